@@ -1,0 +1,82 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// Every Trellis target is built with the same strictness (see ../shared/STYLE.md §6).
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "trellis",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "trellis", targets: ["trellis"]),
+        // The shared layout core: pure Swift, no Foundation, embeddable by clients.
+        .library(name: "TrellisLayout", targets: ["TrellisLayout", "TrellisText"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+    ],
+    targets: [
+        // C libraries enter through system-library targets.
+        .systemLibrary(
+            name: "CZlib", pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]),
+
+        // Leaves: each imports nothing from Trellis.
+        .target(name: "TrellisLayout", swiftSettings: strict),
+        .target(name: "TrellisText", swiftSettings: strict),
+        .target(name: "TrellisJSON", swiftSettings: strict),
+        .target(
+            name: "TrellisHTTP",
+            dependencies: [
+                "CZlib",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strict),
+
+        // Screen-side modules: know nothing of HTTP.
+        .target(name: "TrellisTargeting", dependencies: ["TrellisJSON"], swiftSettings: strict),
+        .target(
+            name: "TrellisScreens",
+            dependencies: ["TrellisJSON", "TrellisTargeting"],
+            swiftSettings: strict),
+
+        // Everything meets here.
+        .target(
+            name: "TrellisServer",
+            dependencies: [
+                "TrellisHTTP", "TrellisScreens", "TrellisTargeting", "TrellisJSON",
+                "TrellisLayout", "TrellisText",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "trellis",
+            dependencies: [
+                "TrellisServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+
+        .testTarget(name: "TrellisJSONTests", dependencies: ["TrellisJSON"], swiftSettings: strict),
+        .testTarget(name: "TrellisHTTPTests", dependencies: ["TrellisHTTP"], swiftSettings: strict),
+        .testTarget(name: "TrellisLayoutTests", dependencies: ["TrellisLayout", "TrellisText"], swiftSettings: strict),
+        .testTarget(name: "TrellisTextTests", dependencies: ["TrellisText"], swiftSettings: strict),
+        .testTarget(
+            name: "TrellisScreensTests", dependencies: ["TrellisScreens", "TrellisJSON"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "TrellisServerTests",
+            dependencies: ["TrellisServer", "TrellisHTTP", "TrellisJSON"],
+            swiftSettings: strict),
+    ]
+)

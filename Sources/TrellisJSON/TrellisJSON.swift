@@ -1,0 +1,1 @@
+// TrellisJSON: see docs/architecture.md for what this module owns.

@@ -1,0 +1,1 @@
+// TrellisLayout: see docs/architecture.md for what this module owns.

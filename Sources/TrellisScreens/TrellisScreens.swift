@@ -1,0 +1,1 @@
+// TrellisScreens: see docs/architecture.md for what this module owns.

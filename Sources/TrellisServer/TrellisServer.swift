@@ -1,0 +1,1 @@
+// TrellisServer: see docs/architecture.md for what this module owns.

@@ -1,0 +1,1 @@
+// TrellisTargeting: see docs/architecture.md for what this module owns.

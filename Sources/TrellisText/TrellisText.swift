@@ -1,0 +1,1 @@
+// TrellisText: see docs/architecture.md for what this module owns.

@@ -1,0 +1,9 @@
+import ArgumentParser
+
+@main
+struct Trellis: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "trellis",
+        abstract: "A server-driven UI backend: screens, targeting and layout over HTTP.",
+        subcommands: [])
+}
