@@ -1,0 +1,152 @@
+/// One thing wrong with an input document: where (path and line) and why.
+public struct Diagnostic: Sendable, Equatable, CustomStringConvertible {
+    public var path: JSONPath
+    public var location: SourceLocation
+    public var message: String
+
+    public init(path: JSONPath, location: SourceLocation, message: String) {
+        self.path = path
+        self.location = location
+        self.message = message
+    }
+
+    public var description: String {
+        location == .unknown ? "\(path): \(message)" : "\(path) (line \(location.line)): \(message)"
+    }
+}
+
+/// Every problem found in one document. Decoders collect them all rather than stopping at the
+/// first, so an author fixes a file in one pass.
+public struct DiagnosticsError: Error, Sendable, CustomStringConvertible {
+    /// The file or source the diagnostics are about, e.g. `screens/home.json`.
+    public var source: String
+    public var diagnostics: [Diagnostic]
+
+    public init(source: String, diagnostics: [Diagnostic]) {
+        self.source = source
+        self.diagnostics = diagnostics
+    }
+
+    public var description: String {
+        diagnostics.map { "\(source): \($0)" }.joined(separator: "\n")
+    }
+}
+
+/// Collects diagnostics while a decoder walks a document. Local to one decode; not shared.
+public final class DiagnosticsCollector {
+    public private(set) var diagnostics: [Diagnostic] = []
+
+    public init() {}
+
+    public var isEmpty: Bool { diagnostics.isEmpty }
+
+    public func report(_ message: String, at path: JSONPath, _ location: SourceLocation) {
+        diagnostics.append(Diagnostic(path: path, location: location, message: message))
+    }
+
+    public func report(_ message: String, at path: JSONPath, _ value: JSONValue) {
+        report(message, at: path, value.location)
+    }
+
+    /// Reads `value` as an object whose keys must come from `allowedKeys`; each unknown key is
+    /// reported (a typo must never be silently ignored). Returns nil, after reporting, when
+    /// `value` is not an object.
+    public func object(_ value: JSONValue, at path: JSONPath, allowedKeys: Set<String>) -> JSONObjectReader? {
+        guard let members = value.objectValue else {
+            report("expected an object, found \(value.typeName)", at: path, value)
+            return nil
+        }
+        for member in members where !allowedKeys.contains(member.key) {
+            report(
+                "unknown key \"\(member.key)\"" + Self.suggestion(for: member.key, among: allowedKeys),
+                at: path.appending(member.key), member.keyLocation)
+        }
+        return JSONObjectReader(members: members, path: path, location: value.location, collector: self)
+    }
+
+    /// Decodes a whole document, returning the value or every diagnostic found.
+    public static func decode<T>(
+        source: String, _ body: (DiagnosticsCollector) -> T?
+    ) -> Result<T, DiagnosticsError> {
+        let collector = DiagnosticsCollector()
+        let value = body(collector)
+        if let value, collector.isEmpty { return .success(value) }
+        if collector.isEmpty { collector.report("invalid document", at: .root, .unknown) }
+        return .failure(DiagnosticsError(source: source, diagnostics: collector.diagnostics))
+    }
+
+    private static func suggestion(for key: String, among keys: Set<String>) -> String {
+        let close = keys.filter { editDistance($0.lowercased(), key.lowercased()) <= min(2, key.count / 2) }.sorted()
+        guard let best = close.first else { return "; expected one of: " + keys.sorted().joined(separator: ", ") }
+        return "; did you mean \"\(best)\"?"
+    }
+
+    /// Levenshtein distance, for "did you mean" hints on short keys.
+    private static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a.utf8), b = Array(b.utf8)
+        guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}
+
+/// Typed access to the members of one object, reporting wrong types and missing required keys.
+public struct JSONObjectReader {
+    public let members: [JSONMember]
+    public let path: JSONPath
+    public let location: SourceLocation
+    public let collector: DiagnosticsCollector
+
+    public func contains(_ key: String) -> Bool { members.contains { $0.key == key } }
+
+    /// The raw value of `key`, or nil; reports a missing required key.
+    public func value(_ key: String, required: Bool = false) -> JSONValue? {
+        if let member = members.first(where: { $0.key == key }) { return member.value }
+        if required { collector.report("missing required key \"\(key)\"", at: path, location) }
+        return nil
+    }
+
+    public func string(_ key: String, required: Bool = false) -> String? {
+        typed(key, required: required, expected: "a string") { $0.stringValue }
+    }
+
+    public func bool(_ key: String, required: Bool = false) -> Bool? {
+        typed(key, required: required, expected: "a boolean") { $0.boolValue }
+    }
+
+    public func number(_ key: String, required: Bool = false) -> Double? {
+        typed(key, required: required, expected: "a number") { $0.numberValue }
+    }
+
+    /// An integer within `range`; fractions and out-of-range values are reported.
+    public func integer(_ key: String, in range: ClosedRange<Int>, required: Bool = false) -> Int? {
+        guard let n = number(key, required: required) else { return nil }
+        guard n == n.rounded(), n >= Double(range.lowerBound), n <= Double(range.upperBound) else {
+            collector.report(
+                "expected an integer from \(range.lowerBound) to \(range.upperBound), found \(n)",
+                at: path.appending(key), value(key)!)
+            return nil
+        }
+        return Int(n)
+    }
+
+    public func array(_ key: String, required: Bool = false) -> [JSONValue]? {
+        typed(key, required: required, expected: "an array") { $0.arrayValue }
+    }
+
+    private func typed<T>(_ key: String, required: Bool, expected: String, _ cast: (JSONValue) -> T?) -> T? {
+        guard let raw = value(key, required: required) else { return nil }
+        guard let typed = cast(raw) else {
+            collector.report("expected \(expected), found \(raw.typeName)", at: path.appending(key), raw)
+            return nil
+        }
+        return typed
+    }
+}

@@ -1,0 +1,281 @@
+/// A syntax error: where the text stops being JSON, and why.
+public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var location: SourceLocation
+    public var reason: String
+    public var description: String { "\(location): \(reason)" }
+}
+
+/// A strict RFC 8259 parser over bytes that records the line and column of every value.
+///
+/// Strict on purpose: no comments, no trailing commas, no duplicate keys, no unescaped control
+/// characters, valid UTF-8 only, and nesting limited to `maximumDepth` so that hostile input
+/// cannot exhaust the stack.
+public struct JSONParser {
+    /// The deepest nesting of arrays and objects accepted. Screens nest a few dozen levels at most.
+    public static let defaultMaximumDepth = 128
+
+    private let bytes: [UInt8]
+    private var index = 0
+    private var line = 1
+    private var lineStart = 0
+    private var depth = 0
+    private let maximumDepth: Int
+
+    /// Parses one JSON text (a value with optional surrounding whitespace).
+    /// - Throws: `JSONSyntaxError` naming the line and column of the first error.
+    public static func parse(_ bytes: [UInt8], maximumDepth: Int = defaultMaximumDepth) throws(JSONSyntaxError) -> JSONValue {
+        var parser = JSONParser(bytes: bytes, maximumDepth: maximumDepth)
+        return try parser.parseDocument()
+    }
+
+    public static func parse(_ text: String, maximumDepth: Int = defaultMaximumDepth) throws(JSONSyntaxError) -> JSONValue {
+        try parse(Array(text.utf8), maximumDepth: maximumDepth)
+    }
+
+    private init(bytes: [UInt8], maximumDepth: Int) {
+        self.bytes = bytes
+        self.maximumDepth = maximumDepth
+    }
+
+    private var location: SourceLocation { SourceLocation(line: line, column: index - lineStart + 1) }
+
+    private func fail(_ reason: String) -> JSONSyntaxError {
+        JSONSyntaxError(location: location, reason: reason)
+    }
+
+    private mutating func parseDocument() throws(JSONSyntaxError) -> JSONValue {
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3; lineStart = 3 }
+        skipWhitespace()
+        let value = try parseValue()
+        skipWhitespace()
+        guard index == bytes.count else { throw fail("unexpected \(describeCurrent()) after the end of the document") }
+        return value
+    }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0D: index += 1
+            case 0x0A: index += 1; line += 1; lineStart = index
+            default: return
+            }
+        }
+    }
+
+    private func describeCurrent() -> String {
+        guard index < bytes.count else { return "end of input" }
+        let b = bytes[index]
+        if b >= 0x21 && b < 0x7F { return "'\(Character(Unicode.Scalar(b)))'" }
+        return "byte 0x" + String(b, radix: 16, uppercase: true)
+    }
+
+    private mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
+        let start = location
+        guard index < bytes.count else { throw fail("expected a value, found end of input") }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return JSONValue(.object(try parseObject()), at: start)
+        case UInt8(ascii: "["): return JSONValue(.array(try parseArray()), at: start)
+        case UInt8(ascii: "\""): return JSONValue(.string(try parseString()), at: start)
+        case UInt8(ascii: "t"): try expectLiteral("true"); return JSONValue(.bool(true), at: start)
+        case UInt8(ascii: "f"): try expectLiteral("false"); return JSONValue(.bool(false), at: start)
+        case UInt8(ascii: "n"): try expectLiteral("null"); return JSONValue(.null, at: start)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return JSONValue(.number(try parseNumber()), at: start)
+        default:
+            throw fail("expected a value, found \(describeCurrent())")
+        }
+    }
+
+    private mutating func expectLiteral(_ literal: String) throws(JSONSyntaxError) {
+        let expected = literal.utf8
+        guard index + expected.count <= bytes.count, bytes[index..<index + expected.count].elementsEqual(expected) else {
+            throw fail("invalid literal; expected '\(literal)'")
+        }
+        index += expected.count
+    }
+
+    private mutating func enterContainer() throws(JSONSyntaxError) {
+        depth += 1
+        guard depth <= maximumDepth else { throw fail("nesting deeper than \(maximumDepth) levels") }
+        index += 1
+        skipWhitespace()
+    }
+
+    private mutating func parseObject() throws(JSONSyntaxError) -> [JSONMember] {
+        try enterContainer()
+        defer { depth -= 1 }
+        var members: [JSONMember] = []
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return members }
+        while true {
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+                throw fail("expected a quoted key, found \(describeCurrent())")
+            }
+            let keyLocation = location
+            let key = try parseString()
+            if let twin = members.first(where: { $0.key == key }) {
+                throw JSONSyntaxError(
+                    location: keyLocation, reason: "duplicate key \"\(key)\" (first at line \(twin.keyLocation.line))")
+            }
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+                throw fail("expected ':' after key \"\(key)\", found \(describeCurrent())")
+            }
+            index += 1
+            skipWhitespace()
+            members.append(JSONMember(key: key, keyLocation: keyLocation, value: try parseValue()))
+            skipWhitespace()
+            guard index < bytes.count else { throw fail("unterminated object: expected ',' or '}'") }
+            switch bytes[index] {
+            case UInt8(ascii: ","):
+                index += 1
+                skipWhitespace()
+                if index < bytes.count, bytes[index] == UInt8(ascii: "}") { throw fail("trailing comma before '}'") }
+            case UInt8(ascii: "}"):
+                index += 1
+                return members
+            default:
+                throw fail("expected ',' or '}' in object, found \(describeCurrent())")
+            }
+        }
+    }
+
+    private mutating func parseArray() throws(JSONSyntaxError) -> [JSONValue] {
+        try enterContainer()
+        defer { depth -= 1 }
+        var elements: [JSONValue] = []
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return elements }
+        while true {
+            elements.append(try parseValue())
+            skipWhitespace()
+            guard index < bytes.count else { throw fail("unterminated array: expected ',' or ']'") }
+            switch bytes[index] {
+            case UInt8(ascii: ","):
+                index += 1
+                skipWhitespace()
+                if index < bytes.count, bytes[index] == UInt8(ascii: "]") { throw fail("trailing comma before ']'") }
+            case UInt8(ascii: "]"):
+                index += 1
+                return elements
+            default:
+                throw fail("expected ',' or ']' in array, found \(describeCurrent())")
+            }
+        }
+    }
+
+    private mutating func parseNumber() throws(JSONSyntaxError) -> Double {
+        let start = index
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        guard index < bytes.count, isDigit(bytes[index]) else { throw fail("invalid number: expected a digit") }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+            if index < bytes.count, isDigit(bytes[index]) { throw fail("invalid number: leading zero") }
+        } else {
+            skipDigits()
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard index < bytes.count, isDigit(bytes[index]) else { throw fail("invalid number: expected a digit after '.'") }
+            skipDigits()
+        }
+        if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "e") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard index < bytes.count, isDigit(bytes[index]) else { throw fail("invalid number: expected a digit in the exponent") }
+            skipDigits()
+        }
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        guard let value = Double(text), value.isFinite else {
+            index = start
+            throw fail("number \(text) is out of range")
+        }
+        return value
+    }
+
+    private func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+    private mutating func skipDigits() { while index < bytes.count, isDigit(bytes[index]) { index += 1 } }
+
+    private mutating func parseString() throws(JSONSyntaxError) -> String {
+        index += 1  // opening quote
+        var scalars: [UInt8] = []
+        var runStart = index
+        while true {
+            guard index < bytes.count else { throw fail("unterminated string") }
+            let b = bytes[index]
+            switch b {
+            case UInt8(ascii: "\""):
+                scalars.append(contentsOf: bytes[runStart..<index])
+                index += 1
+                guard let string = String(validating: scalars, as: UTF8.self) else {
+                    throw fail("string is not valid UTF-8")
+                }
+                return string
+            case UInt8(ascii: "\\"):
+                scalars.append(contentsOf: bytes[runStart..<index])
+                try parseEscape(into: &scalars)
+                runStart = index
+            case 0x00..<0x20:
+                throw fail("control character 0x\(String(b, radix: 16, uppercase: true)) in string; escape it")
+            default:
+                index += 1
+            }
+        }
+    }
+
+    private mutating func parseEscape(into out: inout [UInt8]) throws(JSONSyntaxError) {
+        index += 1
+        guard index < bytes.count else { throw fail("unterminated escape sequence") }
+        let c = bytes[index]
+        index += 1
+        switch c {
+        case UInt8(ascii: "\""): out.append(0x22)
+        case UInt8(ascii: "\\"): out.append(0x5C)
+        case UInt8(ascii: "/"): out.append(0x2F)
+        case UInt8(ascii: "b"): out.append(0x08)
+        case UInt8(ascii: "f"): out.append(0x0C)
+        case UInt8(ascii: "n"): out.append(0x0A)
+        case UInt8(ascii: "r"): out.append(0x0D)
+        case UInt8(ascii: "t"): out.append(0x09)
+        case UInt8(ascii: "u"): out.append(contentsOf: try parseUnicodeEscape())
+        default:
+            index -= 1
+            throw fail("invalid escape '\\\(Character(Unicode.Scalar(c)))'")
+        }
+    }
+
+    /// `\uXXXX`, joining a UTF-16 surrogate pair into one scalar (RFC 8259 §7).
+    private mutating func parseUnicodeEscape() throws(JSONSyntaxError) -> String.UTF8View {
+        let high = try parseHex4()
+        var scalarValue = UInt32(high)
+        if (0xD800...0xDBFF).contains(high) {
+            guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                throw fail("unpaired high surrogate \\u\(String(high, radix: 16, uppercase: true))")
+            }
+            index += 2
+            let low = try parseHex4()
+            guard (0xDC00...0xDFFF).contains(low) else { throw fail("invalid low surrogate in \\u escape") }
+            scalarValue = 0x10000 + ((UInt32(high) - 0xD800) << 10) + (UInt32(low) - 0xDC00)
+        } else if (0xDC00...0xDFFF).contains(high) {
+            throw fail("unpaired low surrogate \\u\(String(high, radix: 16, uppercase: true))")
+        }
+        guard let scalar = Unicode.Scalar(scalarValue) else { throw fail("invalid \\u escape") }
+        return String(Character(scalar)).utf8
+    }
+
+    private mutating func parseHex4() throws(JSONSyntaxError) -> UInt16 {
+        guard index + 4 <= bytes.count else { throw fail("incomplete \\u escape") }
+        var value: UInt16 = 0
+        for _ in 0..<4 {
+            let b = bytes[index]
+            let digit: UInt8
+            switch b {
+            case 0x30...0x39: digit = b - 0x30
+            case 0x41...0x46: digit = b - 0x41 + 10
+            case 0x61...0x66: digit = b - 0x61 + 10
+            default: throw fail("invalid hex digit in \\u escape")
+            }
+            value = value << 4 | UInt16(digit)
+            index += 1
+        }
+        return value
+    }
+}

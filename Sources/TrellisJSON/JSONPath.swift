@@ -1,0 +1,36 @@
+/// A path to a value inside a document, written the way people read it: `$.root.subviews[2].values.text`.
+/// Keys that are not plain identifiers are quoted: `$.labels["dark mode"]`.
+public struct JSONPath: Hashable, Sendable, CustomStringConvertible {
+    public enum Component: Hashable, Sendable {
+        case key(String)
+        case index(Int)
+    }
+
+    public private(set) var components: [Component]
+    public init(_ components: [Component] = []) { self.components = components }
+
+    public static let root = JSONPath()
+
+    public func appending(_ key: String) -> JSONPath { JSONPath(components + [.key(key)]) }
+    public func appending(_ index: Int) -> JSONPath { JSONPath(components + [.index(index)]) }
+
+    public var description: String {
+        var out = "$"
+        for component in components {
+            switch component {
+            case .index(let i): out += "[\(i)]"
+            case .key(let k) where Self.isIdentifier(k): out += "." + k
+            case .key(let k): out += "[" + JSONWriter.quoted(k) + "]"
+            }
+        }
+        return out
+    }
+
+    private static func isIdentifier(_ s: String) -> Bool {
+        guard let first = s.utf8.first, !(0x30...0x39).contains(first) else { return false }
+        return s.utf8.allSatisfy { c in
+            (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c)
+                || c == 0x5F || c == 0x2D
+        }
+    }
+}

@@ -1,0 +1,94 @@
+/// Where a value starts in its source text: 1-based line and column (columns count bytes).
+public struct SourceLocation: Hashable, Sendable, CustomStringConvertible {
+    public var line: Int
+    public var column: Int
+    public init(line: Int, column: Int) { self.line = line; self.column = column }
+    public static let unknown = SourceLocation(line: 0, column: 0)
+    public var description: String { "line \(line), column \(column)" }
+}
+
+/// A JSON value (RFC 8259) that remembers where it was written, so that every later complaint
+/// about it — a wrong type, an unknown key, a bad colour — can name the line it is on.
+///
+/// Objects keep their members in source order; that order is also the order they are encoded in,
+/// so the same input always encodes to the same bytes.
+public struct JSONValue: Sendable {
+    public indirect enum Kind: Sendable {
+        case null
+        case bool(Bool)
+        case number(Double)
+        case string(String)
+        case array([JSONValue])
+        case object([JSONMember])
+    }
+
+    public var kind: Kind
+    public var location: SourceLocation
+
+    public init(_ kind: Kind, at location: SourceLocation = .unknown) {
+        self.kind = kind
+        self.location = location
+    }
+
+    public static let null = JSONValue(.null)
+    public static func bool(_ b: Bool) -> JSONValue { JSONValue(.bool(b)) }
+    public static func number(_ n: Double) -> JSONValue { JSONValue(.number(n)) }
+    public static func number(_ n: Int) -> JSONValue { JSONValue(.number(Double(n))) }
+    public static func string(_ s: String) -> JSONValue { JSONValue(.string(s)) }
+    public static func array(_ a: [JSONValue]) -> JSONValue { JSONValue(.array(a)) }
+    public static func object(_ members: [(String, JSONValue)]) -> JSONValue {
+        JSONValue(.object(members.map { JSONMember(key: $0.0, value: $0.1) }))
+    }
+
+    /// The name of this value's JSON type, for error messages ("expected a string, found an array").
+    public var typeName: String {
+        switch kind {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .number: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+
+    public var stringValue: String? { if case .string(let s) = kind { s } else { nil } }
+    public var numberValue: Double? { if case .number(let n) = kind { n } else { nil } }
+    public var boolValue: Bool? { if case .bool(let b) = kind { b } else { nil } }
+    public var arrayValue: [JSONValue]? { if case .array(let a) = kind { a } else { nil } }
+    public var objectValue: [JSONMember]? { if case .object(let o) = kind { o } else { nil } }
+    public var isNull: Bool { if case .null = kind { true } else { false } }
+
+    /// The member `key` of an object, or nil (also nil when this is not an object).
+    public subscript(key: String) -> JSONValue? {
+        objectValue?.first { $0.key == key }?.value
+    }
+}
+
+/// One `"key": value` pair of an object.
+public struct JSONMember: Sendable {
+    public var key: String
+    public var keyLocation: SourceLocation
+    public var value: JSONValue
+    public init(key: String, keyLocation: SourceLocation = .unknown, value: JSONValue) {
+        self.key = key
+        self.keyLocation = keyLocation
+        self.value = value
+    }
+}
+
+extension JSONValue: Equatable {
+    /// Structural equality; locations are ignored.
+    public static func == (a: JSONValue, b: JSONValue) -> Bool {
+        switch (a.kind, b.kind) {
+        case (.null, .null): true
+        case (.bool(let x), .bool(let y)): x == y
+        case (.number(let x), .number(let y)): x == y
+        case (.string(let x), .string(let y)): x == y
+        case (.array(let x), .array(let y)): x == y
+        case (.object(let x), .object(let y)):
+            x.count == y.count && zip(x, y).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+        default: false
+        }
+    }
+}

@@ -1,0 +1,92 @@
+/// Writes `JSONValue`s as UTF-8 bytes: compact for the wire, or indented by two spaces for people.
+/// Object members keep their order, so equal values always give equal bytes (stable ETags).
+public struct JSONWriter {
+    public enum Style: Sendable { case compact, pretty }
+
+    public static func encode(_ value: JSONValue, style: Style = .compact) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(1024)
+        write(value, to: &out, style: style, indent: 0)
+        if style == .pretty { out.append(0x0A) }
+        return out
+    }
+
+    public static func string(_ value: JSONValue, style: Style = .compact) -> String {
+        String(decoding: encode(value, style: style), as: UTF8.self)
+    }
+
+    /// `s` as a JSON string literal, quotes included.
+    public static func quoted(_ s: String) -> String {
+        var out: [UInt8] = []
+        writeString(s, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func write(_ value: JSONValue, to out: inout [UInt8], style: Style, indent: Int) {
+        switch value.kind {
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        case .number(let n): writeNumber(n, to: &out)
+        case .string(let s): writeString(s, to: &out)
+        case .array(let elements):
+            writeContainer(elements, open: 0x5B, close: 0x5D, to: &out, style: style, indent: indent) { e, out, indent in
+                write(e, to: &out, style: style, indent: indent)
+            }
+        case .object(let members):
+            writeContainer(members, open: 0x7B, close: 0x7D, to: &out, style: style, indent: indent) { m, out, indent in
+                writeString(m.key, to: &out)
+                out.append(0x3A)
+                if style == .pretty { out.append(0x20) }
+                write(m.value, to: &out, style: style, indent: indent)
+            }
+        }
+    }
+
+    private static func writeContainer<Element>(
+        _ elements: [Element], open: UInt8, close: UInt8, to out: inout [UInt8], style: Style, indent: Int,
+        element: (Element, inout [UInt8], Int) -> Void
+    ) {
+        out.append(open)
+        guard !elements.isEmpty else { out.append(close); return }
+        for (i, e) in elements.enumerated() {
+            if i > 0 { out.append(0x2C) }
+            if style == .pretty { newline(indent + 1, &out) }
+            element(e, &out, indent + 1)
+        }
+        if style == .pretty { newline(indent, &out) }
+        out.append(close)
+    }
+
+    private static func newline(_ indent: Int, _ out: inout [UInt8]) {
+        out.append(0x0A)
+        out.append(contentsOf: repeatElement(0x20, count: indent * 2))
+    }
+
+    /// Integral values within ±2^53 print without a fraction (`12`, not `12.0`); others use Swift's
+    /// shortest round-tripping form, which is valid JSON for finite numbers.
+    static func writeNumber(_ n: Double, to out: inout [UInt8]) {
+        if n == n.rounded(), abs(n) <= 9_007_199_254_740_992 {
+            out.append(contentsOf: String(Int64(n)).utf8)
+        } else {
+            out.append(contentsOf: n.description.utf8)
+        }
+    }
+
+    static func writeString(_ s: String, to out: inout [UInt8]) {
+        out.append(0x22)
+        for b in s.utf8 {
+            switch b {
+            case 0x22: out.append(contentsOf: [0x5C, 0x22])
+            case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: out.append(contentsOf: [0x5C, 0x6E])
+            case 0x0D: out.append(contentsOf: [0x5C, 0x72])
+            case 0x09: out.append(contentsOf: [0x5C, 0x74])
+            case 0x00..<0x20:
+                let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 0xF)]])
+            default: out.append(b)
+            }
+        }
+        out.append(0x22)
+    }
+}

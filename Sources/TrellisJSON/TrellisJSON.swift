@@ -1,1 +1,0 @@
-// TrellisJSON: see docs/architecture.md for what this module owns.

@@ -1,0 +1,114 @@
+import Testing
+import TrellisJSON
+
+@Suite struct JSONParserTests {
+    @Test func parsesEveryKindAndRemembersLines() throws {
+        let text = """
+            {
+              "a": [1, -2.5, 3e2],
+              "b": {"c": "x\\u00e9\\ud83d\\ude00\\n"},
+              "d": true, "e": false, "f": null
+            }
+            """
+        let value = try JSONParser.parse(text)
+        #expect(value["a"]?.arrayValue?.compactMap(\.numberValue) == [1, -2.5, 300])
+        #expect(value["b"]?["c"]?.stringValue == "xé😀\n")
+        #expect(value["d"]?.boolValue == true)
+        #expect(value["f"]?.isNull == true)
+        #expect(value["a"]?.location == SourceLocation(line: 2, column: 8))
+        #expect(value["b"]?["c"]?.location.line == 3)
+        #expect(value["e"]?.location == SourceLocation(line: 4, column: 19))
+    }
+
+    @Test(arguments: [
+        ("{\"a\": 1,}", 1, "trailing comma"),
+        ("[1, 2,]", 1, "trailing comma"),
+        ("{\"a\": 1, \"a\": 2}", 1, "duplicate key \"a\""),
+        ("{\n  \"a\": 01\n}", 2, "leading zero"),
+        ("[1.]", 1, "digit after '.'"),
+        ("\"tab\there\"", 1, "control character"),
+        ("\"\\x\"", 1, "invalid escape"),
+        ("\"\\ud800\"", 1, "unpaired high surrogate"),
+        ("{\"a\" 1}", 1, "expected ':'"),
+        ("[1] 2", 1, "after the end"),
+        ("", 1, "found end of input"),
+        ("// comment\n{}", 1, "expected a value"),
+        ("[1e999]", 1, "out of range"),
+        ("{'a': 1}", 1, "quoted key"),
+        ("[tru]", 1, "expected 'true'"),
+    ])
+    func refusesInvalidJSON(text: String, line: Int, reason: String) {
+        #expect {
+            _ = try JSONParser.parse(text)
+        } throws: { error in
+            guard let error = error as? JSONSyntaxError else { return false }
+            return error.location.line == line && error.reason.contains(reason)
+        }
+    }
+
+    @Test func refusesInvalidUTF8() {
+        #expect(throws: JSONSyntaxError.self) { try JSONParser.parse([0x22, 0xC3, 0x28, 0x22]) }
+    }
+
+    @Test func limitsNestingInsteadOfOverflowingTheStack() {
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        #expect {
+            _ = try JSONParser.parse(deep)
+        } throws: { ($0 as? JSONSyntaxError)?.reason.contains("nesting deeper") == true }
+        #expect((try? JSONParser.parse(String(repeating: "[", count: 50) + String(repeating: "]", count: 50))) != nil)
+    }
+
+    @Test func columnsCountFromTheStartOfTheLine() {
+        #expect {
+            _ = try JSONParser.parse("{\n  \"a\": [1,\n    x]\n}")
+        } throws: { ($0 as? JSONSyntaxError)?.location == SourceLocation(line: 3, column: 5) }
+    }
+}
+
+@Suite struct JSONWriterTests {
+    @Test func compactOutputKeepsMemberOrderAndRoundTrips() throws {
+        let text = #"{"z":1,"a":[true,null,-0.25,1e-7,"q\"\\\n\u0001"],"m":{}}"#
+        let value = try JSONParser.parse(text)
+        let encoded = JSONWriter.string(value)
+        #expect(encoded == #"{"z":1,"a":[true,null,-0.25,1e-07,"q\"\\\n\u0001"],"m":{}}"#)
+        #expect(try JSONParser.parse(encoded) == value)
+    }
+
+    @Test func prettyOutputIndentsByTwoSpaces() throws {
+        let value = try JSONParser.parse(#"{"a":[1,2],"b":{}}"#)
+        #expect(JSONWriter.string(value, style: .pretty) == "{\n  \"a\": [\n    1,\n    2\n  ],\n  \"b\": {}\n}\n")
+    }
+
+    @Test func integersHaveNoFraction() {
+        #expect(JSONWriter.string(.array([.number(12), .number(-3), .number(2.5)])) == "[12,-3,2.5]")
+    }
+}
+
+@Suite struct DiagnosticsTests {
+    @Test func pathsReadLikeCode() {
+        let path = JSONPath.root.appending("root").appending("subviews").appending(2).appending("dark mode")
+        #expect(path.description == #"$.root.subviews[2]["dark mode"]"#)
+    }
+
+    @Test func unknownKeysAndWrongTypesAreAllReported() throws {
+        let value = try JSONParser.parse("{\n \"port\": \"80\",\n \"hots\": \"x\"\n}")
+        let result = DiagnosticsCollector.decode(source: "server.json") { collector -> Int? in
+            let object = collector.object(value, at: .root, allowedKeys: ["port", "host", "logLevel"])
+            _ = object?.string("host")
+            return object?.integer("port", in: 1...65535)
+        }
+        guard case .failure(let error) = result else { Issue.record("expected failure"); return }
+        #expect(error.diagnostics.count == 2)
+        #expect(error.description.contains("server.json: $.hots (line 3): unknown key \"hots\"; did you mean \"host\"?"))
+        #expect(error.description.contains("server.json: $.port (line 2): expected a number, found a string"))
+    }
+
+    @Test func integersAreRangeChecked() throws {
+        let value = try JSONParser.parse(#"{"port": 70000.5}"#)
+        let result = DiagnosticsCollector.decode(source: "s") { c in
+            c.object(value, at: .root, allowedKeys: ["port"])?.integer("port", in: 0...65535)
+        }
+        guard case .failure(let error) = result else { Issue.record("expected failure"); return }
+        #expect(error.diagnostics.first?.message == "expected an integer from 0 to 65535, found 70000.5")
+    }
+}
