@@ -1,0 +1,160 @@
+/// A property or value a component type accepts, with the schema version it appeared in.
+public struct PropertySpec: Sendable {
+    public var type: PropertyType
+    public var introduced: Int
+    public var required: Bool
+
+    public init(_ type: PropertyType, since introduced: Int = 1, required: Bool = false) {
+        self.type = type
+        self.introduced = introduced
+        self.required = required
+    }
+}
+
+/// A kind of component a client can render: the unit of the schema vocabulary.
+public struct ComponentType: Sendable {
+    public enum Children: Sendable, Equatable {
+        case none
+        /// Any number of subviews.
+        case many
+        /// Exactly one subview (wrappers such as Navigation and Tab).
+        case one
+    }
+
+    public var name: String
+    /// The schema version this type appeared in; older clients get its fallback.
+    public var introduced: Int
+    public var children: Children
+    /// When non-nil, only these types may appear directly under this one.
+    public var allowedChildren: Set<String>?
+    public var properties: [String: PropertySpec]
+    public var values: [String: PropertySpec]
+    /// Exactly one of these values must be present (e.g. an image's source).
+    public var oneValueOf: [String]
+    /// The type that stands in for this one on clients too old for it, keeping the subviews.
+    public var defaultFallback: String?
+}
+
+/// The component vocabulary, keyed by `type`. Schema version 1 is the DrivenUI set; version 2 adds
+/// buttons, actions, scrolling, tab bars, navigation and carousels.
+public struct ComponentRegistry: Sendable {
+    public static let latestSchemaVersion = 2
+
+    public let types: [String: ComponentType]
+
+    public init(_ types: [ComponentType]) {
+        self.types = Dictionary(types.map { ($0.name, $0) }, uniquingKeysWith: { $1 })
+    }
+
+    public subscript(name: String) -> ComponentType? { types[name] }
+
+    /// Properties every view accepts: box decoration and size.
+    static let commonProperties: [String: PropertySpec] = [
+        "padding": PropertySpec(.insets),
+        "backgroundColor": PropertySpec(.color),
+        "foregroundColor": PropertySpec(.color),
+        "cornerRadius": PropertySpec(PropertyType.nonNegative),
+        "borderWidth": PropertySpec(PropertyType.nonNegative),
+        "borderColor": PropertySpec(.color),
+        "opacity": PropertySpec(.number(0...1)),
+        "width": PropertySpec(.dimension),
+        "height": PropertySpec(.dimension),
+        "minWidth": PropertySpec(.dimension),
+        "maxWidth": PropertySpec(.dimension),
+        "minHeight": PropertySpec(.dimension),
+        "maxHeight": PropertySpec(.dimension),
+        "flexGrow": PropertySpec(PropertyType.nonNegative),
+        "accessibilityLabel": PropertySpec(.string),
+        "hidden": PropertySpec(.bool),
+        "action": PropertySpec(.action, since: 2),
+    ]
+
+    static let textStyles = [
+        "largeTitle", "title", "title2", "title3", "headline", "body", "callout", "subheadline",
+        "footnote", "caption", "caption2",
+    ]
+    static let weights = ["ultraLight", "thin", "light", "regular", "medium", "semibold", "bold", "heavy", "black"]
+    static let horizontalAlignments = ["leading", "center", "trailing"]
+    static let verticalAlignments = ["top", "center", "bottom"]
+    static let zAlignments = [
+        "topLeading", "top", "topTrailing", "leading", "center", "trailing", "bottomLeading", "bottom", "bottomTrailing",
+    ]
+
+    private static func type(
+        _ name: String, since introduced: Int = 1, children: ComponentType.Children = .none,
+        allowedChildren: Set<String>? = nil, properties: [String: PropertySpec] = [:],
+        values: [String: PropertySpec] = [:], oneValueOf: [String] = [], defaultFallback: String? = nil
+    ) -> ComponentType {
+        ComponentType(
+            name: name, introduced: introduced, children: children, allowedChildren: allowedChildren,
+            properties: commonProperties.merging(properties) { $1 }, values: values, oneValueOf: oneValueOf,
+            defaultFallback: defaultFallback)
+    }
+
+    /// The vocabulary Trellis ships.
+    public static let standard = ComponentRegistry([
+        type(
+            "Text",
+            properties: [
+                "font": PropertySpec(.oneOf(textStyles)), "fontSize": PropertySpec(.number(1...512)),
+                "weight": PropertySpec(.oneOf(weights)), "alignment": PropertySpec(.oneOf(horizontalAlignments)),
+                "lineLimit": PropertySpec(.integer(1...1000)), "lineHeight": PropertySpec(.number(0.5...4)),
+            ],
+            values: ["text": PropertySpec(.string, required: true)]),
+        type(
+            "Image",
+            properties: ["contentMode": PropertySpec(.oneOf(["fit", "fill"])), "aspectRatio": PropertySpec(.number(0.01...100))],
+            values: [
+                "imageUrl": PropertySpec(.url), "systemIconName": PropertySpec(.nonEmptyString),
+                "localImageName": PropertySpec(.nonEmptyString),
+            ],
+            oneValueOf: ["imageUrl", "systemIconName", "localImageName"]),
+        type(
+            "HStack", children: .many,
+            properties: [
+                "spacing": PropertySpec(PropertyType.nonNegative), "verticalAlignment": PropertySpec(.oneOf(verticalAlignments)),
+            ]),
+        type(
+            "VStack", children: .many,
+            properties: [
+                "spacing": PropertySpec(PropertyType.nonNegative),
+                "horizontalAlignment": PropertySpec(.oneOf(horizontalAlignments)),
+            ]),
+        type("ZStack", children: .many, properties: ["alignment": PropertySpec(.oneOf(zAlignments))]),
+        type(
+            "List", children: .many,
+            properties: [
+                "spacing": PropertySpec(PropertyType.nonNegative), "separators": PropertySpec(.bool),
+                "style": PropertySpec(.oneOf(["plain", "grouped", "inset"])),
+            ]),
+        type("Rectangle"),
+        type("Circle"),
+        type("Spacer", properties: ["minLength": PropertySpec(PropertyType.nonNegative)]),
+        type("Divider", properties: ["thickness": PropertySpec(.number(0.1...100))]),
+        type(
+            "Button", since: 2,
+            properties: ["style": PropertySpec(.oneOf(["primary", "secondary", "plain", "destructive"]))],
+            values: ["title": PropertySpec(.nonEmptyString, required: true)]),
+        type(
+            "ScrollView", since: 2, children: .many,
+            properties: ["axis": PropertySpec(.oneOf(["vertical", "horizontal"])), "spacing": PropertySpec(PropertyType.nonNegative)],
+            defaultFallback: "VStack"),
+        type(
+            "TabBar", since: 2, children: .many, allowedChildren: ["Tab"],
+            properties: ["selectedIndex": PropertySpec(.integer(0...20)), "tintColor": PropertySpec(.color)]),
+        type(
+            "Tab", since: 2, children: .one,
+            values: ["title": PropertySpec(.nonEmptyString, required: true), "icon": PropertySpec(.nonEmptyString)]),
+        type(
+            "Navigation", since: 2, children: .one,
+            properties: ["titleDisplayMode": PropertySpec(.oneOf(["large", "inline"]))],
+            values: ["title": PropertySpec(.string, required: true)]),
+        type(
+            "Carousel", since: 2, children: .many,
+            properties: [
+                "spacing": PropertySpec(PropertyType.nonNegative), "itemWidth": PropertySpec(.dimension),
+                "pageIndicator": PropertySpec(.bool), "autoScrollSeconds": PropertySpec(.number(0...600)),
+            ],
+            defaultFallback: "HStack"),
+    ])
+}

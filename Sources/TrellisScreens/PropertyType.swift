@@ -1,0 +1,130 @@
+import TrellisJSON
+
+/// The type of a component property or value, and how to check one.
+public enum PropertyType: Sendable {
+    case string
+    case nonEmptyString
+    case number(ClosedRange<Double>)
+    case integer(ClosedRange<Int>)
+    case bool
+    /// `#RGB`, `#RRGGBB` or `#RRGGBBAA`.
+    case color
+    /// Points (`120`), percent of the parent (`"50%"`), `"fill"` or `"auto"`.
+    case dimension
+    /// Points on every edge (`16`) or per edge: `{"top", "bottom", "leading", "trailing", "horizontal", "vertical"}`.
+    case insets
+    case oneOf([String])
+    /// An absolute `https://` or `http://` URL.
+    case url
+    /// What a tap does: `{"type": "navigate" | "openURL" | "dismiss" | "track", …}`.
+    case action
+
+    static let nonNegative: PropertyType = .number(0...1_000_000)
+
+    /// Checks `value`, reporting what is wrong with it at `path`.
+    func validate(_ value: JSONValue, at path: JSONPath, _ collector: DiagnosticsCollector) {
+        if let problem = problem(with: value, at: path, collector) {
+            collector.report(problem, at: path, value)
+        }
+    }
+
+    private func problem(with value: JSONValue, at path: JSONPath, _ collector: DiagnosticsCollector) -> String? {
+        switch self {
+        case .string:
+            return value.stringValue == nil ? "expected a string, found \(value.typeName)" : nil
+        case .nonEmptyString:
+            guard let s = value.stringValue else { return "expected a string, found \(value.typeName)" }
+            return s.isEmpty ? "must not be empty" : nil
+        case .number(let range):
+            guard let n = value.numberValue else { return "expected a number, found \(value.typeName)" }
+            return range.contains(n) ? nil : "\(JSONWriter.string(value)) is out of range \(format(range.lowerBound))…\(format(range.upperBound))"
+        case .integer(let range):
+            guard let n = value.numberValue else { return "expected an integer, found \(value.typeName)" }
+            return n == n.rounded() && range.contains(Int(exactly: n) ?? Int.min)
+                ? nil : "expected an integer from \(range.lowerBound) to \(range.upperBound), found \(JSONWriter.string(value))"
+        case .bool:
+            return value.boolValue == nil ? "expected true or false, found \(value.typeName)" : nil
+        case .color:
+            guard let s = value.stringValue else { return "expected a colour such as \"#1A2B3C\", found \(value.typeName)" }
+            return Self.isHexColor(s) ? nil : "\"\(s)\" is not a colour: use #RGB, #RRGGBB or #RRGGBBAA"
+        case .dimension:
+            return Self.dimensionProblem(value)
+        case .insets:
+            return insetsProblem(value, at: path, collector)
+        case .oneOf(let choices):
+            guard let s = value.stringValue else { return "expected one of \(choices.joined(separator: ", ")), found \(value.typeName)" }
+            return choices.contains(s) ? nil : "\"\(s)\" is not one of: \(choices.joined(separator: ", "))"
+        case .url:
+            guard let s = value.stringValue else { return "expected a URL, found \(value.typeName)" }
+            return Self.isAbsoluteURL(s) ? nil : "\"\(s)\" is not an absolute http(s) URL"
+        case .action:
+            Action.validate(value, at: path, collector)
+            return nil
+        }
+    }
+
+    private func format(_ n: Double) -> String { JSONWriter.string(.number(n)) }
+
+    static func isHexColor(_ s: String) -> Bool {
+        let b = Array(s.utf8)
+        guard b.first == 0x23, [4, 7, 9].contains(b.count) else { return false }
+        return b.dropFirst().allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0 & ~0x20) }
+    }
+
+    static func isAbsoluteURL(_ s: String) -> Bool {
+        guard s.hasPrefix("https://") || s.hasPrefix("http://") else { return false }
+        let host = s.drop(while: { $0 != "/" }).dropFirst(2).prefix(while: { $0 != "/" && $0 != "?" && $0 != "#" })
+        return !host.isEmpty && !s.utf8.contains { $0 <= 0x20 || $0 == 0x7F }
+    }
+
+    private static func dimensionProblem(_ value: JSONValue) -> String? {
+        if let n = value.numberValue { return n >= 0 ? nil : "a size must not be negative" }
+        guard let s = value.stringValue else { return "expected points, \"N%\", \"fill\" or \"auto\", found \(value.typeName)" }
+        if s == "fill" || s == "auto" { return nil }
+        if s.hasSuffix("%"), let p = Double(s.dropLast()), p >= 0, p.isFinite { return nil }
+        return "\"\(s)\" is not a size: use points, \"N%\", \"fill\" or \"auto\""
+    }
+
+    private func insetsProblem(_ value: JSONValue, at path: JSONPath, _ collector: DiagnosticsCollector) -> String? {
+        if value.numberValue != nil { return Self.nonNegative.problem(with: value, at: path, collector) }
+        guard value.objectValue != nil else { return "expected points or an object of edges, found \(value.typeName)" }
+        let edges: Set<String> = ["top", "bottom", "leading", "trailing", "horizontal", "vertical"]
+        guard let object = collector.object(value, at: path, allowedKeys: edges) else { return nil }
+        for member in object.members where edges.contains(member.key) {
+            Self.nonNegative.validate(member.value, at: path.appending(member.key), collector)
+        }
+        return nil
+    }
+}
+
+/// What a tap does. Validated structurally; clients perform it.
+enum Action {
+    static let kinds: [String: (required: [String], optional: [String])] = [
+        "navigate": (["url"], ["presentation"]),
+        "openURL": (["url"], []),
+        "dismiss": ([], []),
+        "track": (["event"], ["properties"]),
+    ]
+
+    static func validate(_ value: JSONValue, at path: JSONPath, _ collector: DiagnosticsCollector) {
+        guard let kind = value["type"]?.stringValue, let spec = kinds[kind] else {
+            let found = value["type"].map { JSONWriter.string($0) } ?? "nothing"
+            collector.report(
+                "an action needs \"type\": one of \(kinds.keys.sorted().joined(separator: ", ")); found \(found)",
+                at: path, value)
+            return
+        }
+        guard let object = collector.object(value, at: path, allowedKeys: Set(["type"] + spec.required + spec.optional)) else { return }
+        for key in spec.required { _ = object.value(key, required: true) }
+        if let url = object.string("url"), !(url.contains("://") && !url.hasPrefix("://")) {
+            collector.report("\"\(url)\" is not an absolute URL such as app://product/42", at: path.appending("url"), object.value("url")!)
+        }
+        if let presentation = object.value("presentation") {
+            PropertyType.oneOf(["push", "modal", "sheet", "replace"]).validate(presentation, at: path.appending("presentation"), collector)
+        }
+        _ = object.string("event")
+        if let properties = object.value("properties"), properties.objectValue == nil {
+            collector.report("expected an object, found \(properties.typeName)", at: path.appending("properties"), properties)
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import TrellisJSON
+import TrellisTargeting
+
+extension Screen {
+    /// The screen as served: an envelope (id, revision, schema version, title, metadata) around the tree.
+    public func jsonValue(revision: Int) -> JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("id", .string(id)), ("revision", .number(revision)), ("schemaVersion", .number(schemaVersion)),
+        ]
+        if let title { members.append(("title", .string(title))) }
+        if !metadata.isEmpty { members.append(("metadata", JSONValue(.object(metadata)))) }
+        members.append(("root", root.jsonValue))
+        return .object(members)
+    }
+}
+
+extension Node {
+    /// The node in the authoring shape.
+    public var jsonValue: JSONValue {
+        switch self {
+        case .component(let component):
+            return component.jsonValue
+        case .rule(let id, let rule, let then, let otherwise):
+            var members: [(String, JSONValue)] = [("type", .string("Rule"))]
+            if let id { members.append(("id", .string(id))) }
+            members.append(("rule", rule.jsonValue))
+            members.append(("child", then.jsonValue))
+            if let otherwise { members.append(("else", otherwise.jsonValue)) }
+            return .object(members)
+        case .experiment(let id, let key, let variants):
+            var members: [(String, JSONValue)] = [("type", .string("Experiment"))]
+            if let id { members.append(("id", .string(id))) }
+            members.append(("experiment", .string(key)))
+            members.append(("variants", .object(variants.map { ($0.name, $0.node?.jsonValue ?? .null) })))
+            return .object(members)
+        }
+    }
+}
+
+extension Component {
+    /// DrivenUI's shape: `type`, then `id`, `properties`, `values`, `subviews`, `fallback` and
+    /// `metadata` when present.
+    public var jsonValue: JSONValue {
+        var members: [(String, JSONValue)] = [("type", .string(type))]
+        if let id { members.append(("id", .string(id))) }
+        if !properties.isEmpty { members.append(("properties", JSONValue(.object(properties)))) }
+        if !values.isEmpty { members.append(("values", JSONValue(.object(values)))) }
+        if !subviews.isEmpty { members.append(("subviews", .array(subviews.map(\.jsonValue)))) }
+        if let fallback { members.append(("fallback", fallback.jsonValue)) }
+        if !metadata.isEmpty { members.append(("metadata", JSONValue(.object(metadata)))) }
+        return .object(members)
+    }
+}

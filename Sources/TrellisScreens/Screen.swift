@@ -1,0 +1,65 @@
+import TrellisJSON
+import TrellisTargeting
+
+/// A screen as authored: an id, the schema version it is written against, and a tree of nodes.
+public struct Screen: Sendable {
+    public var id: String
+    public var schemaVersion: Int
+    public var title: String?
+    public var root: Node
+    /// Free-form data for the client (analytics names, cache hints), passed through untouched.
+    public var metadata: [JSONMember]
+
+    public init(id: String, schemaVersion: Int, title: String? = nil, root: Node, metadata: [JSONMember] = []) {
+        self.id = id
+        self.schemaVersion = schemaVersion
+        self.title = title
+        self.root = root
+        self.metadata = metadata
+    }
+}
+
+/// One node of the authored tree: a component, or a decision that picks one for each user.
+public indirect enum Node: Sendable {
+    case component(Component)
+    /// Shows `then` to users matching `rule`, else `otherwise` (or nothing).
+    case rule(id: String?, rule: RuleExpression, then: Node, otherwise: Node?)
+    /// Shows the variant the experiment assigns; a nil variant shows nothing.
+    case experiment(id: String?, key: String, variants: [ExperimentVariant])
+}
+
+public struct ExperimentVariant: Sendable {
+    public var name: String
+    public var node: Node?
+    public init(name: String, node: Node?) {
+        self.name = name
+        self.node = node
+    }
+}
+
+/// A renderable component: DrivenUI's `type` / `properties` / `values` / `subviews`.
+public struct Component: Sendable {
+    public var type: String
+    public var id: String?
+    /// How it looks, checked against the type's specs; authored order is kept.
+    public var properties: [JSONMember]
+    /// What it shows (text, image source, titles).
+    public var values: [JSONMember]
+    public var subviews: [Node]
+    /// What a client too old for `type` gets instead.
+    public var fallback: Node?
+    public var metadata: [JSONMember]
+
+    public init(
+        type: String, id: String? = nil, properties: [JSONMember] = [], values: [JSONMember] = [],
+        subviews: [Node] = [], fallback: Node? = nil, metadata: [JSONMember] = []
+    ) {
+        self.type = type
+        self.id = id
+        self.properties = properties
+        self.values = values
+        self.subviews = subviews
+        self.fallback = fallback
+        self.metadata = metadata
+    }
+}

@@ -1,0 +1,262 @@
+import TrellisJSON
+import TrellisTargeting
+
+/// Decodes and validates an authored screen, collecting every mistake with its JSON path and line.
+public struct ScreenDecoder: Sendable {
+    public let registry: ComponentRegistry
+
+    public init(registry: ComponentRegistry = .standard) { self.registry = registry }
+
+    /// Parses and validates one screen document.
+    /// - Parameters:
+    ///   - bytes: the document's UTF-8 text.
+    ///   - source: a name for error messages, such as `screens/home.json`.
+    ///   - expectedID: when given, the screen's `id` must equal it (a file's name, a URL's id).
+    /// - Returns: the screen, or every diagnostic found.
+    public func decode(_ bytes: [UInt8], source: String, expectedID: String? = nil) -> Result<Screen, DiagnosticsError> {
+        let document: JSONValue
+        do {
+            document = try JSONParser.parse(bytes)
+        } catch {
+            let diagnostic = Diagnostic(path: .root, location: error.location, message: error.reason)
+            return .failure(DiagnosticsError(source: source, diagnostics: [diagnostic]))
+        }
+        return DiagnosticsCollector.decode(source: source) { collector in
+            var walk = TreeWalk(registry: registry, collector: collector)
+            return walk.screen(document, expectedID: expectedID)
+        }
+    }
+}
+
+/// One pass over one document; remembers ids to report duplicates.
+private struct TreeWalk {
+    let registry: ComponentRegistry
+    let collector: DiagnosticsCollector
+    var schemaVersion = ComponentRegistry.latestSchemaVersion
+    var seenIDs: [String: SourceLocation] = [:]
+
+    static let componentKeys: Set<String> = ["type", "id", "properties", "values", "subviews", "fallback", "metadata"]
+
+    mutating func screen(_ value: JSONValue, expectedID: String?) -> Screen? {
+        guard let object = collector.object(value, at: .root, allowedKeys: ["id", "schemaVersion", "title", "root", "metadata"])
+        else { return nil }
+        let id = object.value("id", required: true).flatMap { identifier($0, at: JSONPath.root.appending("id")) }
+        if let id, let expectedID, id != expectedID {
+            collector.report("screen id \"\(id)\" does not match \"\(expectedID)\"", at: JSONPath.root.appending("id"), object.value("id")!)
+        }
+        let version = object.integer("schemaVersion", in: 1...ComponentRegistry.latestSchemaVersion, required: true)
+        schemaVersion = version ?? ComponentRegistry.latestSchemaVersion
+        let title = object.string("title")
+        let metadata = object.value("metadata").flatMap { self.metadata($0, at: JSONPath.root.appending("metadata")) }
+        let root = object.value("root", required: true).flatMap { node($0, at: JSONPath.root.appending("root")) }
+        guard let id, let version, let root else { return nil }
+        return Screen(id: id, schemaVersion: version, title: title, root: root, metadata: metadata ?? [])
+    }
+
+    mutating func node(_ value: JSONValue, at path: JSONPath) -> Node? {
+        guard value.objectValue != nil else {
+            collector.report("expected a component object, found \(value.typeName)", at: path, value)
+            return nil
+        }
+        guard let typeValue = value["type"] else {
+            collector.report("missing required key \"type\"", at: path, value)
+            return nil
+        }
+        guard let type = typeValue.stringValue else {
+            collector.report("expected a string, found \(typeValue.typeName)", at: path.appending("type"), typeValue)
+            return nil
+        }
+        switch type {
+        case "Rule": return rule(value, at: path)
+        case "Experiment": return experiment(value, at: path)
+        default: return component(type, value, at: path).map(Node.component)
+        }
+    }
+
+    private mutating func rule(_ value: JSONValue, at path: JSONPath) -> Node? {
+        guard let object = collector.object(value, at: path, allowedKeys: ["type", "id", "rule", "child", "else"]) else { return nil }
+        let id = nodeID(object, at: path)
+        let expression = object.value("rule", required: true).flatMap {
+            RuleExpression.decode($0, at: path.appending("rule"), collector)
+        }
+        let child = object.value("child", required: true).flatMap { node($0, at: path.appending("child")) }
+        let otherwise = object.value("else").flatMap { node($0, at: path.appending("else")) }
+        guard let expression, let child else { return nil }
+        return .rule(id: id, rule: expression, then: child, otherwise: otherwise)
+    }
+
+    private mutating func experiment(_ value: JSONValue, at path: JSONPath) -> Node? {
+        guard let object = collector.object(value, at: path, allowedKeys: ["type", "id", "experiment", "variants"]) else { return nil }
+        let id = nodeID(object, at: path)
+        let key = object.value("experiment", required: true).flatMap { identifier($0, at: path.appending("experiment")) }
+        guard let variantsValue = object.value("variants", required: true) else { return nil }
+        let variantsPath = path.appending("variants")
+        guard let members = variantsValue.objectValue else {
+            collector.report("expected an object of variant name → component, found \(variantsValue.typeName)", at: variantsPath, variantsValue)
+            return nil
+        }
+        if members.count < 2 {
+            collector.report("an experiment needs at least two variants", at: variantsPath, variantsValue)
+        }
+        var variants: [ExperimentVariant] = []
+        for member in members {
+            let memberPath = variantsPath.appending(member.key)
+            if !RuleExpression.isIdentifier(member.key) {
+                collector.report("invalid variant name \"\(member.key)\"", at: memberPath, member.keyLocation)
+            }
+            if member.value.isNull {
+                variants.append(ExperimentVariant(name: member.key, node: nil))
+            } else if let child = node(member.value, at: memberPath) {
+                variants.append(ExperimentVariant(name: member.key, node: child))
+            }
+        }
+        guard let key, variants.count == members.count, members.count >= 2 else { return nil }
+        return .experiment(id: id, key: key, variants: variants)
+    }
+
+    private mutating func component(_ typeName: String, _ value: JSONValue, at path: JSONPath) -> Component? {
+        guard let type = registry[typeName] else {
+            let known = registry.types.keys.sorted().joined(separator: ", ")
+            collector.report("unknown component type \"\(typeName)\"; known types: Rule, Experiment, \(known)", at: path.appending("type"), value["type"]!)
+            return nil
+        }
+        guard let object = collector.object(value, at: path, allowedKeys: Self.componentKeys) else { return nil }
+        if type.introduced > schemaVersion {
+            collector.report(
+                "\(type.name) needs schema version \(type.introduced), but the screen declares schemaVersion \(schemaVersion)",
+                at: path.appending("type"), value["type"]!)
+        }
+        let id = nodeID(object, at: path)
+        let properties = specified(object, "properties", type.properties, at: path)
+        let values = specified(object, "values", type.values, at: path)
+        checkOneValue(of: type, values ?? [], object, at: path)
+        let subviews = children(of: type, object, at: path)
+        let fallback = object.value("fallback").flatMap { fallbackNode($0, for: type, at: path.appending("fallback")) }
+        let metadata = object.value("metadata").flatMap { self.metadata($0, at: path.appending("metadata")) }
+        guard let properties, let values, let subviews else { return nil }
+        return Component(
+            type: type.name, id: id, properties: properties, values: values, subviews: subviews, fallback: fallback,
+            metadata: metadata ?? [])
+    }
+
+    /// `properties` or `values`: every key known to the type, new enough, and well typed.
+    private func specified(
+        _ object: JSONObjectReader, _ key: String, _ specs: [String: PropertySpec], at path: JSONPath
+    ) -> [JSONMember]? {
+        let groupPath = path.appending(key)
+        let members: [JSONMember]
+        if let value = object.value(key) {
+            guard let reader = collector.object(value, at: groupPath, allowedKeys: Set(specs.keys)) else { return nil }
+            members = reader.members
+        } else {
+            members = []
+        }
+        for (name, spec) in specs where spec.required && !members.contains(where: { $0.key == name }) {
+            collector.report("missing required \(key == "values" ? "value" : "property") \"\(name)\"", at: groupPath, object.location)
+        }
+        for member in members {
+            guard let spec = specs[member.key] else { continue }
+            let memberPath = groupPath.appending(member.key)
+            if spec.introduced > schemaVersion {
+                collector.report(
+                    "\"\(member.key)\" needs schema version \(spec.introduced), but the screen declares schemaVersion \(schemaVersion)",
+                    at: memberPath, member.keyLocation)
+            }
+            spec.type.validate(member.value, at: memberPath, collector)
+        }
+        return members.filter { specs[$0.key] != nil }
+    }
+
+    private func checkOneValue(of type: ComponentType, _ values: [JSONMember], _ object: JSONObjectReader, at path: JSONPath) {
+        guard !type.oneValueOf.isEmpty else { return }
+        let present = values.filter { type.oneValueOf.contains($0.key) }.count
+        if present != 1 {
+            collector.report(
+                "\(type.name) needs exactly one of the values \(type.oneValueOf.joined(separator: ", ")); found \(present)",
+                at: path.appending("values"), object.value("values")?.location ?? object.location)
+        }
+    }
+
+    private mutating func children(of type: ComponentType, _ object: JSONObjectReader, at path: JSONPath) -> [Node]? {
+        let subviewsPath = path.appending("subviews")
+        guard let raw = object.value("subviews") else {
+            if type.children == .one { collector.report("\(type.name) needs exactly one subview", at: path, object.location) }
+            return []
+        }
+        guard type.children != .none else {
+            collector.report("\(type.name) has no subviews", at: subviewsPath, raw)
+            return nil
+        }
+        guard let list = object.array("subviews") else { return nil }
+        if type.children == .one && list.count != 1 {
+            collector.report("\(type.name) needs exactly one subview, found \(list.count)", at: subviewsPath, raw)
+        }
+        var nodes: [Node] = []
+        for (index, element) in list.enumerated() {
+            let elementPath = subviewsPath.appending(index)
+            guard let child = node(element, at: elementPath) else { continue }
+            if let allowed = type.allowedChildren {
+                for componentType in Self.componentTypes(child) where !allowed.contains(componentType) {
+                    collector.report(
+                        "\(type.name) may contain only \(allowed.sorted().joined(separator: ", ")), not \(componentType)",
+                        at: elementPath, element)
+                }
+            }
+            nodes.append(child)
+        }
+        return nodes.count == list.count ? nodes : nil
+    }
+
+    /// A fallback must be a component an older client can render: one that is older than `type`.
+    private mutating func fallbackNode(_ value: JSONValue, for type: ComponentType, at path: JSONPath) -> Node? {
+        guard let fallback = node(value, at: path) else { return nil }
+        for name in Self.componentTypes(fallback) {
+            if let fallbackType = registry[name], fallbackType.introduced >= type.introduced {
+                collector.report(
+                    "a fallback for \(type.name) (schema version \(type.introduced)) must be older; \(name) is version \(fallbackType.introduced)",
+                    at: path, value)
+            }
+        }
+        return fallback
+    }
+
+    /// The component types a node can turn into, looking through rules and experiments.
+    private static func componentTypes(_ node: Node) -> [String] {
+        switch node {
+        case .component(let c): [c.type]
+        case .rule(_, _, let then, let otherwise): componentTypes(then) + (otherwise.map(componentTypes) ?? [])
+        case .experiment(_, _, let variants): variants.flatMap { $0.node.map(componentTypes) ?? [] }
+        }
+    }
+
+    private mutating func nodeID(_ object: JSONObjectReader, at path: JSONPath) -> String? {
+        guard let value = object.value("id") else { return nil }
+        guard let id = identifier(value, at: path.appending("id")) else { return nil }
+        if let first = seenIDs[id] {
+            collector.report("duplicate id \"\(id)\" (first used at line \(first.line))", at: path.appending("id"), value)
+        } else {
+            seenIDs[id] = value.location
+        }
+        return id
+    }
+
+    private func identifier(_ value: JSONValue, at path: JSONPath) -> String? {
+        guard let s = value.stringValue else {
+            collector.report("expected a string, found \(value.typeName)", at: path, value)
+            return nil
+        }
+        guard RuleExpression.isIdentifier(s) else {
+            collector.report("invalid id \"\(s)\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.'", at: path, value)
+            return nil
+        }
+        return s
+    }
+
+    private func metadata(_ value: JSONValue, at path: JSONPath) -> [JSONMember]? {
+        guard let members = value.objectValue else {
+            collector.report("expected an object, found \(value.typeName)", at: path, value)
+            return nil
+        }
+        return members
+    }
+}

@@ -1,1 +1,0 @@
-// TrellisScreens: see docs/architecture.md for what this module owns.

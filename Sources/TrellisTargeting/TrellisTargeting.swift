@@ -1,1 +1,0 @@
-// TrellisTargeting: see docs/architecture.md for what this module owns.
