@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-atomics.git", from: "1.3.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
@@ -56,6 +57,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Atomics", package: "swift-atomics"),
             ],
             swiftSettings: strict),
         .executableTarget(
@@ -76,7 +78,11 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "TrellisServerTests",
-            dependencies: ["TrellisServer", "TrellisHTTP", "TrellisJSON"],
+            dependencies: [
+                "TrellisServer", "TrellisHTTP", "TrellisJSON",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
             swiftSettings: strict),
     ]
 )

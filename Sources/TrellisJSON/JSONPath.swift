@@ -27,7 +27,9 @@ public struct JSONPath: Hashable, Sendable, CustomStringConvertible {
     }
 
     private static func isIdentifier(_ s: String) -> Bool {
-        guard let first = s.utf8.first, !(0x30...0x39).contains(first) else { return false }
+        guard let first = s.utf8.first, first == 0x5F || (0x41...0x5A).contains(first) || (0x61...0x7A).contains(first) else {
+            return false
+        }
         return s.utf8.allSatisfy { c in
             (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c)
                 || c == 0x5F || c == 0x2D

@@ -1,0 +1,27 @@
+/// A response body encoded once, with everything a cache-friendly answer needs, so that serving it
+/// costs no encoding and no compression.
+public struct EncodedBody: Sendable {
+    public let bytes: [UInt8]
+    /// The gzip form of `bytes`, or nil when compressing is not worth it.
+    public let gzip: [UInt8]?
+    /// A strong entity tag (RFC 9110 §8.8.3), quoted, derived from the bytes.
+    public let etag: String
+
+    /// - Parameter compress: the gzip encoder; returns nil when it declines.
+    public init(bytes: [UInt8], compress: ([UInt8]) -> [UInt8]?) {
+        self.bytes = bytes
+        self.gzip = bytes.count >= 256 ? compress(bytes) : nil
+        self.etag = "\"" + EncodedBody.fingerprint(bytes) + "\""
+    }
+
+    /// 64-bit FNV-1a of the bytes as 16 hex digits: cheap, stable across processes and machines.
+    static func fingerprint(_ bytes: [UInt8]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in bytes {
+            hash ^= UInt64(b)
+            hash &*= 0x100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}

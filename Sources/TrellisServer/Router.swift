@@ -1,0 +1,76 @@
+import TrellisHTTP
+
+/// The values a matched route captured from the path, e.g. `id` in `/v1/screens/{id}`.
+public struct RouteParameters: Sendable {
+    var values: [(String, String)] = []
+    public subscript(name: String) -> String? { values.first { $0.0 == name }?.1 }
+}
+
+/// A handler: the request and its captured parameters in, a response or a problem out.
+public typealias RouteHandler = @Sendable (HTTPRequest, RouteParameters, HTTPRequestContext) throws(Problem) -> HTTPResponse
+
+/// An immutable table of routes, built once at start. `HEAD` is served by `GET` routes (the HTTP
+/// layer drops the body); a path that exists under another method gets 405 with `Allow`.
+public struct Router: Sendable {
+    struct Route: Sendable {
+        enum Segment: Sendable, Equatable {
+            case literal(String)
+            case parameter(String)
+        }
+        let method: HTTPMethod
+        let pattern: String
+        let segments: [Segment]
+        let handler: RouteHandler
+    }
+
+    private var routes: [Route] = []
+
+    public init() {}
+
+    /// Adds `pattern` (e.g. `/v1/screens/{id}`) for `method`.
+    public mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping RouteHandler) {
+        let segments = pattern.split(separator: "/").map { part -> Route.Segment in
+            part.hasPrefix("{") && part.hasSuffix("}") ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
+        }
+        precondition(!routes.contains { $0.method == method && $0.segments == segments }, "route \(method) \(pattern) added twice")
+        routes.append(Route(method: method, pattern: pattern, segments: segments, handler: handler))
+    }
+
+    public enum Match {
+        case found(pattern: String, RouteParameters, RouteHandler)
+        case methodNotAllowed(pattern: String, allowed: [HTTPMethod])
+        case notFound
+    }
+
+    /// Finds the route for `method` and `path`. Paths compare segment by segment; empty segments
+    /// (`//`, a trailing `/`) never match, so every resource has one spelling.
+    public func match(_ method: HTTPMethod, _ path: String) -> Match {
+        guard path.hasPrefix("/") else { return .notFound }
+        let parts = path == "/" ? [] : path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst()
+        if parts.contains(where: \.isEmpty) { return .notFound }
+        let lookup = method == .head ? HTTPMethod.get : method
+        var allowed: [HTTPMethod] = []
+        var allowedPattern = ""
+        for route in routes {
+            guard let parameters = Self.bind(route.segments, to: parts) else { continue }
+            if route.method == lookup { return .found(pattern: route.pattern, parameters, route.handler) }
+            allowed.append(route.method)
+            allowedPattern = route.pattern
+        }
+        guard !allowed.isEmpty else { return .notFound }
+        if allowed.contains(.get) { allowed.append(.head) }
+        return .methodNotAllowed(pattern: allowedPattern, allowed: allowed)
+    }
+
+    private static func bind(_ segments: [Route.Segment], to parts: ArraySlice<Substring.UTF8View.SubSequence>) -> RouteParameters? {
+        guard segments.count == parts.count else { return nil }
+        var parameters = RouteParameters()
+        for (segment, part) in zip(segments, parts) {
+            switch segment {
+            case .literal(let literal): guard literal.utf8.elementsEqual(part) else { return nil }
+            case .parameter(let name): parameters.values.append((name, String(Substring(part))))
+            }
+        }
+        return parameters
+    }
+}

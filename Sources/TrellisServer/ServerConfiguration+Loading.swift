@@ -1,0 +1,92 @@
+import TrellisJSON
+
+/// A setting given outside the file, and where it came from (for error messages).
+public struct SettingOverride: Sendable {
+    public var name: String
+    public var value: String
+    public var origin: String
+
+    public init(name: String, value: String, origin: String) {
+        self.name = name
+        self.value = value
+        self.origin = origin
+    }
+}
+
+extension ServerConfiguration {
+    /// Reads `server.json` (its bytes), then applies the environment and then flag overrides.
+    ///
+    /// Unknown keys, wrong types and out-of-range values are errors, all reported at once.
+    /// - Parameters:
+    ///   - fileBytes: the file's contents, or nil when the file does not exist (all defaults).
+    ///   - source: the file's name for messages.
+    ///   - environment: the process environment; only `TRELLIS_*` names are read.
+    ///   - overrides: `name=value` settings from flags, applied last.
+    public static func load(
+        fileBytes: [UInt8]?, source: String, environment: [String: String], overrides: [SettingOverride]
+    ) -> Result<ServerConfiguration, DiagnosticsError> {
+        var config = ServerConfiguration()
+        if let fileBytes {
+            switch decodeFile(fileBytes, source: source) {
+            case .success(let fromFile): config = fromFile
+            case .failure(let error): return .failure(error)
+            }
+        }
+        var problems: [Diagnostic] = []
+        for setting in Setting.all {
+            guard let text = environment[setting.environmentName] else { continue }
+            if let problem = setting.apply(text: text, to: &config) {
+                problems.append(Diagnostic(path: Self.path(of: setting.name), location: .unknown, message: "\(setting.environmentName): \(problem)"))
+            }
+        }
+        for override in overrides {
+            let path = Self.path(of: override.name)
+            guard let setting = Setting.byName[override.name] else {
+                let known = Setting.all.map(\.name).joined(separator: ", ")
+                problems.append(Diagnostic(path: path, location: .unknown, message: "\(override.origin): unknown setting; known: \(known)"))
+                continue
+            }
+            if let problem = setting.apply(text: override.value, to: &config) {
+                problems.append(Diagnostic(path: path, location: .unknown, message: "\(override.origin): \(problem)"))
+            }
+        }
+        if !problems.isEmpty { return .failure(DiagnosticsError(source: "settings", diagnostics: problems)) }
+        return .success(config)
+    }
+
+    /// `limits.maxBodyBytes` → `$.limits.maxBodyBytes`.
+    static func path(of dottedName: String) -> JSONPath {
+        JSONPath(dottedName.split(separator: ".").map { .key(String($0)) })
+    }
+
+    static func decodeFile(_ bytes: [UInt8], source: String) -> Result<ServerConfiguration, DiagnosticsError> {
+        let document: JSONValue
+        do {
+            document = try JSONParser.parse(bytes)
+        } catch {
+            return .failure(DiagnosticsError(source: source, diagnostics: [Diagnostic(path: .root, location: error.location, message: error.reason)]))
+        }
+        return DiagnosticsCollector.decode(source: source) { collector in
+            var config = ServerConfiguration()
+            apply(document, prefix: "", path: .root, to: &config, collector)
+            return config
+        }
+    }
+
+    /// Walks one object level; nested objects (`limits`) map to dotted setting names.
+    private static func apply(
+        _ value: JSONValue, prefix: String, path: JSONPath, to config: inout ServerConfiguration, _ collector: DiagnosticsCollector
+    ) {
+        let names = Setting.all.map(\.name).filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
+        let keys = Set(names.map { String($0.prefix { $0 != "." }) })
+        guard let object = collector.object(value, at: path, allowedKeys: keys) else { return }
+        for member in object.members where keys.contains(member.key) {
+            let memberPath = path.appending(member.key)
+            if let setting = Setting.byName[prefix + member.key] {
+                setting.apply(member.value, to: &config, at: memberPath, collector)
+            } else {
+                apply(member.value, prefix: prefix + member.key + ".", path: memberPath, to: &config, collector)
+            }
+        }
+    }
+}

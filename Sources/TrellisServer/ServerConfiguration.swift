@@ -1,0 +1,134 @@
+import TrellisJSON
+
+/// Everything `Config/server.json` can say, with the defaults a deployment gets when it says nothing.
+///
+/// Each setting has a dotted name (`limits.maxBodyBytes`) and can be overridden, in increasing
+/// precedence, by the file, by an environment variable (`TRELLIS_LIMITS_MAX_BODY_BYTES`) and by a
+/// command-line flag (`--set limits.maxBodyBytes=2097152`; common ones have their own flags).
+public struct ServerConfiguration: Sendable, Equatable {
+    public var host = "*"
+    public var port = 8080
+    public var dataDirectory = "data"
+    public var logLevel = "info"
+    public var accessLog = true
+    /// `Cache-Control` max-age of screen answers, in seconds; 0 means clients revalidate every time.
+    public var screenMaxAgeSeconds = 0
+    public var limits = Limits()
+
+    /// HTTP limits, in the spirit of nginx's defaults.
+    public struct Limits: Sendable, Equatable {
+        public var maxRequestLineBytes = 8192
+        public var maxHeaderBytes = 32_768
+        public var maxHeaderCount = 100
+        public var maxBodyBytes = 1_048_576
+        public var headerTimeoutSeconds = 60.0
+        public var keepAliveTimeoutSeconds = 75.0
+        public var maxConnections = 10_000
+        public var maxRequestsPerConnection = 10_000
+        public var drainTimeoutSeconds = 10.0
+        public init() {}
+    }
+
+    public init() {}
+}
+
+/// One overridable setting: its dotted name, how to read it, and where it goes.
+struct Setting: Sendable {
+    enum Kind: Sendable {
+        case string(any WritableKeyPath<ServerConfiguration, String> & Sendable, allowed: [String]?)
+        case integer(any WritableKeyPath<ServerConfiguration, Int> & Sendable, ClosedRange<Int>)
+        case seconds(any WritableKeyPath<ServerConfiguration, Double> & Sendable, ClosedRange<Double>)
+        case bool(any WritableKeyPath<ServerConfiguration, Bool> & Sendable)
+    }
+
+    let name: String
+    let kind: Kind
+
+    /// `limits.maxBodyBytes` → `TRELLIS_LIMITS_MAX_BODY_BYTES`.
+    var environmentName: String {
+        var out = "TRELLIS_"
+        for ch in name {
+            if ch == "." { out += "_"; continue }
+            if ch.isUppercase { out += "_" }
+            out += ch.uppercased()
+        }
+        return out
+    }
+
+    static let logLevels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+
+    static let all: [Setting] = [
+        Setting(name: "host", kind: .string(\.host, allowed: nil)),
+        Setting(name: "port", kind: .integer(\.port, 0...65535)),
+        Setting(name: "dataDirectory", kind: .string(\.dataDirectory, allowed: nil)),
+        Setting(name: "logLevel", kind: .string(\.logLevel, allowed: logLevels)),
+        Setting(name: "accessLog", kind: .bool(\.accessLog)),
+        Setting(name: "screenMaxAgeSeconds", kind: .integer(\.screenMaxAgeSeconds, 0...31_536_000)),
+        Setting(name: "limits.maxRequestLineBytes", kind: .integer(\.limits.maxRequestLineBytes, 256...1_048_576)),
+        Setting(name: "limits.maxHeaderBytes", kind: .integer(\.limits.maxHeaderBytes, 1024...1_048_576)),
+        Setting(name: "limits.maxHeaderCount", kind: .integer(\.limits.maxHeaderCount, 8...10_000)),
+        Setting(name: "limits.maxBodyBytes", kind: .integer(\.limits.maxBodyBytes, 0...1_073_741_824)),
+        Setting(name: "limits.headerTimeoutSeconds", kind: .seconds(\.limits.headerTimeoutSeconds, 0.01...3600)),
+        Setting(name: "limits.keepAliveTimeoutSeconds", kind: .seconds(\.limits.keepAliveTimeoutSeconds, 0.01...3600)),
+        Setting(name: "limits.maxConnections", kind: .integer(\.limits.maxConnections, 1...1_000_000)),
+        Setting(name: "limits.maxRequestsPerConnection", kind: .integer(\.limits.maxRequestsPerConnection, 1...100_000_000)),
+        Setting(name: "limits.drainTimeoutSeconds", kind: .seconds(\.limits.drainTimeoutSeconds, 0...3600)),
+    ]
+
+    static let byName: [String: Setting] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
+
+    /// Applies a JSON value from the file; reports what is wrong with it.
+    func apply(_ value: JSONValue, to config: inout ServerConfiguration, at path: JSONPath, _ collector: DiagnosticsCollector) {
+        switch kind {
+        case .string(let keyPath, let allowed):
+            guard let s = value.stringValue else { return collector.report("expected a string, found \(value.typeName)", at: path, value) }
+            if let problem = check(string: s, allowed: allowed) { return collector.report(problem, at: path, value) }
+            config[keyPath: keyPath] = s
+        case .integer(let keyPath, let range):
+            guard let n = value.numberValue, n == n.rounded(), let i = Int(exactly: n), range.contains(i) else {
+                return collector.report("expected an integer from \(range.lowerBound) to \(range.upperBound), found \(JSONWriter.string(value))", at: path, value)
+            }
+            config[keyPath: keyPath] = i
+        case .seconds(let keyPath, let range):
+            guard let n = value.numberValue, range.contains(n) else {
+                return collector.report("expected seconds from \(range.lowerBound) to \(range.upperBound), found \(JSONWriter.string(value))", at: path, value)
+            }
+            config[keyPath: keyPath] = n
+        case .bool(let keyPath):
+            guard let b = value.boolValue else { return collector.report("expected true or false, found \(value.typeName)", at: path, value) }
+            config[keyPath: keyPath] = b
+        }
+    }
+
+    /// Applies a textual value from the environment or a flag; returns the problem, if any.
+    func apply(text: String, to config: inout ServerConfiguration) -> String? {
+        switch kind {
+        case .string(let keyPath, let allowed):
+            if let problem = check(string: text, allowed: allowed) { return problem }
+            config[keyPath: keyPath] = text
+        case .integer(let keyPath, let range):
+            guard let i = Int(text), range.contains(i) else {
+                return "expected an integer from \(range.lowerBound) to \(range.upperBound), found \"\(text)\""
+            }
+            config[keyPath: keyPath] = i
+        case .seconds(let keyPath, let range):
+            guard let n = Double(text), range.contains(n) else {
+                return "expected seconds from \(range.lowerBound) to \(range.upperBound), found \"\(text)\""
+            }
+            config[keyPath: keyPath] = n
+        case .bool(let keyPath):
+            switch text.lowercased() {
+            case "true", "1", "yes", "on": config[keyPath: keyPath] = true
+            case "false", "0", "no", "off": config[keyPath: keyPath] = false
+            default: return "expected true or false, found \"\(text)\""
+            }
+        }
+        return nil
+    }
+
+    private func check(string: String, allowed: [String]?) -> String? {
+        if string.isEmpty { return "must not be empty" }
+        if let allowed, !allowed.contains(string) { return "\"\(string)\" is not one of: \(allowed.joined(separator: ", "))" }
+        return nil
+    }
+}

@@ -1,1 +1,0 @@
-// TrellisServer: see docs/architecture.md for what this module owns.

@@ -1,0 +1,88 @@
+import Foundation
+import Logging
+import Prometheus
+import TrellisHTTP
+import TrellisJSON
+@testable import TrellisServer
+
+/// A temporary directory shaped like `Config/`, removed when the value is released.
+final class TemporaryConfig {
+    let url: URL
+
+    init(screens: [String: String] = ["home": TemporaryConfig.screen(id: "home", text: "Welcome")]) throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url.appendingPathComponent("screens"), withIntermediateDirectories: true)
+        for (id, text) in screens { try write(screen: id, text) }
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    func write(screen id: String, _ text: String) throws {
+        try Data(text.utf8).write(to: url.appendingPathComponent("screens/\(id).json"))
+    }
+
+    func remove(screen id: String) throws {
+        try FileManager.default.removeItem(at: url.appendingPathComponent("screens/\(id).json"))
+    }
+
+    /// A small valid screen.
+    static func screen(id: String, text: String) -> String {
+        """
+        {
+          "id": "\(id)",
+          "schemaVersion": 1,
+          "title": "Test \(id)",
+          "root": {
+            "type": "VStack", "id": "root", "properties": {"spacing": 8, "padding": 16},
+            "subviews": [
+              {"type": "Text", "id": "greeting", "properties": {"font": "title"}, "values": {"text": "\(text)"}},
+              {"type": "Text", "values": {"text": "\(String(repeating: "lorem ipsum ", count: 40))"}}
+            ]
+          }
+        }
+        """
+    }
+}
+
+/// No compression, so tests that don't care about gzip don't depend on zlib.
+func noCompression(_: [UInt8]) -> [UInt8]? { nil }
+
+func loadSnapshot(_ config: TemporaryConfig, previous: Snapshot? = nil) throws -> Snapshot {
+    try ConfigLoader(directory: config.url).load(previous: previous, compress: noCompression).get()
+}
+
+/// The application responder over `config`, called in-process (no socket).
+struct InProcessApp {
+    let state: ServerState
+    let responder: TrellisResponder
+
+    init(_ config: TemporaryConfig, configuration: ServerConfiguration = ServerConfiguration()) throws {
+        state = ServerState(
+            store: SnapshotStore(try loadSnapshot(config)), configuration: configuration,
+            metrics: PrometheusCollectorRegistry())
+        responder = TrellisResponder(state: state)
+    }
+
+    func request(_ target: String, method: HTTPMethod = .get, headers: HTTPHeaders = [:]) -> HTTPResponse {
+        let (path, query) = Self.split(target)
+        let request = HTTPRequest(method: method, target: target, path: path, query: query, headers: headers)
+        let context = HTTPRequestContext(requestID: "test-1", remoteAddress: "127.0.0.1:1", logger: Logger(label: "test"))
+        return responder.respond(to: request, context: context)
+    }
+
+    /// Splits `/a?x=1&y` the way the HTTP parser does (no percent-decoding needed in these tests).
+    static func split(_ target: String) -> (String, HTTPQuery) {
+        let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let items = parts.count > 1
+            ? parts[1].split(separator: "&").map { pair -> HTTPQuery.Item in
+                let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                return (String(kv[0]), kv.count > 1 ? String(kv[1]) : "")
+            } : []
+        return (String(parts[0]), HTTPQuery(items))
+    }
+}
+
+extension HTTPResponse {
+    var json: JSONValue? { try? JSONParser.parse(body) }
+    var text: String { String(decoding: body, as: UTF8.self) }
+}
