@@ -36,6 +36,9 @@ public struct Router: Sendable {
         routes.append(Route(method: method, pattern: pattern, segments: segments, handler: handler))
     }
 
+    /// Every route as (method, pattern), in the order added; the OpenAPI test compares against it.
+    public var table: [(method: HTTPMethod, pattern: String)] { routes.map { ($0.method, $0.pattern) } }
+
     public enum Match {
         case found(pattern: String, RouteParameters, RouteHandler)
         case methodNotAllowed(pattern: String, allowed: [HTTPMethod])

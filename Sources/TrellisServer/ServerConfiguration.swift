@@ -22,9 +22,11 @@ public struct ServerConfiguration: Sendable, Equatable {
         public var maxHeaderCount = 100
         public var maxBodyBytes = 1_048_576
         public var headerTimeoutSeconds = 60.0
+        public var bodyTimeoutSeconds = 60.0
+        public var sendTimeoutSeconds = 60.0
         public var keepAliveTimeoutSeconds = 75.0
-        public var maxConnections = 10_000
-        public var maxRequestsPerConnection = 10_000
+        public var maxConnections = 1024
+        public var maxRequestsPerConnection = 1000
         public var drainTimeoutSeconds = 10.0
         public init() {}
     }
@@ -69,10 +71,12 @@ struct Setting: Sendable {
         Setting(name: "limits.maxHeaderCount", kind: .integer(\.limits.maxHeaderCount, 8...10_000)),
         Setting(name: "limits.maxBodyBytes", kind: .integer(\.limits.maxBodyBytes, 0...1_073_741_824)),
         Setting(name: "limits.headerTimeoutSeconds", kind: .seconds(\.limits.headerTimeoutSeconds, 0.01...3600)),
+        Setting(name: "limits.bodyTimeoutSeconds", kind: .seconds(\.limits.bodyTimeoutSeconds, 0.01...3600)),
+        Setting(name: "limits.sendTimeoutSeconds", kind: .seconds(\.limits.sendTimeoutSeconds, 0.01...3600)),
         Setting(name: "limits.keepAliveTimeoutSeconds", kind: .seconds(\.limits.keepAliveTimeoutSeconds, 0.01...3600)),
         Setting(name: "limits.maxConnections", kind: .integer(\.limits.maxConnections, 1...1_000_000)),
         Setting(name: "limits.maxRequestsPerConnection", kind: .integer(\.limits.maxRequestsPerConnection, 1...100_000_000)),
-        Setting(name: "limits.drainTimeoutSeconds", kind: .seconds(\.limits.drainTimeoutSeconds, 0...3600)),
+        Setting(name: "limits.drainTimeoutSeconds", kind: .seconds(\.limits.drainTimeoutSeconds, 0.01...3600)),
     ]
 
     static let byName: [String: Setting] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })

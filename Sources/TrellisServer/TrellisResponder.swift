@@ -2,7 +2,7 @@ import TrellisHTTP
 
 /// The application as the HTTP server sees it: the route table applied to each request.
 public struct TrellisResponder: HTTPResponder {
-    private let router: Router
+    let router: Router
 
     public init(state: ServerState) {
         router = Endpoints(state: state).router()

@@ -1,0 +1,62 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Logging
+import Metrics
+import Prometheus
+import TrellisServer
+
+/// `trellis serve`: loads the configuration and serves it until SIGTERM or SIGINT.
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the screens of a configuration directory over HTTP.",
+        discussion: "SIGHUP reloads the configuration (only a valid one replaces the current); SIGTERM and SIGINT drain and stop.")
+
+    @OptionGroup var options: ConfigOptions
+
+    func run() throws {
+        let configuration = try options.loadConfiguration()
+        let level = Logger.Level(rawValue: configuration.logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardOutput(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let registry = PrometheusCollectorRegistry()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        let logger = Logger(label: "trellis")
+
+        let application: Application
+        do {
+            application = try Application(
+                configDirectory: options.directory, configuration: configuration, logger: logger, metrics: registry)
+        } catch {
+            throw CommandFailure(error.description)
+        }
+        try application.start()
+        let signals = SignalHandlers(application: application)
+        application.waitUntilStopped()
+        withExtendedLifetime(signals) { logger.info("stopped") }
+    }
+}
+
+/// SIGHUP reloads; SIGTERM and SIGINT start a graceful shutdown (a second one is ignored while draining).
+final class SignalHandlers: Sendable {
+    private let sources: [any DispatchSourceSignal]
+
+    init(application: Application) {
+        let queue = DispatchQueue(label: "trellis.signals")
+        var sources: [any DispatchSourceSignal] = []
+        for (number, action) in [(SIGHUP, { _ = application.reload() }), (SIGTERM, application.shutdown), (SIGINT, application.shutdown)]
+            as [(Int32, @Sendable () -> Void)]
+        {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler(handler: action)
+            source.resume()
+            sources.append(source)
+        }
+        self.sources = sources
+    }
+}
