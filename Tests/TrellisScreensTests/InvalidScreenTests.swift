@@ -140,6 +140,8 @@ let invalidScreens: [Invalid] = [
     Invalid(
         "Image with two sources", root: "{\"type\": \"Image\", \"values\": {\"imageUrl\": \"https://cdn.example.com/a.png\", \"systemIconName\": \"star\"}}",
         "$.root.values", "Image needs exactly one of the values imageUrl, systemIconName, localImageName; found 2"),
+    Invalid("Image values not an object", root: "{\"type\": \"Image\", \"values\": [\"https://cdn.example.com/a.png\"]}", "$.root.values", "expected an object, found an array"),
+    Invalid("values on a type without values", root: "{\"type\": \"VStack\", \"values\": {\"title\": \"x\"}}", "$.root.values", "VStack takes no values"),
     Invalid("Image without a source", root: "{\"type\": \"Image\"}", "$.root.values", "Image needs exactly one of the values imageUrl, systemIconName, localImageName; found 0"),
     Invalid("subviews on a leaf", root: "{\"type\": \"Text\", \"values\": {\"text\": \"a\"}, \"subviews\": []}", "$.root.subviews", "Text has no subviews"),
     Invalid("subviews not an array", root: "{\"type\": \"VStack\", \"subviews\": {}}", "$.root.subviews", "expected an array, found an object"),
