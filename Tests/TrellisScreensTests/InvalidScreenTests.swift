@@ -42,6 +42,14 @@ let invalidScreens: [Invalid] = [
         "unknown screen key", text: "{\n  \"id\": \"test\", \"titel\": \"x\",\n  \"schemaVersion\": 2, \"root\": {\"type\": \"Spacer\"}\n}",
         "$.titel", line: 2, "unknown key \"titel\"; did you mean \"title\"?"),
     Invalid(
+        "revision in an authored document",
+        text: "{\n  \"id\": \"test\",\n  \"revision\": 3,\n  \"schemaVersion\": 2,\n  \"root\": {\"type\": \"Spacer\"}\n}",
+        "$.revision", line: 3, "unknown key \"revision\"; expected one of: id, metadata, root, schemaVersion, title"),
+    Invalid(
+        "nesting deeper than 128 levels",
+        text: document(root: String(repeating: "[", count: 130) + String(repeating: "]", count: 130)), "$", line: 4,
+        "nesting deeper than 128 levels"),
+    Invalid(
         "missing schemaVersion", text: "{\n  \"id\": \"test\",\n  \"root\": {\"type\": \"Spacer\"}\n}", "$", line: 1,
         "missing required key \"schemaVersion\""),
     Invalid(
@@ -65,7 +73,7 @@ let invalidScreens: [Invalid] = [
 
     // Types and keys
     Invalid(
-        "unknown type with the list of types", root: "{\"type\": \"Txt\"}", "$.root.type",
+        "unknown type with the list of types (nothing inside checked)", root: "{\"type\": \"Txt\", \"values\": {\"text\": 5}, \"bogus\": 1}", "$.root.type",
         "unknown component type \"Txt\"; known types: Rule, Experiment, Button, Carousel, Circle, Divider, HStack, Image, List, Navigation, Rectangle, ScrollView, Spacer, Tab, TabBar, Text, VStack, ZStack"
     ),
     Invalid("unknown component key", root: "{\"type\": \"VStack\", \"subview\": []}", "$.root.subview", "unknown key \"subview\"; did you mean \"subviews\"?"),
@@ -89,6 +97,9 @@ let invalidScreens: [Invalid] = [
     Invalid(
         "weight not in the list", root: "{\"type\": \"Text\", \"properties\": {\"weight\": \"extraBold\"}, \"values\": {\"text\": \"a\"}}",
         "$.root.properties.weight", "\"extraBold\" is not one of: ultraLight, thin, light, regular, medium, semibold, bold, heavy, black"),
+    Invalid(
+        "text style with the wrong case", root: "{\"type\": \"Text\", \"properties\": {\"font\": \"Title\"}, \"values\": {\"text\": \"a\"}}",
+        "$.root.properties.font", "\"Title\" is not one of: largeTitle"),
     Invalid("number as a string", root: "{\"type\": \"VStack\", \"properties\": {\"spacing\": \"12\"}}", "$.root.properties.spacing", "expected a number, found a string"),
     Invalid("opacity out of range", root: "{\"type\": \"Circle\", \"properties\": {\"opacity\": 1.5}}", "$.root.properties.opacity", "1.5 is out of range 0…1"),
     Invalid("negative corner radius", root: "{\"type\": \"Rectangle\", \"properties\": {\"cornerRadius\": -2}}", "$.root.properties.cornerRadius", "-2 is out of range 0…1000000"),
@@ -130,6 +141,7 @@ let invalidScreens: [Invalid] = [
     Invalid(
         "unknown presentation", root: "{\"type\": \"Spacer\", \"properties\": {\"action\": {\"type\": \"navigate\", \"url\": \"app://x\", \"presentation\": \"popover\"}}}",
         "$.root.properties.action.presentation", "\"popover\" is not one of: push, modal, sheet, replace"),
+    Invalid("url without a scheme", root: "{\"type\": \"Spacer\", \"properties\": {\"action\": {\"type\": \"openURL\", \"url\": \"://x\"}}}", "$.root.properties.action.url", "is not an absolute URL"),
     Invalid("dismiss with a url", root: "{\"type\": \"Spacer\", \"properties\": {\"action\": {\"type\": \"dismiss\", \"url\": \"app://x\"}}}", "$.root.properties.action.url", "unknown key \"url\"; expected one of: type"),
     Invalid("track without event", root: "{\"type\": \"Spacer\", \"properties\": {\"action\": {\"type\": \"track\"}}}", "$.root.properties.action", "missing required key \"event\""),
     Invalid("track properties not an object", root: "{\"type\": \"Spacer\", \"properties\": {\"action\": {\"type\": \"track\", \"event\": \"e\", \"properties\": [1]}}}", "$.root.properties.action.properties", "expected an object, found an array"),
@@ -164,6 +176,7 @@ let invalidScreens: [Invalid] = [
         "$.root.subviews[0]", "TabBar may contain only Tab, not Spacer"),
 
     // Fallbacks and schema versions
+    Invalid("null fallback", root: "{\"type\": \"Carousel\", \"fallback\": null}", "$.root.fallback", "expected a component object, found null"),
     Invalid(
         "fallback not older", root: "{\"type\": \"Carousel\", \"fallback\": {\"type\": \"ScrollView\"}}", "$.root.fallback",
         "a fallback for Carousel (schema version 2) must be older; ScrollView is version 2"),
@@ -194,6 +207,14 @@ let invalidScreens: [Invalid] = [
         "duplicate id across experiment variants",
         root: "{\"type\": \"Experiment\", \"experiment\": \"e\", \"variants\": {\"a\": {\"type\": \"Spacer\", \"id\": \"x\"}, \"b\": {\"type\": \"Divider\", \"id\": \"x\"}}}",
         "$.root.variants.b.id", "duplicate id \"x\" (first used at line 4)"),
+    Invalid(
+        "duplicate id between a node and a fallback",
+        root: "{\"type\": \"Carousel\", \"id\": \"c\", \"fallback\": {\"type\": \"HStack\", \"id\": \"c\"}}",
+        "$.root.fallback.id", "duplicate id \"c\" (first used at line 4)"),
+    Invalid(
+        "duplicate id on a Rule",
+        root: "{\"type\": \"Rule\", \"id\": \"r\", \"rule\": {\"rule\": \"a\"}, \"child\": {\"type\": \"Spacer\", \"id\": \"r\"}}",
+        "$.root.child.id", "duplicate id \"r\""),
     Invalid("id with a space", root: "{\"type\": \"Spacer\", \"id\": \"my gap\"}", "$.root.id", "invalid id \"my gap\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.'"),
     Invalid("empty id", root: "{\"type\": \"Spacer\", \"id\": \"\"}", "$.root.id", "invalid id \"\""),
     Invalid("id of 65 characters", root: "{\"type\": \"Spacer\", \"id\": \"\(String(repeating: "a", count: 65))\"}", "$.root.id", "invalid id"),

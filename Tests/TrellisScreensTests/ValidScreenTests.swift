@@ -146,6 +146,27 @@ import TrellisTargeting
         _ = decodes("{\"type\": \"\(type)\"\(extra), \"fallback\": \(fallback)}")
     }
 
+    /// Only the fallback's own type must be older; its subviews are resolved on their own.
+    @Test func fallbackSubviewsMayBeNewer() {
+        _ = decodes(
+            "{\"type\": \"Carousel\", \"fallback\": {\"type\": \"HStack\", \"subviews\": [{\"type\": \"Button\", \"values\": {\"title\": \"Go\"}}]}}")
+    }
+
+    @Test func integersMayBeWrittenWithAFraction() {
+        _ = decodes("{\"type\": \"Text\", \"properties\": {\"lineLimit\": 2.0}, \"values\": {\"text\": \"a\"}}")
+    }
+
+    @Test func navigationTitleMayBeEmptyAndSelectedIndexIsNotCheckedAgainstTabs() {
+        _ = decodes("{\"type\": \"Navigation\", \"values\": {\"title\": \"\"}, \"subviews\": [{\"type\": \"Spacer\"}]}")
+        _ = decodes(
+            "{\"type\": \"TabBar\", \"properties\": {\"selectedIndex\": 5}, \"subviews\": [{\"type\": \"Tab\", \"values\": {\"title\": \"A\"}, \"subviews\": [{\"type\": \"Spacer\"}]}]}")
+    }
+
+    @Test func byteOrderMarkIsSkipped() throws {
+        let bytes: [UInt8] = [0xEF, 0xBB, 0xBF] + Array(document(root: "{\"type\": \"Spacer\"}").utf8)
+        #expect((try? ScreenDecoder().decode(bytes, source: "bom").get()) != nil)
+    }
+
     @Test func emptySubviewsAreAllowedOnContainers() {
         for type in ["HStack", "VStack", "ZStack", "List", "ScrollView", "Carousel", "TabBar"] {
             _ = decodes("{\"type\": \"\(type)\", \"subviews\": []}")
