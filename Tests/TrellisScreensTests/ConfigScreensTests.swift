@@ -42,7 +42,7 @@ import TrellisTargeting
 
     @Test func homeIsBetween8And20KB() throws {
         let size = try bytes("home").count
-        #expect(size >= 8 * 1024 && size <= 20 * 1024, "home.json is \(size) bytes")
+        #expect(size >= 8 * 1024 && size <= 20_000, "home.json is \(size) bytes")
     }
 
     /// Every component of the samples that a client might log (all but spacers) has an id.
