@@ -53,10 +53,11 @@ import TrellisTargeting
         let c = try #require(SemanticVersion("5.2.0.0"))
         #expect(a == b && b == c)
         #expect(Set([a, b, c]).count == 1)
-        #expect(try #require(SemanticVersion("5.2.0-beta")) == SemanticVersion("5.2-beta"))
-        #expect(try #require(SemanticVersion("5.2.1")) > a)
-        #expect(try #require(SemanticVersion("5.10")) > SemanticVersion("5.9")!)
-        #expect(try #require(SemanticVersion("5.2-beta")) < a)
+        let beta = try #require(SemanticVersion("5.2-beta"))
+        #expect(SemanticVersion("5.2.0-beta") == beta)
+        #expect(beta < a)
+        #expect(SemanticVersion("5.2.1").map { $0 > a } == true)
+        #expect(SemanticVersion("5.10").flatMap { x in SemanticVersion("5.9").map { x > $0 } } == true)
     }
 
     /// A prerelease identifier of digits compares as a number; `-1` has a hyphen, so it is alphanumeric
