@@ -79,6 +79,9 @@ let package = Package(
             name: "TrellisScreensTests", dependencies: ["TrellisScreens", "TrellisJSON"],
             swiftSettings: strict),
         .testTarget(
+            name: "TrellisTargetingTests", dependencies: ["TrellisTargeting", "TrellisJSON"],
+            swiftSettings: strict),
+        .testTarget(
             name: "TrellisServerTests",
             dependencies: [
                 "TrellisServer", "TrellisHTTP", "TrellisJSON",

@@ -127,9 +127,9 @@ private struct TreeWalk {
                 at: path.appending("type"), value["type"]!)
         }
         let id = nodeID(object, at: path)
-        let properties = specified(object, "properties", type.properties, at: path)
-        let values = specified(object, "values", type.values, at: path)
-        checkOneValue(of: type, values ?? [], object, at: path)
+        let properties = specified(object, "properties", type.properties, of: type, at: path)
+        let values = specified(object, "values", type.values, of: type, at: path)
+        if let values { checkOneValue(of: type, values, object, at: path) }
         let subviews = children(of: type, object, at: path)
         let fallback = object.value("fallback").flatMap { fallbackNode($0, for: type, at: path.appending("fallback")) }
         let metadata = object.value("metadata").flatMap { self.metadata($0, at: path.appending("metadata")) }
@@ -141,11 +141,15 @@ private struct TreeWalk {
 
     /// `properties` or `values`: every key known to the type, new enough, and well typed.
     private func specified(
-        _ object: JSONObjectReader, _ key: String, _ specs: [String: PropertySpec], at path: JSONPath
+        _ object: JSONObjectReader, _ key: String, _ specs: [String: PropertySpec], of type: ComponentType, at path: JSONPath
     ) -> [JSONMember]? {
         let groupPath = path.appending(key)
         let members: [JSONMember]
-        if let value = object.value(key) {
+        if let value = object.value(key), specs.isEmpty, let given = value.objectValue, !given.isEmpty {
+            // Rather than "unknown key; expected one of: " followed by nothing.
+            collector.report("\(type.name) takes no \(key)", at: groupPath, value)
+            return nil
+        } else if let value = object.value(key) {
             guard let reader = collector.object(value, at: groupPath, allowedKeys: Set(specs.keys)) else { return nil }
             members = reader.members
         } else {

@@ -64,14 +64,18 @@ enum RFC3339 {
 extension RFC3339 {
     /// `2026-12-01T09:30:00Z`; fractions of a second are kept to the millisecond.
     static func string(fromSeconds seconds: Double) -> String {
-        let whole = Int(seconds.rounded(.down))
+        // Round to the millisecond first, so that 0.9996 s carries into the next second.
+        let totalMillis = Int((seconds * 1000).rounded())
+        var whole = totalMillis / 1000
+        var millis = totalMillis % 1000
+        if millis < 0 { millis += 1000; whole -= 1 }
         var days = whole / 86_400
         var rest = whole % 86_400
         if rest < 0 { rest += 86_400; days -= 1 }
         let (y, m, d) = civilFromDays(days)
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        var text = "\(y)-\(two(m))-\(two(d))T\(two(rest / 3600)):\(two(rest / 60 % 60)):\(two(rest % 60))"
-        let millis = Int(((seconds - Double(whole)) * 1000).rounded())
+        let year = y >= 0 && y < 1000 ? String(String(10_000 + y).dropFirst()) : String(y)
+        var text = "\(year)-\(two(m))-\(two(d))T\(two(rest / 3600)):\(two(rest / 60 % 60)):\(two(rest % 60))"
         if millis > 0 { text += "." + String(String(1000 + millis).dropFirst()) }
         return text + "Z"
     }

@@ -10,10 +10,10 @@ extension RuleExpression {
         let keys = Set(members.map(\.key))
         if keys.contains("attribute") { return decodeCondition(value, at: path, collector) }
         if keys.contains("experiment") {
-            let object = collector.object(value, at: path, allowedKeys: ["experiment", "variant"])
-            guard let key = object?.string("experiment", required: true),
-                let variant = object?.string("variant", required: true)
-            else { return nil }
+            guard let object = collector.object(value, at: path, allowedKeys: ["experiment", "variant"]) else { return nil }
+            let key = object.value("experiment", required: true).flatMap { identifier($0, at: path.appending("experiment"), collector) }
+            let variant = object.value("variant", required: true).flatMap { identifier($0, at: path.appending("variant"), collector) }
+            guard let key, let variant else { return nil }
             return .experiment(key, variant: variant)
         }
         guard members.count == 1, let member = members.first else {
@@ -68,11 +68,11 @@ extension RuleExpression {
     }
 
     private static func decodeCondition(_ value: JSONValue, at path: JSONPath, _ collector: DiagnosticsCollector) -> RuleExpression? {
-        guard let object = collector.object(value, at: path, allowedKeys: ["attribute", "op", "value"]),
-            let attribute = object.string("attribute", required: true),
-            let opName = object.string("op", required: true),
-            let operandValue = object.value("value", required: true)
-        else { return nil }
+        guard let object = collector.object(value, at: path, allowedKeys: ["attribute", "op", "value"]) else { return nil }
+        let attribute = object.value("attribute", required: true).flatMap { identifier($0, at: path.appending("attribute"), collector) }
+        let opName = object.string("op", required: true)
+        let operandValue = object.value("value", required: true)
+        guard let attribute, let opName, let operandValue else { return nil }
         guard let op = AttributeCondition.Operator(rawValue: opName) else {
             let known = AttributeCondition.Operator.allCases.map(\.rawValue).joined(separator: ", ")
             collector.report("unknown operator \"\(opName)\"; expected one of: \(known)", at: path.appending("op"), object.value("op")!)

@@ -11,7 +11,7 @@ public struct SemanticVersion: Comparable, Hashable, Sendable, CustomStringConve
         var pre: [String] = []
         if let dash = rest.firstIndex(of: "-") {
             pre = rest[rest.index(after: dash)...].split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-            guard pre.allSatisfy({ !$0.isEmpty }) else { return nil }
+            guard pre.allSatisfy(Self.isPrereleaseIdentifier) else { return nil }
             rest = rest[..<dash]
         }
         let parts = rest.split(separator: ".", omittingEmptySubsequences: false)
@@ -25,6 +25,22 @@ public struct SemanticVersion: Comparable, Hashable, Sendable, CustomStringConve
         }
         self.numbers = numbers
         self.prerelease = pre
+    }
+
+    /// SemVer §9: `[0-9A-Za-z-]+`, and a numeric identifier has no leading zero.
+    private static func isPrereleaseIdentifier(_ id: String) -> Bool {
+        guard !id.isEmpty, id.utf8.allSatisfy({ isAlphanumeric($0) || $0 == 0x2D }) else { return false }
+        return numericValue(id) == nil || id == "0" || id.utf8.first != 0x30
+    }
+
+    private static func isAlphanumeric(_ c: UInt8) -> Bool {
+        (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c)
+    }
+
+    /// The value of an identifier made only of ASCII digits; nil for any other (`-1` is alphanumeric).
+    private static func numericValue(_ id: String) -> Int? {
+        guard id.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        return Int(id)
     }
 
     public var description: String {
@@ -56,7 +72,7 @@ public struct SemanticVersion: Comparable, Hashable, Sendable, CustomStringConve
     /// SemVer §11.4: numeric identifiers compare numerically and sort before alphanumeric ones.
     private static func precedes(_ a: [String], _ b: [String]) -> Bool {
         for (x, y) in zip(a, b) where x != y {
-            switch (Int(x), Int(y)) {
+            switch (numericValue(x), numericValue(y)) {
             case (let m?, let n?): return m < n
             case (.some, nil): return true
             case (nil, .some): return false

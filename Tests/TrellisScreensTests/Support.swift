@@ -1,0 +1,40 @@
+import Foundation
+import Testing
+import TrellisJSON
+import TrellisScreens
+
+/// `Config/screens`, found from this file: Tests/TrellisScreensTests/Support.swift → ../../Config/screens.
+let screensDirectory = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Config").appendingPathComponent("screens")
+
+func decodeScreen(_ text: String, expectedID: String? = nil) -> Result<Screen, DiagnosticsError> {
+    ScreenDecoder().decode(Array(text.utf8), source: "test.json", expectedID: expectedID)
+}
+
+/// A screen document whose `root` value starts on line 4, so a one-line root reports line 4.
+func document(root: String, schemaVersion: Int = 2) -> String {
+    """
+    {
+      "id": "test",
+      "schemaVersion": \(schemaVersion),
+      "root": \(root)
+    }
+    """
+}
+
+/// The diagnostics of a document that must not decode; records an issue when it does.
+func diagnostics(_ text: String, expectedID: String? = nil, sourceLocation: Testing.SourceLocation = #_sourceLocation)
+    -> [Diagnostic]
+{
+    switch decodeScreen(text, expectedID: expectedID) {
+    case .success: Issue.record("the document decoded", sourceLocation: sourceLocation); return []
+    case .failure(let error): return error.diagnostics
+    }
+}
+
+/// The authored shape of a decoded screen: the served envelope without its `revision`.
+func authoredJSON(_ screen: Screen) -> JSONValue {
+    guard let members = screen.jsonValue(revision: 1).objectValue else { return .null }
+    return JSONValue(.object(members.filter { $0.key != "revision" }))
+}
