@@ -130,7 +130,7 @@ public struct JSONObjectReader {
         guard let n = number(key, required: required) else { return nil }
         guard n == n.rounded(), n >= Double(range.lowerBound), n <= Double(range.upperBound) else {
             collector.report(
-                "expected an integer from \(range.lowerBound) to \(range.upperBound), found \(n)",
+                "expected an integer from \(range.lowerBound) to \(range.upperBound), found \(JSONWriter.string(.number(n)))",
                 at: path.appending(key), value(key)!)
             return nil
         }
