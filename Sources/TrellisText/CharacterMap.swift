@@ -61,12 +61,17 @@ enum CharacterMap {
         let ends = o + 14, starts = ends + segX2 + 2, deltas = starts + segX2, rangeOffsets = deltas + segX2
         try t.reader.require(o, max(length, 16 + 4 * segX2), "format 4 subtable with \(segs) segments")
         var pairs: [(UInt32, UInt16)] = []
+        var previousEnd: Int64 = -1
         for s in 0..<segs {
             let end = UInt32(try t.u16(ends + 2 * s)), start = UInt32(try t.u16(starts + 2 * s))
+            // Segments ascend and do not overlap, so at most 65,536 code points are read in all.
+            guard Int64(start) > previousEnd, start <= end else {
+                throw t.reader.fail(starts + 2 * s, "format 4 segment \(s) covers \(start)…\(end): segments must ascend without overlapping")
+            }
+            previousEnd = Int64(end)
             let delta = try t.u16(deltas + 2 * s)
             let rangeOffsetAt = rangeOffsets + 2 * s
             let rangeOffset = Int(try t.u16(rangeOffsetAt))
-            guard start <= end else { continue }
             for cp in start...end {
                 if cp == 0xFFFF { continue }
                 var glyph: UInt16

@@ -6,7 +6,7 @@
 /// Greek, Cyrillic, Hebrew, Arabic) are in flat arrays; the rest are found by binary search in runs
 /// of consecutive code points that share their metrics (a CJK font's 20,000 ideographs are a few
 /// runs).
-public struct FontFace: Sendable {
+public struct FontFace: Equatable, Sendable {
     /// One run of consecutive code points `start..<start+count` with the same metrics.
     public struct Run: Equatable, Sendable {
         public var start: UInt32
