@@ -79,6 +79,7 @@ public struct FontChain: Sendable {
         let notdef = faces.first.map { Double($0.notdefAdvance) * scales[0] } ?? 0.5 * size
         var previousFace = -1
         var previousRight: UInt16 = 0
+        let faceCount = faces.count
         for scalar in text.unicodeScalars {
             let c = scalar.value
             if CharacterClass.isHardBreak(c) || CharacterClass.isDefaultIgnorable(c) || CharacterClass.isCombiningMark(c) {
@@ -88,11 +89,11 @@ public struct FontChain: Sendable {
                 continue
             }
             var found = false
-            for (index, face) in faces.enumerated() {
-                guard let m = face.lookup(c) else { continue }
+            for index in 0..<faceCount {
+                guard let m = faces[index].lookup(c) else { continue }
                 var kern = 0.0
                 if index == previousFace && previousRight != 0 && m.right != 0 {
-                    kern = Double(face.kerning(leftClass: previousRight, rightClass: m.right)) * scales[index]
+                    kern = Double(faces[index].kerning(leftClass: previousRight, rightClass: m.right)) * scales[index]
                 }
                 glyphs.append(Glyph(codepoint: c, advance: Double(m.advance) * scales[index], kernBefore: kern))
                 previousFace = index
