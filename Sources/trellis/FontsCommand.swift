@@ -40,7 +40,7 @@ struct FontsCommand: ParsableCommand {
                 do {
                     font = try OpenTypeFont(bytes: bytes, fontIndex: index)
                 } catch {
-                    throw ValidationError("\(path): \(error)")
+                    throw FontsCommandError("\(path): \(error)")
                 }
                 var face = FontFace(font: font, sourceChecksum: crc32(bytes))
                 if let family { face = face.renamed(family) }
@@ -94,7 +94,7 @@ struct FontsCommand: ParsableCommand {
             for file in try FileManager.default.contentsOfDirectory(atPath: packs).sorted()
             where file.hasSuffix(".\(MetricsPack.fileExtension)") {
                 let path = (packs as NSString).appendingPathComponent(file)
-                do { try fonts.addPack(readFile(path)) } catch { throw ValidationError("\(path): \(error)") }
+                do { try fonts.addPack(readFile(path)) } catch { throw FontsCommandError("\(path): \(error)") }
             }
             let text = self.text.replacingOccurrences(of: "\\n", with: "\n")
             let attributes = TextAttributes(family: family, weight: weight, size: size, lineLimit: lines)
@@ -125,6 +125,12 @@ struct FontsCommand: ParsableCommand {
 }
 
 private func readFile(_ path: String) throws -> [UInt8] {
-    guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("cannot read \(path)") }
+    guard let data = FileManager.default.contents(atPath: path) else { throw FontsCommandError("cannot read \(path)") }
     return [UInt8](data)
+}
+
+/// A failure reading or writing a file: printed as "Error: …", without the usage text.
+struct FontsCommandError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
 }

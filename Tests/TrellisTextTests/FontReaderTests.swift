@@ -58,6 +58,26 @@ import TrellisText
         #expect(font.advances[Int(smile)] == 1000)
     }
 
+    @Test func readsAFontCollection() throws {
+        // Wrap the test font in a one-font 'ttcf' collection: header first, table offsets moved.
+        let font = try Fixture.bytes("Fixtures/fonts/TrellisKernTest.ttf")
+        var shifted = font
+        let count = Int(font[4]) << 8 | Int(font[5])
+        for i in 0..<count {
+            let r = 12 + 16 * i + 8
+            let offset = (Int(font[r]) << 24 | Int(font[r + 1]) << 16 | Int(font[r + 2]) << 8 | Int(font[r + 3])) + 16
+            shifted[r] = UInt8(offset >> 24 & 0xFF); shifted[r + 1] = UInt8(offset >> 16 & 0xFF)
+            shifted[r + 2] = UInt8(offset >> 8 & 0xFF); shifted[r + 3] = UInt8(offset & 0xFF)
+        }
+        let collection: [UInt8] = Array("ttcf".utf8) + [0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 16] + shifted
+        let parsed = try OpenTypeFont(bytes: collection)
+        #expect(parsed.familyName == "Trellis Kern Test")
+        #expect(parsed.codepoints == (try OpenTypeFont(bytes: font)).codepoints)
+        #expect(throws: FontError(table: "sfnt", offset: 8, reason: "font index 1 asked for, the collection has 1 fonts")) {
+            try OpenTypeFont(bytes: collection, fontIndex: 1)
+        }
+    }
+
     // MARK: broken bytes
 
     @Test func emptyAndForeignFilesGivePreciseErrors() throws {
