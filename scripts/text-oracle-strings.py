@@ -67,6 +67,8 @@ MIXED = [
 EMOJI = [
     "Hi 👋", "🎉 Party", "❤️ Love", "👍", "🔥🔥🔥", "Done ✅", "Star ⭐", "👨‍👩‍👧 Family",
     "👍🏽 ok", "🇫🇷 France", "😀😃😄", "Thanks 🙏", "☀️ Sunny", "🚀 Launch", "Good 👌 job",
+    "👩‍💻 Developer", "🏳️‍🌈", "🇯🇵🇩🇪🇺🇸", "👋🏻👋🏿", "Rated ★★★★☆", "🧑‍🤝‍🧑", "❤️‍🔥 hot",
+    "😀😀😀😀😀", "Go →", "x 🤖 y",
 ]
 
 CATEGORIES = {

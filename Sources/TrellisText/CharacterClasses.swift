@@ -93,6 +93,22 @@ enum CharacterClass {
             || (c >= 0x3099 && c <= 0x309A)
     }
 
+    /// Emoji and pictographs that form ZWJ sequences (a coarse Extended_Pictographic).
+    @inline(__always)
+    static func isEmoji(_ c: UInt32) -> Bool {
+        (c >= 0x1F000 && c <= 0x1FAFF) || (c >= 0x2600 && c <= 0x27BF) || (c >= 0x2300 && c <= 0x23FF)
+            || (c >= 0x2B00 && c <= 0x2BFF) || c == 0x00A9 || c == 0x00AE || c == 0x203C || c == 0x2049
+            || c == 0x2122 || c == 0x2139 || (c >= 0x2194 && c <= 0x21AA)
+    }
+
+    /// Skin-tone modifiers U+1F3FB–1F3FF.
+    @inline(__always)
+    static func isEmojiModifier(_ c: UInt32) -> Bool { c >= 0x1F3FB && c <= 0x1F3FF }
+
+    /// Regional indicators U+1F1E6–1F1FF: two make a flag.
+    @inline(__always)
+    static func isRegionalIndicator(_ c: UInt32) -> Bool { c >= 0x1F1E6 && c <= 0x1F1FF }
+
     @inline(__always)
     static func isDigit(_ c: UInt32) -> Bool { c >= 0x30 && c <= 0x39 }
 
@@ -102,6 +118,8 @@ enum CharacterClass {
         if isBreakingSpace(after) { return false }  // LB7: never break before a space
         if isBreakingSpace(before) { return true }  // LB18: break after spaces
         if before == 0x200B { return true }  // LB8: break after ZWSP
+        if before == 0x200D || isEmojiModifier(after) { return false }  // LB8a, LB30b: emoji sequences
+        if isRegionalIndicator(before) && isRegionalIndicator(after) { return false }  // LB30a (pairs)
         if isCombiningMark(after) || isDefaultIgnorable(after) && after != 0x200B { return false }  // LB9
         if before == 0x2060 || after == 0x2060 || before == 0xA0 || after == 0xA0 || before == 0x202F
             || after == 0x202F

@@ -79,12 +79,20 @@ public struct FontChain: Sendable {
         let notdef = faces.first.map { Double($0.notdefAdvance) * scales[0] } ?? 0.5 * size
         var previousFace = -1
         var previousRight: UInt16 = 0
+        // Emoji sequences: what came before, to fold a sequence into one glyph's width.
+        var previousEmoji = false  // the last visible scalar was an emoji
+        var joined = false  // a ZWJ came after it
+        var openFlag = false  // it was the first regional indicator of a pair
         let faceCount = faces.count
         for scalar in text.unicodeScalars {
             let c = scalar.value
             if CharacterClass.isHardBreak(c) || CharacterClass.isDefaultIgnorable(c) || CharacterClass.isCombiningMark(c) {
                 // Zero width. Kerning context carries across ignorables and marks, not line breaks.
-                if CharacterClass.isHardBreak(c) { previousFace = -1 }
+                if CharacterClass.isHardBreak(c) {
+                    previousFace = -1
+                    previousEmoji = false
+                }
+                if c == 0x200D { joined = true }
                 glyphs.append(Glyph(codepoint: c, advance: 0, kernBefore: 0))
                 continue
             }
@@ -95,7 +103,19 @@ public struct FontChain: Sendable {
                 if index == previousFace && previousRight != 0 && m.right != 0 {
                     kern = Double(faces[index].kerning(leftClass: previousRight, rightClass: m.right)) * scales[index]
                 }
-                glyphs.append(Glyph(codepoint: c, advance: Double(m.advance) * scales[index], kernBefore: kern))
+                var advance = Double(m.advance) * scales[index]
+                // A face that has both parts of an emoji sequence draws it as one glyph (its `ccmp`
+                // ligature): a skin-tone modifier, an emoji after ZWJ, the second regional
+                // indicator of a flag add no width.
+                let emoji = CharacterClass.isEmoji(c)
+                let regional = CharacterClass.isRegionalIndicator(c)
+                if index == previousFace && previousEmoji
+                    && ((emoji && joined) || CharacterClass.isEmojiModifier(c) || (regional && openFlag))
+                {
+                    advance = 0
+                }
+                openFlag = regional && !(openFlag && index == previousFace)
+                glyphs.append(Glyph(codepoint: c, advance: advance, kernBefore: kern))
                 previousFace = index
                 previousRight = m.left
                 found = true
@@ -104,7 +124,10 @@ public struct FontChain: Sendable {
             if !found {
                 glyphs.append(Glyph(codepoint: c, advance: notdef, kernBefore: 0))
                 previousFace = -1
+                openFlag = false
             }
+            previousEmoji = CharacterClass.isEmoji(c)
+            joined = false
         }
         return glyphs
     }
@@ -143,7 +166,9 @@ enum LineBreaker {
             }
             let w = width + (j > start ? glyphs[j].kernBefore : 0) + glyphs[j].advance
             if !CharacterClass.isBreakingSpace(c) {
-                if w > limit && j > start {
+                // Only a scalar that adds width overflows: marks, joiners and the folded parts of
+                // an emoji sequence stay with the character before them.
+                if w > limit && j > start && w > width {
                     if breakAt > start {
                         return Line(end: breakAt, next: breakAt, width: contentAtBreak, endedByHardBreak: false)
                     }

@@ -44,7 +44,7 @@ import TrellisText
             #expect(try Fixture.pack(pack) == Fixture.face(file), "rebuild Config/fonts/\(pack).trfm with trellis fonts")
         }
         let collection = try Fixture.shippedCollection()
-        #expect(collection.families == ["Droid Sans Fallback", "Inter", "Roboto"])
+        #expect(collection.families == ["Droid Sans Fallback", "Inter", "Noto Color Emoji", "Roboto"])
         #expect(collection.faces(family: "Roboto").map(\.weight) == [400, 500, 700])
         #expect(collection.faces(family: "Inter").map(\.weight) == [400, 500, 600, 700])
         #expect(try #require(collection.face(family: "Droid Sans Fallback")).contains(0x6771))

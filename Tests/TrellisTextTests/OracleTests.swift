@@ -26,7 +26,7 @@ import TrellisText
         }
         var sizes: [Int]
         var font: Font
-        var fallback: Fallback
+        var fallbacks: [Fallback]
         var cases: [Case]
     }
 
@@ -38,14 +38,19 @@ import TrellisText
         try JSONDecoder().decode(OracleFile.self, from: Data(Fixture.bytes("Fixtures/text/\(name).json")))
     }
 
-    /// The measuring chain the oracle describes: the font (through a pack round trip) + the CJK fallback pack.
+    /// The measuring chain the oracle describes: the font (through a pack round trip), then the
+    /// emoji and CJK fallback packs.
     static func chain(_ oracle: OracleFile) throws -> FontChain {
         let bytes = try Fixture.bytes("Fixtures/fonts/\(oracle.font.file)")
         #expect(crc32(bytes) == oracle.font.crc32, "\(oracle.font.file) changed since the oracle ran: rerun scripts/text-oracle")
         let face = try MetricsPack.decode(MetricsPack.encode(FontFace(font: OpenTypeFont(bytes: bytes))))
-        let fallback = try MetricsPack.decode(Fixture.bytes(oracle.fallback.pack))
-        #expect(fallback.sourceChecksum == oracle.fallback.crc32, "\(oracle.fallback.pack) was built from another \(oracle.fallback.file)")
-        return FontChain(faces: [face, fallback])
+        var faces = [face]
+        for fallback in oracle.fallbacks {
+            let pack = try MetricsPack.decode(Fixture.bytes(fallback.pack))
+            #expect(pack.sourceChecksum == fallback.crc32, "\(fallback.pack) was built from another \(fallback.file)")
+            faces.append(pack)
+        }
+        return FontChain(faces: faces)
     }
 
     @Test(arguments: files)

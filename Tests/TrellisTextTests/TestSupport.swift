@@ -27,9 +27,9 @@ enum Fixture {
         try MetricsPack.decode(bytes("Config/fonts/\(name).trfm"))
     }
 
-    /// Every pack shipped in Config/fonts/, with the CJK fallback configured.
+    /// Every pack shipped in Config/fonts/, with the emoji and CJK fallbacks configured.
     static func shippedCollection() throws -> FontCollection {
-        var collection = FontCollection(fallbackFamilies: ["Droid Sans Fallback"])
+        var collection = FontCollection(fallbackFamilies: ["Noto Color Emoji", "Droid Sans Fallback"])
         let dir = root.appendingPathComponent("Config/fonts")
         for file in try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
         where file.hasSuffix(".\(MetricsPack.fileExtension)") {

@@ -73,11 +73,19 @@ import TrellisText
     @Test func fallbackChainCoversCJK() throws {
         let fonts = try Fixture.shippedCollection()
         let chain = fonts.chain(family: "Roboto")
-        #expect(chain.faces.map(\.family) == ["Roboto", "Droid Sans Fallback"])
+        #expect(chain.faces.map(\.family) == ["Roboto", "Noto Color Emoji", "Droid Sans Fallback"])
         // Droid Sans Fallback: 1000 units per em, ideographs 1000 units wide.
         #expect(abs(chain.singleLineWidth("東京", size: 17) - 34) < 1e-9)
         // Unknown family: the fallbacks alone still measure.
-        #expect(fonts.chain(family: "Nope").faces.map(\.family) == ["Droid Sans Fallback"])
+        #expect(fonts.chain(family: "Nope").faces.map(\.family) == ["Noto Color Emoji", "Droid Sans Fallback"])
+        // Emoji sequences measure as one emoji (Noto Color Emoji: 2550 of 2048 units).
+        let emoji = 2550.0 / 2048 * 17
+        for sequence in ["👍", "👍🏽", "👩‍💻", "🇫🇷", "🧑‍🤝‍🧑"] {
+            #expect(abs(chain.singleLineWidth(sequence, size: 17) - emoji) < 1e-9, "\(sequence)")
+        }
+        #expect(abs(chain.singleLineWidth("🇯🇵🇩🇪", size: 17) - 2 * emoji) < 1e-9)
+        // No break inside a sequence, even in a box narrower than one emoji.
+        #expect(chain.measure("👩‍💻👩‍💻", size: 17, availableWidth: 1).lines.map(\.range) == [0..<3, 3..<6])
         // Nothing at all: 0.5 em per character, 1.2 em lines.
         let none = FontCollection().measure("abcd", TextAttributes(family: "X", size: 10))
         #expect(none.width == 20 && none.height == 12)
