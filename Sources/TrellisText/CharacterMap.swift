@@ -59,7 +59,9 @@ enum CharacterMap {
         guard segX2 % 2 == 0 else { throw t.reader.fail(o + 6, "segCountX2 is odd (\(segX2))") }
         let segs = segX2 / 2
         let ends = o + 14, starts = ends + segX2 + 2, deltas = starts + segX2, rangeOffsets = deltas + segX2
-        try t.reader.require(o, max(length, 16 + 4 * segX2), "format 4 subtable with \(segs) segments")
+        // The length field is not trusted (it wraps in large subtables); the arrays must be there.
+        _ = length
+        try t.reader.require(o, 16 + 4 * segX2, "format 4 subtable with \(segs) segments")
         var pairs: [(UInt32, UInt16)] = []
         var previousEnd: Int64 = -1
         for s in 0..<segs {

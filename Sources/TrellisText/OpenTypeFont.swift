@@ -48,14 +48,16 @@ public struct OpenTypeFont: Sendable {
         let hheaAscender = Int(try hhea.i16(hhea.base + 4, "ascender"))
         let hheaDescender = Int(try hhea.i16(hhea.base + 6, "descender"))
         let hheaLineGap = Int(try hhea.i16(hhea.base + 8, "lineGap"))
-        let numberOfHMetrics = Int(try hhea.u16(hhea.base + 34, "numberOfHMetrics"))
+        let declaredHMetrics = Int(try hhea.u16(hhea.base + 34, "numberOfHMetrics"))
 
         guard let maxp = try directory.reader("maxp", file) else { throw file.fail(0, "the font has no maxp table") }
         let numGlyphs = Int(try maxp.u16(maxp.base + 4, "numGlyphs"))
         guard numGlyphs > 0 else { throw maxp.reader.fail(maxp.base + 4, "numGlyphs is 0") }
-        guard numberOfHMetrics >= 1, numberOfHMetrics <= numGlyphs else {
-            throw hhea.reader.fail(hhea.base + 34, "numberOfHMetrics is \(numberOfHMetrics), must be 1…numGlyphs (\(numGlyphs))")
+        guard declaredHMetrics >= 1 else {
+            throw hhea.reader.fail(hhea.base + 34, "numberOfHMetrics is 0, must be 1…numGlyphs (\(numGlyphs))")
         }
+        // More metrics than glyphs: the extra ones are never used (HarfBuzz reads it the same way).
+        let numberOfHMetrics = min(declaredHMetrics, numGlyphs)
 
         guard let hmtx = try directory.reader("hmtx", file) else { throw file.fail(0, "the font has no hmtx table") }
         try hmtx.reader.require(hmtx.base, numberOfHMetrics * 4, "\(numberOfHMetrics) longHorMetric records")
@@ -70,16 +72,19 @@ public struct OpenTypeFont: Sendable {
             weight = Int(try os2.u16(os2.base + 4, "usWeightClass"))
             let fsSelection = try os2.u16(os2.base + 62, "fsSelection")
             isItalic = fsSelection & 1 != 0
-            let typoAscender = Int(try os2.i16(os2.base + 68, "sTypoAscender"))
-            let typoDescender = Int(try os2.i16(os2.base + 70, "sTypoDescender"))
-            let typoLineGap = Int(try os2.i16(os2.base + 72, "sTypoLineGap"))
-            let useTypo = fsSelection & (1 << 7) != 0
-            // Same choice as HarfBuzz's hb_ot_metrics: typo metrics when USE_TYPO_METRICS is set or
-            // when hhea has no ascender/descender at all.
-            if useTypo || (hheaAscender == 0 && hheaDescender == 0) {
-                ascender = typoAscender
-                descender = typoDescender
-                lineGap = typoLineGap
+            // Apple's short version-0 OS/2 (68 bytes) ends before the typo metrics: keep hhea's.
+            if os2.length >= 74 {
+                let typoAscender = Int(try os2.i16(os2.base + 68, "sTypoAscender"))
+                let typoDescender = Int(try os2.i16(os2.base + 70, "sTypoDescender"))
+                let typoLineGap = Int(try os2.i16(os2.base + 72, "sTypoLineGap"))
+                let useTypo = fsSelection & (1 << 7) != 0
+                // Same choice as HarfBuzz's hb_ot_metrics: typo metrics when USE_TYPO_METRICS is set or
+                // when hhea has no ascender/descender at all.
+                if useTypo || (hheaAscender == 0 && hheaDescender == 0) {
+                    ascender = typoAscender
+                    descender = typoDescender
+                    lineGap = typoLineGap
+                }
             }
         }
 
