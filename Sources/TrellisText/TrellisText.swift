@@ -1,1 +1,0 @@
-// TrellisText: see docs/architecture.md for what this module owns.
