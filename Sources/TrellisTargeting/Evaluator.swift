@@ -68,9 +68,11 @@ public struct Evaluator: Sendable {
         }
     }
 
-    /// A finite decimal number written as in JSON or Swift (`18`, `-2.5`, `1e3`); nil otherwise.
+    /// A finite decimal number (`18`, `-2.5`, `.5`, `1e3`); nil for anything else, including
+    /// spaces, hexadecimal, `nan` and `inf`.
     static func number(_ text: String) -> Double? {
         guard let first = text.utf8.first, first == 0x2D || (0x30...0x39).contains(first) || first == 0x2E,
+            text.utf8.allSatisfy({ (0x30...0x39).contains($0) || $0 == 0x2E || $0 == 0x2D || $0 == 0x2B || $0 | 0x20 == 0x65 }),
             let n = Double(text), n.isFinite
         else { return nil }
         return n
