@@ -26,6 +26,10 @@ public struct ScreenDecisions: Sendable {
     /// Every rollout the points' expressions name directly (not through named rules), first use
     /// first. Their in/out is part of the outcomes so the answer can report it for exposure logging.
     public let rollouts: [String]
+    /// For each point, the nearest enclosing point and the outcome of it that shows this one.
+    let guards: [(point: Int, outcome: UInt8)?]
+    /// For each rollout, the points that name it.
+    let rolloutPoints: [[Int]]
 
     /// The length of an ``Outcomes`` vector for this screen.
     public var count: Int { points.count + rollouts.count }
@@ -61,33 +65,60 @@ public struct ScreenResolver: Sendable {
     /// The screen's decision points and the rollouts they name.
     public func decisions(of screen: Screen) -> ScreenDecisions {
         var points: [DecisionPoint] = []
+        var guards: [(point: Int, outcome: UInt8)?] = []
         var rollouts: [String] = []
-        func visit(_ node: Node, _ path: JSONPath) {
+        var rolloutPoints: [[Int]] = []
+        func visit(_ node: Node, _ path: JSONPath, _ guarded: (point: Int, outcome: UInt8)?) {
             switch node {
             case .component(let c):
-                for (i, child) in c.subviews.enumerated() { visit(child, path.appending("subviews").appending(i)) }
-                if let fallback = c.fallback { visit(fallback, path.appending("fallback")) }
+                for (i, child) in c.subviews.enumerated() { visit(child, path.appending("subviews").appending(i), guarded) }
+                if let fallback = c.fallback { visit(fallback, path.appending("fallback"), guarded) }
             case .rule(let id, let rule, let then, let otherwise):
+                let index = points.count
                 points.append(DecisionPoint(kind: .rule(rule), id: id, path: path))
-                for case (.rollout(let key), _) in rule.references(at: path) where !rollouts.contains(key) { rollouts.append(key) }
-                visit(then, path.appending("child"))
-                if let otherwise { visit(otherwise, path.appending("else")) }
+                guards.append(guarded)
+                for case (.rollout(let key), _) in rule.references(at: path) {
+                    if let k = rollouts.firstIndex(of: key) {
+                        if rolloutPoints[k].last != index { rolloutPoints[k].append(index) }
+                    } else {
+                        rollouts.append(key)
+                        rolloutPoints.append([index])
+                    }
+                }
+                visit(then, path.appending("child"), (index, 1))
+                if let otherwise { visit(otherwise, path.appending("else"), (index, 0)) }
             case .experiment(let id, let key, let variants):
+                let index = points.count
                 points.append(DecisionPoint(kind: .experiment(key: key, variants: variants.map(\.name)), id: id, path: path))
-                for variant in variants { variant.node.map { visit($0, path.appending("variants").appending(variant.name)) } }
+                guards.append(guarded)
+                for (i, variant) in variants.enumerated() {
+                    variant.node.map { visit($0, path.appending("variants").appending(variant.name), (index, UInt8(clamping: i))) }
+                }
             }
         }
-        visit(screen.root, JSONPath.root.appending("root"))
-        return ScreenDecisions(points: points, rollouts: rollouts)
+        visit(screen.root, JSONPath.root.appending("root"), nil)
+        return ScreenDecisions(points: points, rollouts: rollouts, guards: guards, rolloutPoints: rolloutPoints)
     }
 
-    /// Evaluates every decision for one user. An Experiment node shows the variant the
+    /// Evaluates the decisions for one user. An Experiment node shows the variant the
     /// configuration assigns; when the node has no variant of that name, the experiment's default
     /// variant; when it has neither (or the experiment is unknown), nothing (``Outcomes/none``).
+    ///
+    /// A point inside a branch that its enclosing Rule or Experiment does not show is not
+    /// evaluated and reads 0, and so does a rollout that only such points name: users who differ
+    /// only there get equal outcomes, hence one cache entry.
     public func outcomes(of decisions: ScreenDecisions, for context: UserContext, evaluator: Evaluator) -> Outcomes {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(decisions.count)
-        for point in decisions.points {
+        var shown: [Bool] = []
+        shown.reserveCapacity(decisions.points.count)
+        for (index, point) in decisions.points.enumerated() {
+            let reachable = decisions.guards[index].map { shown[$0.point] && bytes[$0.point] == $0.outcome } ?? true
+            shown.append(reachable)
+            guard reachable else {
+                bytes.append(0)
+                continue
+            }
             switch point.kind {
             case .rule(let expression):
                 bytes.append(evaluator.evaluate(expression, for: context) ? 1 : 0)
@@ -98,7 +129,9 @@ public struct ScreenResolver: Sendable {
                 bytes.append(index.flatMap { UInt8(exactly: $0) }.map { min($0, Outcomes.none - 1) } ?? Outcomes.none)
             }
         }
-        for key in decisions.rollouts { bytes.append(evaluator.isInRollout(key, for: context) ? 1 : 0) }
+        for (key, users) in zip(decisions.rollouts, decisions.rolloutPoints) {
+            bytes.append(users.contains { shown[$0] } && evaluator.isInRollout(key, for: context) ? 1 : 0)
+        }
         return Outcomes(bytes)
     }
 

@@ -141,4 +141,28 @@ import TrellisTargeting
         #expect(anonymous.bytes == [0, 1, Outcomes.none, 0, 0])
         #expect(anonymous.description == "0.1.255.0.0")
     }
+
+    /// Points in branches not shown are not evaluated and read 0, as do rollouts only they name.
+    @Test func unreachableDecisionsReadZero() throws {
+        let screen = try inlineScreen("""
+            {"type": "Rule", "rule": {"attribute": "country", "op": "equals", "value": "DE"},
+             "child": {"type": "Experiment", "experiment": "e", "variants": {"a": null, "b": {"type": "Rule", "rule": {"rollout": "r1"}, "child": {"type": "Spacer"}}}},
+             "else": {"type": "Rule", "rule": {"rollout": "r2"}, "child": {"type": "Circle"}}}
+            """)
+        let configuration = try TargetingConfiguration(
+            rollouts: ["r1": .init(percentage: 100, groupID: "r1"), "r2": .init(percentage: 100, groupID: "r2")],
+            experiments: ["e": .init(variants: [.init(name: "a", weight: 0), .init(name: "b", weight: 1)], defaultVariant: "a")])
+        let evaluator = Evaluator(configuration)
+        let decisions = resolver.decisions(of: screen)
+        #expect(decisions.rollouts == ["r1", "r2"])
+        func outcomes(_ country: String, _ user: String?) -> [UInt8] {
+            resolver.outcomes(of: decisions, for: UserContext(userID: user, country: country), evaluator: evaluator).bytes
+        }
+        // points: country rule, experiment, r1 rule, r2 rule; then rollouts r1, r2.
+        #expect(outcomes("DE", "u") == [1, 1, 1, 0, 1, 0])
+        #expect(outcomes("DE", nil) == [1, 0, 0, 0, 0, 0])  // default variant a: r1's rule is not shown
+        #expect(outcomes("FR", "u") == [0, 0, 0, 1, 0, 1])
+        // Every user in France gets the same outcomes, so the same cache entry.
+        #expect(Set((0..<50).map { outcomes("FR", "user-\($0)") }).count == 1)
+    }
 }
