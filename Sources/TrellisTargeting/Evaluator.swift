@@ -5,6 +5,8 @@
 /// - A named rule evaluates its definition.
 /// - `{"rollout": k}` is ``isInRollout(_:for:)``; `{"experiment": k, "variant": v}` is true when
 ///   ``variant(of:for:)`` is `v`.
+/// - Strings compare byte for byte in UTF-8 (no Unicode normalisation or case folding), as
+///   other languages' SDKs would.
 /// - A condition on an attribute the context lacks is false for every operator, and so is a
 ///   condition whose attribute text does not parse as the operator's kind (a number, an RFC 3339
 ///   date, a version). Names unknown to the configuration evaluate to false (a checked
@@ -48,13 +50,13 @@ public struct Evaluator: Sendable {
     public static func holds(_ condition: AttributeCondition, for context: UserContext) -> Bool {
         guard let text = context.text(of: condition.attribute) else { return false }
         switch (condition.op, condition.operand) {
-        case (.equals, .string(let s)): return text == s
-        case (.notEquals, .string(let s)): return text != s
-        case (.startsWith, .string(let s)): return text.hasPrefix(s)
-        case (.endsWith, .string(let s)): return text.hasSuffix(s)
-        case (.contains, .string(let s)): return s.isEmpty || text.contains(s)
-        case (.in, .stringSet(let set)): return set.contains(text)
-        case (.notIn, .stringSet(let set)): return !set.contains(text)
+        case (.equals, .string(let s)): return text.utf8.elementsEqual(s.utf8)
+        case (.notEquals, .string(let s)): return !text.utf8.elementsEqual(s.utf8)
+        case (.startsWith, .string(let s)): return text.utf8.starts(with: s.utf8)
+        case (.endsWith, .string(let s)): return text.utf8.reversed().starts(with: s.utf8.reversed())
+        case (.contains, .string(let s)): return containsBytes(Array(text.utf8), Array(s.utf8))
+        case (.in, .stringSet(let set)): return set.contains { text.utf8.elementsEqual($0.utf8) }
+        case (.notIn, .stringSet(let set)): return !set.contains { text.utf8.elementsEqual($0.utf8) }
         case (.lessThan, .number(let n)): return number(text).map { $0 < n } ?? false
         case (.lessThanOrEqual, .number(let n)): return number(text).map { $0 <= n } ?? false
         case (.greaterThan, .number(let n)): return number(text).map { $0 > n } ?? false
@@ -66,6 +68,16 @@ public struct Evaluator: Sendable {
         case (.versionEquals, .version(let v)): return version(condition.attribute, text, context).map { $0 == v } ?? false
         default: return false  // an operand of the wrong kind; the decoder never builds one
         }
+    }
+
+    /// Whether `needle` occurs in `haystack`, byte for byte.
+    private static func containsBytes(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty else { return true }
+        guard needle.count <= haystack.count else { return false }
+        for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
+            if haystack[start..<start + needle.count].elementsEqual(needle) { return true }
+        }
+        return false
     }
 
     /// A finite decimal number (`18`, `-2.5`, `.5`, `1e3`); nil for anything else, including

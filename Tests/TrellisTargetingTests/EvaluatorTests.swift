@@ -25,6 +25,26 @@ import TrellisTargeting
         #expect(holds("email", .contains, .string("kim@")))
         #expect(!holds("email", .contains, .string("bob")))
         #expect(holds("userId", .equals, .string("user-1")))
+        #expect(holds("email", .contains, .string("")) && holds("email", .startsWith, .string("")))
+        #expect(!holds("country", .contains, .string("DEU")))
+    }
+
+    /// Strings compare byte for byte: a precomposed é is not e + combining acute, though Swift's
+    /// `==` would call them equal.
+    @Test func stringsCompareByteForByte() {
+        let c = UserContext(attributes: ["name": "Zo\u{E9}", "city": "Mu\u{308}nchen"])
+        func holds(_ a: String, _ op: AttributeCondition.Operator, _ operand: AttributeCondition.Operand) -> Bool {
+            Evaluator.holds(AttributeCondition(attribute: a, op: op, operand: operand), for: c)
+        }
+        #expect(holds("name", .equals, .string("Zo\u{E9}")))
+        #expect(!holds("name", .equals, .string("Zoe\u{301}")))
+        #expect(holds("name", .notEquals, .string("Zoe\u{301}")))
+        #expect(!holds("name", .in, .stringSet(["Zoe\u{301}"])))
+        #expect(holds("name", .notIn, .stringSet(["Zoe\u{301}"])))
+        #expect(!holds("city", .startsWith, .string("M\u{FC}")))
+        #expect(holds("city", .startsWith, .string("Mu")))  // Swift's hasPrefix says false: "u" is not "ü"
+        #expect(holds("city", .contains, .string("u\u{308}n")) && holds("city", .endsWith, .string("chen")))
+        #expect(holds("name", .endsWith, .string("\u{E9}")) && !holds("name", .endsWith, .string("e")))
     }
 
     @Test func setOperators() {
