@@ -90,9 +90,9 @@ extension TargetingConfiguration {
         var groupID: String? = key
         if let raw = object.value("groupId") { groupID = RuleExpression.identifier(raw, at: path.appending("groupId"), collector) }
         let enabled = object.contains("enabled") ? object.bool("enabled") : true
-        let description = object.contains("description") ? object.string("description") : ""
-        guard let percentage, let groupID, let enabled, description != nil else { return nil }
-        return Rollout(percentage: percentage, groupID: groupID, enabled: enabled)
+        let description = object.string("description")
+        guard let percentage, let groupID, let enabled, !object.contains("description") || description != nil else { return nil }
+        return Rollout(percentage: percentage, groupID: groupID, enabled: enabled, description: description)
     }
 
     private static func decodeExperiment(_ value: JSONValue, at path: JSONPath, _ collector: DiagnosticsCollector) -> Experiment? {
@@ -101,7 +101,7 @@ extension TargetingConfiguration {
         }
         let variants = object.value("variants", required: true).flatMap { decodeVariants($0, at: path.appending("variants"), collector) }
         let enabled = object.contains("enabled") ? object.bool("enabled") : true
-        let description = object.contains("description") ? object.string("description") : ""
+        let description = object.string("description")
         var defaultVariant = variants?.first?.name
         if let raw = object.value("defaultVariant") {
             let defaultPath = path.appending("defaultVariant")
@@ -113,8 +113,8 @@ extension TargetingConfiguration {
                 defaultVariant = nil
             }
         }
-        guard let variants, let enabled, let defaultVariant, description != nil else { return nil }
-        return Experiment(variants: variants, enabled: enabled, defaultVariant: defaultVariant)
+        guard let variants, let enabled, let defaultVariant, !object.contains("description") || description != nil else { return nil }
+        return Experiment(variants: variants, enabled: enabled, defaultVariant: defaultVariant, description: description)
     }
 
     private static func decodeVariants(_ value: JSONValue, at path: JSONPath, _ collector: DiagnosticsCollector) -> [Experiment.Variant]? {
@@ -215,5 +215,38 @@ extension JSONValue {
             }
         }
         return current
+    }
+}
+
+extension TargetingConfiguration {
+    /// The configuration in the shape ``decode(_:source:)`` reads, every field written out
+    /// (`groupId`, `enabled`, `defaultVariant` too), names sorted, variants in their order: equal
+    /// configurations encode to equal bytes, and the encoding decodes to an equal configuration.
+    public var jsonValue: JSONValue {
+        func described(_ members: [(String, JSONValue)], _ description: String?) -> JSONValue {
+            .object(members + (description.map { [("description", .string($0))] } ?? []))
+        }
+        return .object([
+            ("rules", .object(rules.sorted { $0.key < $1.key }.map { ($0.key, $0.value.jsonValue) })),
+            (
+                "rollouts",
+                .object(rollouts.sorted { $0.key < $1.key }.map { key, r in
+                    (key, described([("percentage", .number(r.percentage)), ("groupId", .string(r.groupID)), ("enabled", .bool(r.enabled))], r.description))
+                })
+            ),
+            (
+                "experiments",
+                .object(experiments.sorted { $0.key < $1.key }.map { key, e in
+                    (
+                        key,
+                        described(
+                            [
+                                ("variants", .object(e.variants.map { ($0.name, .number($0.weight)) })), ("enabled", .bool(e.enabled)),
+                                ("defaultVariant", .string(e.defaultVariant)),
+                            ], e.description)
+                    )
+                })
+            ),
+        ])
     }
 }

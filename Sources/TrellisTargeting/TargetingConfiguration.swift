@@ -19,11 +19,14 @@ public struct TargetingConfiguration: Sendable {
         public var groupID: String
         /// The kill switch: a disabled rollout admits nobody. The default is `true`.
         public var enabled: Bool
+        /// For people; Trellis does not read it.
+        public var description: String?
 
-        public init(percentage: Int, groupID: String, enabled: Bool = true) {
+        public init(percentage: Int, groupID: String, enabled: Bool = true, description: String? = nil) {
             self.percentage = percentage
             self.groupID = groupID
             self.enabled = enabled
+            self.description = description
         }
     }
 
@@ -46,11 +49,14 @@ public struct TargetingConfiguration: Sendable {
         /// What users without an id, and everyone while the experiment is disabled, get. The
         /// default is the first variant.
         public var defaultVariant: String
+        /// For people; Trellis does not read it.
+        public var description: String?
 
-        public init(variants: [Variant], enabled: Bool = true, defaultVariant: String) {
+        public init(variants: [Variant], enabled: Bool = true, defaultVariant: String, description: String? = nil) {
             self.variants = variants
             self.enabled = enabled
             self.defaultVariant = defaultVariant
+            self.description = description
         }
     }
 

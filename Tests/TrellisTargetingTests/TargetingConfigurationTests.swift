@@ -15,7 +15,10 @@ import TrellisTargeting
     @Test func configTargetingDefinesWhatTheScreensUse() throws {
         let configuration = try configTargeting()
         #expect(configuration.rules.keys.sorted() == ["is_gold_member", "is_modern_client", "is_staff"])
-        #expect(configuration.rollouts["gold-banner"] == .init(percentage: 25, groupID: "gold-banner", enabled: true))
+        #expect(configuration.rollouts["gold-banner"]?.percentage == 25)
+        #expect(configuration.rollouts["gold-banner"]?.groupID == "gold-banner")
+        #expect(configuration.rollouts["gold-banner"]?.enabled == true)
+        #expect(configuration.rollouts["gold-banner"]?.description?.hasPrefix("Gold week") == true)
         #expect(configuration.experiments["home-hero"]?.variants == [.init(name: "control", weight: 50), .init(name: "big", weight: 50)])
         #expect(configuration.experiments["home-hero"]?.defaultVariant == "control")
         #expect(configuration.experiments["product-related"]?.variants.map(\.name) == ["control", "hidden"])
@@ -117,5 +120,21 @@ import TrellisTargeting
         #expect(throws: DiagnosticsError.self) {
             try TargetingConfiguration(experiments: ["e": .init(variants: [.init(name: "a", weight: 1), .init(name: "b", weight: 1)], defaultVariant: "c")])
         }
+    }
+
+    /// Encoding writes every field; the encoding decodes to the same configuration and bytes.
+    @Test func encodingRoundTrips() throws {
+        let configuration = try configTargeting()
+        let bytes = JSONWriter.encode(configuration.jsonValue)
+        let again = try TargetingConfiguration.decode(bytes, source: "encoded").get()
+        #expect(JSONWriter.encode(again.jsonValue) == bytes)
+        #expect(again.rules == configuration.rules)
+        #expect(again.rollouts == configuration.rollouts)
+        #expect(again.experiments == configuration.experiments)
+        let small = try decodeTargeting(#"{"rollouts": {"r": {"percentage": 5}}, "experiments": {"e": {"variants": {"b": 1, "a": 0}}}}"#).get()
+        #expect(
+            JSONWriter.string(small.jsonValue)
+                == #"{"rules":{},"rollouts":{"r":{"percentage":5,"groupId":"r","enabled":true}},"experiments":{"e":{"variants":{"b":1,"a":0},"enabled":true,"defaultVariant":"b"}}}"#)
+        #expect(errors(#"{"rollouts": {"r": {"percentage": 5, "description": 7}}}"#) == ["$.rollouts.r.description (line 1): expected a string, found a number"])
     }
 }
