@@ -6,7 +6,8 @@ public struct DecisionPoint: Sendable {
     public enum Kind: Sendable {
         /// Outcome 1 shows `child`, 0 shows `else` (or nothing).
         case rule(RuleExpression)
-        /// Outcome *i* shows `variants[i]`; ``Outcomes/none`` shows nothing.
+        /// Outcome *i* shows `variants[i]`; ``Outcomes/none`` shows nothing (so only the first
+        /// 255 variants of a node can be shown; an experiment has at most 100).
         case experiment(key: String, variants: [String])
     }
 
@@ -27,7 +28,7 @@ public struct ScreenDecisions: Sendable {
     /// first. Their in/out is part of the outcomes so the answer can report it for exposure logging.
     public let rollouts: [String]
     /// For each point, the nearest enclosing point and the outcome of it that shows this one.
-    let guards: [(point: Int, outcome: UInt8)?]
+    let guards: [(point: Int, outcome: Int)?]
     /// For each rollout, the points that name it.
     let rolloutPoints: [[Int]]
 
@@ -65,10 +66,10 @@ public struct ScreenResolver: Sendable {
     /// The screen's decision points and the rollouts they name.
     public func decisions(of screen: Screen) -> ScreenDecisions {
         var points: [DecisionPoint] = []
-        var guards: [(point: Int, outcome: UInt8)?] = []
+        var guards: [(point: Int, outcome: Int)?] = []
         var rollouts: [String] = []
         var rolloutPoints: [[Int]] = []
-        func visit(_ node: Node, _ path: JSONPath, _ guarded: (point: Int, outcome: UInt8)?) {
+        func visit(_ node: Node, _ path: JSONPath, _ guarded: (point: Int, outcome: Int)?) {
             switch node {
             case .component(let c):
                 for (i, child) in c.subviews.enumerated() { visit(child, path.appending("subviews").appending(i), guarded) }
@@ -92,7 +93,7 @@ public struct ScreenResolver: Sendable {
                 points.append(DecisionPoint(kind: .experiment(key: key, variants: variants.map(\.name)), id: id, path: path))
                 guards.append(guarded)
                 for (i, variant) in variants.enumerated() {
-                    variant.node.map { visit($0, path.appending("variants").appending(variant.name), (index, UInt8(clamping: i))) }
+                    variant.node.map { visit($0, path.appending("variants").appending(variant.name), (index, i)) }
                 }
             }
         }
@@ -113,7 +114,7 @@ public struct ScreenResolver: Sendable {
         var shown: [Bool] = []
         shown.reserveCapacity(decisions.points.count)
         for (index, point) in decisions.points.enumerated() {
-            let reachable = decisions.guards[index].map { shown[$0.point] && bytes[$0.point] == $0.outcome } ?? true
+            let reachable = decisions.guards[index].map { shown[$0.point] && Self.shows(bytes[$0.point], $0.outcome) } ?? true
             shown.append(reachable)
             guard reachable else {
                 bytes.append(0)
@@ -126,13 +127,18 @@ public struct ScreenResolver: Sendable {
                 let assigned = evaluator.variant(of: key, for: context)
                 let fallback = evaluator.configuration.experiments[key]?.defaultVariant
                 let index = assigned.flatMap { variants.firstIndex(of: $0) } ?? fallback.flatMap { variants.firstIndex(of: $0) }
-                bytes.append(index.flatMap { UInt8(exactly: $0) }.map { min($0, Outcomes.none - 1) } ?? Outcomes.none)
+                bytes.append(index.flatMap { $0 < Int(Outcomes.none) ? UInt8($0) : nil } ?? Outcomes.none)
             }
         }
         for (key, users) in zip(decisions.rollouts, decisions.rolloutPoints) {
             bytes.append(users.contains { shown[$0] } && evaluator.isInRollout(key, for: context) ? 1 : 0)
         }
         return Outcomes(bytes)
+    }
+
+    /// Whether the outcome byte of a decision point shows its branch number `branch`.
+    static func shows(_ outcome: UInt8, _ branch: Int) -> Bool {
+        outcome != Outcomes.none && Int(outcome) == branch
     }
 
     /// The screen as a client of `clientSchemaVersion` sees it, given the outcome of every decision.
@@ -191,7 +197,7 @@ private struct ResolveWalk {
             skip(then)
             return otherwise.flatMap { resolve($0, at: path.appending("else")) }
         case .experiment(_, let key, let variants):
-            let chosen = Int(outcomes[cursor])
+            let chosen = outcomes[cursor] == Outcomes.none ? -1 : Int(outcomes[cursor])
             cursor += 1
             if variants.indices.contains(chosen), !experiments.contains(where: { $0.key == key }) {
                 experiments.append(.init(key, variants[chosen].name))
