@@ -31,7 +31,7 @@ extension TargetingConfiguration {
         return decode(document, source: source)
     }
 
-    /// Checks an already parsed document; see ``decode(_:source:)-(_,_)``.
+    /// Checks an already parsed document, as the byte-level `decode(_:source:)` does after parsing.
     public static func decode(_ document: JSONValue, source: String) -> Result<TargetingConfiguration, DiagnosticsError> {
         DiagnosticsCollector.decode(source: source) { collector in
             decodeDocument(document, collector)
