@@ -76,7 +76,7 @@ let package = Package(
         .testTarget(name: "TrellisLayoutTests", dependencies: ["TrellisLayout", "TrellisText"], swiftSettings: strict),
         .testTarget(name: "TrellisTextTests", dependencies: ["TrellisText"], swiftSettings: strict),
         .testTarget(
-            name: "TrellisScreensTests", dependencies: ["TrellisScreens", "TrellisJSON"],
+            name: "TrellisScreensTests", dependencies: ["TrellisScreens", "TrellisJSON", "TrellisTargeting"],
             swiftSettings: strict),
         .testTarget(
             name: "TrellisTargetingTests", dependencies: ["TrellisTargeting", "TrellisJSON"],

@@ -141,14 +141,17 @@ public struct ComponentRegistry: Sendable {
             defaultFallback: "VStack"),
         type(
             "TabBar", since: 2, children: .many, allowedChildren: ["Tab"],
-            properties: ["selectedIndex": PropertySpec(.integer(0...20)), "tintColor": PropertySpec(.color)]),
+            properties: ["selectedIndex": PropertySpec(.integer(0...20)), "tintColor": PropertySpec(.color)],
+            defaultFallback: "VStack"),
         type(
             "Tab", since: 2, children: .one,
-            values: ["title": PropertySpec(.nonEmptyString, required: true), "icon": PropertySpec(.nonEmptyString)]),
+            values: ["title": PropertySpec(.nonEmptyString, required: true), "icon": PropertySpec(.nonEmptyString)],
+            defaultFallback: "VStack"),
         type(
             "Navigation", since: 2, children: .one,
             properties: ["titleDisplayMode": PropertySpec(.oneOf(["large", "inline"]))],
-            values: ["title": PropertySpec(.string, required: true)]),
+            values: ["title": PropertySpec(.string, required: true)],
+            defaultFallback: "VStack"),
         type(
             "Carousel", since: 2, children: .many,
             properties: [

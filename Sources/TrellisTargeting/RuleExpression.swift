@@ -23,6 +23,12 @@ public struct AttributeCondition: Sendable, Equatable {
     public var op: Operator
     public var operand: Operand
 
+    public init(attribute: String, op: Operator, operand: Operand) {
+        self.attribute = attribute
+        self.op = op
+        self.operand = operand
+    }
+
     public enum Operator: String, Sendable, CaseIterable {
         case equals, notEquals, `in`, notIn
         case startsWith, endsWith, contains

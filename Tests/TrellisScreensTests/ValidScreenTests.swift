@@ -209,7 +209,8 @@ import TrellisTargeting
 
     @Test func defaultFallbacks() {
         let fallbacks = Dictionary(uniqueKeysWithValues: registry.types.values.compactMap { t in t.defaultFallback.map { (t.name, $0) } })
-        #expect(fallbacks == ["ScrollView": "VStack", "Carousel": "HStack"])
+        #expect(
+            fallbacks == ["ScrollView": "VStack", "Carousel": "HStack", "TabBar": "VStack", "Tab": "VStack", "Navigation": "VStack"])
         for (type, fallback) in fallbacks {
             #expect(registry[fallback]!.introduced < registry[type]!.introduced)
         }

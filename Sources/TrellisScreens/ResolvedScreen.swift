@@ -1,0 +1,146 @@
+import TrellisJSON
+
+/// A screen as one client receives it: every Rule and Experiment node replaced by what won, every
+/// component the client cannot render replaced by its fallback (or dropped), plus an envelope that
+/// says what was assigned and what was replaced. Built by ``ScreenResolver/resolve(_:outcomes:clientSchemaVersion:)``.
+public struct ResolvedScreen: Sendable {
+    public var id: String
+    /// The schema version the answer is written in: the lower of the client's and the screen's.
+    public var schemaVersion: Int
+    public var title: String?
+    public var metadata: [JSONMember]
+    /// Nil when the root itself resolved to nothing (a Rule without `else` that did not match, a
+    /// null variant, a component with no fallback the client can render).
+    public var root: ResolvedComponent?
+    /// What the user was assigned on the way, for exposure logging.
+    public var assignments: Assignments
+    /// Components replaced or dropped for the client's schema version, in tree order.
+    public var replaced: [Replacement]
+
+    /// Experiment and rollout assignments made while resolving, each once, in the order first met.
+    public struct Assignments: Sendable, Equatable {
+        /// Experiment key → variant name, for every Experiment node that was shown.
+        public var experiments: [Pair<String>]
+        /// Rollout key → admitted, for every rollout a shown Rule node's expression names directly.
+        public var rollouts: [Pair<Bool>]
+
+        public struct Pair<Value: Sendable & Equatable>: Sendable, Equatable {
+            public var key: String
+            public var value: Value
+            public init(_ key: String, _ value: Value) {
+                self.key = key
+                self.value = value
+            }
+        }
+
+        public init(experiments: [Pair<String>] = [], rollouts: [Pair<Bool>] = []) {
+            self.experiments = experiments
+            self.rollouts = rollouts
+        }
+    }
+
+    /// One component the client was too old for.
+    public struct Replacement: Sendable, Equatable {
+        public enum How: String, Sendable {
+            /// Its authored `fallback` stands in for it.
+            case fallback
+            /// It was re-typed to its type's registered default fallback, keeping its subviews.
+            case defaultFallback
+            /// Nothing the client can render stands in for it.
+            case dropped
+        }
+
+        /// The component's id, when it has one.
+        public var id: String?
+        /// Where the component is in the authored screen.
+        public var path: JSONPath
+        public var type: String
+        public var how: How
+        /// The type shown instead; nil when dropped, or when the fallback resolved to nothing.
+        public var replacement: String?
+
+        public init(id: String?, path: JSONPath, type: String, how: How, replacement: String?) {
+            self.id = id
+            self.path = path
+            self.type = type
+            self.how = how
+            self.replacement = replacement
+        }
+    }
+
+    /// The resolved wire format:
+    ///
+    /// ```json
+    /// {"id": "home", "revision": 3, "schemaVersion": 1, "title": "Home", "metadata": {…},
+    ///  "assignments": {"experiments": {"home-hero": "big"}, "rollouts": {"gold-banner": true}},
+    ///  "replaced": [{"id": "deals-carousel", "type": "Carousel", "how": "fallback", "replacement": "HStack"}],
+    ///  "root": {"type": "VStack", …}}
+    /// ```
+    ///
+    /// `title` and `metadata` are left out when absent; `assignments` (both members) and `replaced`
+    /// are always present; `root` is `null` when nothing is shown. A replacement carries `path` (the
+    /// authored JSON path) instead of `id` when the component has no id, and no `replacement` when dropped.
+    public func jsonValue(revision: Int) -> JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("id", .string(id)), ("revision", .number(revision)), ("schemaVersion", .number(schemaVersion)),
+        ]
+        if let title { members.append(("title", .string(title))) }
+        if !metadata.isEmpty { members.append(("metadata", JSONValue(.object(metadata)))) }
+        members.append((
+            "assignments",
+            .object([
+                ("experiments", .object(assignments.experiments.map { ($0.key, .string($0.value)) })),
+                ("rollouts", .object(assignments.rollouts.map { ($0.key, .bool($0.value)) })),
+            ])
+        ))
+        members.append(("replaced", .array(replaced.map(\.jsonValue))))
+        members.append(("root", root?.jsonValue ?? .null))
+        return .object(members)
+    }
+}
+
+extension ResolvedScreen.Replacement {
+    /// `{"id" | "path", "type", "how", "replacement"?}`.
+    public var jsonValue: JSONValue {
+        var members: [(String, JSONValue)] = [id.map { ("id", .string($0)) } ?? ("path", .string(path.description))]
+        members.append(("type", .string(type)))
+        members.append(("how", .string(how.rawValue)))
+        if let replacement { members.append(("replacement", .string(replacement))) }
+        return .object(members)
+    }
+}
+
+/// A component a client renders: DrivenUI's `type` / `properties` / `values` / `subviews`, with
+/// the `id` and `metadata` the author gave. No rules, experiments or fallbacks are left in it.
+public struct ResolvedComponent: Sendable {
+    public var type: String
+    public var id: String?
+    public var properties: [JSONMember]
+    public var values: [JSONMember]
+    public var subviews: [ResolvedComponent]
+    public var metadata: [JSONMember]
+
+    public init(
+        type: String, id: String? = nil, properties: [JSONMember] = [], values: [JSONMember] = [],
+        subviews: [ResolvedComponent] = [], metadata: [JSONMember] = []
+    ) {
+        self.type = type
+        self.id = id
+        self.properties = properties
+        self.values = values
+        self.subviews = subviews
+        self.metadata = metadata
+    }
+
+    /// Keys in the order `type`, `id`, `properties`, `values`, `subviews`, `metadata`; empty ones
+    /// and a missing id are left out, as in the authoring format.
+    public var jsonValue: JSONValue {
+        var members: [(String, JSONValue)] = [("type", .string(type))]
+        if let id { members.append(("id", .string(id))) }
+        if !properties.isEmpty { members.append(("properties", JSONValue(.object(properties)))) }
+        if !values.isEmpty { members.append(("values", JSONValue(.object(values)))) }
+        if !subviews.isEmpty { members.append(("subviews", .array(subviews.map(\.jsonValue)))) }
+        if !metadata.isEmpty { members.append(("metadata", JSONValue(.object(metadata)))) }
+        return .object(members)
+    }
+}

@@ -1,0 +1,288 @@
+import TrellisJSON
+import TrellisTargeting
+
+/// A place in a screen where users can see different things: a Rule node or an Experiment node.
+public struct DecisionPoint: Sendable {
+    public enum Kind: Sendable {
+        /// Outcome 1 shows `child`, 0 shows `else` (or nothing).
+        case rule(RuleExpression)
+        /// Outcome *i* shows `variants[i]`; ``Outcomes/none`` shows nothing (so only the first
+        /// 255 variants of a node can be shown; an experiment has at most 100).
+        case experiment(key: String, variants: [String])
+    }
+
+    public var kind: Kind
+    public var id: String?
+    /// Where the node is in the authored screen.
+    public var path: JSONPath
+}
+
+/// The decision points of one screen, in tree order, and the rollouts they name. Depends only on
+/// the screen, so it can be computed once per revision.
+public struct ScreenDecisions: Sendable {
+    /// Every Rule and Experiment node, in pre-order: a node before its children; a component's
+    /// subviews, then its fallback; a Rule's `child`, then `else`; an Experiment's variants in
+    /// written order.
+    public let points: [DecisionPoint]
+    /// Every rollout the points' expressions name directly (not through named rules), first use
+    /// first. Their in/out is part of the outcomes so the answer can report it for exposure logging.
+    public let rollouts: [String]
+    /// For each point, the nearest enclosing point and the outcome of it that shows this one.
+    let guards: [(point: Int, outcome: Int)?]
+    /// For each rollout, the points that name it.
+    let rolloutPoints: [[Int]]
+
+    /// The length of an ``Outcomes`` vector for this screen.
+    public var count: Int { points.count + rollouts.count }
+}
+
+/// The outcome of every decision of one screen for one user: one byte per decision point (a Rule:
+/// 0 or 1; an Experiment: the index of the variant shown, or ``none``), then one per rollout of
+/// ``ScreenDecisions/rollouts`` (0 or 1). Two users with equal outcomes get byte-identical answers,
+/// so this is the cache key (with the screen, its revision and the client's schema version).
+public struct Outcomes: Hashable, Sendable, CustomStringConvertible {
+    public var bytes: [UInt8]
+    /// An Experiment outcome that shows nothing and assigns nothing (an unknown experiment).
+    public static let none: UInt8 = 0xFF
+
+    public init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    /// `1.0.3.1`, for logs.
+    public var description: String { bytes.map(String.init).joined(separator: ".") }
+}
+
+/// Turns an authored screen into what one client receives, in the three steps the request
+/// pipeline caches between (DESIGN.md, "The request pipeline"):
+///
+/// 1. ``decisions(of:)`` — once per screen revision;
+/// 2. ``outcomes(of:for:evaluator:)`` — per request: a few hashes and rule evaluations;
+/// 3. ``resolve(_:outcomes:clientSchemaVersion:)`` — on a cache miss only. It is a pure function of
+///    its arguments: equal outcomes and schema version give an equal answer.
+public struct ScreenResolver: Sendable {
+    public let registry: ComponentRegistry
+
+    public init(registry: ComponentRegistry = .standard) { self.registry = registry }
+
+    /// The screen's decision points and the rollouts they name.
+    public func decisions(of screen: Screen) -> ScreenDecisions {
+        var points: [DecisionPoint] = []
+        var guards: [(point: Int, outcome: Int)?] = []
+        var rollouts: [String] = []
+        var rolloutPoints: [[Int]] = []
+        func visit(_ node: Node, _ path: JSONPath, _ guarded: (point: Int, outcome: Int)?) {
+            switch node {
+            case .component(let c):
+                for (i, child) in c.subviews.enumerated() { visit(child, path.appending("subviews").appending(i), guarded) }
+                if let fallback = c.fallback { visit(fallback, path.appending("fallback"), guarded) }
+            case .rule(let id, let rule, let then, let otherwise):
+                let index = points.count
+                points.append(DecisionPoint(kind: .rule(rule), id: id, path: path))
+                guards.append(guarded)
+                for case (.rollout(let key), _) in rule.references(at: path) {
+                    if let k = rollouts.firstIndex(of: key) {
+                        if rolloutPoints[k].last != index { rolloutPoints[k].append(index) }
+                    } else {
+                        rollouts.append(key)
+                        rolloutPoints.append([index])
+                    }
+                }
+                visit(then, path.appending("child"), (index, 1))
+                if let otherwise { visit(otherwise, path.appending("else"), (index, 0)) }
+            case .experiment(let id, let key, let variants):
+                let index = points.count
+                points.append(DecisionPoint(kind: .experiment(key: key, variants: variants.map(\.name)), id: id, path: path))
+                guards.append(guarded)
+                for (i, variant) in variants.enumerated() {
+                    variant.node.map { visit($0, path.appending("variants").appending(variant.name), (index, i)) }
+                }
+            }
+        }
+        visit(screen.root, JSONPath.root.appending("root"), nil)
+        return ScreenDecisions(points: points, rollouts: rollouts, guards: guards, rolloutPoints: rolloutPoints)
+    }
+
+    /// Evaluates the decisions for one user. An Experiment node shows the variant the
+    /// configuration assigns; when the node has no variant of that name, the experiment's default
+    /// variant; when it has neither (or the experiment is unknown), nothing (``Outcomes/none``).
+    ///
+    /// A point inside a branch that its enclosing Rule or Experiment does not show is not
+    /// evaluated and reads 0, and so does a rollout that only such points name: users who differ
+    /// only there get equal outcomes, hence one cache entry.
+    public func outcomes(of decisions: ScreenDecisions, for context: UserContext, evaluator: Evaluator) -> Outcomes {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(decisions.count)
+        var shown: [Bool] = []
+        shown.reserveCapacity(decisions.points.count)
+        for (index, point) in decisions.points.enumerated() {
+            let reachable = decisions.guards[index].map { shown[$0.point] && Self.shows(bytes[$0.point], $0.outcome) } ?? true
+            shown.append(reachable)
+            guard reachable else {
+                bytes.append(0)
+                continue
+            }
+            switch point.kind {
+            case .rule(let expression):
+                bytes.append(evaluator.evaluate(expression, for: context) ? 1 : 0)
+            case .experiment(let key, let variants):
+                let assigned = evaluator.variant(of: key, for: context)
+                let fallback = evaluator.configuration.experiments[key]?.defaultVariant
+                let index = assigned.flatMap { variants.firstIndex(of: $0) } ?? fallback.flatMap { variants.firstIndex(of: $0) }
+                bytes.append(index.flatMap { $0 < Int(Outcomes.none) ? UInt8($0) : nil } ?? Outcomes.none)
+            }
+        }
+        for (key, users) in zip(decisions.rollouts, decisions.rolloutPoints) {
+            bytes.append(users.contains { shown[$0] } && evaluator.isInRollout(key, for: context) ? 1 : 0)
+        }
+        return Outcomes(bytes)
+    }
+
+    /// Whether the outcome byte of a decision point shows its branch number `branch`.
+    static func shows(_ outcome: UInt8, _ branch: Int) -> Bool {
+        outcome != Outcomes.none && Int(outcome) == branch
+    }
+
+    /// The screen as a client of `clientSchemaVersion` sees it, given the outcome of every decision.
+    ///
+    /// - Rule nodes become their `child` (outcome 1) or `else` (outcome 0; nothing without `else`).
+    /// - Experiment nodes become the variant at the outcome's index (nothing for a `null` variant
+    ///   or ``Outcomes/none``).
+    /// - A component whose type is newer than `clientSchemaVersion` becomes its resolved
+    ///   `fallback`; without one, its type's `defaultFallback` (the first in the chain the client
+    ///   can render), keeping id, subviews and metadata and only the properties and values that type
+    ///   knows; without that, it is dropped with its subviews. Each is listed in ``ResolvedScreen/replaced``.
+    /// - Properties and values newer than `clientSchemaVersion` are dropped.
+    /// - Precondition: `outcomes` has one byte per decision of `screen` (``ScreenDecisions/count``).
+    public func resolve(_ screen: Screen, outcomes: Outcomes, clientSchemaVersion: Int) -> ResolvedScreen {
+        let decisions = decisions(of: screen)
+        precondition(outcomes.bytes.count == decisions.count, "outcomes for \(outcomes.bytes.count) decisions, the screen has \(decisions.count)")
+        var walk = ResolveWalk(
+            registry: registry, schemaVersion: clientSchemaVersion, outcomes: outcomes.bytes,
+            rolloutOffsets: Dictionary(uniqueKeysWithValues: decisions.rollouts.enumerated().map { ($1, decisions.points.count + $0) }))
+        let root = walk.resolve(screen.root, at: JSONPath.root.appending("root"))
+        return ResolvedScreen(
+            id: screen.id, schemaVersion: min(clientSchemaVersion, screen.schemaVersion), title: screen.title,
+            metadata: screen.metadata, root: root,
+            assignments: ResolvedScreen.Assignments(experiments: walk.experiments, rollouts: walk.rollouts),
+            replaced: walk.replaced)
+    }
+}
+
+/// One resolution: walks the tree in the order of ``ScreenResolver/decisions(of:)``, so the
+/// cursor always points at the outcome of the next decision point.
+private struct ResolveWalk {
+    let registry: ComponentRegistry
+    let schemaVersion: Int
+    let outcomes: [UInt8]
+    let rolloutOffsets: [String: Int]
+    var cursor = 0
+    var experiments: [ResolvedScreen.Assignments.Pair<String>] = []
+    var rollouts: [ResolvedScreen.Assignments.Pair<Bool>] = []
+    var replaced: [ResolvedScreen.Replacement] = []
+
+    mutating func resolve(_ node: Node, at path: JSONPath) -> ResolvedComponent? {
+        switch node {
+        case .component(let component):
+            return resolve(component, at: path)
+        case .rule(_, let rule, let then, let otherwise):
+            let taken = outcomes[cursor] != 0
+            cursor += 1
+            for case (.rollout(let key), _) in rule.references(at: path) where !rollouts.contains(where: { $0.key == key }) {
+                rollouts.append(.init(key, outcomes[rolloutOffsets[key]!] != 0))
+            }
+            if taken {
+                let shown = resolve(then, at: path.appending("child"))
+                skip(otherwise)
+                return shown
+            }
+            skip(then)
+            return otherwise.flatMap { resolve($0, at: path.appending("else")) }
+        case .experiment(_, let key, let variants):
+            let chosen = outcomes[cursor] == Outcomes.none ? -1 : Int(outcomes[cursor])
+            cursor += 1
+            if variants.indices.contains(chosen), !experiments.contains(where: { $0.key == key }) {
+                experiments.append(.init(key, variants[chosen].name))
+            }
+            var shown: ResolvedComponent?
+            for (index, variant) in variants.enumerated() {
+                if index == chosen, let node = variant.node {
+                    shown = resolve(node, at: path.appending("variants").appending(variant.name))
+                } else {
+                    skip(variant.node)
+                }
+            }
+            return shown
+        }
+    }
+
+    private mutating func resolve(_ component: Component, at path: JSONPath) -> ResolvedComponent? {
+        guard let type = registry[component.type], type.introduced > schemaVersion else {
+            // Renderable (or unknown to this registry, which the decoder never lets through).
+            let type = registry[component.type]
+            let subviews = resolveSubviews(component.subviews, at: path)
+            skip(component.fallback)
+            return ResolvedComponent(
+                type: component.type, id: component.id, properties: known(component.properties, type?.properties),
+                values: known(component.values, type?.values), subviews: subviews, metadata: component.metadata)
+        }
+        if let fallback = component.fallback {
+            for child in component.subviews { skip(child) }
+            let position = replaced.count  // this entry goes before those of the fallback's own subtree
+            let shown = resolve(fallback, at: path.appending("fallback"))
+            replaced.insert(.init(id: component.id, path: path, type: type.name, how: .fallback, replacement: shown?.type), at: position)
+            return shown
+        }
+        guard let stand = defaultFallback(of: type) else {
+            for child in component.subviews { skip(child) }
+            replaced.append(.init(id: component.id, path: path, type: type.name, how: .dropped, replacement: nil))
+            return nil
+        }
+        // Recorded before the subviews, so the list stays in tree order.
+        replaced.append(.init(id: component.id, path: path, type: type.name, how: .defaultFallback, replacement: stand.name))
+        let subviews: [ResolvedComponent]
+        if stand.children == .none {
+            for child in component.subviews { skip(child) }
+            subviews = []
+        } else {
+            subviews = resolveSubviews(component.subviews, at: path)
+        }
+        return ResolvedComponent(
+            type: stand.name, id: component.id, properties: known(component.properties, stand.properties),
+            values: known(component.values, stand.values), subviews: subviews, metadata: component.metadata)
+    }
+
+    private mutating func resolveSubviews(_ subviews: [Node], at path: JSONPath) -> [ResolvedComponent] {
+        subviews.enumerated().compactMap { resolve($1, at: path.appending("subviews").appending($0)) }
+    }
+
+    /// The first type along the default-fallback chain the client can render.
+    private func defaultFallback(of type: ComponentType) -> ComponentType? {
+        var current = type
+        var steps = 0
+        while let name = current.defaultFallback, let next = registry[name], steps < registry.types.count {
+            if next.introduced <= schemaVersion { return next }
+            current = next
+            steps += 1
+        }
+        return nil
+    }
+
+    /// The members `specs` knows and the client's schema version has.
+    private func known(_ members: [JSONMember], _ specs: [String: PropertySpec]?) -> [JSONMember] {
+        guard let specs else { return members }
+        return members.filter { member in specs[member.key].map { $0.introduced <= schemaVersion } ?? false }
+    }
+
+    /// Moves the cursor past every decision point inside `node`, which is not shown.
+    private mutating func skip(_ node: Node?) {
+        guard let node else { return }
+        cursor += Self.pointCount(node)
+    }
+
+    private static func pointCount(_ node: Node) -> Int {
+        switch node {
+        case .component(let c): c.subviews.reduce(0) { $0 + pointCount($1) } + (c.fallback.map(pointCount) ?? 0)
+        case .rule(_, _, let then, let otherwise): 1 + pointCount(then) + (otherwise.map(pointCount) ?? 0)
+        case .experiment(_, _, let variants): 1 + variants.reduce(0) { $0 + ($1.node.map(pointCount) ?? 0) }
+        }
+    }
+}

@@ -1,0 +1,104 @@
+/// Evaluates rule expressions for one user over one immutable ``TargetingConfiguration``.
+///
+/// - `all` is true when every expression is; it stops at the first false one. `any` stops at the
+///   first true one. `not` negates.
+/// - A named rule evaluates its definition.
+/// - `{"rollout": k}` is ``isInRollout(_:for:)``; `{"experiment": k, "variant": v}` is true when
+///   ``variant(of:for:)`` is `v`.
+/// - Strings compare byte for byte in UTF-8 (no Unicode normalisation or case folding), as
+///   other languages' SDKs would.
+/// - A condition on an attribute the context lacks is false for every operator, and so is a
+///   condition whose attribute text does not parse as the operator's kind (a number, an RFC 3339
+///   date, a version). Names unknown to the configuration evaluate to false (a checked
+///   configuration has none).
+public struct Evaluator: Sendable {
+    public let configuration: TargetingConfiguration
+
+    public init(_ configuration: TargetingConfiguration) { self.configuration = configuration }
+
+    /// Whether `expression` holds for `context`.
+    public func evaluate(_ expression: RuleExpression, for context: UserContext) -> Bool {
+        switch expression {
+        case .all(let list): list.allSatisfy { evaluate($0, for: context) }
+        case .any(let list): list.contains { evaluate($0, for: context) }
+        case .not(let inner): !evaluate(inner, for: context)
+        case .named(let name): configuration.rules[name].map { evaluate($0, for: context) } ?? false
+        case .rollout(let key): isInRollout(key, for: context)
+        case .experiment(let key, let variant): self.variant(of: key, for: context) == variant
+        case .condition(let condition): Self.holds(condition, for: context)
+        }
+    }
+
+    /// Whether the rollout `key` admits the user: it exists, is enabled, the user has an id and
+    /// `murmur3("{groupId}:{userId}", 0) % 100 + 1 <= percentage`.
+    public func isInRollout(_ key: String, for context: UserContext) -> Bool {
+        guard let rollout = configuration.rollouts[key], rollout.enabled, let userID = context.userID else { return false }
+        return Bucketing.isInRollout(percentage: rollout.percentage, groupID: rollout.groupID, userID: userID)
+    }
+
+    /// The variant of experiment `key` the user gets, or nil for an unknown experiment. Disabled
+    /// experiments and users without an id get the default variant.
+    public func variant(of key: String, for context: UserContext) -> String? {
+        guard let experiment = configuration.experiments[key] else { return nil }
+        guard experiment.enabled, let userID = context.userID,
+            let index = Bucketing.variantIndex(key: key, userID: userID, weights: experiment.variants.map(\.weight))
+        else { return experiment.defaultVariant }
+        return experiment.variants[index].name
+    }
+
+    /// One attribute condition; false when the attribute is missing or does not parse.
+    public static func holds(_ condition: AttributeCondition, for context: UserContext) -> Bool {
+        guard let text = context.text(of: condition.attribute) else { return false }
+        switch (condition.op, condition.operand) {
+        case (.equals, .string(let s)): return text.utf8.elementsEqual(s.utf8)
+        case (.notEquals, .string(let s)): return !text.utf8.elementsEqual(s.utf8)
+        case (.startsWith, .string(let s)): return text.utf8.starts(with: s.utf8)
+        case (.endsWith, .string(let s)): return text.utf8.reversed().starts(with: s.utf8.reversed())
+        case (.contains, .string(let s)): return containsBytes(Array(text.utf8), Array(s.utf8))
+        case (.in, .stringSet(let set)): return set.contains { text.utf8.elementsEqual($0.utf8) }
+        case (.notIn, .stringSet(let set)): return !set.contains { text.utf8.elementsEqual($0.utf8) }
+        case (.lessThan, .number(let n)): return number(text).map { $0 < n } ?? false
+        case (.lessThanOrEqual, .number(let n)): return number(text).map { $0 <= n } ?? false
+        case (.greaterThan, .number(let n)): return number(text).map { $0 > n } ?? false
+        case (.greaterThanOrEqual, .number(let n)): return number(text).map { $0 >= n } ?? false
+        case (.before, .date(let d)): return date(condition.attribute, text, context).map { $0 < d } ?? false
+        case (.after, .date(let d)): return date(condition.attribute, text, context).map { $0 > d } ?? false
+        case (.versionBelow, .version(let v)): return version(condition.attribute, text, context).map { $0 < v } ?? false
+        case (.versionAtLeast, .version(let v)): return version(condition.attribute, text, context).map { $0 >= v } ?? false
+        case (.versionEquals, .version(let v)): return version(condition.attribute, text, context).map { $0 == v } ?? false
+        default: return false  // an operand of the wrong kind; the decoder never builds one
+        }
+    }
+
+    /// Whether `needle` occurs in `haystack`, byte for byte.
+    private static func containsBytes(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty else { return true }
+        guard needle.count <= haystack.count else { return false }
+        for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
+            if haystack[start..<start + needle.count].elementsEqual(needle) { return true }
+        }
+        return false
+    }
+
+    /// A finite decimal number (`18`, `-2.5`, `.5`, `1e3`); nil for anything else, including
+    /// spaces, hexadecimal, `nan` and `inf`.
+    static func number(_ text: String) -> Double? {
+        guard let first = text.utf8.first, first == 0x2D || (0x30...0x39).contains(first) || first == 0x2E,
+            text.utf8.allSatisfy({ (0x30...0x39).contains($0) || $0 == 0x2E || $0 == 0x2D || $0 == 0x2B || $0 | 0x20 == 0x65 }),
+            let n = Double(text), n.isFinite
+        else { return nil }
+        return n
+    }
+
+    private static func date(_ attribute: String, _ text: String, _ context: UserContext) -> Double? {
+        attribute == "now" ? context.now : RFC3339.seconds(from: text)
+    }
+
+    private static func version(_ attribute: String, _ text: String, _ context: UserContext) -> SemanticVersion? {
+        switch attribute {
+        case "appVersion": context.appVersion
+        case "osVersion": context.osVersion
+        default: SemanticVersion(text)
+        }
+    }
+}
