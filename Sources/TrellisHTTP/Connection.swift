@@ -1,0 +1,234 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+import CTrellisLinux
+
+/// One client connection. It belongs to one `EventLoop` and is used only on that loop's thread.
+///
+/// Reads feed the parser; each complete request is answered synchronously by the responder and
+/// its response appended to `outbound`; everything answered by one read goes out in one `send`
+/// (pipelined responses in order, RFC 9112 §9.3.2). A partial write waits for EPOLLOUT and stops
+/// reading until the output drains (backpressure).
+final class Connection {
+    let fd: Int32
+    let remote: String
+    private var parser: HTTPParser
+    private var machine: ConnectionStateMachine<ContinuousClock>
+    private var inbound: [UInt8] = []
+    private var outbound: [UInt8] = []
+    private var written = 0
+    private var head: HTTPRequestHead?
+    private var body: [UInt8] = []
+    private var requests = 0
+    private var headStarted: ContinuousClock.Instant
+    private var shutWriteAfterFlush = false
+    private var watchingWrites = false
+    /// Pause parsing pipelined requests while this much output waits.
+    private static let outputHighWater = 256 * 1024
+
+    var hasPendingOutput: Bool { written < outbound.count }
+    private(set) var isClosed = false
+
+    init(fd: Int32, remote: String, loop: EventLoop) {
+        self.fd = fd
+        self.remote = remote
+        parser = HTTPParser(limits: loop.core.parserLimits)
+        machine = ConnectionStateMachine(now: loop.now, timeouts: loop.core.timeouts)
+        headStarted = loop.now
+    }
+
+    // MARK: - Reading
+
+    func onReadable(_ loop: EventLoop) {
+        let n = read(fd, loop.scratch.baseAddress, loop.scratch.count)
+        if n < 0 {
+            if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return }
+            return close(loop)
+        }
+        if n == 0 { return close(loop) }  // peer closed; anything complete was answered already
+        if machine.phase == .lingering { return }  // discarding input until EOF
+        if case .idle = machine.phase { machine.bytesReceived(now: loop.now); headStarted = loop.now }
+        let fresh = UnsafeBufferPointer(start: loop.scratch.baseAddress!.assumingMemoryBound(to: UInt8.self), count: n)
+        if inbound.isEmpty {
+            let consumed = process(fresh, loop)
+            if consumed < n { inbound.append(contentsOf: fresh[consumed...]) }
+        } else {
+            inbound.append(contentsOf: fresh)
+            processInbound(loop)
+        }
+        flush(loop)
+        pump(loop)
+    }
+
+    /// Answers requests still buffered (held back by backpressure) while the output keeps draining.
+    private func pump(_ loop: EventLoop) {
+        while !hasPendingOutput && !inbound.isEmpty && !isClosed && machine.phase != .lingering {
+            let before = inbound.count
+            processInbound(loop)
+            flush(loop)
+            if inbound.count == before { return }
+        }
+    }
+
+    private func processInbound(_ loop: EventLoop) {
+        let data = inbound
+        let consumed = data.withUnsafeBufferPointer { process($0, loop) }
+        inbound.removeFirst(consumed)
+    }
+
+    /// Runs the parser over `bytes`, answering every complete request.
+    /// - Returns: how many bytes were consumed; the rest waits for more input or for the output to drain.
+    private func process(_ bytes: UnsafeBufferPointer<UInt8>, _ loop: EventLoop) -> Int {
+        var offset = 0
+        while machine.phase != .lingering && !isClosed && outbound.count - written < Self.outputHighWater {
+            let (event, consumed) = parser.next(UnsafeBufferPointer(rebasing: bytes[offset...]))
+            offset += consumed
+            switch event {
+            case .needMoreData:
+                if offset < bytes.count, case .idle = machine.phase { machine.bytesReceived(now: loop.now); headStarted = loop.now }
+                return offset
+            case .head(let h):
+                machine.headReceived(now: loop.now, expectsBody: h.framing != .none)
+                head = h
+                body = []
+                // RFC 9110 §10.1.1: send 100 only when the body is wanted and not already here.
+                if h.expectsContinue && offset == bytes.count { outbound.append(contentsOf: ResponseWriter.continueLine) }
+            case .body(let piece):
+                body.append(contentsOf: piece)
+            case .end:
+                machine.bodyReceived()
+                respond(loop)
+            case .error(let error):
+                answerError(error.status, reason: error.reason, loop)
+                return bytes.count
+            }
+        }
+        return machine.phase == .lingering ? bytes.count : offset
+    }
+
+    // MARK: - Responding
+
+    private func respond(_ loop: EventLoop) {
+        guard let head else { return }
+        self.head = nil
+        requests += 1
+        let core = loop.core!
+        let requestID = head.headers["X-Request-Id"].flatMap {
+            RequestIDGenerator.isSane($0, maxLength: core.configuration.maxRequestIDLength) ? $0 : nil
+        } ?? loop.requestIDs.next()
+        var logger = core.logger
+        logger[metadataKey: "request-id"] = .string(requestID)
+        let request = HTTPRequest(
+            method: head.method, target: head.target, path: head.path, query: head.query,
+            version: head.version, headers: head.headers, body: body)
+        body = []
+        let context = HTTPRequestContext(requestID: requestID, remoteAddress: remote, logger: logger)
+        let response = core.responder.respond(to: request, context: context)
+        let keepAlive = head.keepAlive && !core.isDraining
+            && requests < (core.configuration.maxRequestsPerConnection ?? .max)
+        let facts = RequestFacts(
+            isHead: head.method == .head,
+            acceptEncoding: head.headers["Accept-Encoding"].map(AcceptEncoding.parse) ?? .absent)
+        let outcome = ResponseWriter.write(
+            response, facts: facts, keepAlive: keepAlive, requestID: requestID, date: loop.date.line,
+            options: core.writerOptions, into: &outbound)
+        finish(outcome, method: head.method.rawValue, path: head.path, route: response.route, requestID: requestID, loop)
+        if machine.responseQueued(now: ContinuousClock.now, keepAlive: outcome.keepAlive) == .lingerClose {
+            shutWriteAfterFlush = true
+        }
+    }
+
+    /// Answers a request the server refuses itself (parse error, timeout), then closes.
+    private func answerError(_ status: HTTPStatus, reason: String, _ loop: EventLoop) {
+        let requestID = loop.requestIDs.next()
+        let outcome = ResponseWriter.writeError(status, requestID: requestID, date: loop.date.line, into: &outbound)
+        loop.core.logger.debug("refused request: \(reason)", metadata: ["remote": .string(remote), "status": .stringConvertible(status.code)])
+        finish(outcome, method: head?.method.rawValue ?? "-", path: head?.path ?? "-", route: nil, requestID: requestID, loop)
+        _ = machine.startLingering(now: loop.now)
+        shutWriteAfterFlush = true
+    }
+
+    private func finish(_ outcome: ResponseWriter.Outcome, method: String, path: String, route: String?, requestID: String, _ loop: EventLoop) {
+        let nanos = (ContinuousClock.now - headStarted).nanoseconds
+        loop.metrics.record(route: route, status: outcome.status, durationNanos: nanos)
+        if loop.core.configuration.accessLog {
+            AccessLog.log(RequestRecord(
+                method: method, path: path, status: outcome.status, bodyBytes: outcome.bodyBytes,
+                durationNanos: nanos, requestID: requestID, remote: remote, route: route), to: loop.core.logger)
+        }
+    }
+
+    // MARK: - Writing
+
+    func onWritable(_ loop: EventLoop) {
+        flush(loop)
+        // Output drained: answer pipelined requests that waited for it.
+        pump(loop)
+    }
+
+    /// Writes as much pending output as the socket takes (EAGAIN and partial writes survive).
+    private func flush(_ loop: EventLoop) {
+        var progressed = false
+        while written < outbound.count {
+            let n = outbound.withUnsafeBytes { buf in
+                send(fd, buf.baseAddress! + written, buf.count - written, Int32(MSG_NOSIGNAL))
+            }
+            if n > 0 { written += n; progressed = true; continue }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                machine.writePending(now: loop.now, progressed: progressed)
+                watchWrites(true, loop)
+                return
+            }
+            return close(loop)
+        }
+        outbound.removeAll(keepingCapacity: outbound.capacity <= 1 << 20)
+        written = 0
+        machine.writeCompleted()
+        watchWrites(false, loop)
+        if shutWriteAfterFlush {
+            shutWriteAfterFlush = false
+            shutdown(fd, Int32(SHUT_WR))  // lingering close: the client sees EOF after the response
+            inbound.removeAll()
+        }
+    }
+
+    private func watchWrites(_ on: Bool, _ loop: EventLoop) {
+        guard on != watchingWrites else { return }
+        watchingWrites = on
+        // While output waits, stop reading: the client must take its responses first.
+        loop.modify(fd, events: on ? TRELLIS_EPOLLOUT : TRELLIS_EPOLLIN)
+    }
+
+    // MARK: - Timers and lifecycle
+
+    func tick(_ loop: EventLoop) {
+        switch machine.tick(now: loop.now) {
+        case .none, .lingerClose: break
+        case .close: close(loop)
+        case .timeout:
+            answerError(.requestTimeout, reason: "timed out receiving the request", loop)
+            flush(loop)
+        }
+    }
+
+    func beginDrain(_ loop: EventLoop) {
+        if machine.beginDrain(now: loop.now) == .close { close(loop) }
+    }
+
+    /// Closes the socket and leaves the loop; safe to call more than once.
+    private func close(_ loop: EventLoop) {
+        guard !isClosed else { return }
+        isClosed = true
+        _ = machine.close()
+        loop.remove(self)
+    }
+}
+
+extension Duration {
+    var nanoseconds: Int64 {
+        let (s, atto) = components
+        return s * 1_000_000_000 + atto / 1_000_000_000
+    }
+}

@@ -1,0 +1,43 @@
+/// The content coding of one response, chosen from the request's `Accept-Encoding` and what the
+/// response offers (RFC 9110 §12.5.3, §8.4).
+enum ContentCoding: Equatable {
+    /// Send the body as is. `varies` when gzip was possible, so the choice depended on the request.
+    case identity(varies: Bool)
+    /// Send `gzipBody`, or the body compressed now.
+    case gzip(precomputed: Bool)
+    /// The client refused identity and gzip is not possible → 406.
+    case notAcceptable
+
+    var variesOnAcceptEncoding: Bool {
+        switch self {
+        case .identity(let varies): return varies
+        case .gzip: return true
+        case .notAcceptable: return false
+        }
+    }
+
+    static func choose(for response: HTTPResponse, accept: AcceptEncoding, options: ResponseWriter.Options) -> ContentCoding {
+        let status = response.status.code
+        // Bodiless answers and bodies a responder already encoded are never touched.
+        if response.body.isEmpty || status == 204 || status == 304 || response.headers.contains("Content-Encoding") {
+            return .identity(varies: false)
+        }
+        let precomputed = response.gzipBody != nil
+        let canGzip = precomputed || (response.compressible && isTextual(response.headers["Content-Type"]))
+        let identityAllowed = accept.identity > 0
+        if canGzip && accept.gzip > 0 {
+            let bigEnough = precomputed || response.body.count >= options.gzipMinimumBytes
+            if (accept.prefersGzip && bigEnough) || !identityAllowed { return .gzip(precomputed: precomputed) }
+        }
+        return identityAllowed ? .identity(varies: canGzip) : .notAcceptable
+    }
+
+    /// Textual types worth compressing: `text/*`, JSON, XML, JavaScript, SVG, form data.
+    static func isTextual(_ contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        let type = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingASCIIWhitespace().lowercased() } ?? ""
+        return type.hasPrefix("text/") || type.hasSuffix("+json") || type.hasSuffix("+xml")
+            || ["application/json", "application/javascript", "application/xml",
+                "application/x-www-form-urlencoded", "image/svg+xml"].contains(type)
+    }
+}

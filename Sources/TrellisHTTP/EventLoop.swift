@@ -1,0 +1,217 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+import Synchronization
+import CTrellisLinux
+
+/// One thread, one epoll set, a share of the connections (see docs/http.md for why epoll and not
+/// one DispatchSource per connection). Every connection lives and dies on its loop's thread:
+/// read, parse, respond and write happen there synchronously, with no hop to another executor.
+///
+/// `@unchecked Sendable`: the server and the other loops hold references to post work, but they
+/// only touch `inbox` (behind a `Mutex`) and write to `wakeFD` (a syscall). Every other stored
+/// property is read and written only by the loop's own thread, inside `run()`; `core` is set
+/// once before that thread starts.
+final class EventLoop: @unchecked Sendable {
+    enum Message {
+        case adopt(fd: Int32, remote: String)
+        case drain
+    }
+
+    let index: Int
+    let epollFD: Int32
+    let wakeFD: Int32
+    let inbox = Mutex<[Message]>([])
+    var core: ServerCore!
+
+    // Loop-confined state.
+    private var connections: [Connection?] = []
+    private(set) var liveConnections = 0
+    private(set) var now = ContinuousClock.now
+    var date = HTTPDateCache()
+    let metrics = HTTPMetrics()
+    var requestIDs: RequestIDGenerator
+    let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+    private var listening = false
+    private var draining = false
+    private var acceptPausedUntil: ContinuousClock.Instant?
+    private static let tick = Duration.milliseconds(50)
+
+    init(index: Int) throws(HTTPServerError) {
+        self.index = index
+        requestIDs = RequestIDGenerator(loop: index)
+        epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard epollFD >= 0 else { throw HTTPServerError(operation: "epoll_create1", address: "", errno: errno) }
+        wakeFD = eventfd(0, Int32(EFD_NONBLOCK) | Int32(EFD_CLOEXEC))
+        guard wakeFD >= 0 else { throw HTTPServerError(operation: "eventfd", address: "", errno: errno) }
+        register(wakeFD, events: TRELLIS_EPOLLIN)
+    }
+
+    deinit { scratch.deallocate() }
+
+    /// Hands a message to the loop from any thread.
+    func post(_ message: Message) {
+        inbox.withLock { $0.append(message) }
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
+    }
+
+    /// The loop body; returns when the loop has drained.
+    func run() {
+        setListening(true)
+        let capacity = 256
+        let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: capacity)
+        defer { events.deallocate() }
+        var nextSweep = now.advanced(by: Self.tick)
+        while !(draining && liveConnections == 0) {
+            let n = epoll_wait(epollFD, events, Int32(capacity), Int32(Self.tick / .milliseconds(1)))
+            now = .now
+            date.update(epochSeconds: time(nil))
+            if n > 0 {
+                for i in 0..<n { dispatch(fd: trellis_event_fd(events, i), flags: trellis_event_flags(events, i)) }
+            }
+            if now >= nextSweep {
+                sweep()
+                nextSweep = now.advanced(by: Self.tick)
+            }
+        }
+        close(epollFD)
+        close(wakeFD)
+        core.loopStopped()
+    }
+
+    private func dispatch(fd: Int32, flags: UInt32) {
+        if fd == wakeFD {
+            drainInbox()
+        } else if core.listeners.contains(fd) {
+            acceptConnections(fd)
+        } else if fd < connections.count, let connection = connections[Int(fd)] {
+            if flags & (TRELLIS_EPOLLOUT | TRELLIS_EPOLLERR | TRELLIS_EPOLLHUP) != 0, connection.hasPendingOutput {
+                connection.onWritable(self)
+            }
+            if flags & (TRELLIS_EPOLLIN | TRELLIS_EPOLLERR | TRELLIS_EPOLLHUP) != 0, !connection.isClosed {
+                connection.onReadable(self)
+            }
+        }
+    }
+
+    // MARK: - Accepting
+
+    private func acceptConnections(_ listener: Int32) {
+        for _ in 0..<64 {
+            var storage = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let fd = withUnsafeMutablePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    trellis_accept(listener, $0, &length)
+                }
+            }
+            if fd < 0 {
+                switch errno {
+                case EAGAIN, EWOULDBLOCK: return
+                case EINTR, ECONNABORTED: continue
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+                    // Out of descriptors: stop accepting for a moment instead of spinning.
+                    core.logger.error("accept failed: \(String(cString: strerror(errno))); pausing accepts")
+                    setListening(false)
+                    acceptPausedUntil = now.advanced(by: .milliseconds(100))
+                    return
+                default:
+                    return
+                }
+            }
+            guard core.reserveConnection() else {
+                close(fd)  // over maxConnections: closed at once; existing connections unaffected
+                continue
+            }
+            Socket.setNoDelay(fd)
+            let target = core.nextLoop()
+            if target === self {
+                adopt(fd: fd, remote: Socket.describe(storage))
+            } else {
+                target.post(.adopt(fd: fd, remote: Socket.describe(storage)))
+            }
+        }
+    }
+
+    private func adopt(fd: Int32, remote: String) {
+        if draining {
+            close(fd)
+            core.connectionClosed()
+            return
+        }
+        let connection = Connection(fd: fd, remote: remote, loop: self)
+        if Int(fd) >= connections.count {
+            connections.append(contentsOf: repeatElement(nil, count: Int(fd) + 64 - connections.count))
+        }
+        connections[Int(fd)] = connection
+        liveConnections += 1
+        register(fd, events: TRELLIS_EPOLLIN)
+    }
+
+    /// Forgets and closes a connection (called by the connection itself).
+    func remove(_ connection: Connection) {
+        connections[Int(connection.fd)] = nil
+        liveConnections -= 1
+        close(connection.fd)  // also removes it from the epoll set
+        core.connectionClosed()
+    }
+
+    // MARK: - Messages, timers, drain
+
+    private func drainInbox() {
+        var count: UInt64 = 0
+        _ = read(wakeFD, &count, 8)
+        let messages = inbox.withLock { box in
+            let taken = box
+            box.removeAll()
+            return taken
+        }
+        for message in messages {
+            switch message {
+            case .adopt(let fd, let remote): adopt(fd: fd, remote: remote)
+            case .drain: beginDrain()
+            }
+        }
+    }
+
+    private func beginDrain() {
+        guard !draining else { return }
+        draining = true
+        setListening(false)
+        acceptPausedUntil = nil
+        core.listenerReleased()
+        for case let connection? in connections { connection.beginDrain(self) }
+    }
+
+    private func sweep() {
+        if let until = acceptPausedUntil, now >= until, !draining {
+            acceptPausedUntil = nil
+            setListening(true)
+        }
+        for case let connection? in connections { connection.tick(self) }
+    }
+
+    private func setListening(_ on: Bool) {
+        guard on != listening else { return }
+        listening = on
+        for fd in core.listeners {
+            if on {
+                register(fd, events: TRELLIS_EPOLLIN | TRELLIS_EPOLLEXCLUSIVE)
+            } else {
+                trellis_epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, 0)
+            }
+        }
+    }
+
+    // MARK: - epoll
+
+    func register(_ fd: Int32, events: UInt32) {
+        trellis_epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, events)
+    }
+
+    func modify(_ fd: Int32, events: UInt32) {
+        trellis_epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, events)
+    }
+}

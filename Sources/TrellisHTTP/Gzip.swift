@@ -1,0 +1,74 @@
+import CZlib
+
+/// gzip (RFC 1952) through zlib, the same code for on-the-fly compression in the server and for
+/// bodies an application compresses ahead of time.
+public enum Gzip {
+    /// Why `decompress` refused its input.
+    public enum Error: Swift.Error, Equatable {
+        case corrupt
+        case tooLarge
+    }
+
+    /// Compresses `bytes` into one gzip member.
+    /// - Parameters:
+    ///   - bytes: the identity-coded bytes.
+    ///   - level: zlib level, clamped to 1…9; 6 (zlib's default) unless told.
+    /// - Returns: the gzip stream (header, deflate data, CRC-32 and size trailer).
+    public static func compress(_ bytes: [UInt8], level: Int = 6) -> [UInt8] {
+        var stream = z_stream()
+        // windowBits 15 + 16 = 31 asks zlib for a gzip wrapper instead of zlib's own.
+        let status = deflateInit2_(
+            &stream, Int32(min(max(level, 1), 9)), Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY,
+            zlibVersion(), Int32(MemoryLayout<z_stream>.size))
+        precondition(status == Z_OK, "deflateInit2 failed (\(status)): out of memory")
+        defer { deflateEnd(&stream) }
+        let bound = Int(deflateBound(&stream, uLong(bytes.count)))
+        var output = [UInt8](repeating: 0, count: bound)
+        let produced: Int = bytes.withUnsafeBufferPointer { input in
+            output.withUnsafeMutableBufferPointer { out in
+                stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
+                stream.avail_in = uInt(input.count)
+                stream.next_out = out.baseAddress
+                stream.avail_out = uInt(out.count)
+                let result = deflate(&stream, Z_FINISH)
+                precondition(result == Z_STREAM_END, "deflate into deflateBound bytes did not finish (\(result))")
+                return out.count - Int(stream.avail_out)
+            }
+        }
+        output.removeSubrange(produced...)
+        return output
+    }
+
+    /// Decompresses a gzip stream (one or more members).
+    /// - Parameter maxBytes: the most output accepted, against decompression bombs. Default 64 MiB.
+    /// - Throws: `Gzip.Error.corrupt` for anything but a complete valid stream, `.tooLarge` past `maxBytes`.
+    public static func decompress(_ bytes: [UInt8], maxBytes: Int = 64 << 20) throws(Gzip.Error) -> [UInt8] {
+        var stream = z_stream()
+        guard inflateInit2_(&stream, 31, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+            throw .corrupt
+        }
+        defer { inflateEnd(&stream) }
+        var output: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        var result: Int32 = Z_OK
+        bytes.withUnsafeBufferPointer { input in
+            stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
+            stream.avail_in = uInt(input.count)
+            repeat {
+                chunk.withUnsafeMutableBufferPointer { out in
+                    stream.next_out = out.baseAddress
+                    stream.avail_out = uInt(out.count)
+                    result = inflate(&stream, Z_NO_FLUSH)
+                    output.append(contentsOf: out[0..<(out.count - Int(stream.avail_out))])
+                }
+                // A new member may follow the end of one (RFC 1952 §2.2).
+                if result == Z_STREAM_END && stream.avail_in > 0 {
+                    result = inflateReset(&stream)
+                }
+            } while result == Z_OK && output.count <= maxBytes && (stream.avail_in > 0 || stream.avail_out == 0)
+        }
+        if output.count > maxBytes { throw .tooLarge }
+        guard result == Z_STREAM_END else { throw .corrupt }
+        return output
+    }
+}

@@ -1,0 +1,131 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension HTTPServer {
+    /// Every address, limit and timeout of the server, in one place (nginx-spirited defaults).
+    /// Each property says its unit, its default, and what happens when a client exceeds it.
+    /// Call `validate()` before starting; `HTTPServer.start()` calls it too.
+    public struct Configuration: Sendable {
+        // MARK: Listening
+
+        /// Address to bind: an IPv4 or IPv6 literal (`127.0.0.1`, `::1`, `0.0.0.0`), `localhost`
+        /// (= `127.0.0.1`), or `*` / `::` for every address of both families (IPv6 bound with
+        /// `IPV6_V6ONLY`, beside IPv4). Default `*`.
+        public var host: String = "*"
+        /// TCP port; 0 asks the kernel for a free one (read it back from `HTTPServer.port`). Default 8080.
+        public var port: Int = 8080
+        /// `listen(2)` backlog: connections the kernel queues before they are accepted. Default 511.
+        public var backlog: Int = 511
+        /// Threads that each run an epoll loop owning a share of the connections. Default: one
+        /// per online CPU.
+        public var eventLoopCount: Int = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+
+        // MARK: Request size limits
+
+        /// Longest request line (method, target, version), bytes. Default 8192. Beyond → 414, close.
+        public var maxRequestLineBytes: Int = 8192
+        /// Largest head (request line and all header lines), bytes; also bounds a chunked body's
+        /// trailer section. Default 32768 (nginx: 4 × 8 KB buffers). Beyond → 431, close.
+        public var maxHeaderBytes: Int = 32768
+        /// Most header fields in one head (and trailer fields). Default 100. Beyond → 431, close.
+        public var maxHeaderCount: Int = 100
+        /// Largest request body after de-chunking, bytes. Default 1 MiB (nginx
+        /// `client_max_body_size`). A larger `Content-Length` → 413 before any body byte is read
+        /// (and before `100 Continue`); a chunked body that grows past it → 413. Then close.
+        public var maxBodyBytes: Int = 1 << 20
+        /// Longest chunk-size line of a chunked body (size plus extensions), bytes. Default 4096.
+        /// Beyond → 400, close.
+        public var maxChunkLineBytes: Int = 4096
+
+        // MARK: Timeouts
+
+        /// Time to receive a complete head, from its first byte (nginx `client_header_timeout`).
+        /// Default 60 s. Expiry → 408, close. A new connection that sends nothing at all in this
+        /// time is closed silently.
+        public var headTimeout: Duration = .seconds(60)
+        /// Time to receive a complete body, from the end of the head (nginx
+        /// `client_body_timeout`). Default 60 s. Expiry → 408, close.
+        public var bodyTimeout: Duration = .seconds(60)
+        /// How long a kept-alive connection may wait for its next request (nginx
+        /// `keepalive_timeout`). Default 75 s. Expiry → closed silently.
+        public var keepAliveTimeout: Duration = .seconds(75)
+        /// How long a response write may make no progress because the client does not read
+        /// (nginx `send_timeout`). Default 60 s. Expiry → closed.
+        public var sendTimeout: Duration = .seconds(60)
+        /// After the server decides to close (an error, `Connection: close`, drain), how long it
+        /// keeps reading and discarding input so the client receives the response instead of a
+        /// reset (nginx `lingering_timeout`). Default 2 s.
+        public var lingerTimeout: Duration = .seconds(2)
+        /// How long `shutdown()` lets in-flight requests finish before closing every connection.
+        /// Default 10 s.
+        public var drainTimeout: Duration = .seconds(10)
+
+        // MARK: Connections
+
+        /// Most open client connections. A connection beyond it is closed as soon as it is
+        /// accepted, with no response; existing connections are not disturbed. Default 1024.
+        public var maxConnections: Int = 1024
+        /// Most requests served on one connection; the last response carries `Connection: close`.
+        /// nil = unlimited. Default 1000 (nginx `keepalive_requests`).
+        public var maxRequestsPerConnection: Int? = 1000
+
+        // MARK: Compression
+
+        /// Smallest identity body, bytes, that is gzipped on the fly (when the response has no
+        /// precomputed `gzipBody`, is `compressible` and textual). Default 256.
+        public var gzipMinimumBytes: Int = 256
+        /// zlib level for on-the-fly gzip, 1 (fastest) … 9 (smallest). Default 6.
+        public var gzipLevel: Int = 6
+
+        // MARK: Logging
+
+        /// One structured `info` line per request on the server's logger (label of the logger you
+        /// pass). Default on. Switch off for benchmarks that compare with `access_log off`.
+        public var accessLog: Bool = true
+        /// Longest `X-Request-Id` accepted from a client, characters; a longer one (or one with
+        /// characters outside `A-Z a-z 0-9 - _ . : /`) is replaced by a generated id. Default 128.
+        public var maxRequestIDLength: Int = 128
+
+        public init() {}
+
+        /// Checks every value and reports every problem at once.
+        /// - Throws: `HTTPServer.ConfigurationError` listing each invalid setting.
+        public func validate() throws(ConfigurationError) {
+            var problems: [String] = []
+            func check(_ ok: Bool, _ message: String) { if !ok { problems.append(message) } }
+            check(ListenAddress.parse(host) != nil, "host '\(host)' is not an IP address, 'localhost', '*' or '::'")
+            check((0...65535).contains(port), "port \(port) is not in 0…65535")
+            check(backlog >= 1, "backlog must be at least 1")
+            check((1...256).contains(eventLoopCount), "eventLoopCount must be in 1…256")
+            check(maxRequestLineBytes >= 64, "maxRequestLineBytes must be at least 64")
+            check(maxHeaderBytes >= maxRequestLineBytes, "maxHeaderBytes must be at least maxRequestLineBytes")
+            check(maxHeaderCount >= 1, "maxHeaderCount must be at least 1")
+            check(maxBodyBytes >= 0, "maxBodyBytes must not be negative")
+            check(maxChunkLineBytes >= 16, "maxChunkLineBytes must be at least 16")
+            for (name, value) in [("headTimeout", headTimeout), ("bodyTimeout", bodyTimeout),
+                                  ("keepAliveTimeout", keepAliveTimeout), ("sendTimeout", sendTimeout),
+                                  ("lingerTimeout", lingerTimeout), ("drainTimeout", drainTimeout)] {
+                check(value > .zero, "\(name) must be positive")
+            }
+            check(maxConnections >= 1, "maxConnections must be at least 1")
+            check((maxRequestsPerConnection ?? 1) >= 1, "maxRequestsPerConnection must be at least 1 or nil")
+            check(gzipMinimumBytes >= 0, "gzipMinimumBytes must not be negative")
+            check((1...9).contains(gzipLevel), "gzipLevel must be in 1…9")
+            check(maxRequestIDLength >= 8, "maxRequestIDLength must be at least 8")
+            if !problems.isEmpty { throw ConfigurationError(problems: problems) }
+        }
+
+        var parserLimits: HTTPParserLimits {
+            HTTPParserLimits(
+                maxRequestLineBytes: maxRequestLineBytes, maxHeaderBytes: maxHeaderBytes,
+                maxHeaderCount: maxHeaderCount, maxBodyBytes: maxBodyBytes, maxChunkLineBytes: maxChunkLineBytes)
+        }
+    }
+
+    /// Every problem `Configuration.validate()` found.
+    public struct ConfigurationError: Error, CustomStringConvertible {
+        public var problems: [String]
+        public var description: String { "invalid HTTP server configuration: " + problems.joined(separator: "; ") }
+    }
+}

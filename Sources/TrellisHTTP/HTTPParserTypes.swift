@@ -1,0 +1,108 @@
+/// The limits the request parser enforces while it reads. `HTTPServer.Configuration` owns the
+/// values and their documentation; the parser only applies them.
+struct HTTPParserLimits: Sendable, Equatable {
+    /// Longest request line (method, target and version, without CRLF), in bytes → 414.
+    var maxRequestLineBytes = 8192
+    /// Largest head (request line + header lines + CRLFs), in bytes → 431. Also bounds trailers.
+    var maxHeaderBytes = 32768
+    /// Most header field lines in a head (and trailer lines in a chunked body) → 431.
+    var maxHeaderCount = 100
+    /// Largest body, after de-chunking, in bytes → 413.
+    var maxBodyBytes = 1 << 20
+    /// Longest chunk-size line (size and chunk extensions), in bytes → 400.
+    var maxChunkLineBytes = 4096
+}
+
+/// How the body of a request is delimited (RFC 9112 §6.3).
+enum HTTPBodyFraming: Sendable, Equatable {
+    case none
+    case length(Int)
+    case chunked
+}
+
+/// A parsed request head: everything before the body, with the framing already decided.
+struct HTTPRequestHead: Sendable {
+    var method: HTTPMethod
+    var target: String
+    var path: String
+    var query: HTTPQuery
+    var version: HTTPVersion
+    var headers: HTTPHeaders
+    var framing: HTTPBodyFraming
+    /// Whether the connection may stay open after the response (RFC 9112 §9.3).
+    var keepAlive: Bool
+    /// The client sent `Expect: 100-continue` on an HTTP/1.1 request with a body (RFC 9110 §10.1.1).
+    var expectsContinue: Bool
+}
+
+/// Why a request was refused: the status to answer with and a short reason for the log.
+/// Every parser error closes the connection after the response.
+struct HTTPParserError: Error, Sendable, Equatable {
+    var status: HTTPStatus
+    var reason: String
+
+    static func bad(_ reason: String) -> Self { Self(status: .badRequest, reason: reason) }
+}
+
+/// One step of the parser.
+enum HTTPParserEvent: Sendable {
+    /// The input ends inside a message; call again with the same unconsumed bytes plus more.
+    case needMoreData
+    /// A complete head. Body events follow (if any), then `.end`.
+    case head(HTTPRequestHead)
+    /// A piece of the body, de-chunked.
+    case body([UInt8])
+    /// The message is complete; the parser is ready for the next request on the connection.
+    case end
+    /// The input is not acceptable HTTP/1.1; answer with `error.status` and close.
+    case error(HTTPParserError)
+}
+
+/// Byte classes of RFC 9110 §5.6.2 (token) and §5.5 (field values).
+enum HTTPBytes {
+    static let cr: UInt8 = 13, lf: UInt8 = 10, sp: UInt8 = 32, htab: UInt8 = 9
+    static let colon: UInt8 = 58, percent: UInt8 = 37, plus: UInt8 = 43, question: UInt8 = 63
+
+    /// tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." / "^" / "_" / "`" / "|" / "~"
+    /// / DIGIT / ALPHA (RFC 9110 §5.6.2).
+    static let tokenTable: [Bool] = (0..<256).map { b in
+        switch UInt8(b) {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "A")...UInt8(ascii: "Z"):
+            return true
+        default:
+            return "!#$%&'*+-.^_`|~".utf8.contains(UInt8(b))
+        }
+    }
+
+    @inline(__always) static func isToken(_ b: UInt8) -> Bool { tokenTable[Int(b)] }
+    @inline(__always) static func isWhitespace(_ b: UInt8) -> Bool { b == sp || b == htab }
+    /// VCHAR (visible ASCII), the only bytes allowed in a request-target besides nothing.
+    @inline(__always) static func isVisible(_ b: UInt8) -> Bool { b > 0x20 && b < 0x7F }
+    /// field-vchar / SP / HTAB (obs-text included, RFC 9110 §5.5): no CTLs, no DEL.
+    @inline(__always) static func isFieldByte(_ b: UInt8) -> Bool {
+        (b >= 0x20 && b != 0x7F) || b == htab
+    }
+
+    static func hexValue(_ b: UInt8) -> Int? {
+        switch b {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return Int(b - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return Int(b - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return Int(b - UInt8(ascii: "A") + 10)
+        default: return nil
+        }
+    }
+
+    /// ASCII case-insensitive comparison of bytes with a lowercase literal.
+    static func equalsLowercase(_ bytes: UnsafeBufferPointer<UInt8>, _ lower: StaticString) -> Bool {
+        guard bytes.count == lower.utf8CodeUnitCount else { return false }
+        let l = lower.utf8Start
+        var i = 0
+        for b in bytes {
+            let folded = (b >= 65 && b <= 90) ? b | 0x20 : b
+            if folded != l[i] { return false }
+            i += 1
+        }
+        return true
+    }
+}

@@ -1,0 +1,192 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import Logging
+import Metrics
+import Synchronization
+
+/// An HTTP/1.1 server on POSIX sockets and epoll (RFC 9112). It calls one `HTTPResponder`
+/// synchronously for each request, on the event loop thread that owns the connection.
+///
+/// ```swift
+/// let server = HTTPServer(configuration: config, responder: app, logger: logger)
+/// try server.start()
+/// // … on SIGTERM: server.shutdown()
+/// server.waitUntilStopped()
+/// ```
+public final class HTTPServer: Sendable {
+    public let configuration: Configuration
+    private let responder: any HTTPResponder
+    private let logger: Logger
+    private let state = Mutex<State>(State())
+    private let stopped = DispatchGroup()
+
+    private struct State {
+        var core: ServerCore?
+        var port = 0
+        var shutdownRequested = false
+    }
+
+    public init(configuration: Configuration, responder: some HTTPResponder, logger: Logger) {
+        self.configuration = configuration
+        self.responder = responder
+        self.logger = logger
+    }
+
+    /// The port the server listens on; with `port: 0`, the one the kernel chose. 0 before `start()`.
+    public var port: Int { state.withLock { $0.port } }
+
+    /// Validates the configuration, binds every listener and starts the event loops.
+    /// - Throws: `HTTPServer.ConfigurationError` for an invalid configuration, `HTTPServerError`
+    ///   when a socket cannot be bound (for example "bind 127.0.0.1:8080: Address already in use").
+    public func start() throws {
+        try configuration.validate()
+        signal(SIGPIPE, SIG_IGN)  // writes use MSG_NOSIGNAL too; this covers any other path
+        let (listeners, port) = try bindListeners()
+        var loops: [EventLoop] = []
+        do {
+            for i in 0..<configuration.eventLoopCount { loops.append(try EventLoop(index: i)) }
+        } catch {
+            listeners.forEach { close($0) }
+            throw error
+        }
+        let core = ServerCore(configuration: configuration, responder: responder, logger: logger,
+                              listeners: listeners, loops: loops, stopped: stopped)
+        let alreadyStarted = state.withLock { s -> Bool in
+            if s.core != nil { return true }
+            s.core = core
+            s.port = port
+            return false
+        }
+        guard !alreadyStarted else {
+            listeners.forEach { close($0) }
+            throw HTTPServerError(operation: "start", address: "server already started", errno: EALREADY)
+        }
+        for loop in loops {
+            loop.core = core
+            stopped.enter()
+            spawnThread { loop.run() }
+        }
+        logger.info("HTTP server listening", metadata: ["host": .string(configuration.host), "port": .stringConvertible(port)])
+    }
+
+    /// Graceful shutdown, callable from any thread and more than once: stop accepting, close idle
+    /// connections, let in-flight requests finish (their responses carry `Connection: close`),
+    /// and force-close whatever remains after `drainTimeout`. Returns at once; see `waitUntilStopped()`.
+    public func shutdown() {
+        let core = state.withLock { s -> ServerCore? in
+            s.shutdownRequested = true
+            return s.core
+        }
+        core?.beginShutdown()
+    }
+
+    /// Blocks the caller until every event loop has stopped and every listener is closed.
+    /// Returns at once if the server was never started.
+    public func waitUntilStopped() {
+        stopped.wait()
+    }
+
+    private func bindListeners() throws -> ([Int32], Int) {
+        guard let addresses = ListenAddress.parse(configuration.host) else { throw configurationError() }
+        var fds: [Int32] = []
+        var port = configuration.port
+        do {
+            for address in addresses {
+                do {
+                    let fd = try Socket.listen(address, port: port, backlog: configuration.backlog)
+                    fds.append(fd)
+                    port = Socket.localPort(fd)
+                } catch let error where addresses.count > 1 && address.family == AF_INET6
+                    && (error.errno == EAFNOSUPPORT || error.errno == EADDRNOTAVAIL) {
+                    logger.warning("IPv6 unavailable; listening on IPv4 only", metadata: ["error": "\(error)"])
+                }
+            }
+        } catch {
+            fds.forEach { close($0) }
+            throw error
+        }
+        return (fds, port)
+    }
+
+    private func configurationError() -> ConfigurationError {
+        ConfigurationError(problems: ["host '\(configuration.host)' is not an IP address, 'localhost', '*' or '::'"])
+    }
+}
+
+/// What the event loops share: immutable settings plus a few atomics.
+/// `Sendable` because every stored property is a `let` of a Sendable type or an `Atomic`.
+final class ServerCore: Sendable {
+    let configuration: HTTPServer.Configuration
+    let responder: any HTTPResponder
+    let logger: Logger
+    let listeners: [Int32]
+    let loops: [EventLoop]
+    let parserLimits: HTTPParserLimits
+    let timeouts: ConnectionStateMachine<ContinuousClock>.Timeouts
+    let writerOptions: ResponseWriter.Options
+    private let stopped: DispatchGroup
+    private let openConnections = Atomic<Int>(0)
+    private let roundRobin = Atomic<Int>(0)
+    private let draining = Atomic<Bool>(false)
+    private let loopsHoldingListeners: Atomic<Int>
+    private let connectionsGauge = Gauge(label: "http_open_connections")
+
+    init(configuration: HTTPServer.Configuration, responder: any HTTPResponder, logger: Logger,
+         listeners: [Int32], loops: [EventLoop], stopped: DispatchGroup) {
+        self.configuration = configuration
+        self.responder = responder
+        self.logger = logger
+        self.listeners = listeners
+        self.loops = loops
+        self.stopped = stopped
+        loopsHoldingListeners = Atomic(loops.count)
+        parserLimits = configuration.parserLimits
+        timeouts = .init(
+            head: configuration.headTimeout, body: configuration.bodyTimeout,
+            keepAlive: configuration.keepAliveTimeout, send: configuration.sendTimeout,
+            linger: configuration.lingerTimeout, drain: configuration.drainTimeout)
+        writerOptions = .init(gzipMinimumBytes: configuration.gzipMinimumBytes, gzipLevel: configuration.gzipLevel)
+    }
+
+    var isDraining: Bool { draining.load(ordering: .relaxed) }
+
+    func beginShutdown() {
+        guard !draining.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        logger.info("HTTP server draining", metadata: ["drain_timeout": "\(configuration.drainTimeout)"])
+        for loop in loops { loop.post(.drain) }
+    }
+
+    /// Counts a new connection; false when `maxConnections` are already open.
+    func reserveConnection() -> Bool {
+        let (_, now) = openConnections.add(1, ordering: .relaxed)
+        if now > configuration.maxConnections {
+            openConnections.subtract(1, ordering: .relaxed)
+            return false
+        }
+        connectionsGauge.record(now)
+        return true
+    }
+
+    func connectionClosed() {
+        let (_, now) = openConnections.subtract(1, ordering: .relaxed)
+        connectionsGauge.record(now)
+    }
+
+    func nextLoop() -> EventLoop {
+        let (_, n) = roundRobin.add(1, ordering: .relaxed)
+        return loops[n % loops.count]
+    }
+
+    /// A draining loop stopped watching the listeners; the last one closes them, so no loop can
+    /// ever call `accept` on a closed (and maybe reused) descriptor.
+    func listenerReleased() {
+        let (_, left) = loopsHoldingListeners.subtract(1, ordering: .acquiringAndReleasing)
+        if left == 0 { listeners.forEach { close($0) } }
+    }
+
+    func loopStopped() {
+        stopped.leave()
+    }
+}

@@ -1,0 +1,165 @@
+import Testing
+@testable import TrellisHTTP
+
+@Suite struct AcceptEncodingTests {
+    @Test(arguments: [
+        ("gzip", true, true),
+        ("gzip;q=0", false, true),
+        ("GZIP ; Q=0.5", true, true),
+        ("x-gzip", true, true),
+        ("*", true, true),
+        ("*;q=0", false, false),
+        ("*;q=0, identity", false, true),
+        ("identity;q=0", false, false),
+        ("gzip, identity;q=0", true, false),
+        ("br, deflate", false, true),
+        ("gzip;q=0.5, identity;q=1", false, true),
+        ("gzip;q=1.0, identity;q=0.5", true, true),
+        ("gzip;q=2", false, true),          // malformed weight: element ignored
+        ("gzip;q=0.1234", false, true),     // more than three decimals: ignored
+        ("", false, true),
+    ])
+    func negotiation(value: String, gzip: Bool, identity: Bool) {
+        let a = AcceptEncoding.parse(value)
+        #expect(a.prefersGzip == gzip, "prefersGzip for \(value)")
+        #expect((a.identity > 0) == identity, "identity for \(value)")
+    }
+
+    @Test func qvalues() {
+        func q(_ s: String) -> Int? { var s = s; return s.withUTF8 { AcceptEncoding.qvalue($0) } }
+        #expect(q("1") == 1000)
+        #expect(q("0.5") == 500)
+        #expect(q("0.125") == 125)
+        #expect(q("1.000") == 1000)
+        #expect(q("1.001") == nil)
+        #expect(q(".5") == nil)
+    }
+
+    @Test func contentCodingChoice() {
+        let options = ResponseWriter.Options(gzipMinimumBytes: 256, gzipLevel: 6)
+        let json = HTTPResponse(headers: ["Content-Type": "application/json"], body: Array(repeating: 65, count: 300))
+        let small = HTTPResponse(headers: ["Content-Type": "application/json"], body: Array(repeating: 65, count: 10))
+        let image = HTTPResponse(headers: ["Content-Type": "image/png"], body: Array(repeating: 65, count: 300))
+        let gz = AcceptEncoding.parse("gzip")
+        #expect(ContentCoding.choose(for: json, accept: gz, options: options) == .gzip(precomputed: false))
+        #expect(ContentCoding.choose(for: small, accept: gz, options: options) == .identity(varies: true))
+        #expect(ContentCoding.choose(for: image, accept: gz, options: options) == .identity(varies: false))
+        #expect(ContentCoding.choose(for: small, accept: .parse("gzip, identity;q=0"), options: options) == .gzip(precomputed: false))
+        #expect(ContentCoding.choose(for: image, accept: .parse("identity;q=0"), options: options) == .notAcceptable)
+        #expect(ContentCoding.choose(for: json, accept: .absent, options: options) == .identity(varies: true))
+    }
+}
+
+@Suite struct GzipTests {
+    @Test func roundTrip() throws {
+        for size in [0, 1, 100, 65_536, 300_000] {
+            let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 * 31 / 7) }
+            #expect(try Gzip.decompress(Gzip.compress(bytes)) == bytes)
+        }
+    }
+
+    @Test func headerIsGzip() {
+        let out = Gzip.compress(Array("hello".utf8), level: 9)
+        #expect(out.prefix(3) == [0x1F, 0x8B, 8])
+    }
+
+    @Test func corruptAndOversizedInputsAreRefused() {
+        #expect(throws: Gzip.Error.corrupt) { try Gzip.decompress([1, 2, 3]) }
+        let packed = Gzip.compress([UInt8](repeating: 0, count: 100_000))
+        #expect(throws: Gzip.Error.corrupt) { try Gzip.decompress(Array(packed.dropLast(4))) }
+        #expect(throws: Gzip.Error.tooLarge) { try Gzip.decompress(packed, maxBytes: 1000) }
+    }
+}
+
+@Suite struct ResponseWriterTests {
+    static let date = Array("Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n".utf8)
+    static let options = ResponseWriter.Options(gzipMinimumBytes: 256, gzipLevel: 6)
+
+    func render(_ r: HTTPResponse, head: Bool = false, keepAlive: Bool = true) -> String {
+        var out: [UInt8] = []
+        _ = ResponseWriter.write(r, facts: RequestFacts(isHead: head, acceptEncoding: .absent), keepAlive: keepAlive,
+                                 requestID: "id1", date: Self.date, options: Self.options, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    @Test func plainResponseIsExact() {
+        let text = render(HTTPResponse(headers: ["Content-Type": "text/plain"], body: Array("hi".utf8)))
+        #expect(text == "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\nDate: Sun, 06 Nov 1994 08:49:37 GMT\r\nX-Request-Id: id1\r\nVary: Accept-Encoding\r\n\r\nhi")
+    }
+
+    @Test func headKeepsContentLengthButNoBody() {
+        let text = render(HTTPResponse(body: Array("hello".utf8)), head: true)
+        #expect(text.hasSuffix("Content-Length: 5\r\nDate: Sun, 06 Nov 1994 08:49:37 GMT\r\nX-Request-Id: id1\r\n\r\n"))
+    }
+
+    @Test func noContentAndNotModifiedHaveNoLengthAndNoBody() {
+        #expect(!render(HTTPResponse(status: .noContent, body: [1, 2])).contains("Content-Length"))
+        let notModified = render(HTTPResponse(status: .notModified, body: [1, 2]))
+        #expect(!notModified.contains("Content-Length"))
+        #expect(notModified.hasSuffix("\r\n\r\n"))
+    }
+
+    @Test func closingResponsesSayConnectionClose() {
+        #expect(render(HTTPResponse(), keepAlive: false).contains("Connection: close\r\n"))
+        #expect(render(HTTPResponse(headers: ["Connection": "close"])).contains("Connection: close\r\n"))
+    }
+
+    @Test func serverOwnedAndInvalidFieldsAreDropped() {
+        let text = render(HTTPResponse(
+            headers: ["Content-Length": "99", "X-Evil": "a\r\nInjected: 1", "Bad Name": "x", "Date": "yesterday", "X-Ok": "ok"],
+            body: Array("x".utf8)))
+        #expect(!text.contains("Content-Length: 99"))
+        #expect(!text.contains("Injected"))
+        #expect(!text.contains("Bad Name"))
+        #expect(!text.contains("yesterday"))
+        #expect(text.contains("X-Ok: ok\r\n"))
+        #expect(text.contains("Content-Length: 1\r\n"))
+    }
+
+    @Test func informationalStatusFromAResponderBecomes500() {
+        #expect(render(HTTPResponse(status: .continue)).hasPrefix("HTTP/1.1 500 Internal Server Error\r\n"))
+    }
+
+    @Test func dateHeaderFormat() {
+        var cache = HTTPDateCache()
+        cache.update(epochSeconds: 784_111_777)
+        #expect(String(decoding: cache.line, as: UTF8.self) == "Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n")
+    }
+}
+
+@Suite struct ConfigurationTests {
+    @Test func defaultsAreValid() throws {
+        try HTTPServer.Configuration().validate()
+    }
+
+    @Test func everyProblemIsReported() {
+        var c = HTTPServer.Configuration()
+        c.host = "not a host"
+        c.port = 70000
+        c.maxHeaderCount = 0
+        c.headTimeout = .zero
+        do {
+            try c.validate()
+            Issue.record("expected an error")
+        } catch {
+            #expect(error.problems.count == 4)
+        }
+    }
+
+    @Test func hostForms() {
+        for host in ["127.0.0.1", "::1", "[::1]", "0.0.0.0", "*", "::", "localhost"] {
+            #expect(ListenAddress.parse(host) != nil, "\(host)")
+        }
+        #expect(ListenAddress.parse("*")?.count == 2)
+        #expect(ListenAddress.parse("example.com") == nil)
+    }
+
+    @Test func requestIDs() {
+        var g = RequestIDGenerator(loop: 1)
+        #expect(g.next() != g.next())
+        #expect(RequestIDGenerator.isSane("abc-123_x.y:z", maxLength: 128))
+        #expect(!RequestIDGenerator.isSane("", maxLength: 128))
+        #expect(!RequestIDGenerator.isSane("a b", maxLength: 128))
+        #expect(!RequestIDGenerator.isSane(String(repeating: "a", count: 129), maxLength: 128))
+    }
+}
