@@ -63,7 +63,7 @@ let package = Package(
         .executableTarget(
             name: "trellis",
             dependencies: [
-                "TrellisServer",
+                "TrellisServer", "TrellisJSON", "TrellisLayout", "TrellisText",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TrellisJSON
 import TrellisServer
 
 /// Options every command that reads a configuration directory shares.

@@ -42,15 +42,15 @@ struct ServeCommand: ParsableCommand {
 }
 
 /// SIGHUP reloads; SIGTERM and SIGINT start a graceful shutdown (a second one is ignored while draining).
-final class SignalHandlers: Sendable {
+final class SignalHandlers {
     private let sources: [any DispatchSourceSignal]
 
     init(application: Application) {
         let queue = DispatchQueue(label: "trellis.signals")
         var sources: [any DispatchSourceSignal] = []
-        for (number, action) in [(SIGHUP, { _ = application.reload() }), (SIGTERM, application.shutdown), (SIGINT, application.shutdown)]
-            as [(Int32, @Sendable () -> Void)]
-        {
+        let reload: @Sendable () -> Void = { _ = application.reload() }
+        let shutdown: @Sendable () -> Void = { application.shutdown() }
+        for (number, action) in [(SIGHUP, reload), (SIGTERM, shutdown), (SIGINT, shutdown)] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler(handler: action)

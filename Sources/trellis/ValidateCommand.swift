@@ -1,4 +1,5 @@
 import ArgumentParser
+import TrellisJSON
 import TrellisServer
 
 /// `trellis validate`: checks a configuration directory the way `serve` and a reload would.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrellisHTTP
 @testable import TrellisServer
 
 /// docs/openapi.yaml is the API reference; it must describe exactly the routes the server has.
