@@ -84,7 +84,7 @@ let package = Package(
         .testTarget(
             name: "TrellisServerTests",
             dependencies: [
-                "TrellisServer", "TrellisHTTP", "TrellisJSON",
+                "TrellisServer", "TrellisHTTP", "TrellisJSON", "TrellisTargeting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],

@@ -36,3 +36,33 @@ public struct JSONPath: Hashable, Sendable, CustomStringConvertible {
         }
     }
 }
+
+extension JSONValue {
+    /// The value at `path` inside this one, or nil when the path leads nowhere.
+    public func value(at path: JSONPath) -> JSONValue? {
+        var current = self
+        for component in path.components {
+            switch component {
+            case .key(let key):
+                guard let next = current[key] else { return nil }
+                current = next
+            case .index(let index):
+                guard let array = current.arrayValue, array.indices.contains(index) else { return nil }
+                current = array[index]
+            }
+        }
+        return current
+    }
+}
+
+extension DiagnosticsError {
+    /// The same diagnostics, with each unknown location filled in from where its path leads in
+    /// `document` — for checks that run on a decoded model that no longer knows its lines.
+    public func locating(in document: JSONValue) -> DiagnosticsError {
+        var located = self
+        for i in located.diagnostics.indices where located.diagnostics[i].location == .unknown {
+            located.diagnostics[i].location = document.value(at: located.diagnostics[i].path)?.location ?? .unknown
+        }
+        return located
+    }
+}

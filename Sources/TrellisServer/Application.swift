@@ -25,14 +25,11 @@ public final class Application: Sendable {
         self.configuration = configuration
         self.logger = logger
         loader = ConfigLoader(directory: configDirectory)
-        let snapshot = try loader.load(previous: nil, compress: Self.compress).get()
+        let snapshot = try loader.load(previous: nil).get()
         state = ServerState(store: SnapshotStore(snapshot), configuration: configuration, metrics: metrics)
         server = HTTPServer(
             configuration: Self.httpConfiguration(configuration), responder: TrellisResponder(state: state), logger: logger)
     }
-
-    /// Precomputed gzip bodies use the best ratio: they are compressed once and sent many times.
-    static func compress(_ bytes: [UInt8]) -> [UInt8]? { Gzip.compress(bytes, level: 9) }
 
     /// Makes sure the data directory exists and is writable, then starts serving.
     public func start() throws {
@@ -50,7 +47,7 @@ public final class Application: Sendable {
     @discardableResult
     public func reload() -> Result<Snapshot, ConfigLoadError> {
         reloadQueue.sync {
-            let result = loader.load(previous: state.store.snapshot, compress: Self.compress)
+            let result = loader.load(previous: state.store.snapshot)
             switch result {
             case .success(let snapshot):
                 state.store.publish(snapshot)

@@ -1,6 +1,7 @@
 import Foundation
 import TrellisJSON
 import TrellisScreens
+import TrellisTargeting
 
 /// Every problem found while loading a configuration directory, file by file.
 public struct ConfigLoadError: Error, Sendable, CustomStringConvertible {
@@ -10,48 +11,94 @@ public struct ConfigLoadError: Error, Sendable, CustomStringConvertible {
 
 /// Reads a directory shaped like `Config/` into a snapshot, all or nothing.
 public struct ConfigLoader: Sendable {
-    /// Screens larger than this are refused: a screen is tens of kilobytes, not megabytes.
-    public static let maximumScreenFileBytes = 4 << 20
+    /// Files larger than this are refused: a screen is tens of kilobytes, not megabytes.
+    public static let maximumFileBytes = 4 << 20
 
     public let directory: URL
     public let decoder: ScreenDecoder
+    public let resolver: ScreenResolver
 
-    public init(directory: URL, decoder: ScreenDecoder = ScreenDecoder()) {
+    public init(directory: URL, decoder: ScreenDecoder = ScreenDecoder(), resolver: ScreenResolver = ScreenResolver()) {
         self.directory = directory
         self.decoder = decoder
+        self.resolver = resolver
     }
 
     public var screensDirectory: URL { directory.appendingPathComponent("screens", isDirectory: true) }
 
-    /// Loads every `screens/*.json`. A screen whose content is unchanged from `previous` keeps its
-    /// revision; a changed one gets the next revision; a new one starts at 1.
+    /// Loads `targeting.json` (optional: no file means no rules, rollouts or experiments) and every
+    /// `screens/*.json`, and checks that every rule, rollout and experiment a screen names exists.
+    /// A screen whose content is unchanged from `previous` keeps its revision; a changed one gets
+    /// the next revision; a new one starts at 1.
     /// - Returns: a new snapshot, or every error of every file; one bad file refuses the whole load.
-    public func load(previous: Snapshot?, compress: ([UInt8]) -> [UInt8]?) -> Result<Snapshot, ConfigLoadError> {
-        var screens: [String: ScreenEntry] = [:]
+    public func load(previous: Snapshot?) -> Result<Snapshot, ConfigLoadError> {
         var errors: [DiagnosticsError] = []
+        let targeting = loadTargeting(&errors)
+        var screens: [String: ScreenEntry] = [:]
         let files: [URL]
         do {
             files = try screenFiles()
         } catch {
-            return .failure(ConfigLoadError(errors: [Self.fileError("screens/", error)]))
+            return .failure(ConfigLoadError(errors: errors + [Self.fileError("screens/", error)]))
         }
         for file in files {
             let source = "screens/" + file.lastPathComponent
             let id = file.deletingPathExtension().lastPathComponent
-            switch readScreen(file, source: source, id: id) {
+            let bytes: [UInt8]
+            let screen: Screen
+            switch read(file, source: source) {
             case .failure(let error):
                 errors.append(error)
-            case .success(let screen):
-                let old = previous?.screens[id]
-                if let old, old.contentFingerprint == ScreenEntry.contentFingerprint(of: screen) {
-                    screens[id] = old
-                } else {
-                    screens[id] = ScreenEntry(screen: screen, revision: (old?.revision ?? 0) + 1, compress: compress)
+                continue
+            case .success(let read):
+                bytes = read
+            }
+            switch decoder.decode(bytes, source: source, expectedID: id) {
+            case .failure(let error):
+                errors.append(error)
+                continue
+            case .success(let decoded):
+                screen = decoded
+            }
+            if let targeting {
+                do throws(DiagnosticsError) {
+                    try screen.checkReferences(in: targeting, source: source)
+                } catch {
+                    // The model keeps no lines; the document, parsed once more, does.
+                    errors.append((try? JSONParser.parse(bytes)).map(error.locating(in:)) ?? error)
                 }
             }
+            let old = previous?.screens[id]
+            if let old, old.contentFingerprint == ScreenEntry.contentFingerprint(of: screen) {
+                screens[id] = old
+            } else {
+                screens[id] = ScreenEntry(screen: screen, revision: (old?.revision ?? 0) + 1, resolver: resolver)
+            }
         }
-        guard errors.isEmpty else { return .failure(ConfigLoadError(errors: errors)) }
-        return .success(Snapshot(screens: screens, generation: (previous?.generation ?? 0) + 1, compress: compress))
+        guard errors.isEmpty, let targeting else { return .failure(ConfigLoadError(errors: errors)) }
+        return .success(
+            Snapshot(screens: screens, targeting: targeting, resolver: resolver, generation: (previous?.generation ?? 0) + 1))
+    }
+
+    private func loadTargeting(_ errors: inout [DiagnosticsError]) -> TargetingConfiguration? {
+        let file = directory.appendingPathComponent("targeting.json")
+        let bytes: [UInt8]
+        if FileManager.default.fileExists(atPath: file.path) {
+            switch read(file, source: "targeting.json") {
+            case .success(let read): bytes = read
+            case .failure(let error):
+                errors.append(error)
+                return nil
+            }
+        } else {
+            bytes = Array("{}".utf8)
+        }
+        switch TargetingConfiguration.decode(bytes, source: "targeting.json") {
+        case .success(let configuration): return configuration
+        case .failure(let error):
+            errors.append(error)
+            return nil
+        }
     }
 
     private func screenFiles() throws -> [URL] {
@@ -60,19 +107,19 @@ public struct ConfigLoader: Sendable {
             .sorted { $0.lastPathComponent < $1.lastPathComponent }
     }
 
-    private func readScreen(_ file: URL, source: String, id: String) -> Result<Screen, DiagnosticsError> {
+    private func read(_ file: URL, source: String) -> Result<[UInt8], DiagnosticsError> {
         let data: Data
         do {
             data = try Data(contentsOf: file)
         } catch {
             return .failure(Self.fileError(source, error))
         }
-        guard data.count <= Self.maximumScreenFileBytes else {
+        guard data.count <= Self.maximumFileBytes else {
             return .failure(DiagnosticsError(source: source, diagnostics: [
-                Diagnostic(path: .root, location: .unknown, message: "file is \(data.count) bytes; the limit is \(Self.maximumScreenFileBytes)")
+                Diagnostic(path: .root, location: .unknown, message: "file is \(data.count) bytes; the limit is \(Self.maximumFileBytes)")
             ]))
         }
-        return decoder.decode([UInt8](data), source: source, expectedID: id)
+        return .success([UInt8](data))
     }
 
     static func fileError(_ source: String, _ error: any Error) -> DiagnosticsError {

@@ -1,17 +1,22 @@
+import TrellisHTTP
+
 /// A response body encoded once, with everything a cache-friendly answer needs, so that serving it
-/// costs no encoding and no compression.
+/// again costs no encoding and no compression.
 public struct EncodedBody: Sendable {
     public let bytes: [UInt8]
-    /// The gzip form of `bytes`, or nil when compressing is not worth it.
+    /// The gzip form of `bytes`, or nil when the body is too small for compression to pay.
     public let gzip: [UInt8]?
     /// A strong entity tag (RFC 9110 §8.8.3), quoted, derived from the bytes.
     public let etag: String
 
-    /// - Parameter compress: the gzip encoder; returns nil when it declines.
-    public init(bytes: [UInt8], compress: ([UInt8]) -> [UInt8]?) {
+    /// Bodies smaller than this are sent as they are: gzip's 18-byte frame eats the gain.
+    static let minimumCompressedSize = 256
+
+    public init(bytes: [UInt8]) {
         self.bytes = bytes
-        self.gzip = bytes.count >= 256 ? compress(bytes) : nil
-        self.etag = "\"" + EncodedBody.fingerprint(bytes) + "\""
+        // Compressed once and sent many times, so the best ratio is worth its CPU.
+        gzip = bytes.count >= Self.minimumCompressedSize ? Gzip.compress(bytes, level: 9) : nil
+        etag = "\"" + EncodedBody.fingerprint(bytes) + "\""
     }
 
     /// 64-bit FNV-1a of the bytes as 16 hex digits: cheap, stable across processes and machines.

@@ -1,6 +1,8 @@
 import Prometheus
 import TrellisHTTP
 import TrellisJSON
+import TrellisScreens
+import TrellisTargeting
 
 /// The HTTP surface: one method per endpoint, wired into a route table once.
 struct Endpoints: Sendable {
@@ -14,7 +16,7 @@ struct Endpoints: Sendable {
                 "endpoints",
                 .object([
                     ("screens", .string("GET /v1/screens")),
-                    ("screen", .string("GET /v1/screens/{id}?pretty=1")),
+                    ("screen", .string("GET /v1/screens/{id}?user=&platform=&appVersion=&schemaVersion=&attr.NAME=&pretty=1")),
                     ("health", .string("GET /healthz")),
                     ("readiness", .string("GET /readyz")),
                     ("metrics", .string("GET /metrics")),
@@ -41,15 +43,35 @@ struct Endpoints: Sendable {
         return router
     }
 
-    /// `GET /v1/screens/{id}` — the screen, pre-encoded; 304 when the client has it already.
+    /// `GET /v1/screens/{id}` — the screen resolved for the user the query describes: rules,
+    /// rollouts and experiments decided, components the client's schema version cannot render
+    /// replaced. Answers are cached per outcome; 304 when the client has this one already.
     func screen(_ request: HTTPRequest, id: String) throws(Problem) -> HTTPResponse {
-        let pretty = try QueryParameters(request.query, allowed: ["pretty"]).flag("pretty")
+        let query = try QueryParameters(
+            request.query, allowed: UserContext.parameterNames.union(["pretty"]), allowedPrefixes: ["attr."])
+        let pretty = try query.flag("pretty")
+        var context: UserContext
+        do {
+            context = try UserContext.parse(query.items.filter { $0.name != "pretty" })
+        } catch {
+            throw Problem.invalidContext(error)
+        }
+        context.now = state.clock()
         let snapshot = state.store.snapshot
         guard let entry = snapshot.screens[id] else {
             let known = snapshot.screens.keys.sorted().joined(separator: ", ")
             throw Problem(.notFound, "no screen \"\(id)\"; screens: \(known.isEmpty ? "none" : known)")
         }
-        return Self.cached(pretty ? entry.pretty : entry.compact, request, cacheControl: state.screenCacheControl)
+        // A client without a schema version is a person exploring: show the screen as written.
+        let schemaVersion = min(context.schemaVersion ?? entry.screen.schemaVersion, entry.screen.schemaVersion)
+        let outcomes = snapshot.resolver.outcomes(of: entry.decisions, for: context, evaluator: snapshot.evaluator)
+        let key = AnswerKey(screen: id, revision: entry.revision, schemaVersion: schemaVersion, outcomes: outcomes, pretty: pretty)
+        let (body, hit) = snapshot.answers.answer(for: key) {
+            let resolved = snapshot.resolver.resolve(entry.screen, outcomes: outcomes, clientSchemaVersion: schemaVersion)
+            return EncodedBody(bytes: JSONWriter.encode(resolved.jsonValue(revision: entry.revision), style: pretty ? .pretty : .compact))
+        }
+        state.recordAnswer(hit: hit)
+        return Self.cached(body, request, cacheControl: state.screenCacheControl)
     }
 
     /// `GET /v1/screens` — ids, revisions and ETags of every screen.

@@ -1,5 +1,6 @@
 import TrellisHTTP
 import TrellisJSON
+import TrellisTargeting
 
 /// An error answer in RFC 9457 form (`application/problem+json`), written for a person to act on.
 public struct Problem: Error, Sendable {
@@ -45,5 +46,13 @@ public struct Problem: Error, Sendable {
             return .object(members)
         }
         return Problem(.badRequest, detail, extensions: [("errors", .array(errors))])
+    }
+
+    /// A 400 naming each query parameter that does not describe a user.
+    static func invalidContext(_ error: UserContextError) -> Problem {
+        let errors: [JSONValue] = error.problems.map {
+            .object([("parameter", .string($0.parameter)), ("message", .string($0.reason))])
+        }
+        return Problem(.badRequest, "invalid user context: \(error.description)", extensions: [("errors", .array(errors))])
     }
 }

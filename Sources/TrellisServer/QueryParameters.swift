@@ -3,25 +3,33 @@ import TrellisHTTP
 /// Reads a request's query string against the parameters an endpoint knows. An unknown or
 /// repeated parameter is an error, so a typo (`?prety=1`) is reported instead of ignored.
 struct QueryParameters {
-    private let query: HTTPQuery
+    let items: [HTTPQuery.Item]
 
-    init(_ query: HTTPQuery, allowed: Set<String>) throws(Problem) {
+    /// - Parameters:
+    ///   - allowed: the parameter names the endpoint takes.
+    ///   - allowedPrefixes: name prefixes it also takes (`attr.` for free user attributes).
+    init(_ query: HTTPQuery, allowed: Set<String>, allowedPrefixes: [String] = []) throws(Problem) {
         var seen: Set<String> = []
         for item in query {
-            guard allowed.contains(item.name) else {
-                let known = allowed.isEmpty ? "this endpoint takes no query parameters" : "known: " + allowed.sorted().joined(separator: ", ")
-                throw Problem(.badRequest, "unknown query parameter \"\(item.name)\"; \(known)")
+            guard allowed.contains(item.name) || allowedPrefixes.contains(where: { item.name.hasPrefix($0) }) else {
+                let known = (allowed.sorted() + allowedPrefixes.map { $0 + "NAME" }).joined(separator: ", ")
+                throw Problem(
+                    .badRequest,
+                    "unknown query parameter \"\(item.name)\"; "
+                        + (known.isEmpty ? "this endpoint takes no query parameters" : "known: " + known))
             }
             guard seen.insert(item.name).inserted else {
                 throw Problem(.badRequest, "query parameter \"\(item.name)\" is given more than once")
             }
         }
-        self.query = query
+        items = query.items
     }
+
+    subscript(name: String) -> String? { items.first { $0.name == name }?.value }
 
     /// A yes/no flag: `1`, `true`, `0`, `false`, or empty (present means yes).
     func flag(_ name: String) throws(Problem) -> Bool {
-        guard let value = query[name] else { return false }
+        guard let value = self[name] else { return false }
         switch value {
         case "", "1", "true": return true
         case "0", "false": return false

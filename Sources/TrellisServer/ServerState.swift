@@ -1,23 +1,46 @@
 import Atomics
+import CoreMetrics
 import Prometheus
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// What handlers share for the life of the process: the snapshot store, settings fixed at start,
-/// the metrics registry, and whether the server is draining.
+/// the clock, the metrics registry, and whether the server is draining.
 public final class ServerState: Sendable {
     public let store: SnapshotStore
     /// The `Cache-Control` value of screen answers.
     public let screenCacheControl: String
     public let metrics: PrometheusCollectorRegistry
+    /// Seconds since 1970 (UTC): the `now` that date rules compare with. Tests set their own.
+    public let clock: @Sendable () -> Double
+    private let answerCacheHits = Counter(label: "trellis_answer_cache_hits_total")
+    private let answerCacheMisses = Counter(label: "trellis_answer_cache_misses_total")
     private let draining = ManagedAtomic(false)
 
-    public init(store: SnapshotStore, configuration: ServerConfiguration, metrics: PrometheusCollectorRegistry) {
+    public init(
+        store: SnapshotStore, configuration: ServerConfiguration, metrics: PrometheusCollectorRegistry,
+        clock: @escaping @Sendable () -> Double = ServerState.wallClock
+    ) {
         self.store = store
         self.metrics = metrics
+        self.clock = clock
         // Screens are personalised (private); with max-age 0 clients revalidate each time, so a
         // killed rollout disappears on the next request while unchanged screens cost a 304.
         let maxAge = configuration.screenMaxAgeSeconds
         screenCacheControl = maxAge == 0 ? "private, no-cache" : "private, max-age=\(maxAge)"
     }
+
+    /// `clock_gettime(CLOCK_REALTIME)`: no Foundation `Date` in the request path.
+    public static let wallClock: @Sendable () -> Double = {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+
+    /// Counts an answer served from the answer cache (`hit`) or resolved and encoded anew.
+    func recordAnswer(hit: Bool) { (hit ? answerCacheHits : answerCacheMisses).increment() }
 
     /// From now on `/readyz` answers 503, so load balancers stop sending new work.
     public func beginDraining() { draining.store(true, ordering: .relaxed) }

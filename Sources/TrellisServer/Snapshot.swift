@@ -1,23 +1,21 @@
 import Atomics
 import TrellisJSON
 import TrellisScreens
+import TrellisTargeting
 
-/// One screen ready to serve: the model and its answer, pre-encoded compact and pretty.
+/// One screen ready to resolve: the model, its revision, and its decision points.
 public struct ScreenEntry: Sendable {
     public let screen: Screen
     public let revision: Int
-    public let compact: EncodedBody
-    public let pretty: EncodedBody
+    /// Every Rule and Experiment of the screen, found once at load time.
+    public let decisions: ScreenDecisions
     /// Identifies the screen's content regardless of revision, to tell a changed file on reload.
     public let contentFingerprint: String
 
-    /// Encodes `screen` at `revision` once, for every answer that serves it.
-    public init(screen: Screen, revision: Int, compress: ([UInt8]) -> [UInt8]?) {
+    public init(screen: Screen, revision: Int, resolver: ScreenResolver) {
         self.screen = screen
         self.revision = revision
-        let value = screen.jsonValue(revision: revision)
-        compact = EncodedBody(bytes: JSONWriter.encode(value), compress: compress)
-        pretty = EncodedBody(bytes: JSONWriter.encode(value, style: .pretty), compress: compress)
+        decisions = resolver.decisions(of: screen)
         contentFingerprint = Self.contentFingerprint(of: screen)
     }
 
@@ -30,25 +28,31 @@ public struct ScreenEntry: Sendable {
 /// publishes it by swapping one reference; a request keeps the snapshot it started with.
 public final class Snapshot: Sendable, AtomicReference {
     public let screens: [String: ScreenEntry]
-    /// `GET /v1/screens`, pre-encoded.
-    public let screenList: ScreenEntryList
+    public let targeting: TargetingConfiguration
+    public let evaluator: Evaluator
+    public let resolver: ScreenResolver
+    /// `GET /v1/screens`, pre-encoded: compact and pretty.
+    public let screenList: (compact: EncodedBody, pretty: EncodedBody)
+    /// Answers resolved from this snapshot; a new snapshot starts with an empty cache.
+    public let answers: AnswerCache
     /// Counts the snapshots this process has published, starting at 1.
     public let generation: Int
 
-    public init(screens: [String: ScreenEntry], generation: Int, compress: ([UInt8]) -> [UInt8]?) {
+    public init(
+        screens: [String: ScreenEntry], targeting: TargetingConfiguration, resolver: ScreenResolver, generation: Int
+    ) {
         self.screens = screens
+        self.targeting = targeting
+        self.evaluator = Evaluator(targeting)
+        self.resolver = resolver
         self.generation = generation
-        self.screenList = ScreenEntryList(screens.values.sorted { $0.screen.id < $1.screen.id }, compress: compress)
+        self.answers = AnswerCache()
+        let list = Self.listValue(screens.values.sorted { $0.screen.id < $1.screen.id })
+        screenList = (EncodedBody(bytes: JSONWriter.encode(list)), EncodedBody(bytes: JSONWriter.encode(list, style: .pretty)))
     }
-}
 
-/// The list of screens, as served by `GET /v1/screens`.
-public struct ScreenEntryList: Sendable {
-    public let compact: EncodedBody
-    public let pretty: EncodedBody
-
-    init(_ entries: [ScreenEntry], compress: ([UInt8]) -> [UInt8]?) {
-        let list: JSONValue = .object([
+    private static func listValue(_ entries: [ScreenEntry]) -> JSONValue {
+        .object([
             (
                 "screens",
                 .array(
@@ -58,13 +62,10 @@ public struct ScreenEntryList: Sendable {
                             ("schemaVersion", .number(entry.screen.schemaVersion)),
                         ]
                         if let title = entry.screen.title { members.append(("title", .string(title))) }
-                        members.append(("etag", .string(entry.compact.etag)))
                         return .object(members)
                     })
             )
         ])
-        compact = EncodedBody(bytes: JSONWriter.encode(list), compress: compress)
-        pretty = EncodedBody(bytes: JSONWriter.encode(list, style: .pretty), compress: compress)
     }
 }
 

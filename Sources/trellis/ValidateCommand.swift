@@ -12,7 +12,7 @@ struct ValidateCommand: ParsableCommand {
 
     func run() throws {
         _ = try options.loadConfiguration()
-        switch ConfigLoader(directory: options.directory).load(previous: nil, compress: { _ in nil }) {
+        switch ConfigLoader(directory: options.directory).load(previous: nil) {
         case .success(let snapshot):
             let ids = snapshot.screens.keys.sorted().joined(separator: ", ")
             print("ok: server.json and \(snapshot.screens.count) screens (\(ids))")

@@ -112,3 +112,25 @@ import TrellisJSON
         #expect(error.diagnostics.first?.message == "expected an integer from 0 to 65535, found 70000.5")
     }
 }
+
+@Suite struct JSONPathLookupTests {
+    @Test func pathsLeadToValuesAndTheirLines() throws {
+        let document = try JSONParser.parse("{\n \"a\": [\n  {\"b\": 1},\n  {\"b\": 2}\n ]\n}")
+        let path = JSONPath.root.appending("a").appending(1).appending("b")
+        #expect(document.value(at: path)?.numberValue == 2)
+        #expect(document.value(at: path)?.location.line == 4)
+        #expect(document.value(at: JSONPath.root.appending("a").appending(5)) == nil)
+        #expect(document.value(at: JSONPath.root.appending("zz")) == nil)
+    }
+
+    @Test func diagnosticsWithoutLinesAreLocatedInTheDocument() throws {
+        let document = try JSONParser.parse("{\n \"x\": {\n  \"y\": true\n }\n}")
+        let error = DiagnosticsError(source: "f", diagnostics: [
+            Diagnostic(path: JSONPath.root.appending("x").appending("y"), location: .unknown, message: "m"),
+            Diagnostic(path: JSONPath.root.appending("nowhere"), location: .unknown, message: "n"),
+        ])
+        let located = error.locating(in: document)
+        #expect(located.diagnostics[0].location.line == 3)
+        #expect(located.diagnostics[1].location == .unknown)
+    }
+}

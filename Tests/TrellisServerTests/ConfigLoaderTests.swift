@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrellisJSON
+import TrellisTargeting
 @testable import TrellisServer
 
 @Suite struct ConfigLoaderTests {
@@ -23,7 +24,7 @@ import TrellisJSON
             }
             """)
         try config.write(screen: "syntax", "{\n  \"id\": \"syntax\",\n}")
-        let result = ConfigLoader(directory: config.url).load(previous: nil, compress: noCompression)
+        let result = ConfigLoader(directory: config.url).load(previous: nil)
         guard case .failure(let error) = result else { Issue.record("expected failure"); return }
         #expect(error.errors.map(\.source) == ["screens/broken.json", "screens/syntax.json"])
         #expect(error.description.contains("screens/broken.json: $.root.type (line 3): unknown component type \"Txet\""))
@@ -32,7 +33,7 @@ import TrellisJSON
 
     @Test func fileNameAndScreenIDMustAgree() throws {
         let config = try TemporaryConfig(screens: ["home": TemporaryConfig.screen(id: "start", text: "x")])
-        let result = ConfigLoader(directory: config.url).load(previous: nil, compress: noCompression)
+        let result = ConfigLoader(directory: config.url).load(previous: nil)
         guard case .failure(let error) = result else { Issue.record("expected failure"); return }
         #expect(error.description.contains("screen id \"start\" does not match \"home\""))
     }
@@ -48,8 +49,8 @@ import TrellisJSON
         #expect(second.generation == 2)
         #expect(second.screens["home"]?.revision == 2)
         #expect(second.screens["about"]?.revision == 1)
-        #expect(second.screens["about"]?.compact.etag == first.screens["about"]?.compact.etag)
-        #expect(second.screens["home"]?.compact.etag != first.screens["home"]?.compact.etag)
+        #expect(second.screens["about"]?.contentFingerprint == first.screens["about"]?.contentFingerprint)
+        #expect(second.screens["home"]?.contentFingerprint != first.screens["home"]?.contentFingerprint)
         #expect(second.screens["new"]?.revision == 1)
     }
 
@@ -60,10 +61,43 @@ import TrellisJSON
         #expect(try loadSnapshot(config, previous: first).screens["home"]?.revision == 1)
     }
 
+    @Test func screensMustOnlyNameRulesRolloutsAndExperimentsThatExist() throws {
+        let config = try TemporaryConfig()
+        try config.write(screen: "gated", """
+            {
+              "id": "gated", "schemaVersion": 1,
+              "root": {"type": "Rule", "rule": {"rollout": "new-cards"},
+                       "child": {"type": "Text", "values": {"text": "new"}}}
+            }
+            """)
+        let result = ConfigLoader(directory: config.url).load(previous: nil)
+        guard case .failure(let error) = result else { Issue.record("expected failure"); return }
+        #expect(error.errors.map(\.source) == ["screens/gated.json"])
+        #expect(error.description.contains("$.root.rule.rollout (line 3)"))
+        #expect(error.description.contains("new-cards"))
+    }
+
+    @Test func anInvalidTargetingFileRefusesTheLoad() throws {
+        let config = try TemporaryConfig()
+        try config.write(targeting: #"{"rollouts": {"x": {"percentage": 120}}}"#)
+        let result = ConfigLoader(directory: config.url).load(previous: nil)
+        guard case .failure(let error) = result else { Issue.record("expected failure"); return }
+        #expect(error.errors.map(\.source) == ["targeting.json"])
+        #expect(error.description.contains("$.rollouts.x.percentage"))
+    }
+
+    @Test func theBundledConfigLoads() throws {
+        let bundled = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Config")
+        let snapshot = try ConfigLoader(directory: bundled).load(previous: nil).get()
+        #expect(snapshot.screens.keys.sorted() == ["home", "product", "profile"])
+        #expect(snapshot.targeting.rollouts["gold-banner"] != nil)
+    }
+
     @Test func missingScreensDirectoryIsAnError() throws {
         let config = try TemporaryConfig(screens: [:])
         try FileManager.default.removeItem(at: config.url.appendingPathComponent("screens"))
-        let result = ConfigLoader(directory: config.url).load(previous: nil, compress: noCompression)
+        let result = ConfigLoader(directory: config.url).load(previous: nil)
         guard case .failure(let error) = result else { Issue.record("expected failure"); return }
         #expect(error.description.hasPrefix("screens/: $: cannot read"))
     }

@@ -21,6 +21,10 @@ final class TemporaryConfig {
         try Data(text.utf8).write(to: url.appendingPathComponent("screens/\(id).json"))
     }
 
+    func write(targeting text: String) throws {
+        try Data(text.utf8).write(to: url.appendingPathComponent("targeting.json"))
+    }
+
     func remove(screen id: String) throws {
         try FileManager.default.removeItem(at: url.appendingPathComponent("screens/\(id).json"))
     }
@@ -44,11 +48,8 @@ final class TemporaryConfig {
     }
 }
 
-/// No compression, so tests that don't care about gzip don't depend on zlib.
-func noCompression(_: [UInt8]) -> [UInt8]? { nil }
-
 func loadSnapshot(_ config: TemporaryConfig, previous: Snapshot? = nil) throws -> Snapshot {
-    try ConfigLoader(directory: config.url).load(previous: previous, compress: noCompression).get()
+    try ConfigLoader(directory: config.url).load(previous: previous).get()
 }
 
 /// The application responder over `config`, called in-process (no socket).
@@ -56,10 +57,13 @@ struct InProcessApp {
     let state: ServerState
     let responder: TrellisResponder
 
-    init(_ config: TemporaryConfig, configuration: ServerConfiguration = ServerConfiguration()) throws {
+    init(
+        _ config: TemporaryConfig, configuration: ServerConfiguration = ServerConfiguration(),
+        clock: @escaping @Sendable () -> Double = { 1_800_000_000 }
+    ) throws {
         state = ServerState(
             store: SnapshotStore(try loadSnapshot(config)), configuration: configuration,
-            metrics: PrometheusCollectorRegistry())
+            metrics: PrometheusCollectorRegistry(), clock: clock)
         responder = TrellisResponder(state: state)
     }
 

@@ -1,0 +1,52 @@
+import Atomics
+import TrellisScreens
+
+/// What identifies one encoded answer: DESIGN.md's cache key (request pipeline, step 4).
+public struct AnswerKey: Hashable, Sendable {
+    public var screen: String
+    public var revision: Int
+    /// The schema version the answer is resolved for (the client's, capped at the screen's).
+    public var schemaVersion: Int
+    public var outcomes: Outcomes
+    public var pretty: Bool
+}
+
+/// Encoded answers of one snapshot, shared by every request that reads it.
+///
+/// Reads are one atomic load and a dictionary lookup: no lock in the request path. A miss encodes
+/// the answer and publishes a copy of the table with it added (compare-and-swap; on a lost race the
+/// winner's entry is used). Copying is O(entries), but entries are added only while a screen's few
+/// dozen outcomes are first seen; past `capacity` answers are still served, just not stored.
+public final class AnswerCache: Sendable {
+    final class Table: AtomicReference, Sendable {
+        let entries: [AnswerKey: EncodedBody]
+        init(_ entries: [AnswerKey: EncodedBody]) { self.entries = entries }
+    }
+
+    /// Most answers one snapshot keeps. A screen with ten independent rules has 1,024 outcomes.
+    public static let defaultCapacity = 4096
+
+    public let capacity: Int
+    private let table = ManagedAtomic(Table([:]))
+
+    public init(capacity: Int = AnswerCache.defaultCapacity) { self.capacity = capacity }
+
+    public var count: Int { table.load(ordering: .acquiring).entries.count }
+
+    /// The cached answer for `key`, or `make()`'s, stored for the next request.
+    /// - Returns: the body, and whether it came from the cache.
+    public func answer(for key: AnswerKey, make: () -> EncodedBody) -> (body: EncodedBody, hit: Bool) {
+        var current = table.load(ordering: .acquiring)
+        if let hit = current.entries[key] { return (hit, true) }
+        let made = make()
+        while current.entries.count < capacity {
+            var entries = current.entries
+            entries[key] = made
+            let (exchanged, original) = table.compareExchange(expected: current, desired: Table(entries), ordering: .acquiringAndReleasing)
+            if exchanged { break }
+            if let raced = original.entries[key] { return (raced, false) }
+            current = original
+        }
+        return (made, false)
+    }
+}
