@@ -69,7 +69,7 @@ let package = Package(
 
         .testTarget(name: "TrellisJSONTests", dependencies: ["TrellisJSON"], swiftSettings: strict),
         .testTarget(name: "TrellisHTTPTests", dependencies: ["TrellisHTTP"], swiftSettings: strict),
-        .testTarget(name: "TrellisLayoutTests", dependencies: ["TrellisLayout", "TrellisText"], swiftSettings: strict),
+        .testTarget(name: "TrellisLayoutTests", dependencies: ["TrellisLayout"], swiftSettings: strict),
         .testTarget(name: "TrellisTextTests", dependencies: ["TrellisText"], swiftSettings: strict),
         .testTarget(
             name: "TrellisScreensTests", dependencies: ["TrellisScreens", "TrellisJSON"],

@@ -1,0 +1,180 @@
+/// [§4.1 Absolutely-Positioned Flex Children](https://www.w3.org/TR/css-flexbox-1/#abspos-items):
+/// sized and placed against their containing block (the nearest non-static ancestor, or the root).
+extension FlexLayoutEngine {
+    /// Lays out the absolute children of `node` and, through static descendants, the absolute
+    /// descendants whose containing block is `containingNode`.
+    func layoutAbsoluteChildren(containingNode: LayoutNode, node: LayoutNode, widthMode: SizingMode,
+                                direction: Direction, depth: Int, leftOffset: Float, topOffset: Float,
+                                availableInnerWidth: Float, availableInnerHeight: Float) {
+        for child in node.layoutChildren {
+            if child.style.display == .none { continue }
+            if child.style.positionType == .absolute {
+                let useInnerSize = config.errata.contains(.absolutePercentAgainstInnerSize)
+                let blockWidth = useInnerSize ? availableInnerWidth
+                    : containingNode.layout.measuredWidth - containingNode.style.borderForAxis(.row)
+                let blockHeight = useInnerSize ? availableInnerHeight
+                    : containingNode.layout.measuredHeight - containingNode.style.borderForAxis(.column)
+                layoutAbsoluteChild(containingNode: containingNode, node: node, child: child, blockWidth: blockWidth,
+                                    blockHeight: blockHeight, widthMode: widthMode, direction: direction, depth: depth)
+                convertToParentRelative(containingNode: containingNode, node: node, child: child, direction: direction,
+                                        leftOffset: leftOffset, topOffset: topOffset)
+            } else if child.style.positionType == .static {
+                child.cleanupContentsNodesRecursively()
+                layoutAbsoluteChildren(containingNode: containingNode, node: child, widthMode: widthMode,
+                                       direction: child.resolveDirection(direction), depth: depth + 1,
+                                       leftOffset: leftOffset + child.layout.position.left,
+                                       topOffset: topOffset + child.layout.position.top,
+                                       availableInnerWidth: availableInnerWidth,
+                                       availableInnerHeight: availableInnerHeight)
+            }
+        }
+    }
+
+    /// Positions were computed in the containing block; frames are relative to the parent.
+    private func convertToParentRelative(containingNode: LayoutNode, node: LayoutNode, child: LayoutNode,
+                                         direction: Direction, leftOffset: Float, topOffset: Float) {
+        let mainAxis = node.style.flexDirection.resolved(direction)
+        let crossAxis = mainAxis.cross(direction)
+        let horizontal = child.style.position.anyHorizontalDefined
+        let vertical = child.style.position.anyVerticalDefined
+        if mainAxis.isReverse {
+            let insets = mainAxis.isRow ? horizontal : vertical
+            setChildTrailingPosition(insets ? containingNode : node, child, mainAxis)
+        }
+        if crossAxis.isReverse {
+            let insets = crossAxis.isRow ? horizontal : vertical
+            setChildTrailingPosition(insets ? containingNode : node, child, crossAxis)
+        }
+        if horizontal { child.layout.position.left -= leftOffset }
+        if vertical { child.layout.position.top -= topOffset }
+    }
+
+    /// Sizes an absolute child from its size, its insets or its aspect ratio, else its content,
+    /// then lays it out and places it.
+    private func layoutAbsoluteChild(containingNode: LayoutNode, node: LayoutNode, child: LayoutNode,
+                                     blockWidth: Float, blockHeight: Float, widthMode: SizingMode,
+                                     direction: Direction, depth: Int) {
+        let mainAxis = node.style.flexDirection.resolved(direction)
+        let crossAxis = mainAxis.cross(direction)
+        let marginRow = child.style.marginForAxis(.row, blockWidth)
+        let marginColumn = child.style.marginForAxis(.column, blockWidth)
+        var childWidth = sizeFromInsets(containingNode, child, .row, direction, blockWidth, blockWidth, marginRow)
+        var childHeight = sizeFromInsets(containingNode, child, .column, direction, blockHeight, blockWidth, marginColumn)
+
+        // With one size known, the aspect ratio gives the other.
+        if childWidth.isNaN != childHeight.isNaN, let ratio = child.style.aspectRatio {
+            if childWidth.isNaN {
+                childWidth = marginRow + (childHeight - marginColumn) * ratio
+            } else {
+                childHeight = marginColumn + (childWidth - marginRow) / ratio
+            }
+        }
+        if childWidth.isNaN || childHeight.isNaN {
+            var childWidthMode: SizingMode = childWidth.isNaN ? .maxContent : .stretchFit
+            let childHeightMode: SizingMode = childHeight.isNaN ? .maxContent : .stretchFit
+            // Text in an absolute child wraps at its containing block's width, as in browsers.
+            if !mainAxis.isRow && childWidth.isNaN && widthMode != .maxContent && !blockWidth.isNaN && blockWidth > 0 {
+                childWidth = blockWidth
+                childWidthMode = .fitContent
+            }
+            layoutNode(child, availableWidth: childWidth, availableHeight: childHeight, ownerDirection: direction,
+                       widthMode: childWidthMode, heightMode: childHeightMode, ownerWidth: blockWidth,
+                       ownerHeight: blockHeight, performLayout: false, depth: depth)
+            childWidth = child.layout.measuredWidth + marginRow
+            childHeight = child.layout.measuredHeight + marginColumn
+        }
+        layoutNode(child, availableWidth: childWidth, availableHeight: childHeight, ownerDirection: direction,
+                   widthMode: .stretchFit, heightMode: .stretchFit, ownerWidth: blockWidth, ownerHeight: blockHeight,
+                   performLayout: true, depth: depth)
+        positionAbsoluteChild(containingNode, node, child, direction, mainAxis, isMainAxis: true, blockWidth, blockHeight)
+        positionAbsoluteChild(containingNode, node, child, direction, crossAxis, isMainAxis: false, blockWidth, blockHeight)
+    }
+
+    /// The child's outer size on `axis`: its definite size, else the containing block minus
+    /// both insets when both are set, else NaN.
+    private func sizeFromInsets(_ containingNode: LayoutNode, _ child: LayoutNode, _ axis: FlexDirection,
+                                _ direction: Direction, _ blockSize: Float, _ blockWidth: Float, _ margin: Float) -> Float {
+        if child.hasDefiniteLength(axis, blockSize) {
+            return child.resolvedDimension(direction, axis, blockSize, blockWidth) + margin
+        }
+        let style = child.style
+        guard style.hasInset(axis.flexStartEdge, direction) && style.hasInset(axis.flexEndEdge, direction) else {
+            return .nan
+        }
+        let size = containingNode.layout.measured(axis) - containingNode.style.borderForAxis(axis)
+            - (style.insetValue(axis.flexStartEdge, direction, blockSize) + style.insetValue(axis.flexEndEdge, direction, blockSize))
+        return child.boundAxis(axis, direction, size, blockSize, blockWidth)
+    }
+
+    /// Places the child on `axis` from its inline-start inset, else its inline-end inset, else
+    /// by the parent's `justify-content` (main axis) or `align-items` (cross axis)
+    /// ([§4.1](https://www.w3.org/TR/css-flexbox-1/#abspos-items): as if it were the sole item).
+    private func positionAbsoluteChild(_ containingNode: LayoutNode, _ parent: LayoutNode, _ child: LayoutNode,
+                                       _ direction: Direction, _ axis: FlexDirection, isMainAxis: Bool,
+                                       _ blockWidth: Float, _ blockHeight: Float) {
+        let blockSize = axis.isRow ? blockWidth : blockHeight
+        let style = child.style
+        let startEdge = axis.inlineStartEdge(direction), endEdge = axis.inlineEndEdge(direction)
+        let flexStart = axis.flexStartEdge
+        if style.hasInset(startEdge, direction) {
+            let position = style.insetValue(startEdge, direction, blockSize) + containingNode.style.border(startEdge, direction)
+                + style.margin(inlineStart: axis, direction, blockSize)
+            child.layout.position[flexStart] = startEdge != flexStart
+                ? positionOfOppositeEdge(position, axis, containingNode, child) : position
+        } else if style.hasInset(endEdge, direction) {
+            let position = containingNode.layout.measured(axis) - child.layout.measured(axis)
+                - containingNode.style.border(endEdge, direction) - style.margin(inlineEnd: axis, direction, blockSize)
+                - style.insetValue(endEdge, direction, blockSize)
+            child.layout.position[flexStart] = startEdge != flexStart
+                ? positionOfOppositeEdge(position, axis, containingNode, child) : position
+        } else if isMainAxis {
+            switch parent.style.justifyContent {
+            case .flexStart, .spaceBetween: setFlexStartPosition(parent, child, direction, axis, blockWidth)
+            case .flexEnd: setFlexEndPosition(parent, child, direction, axis, blockWidth)
+            case .center, .spaceAround, .spaceEvenly: setCenterPosition(parent, child, direction, axis, blockWidth)
+            }
+        } else {
+            var align = resolveChildAlignment(parent, child)
+            if parent.style.flexWrap == .wrapReverse {
+                if align == .flexEnd { align = .flexStart } else if align != .center { align = .flexEnd }
+            }
+            switch align {
+            case .flexEnd: setFlexEndPosition(parent, child, direction, axis, blockWidth)
+            case .center: setCenterPosition(parent, child, direction, axis, blockWidth)
+            default: setFlexStartPosition(parent, child, direction, axis, blockWidth)
+            }
+        }
+    }
+
+    /// Whether the static position is measured from the padding edge (CSS) or the border edge (errata).
+    @inline(__always)
+    private var includesPadding: Bool { !config.errata.contains(.absolutePositionWithoutInsetsExcludesPadding) }
+
+    private func setFlexStartPosition(_ parent: LayoutNode, _ child: LayoutNode, _ direction: Direction,
+                                      _ axis: FlexDirection, _ blockWidth: Float) {
+        let edge = axis.flexStartEdge
+        var position = child.style.margin(flexStart: axis, direction, blockWidth) + parent.layout.border[edge]
+        if includesPadding { position += parent.layout.padding[edge] }
+        child.layout.position[edge] = position
+    }
+
+    private func setFlexEndPosition(_ parent: LayoutNode, _ child: LayoutNode, _ direction: Direction,
+                                    _ axis: FlexDirection, _ blockWidth: Float) {
+        let edge = axis.flexEndEdge
+        var position = parent.layout.border[edge] + child.style.margin(flexEnd: axis, direction, blockWidth)
+        if includesPadding { position += parent.layout.padding[edge] }
+        child.layout.position[axis.flexStartEdge] = positionOfOppositeEdge(position, axis, parent, child)
+    }
+
+    private func setCenterPosition(_ parent: LayoutNode, _ child: LayoutNode, _ direction: Direction,
+                                   _ axis: FlexDirection, _ blockWidth: Float) {
+        let start = axis.flexStartEdge, end = axis.flexEndEdge
+        var contentBoxSize = parent.layout.measured(axis) - parent.layout.border[start] - parent.layout.border[end]
+        if includesPadding { contentBoxSize -= parent.layout.padding[start] + parent.layout.padding[end] }
+        let childOuterSize = child.layout.measured(axis) + child.style.marginForAxis(axis, blockWidth)
+        var position = (contentBoxSize - childOuterSize) / 2 + parent.layout.border[start]
+            + child.style.margin(flexStart: axis, direction, blockWidth)
+        if includesPadding { position += parent.layout.padding[start] }
+        child.layout.position[start] = position
+    }
+}

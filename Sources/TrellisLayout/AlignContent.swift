@@ -1,0 +1,136 @@
+/// [§9.6 step 17, Align all flex lines per align-content](https://www.w3.org/TR/css-flexbox-1/#algo-line-align)
+/// ([§8.4](https://www.w3.org/TR/css-flexbox-1/#align-content-property)), with baseline alignment
+/// of items within each line ([§8.3](https://www.w3.org/TR/css-flexbox-1/#baseline-participation)).
+extension FlexLayoutEngine {
+    func alignContent(_ container: inout FlexContainer) {
+        guard container.performLayout && (container.isWrapping || isBaselineLayout(container.node)) else { return }
+        let node = container.node
+        let crossAxis = container.crossAxis
+        let direction = container.direction
+        let lineCount = Float(container.lineCount)
+        let unclampedCrossDim: Float
+        if container.crossMode == .stretchFit {
+            unclampedCrossDim = container.availableInnerCrossDim + container.paddingAndBorderCross
+        } else if node.hasDefiniteLength(crossAxis, container.crossAxisOwnerSize) {
+            unclampedCrossDim = node.resolvedDimension(direction, crossAxis, container.crossAxisOwnerSize, container.ownerWidth)
+        } else {
+            unclampedCrossDim = container.totalLineCrossDim + container.paddingAndBorderCross
+        }
+        let innerCrossDim = node.boundAxis(crossAxis, direction, unclampedCrossDim, container.crossAxisOwnerSize,
+                                           container.ownerWidth) - container.paddingAndBorderCross
+        let remaining = innerCrossDim - container.totalLineCrossDim
+        let alignContent = remaining >= 0 ? node.style.alignContent : fallbackAlignment(node.style.alignContent)
+
+        var currentLead = container.leadingPaddingAndBorderCross
+        var leadPerLine: Float = 0
+        var extraSpacePerLine: Float = 0
+        switch alignContent {
+        case .flexEnd: currentLead += remaining
+        case .center: currentLead += remaining / 2
+        case .stretch: extraSpacePerLine = remaining / lineCount
+        case .spaceAround:
+            currentLead += remaining / (2 * lineCount)
+            leadPerLine = remaining / lineCount
+        case .spaceEvenly:
+            currentLead += remaining / (lineCount + 1)
+            leadPerLine = remaining / (lineCount + 1)
+        case .spaceBetween:
+            if container.lineCount > 1 { leadPerLine = remaining / (lineCount - 1) }
+        case .auto, .flexStart, .baseline: break
+        }
+
+        let crossGap = node.style.gap(crossAxis, container.availableInnerCrossDim)
+        var start = 0
+        for lineIndex in 0..<container.lineCount {
+            let metrics = measureLine(container, lineIndex: lineIndex, start: start)
+            currentLead += lineIndex != 0 ? crossGap : 0
+            let lineHeight = metrics.height + extraSpacePerLine
+            for index in start..<metrics.end {
+                let child = container.children[index]
+                if child.style.display == .none || child.style.positionType == .absolute { continue }
+                alignItemInLine(child, container, lead: currentLead, lineHeight: lineHeight,
+                                leadPerLine: leadPerLine, maxAscent: metrics.maxAscent)
+            }
+            start = metrics.end
+            currentLead += leadPerLine + lineHeight
+        }
+    }
+
+    /// The cross size and the largest ascent of a line, and where it ends.
+    private func measureLine(_ container: FlexContainer, lineIndex: Int, start: Int)
+        -> (height: Float, maxAscent: Float, end: Int) {
+        let node = container.node
+        let crossAxis = container.crossAxis
+        let innerWidth = container.availableInnerWidth
+        var lineHeight: Float = 0, maxAscent: Float = 0, maxDescent: Float = 0
+        var index = start
+        while index < container.children.count {
+            let child = container.children[index]
+            if child.style.display == .none || child.style.positionType == .absolute {
+                index += 1
+                continue
+            }
+            if child.lineIndex != lineIndex { break }
+            if child.isLayoutDimensionDefined(crossAxis) {
+                lineHeight = maxOrDefined(lineHeight, child.layout.measured(crossAxis) + child.style.marginForAxis(crossAxis, innerWidth))
+            }
+            if resolveChildAlignment(node, child) == .baseline {
+                let ascent = calculateBaseline(child) + child.style.margin(flexStart: .column, container.direction, innerWidth)
+                let descent = child.layout.measuredHeight + child.style.marginForAxis(.column, innerWidth) - ascent
+                maxAscent = maxOrDefined(maxAscent, ascent)
+                maxDescent = maxOrDefined(maxDescent, descent)
+                lineHeight = maxOrDefined(lineHeight, maxAscent + maxDescent)
+            }
+            index += 1
+        }
+        return (lineHeight, maxAscent, index)
+    }
+
+    /// Positions an item within its line per `align-self` once the line's final cross size is known.
+    private func alignItemInLine(_ child: LayoutNode, _ container: FlexContainer, lead: Float, lineHeight: Float,
+                                 leadPerLine: Float, maxAscent: Float) {
+        let crossAxis = container.crossAxis
+        let direction = container.direction
+        let innerWidth = container.availableInnerWidth
+        let startEdge = crossAxis.flexStartEdge
+        switch resolveChildAlignment(container.node, child) {
+        case .flexStart:
+            child.layout.position[startEdge] = lead + flexStartInset(child, crossAxis, direction, innerWidth)
+        case .flexEnd:
+            child.layout.position[startEdge] = lead + lineHeight - child.style.margin(flexEnd: crossAxis, direction, innerWidth)
+                - child.layout.measured(crossAxis)
+        case .center:
+            child.layout.position[startEdge] = lead + (lineHeight - child.layout.measured(crossAxis)) / 2
+        case .stretch:
+            child.layout.position[startEdge] = lead + child.style.margin(flexStart: crossAxis, direction, innerWidth)
+            restretchItem(child, container, lineHeight: lineHeight, leadPerLine: leadPerLine)
+        case .baseline:
+            child.layout.position[.top] = lead + maxAscent - calculateBaseline(child)
+                + child.style.insetValue(FlexDirection.column.flexStartEdge, direction, container.availableInnerCrossDim)
+        case .auto, .spaceBetween, .spaceAround, .spaceEvenly:
+            break
+        }
+    }
+
+    /// The item's flex-start inset (Yoga's `computeFlexStartPosition`; Yoga adds no margin here).
+    @inline(__always)
+    private func flexStartInset(_ child: LayoutNode, _ axis: FlexDirection, _ direction: Direction,
+                                         _ widthSize: Float) -> Float {
+        child.style.insetValue(axis.flexStartEdge, direction, widthSize)
+    }
+
+    /// A stretched item is measured again with the line's final cross size.
+    private func restretchItem(_ child: LayoutNode, _ container: FlexContainer, lineHeight: Float, leadPerLine: Float) {
+        guard !child.hasDefiniteLength(container.crossAxis, container.availableInnerCrossDim) else { return }
+        let innerWidth = container.availableInnerWidth
+        let isRow = container.isMainAxisRow
+        let width = isRow ? child.layout.measuredWidth + child.style.marginForAxis(container.mainAxis, innerWidth)
+            : leadPerLine + lineHeight
+        let height = !isRow ? child.layout.measuredHeight + child.style.marginForAxis(container.crossAxis, innerWidth)
+            : leadPerLine + lineHeight
+        if inexactEquals(width, child.layout.measuredWidth) && inexactEquals(height, child.layout.measuredHeight) { return }
+        layoutNode(child, availableWidth: width, availableHeight: height, ownerDirection: container.direction,
+                   widthMode: .stretchFit, heightMode: .stretchFit, ownerWidth: innerWidth,
+                   ownerHeight: container.availableInnerHeight, performLayout: true, depth: container.depth)
+    }
+}

@@ -1,0 +1,33 @@
+/// Baselines ([§8.5 Flex Container Baselines](https://www.w3.org/TR/css-flexbox-1/#flex-baselines)).
+extension FlexLayoutEngine {
+    /// The node's first baseline, from its top: its baseline function's answer, else the
+    /// baseline of its first baseline-aligned (or reference, or first) item on the first line,
+    /// else its height.
+    func calculateBaseline(_ node: LayoutNode) -> Float {
+        if let baseline = node.baselineFunction {
+            return baseline(node.layout.measuredWidth, node.layout.measuredHeight)
+        }
+        var baselineChild: LayoutNode?
+        for child in node.layoutChildren {
+            if child.lineIndex > 0 { break }
+            if child.style.positionType == .absolute { continue }
+            if resolveChildAlignment(node, child) == .baseline || child.isReferenceBaseline {
+                baselineChild = child
+                break
+            }
+            if baselineChild == nil { baselineChild = child }
+        }
+        guard let baselineChild else { return node.layout.measuredHeight }
+        return calculateBaseline(baselineChild) + baselineChild.layout.position.top
+    }
+
+    /// Whether the container aligns items by baseline (a row with a baseline-aligned item).
+    func isBaselineLayout(_ node: LayoutNode) -> Bool {
+        if node.style.flexDirection.isColumn { return false }
+        if node.style.alignItems == .baseline { return true }
+        for child in node.layoutChildren where child.style.positionType != .absolute && child.style.alignSelf == .baseline {
+            return true
+        }
+        return false
+    }
+}

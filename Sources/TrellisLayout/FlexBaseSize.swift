@@ -1,0 +1,167 @@
+/// [§9.2 step 3, Determine the flex base size and hypothetical main size of each item](https://www.w3.org/TR/css-flexbox-1/#algo-main-item).
+extension FlexLayoutEngine {
+    /// Computes every item's flex base size and sums the outer sizes and gaps into
+    /// `totalMainDim`; also sets each item's initial position.
+    func determineFlexBaseSizes(_ container: inout FlexContainer) {
+        let singleFlexChild = container.mainMode == .stretchFit ? findSingleFlexChild(container) : nil
+        var total: Float = 0
+        for child in container.children {
+            if child.style.display == .none {
+                child.zeroOutLayoutRecursively()
+                continue
+            }
+            if container.performLayout {
+                child.setInitialPosition(child.resolveDirection(container.direction),
+                                         container.availableInnerWidth, container.availableInnerHeight)
+            }
+            if child.style.positionType == .absolute { continue }
+            if child === singleFlexChild {
+                child.layout.computedFlexBasisGeneration = generation
+                child.layout.computedFlexBasis = 0
+            } else {
+                determineFlexBaseSize(of: child, in: container)
+            }
+            total += child.layout.computedFlexBasis + child.style.marginForAxis(container.mainAxis, container.availableInnerWidth)
+        }
+        if container.children.count > 1 {
+            total += container.node.style.gap(container.mainAxis, container.availableInnerMainDim)
+                * Float(container.children.count - 1)
+        }
+        container.totalMainDim = total
+        container.mainAxisOverflows = container.mainMode != .maxContent && total > container.availableInnerMainDim
+        if container.isWrapping && container.mainAxisOverflows && container.mainMode == .fitContent {
+            container.mainMode = .stretchFit
+        }
+    }
+
+    /// If exactly one item can both grow and shrink, its basis can be 0: it will take exactly the
+    /// remaining space, so measuring it is unnecessary (a Yoga optimisation).
+    private func findSingleFlexChild(_ container: FlexContainer) -> LayoutNode? {
+        var single: LayoutNode?
+        for child in container.children where child.isFlexible(config) {
+            if single != nil || inexactEquals(child.resolveFlexGrow(), 0)
+                || inexactEquals(child.resolveFlexShrink(config), 0) {
+                return nil
+            }
+            single = child
+        }
+        return single
+    }
+
+    /// The flex base size of one item: its definite `flex-basis`, else its definite main size,
+    /// else its content size measured under the container's constraints.
+    private func determineFlexBaseSize(of child: LayoutNode, in container: FlexContainer) {
+        let mainAxis = container.mainAxis
+        let direction = container.direction
+        let width = container.availableInnerWidth, height = container.availableInnerHeight
+        let ownerWidth = width, ownerHeight = height
+        let mainAxisSize = container.isMainAxisRow ? width : height
+        let mainAxisOwnerSize = container.isMainAxisRow ? ownerWidth : ownerHeight
+        let paddingAndBorderMain = child.style.paddingAndBorder(mainAxis, direction, ownerWidth)
+
+        let resolvedBasis = child.resolveFlexBasis(config, direction, mainAxis, mainAxisOwnerSize, ownerWidth)
+        if !resolvedBasis.isNaN && !mainAxisSize.isNaN {
+            if child.layout.computedFlexBasis.isNaN
+                || (config.experiments.contains(.webFlexBasis) && child.layout.computedFlexBasisGeneration != generation) {
+                child.layout.computedFlexBasis = maxOrDefined(resolvedBasis, paddingAndBorderMain)
+            }
+        } else if container.isMainAxisRow && child.hasDefiniteLength(.row, ownerWidth) {
+            child.layout.computedFlexBasis = maxOrDefined(
+                child.resolvedDimension(direction, .row, ownerWidth, ownerWidth), paddingAndBorderMain)
+        } else if !container.isMainAxisRow && child.hasDefiniteLength(.column, ownerHeight) {
+            child.layout.computedFlexBasis = maxOrDefined(
+                child.resolvedDimension(direction, .column, ownerHeight, ownerWidth), paddingAndBorderMain)
+        } else {
+            measureContentFlexBasis(of: child, in: container)
+            child.layout.computedFlexBasis = maxOrDefined(child.layout.measured(mainAxis), paddingAndBorderMain)
+        }
+        child.layout.computedFlexBasisGeneration = generation
+    }
+
+    /// Lays the item out under max-content (or the container's size as fit-content) in the main
+    /// axis to find its content-based flex base size.
+    private func measureContentFlexBasis(of child: LayoutNode, in container: FlexContainer) {
+        let node = container.node
+        let isMainAxisRow = container.isMainAxisRow
+        let direction = container.direction
+        let width = container.availableInnerWidth, height = container.availableInnerHeight
+        let ownerWidth = width, ownerHeight = height
+        var childWidth = Float.nan, childHeight = Float.nan
+        var childWidthMode = SizingMode.maxContent, childHeightMode = SizingMode.maxContent
+        let marginRow = child.style.marginForAxis(.row, ownerWidth)
+        let marginColumn = child.style.marginForAxis(.column, ownerWidth)
+        let isRowDefinite = child.hasDefiniteLength(.row, ownerWidth)
+        let isColumnDefinite = child.hasDefiniteLength(.column, ownerHeight)
+
+        if isRowDefinite {
+            childWidth = child.resolvedDimension(direction, .row, ownerWidth, ownerWidth) + marginRow
+            childWidthMode = .stretchFit
+        }
+        if isColumnDefinite {
+            childHeight = child.resolvedDimension(direction, .column, ownerHeight, ownerWidth) + marginColumn
+            childHeightMode = .stretchFit
+        }
+        // Browsers let content overflow a scroll container's main axis, but not its cross axis.
+        let scrolls = node.style.overflow == .scroll
+        if (!isMainAxisRow && scrolls) || !scrolls, childWidth.isNaN, !width.isNaN {
+            childWidth = width
+            childWidthMode = .fitContent
+        }
+        if (isMainAxisRow && scrolls) || !scrolls, childHeight.isNaN, !height.isNaN {
+            childHeight = height
+            childHeightMode = .fitContent
+        }
+        if let ratio = child.style.aspectRatio {
+            if !isMainAxisRow && childWidthMode == .stretchFit {
+                childHeight = marginColumn + (childWidth - marginRow) / ratio
+                childHeightMode = .stretchFit
+            } else if isMainAxisRow && childHeightMode == .stretchFit {
+                childWidth = marginRow + (childHeight - marginColumn) * ratio
+                childWidthMode = .stretchFit
+            }
+        }
+        // An item stretched in the cross axis is measured at the container's cross size.
+        let stretches = resolveChildAlignment(node, child) == .stretch
+        if !isMainAxisRow && !isRowDefinite && !width.isNaN && container.crossMode == .stretchFit
+            && stretches && childWidthMode != .stretchFit {
+            childWidth = width
+            childWidthMode = .stretchFit
+            if let ratio = child.style.aspectRatio {
+                childHeight = (childWidth - marginRow) / ratio
+                childHeightMode = .stretchFit
+            }
+        }
+        if isMainAxisRow && !isColumnDefinite && !height.isNaN && container.crossMode == .stretchFit
+            && stretches && childHeightMode != .stretchFit {
+            childHeight = height
+            childHeightMode = .stretchFit
+            if let ratio = child.style.aspectRatio {
+                childWidth = (childHeight - marginColumn) * ratio
+                childWidthMode = .stretchFit
+            }
+        }
+        constrainMaxSizeForMode(child, direction, .row, ownerWidth, ownerWidth, &childWidthMode, &childWidth)
+        constrainMaxSizeForMode(child, direction, .column, ownerHeight, ownerWidth, &childHeightMode, &childHeight)
+        layoutNode(child, availableWidth: childWidth, availableHeight: childHeight, ownerDirection: direction,
+                   widthMode: childWidthMode, heightMode: childHeightMode, ownerWidth: ownerWidth,
+                   ownerHeight: ownerHeight, performLayout: false, depth: container.depth)
+    }
+
+    /// Applies an item's max size to the space it is offered: a stricter limit for fit-content
+    /// and stretch-fit, and a fit-content limit instead of max-content.
+    func constrainMaxSizeForMode(_ node: LayoutNode, _ direction: Direction, _ axis: FlexDirection,
+                                 _ ownerAxisSize: Float, _ ownerWidth: Float, _ mode: inout SizingMode,
+                                 _ size: inout Float) {
+        let maxSize = node.style.resolvedMax(axis, direction, ownerAxisSize, ownerWidth)
+            + node.style.marginForAxis(axis, ownerWidth)
+        switch mode {
+        case .stretchFit, .fitContent:
+            if !maxSize.isNaN && !(size < maxSize) { size = maxSize }
+        case .maxContent:
+            if !maxSize.isNaN {
+                mode = .fitContent
+                size = maxSize
+            }
+        }
+    }
+}

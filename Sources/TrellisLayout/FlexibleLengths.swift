@@ -1,0 +1,144 @@
+/// [§9.7 Resolving Flexible Lengths](https://www.w3.org/TR/css-flexbox-1/#resolve-flexible-lengths).
+///
+/// Like Yoga, this makes two passes instead of the spec's loop: the first freezes the items whose
+/// min or max constraint is violated and removes them from the free space; the second sizes
+/// every item, laying it out at its final main size.
+extension FlexLayoutEngine {
+    func resolveFlexibleLengths(_ container: inout FlexContainer, _ line: inout FlexLine) {
+        let originalFreeSpace = line.remainingFreeSpace
+        freezeInflexibleItems(container, &line)
+        let distributed = distributeFreeSpace(&container, line)
+        line.remainingFreeSpace = originalFreeSpace - distributed
+    }
+
+    /// The min/max-clamped flex base size used as the starting point of both passes.
+    @inline(__always)
+    private func clampedFlexBasis(_ child: LayoutNode, _ container: FlexContainer) -> Float {
+        let axisSize = config.errata.contains(.flexItemPercentMinMaxAgainstOwner)
+            ? container.mainAxisOwnerSize : container.availableInnerMainDim
+        let clamped = child.boundAxisWithinMinAndMax(container.direction, container.mainAxis,
+                                                     child.layout.computedFlexBasis, axisSize, container.ownerWidth)
+        return applyAutomaticMinimum(child, clamped)
+    }
+
+    /// A target main size clamped by min, max and padding plus border.
+    @inline(__always)
+    private func boundMainSize(_ child: LayoutNode, _ container: FlexContainer, _ size: Float) -> Float {
+        let bounded = child.boundAxis(container.mainAxis, container.direction, size,
+                                      container.availableInnerMainDim, container.availableInnerWidth)
+        return applyAutomaticMinimum(child, bounded)
+    }
+
+    /// First pass ([§9.7 steps 4.c–4.d](https://www.w3.org/TR/css-flexbox-1/#resolve-flexible-lengths)):
+    /// items whose share would violate min or max are frozen at the clamped size, and their
+    /// share and flex factor are removed from the line.
+    private func freezeInflexibleItems(_ container: FlexContainer, _ line: inout FlexLine) {
+        var deltaFreeSpace: Float = 0
+        for child in line.items {
+            let flexBasis = clampedFlexBasis(child, container)
+            if line.remainingFreeSpace < 0 {
+                let scaledShrink = -child.resolveFlexShrink(config) * flexBasis
+                if !scaledShrink.isNaN && scaledShrink != 0 {
+                    let base = flexBasis + line.remainingFreeSpace / line.totalFlexShrinkScaledFactors * scaledShrink
+                    let bound = boundMainSize(child, container, base)
+                    if !base.isNaN && !bound.isNaN && base != bound {
+                        deltaFreeSpace += bound - flexBasis
+                        line.totalFlexShrinkScaledFactors -= -child.resolveFlexShrink(config) * child.layout.computedFlexBasis
+                    }
+                }
+            } else if !line.remainingFreeSpace.isNaN && line.remainingFreeSpace > 0 {
+                let grow = child.resolveFlexGrow()
+                if !grow.isNaN && grow != 0 {
+                    let base = flexBasis + line.remainingFreeSpace / line.totalFlexGrowFactors * grow
+                    let bound = boundMainSize(child, container, base)
+                    if !base.isNaN && !bound.isNaN && base != bound {
+                        deltaFreeSpace += bound - flexBasis
+                        line.totalFlexGrowFactors -= grow
+                    }
+                }
+            }
+        }
+        line.remainingFreeSpace -= deltaFreeSpace
+    }
+
+    /// Second pass ([§9.7 step 4.e–5](https://www.w3.org/TR/css-flexbox-1/#resolve-flexible-lengths)):
+    /// gives each item its share of the free space, then lays it out at that main size.
+    /// Returns the space distributed.
+    private func distributeFreeSpace(_ container: inout FlexContainer, _ line: FlexLine) -> Float {
+        var deltaFreeSpace: Float = 0
+        for child in line.items {
+            let flexBasis = clampedFlexBasis(child, container)
+            var mainSize = flexBasis
+            if !line.remainingFreeSpace.isNaN && line.remainingFreeSpace < 0 {
+                let scaledShrink = -child.resolveFlexShrink(config) * flexBasis
+                if scaledShrink != 0 {
+                    let size: Float
+                    if !line.totalFlexShrinkScaledFactors.isNaN && line.totalFlexShrinkScaledFactors == 0 {
+                        size = flexBasis + scaledShrink
+                    } else {
+                        size = flexBasis + (line.remainingFreeSpace / line.totalFlexShrinkScaledFactors) * scaledShrink
+                    }
+                    mainSize = boundMainSize(child, container, size)
+                }
+            } else if !line.remainingFreeSpace.isNaN && line.remainingFreeSpace > 0 {
+                let grow = child.resolveFlexGrow()
+                if !grow.isNaN && grow != 0 {
+                    mainSize = boundMainSize(child, container,
+                                             flexBasis + line.remainingFreeSpace / line.totalFlexGrowFactors * grow)
+                }
+            }
+            deltaFreeSpace += mainSize - flexBasis
+            layOutItemAtMainSize(child, &container, mainSize: mainSize)
+        }
+        return deltaFreeSpace
+    }
+
+    /// Lays an item out with its resolved main size and the cross size it gets before line
+    /// cross sizes are known ([§9.4 step 7, hypothetical cross size](https://www.w3.org/TR/css-flexbox-1/#algo-cross-item)).
+    private func layOutItemAtMainSize(_ child: LayoutNode, _ container: inout FlexContainer, mainSize: Float) {
+        let node = container.node
+        let mainAxis = container.mainAxis, crossAxis = container.crossAxis
+        let direction = container.direction
+        let innerWidth = container.availableInnerWidth
+        let innerCross = container.availableInnerCrossDim
+        let marginMain = child.style.marginForAxis(mainAxis, innerWidth)
+        let marginCross = child.style.marginForAxis(crossAxis, innerWidth)
+        var childMainSize = mainSize + marginMain
+        var childMainMode = SizingMode.stretchFit
+        var childCrossSize: Float
+        var childCrossMode: SizingMode
+        let stretches = resolveChildAlignment(node, child) == .stretch
+            && !child.style.marginIsAuto(flexStart: crossAxis, direction)
+            && !child.style.marginIsAuto(flexEnd: crossAxis, direction)
+        let crossDefinite = child.hasDefiniteLength(crossAxis, innerCross)
+
+        if let ratio = child.style.aspectRatio {
+            childCrossSize = (container.isMainAxisRow ? (childMainSize - marginMain) / ratio
+                              : (childMainSize - marginMain) * ratio) + marginCross
+            childCrossMode = .stretchFit
+        } else if !innerCross.isNaN && !crossDefinite && container.crossMode == .stretchFit
+                    && !(container.isWrapping && container.mainAxisOverflows) && stretches {
+            childCrossSize = innerCross
+            childCrossMode = .stretchFit
+        } else if !crossDefinite {
+            childCrossSize = innerCross
+            childCrossMode = childCrossSize.isNaN ? .maxContent : .fitContent
+        } else {
+            childCrossSize = child.resolvedDimension(direction, crossAxis, innerCross, innerWidth) + marginCross
+            let isLoosePercentage = child.processedDimension(crossAxis).isPercent && container.crossMode != .stretchFit
+            childCrossMode = childCrossSize.isNaN || isLoosePercentage ? .maxContent : .stretchFit
+        }
+        constrainMaxSizeForMode(child, direction, mainAxis, container.availableInnerMainDim, innerWidth,
+                                &childMainMode, &childMainSize)
+        constrainMaxSizeForMode(child, direction, crossAxis, innerCross, innerWidth, &childCrossMode, &childCrossSize)
+
+        let requiresStretchLayout = !crossDefinite && stretches
+        let isRow = container.isMainAxisRow
+        layoutNode(child, availableWidth: isRow ? childMainSize : childCrossSize,
+                   availableHeight: isRow ? childCrossSize : childMainSize, ownerDirection: node.layout.direction,
+                   widthMode: isRow ? childMainMode : childCrossMode, heightMode: isRow ? childCrossMode : childMainMode,
+                   ownerWidth: innerWidth, ownerHeight: container.availableInnerHeight,
+                   performLayout: container.performLayout && !requiresStretchLayout, depth: container.depth)
+        node.layout.hadOverflow = node.layout.hadOverflow || child.layout.hadOverflow
+    }
+}

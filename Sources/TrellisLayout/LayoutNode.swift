@@ -1,0 +1,139 @@
+/// A node of the layout tree: a style, children, and for leaves optional measure and
+/// baseline functions. After `calculateLayout` each node's `frame` holds its result.
+///
+/// Nodes are reference types so that a tree can be built once and laid out many times;
+/// a node belongs to at most one parent. Not thread-safe: lay out one tree on one thread.
+public final class LayoutNode {
+    /// The node's style; changing it marks the node (and its ancestors) for re-layout.
+    public var style: Style {
+        didSet { if style != oldValue { styleDidChange(from: oldValue) } }
+    }
+
+    /// Measures the content of a leaf (text, image). A node with a measure function must not have children.
+    public var measureFunction: MeasureFunction? {
+        didSet { markDirty() }
+    }
+
+    /// Returns a leaf's baseline (distance from its top) for `align-items: baseline`.
+    public var baselineFunction: BaselineFunction? {
+        didSet { markDirty() }
+    }
+
+    /// Use this child's baseline as its parent's baseline, even if it is not the first item.
+    public var isReferenceBaseline = false
+
+    /// Any value the caller wants to attach (e.g. the id of a UI component).
+    public var tag: String?
+
+    public private(set) var children: [LayoutNode] = []
+    public private(set) weak var parent: LayoutNode?
+
+    var hasParent = false
+    var contentsChildrenCount = 0
+    var isDirty = true
+    var lineIndex = 0
+    var layout = LayoutResults()
+    /// Counts `calculateLayout` calls made on this node as a root; tells passes apart for the caches.
+    var layoutPassCount: UInt32 = 0
+
+    public init(style: Style = Style(), measure: MeasureFunction? = nil) {
+        self.style = style
+        self.measureFunction = measure
+    }
+
+    // MARK: Tree
+
+    /// Appends `child`; it must not have a parent.
+    public func addChild(_ child: LayoutNode) {
+        insertChild(child, at: children.count)
+    }
+
+    /// Inserts `child` at `index`; it must not have a parent.
+    public func insertChild(_ child: LayoutNode, at index: Int) {
+        precondition(child.parent == nil && !child.hasParent, "LayoutNode: the child already has a parent")
+        precondition(measureFunction == nil, "LayoutNode: a node with a measure function cannot have children")
+        children.insert(child, at: index)
+        child.parent = self
+        child.hasParent = true
+        if child.style.display == .contents { contentsChildrenCount += 1 }
+        markDirty()
+    }
+
+    /// Removes the child at `index` and returns it.
+    @discardableResult
+    public func removeChild(at index: Int) -> LayoutNode {
+        let child = children.remove(at: index)
+        child.parent = nil
+        child.hasParent = false
+        if child.style.display == .contents { contentsChildrenCount -= 1 }
+        markDirty()
+        return child
+    }
+
+    /// Removes every child.
+    public func removeAllChildren() {
+        for child in children {
+            child.parent = nil
+            child.hasParent = false
+        }
+        children.removeAll()
+        contentsChildrenCount = 0
+        markDirty()
+    }
+
+    /// Marks this node and its ancestors as needing layout (call after the content a measure
+    /// function reports has changed).
+    public func markDirty() {
+        var node: LayoutNode? = self
+        while let current = node {
+            current.isDirty = true
+            current.layout.computedFlexBasis = .nan
+            node = current.parent
+        }
+    }
+
+    func styleDidChange(from oldValue: Style) {
+        if oldValue.display != style.display, let parent {
+            var count = 0
+            for child in parent.children where child.style.display == .contents { count += 1 }
+            parent.contentsChildrenCount = count
+        }
+        markDirty()
+    }
+
+    // MARK: Results
+
+    /// The node's frame after `calculateLayout`: position relative to the parent, size.
+    public var frame: LayoutFrame {
+        LayoutFrame(left: layout.position.left, top: layout.position.top, width: layout.width, height: layout.height)
+    }
+
+    /// The direction the node was laid out in.
+    public var layoutDirection: Direction { layout.direction }
+
+    /// Whether the content overflowed the node in the last layout.
+    public var hadOverflow: Bool { layout.hadOverflow }
+
+    // MARK: Layout children
+
+    /// The children that take part in this node's layout: `display: contents` children are
+    /// replaced by their own layout children ([CSS Display §2.5](https://www.w3.org/TR/css-display-3/#box-generation)).
+    @inline(__always)
+    var layoutChildren: [LayoutNode] {
+        if contentsChildrenCount == 0 { return children }
+        var result: [LayoutNode] = []
+        result.reserveCapacity(children.count)
+        appendLayoutChildren(into: &result)
+        return result
+    }
+
+    private func appendLayoutChildren(into result: inout [LayoutNode]) {
+        for child in children {
+            if child.style.display == .contents {
+                child.appendLayoutChildren(into: &result)
+            } else {
+                result.append(child)
+            }
+        }
+    }
+}

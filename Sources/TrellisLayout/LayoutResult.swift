@@ -1,0 +1,91 @@
+/// The frame of a laid-out node, in points, relative to its parent's border box
+/// (for children of a `display: contents` node: relative to the nearest box ancestor).
+public struct LayoutFrame: Equatable, Sendable {
+    public var left: Float
+    public var top: Float
+    public var width: Float
+    public var height: Float
+
+    public init(left: Float, top: Float, width: Float, height: Float) {
+        self.left = left
+        self.top = top
+        self.width = width
+        self.height = height
+    }
+
+    public static let zero = LayoutFrame(left: 0, top: 0, width: 0, height: 0)
+}
+
+/// One remembered answer to "how big is this node under these constraints" (Yoga's Cache.cpp).
+struct CachedMeasurement {
+    var availableWidth: Float = -1
+    var availableHeight: Float = -1
+    var widthMode: SizingMode = .maxContent
+    var heightMode: SizingMode = .maxContent
+    var computedWidth: Float = -1
+    var computedHeight: Float = -1
+}
+
+/// Four values indexed by `PhysicalEdge`.
+struct EdgeValues {
+    var left: Float = 0, top: Float = 0, right: Float = 0, bottom: Float = 0
+
+    @inline(__always)
+    subscript(edge: PhysicalEdge) -> Float {
+        get {
+            switch edge {
+            case .left: return left
+            case .top: return top
+            case .right: return right
+            case .bottom: return bottom
+            }
+        }
+        set {
+            switch edge {
+            case .left: left = newValue
+            case .top: top = newValue
+            case .right: right = newValue
+            case .bottom: bottom = newValue
+            }
+        }
+    }
+}
+
+/// What layout computes for a node: its output and the working state of the algorithm
+/// (Yoga's `LayoutResults`).
+struct LayoutResults {
+    /// Position of each edge relative to the parent; left and top are the output.
+    var position = EdgeValues()
+    var margin = EdgeValues()
+    var border = EdgeValues()
+    var padding = EdgeValues()
+    /// Final size (set by a layout pass).
+    var width: Float = .nan
+    var height: Float = .nan
+    /// Size from the latest measure or layout pass.
+    var measuredWidth: Float = .nan
+    var measuredHeight: Float = .nan
+    var direction: Direction = .inherit
+    var hadOverflow = false
+
+    var computedFlexBasis: Float = .nan
+    var computedFlexBasisGeneration: UInt32 = 0
+    /// The content-based minimum main size of a flex item in web mode ([§4.5](https://www.w3.org/TR/css-flexbox-1/#min-size-auto)); NaN if none.
+    var automaticMinimumMain: Float = .nan
+
+    var generationCount: UInt32 = 0
+    var lastOwnerDirection: Direction = .inherit
+    var lastConfig: LayoutConfig?
+    var cachedLayout = CachedMeasurement()
+    var cachedMeasurements: [CachedMeasurement] = []
+    var nextCachedMeasurementsIndex = 0
+    static let maxCachedMeasurements = 8
+
+    @inline(__always)
+    func measured(_ axis: FlexDirection) -> Float { axis.isRow ? measuredWidth : measuredHeight }
+
+    @inline(__always)
+    mutating func setMeasured(_ axis: FlexDirection, _ value: Float) {
+        if axis.isRow { measuredWidth = value } else { measuredHeight = value }
+    }
+}
