@@ -60,7 +60,9 @@ extension FlexLayoutEngine {
         let paddingAndBorderMain = child.style.paddingAndBorder(mainAxis, direction, ownerWidth)
 
         let resolvedBasis = child.resolveFlexBasis(config, direction, mainAxis, mainAxisOwnerSize, ownerWidth)
-        if !resolvedBasis.isNaN && !mainAxisSize.isNaN {
+        // A definite basis is used as is; Yoga only does so when the container's main size is
+        // known too, unless `fixFlexBasisFitContent` is on.
+        if !resolvedBasis.isNaN && (!mainAxisSize.isNaN || config.experiments.contains(.fixFlexBasisFitContent)) {
             if child.layout.computedFlexBasis.isNaN
                 || (config.experiments.contains(.webFlexBasis) && child.layout.computedFlexBasisGeneration != generation) {
                 child.layout.computedFlexBasis = maxOrDefined(resolvedBasis, paddingAndBorderMain)

@@ -84,6 +84,7 @@ extension FlexLayoutEngine {
     /// [hypothetical main size](https://www.w3.org/TR/css-flexbox-1/#hypothetical-main-size).
     @inline(__always)
     func hypotheticalMainSize(_ child: LayoutNode, _ container: FlexContainer) -> Float {
+        // Yoga 3.2 resolves percentage min/max sizes here against the container's owner.
         let clamped = child.boundAxisWithinMinAndMax(container.direction, container.mainAxis, child.layout.computedFlexBasis,
                                                      container.mainAxisOwnerSize, container.ownerWidth)
         return applyAutomaticMinimum(child, clamped)

@@ -14,10 +14,10 @@ extension FlexLayoutEngine {
     /// The min/max-clamped flex base size used as the starting point of both passes.
     @inline(__always)
     private func clampedFlexBasis(_ child: LayoutNode, _ container: FlexContainer) -> Float {
-        let axisSize = config.errata.contains(.flexItemPercentMinMaxAgainstOwner)
-            ? container.mainAxisOwnerSize : container.availableInnerMainDim
-        let clamped = child.boundAxisWithinMinAndMax(container.direction, container.mainAxis,
-                                                     child.layout.computedFlexBasis, axisSize, container.ownerWidth)
+        // As in Yoga 3.2, percentage min/max sizes resolve here against the container's owner;
+        // the final sizes (`boundMainSize`) resolve them against the container.
+        let clamped = child.boundAxisWithinMinAndMax(container.direction, container.mainAxis, child.layout.computedFlexBasis,
+                                                     container.mainAxisOwnerSize, container.ownerWidth)
         return applyAutomaticMinimum(child, clamped)
     }
 

@@ -19,11 +19,8 @@ public struct LayoutErrata: OptionSet, Sendable, Hashable {
     public static let absolutePositionWithoutInsetsExcludesPadding = LayoutErrata(rawValue: 1 << 1)
     /// Resolve absolute children's percentages against the parent's inner size.
     public static let absolutePercentAgainstInnerSize = LayoutErrata(rawValue: 1 << 2)
-    /// Resolve flex items' percentage min/max sizes against the container's owner.
-    public static let flexItemPercentMinMaxAgainstOwner = LayoutErrata(rawValue: 1 << 3)
-
     public static let all: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
-                                           .absolutePercentAgainstInnerSize, .flexItemPercentMinMaxAgainstOwner]
+                                           .absolutePercentAgainstInnerSize]
     /// Yoga's "classic" errata set.
     public static let classic: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
                                                .absolutePercentAgainstInnerSize]
