@@ -99,14 +99,15 @@ extension Style {
         }
     }
 
-    private func keyword<T: RawRepresentable>(_ name: String, _ value: StyleValue, _ type: T.Type,
-                                              aliases: [String: T] = [:]) throws(StyleParseError) -> T
+    private func keyword<T: RawRepresentable & CaseIterable>(_ name: String, _ value: StyleValue, _ type: T.Type,
+                                                             aliases: [String: T] = [:]) throws(StyleParseError) -> T
     where T.RawValue == String {
+        let expected = "one of " + T.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
         guard case .string(let text) = value else {
-            throw .invalidValue(property: name, value: Self.describe(value), expected: "a keyword")
+            throw .invalidValue(property: name, value: Self.describe(value), expected: expected)
         }
         if let parsed = T(rawValue: text) ?? aliases[text] { return parsed }
-        throw .invalidValue(property: name, value: text, expected: "a \(name) keyword")
+        throw .invalidValue(property: name, value: text, expected: expected)
     }
 
     private func number(_ name: String, _ value: StyleValue) throws(StyleParseError) -> Float? {

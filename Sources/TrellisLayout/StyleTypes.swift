@@ -1,7 +1,7 @@
 /// The CSS keywords a `Style` is made of. Raw values are the CSS spellings.
 
 /// [flex-direction](https://www.w3.org/TR/css-flexbox-1/#flex-direction-property): the main axis.
-public enum FlexDirection: String, Sendable {
+public enum FlexDirection: String, Sendable, CaseIterable {
     case column
     case columnReverse = "column-reverse"
     case row
@@ -13,7 +13,7 @@ public enum FlexDirection: String, Sendable {
 }
 
 /// [justify-content](https://www.w3.org/TR/css-flexbox-1/#justify-content-property).
-public enum Justify: String, Sendable {
+public enum Justify: String, Sendable, CaseIterable {
     case flexStart = "flex-start"
     case center
     case flexEnd = "flex-end"
@@ -24,7 +24,7 @@ public enum Justify: String, Sendable {
 
 /// [align-items](https://www.w3.org/TR/css-flexbox-1/#align-items-property),
 /// `align-self` and [align-content](https://www.w3.org/TR/css-flexbox-1/#align-content-property).
-public enum Align: String, Sendable {
+public enum Align: String, Sendable, CaseIterable {
     case auto
     case flexStart = "flex-start"
     case center
@@ -38,21 +38,21 @@ public enum Align: String, Sendable {
 
 /// [position](https://www.w3.org/TR/css-position-3/#position-property).
 /// `relative` is Yoga's default; `static` ignores insets and is not a containing block.
-public enum PositionType: String, Sendable {
+public enum PositionType: String, Sendable, CaseIterable {
     case `static`
     case relative
     case absolute
 }
 
 /// [flex-wrap](https://www.w3.org/TR/css-flexbox-1/#flex-wrap-property).
-public enum Wrap: String, Sendable {
+public enum Wrap: String, Sendable, CaseIterable {
     case noWrap = "nowrap"
     case wrap
     case wrapReverse = "wrap-reverse"
 }
 
 /// [overflow](https://www.w3.org/TR/css-overflow-3/#propdef-overflow).
-public enum Overflow: String, Sendable {
+public enum Overflow: String, Sendable, CaseIterable {
     case visible
     case hidden
     case scroll
@@ -60,21 +60,21 @@ public enum Overflow: String, Sendable {
 
 /// [display](https://www.w3.org/TR/css-display-3/#the-display-properties): `flex`, `none`
 /// (no box, zero frame) or `contents` (no box; its children take its place).
-public enum Display: String, Sendable {
+public enum Display: String, Sendable, CaseIterable {
     case flex
     case none
     case contents
 }
 
 /// [direction](https://www.w3.org/TR/css-writing-modes-4/#direction): the inline direction.
-public enum Direction: String, Sendable {
+public enum Direction: String, Sendable, CaseIterable {
     case inherit
     case ltr
     case rtl
 }
 
 /// [box-sizing](https://www.w3.org/TR/css-sizing-3/#box-sizing): what `width`/`height` measure.
-public enum BoxSizing: String, Sendable {
+public enum BoxSizing: String, Sendable, CaseIterable {
     case borderBox = "border-box"
     case contentBox = "content-box"
 }

@@ -5,5 +5,5 @@ struct Trellis: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "trellis",
         abstract: "A server-driven UI backend: screens, targeting and layout over HTTP.",
-        subcommands: [])
+        subcommands: [LayoutCommand.self])
 }
