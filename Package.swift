@@ -67,6 +67,11 @@ let package = Package(
             ],
             swiftSettings: strict),
 
+        // Layout benchmark (scripts/bench-layout): TrellisLayout only, built in release.
+        .executableTarget(
+            name: "trellis-layout-bench", dependencies: ["TrellisLayout"], path: "Benchmarks/LayoutBench",
+            swiftSettings: strict),
+
         .testTarget(name: "TrellisJSONTests", dependencies: ["TrellisJSON"], swiftSettings: strict),
         .testTarget(name: "TrellisHTTPTests", dependencies: ["TrellisHTTP"], swiftSettings: strict),
         .testTarget(name: "TrellisLayoutTests", dependencies: ["TrellisLayout"], swiftSettings: strict),

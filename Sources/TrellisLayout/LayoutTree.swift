@@ -106,7 +106,7 @@ public enum LayoutTree {
 
     private static func number(_ value: Float) -> String {
         if value.isNaN || value.isInfinite { return "null" }
-        if value == value.rounded() && abs(value) < 1e9 { return "\(Int(value)).0" }
+        if abs(value) < 1e9 && Float(Int(value)) == value { return "\(Int(value)).0" }
         return "\(value)"
     }
 

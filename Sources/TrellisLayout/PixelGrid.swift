@@ -38,7 +38,7 @@ extension FlexLayoutEngine {
     }
 
     private func hasFraction(_ scaled: Double) -> Bool {
-        let fraction = scaled.truncatingRemainder(dividingBy: 1)
+        let fraction = fractionalPart(scaled)
         return !inexactEquals(fraction, 0) && !inexactEquals(fraction, 1)
     }
 }
@@ -46,7 +46,7 @@ extension FlexLayoutEngine {
 /// Rounds `value` (points) to the nearest multiple of `1 / pointScaleFactor`, or up/down when forced.
 func roundValueToPixelGrid(_ value: Double, _ pointScaleFactor: Double, forceCeil: Bool, forceFloor: Bool) -> Float {
     var scaled = value * pointScaleFactor
-    var fraction = scaled.truncatingRemainder(dividingBy: 1)
+    var fraction = fractionalPart(scaled)
     if fraction < 0 { fraction += 1 }  // make `scaled - fraction` the floor for negative values
     if inexactEquals(fraction, 0) {
         scaled -= fraction
@@ -60,4 +60,12 @@ func roundValueToPixelGrid(_ value: Double, _ pointScaleFactor: Double, forceCei
         scaled = scaled - fraction + (!fraction.isNaN && (fraction > 0.5 || inexactEquals(fraction, 0.5)) ? 1 : 0)
     }
     return scaled.isNaN || pointScaleFactor.isNaN ? .nan : Float(scaled / pointScaleFactor)
+}
+
+/// `fmod(value, 1)` without libm: the fractional part, with the sign of `value`.
+@inline(__always)
+func fractionalPart(_ value: Double) -> Double {
+    guard value.isFinite else { return .nan }
+    if value.magnitude >= 4_503_599_627_370_496 { return 0 }  // 2^52: no fractional bits left
+    return value - Double(Int64(value))
 }

@@ -16,7 +16,7 @@ public enum AhemText {
             case .atMost: usedWidth = max(min(width, maxContent), minContent)
             case .undefined: usedWidth = maxContent
             }
-            var usedHeight = Float(words.lineCount(maxEms: Int((usedWidth / fontSize + 0.0001).rounded(.down)))) * fontSize
+            var usedHeight = Float(words.lineCount(maxEms: Int(max(0, usedWidth / fontSize + 0.0001)))) * fontSize
             if heightMode == .exactly { usedHeight = height }
             if heightMode == .atMost { usedHeight = min(usedHeight, height) }
             return Size(width: usedWidth, height: usedHeight)
