@@ -7,18 +7,18 @@ extension FlexLayoutEngine {
                                 direction: Direction, depth: Int, leftOffset: Float, topOffset: Float,
                                 availableInnerWidth: Float, availableInnerHeight: Float) {
         for child in node.layoutChildren {
-            if child.style.display == .none { continue }
-            if child.style.positionType == .absolute {
+            if child.styleStorage.display == .none { continue }
+            if child.styleStorage.positionType == .absolute {
                 let useInnerSize = config.errata.contains(.absolutePercentAgainstInnerSize)
                 let blockWidth = useInnerSize ? availableInnerWidth
-                    : containingNode.layout.measuredWidth - containingNode.style.borderForAxis(.row)
+                    : containingNode.layout.measuredWidth - containingNode.styleStorage.borderForAxis(.row)
                 let blockHeight = useInnerSize ? availableInnerHeight
-                    : containingNode.layout.measuredHeight - containingNode.style.borderForAxis(.column)
+                    : containingNode.layout.measuredHeight - containingNode.styleStorage.borderForAxis(.column)
                 layoutAbsoluteChild(containingNode: containingNode, node: node, child: child, blockWidth: blockWidth,
                                     blockHeight: blockHeight, widthMode: widthMode, direction: direction, depth: depth)
                 convertToParentRelative(containingNode: containingNode, node: node, child: child, direction: direction,
                                         leftOffset: leftOffset, topOffset: topOffset)
-            } else if child.style.positionType == .static {
+            } else if child.styleStorage.positionType == .static {
                 child.cleanupContentsNodesRecursively()
                 layoutAbsoluteChildren(containingNode: containingNode, node: child, widthMode: widthMode,
                                        direction: child.resolveDirection(direction), depth: depth + 1,
@@ -33,10 +33,10 @@ extension FlexLayoutEngine {
     /// Positions were computed in the containing block; frames are relative to the parent.
     private func convertToParentRelative(containingNode: LayoutNode, node: LayoutNode, child: LayoutNode,
                                          direction: Direction, leftOffset: Float, topOffset: Float) {
-        let mainAxis = node.style.flexDirection.resolved(direction)
+        let mainAxis = node.styleStorage.flexDirection.resolved(direction)
         let crossAxis = mainAxis.cross(direction)
-        let horizontal = child.style.position.anyHorizontalDefined
-        let vertical = child.style.position.anyVerticalDefined
+        let horizontal = child.styleStorage.position.anyHorizontalDefined
+        let vertical = child.styleStorage.position.anyVerticalDefined
         if mainAxis.isReverse {
             let insets = mainAxis.isRow ? horizontal : vertical
             setChildTrailingPosition(insets ? containingNode : node, child, mainAxis)
@@ -54,15 +54,15 @@ extension FlexLayoutEngine {
     private func layoutAbsoluteChild(containingNode: LayoutNode, node: LayoutNode, child: LayoutNode,
                                      blockWidth: Float, blockHeight: Float, widthMode: SizingMode,
                                      direction: Direction, depth: Int) {
-        let mainAxis = node.style.flexDirection.resolved(direction)
+        let mainAxis = node.styleStorage.flexDirection.resolved(direction)
         let crossAxis = mainAxis.cross(direction)
-        let marginRow = child.style.marginForAxis(.row, blockWidth)
-        let marginColumn = child.style.marginForAxis(.column, blockWidth)
+        let marginRow = child.styleStorage.marginForAxis(.row, blockWidth)
+        let marginColumn = child.styleStorage.marginForAxis(.column, blockWidth)
         var childWidth = sizeFromInsets(containingNode, child, .row, direction, blockWidth, blockWidth, marginRow)
         var childHeight = sizeFromInsets(containingNode, child, .column, direction, blockHeight, blockWidth, marginColumn)
 
         // With one size known, the aspect ratio gives the other.
-        if childWidth.isNaN != childHeight.isNaN, let ratio = child.style.aspectRatio {
+        if childWidth.isNaN != childHeight.isNaN, let ratio = child.styleStorage.aspectRatio {
             if childWidth.isNaN {
                 childWidth = marginRow + (childHeight - marginColumn) * ratio
             } else {
@@ -97,11 +97,11 @@ extension FlexLayoutEngine {
         if child.hasDefiniteLength(axis, blockSize) {
             return child.resolvedDimension(direction, axis, blockSize, blockWidth) + margin
         }
-        let style = child.style
+        let style = child.styleStorage
         guard style.hasInset(axis.flexStartEdge, direction) && style.hasInset(axis.flexEndEdge, direction) else {
             return .nan
         }
-        let size = containingNode.layout.measured(axis) - containingNode.style.borderForAxis(axis)
+        let size = containingNode.measured(axis) - containingNode.styleStorage.borderForAxis(axis)
             - (style.insetValue(axis.flexStartEdge, direction, blockSize) + style.insetValue(axis.flexEndEdge, direction, blockSize))
         return child.boundAxis(axis, direction, size, blockSize, blockWidth)
     }
@@ -113,29 +113,29 @@ extension FlexLayoutEngine {
                                        _ direction: Direction, _ axis: FlexDirection, isMainAxis: Bool,
                                        _ blockWidth: Float, _ blockHeight: Float) {
         let blockSize = axis.isRow ? blockWidth : blockHeight
-        let style = child.style
+        let style = child.styleStorage
         let startEdge = axis.inlineStartEdge(direction), endEdge = axis.inlineEndEdge(direction)
         let flexStart = axis.flexStartEdge
         if style.hasInset(startEdge, direction) {
-            let position = style.insetValue(startEdge, direction, blockSize) + containingNode.style.border(startEdge, direction)
+            let position = style.insetValue(startEdge, direction, blockSize) + containingNode.styleStorage.border(startEdge, direction)
                 + style.margin(inlineStart: axis, direction, blockSize)
             child.layout.position[flexStart] = startEdge != flexStart
                 ? positionOfOppositeEdge(position, axis, containingNode, child) : position
         } else if style.hasInset(endEdge, direction) {
-            let position = containingNode.layout.measured(axis) - child.layout.measured(axis)
-                - containingNode.style.border(endEdge, direction) - style.margin(inlineEnd: axis, direction, blockSize)
+            let position = containingNode.measured(axis) - child.measured(axis)
+                - containingNode.styleStorage.border(endEdge, direction) - style.margin(inlineEnd: axis, direction, blockSize)
                 - style.insetValue(endEdge, direction, blockSize)
             child.layout.position[flexStart] = startEdge != flexStart
                 ? positionOfOppositeEdge(position, axis, containingNode, child) : position
         } else if isMainAxis {
-            switch parent.style.justifyContent {
+            switch parent.styleStorage.justifyContent {
             case .flexStart, .spaceBetween: setFlexStartPosition(parent, child, direction, axis, blockWidth)
             case .flexEnd: setFlexEndPosition(parent, child, direction, axis, blockWidth)
             case .center, .spaceAround, .spaceEvenly: setCenterPosition(parent, child, direction, axis, blockWidth)
             }
         } else {
             var align = resolveChildAlignment(parent, child)
-            if parent.style.flexWrap == .wrapReverse {
+            if parent.styleStorage.flexWrap == .wrapReverse {
                 if align == .flexEnd { align = .flexStart } else if align != .center { align = .flexEnd }
             }
             switch align {
@@ -153,7 +153,7 @@ extension FlexLayoutEngine {
     private func setFlexStartPosition(_ parent: LayoutNode, _ child: LayoutNode, _ direction: Direction,
                                       _ axis: FlexDirection, _ blockWidth: Float) {
         let edge = axis.flexStartEdge
-        var position = child.style.margin(flexStart: axis, direction, blockWidth) + parent.layout.border[edge]
+        var position = child.styleStorage.margin(flexStart: axis, direction, blockWidth) + parent.layout.border[edge]
         if includesPadding { position += parent.layout.padding[edge] }
         child.layout.position[edge] = position
     }
@@ -161,7 +161,7 @@ extension FlexLayoutEngine {
     private func setFlexEndPosition(_ parent: LayoutNode, _ child: LayoutNode, _ direction: Direction,
                                     _ axis: FlexDirection, _ blockWidth: Float) {
         let edge = axis.flexEndEdge
-        var position = parent.layout.border[edge] + child.style.margin(flexEnd: axis, direction, blockWidth)
+        var position = parent.layout.border[edge] + child.styleStorage.margin(flexEnd: axis, direction, blockWidth)
         if includesPadding { position += parent.layout.padding[edge] }
         child.layout.position[axis.flexStartEdge] = positionOfOppositeEdge(position, axis, parent, child)
     }
@@ -169,11 +169,11 @@ extension FlexLayoutEngine {
     private func setCenterPosition(_ parent: LayoutNode, _ child: LayoutNode, _ direction: Direction,
                                    _ axis: FlexDirection, _ blockWidth: Float) {
         let start = axis.flexStartEdge, end = axis.flexEndEdge
-        var contentBoxSize = parent.layout.measured(axis) - parent.layout.border[start] - parent.layout.border[end]
+        var contentBoxSize = parent.measured(axis) - parent.layout.border[start] - parent.layout.border[end]
         if includesPadding { contentBoxSize -= parent.layout.padding[start] + parent.layout.padding[end] }
-        let childOuterSize = child.layout.measured(axis) + child.style.marginForAxis(axis, blockWidth)
+        let childOuterSize = child.measured(axis) + child.styleStorage.marginForAxis(axis, blockWidth)
         var position = (contentBoxSize - childOuterSize) / 2 + parent.layout.border[start]
-            + child.style.margin(flexStart: axis, direction, blockWidth)
+            + child.styleStorage.margin(flexStart: axis, direction, blockWidth)
         if includesPadding { position += parent.layout.padding[start] }
         child.layout.position[start] = position
     }

@@ -19,7 +19,7 @@ extension FlexLayoutEngine {
         let innerCrossDim = node.boundAxis(crossAxis, direction, unclampedCrossDim, container.crossAxisOwnerSize,
                                            container.ownerWidth) - container.paddingAndBorderCross
         let remaining = innerCrossDim - container.totalLineCrossDim
-        let alignContent = remaining >= 0 ? node.style.alignContent : fallbackAlignment(node.style.alignContent)
+        let alignContent = remaining >= 0 ? node.styleStorage.alignContent : fallbackAlignment(node.styleStorage.alignContent)
 
         var currentLead = container.leadingPaddingAndBorderCross
         var leadPerLine: Float = 0
@@ -39,7 +39,7 @@ extension FlexLayoutEngine {
         case .auto, .flexStart, .baseline: break
         }
 
-        let crossGap = node.style.gap(crossAxis, container.availableInnerCrossDim)
+        let crossGap = node.styleStorage.gap(crossAxis, container.availableInnerCrossDim)
         var start = 0
         for lineIndex in 0..<container.lineCount {
             let metrics = measureLine(container, lineIndex: lineIndex, start: start)
@@ -47,7 +47,7 @@ extension FlexLayoutEngine {
             let lineHeight = metrics.height + extraSpacePerLine
             for index in start..<metrics.end {
                 let child = container.children[index]
-                if child.style.display == .none || child.style.positionType == .absolute { continue }
+                if child.styleStorage.display == .none || child.styleStorage.positionType == .absolute { continue }
                 alignItemInLine(child, container, lead: currentLead, lineHeight: lineHeight,
                                 leadPerLine: leadPerLine, maxAscent: metrics.maxAscent)
             }
@@ -66,17 +66,17 @@ extension FlexLayoutEngine {
         var index = start
         while index < container.children.count {
             let child = container.children[index]
-            if child.style.display == .none || child.style.positionType == .absolute {
+            if child.styleStorage.display == .none || child.styleStorage.positionType == .absolute {
                 index += 1
                 continue
             }
             if child.lineIndex != lineIndex { break }
             if child.isLayoutDimensionDefined(crossAxis) {
-                lineHeight = maxOrDefined(lineHeight, child.layout.measured(crossAxis) + child.style.marginForAxis(crossAxis, innerWidth))
+                lineHeight = maxOrDefined(lineHeight, child.measured(crossAxis) + child.styleStorage.marginForAxis(crossAxis, innerWidth))
             }
             if resolveChildAlignment(node, child) == .baseline {
-                let ascent = calculateBaseline(child) + child.style.margin(flexStart: .column, container.direction, innerWidth)
-                let descent = child.layout.measuredHeight + child.style.marginForAxis(.column, innerWidth) - ascent
+                let ascent = calculateBaseline(child) + child.styleStorage.margin(flexStart: .column, container.direction, innerWidth)
+                let descent = child.layout.measuredHeight + child.styleStorage.marginForAxis(.column, innerWidth) - ascent
                 maxAscent = maxOrDefined(maxAscent, ascent)
                 maxDescent = maxOrDefined(maxDescent, descent)
                 lineHeight = maxOrDefined(lineHeight, maxAscent + maxDescent)
@@ -97,16 +97,16 @@ extension FlexLayoutEngine {
         case .flexStart:
             child.layout.position[startEdge] = lead + flexStartInset(child, crossAxis, direction, innerWidth)
         case .flexEnd:
-            child.layout.position[startEdge] = lead + lineHeight - child.style.margin(flexEnd: crossAxis, direction, innerWidth)
-                - child.layout.measured(crossAxis)
+            child.layout.position[startEdge] = lead + lineHeight - child.styleStorage.margin(flexEnd: crossAxis, direction, innerWidth)
+                - child.measured(crossAxis)
         case .center:
-            child.layout.position[startEdge] = lead + (lineHeight - child.layout.measured(crossAxis)) / 2
+            child.layout.position[startEdge] = lead + (lineHeight - child.measured(crossAxis)) / 2
         case .stretch:
-            child.layout.position[startEdge] = lead + child.style.margin(flexStart: crossAxis, direction, innerWidth)
+            child.layout.position[startEdge] = lead + child.styleStorage.margin(flexStart: crossAxis, direction, innerWidth)
             restretchItem(child, container, lineHeight: lineHeight, leadPerLine: leadPerLine)
         case .baseline:
             child.layout.position[.top] = lead + maxAscent - calculateBaseline(child)
-                + child.style.insetValue(FlexDirection.column.flexStartEdge, direction, container.availableInnerCrossDim)
+                + child.styleStorage.insetValue(FlexDirection.column.flexStartEdge, direction, container.availableInnerCrossDim)
         case .auto, .spaceBetween, .spaceAround, .spaceEvenly:
             break
         }
@@ -116,7 +116,7 @@ extension FlexLayoutEngine {
     @inline(__always)
     private func flexStartInset(_ child: LayoutNode, _ axis: FlexDirection, _ direction: Direction,
                                          _ widthSize: Float) -> Float {
-        child.style.insetValue(axis.flexStartEdge, direction, widthSize)
+        child.styleStorage.insetValue(axis.flexStartEdge, direction, widthSize)
     }
 
     /// A stretched item is measured again with the line's final cross size.
@@ -124,9 +124,9 @@ extension FlexLayoutEngine {
         guard !child.hasDefiniteLength(container.crossAxis, container.availableInnerCrossDim) else { return }
         let innerWidth = container.availableInnerWidth
         let isRow = container.isMainAxisRow
-        let width = isRow ? child.layout.measuredWidth + child.style.marginForAxis(container.mainAxis, innerWidth)
+        let width = isRow ? child.layout.measuredWidth + child.styleStorage.marginForAxis(container.mainAxis, innerWidth)
             : leadPerLine + lineHeight
-        let height = !isRow ? child.layout.measuredHeight + child.style.marginForAxis(container.crossAxis, innerWidth)
+        let height = !isRow ? child.layout.measuredHeight + child.styleStorage.marginForAxis(container.crossAxis, innerWidth)
             : leadPerLine + lineHeight
         if inexactEquals(width, child.layout.measuredWidth) && inexactEquals(height, child.layout.measuredHeight) { return }
         layoutNode(child, availableWidth: width, availableHeight: height, ownerDirection: container.direction,

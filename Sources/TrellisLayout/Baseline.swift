@@ -10,7 +10,7 @@ extension FlexLayoutEngine {
         var baselineChild: LayoutNode?
         for child in node.layoutChildren {
             if child.lineIndex > 0 { break }
-            if child.style.positionType == .absolute { continue }
+            if child.styleStorage.positionType == .absolute { continue }
             if resolveChildAlignment(node, child) == .baseline || child.isReferenceBaseline {
                 baselineChild = child
                 break
@@ -23,9 +23,9 @@ extension FlexLayoutEngine {
 
     /// Whether the container aligns items by baseline (a row with a baseline-aligned item).
     func isBaselineLayout(_ node: LayoutNode) -> Bool {
-        if node.style.flexDirection.isColumn { return false }
-        if node.style.alignItems == .baseline { return true }
-        for child in node.layoutChildren where child.style.positionType != .absolute && child.style.alignSelf == .baseline {
+        if node.styleStorage.flexDirection.isColumn { return false }
+        if node.styleStorage.alignItems == .baseline { return true }
+        for child in node.layoutChildren where child.styleStorage.positionType != .absolute && child.styleStorage.alignSelf == .baseline {
             return true
         }
         return false

@@ -16,11 +16,7 @@ extension LayoutResults {
             return
         }
         if nextCachedMeasurementsIndex == LayoutResults.maxCachedMeasurements { nextCachedMeasurementsIndex = 0 }
-        if cachedMeasurements.count <= nextCachedMeasurementsIndex {
-            cachedMeasurements.append(entry)
-        } else {
-            cachedMeasurements[nextCachedMeasurementsIndex] = entry
-        }
+        cachedMeasurements[nextCachedMeasurementsIndex] = entry
         nextCachedMeasurementsIndex += 1
     }
 }

@@ -45,10 +45,10 @@ struct FlexLayoutEngine {
     private func rootSize(_ node: LayoutNode, _ axis: FlexDirection, _ direction: Direction,
                           _ ownerSize: Float, _ ownerWidth: Float) -> (Float, SizingMode) {
         if node.hasDefiniteLength(axis, ownerSize) {
-            let size = node.resolvedDimension(direction, axis, ownerSize, ownerWidth) + node.style.marginForAxis(axis, ownerWidth)
+            let size = node.resolvedDimension(direction, axis, ownerSize, ownerWidth) + node.styleStorage.marginForAxis(axis, ownerWidth)
             return (size, .stretchFit)
         }
-        let maxSize = node.style.resolvedMax(axis, direction, ownerSize, ownerWidth)
+        let maxSize = node.styleStorage.resolvedMax(axis, direction, ownerSize, ownerWidth)
         if !maxSize.isNaN { return (maxSize, .fitContent) }
         return (ownerSize, ownerSize.isNaN ? .maxContent : .stretchFit)
     }
@@ -133,7 +133,7 @@ struct FlexLayoutEngine {
         if performLayout {
             reverseWrappedLines(&container)
             setTrailingPositions(&container)
-            if node.style.positionType != .static || depth == 1 {
+            if node.styleStorage.positionType != .static || depth == 1 {
                 layoutAbsoluteChildren(containingNode: node, node: node,
                                        widthMode: container.mainAxis.isRow ? container.mainMode : container.crossMode,
                                        direction: direction, depth: depth, leftOffset: 0, topOffset: 0,
@@ -149,7 +149,7 @@ struct FlexLayoutEngine {
         let column = FlexDirection.column
         let startEdge: PhysicalEdge = direction == .ltr ? .left : .right
         let endEdge: PhysicalEdge = direction == .ltr ? .right : .left
-        let style = node.style
+        let style = node.styleStorage
         node.layout.margin[startEdge] = style.margin(inlineStart: row, direction, ownerWidth)
         node.layout.margin[endEdge] = style.margin(inlineEnd: row, direction, ownerWidth)
         node.layout.margin[.top] = style.margin(inlineStart: column, direction, ownerWidth)
@@ -163,24 +163,25 @@ struct FlexLayoutEngine {
     /// The cached size for `request`, if one is valid (Yoga's Cache.cpp).
     private func cachedResult(_ node: LayoutNode, _ request: CachedMeasurement, ownerWidth: Float,
                               performLayout: Bool) -> CachedMeasurement? {
-        let layout = node.layout
+        let count = node.layout.nextCachedMeasurementsIndex
         if node.measureFunction != nil {
-            let marginRow = node.style.marginForAxis(.row, ownerWidth)
-            let marginColumn = node.style.marginForAxis(.column, ownerWidth)
-            if canUseCachedMeasurement(request, layout.cachedLayout, marginRow, marginColumn) {
-                return layout.cachedLayout
+            let marginRow = node.styleStorage.marginForAxis(.row, ownerWidth)
+            let marginColumn = node.styleStorage.marginForAxis(.column, ownerWidth)
+            if canUseCachedMeasurement(request, node.layout.cachedLayout, marginRow, marginColumn) {
+                return node.layout.cachedLayout
             }
-            for index in 0..<layout.nextCachedMeasurementsIndex
-            where canUseCachedMeasurement(request, layout.cachedMeasurements[index], marginRow, marginColumn) {
-                return layout.cachedMeasurements[index]
+            for index in 0..<count {
+                let entry = node.layout.cachedMeasurements[index]
+                if canUseCachedMeasurement(request, entry, marginRow, marginColumn) { return entry }
             }
             return nil
         }
         if performLayout {
-            return layout.cachedLayout.hasSameConstraints(as: request) ? layout.cachedLayout : nil
+            return node.layout.cachedLayout.hasSameConstraints(as: request) ? node.layout.cachedLayout : nil
         }
-        for index in 0..<layout.nextCachedMeasurementsIndex where layout.cachedMeasurements[index].hasSameConstraints(as: request) {
-            return layout.cachedMeasurements[index]
+        for index in 0..<count {
+            let entry = node.layout.cachedMeasurements[index]
+            if entry.hasSameConstraints(as: request) { return entry }
         }
         return nil
     }

@@ -10,26 +10,26 @@ extension FlexLayoutEngine {
                                                    container.ownerWidth, container.ownerWidth)
         node.layout.measuredHeight = node.boundAxis(.column, direction, container.availableHeight,
                                                     container.ownerHeight, container.ownerWidth)
-        let scrolls = node.style.overflow == .scroll
+        let scrolls = node.styleStorage.overflow == .scroll
         let mainAxis = container.mainAxis, crossAxis = container.crossAxis
         if container.mainMode == .maxContent || (!scrolls && container.mainMode == .fitContent) {
-            node.layout.setMeasured(mainAxis, node.boundAxis(mainAxis, direction, container.maxLineMainDim,
+            node.setMeasured(mainAxis, node.boundAxis(mainAxis, direction, container.maxLineMainDim,
                                                              container.mainAxisOwnerSize, container.ownerWidth))
         } else if container.mainMode == .fitContent && scrolls {
             let content = node.boundAxisWithinMinAndMax(direction, mainAxis, container.maxLineMainDim,
                                                         container.mainAxisOwnerSize, container.ownerWidth)
-            node.layout.setMeasured(mainAxis, maxOrDefined(
+            node.setMeasured(mainAxis, maxOrDefined(
                 minOrDefined(container.availableInnerMainDim + container.paddingAndBorderMain, content),
                 container.paddingAndBorderMain))
         }
         let contentCross = container.totalLineCrossDim + container.paddingAndBorderCross
         if container.crossMode == .maxContent || (!scrolls && container.crossMode == .fitContent) {
-            node.layout.setMeasured(crossAxis, node.boundAxis(crossAxis, direction, contentCross,
+            node.setMeasured(crossAxis, node.boundAxis(crossAxis, direction, contentCross,
                                                               container.crossAxisOwnerSize, container.ownerWidth))
         } else if container.crossMode == .fitContent && scrolls {
             let content = node.boundAxisWithinMinAndMax(direction, crossAxis, contentCross,
                                                         container.crossAxisOwnerSize, container.ownerWidth)
-            node.layout.setMeasured(crossAxis, maxOrDefined(
+            node.setMeasured(crossAxis, maxOrDefined(
                 minOrDefined(container.availableInnerCrossDim + container.paddingAndBorderCross, content),
                 container.paddingAndBorderCross))
         }
@@ -39,12 +39,12 @@ extension FlexLayoutEngine {
     /// ([§5.2](https://www.w3.org/TR/css-flexbox-1/#flex-wrap-property)): lines were placed in
     /// normal order, so each item's cross position is mirrored.
     func reverseWrappedLines(_ container: inout FlexContainer) {
-        guard container.node.style.flexWrap == .wrapReverse else { return }
+        guard container.node.styleStorage.flexWrap == .wrapReverse else { return }
         let crossAxis = container.crossAxis
         let edge = crossAxis.flexStartEdge
-        let size = container.node.layout.measured(crossAxis)
-        for child in container.children where child.style.positionType != .absolute {
-            child.layout.position[edge] = size - child.layout.position[edge] - child.layout.measured(crossAxis)
+        let size = container.node.measured(crossAxis)
+        for child in container.children where child.styleStorage.positionType != .absolute {
+            child.layout.position[edge] = size - child.layout.position[edge] - child.measured(crossAxis)
         }
     }
 
@@ -54,7 +54,7 @@ extension FlexLayoutEngine {
         let needsMain = container.mainAxis.isReverse
         let needsCross = container.crossAxis.isReverse
         guard needsMain || needsCross else { return }
-        for child in container.children where child.style.display != .none && child.style.positionType != .absolute {
+        for child in container.children where child.styleStorage.display != .none && child.styleStorage.positionType != .absolute {
             if needsMain { setChildTrailingPosition(container.node, child, container.mainAxis) }
             if needsCross { setChildTrailingPosition(container.node, child, container.crossAxis) }
         }
@@ -70,6 +70,6 @@ extension FlexLayoutEngine {
     @inline(__always)
     func positionOfOppositeEdge(_ position: Float, _ axis: FlexDirection, _ containingNode: LayoutNode,
                                 _ node: LayoutNode) -> Float {
-        containingNode.layout.measured(axis) - node.layout.measured(axis) - position
+        containingNode.measured(axis) - node.measured(axis) - position
     }
 }

@@ -37,8 +37,8 @@ extension FlexLayoutEngine {
         for child in line.items {
             var leadingCrossDim = container.leadingPaddingAndBorderCross
             let align = resolveChildAlignment(node, child)
-            let startAuto = child.style.marginIsAuto(flexStart: crossAxis, direction)
-            let endAuto = child.style.marginIsAuto(flexEnd: crossAxis, direction)
+            let startAuto = child.styleStorage.marginIsAuto(flexStart: crossAxis, direction)
+            let endAuto = child.styleStorage.marginIsAuto(flexEnd: crossAxis, direction)
             if align == .stretch && !startAuto && !endAuto {
                 if !child.hasDefiniteLength(crossAxis, container.availableInnerCrossDim) {
                     stretchItem(child, container, lineCrossDim: line.crossDim)
@@ -69,20 +69,20 @@ extension FlexLayoutEngine {
         let direction = container.direction
         let innerWidth = container.availableInnerWidth
         let isRow = container.isMainAxisRow
-        var childMainSize = child.layout.measured(mainAxis)
+        var childMainSize = child.measured(mainAxis)
         var childCrossSize: Float
-        if let ratio = child.style.aspectRatio {
-            childCrossSize = child.style.marginForAxis(crossAxis, innerWidth) + (isRow ? childMainSize / ratio : childMainSize * ratio)
+        if let ratio = child.styleStorage.aspectRatio {
+            childCrossSize = child.styleStorage.marginForAxis(crossAxis, innerWidth) + (isRow ? childMainSize / ratio : childMainSize * ratio)
         } else {
             childCrossSize = lineCrossDim
         }
-        childMainSize += child.style.marginForAxis(mainAxis, innerWidth)
+        childMainSize += child.styleStorage.marginForAxis(mainAxis, innerWidth)
         var mainMode = SizingMode.stretchFit, crossMode = SizingMode.stretchFit
         constrainMaxSizeForMode(child, direction, mainAxis, container.availableInnerMainDim, innerWidth, &mainMode, &childMainSize)
         constrainMaxSizeForMode(child, direction, crossAxis, container.availableInnerCrossDim, innerWidth, &crossMode, &childCrossSize)
         let width = isRow ? childMainSize : childCrossSize
         let height = isRow ? childCrossSize : childMainSize
-        let crossAxisDoesNotGrow = container.node.style.alignContent != .stretch && container.isWrapping
+        let crossAxisDoesNotGrow = container.node.styleStorage.alignContent != .stretch && container.isWrapping
         let widthMode: SizingMode = width.isNaN || (!isRow && crossAxisDoesNotGrow) ? .maxContent : .stretchFit
         let heightMode: SizingMode = height.isNaN || (isRow && crossAxisDoesNotGrow) ? .maxContent : .stretchFit
         layoutNode(child, availableWidth: width, availableHeight: height, ownerDirection: direction,

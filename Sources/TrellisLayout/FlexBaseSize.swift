@@ -6,7 +6,7 @@ extension FlexLayoutEngine {
         let singleFlexChild = container.mainMode == .stretchFit ? findSingleFlexChild(container) : nil
         var total: Float = 0
         for child in container.children {
-            if child.style.display == .none {
+            if child.styleStorage.display == .none {
                 child.zeroOutLayoutRecursively()
                 continue
             }
@@ -14,17 +14,17 @@ extension FlexLayoutEngine {
                 child.setInitialPosition(child.resolveDirection(container.direction),
                                          container.availableInnerWidth, container.availableInnerHeight)
             }
-            if child.style.positionType == .absolute { continue }
+            if child.styleStorage.positionType == .absolute { continue }
             if child === singleFlexChild {
                 child.layout.computedFlexBasisGeneration = generation
                 child.layout.computedFlexBasis = 0
             } else {
                 determineFlexBaseSize(of: child, in: container)
             }
-            total += child.layout.computedFlexBasis + child.style.marginForAxis(container.mainAxis, container.availableInnerWidth)
+            total += child.layout.computedFlexBasis + child.styleStorage.marginForAxis(container.mainAxis, container.availableInnerWidth)
         }
         if container.children.count > 1 {
-            total += container.node.style.gap(container.mainAxis, container.availableInnerMainDim)
+            total += container.node.styleStorage.gap(container.mainAxis, container.availableInnerMainDim)
                 * Float(container.children.count - 1)
         }
         container.totalMainDim = total
@@ -57,7 +57,7 @@ extension FlexLayoutEngine {
         let ownerWidth = width, ownerHeight = height
         let mainAxisSize = container.isMainAxisRow ? width : height
         let mainAxisOwnerSize = container.isMainAxisRow ? ownerWidth : ownerHeight
-        let paddingAndBorderMain = child.style.paddingAndBorder(mainAxis, direction, ownerWidth)
+        let paddingAndBorderMain = child.styleStorage.paddingAndBorder(mainAxis, direction, ownerWidth)
 
         let resolvedBasis = child.resolveFlexBasis(config, direction, mainAxis, mainAxisOwnerSize, ownerWidth)
         // A definite basis is used as is; Yoga only does so when the container's main size is
@@ -75,7 +75,7 @@ extension FlexLayoutEngine {
                 child.resolvedDimension(direction, .column, ownerHeight, ownerWidth), paddingAndBorderMain)
         } else {
             measureContentFlexBasis(of: child, in: container)
-            child.layout.computedFlexBasis = maxOrDefined(child.layout.measured(mainAxis), paddingAndBorderMain)
+            child.layout.computedFlexBasis = maxOrDefined(child.measured(mainAxis), paddingAndBorderMain)
         }
         child.layout.computedFlexBasisGeneration = generation
     }
@@ -90,8 +90,8 @@ extension FlexLayoutEngine {
         let ownerWidth = width, ownerHeight = height
         var childWidth = Float.nan, childHeight = Float.nan
         var childWidthMode = SizingMode.maxContent, childHeightMode = SizingMode.maxContent
-        let marginRow = child.style.marginForAxis(.row, ownerWidth)
-        let marginColumn = child.style.marginForAxis(.column, ownerWidth)
+        let marginRow = child.styleStorage.marginForAxis(.row, ownerWidth)
+        let marginColumn = child.styleStorage.marginForAxis(.column, ownerWidth)
         let isRowDefinite = child.hasDefiniteLength(.row, ownerWidth)
         let isColumnDefinite = child.hasDefiniteLength(.column, ownerHeight)
 
@@ -104,7 +104,7 @@ extension FlexLayoutEngine {
             childHeightMode = .stretchFit
         }
         // Browsers let content overflow a scroll container's main axis, but not its cross axis.
-        let scrolls = node.style.overflow == .scroll
+        let scrolls = node.styleStorage.overflow == .scroll
         if (!isMainAxisRow && scrolls) || !scrolls, childWidth.isNaN, !width.isNaN {
             childWidth = width
             childWidthMode = .fitContent
@@ -113,7 +113,7 @@ extension FlexLayoutEngine {
             childHeight = height
             childHeightMode = .fitContent
         }
-        if let ratio = child.style.aspectRatio {
+        if let ratio = child.styleStorage.aspectRatio {
             if !isMainAxisRow && childWidthMode == .stretchFit {
                 childHeight = marginColumn + (childWidth - marginRow) / ratio
                 childHeightMode = .stretchFit
@@ -128,7 +128,7 @@ extension FlexLayoutEngine {
             && stretches && childWidthMode != .stretchFit {
             childWidth = width
             childWidthMode = .stretchFit
-            if let ratio = child.style.aspectRatio {
+            if let ratio = child.styleStorage.aspectRatio {
                 childHeight = (childWidth - marginRow) / ratio
                 childHeightMode = .stretchFit
             }
@@ -137,7 +137,7 @@ extension FlexLayoutEngine {
             && stretches && childHeightMode != .stretchFit {
             childHeight = height
             childHeightMode = .stretchFit
-            if let ratio = child.style.aspectRatio {
+            if let ratio = child.styleStorage.aspectRatio {
                 childWidth = (childHeight - marginColumn) * ratio
                 childWidthMode = .stretchFit
             }
@@ -154,8 +154,8 @@ extension FlexLayoutEngine {
     func constrainMaxSizeForMode(_ node: LayoutNode, _ direction: Direction, _ axis: FlexDirection,
                                  _ ownerAxisSize: Float, _ ownerWidth: Float, _ mode: inout SizingMode,
                                  _ size: inout Float) {
-        let maxSize = node.style.resolvedMax(axis, direction, ownerAxisSize, ownerWidth)
-            + node.style.marginForAxis(axis, ownerWidth)
+        let maxSize = node.styleStorage.resolvedMax(axis, direction, ownerAxisSize, ownerWidth)
+            + node.styleStorage.marginForAxis(axis, ownerWidth)
         switch mode {
         case .stretchFit, .fitContent:
             if !maxSize.isNaN && !(size < maxSize) { size = maxSize }

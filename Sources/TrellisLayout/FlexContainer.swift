@@ -47,9 +47,9 @@ struct FlexContainer {
         self.children = children
         self.direction = direction
         self.ownerDirection = ownerDirection
-        self.mainAxis = node.style.flexDirection.resolved(direction)
+        self.mainAxis = node.styleStorage.flexDirection.resolved(direction)
         self.crossAxis = mainAxis.cross(direction)
-        self.isWrapping = node.style.flexWrap != .noWrap
+        self.isWrapping = node.styleStorage.flexWrap != .noWrap
         self.performLayout = performLayout
         self.depth = depth
         self.availableWidth = availableWidth
@@ -58,9 +58,9 @@ struct FlexContainer {
         self.ownerHeight = ownerHeight
         self.mainMode = mainAxis.isRow ? widthMode : heightMode
         self.crossMode = mainAxis.isRow ? heightMode : widthMode
-        self.paddingAndBorderMain = node.style.paddingAndBorder(mainAxis, direction, ownerWidth)
-        self.paddingAndBorderCross = node.style.paddingAndBorder(crossAxis, direction, ownerWidth)
-        self.leadingPaddingAndBorderCross = node.style.paddingAndBorder(leading: crossAxis, direction, ownerWidth)
+        self.paddingAndBorderMain = node.styleStorage.paddingAndBorder(mainAxis, direction, ownerWidth)
+        self.paddingAndBorderCross = node.styleStorage.paddingAndBorder(crossAxis, direction, ownerWidth)
+        self.leadingPaddingAndBorderCross = node.styleStorage.paddingAndBorder(leading: crossAxis, direction, ownerWidth)
     }
 
     var isMainAxisRow: Bool { mainAxis.isRow }
@@ -86,7 +86,7 @@ extension FlexLayoutEngine {
                                          _ paddingAndBorder: Float, _ ownerSize: Float) -> Float {
         var inner = available - paddingAndBorder
         guard !inner.isNaN else { return inner }
-        let style = container.node.style
+        let style = container.node.styleStorage
         let minSize = style.resolvedMin(axis, container.direction, ownerSize, container.ownerWidth)
         let maxSize = style.resolvedMax(axis, container.direction, ownerSize, container.ownerWidth)
         let minInner = minSize.isNaN ? 0 : minSize - paddingAndBorder

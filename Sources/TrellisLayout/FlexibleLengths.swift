@@ -101,18 +101,18 @@ extension FlexLayoutEngine {
         let direction = container.direction
         let innerWidth = container.availableInnerWidth
         let innerCross = container.availableInnerCrossDim
-        let marginMain = child.style.marginForAxis(mainAxis, innerWidth)
-        let marginCross = child.style.marginForAxis(crossAxis, innerWidth)
+        let marginMain = child.styleStorage.marginForAxis(mainAxis, innerWidth)
+        let marginCross = child.styleStorage.marginForAxis(crossAxis, innerWidth)
         var childMainSize = mainSize + marginMain
         var childMainMode = SizingMode.stretchFit
         var childCrossSize: Float
         var childCrossMode: SizingMode
         let stretches = resolveChildAlignment(node, child) == .stretch
-            && !child.style.marginIsAuto(flexStart: crossAxis, direction)
-            && !child.style.marginIsAuto(flexEnd: crossAxis, direction)
+            && !child.styleStorage.marginIsAuto(flexStart: crossAxis, direction)
+            && !child.styleStorage.marginIsAuto(flexEnd: crossAxis, direction)
         let crossDefinite = child.hasDefiniteLength(crossAxis, innerCross)
 
-        if let ratio = child.style.aspectRatio {
+        if let ratio = child.styleStorage.aspectRatio {
             childCrossSize = (container.isMainAxisRow ? (childMainSize - marginMain) / ratio
                               : (childMainSize - marginMain) * ratio) + marginCross
             childCrossMode = .stretchFit

@@ -3,16 +3,16 @@ extension LayoutNode {
     /// The node's direction: its own, or inherited from its owner (LTR at the root).
     @inline(__always)
     func resolveDirection(_ ownerDirection: Direction) -> Direction {
-        if style.direction == .inherit { return ownerDirection == .inherit ? .ltr : ownerDirection }
-        return style.direction
+        if styleStorage.direction == .inherit { return ownerDirection == .inherit ? .ltr : ownerDirection }
+        return styleStorage.direction
     }
 
     /// The preferred size on `axis`; when min and max are equal they win (Yoga's processed dimension).
     @inline(__always)
     func processedDimension(_ axis: FlexDirection) -> Dimension {
-        let maxSize = style.maxDimension(axis)
-        if maxSize.isDefined, maxSize == style.minDimension(axis) { return maxSize }
-        return style.dimension(axis)
+        let maxSize = styleStorage.maxDimension(axis)
+        if maxSize.isDefined, maxSize == styleStorage.minDimension(axis) { return maxSize }
+        return styleStorage.dimension(axis)
     }
 
     /// Whether the size on `axis` is [definite](https://www.w3.org/TR/css-sizing-3/#definite).
@@ -26,16 +26,16 @@ extension LayoutNode {
     @inline(__always)
     func resolvedDimension(_ direction: Direction, _ axis: FlexDirection, _ reference: Float, _ ownerWidth: Float) -> Float {
         let value = processedDimension(axis).resolve(reference)
-        if style.boxSizing == .borderBox { return value }
-        return value + style.paddingAndBorder(axis, direction, ownerWidth)
+        if styleStorage.boxSizing == .borderBox { return value }
+        return value + styleStorage.paddingAndBorder(axis, direction, ownerWidth)
     }
 
     /// [flex-grow](https://www.w3.org/TR/css-flexbox-1/#flex-grow-property), with the `flex` shorthand.
     @inline(__always)
     func resolveFlexGrow() -> Float {
         if !hasParent { return 0 }
-        if let grow = style.flexGrow { return grow }
-        if let flex = style.flex, flex > 0 { return flex }
+        if let grow = styleStorage.flexGrow { return grow }
+        if let flex = styleStorage.flex, flex > 0 { return flex }
         return 0
     }
 
@@ -44,42 +44,51 @@ extension LayoutNode {
     @inline(__always)
     func resolveFlexShrink(_ config: LayoutConfig) -> Float {
         if !hasParent { return 0 }
-        if let shrink = style.flexShrink { return shrink }
-        if !config.useWebDefaults, let flex = style.flex, flex < 0 { return -flex }
+        if let shrink = styleStorage.flexShrink { return shrink }
+        if !config.useWebDefaults, let flex = styleStorage.flex, flex < 0 { return -flex }
         return config.useWebDefaults ? 1 : 0
     }
 
     @inline(__always)
     func isFlexible(_ config: LayoutConfig) -> Bool {
-        style.positionType != .absolute && (resolveFlexGrow() != 0 || resolveFlexShrink(config) != 0)
+        styleStorage.positionType != .absolute && (resolveFlexGrow() != 0 || resolveFlexShrink(config) != 0)
     }
 
     /// [flex-basis](https://www.w3.org/TR/css-flexbox-1/#flex-basis-property) as a border-box size, or NaN for `auto`.
     @inline(__always)
     func resolveFlexBasis(_ config: LayoutConfig, _ direction: Direction, _ mainAxis: FlexDirection,
                           _ reference: Float, _ ownerWidth: Float) -> Float {
-        var basis = style.flexBasis
+        var basis = styleStorage.flexBasis
         if !basis.isDefined || basis.isAuto {
-            if let flex = style.flex, flex > 0 {
+            if let flex = styleStorage.flex, flex > 0 {
                 basis = config.useWebDefaults ? .auto : .points(0)
             } else {
                 basis = .auto
             }
         }
         let value = basis.resolve(reference)
-        if style.boxSizing == .borderBox { return value }
-        return value + style.paddingAndBorder(mainAxis, direction, ownerWidth)
+        if styleStorage.boxSizing == .borderBox { return value }
+        return value + styleStorage.paddingAndBorder(mainAxis, direction, ownerWidth)
+    }
+
+    /// The size on `axis` from the latest measure or layout pass.
+    @inline(__always)
+    func measured(_ axis: FlexDirection) -> Float { axis.isRow ? layout.measuredWidth : layout.measuredHeight }
+
+    @inline(__always)
+    func setMeasured(_ axis: FlexDirection, _ value: Float) {
+        if axis.isRow { layout.measuredWidth = value } else { layout.measuredHeight = value }
     }
 
     /// The measured size on `axis` plus the margins.
     @inline(__always)
     func dimensionWithMargin(_ axis: FlexDirection, _ widthSize: Float) -> Float {
-        layout.measured(axis) + style.marginForAxis(axis, widthSize)
+        measured(axis) + styleStorage.marginForAxis(axis, widthSize)
     }
 
     @inline(__always)
     func isLayoutDimensionDefined(_ axis: FlexDirection) -> Bool {
-        let value = layout.measured(axis)
+        let value = measured(axis)
         return !value.isNaN && value >= 0
     }
 
@@ -88,8 +97,8 @@ extension LayoutNode {
     @inline(__always)
     func boundAxisWithinMinAndMax(_ direction: Direction, _ axis: FlexDirection, _ value: Float,
                                   _ axisSize: Float, _ widthSize: Float) -> Float {
-        let minSize = style.resolvedMin(axis, direction, axisSize, widthSize)
-        let maxSize = style.resolvedMax(axis, direction, axisSize, widthSize)
+        let minSize = styleStorage.resolvedMin(axis, direction, axisSize, widthSize)
+        let maxSize = styleStorage.resolvedMax(axis, direction, axisSize, widthSize)
         if !maxSize.isNaN, maxSize >= 0, value > maxSize { return maxSize }
         if !minSize.isNaN, minSize >= 0, value < minSize { return minSize }
         return value
@@ -100,30 +109,30 @@ extension LayoutNode {
     func boundAxis(_ axis: FlexDirection, _ direction: Direction, _ value: Float,
                    _ axisSize: Float, _ widthSize: Float) -> Float {
         maxOrDefined(boundAxisWithinMinAndMax(direction, axis, value, axisSize, widthSize),
-                     style.paddingAndBorder(axis, direction, widthSize))
+                     styleStorage.paddingAndBorder(axis, direction, widthSize))
     }
 
     /// The offset of a `relative` node from its normal position on `axis`: the start inset,
     /// else minus the end inset ([CSS Position §3.4](https://www.w3.org/TR/css-position-3/#relpos-insets)).
     @inline(__always)
     func relativePosition(_ axis: FlexDirection, _ direction: Direction, _ axisSize: Float) -> Float {
-        if style.positionType == .static { return 0 }
+        if styleStorage.positionType == .static { return 0 }
         let startEdge = axis.inlineStartEdge(direction)
-        if style.hasInset(startEdge, direction) { return style.insetValue(startEdge, direction, axisSize) }
-        return -style.insetValue(axis.inlineEndEdge(direction), direction, axisSize)
+        if styleStorage.hasInset(startEdge, direction) { return styleStorage.insetValue(startEdge, direction, axisSize) }
+        return -styleStorage.insetValue(axis.inlineEndEdge(direction), direction, axisSize)
     }
 
     /// Sets the node's initial position from its margins and relative offset, before alignment.
     func setInitialPosition(_ direction: Direction, _ ownerWidth: Float, _ ownerHeight: Float) {
         let directionRespectingRoot = hasParent ? direction : .ltr
-        let mainAxis = style.flexDirection.resolved(directionRespectingRoot)
+        let mainAxis = styleStorage.flexDirection.resolved(directionRespectingRoot)
         let crossAxis = mainAxis.cross(directionRespectingRoot)
         let relativeMain = relativePosition(mainAxis, directionRespectingRoot, mainAxis.isRow ? ownerWidth : ownerHeight)
         let relativeCross = relativePosition(crossAxis, directionRespectingRoot, mainAxis.isRow ? ownerHeight : ownerWidth)
-        layout.position[mainAxis.inlineStartEdge(direction)] = style.margin(inlineStart: mainAxis, direction, ownerWidth) + relativeMain
-        layout.position[mainAxis.inlineEndEdge(direction)] = style.margin(inlineEnd: mainAxis, direction, ownerWidth) + relativeMain
-        layout.position[crossAxis.inlineStartEdge(direction)] = style.margin(inlineStart: crossAxis, direction, ownerWidth) + relativeCross
-        layout.position[crossAxis.inlineEndEdge(direction)] = style.margin(inlineEnd: crossAxis, direction, ownerWidth) + relativeCross
+        layout.position[mainAxis.inlineStartEdge(direction)] = styleStorage.margin(inlineStart: mainAxis, direction, ownerWidth) + relativeMain
+        layout.position[mainAxis.inlineEndEdge(direction)] = styleStorage.margin(inlineEnd: mainAxis, direction, ownerWidth) + relativeMain
+        layout.position[crossAxis.inlineStartEdge(direction)] = styleStorage.margin(inlineStart: crossAxis, direction, ownerWidth) + relativeCross
+        layout.position[crossAxis.inlineEndEdge(direction)] = styleStorage.margin(inlineEnd: crossAxis, direction, ownerWidth) + relativeCross
     }
 
     /// Resets the layout of a `display: none` subtree to zero.
@@ -138,7 +147,7 @@ extension LayoutNode {
     /// Resets `display: contents` children (they have no box) to a zero frame.
     func cleanupContentsNodesRecursively() {
         guard contentsChildrenCount > 0 else { return }
-        for child in children where child.style.display == .contents {
+        for child in children where child.styleStorage.display == .contents {
             child.layout = LayoutResults()
             child.layout.width = 0
             child.layout.height = 0
@@ -153,8 +162,8 @@ extension LayoutNode {
 /// alignment in a column container acts as `flex-start`.
 @inline(__always)
 func resolveChildAlignment(_ node: LayoutNode, _ child: LayoutNode) -> Align {
-    let align = child.style.alignSelf == .auto ? node.style.alignItems : child.style.alignSelf
-    if align == .baseline, node.style.flexDirection.isColumn { return .flexStart }
+    let align = child.styleStorage.alignSelf == .auto ? node.styleStorage.alignItems : child.styleStorage.alignSelf
+    if align == .baseline, node.styleStorage.flexDirection.isColumn { return .flexStart }
     return align
 }
 

@@ -6,8 +6,16 @@
 public final class LayoutNode {
     /// The node's style; changing it marks the node (and its ancestors) for re-layout.
     public var style: Style {
-        didSet { if style != oldValue { styleDidChange(from: oldValue) } }
+        get { styleStorage }
+        set {
+            let oldValue = styleStorage
+            styleStorage = newValue
+            if newValue != oldValue { styleDidChange(from: oldValue) }
+        }
     }
+
+    /// The style, read directly by the algorithm (no copy, no observers).
+    @exclusivity(unchecked) var styleStorage: Style
 
     /// Measures the content of a leaf (text, image). A node with a measure function must not have children.
     public var measureFunction: MeasureFunction? {
@@ -25,19 +33,19 @@ public final class LayoutNode {
     /// Any value the caller wants to attach (e.g. the id of a UI component).
     public var tag: String?
 
-    public private(set) var children: [LayoutNode] = []
+    @exclusivity(unchecked) public private(set) var children: [LayoutNode] = []
     public private(set) weak var parent: LayoutNode?
 
     var hasParent = false
     var contentsChildrenCount = 0
-    var isDirty = true
-    var lineIndex = 0
-    var layout = LayoutResults()
+    @exclusivity(unchecked) var isDirty = true
+    @exclusivity(unchecked) var lineIndex = 0
+    @exclusivity(unchecked) var layout = LayoutResults()
     /// Counts `calculateLayout` calls made on this node as a root; tells passes apart for the caches.
     var layoutPassCount: UInt32 = 0
 
     public init(style: Style = Style(), measure: MeasureFunction? = nil) {
-        self.style = style
+        self.styleStorage = style
         self.measureFunction = measure
     }
 
@@ -55,7 +63,7 @@ public final class LayoutNode {
         children.insert(child, at: index)
         child.parent = self
         child.hasParent = true
-        if child.style.display == .contents { contentsChildrenCount += 1 }
+        if child.styleStorage.display == .contents { contentsChildrenCount += 1 }
         markDirty()
     }
 
@@ -65,7 +73,7 @@ public final class LayoutNode {
         let child = children.remove(at: index)
         child.parent = nil
         child.hasParent = false
-        if child.style.display == .contents { contentsChildrenCount -= 1 }
+        if child.styleStorage.display == .contents { contentsChildrenCount -= 1 }
         markDirty()
         return child
     }
@@ -95,7 +103,7 @@ public final class LayoutNode {
     func styleDidChange(from oldValue: Style) {
         if oldValue.display != style.display, let parent {
             var count = 0
-            for child in parent.children where child.style.display == .contents { count += 1 }
+            for child in parent.children where child.styleStorage.display == .contents { count += 1 }
             parent.contentsChildrenCount = count
         }
         markDirty()
@@ -129,7 +137,7 @@ public final class LayoutNode {
 
     private func appendLayoutChildren(into result: inout [LayoutNode]) {
         for child in children {
-            if child.style.display == .contents {
+            if child.styleStorage.display == .contents {
                 child.appendLayoutChildren(into: &result)
             } else {
                 result.append(child)

@@ -77,7 +77,7 @@ struct LayoutResults {
     var lastOwnerDirection: Direction = .inherit
     var lastConfig: LayoutConfig?
     var cachedLayout = CachedMeasurement()
-    var cachedMeasurements: [CachedMeasurement] = []
+    var cachedMeasurements = MeasurementCache()
     var nextCachedMeasurementsIndex = 0
     static let maxCachedMeasurements = 8
 
@@ -87,5 +87,39 @@ struct LayoutResults {
     @inline(__always)
     mutating func setMeasured(_ axis: FlexDirection, _ value: Float) {
         if axis.isRow { measuredWidth = value } else { measuredHeight = value }
+    }
+}
+
+/// Up to eight remembered measurements, stored inline (no heap allocation, nothing to retain).
+struct MeasurementCache {
+    private var entries = (CachedMeasurement(), CachedMeasurement(), CachedMeasurement(), CachedMeasurement(),
+                           CachedMeasurement(), CachedMeasurement(), CachedMeasurement(), CachedMeasurement())
+
+    @inline(__always)
+    subscript(index: Int) -> CachedMeasurement {
+        get {
+            switch index {
+            case 0: return entries.0
+            case 1: return entries.1
+            case 2: return entries.2
+            case 3: return entries.3
+            case 4: return entries.4
+            case 5: return entries.5
+            case 6: return entries.6
+            default: return entries.7
+            }
+        }
+        set {
+            switch index {
+            case 0: entries.0 = newValue
+            case 1: entries.1 = newValue
+            case 2: entries.2 = newValue
+            case 3: entries.3 = newValue
+            case 4: entries.4 = newValue
+            case 5: entries.5 = newValue
+            case 6: entries.6 = newValue
+            default: entries.7 = newValue
+            }
+        }
     }
 }

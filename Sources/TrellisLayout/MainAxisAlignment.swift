@@ -7,7 +7,7 @@ extension FlexLayoutEngine {
     /// ([§9.4 step 8](https://www.w3.org/TR/css-flexbox-1/#algo-cross-line)).
     func alignMainAxis(_ container: FlexContainer, _ line: inout FlexLine) {
         let node = container.node
-        let style = node.style
+        let style = node.styleStorage
         let mainAxis = container.mainAxis, crossAxis = container.crossAxis
         let direction = container.direction
         let innerWidth = container.availableInnerWidth
@@ -27,25 +27,25 @@ extension FlexLayoutEngine {
         let autoMarginShare = line.numberOfAutoMargins > 0 ? line.remainingFreeSpace / Float(line.numberOfAutoMargins) : 0
         let canSkipFlex = !container.performLayout && container.crossMode == .stretchFit
         for (index, child) in line.items.enumerated() {
-            if child.style.marginIsAuto(flexStart: mainAxis, direction) && line.remainingFreeSpace > 0 {
+            if child.styleStorage.marginIsAuto(flexStart: mainAxis, direction) && line.remainingFreeSpace > 0 {
                 line.mainDim += autoMarginShare
             }
             if container.performLayout {
                 child.layout.position[mainAxis.flexStartEdge] += line.mainDim
             }
             if index != line.items.count - 1 { line.mainDim += betweenMainDim }
-            if child.style.marginIsAuto(flexEnd: mainAxis, direction) && line.remainingFreeSpace > 0 {
+            if child.styleStorage.marginIsAuto(flexEnd: mainAxis, direction) && line.remainingFreeSpace > 0 {
                 line.mainDim += autoMarginShare
             }
             if canSkipFlex {
                 // Sizes were not computed; the flex basis stands in for them.
-                line.mainDim += child.style.marginForAxis(mainAxis, innerWidth) + child.layout.computedFlexBasis
+                line.mainDim += child.styleStorage.marginForAxis(mainAxis, innerWidth) + child.layout.computedFlexBasis
                 line.crossDim = container.availableInnerCrossDim
             } else {
                 line.mainDim += child.dimensionWithMargin(mainAxis, innerWidth)
                 if isBaseline {
-                    let ascent = calculateBaseline(child) + child.style.margin(flexStart: .column, direction, innerWidth)
-                    let descent = child.layout.measuredHeight + child.style.marginForAxis(.column, innerWidth) - ascent
+                    let ascent = calculateBaseline(child) + child.styleStorage.margin(flexStart: .column, direction, innerWidth)
+                    let descent = child.layout.measuredHeight + child.styleStorage.marginForAxis(.column, innerWidth) - ascent
                     maxAscent = maxOrDefined(maxAscent, ascent)
                     maxDescent = maxOrDefined(maxDescent, descent)
                 } else {
@@ -60,7 +60,7 @@ extension FlexLayoutEngine {
     /// Under a fit-content main size the container shrinks to its content, so only the space
     /// needed to reach its min size is free.
     private func freeSpaceUnderFitContent(_ container: FlexContainer, _ line: FlexLine, _ paddingAndBorder: Float) -> Float {
-        let style = container.node.style
+        let style = container.node.styleStorage
         let axis = container.mainAxis
         let minSize = style.resolvedMin(axis, container.direction, container.mainAxisOwnerSize, container.ownerWidth)
         guard style.minDimension(axis).isDefined, !minSize.isNaN else { return 0 }
@@ -75,7 +75,7 @@ extension FlexLayoutEngine {
     private func justifySpacing(_ container: FlexContainer, _ line: FlexLine, gap: Float) -> (leading: Float, between: Float) {
         guard line.numberOfAutoMargins == 0 else { return (0, gap) }
         let free = line.remainingFreeSpace
-        let justify = free >= 0 ? container.node.style.justifyContent : fallbackAlignment(container.node.style.justifyContent)
+        let justify = free >= 0 ? container.node.styleStorage.justifyContent : fallbackAlignment(container.node.styleStorage.justifyContent)
         let count = Float(line.items.count)
         switch justify {
         case .flexStart: return (0, gap)
