@@ -11,6 +11,8 @@ extension LayoutResults {
         var entry = request
         entry.computedWidth = measuredWidth
         entry.computedHeight = measuredHeight
+        entry.contentWidth = contentWidth
+        entry.contentHeight = contentHeight
         if performLayout {
             cachedLayout = entry
             return

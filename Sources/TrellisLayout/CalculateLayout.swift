@@ -70,6 +70,8 @@ struct FlexLayoutEngine {
         if let cached {
             node.layout.measuredWidth = cached.computedWidth
             node.layout.measuredHeight = cached.computedHeight
+            node.layout.contentWidth = cached.contentWidth
+            node.layout.contentHeight = cached.contentHeight
         } else {
             layoutNodeImpl(node, availableWidth: availableWidth, availableHeight: availableHeight,
                            ownerDirection: ownerDirection, widthMode: widthMode, heightMode: heightMode,
@@ -93,6 +95,8 @@ struct FlexLayoutEngine {
                                 ownerWidth: Float, ownerHeight: Float, performLayout: Bool, depth: Int) {
         let direction = node.resolveDirection(ownerDirection)
         node.layout.direction = direction
+        node.layout.contentWidth = .nan
+        node.layout.contentHeight = .nan
         resolveBoxEdges(node, direction, ownerWidth)
         let margins = (row: node.layout.margin.left + node.layout.margin.right,
                        column: node.layout.margin.top + node.layout.margin.bottom)

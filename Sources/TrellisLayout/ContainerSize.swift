@@ -12,6 +12,7 @@ extension FlexLayoutEngine {
                                                     container.ownerHeight, container.ownerWidth)
         let scrolls = node.styleStorage.overflow == .scroll
         let mainAxis = container.mainAxis, crossAxis = container.crossAxis
+        recordContentSize(&container)
         if container.mainMode == .maxContent || (!scrolls && container.mainMode == .fitContent) {
             node.setMeasured(mainAxis, node.boundAxis(mainAxis, direction, container.maxLineMainDim,
                                                              container.mainAxisOwnerSize, container.ownerWidth))
@@ -33,6 +34,16 @@ extension FlexLayoutEngine {
                 minOrDefined(container.availableInnerCrossDim + container.paddingAndBorderCross, content),
                 container.paddingAndBorderCross))
         }
+    }
+
+    /// Remembers the size the content asks for before this node's own min/max clamp.
+    private func recordContentSize(_ container: inout FlexContainer) {
+        let node = container.node
+        let main = container.mainMode == .stretchFit ? container.node.measured(container.mainAxis) : container.maxLineMainDim
+        let cross = container.crossMode == .stretchFit ? container.node.measured(container.crossAxis)
+            : container.totalLineCrossDim + container.paddingAndBorderCross
+        node.layout.contentWidth = container.isMainAxisRow ? main : cross
+        node.layout.contentHeight = container.isMainAxisRow ? cross : main
     }
 
     /// `flex-wrap: wrap-reverse` stacks lines from the cross-end side

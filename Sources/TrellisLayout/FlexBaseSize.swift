@@ -75,7 +75,14 @@ extension FlexLayoutEngine {
                 child.resolvedDimension(direction, .column, ownerHeight, ownerWidth), paddingAndBorderMain)
         } else {
             measureContentFlexBasis(of: child, in: container)
-            child.layout.computedFlexBasis = maxOrDefined(child.measured(mainAxis), paddingAndBorderMain)
+            // CSS takes the content's size unclamped (min/max apply to the hypothetical size);
+            // Yoga takes the measured, clamped size.
+            var contentSize = child.measured(mainAxis)
+            if config.useWebDefaults {
+                let unclamped = mainAxis.isRow ? child.layout.contentWidth : child.layout.contentHeight
+                if !unclamped.isNaN { contentSize = unclamped }
+            }
+            child.layout.computedFlexBasis = maxOrDefined(contentSize, paddingAndBorderMain)
         }
         child.layout.computedFlexBasisGeneration = generation
     }

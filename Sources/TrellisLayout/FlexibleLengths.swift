@@ -6,9 +6,88 @@
 extension FlexLayoutEngine {
     func resolveFlexibleLengths(_ container: inout FlexContainer, _ line: inout FlexLine) {
         let originalFreeSpace = line.remainingFreeSpace
+        if config.flexibleLengthsAlgorithm == .specLoop {
+            let targets = resolveTargetMainSizes(container, line)
+            var distributed: Float = 0
+            for (index, child) in line.items.enumerated() {
+                distributed += targets[index] - clampedFlexBasis(child, container)
+                layOutItemAtMainSize(child, &container, mainSize: targets[index])
+            }
+            line.remainingFreeSpace = originalFreeSpace - distributed
+            return
+        }
         freezeInflexibleItems(container, &line)
         let distributed = distributeFreeSpace(&container, line)
         line.remainingFreeSpace = originalFreeSpace - distributed
+    }
+
+    /// The spec's loop ([§9.7 steps 1–5](https://www.w3.org/TR/css-flexbox-1/#resolve-flexible-lengths)):
+    /// distribute the free space by flex factors, clamp, freeze the violators, repeat.
+    /// Returns each item's target main size (border box).
+    private func resolveTargetMainSizes(_ container: FlexContainer, _ line: FlexLine) -> [Float] {
+        let items = line.items
+        let count = items.count
+        var base = [Float](repeating: 0, count: count)
+        var target = [Float](repeating: 0, count: count)
+        var frozen = [Bool](repeating: false, count: count)
+        var factor = [Float](repeating: 0, count: count)
+        let free = line.remainingFreeSpace.isNaN ? 0 : line.remainingFreeSpace
+        // Step 1: grow when the hypothetical sizes leave space, else shrink.
+        let growing = free > 0
+        var hypotheticalSum: Float = 0
+        for (index, child) in items.enumerated() {
+            base[index] = child.layout.computedFlexBasis
+            let hypothetical = clampedFlexBasis(child, container)
+            hypotheticalSum += hypothetical
+            target[index] = hypothetical
+            if growing {
+                factor[index] = child.resolveFlexGrow()
+            } else {
+                let innerBase = base[index] - child.styleStorage.paddingAndBorder(container.mainAxis, container.direction,
+                                                                                  container.ownerWidth)
+                factor[index] = child.resolveFlexShrink(config) * max(innerBase, 0)
+            }
+            // Step 2: items that cannot flex, or whose min/max already pushes them the other way.
+            if factor[index] == 0 || factor[index].isNaN || (growing && base[index] > hypothetical)
+                || (!growing && base[index] < hypothetical) || free == 0 {
+                frozen[index] = true
+            }
+        }
+        // Step 3: free space relative to the flex base sizes of unfrozen items.
+        func remainingFreeSpace() -> Float {
+            var used: Float = 0
+            for index in 0..<count { used += frozen[index] ? target[index] : base[index] }
+            return free + hypotheticalSum - used
+        }
+        let initialFreeSpace = remainingFreeSpace()
+        // Step 4.
+        for _ in 0...count {
+            guard frozen.contains(false) else { break }
+            var remaining = remainingFreeSpace()
+            var factorSum: Float = 0
+            for index in 0..<count where !frozen[index] { factorSum += factor[index] }
+            if factorSum < 1 && growing {
+                let scaled = initialFreeSpace * factorSum
+                if abs(scaled) < abs(remaining) { remaining = scaled }
+            }
+            var totalViolation: Float = 0
+            var violation = [Float](repeating: 0, count: count)
+            for index in 0..<count where !frozen[index] {
+                let share = factorSum > 0 ? factor[index] / factorSum : 0
+                let unclamped = growing ? base[index] + remaining * share : base[index] - abs(remaining) * share
+                let clamped = boundMainSize(items[index], container, unclamped)
+                target[index] = clamped
+                violation[index] = clamped - unclamped
+                totalViolation += violation[index]
+            }
+            for index in 0..<count where !frozen[index] {
+                if totalViolation == 0 || (totalViolation > 0 && violation[index] > 0)
+                    || (totalViolation < 0 && violation[index] < 0) {
+                    frozen[index] = true
+                }
+            }
+        }
+        return target
     }
 
     /// The min/max-clamped flex base size used as the starting point of both passes.

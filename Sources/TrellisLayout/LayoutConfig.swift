@@ -37,6 +37,15 @@ public struct LayoutExperiments: OptionSet, Sendable, Hashable {
     public static let fixFlexBasisFitContent = LayoutExperiments(rawValue: 1 << 1)
 }
 
+/// How [§9.7 Resolving Flexible Lengths](https://www.w3.org/TR/css-flexbox-1/#resolve-flexible-lengths) is done.
+public enum FlexibleLengthsAlgorithm: Sendable, Equatable {
+    /// Yoga's two passes (freeze min/max violators once, then distribute), starting from the
+    /// clamped flex basis. Yoga mode's default.
+    case yogaTwoPass
+    /// The spec's loop, as browsers do. Web mode's default.
+    case specLoop
+}
+
 /// Settings shared by every node of one layout pass.
 public struct LayoutConfig: Sendable, Equatable {
     public var mode: LayoutMode
@@ -45,13 +54,16 @@ public struct LayoutConfig: Sendable, Equatable {
     public var pointScaleFactor: Float
     public var errata: LayoutErrata
     public var experiments: LayoutExperiments
+    /// How free space is distributed among flexible items; see `FlexibleLengthsAlgorithm`.
+    public var flexibleLengthsAlgorithm: FlexibleLengthsAlgorithm
 
     public init(mode: LayoutMode = .yoga, pointScaleFactor: Float = 1, errata: LayoutErrata = [],
-                experiments: LayoutExperiments = []) {
+                experiments: LayoutExperiments = [], flexibleLengthsAlgorithm: FlexibleLengthsAlgorithm? = nil) {
         self.mode = mode
         self.pointScaleFactor = pointScaleFactor
         self.errata = errata
         self.experiments = experiments
+        self.flexibleLengthsAlgorithm = flexibleLengthsAlgorithm ?? (mode == .web ? .specLoop : .yogaTwoPass)
     }
 
     /// Yoga's defaults.

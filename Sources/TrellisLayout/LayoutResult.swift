@@ -24,6 +24,8 @@ struct CachedMeasurement {
     var heightMode: SizingMode = .maxContent
     var computedWidth: Float = -1
     var computedHeight: Float = -1
+    var contentWidth: Float = .nan
+    var contentHeight: Float = .nan
 }
 
 /// Four values indexed by `PhysicalEdge`.
@@ -65,6 +67,10 @@ struct LayoutResults {
     /// Size from the latest measure or layout pass.
     var measuredWidth: Float = .nan
     var measuredHeight: Float = .nan
+    /// The border-box size the content asks for, before the node's own min/max clamp; NaN when
+    /// the size was imposed. Web mode uses it as the [flex base size](https://www.w3.org/TR/css-flexbox-1/#flex-base-size).
+    var contentWidth: Float = .nan
+    var contentHeight: Float = .nan
     var direction: Direction = .inherit
     var hadOverflow = false
 

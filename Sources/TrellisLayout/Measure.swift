@@ -23,6 +23,8 @@ extension FlexLayoutEngine {
         let measured = callMeasureFunction(node, innerWidth, widthMode.measureMode, innerHeight, heightMode.measureMode)
         let measuredWidth = widthMode == .stretchFit ? width : measured.width + paddingAndBorderRow
         let measuredHeight = heightMode == .stretchFit ? height : measured.height + paddingAndBorderColumn
+        node.layout.contentWidth = measuredWidth
+        node.layout.contentHeight = measuredHeight
         node.layout.measuredWidth = node.boundAxis(.row, direction, measuredWidth, ownerWidth, ownerWidth)
         node.layout.measuredHeight = node.boundAxis(.column, direction, measuredHeight, ownerHeight, ownerWidth)
     }
@@ -47,6 +49,8 @@ extension FlexLayoutEngine {
         if widthMode != .stretchFit { width = padding.left + padding.right + border.left + border.right }
         var height = availableHeight
         if heightMode != .stretchFit { height = padding.top + padding.bottom + border.top + border.bottom }
+        node.layout.contentWidth = width
+        node.layout.contentHeight = height
         node.layout.measuredWidth = node.boundAxis(.row, direction, width, ownerWidth, ownerWidth)
         node.layout.measuredHeight = node.boundAxis(.column, direction, height, ownerHeight, ownerWidth)
     }
