@@ -30,6 +30,10 @@ struct FlexLayoutEngine {
 
     /// Sizes the root from its own style or the available space, lays it out and rounds the results.
     func layoutRoot(_ node: LayoutNode, ownerWidth: Float, ownerHeight: Float, ownerDirection: Direction) {
+        if node.styleStorage.display == .none && config.useWebDefaults {
+            node.zeroOutLayoutRecursively()  // CSS: no box at all
+            return
+        }
         let direction = node.resolveDirection(ownerDirection)
         let (width, widthMode) = rootSize(node, .row, direction, ownerWidth, ownerWidth)
         let (height, heightMode) = rootSize(node, .column, direction, ownerHeight, ownerWidth)

@@ -61,8 +61,9 @@ extension FlexLayoutEngine {
 
         let resolvedBasis = child.resolveFlexBasis(config, direction, mainAxis, mainAxisOwnerSize, ownerWidth)
         // A definite basis is used as is; Yoga only does so when the container's main size is
-        // known too, unless `fixFlexBasisFitContent` is on.
-        if !resolvedBasis.isNaN && (!mainAxisSize.isNaN || config.experiments.contains(.fixFlexBasisFitContent)) {
+        // known too, unless `fixFlexBasisFitContent` is on (and in web mode, as in CSS).
+        if !resolvedBasis.isNaN && (!mainAxisSize.isNaN || config.useWebDefaults
+                                    || config.experiments.contains(.fixFlexBasisFitContent)) {
             if child.layout.computedFlexBasis.isNaN
                 || (config.experiments.contains(.webFlexBasis) && child.layout.computedFlexBasisGeneration != generation) {
                 child.layout.computedFlexBasis = maxOrDefined(resolvedBasis, paddingAndBorderMain)
