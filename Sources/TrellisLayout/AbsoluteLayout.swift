@@ -62,7 +62,7 @@ extension FlexLayoutEngine {
         var childHeight = sizeFromInsets(containingNode, child, .column, direction, blockHeight, blockWidth, marginColumn)
 
         // With one size known, the aspect ratio gives the other.
-        if childWidth.isNaN != childHeight.isNaN, let ratio = child.styleStorage.aspectRatio {
+        if childWidth.isNaN != childHeight.isNaN, let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
             if childWidth.isNaN {
                 childWidth = marginRow + (childHeight - marginColumn) * ratio
             } else {

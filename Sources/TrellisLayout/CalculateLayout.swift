@@ -162,10 +162,12 @@ struct FlexLayoutEngine {
         node.layout.margin[endEdge] = style.margin(inlineEnd: row, direction, ownerWidth)
         node.layout.margin[.top] = style.margin(inlineStart: column, direction, ownerWidth)
         node.layout.margin[.bottom] = style.margin(inlineEnd: column, direction, ownerWidth)
-        for edge in [PhysicalEdge.left, .top, .right, .bottom] {
-            node.layout.border[edge] = style.border(edge, direction)
-            node.layout.padding[edge] = style.padding(edge, direction, ownerWidth)
-        }
+        node.layout.border = EdgeValues(left: style.border(.left, direction), top: style.border(.top, direction),
+                                        right: style.border(.right, direction), bottom: style.border(.bottom, direction))
+        node.layout.padding = EdgeValues(left: style.padding(.left, direction, ownerWidth),
+                                         top: style.padding(.top, direction, ownerWidth),
+                                         right: style.padding(.right, direction, ownerWidth),
+                                         bottom: style.padding(.bottom, direction, ownerWidth))
     }
 
     /// The cached size for `request`, if one is valid (Yoga's Cache.cpp).

@@ -121,7 +121,7 @@ extension FlexLayoutEngine {
             childHeight = height
             childHeightMode = .fitContent
         }
-        if let ratio = child.styleStorage.aspectRatio {
+        if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
             if !isMainAxisRow && childWidthMode == .stretchFit {
                 childHeight = marginColumn + (childWidth - marginRow) / ratio
                 childHeightMode = .stretchFit
@@ -136,7 +136,7 @@ extension FlexLayoutEngine {
             && stretches && childWidthMode != .stretchFit {
             childWidth = width
             childWidthMode = .stretchFit
-            if let ratio = child.styleStorage.aspectRatio {
+            if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
                 childHeight = (childWidth - marginRow) / ratio
                 childHeightMode = .stretchFit
             }
@@ -145,7 +145,7 @@ extension FlexLayoutEngine {
             && stretches && childHeightMode != .stretchFit {
             childHeight = height
             childHeightMode = .stretchFit
-            if let ratio = child.styleStorage.aspectRatio {
+            if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
                 childWidth = (childHeight - marginColumn) * ratio
                 childWidthMode = .stretchFit
             }

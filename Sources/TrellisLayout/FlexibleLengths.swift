@@ -191,7 +191,7 @@ extension FlexLayoutEngine {
             && !child.styleStorage.marginIsAuto(flexEnd: crossAxis, direction)
         let crossDefinite = child.hasDefiniteLength(crossAxis, innerCross)
 
-        if let ratio = child.styleStorage.aspectRatio {
+        if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
             childCrossSize = (container.isMainAxisRow ? (childMainSize - marginMain) / ratio
                               : (childMainSize - marginMain) * ratio) + marginCross
             childCrossMode = .stretchFit

@@ -43,14 +43,8 @@ public struct Style: Equatable, Sendable {
     public var maxHeight: Dimension = .undefined
 
     /// Width divided by height ([CSS Sizing 4 §2](https://www.w3.org/TR/css-sizing-4/#aspect-ratio)).
-    /// Zero and infinite ratios act as unset.
-    public var aspectRatio: Float? {
-        get { _aspectRatio.isNaN ? nil : _aspectRatio }
-        set {
-            if let value = newValue, value != 0, value.isFinite { _aspectRatio = value } else { _aspectRatio = .nan }
-        }
-    }
-    var _aspectRatio: Float = .nan
+    /// Zero, negative, NaN and infinite ratios act as unset.
+    public var aspectRatio: Float?
 
     /// Yoga's defaults.
     public init() {}
