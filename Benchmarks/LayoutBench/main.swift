@@ -4,6 +4,7 @@
 //   trellis-layout-bench --emit-tree N   print the N-node box tree as JSON (Yoga style names),
 //                                        so scripts/bench-layout can lay out the same tree with Yoga
 //   trellis-layout-bench --emit-frames N print that tree's frames, to check both engines agree
+//   trellis-layout-bench --profile N     relayout the 1,000-node tree N times (for perf record)
 import TrellisLayout
 
 /// A feed of cards, like a social or shopping app's home screen: each card is a header row
@@ -139,6 +140,15 @@ func format(_ value: Double) -> String {
 let arguments = CommandLine.arguments
 if arguments.count == 3, arguments[1] == "--emit-tree", let count = Int(arguments[2]) {
     print(Feed.json(nodeCount: count, text: false))
+} else if arguments.count == 3, arguments[1] == "--profile", let count = Int(arguments[2]) {
+    // For `perf record`: relayouts of the 1,000-node box tree at alternating widths.
+    let root = buildTree(Feed.json(nodeCount: 1_000, text: false))
+    var style = root.style
+    for run in 0..<count {
+        style.width = .points(Feed.viewportWidth + Float(run % 2))
+        root.style = style
+        root.calculateLayout(availableWidth: Feed.viewportWidth, availableHeight: nil)
+    }
 } else if arguments.count == 3, arguments[1] == "--emit-frames", let count = Int(arguments[2]) {
     let root = buildTree(Feed.json(nodeCount: count, text: false))
     root.calculateLayout(availableWidth: Feed.viewportWidth, availableHeight: nil)

@@ -11,9 +11,9 @@ extension FlexLayoutEngine {
             if child.styleStorage.positionType == .absolute {
                 let useInnerSize = config.errata.contains(.absolutePercentAgainstInnerSize)
                 let blockWidth = useInnerSize ? availableInnerWidth
-                    : containingNode.layout.measuredWidth - containingNode.styleStorage.borderForAxis(.row)
+                    : containingNode.layout.measuredWidth - containingNode.borderForAxis(.row)
                 let blockHeight = useInnerSize ? availableInnerHeight
-                    : containingNode.layout.measuredHeight - containingNode.styleStorage.borderForAxis(.column)
+                    : containingNode.layout.measuredHeight - containingNode.borderForAxis(.column)
                 layoutAbsoluteChild(containingNode: containingNode, node: node, child: child, blockWidth: blockWidth,
                                     blockHeight: blockHeight, widthMode: widthMode, direction: direction, depth: depth)
                 convertToParentRelative(containingNode: containingNode, node: node, child: child, direction: direction,
@@ -56,8 +56,8 @@ extension FlexLayoutEngine {
                                      direction: Direction, depth: Int) {
         let mainAxis = node.styleStorage.flexDirection.resolved(direction)
         let crossAxis = mainAxis.cross(direction)
-        let marginRow = child.styleStorage.marginForAxis(.row, blockWidth)
-        let marginColumn = child.styleStorage.marginForAxis(.column, blockWidth)
+        let marginRow = child.marginForAxis(.row, blockWidth)
+        let marginColumn = child.marginForAxis(.column, blockWidth)
         var childWidth = sizeFromInsets(containingNode, child, .row, direction, blockWidth, blockWidth, marginRow)
         var childHeight = sizeFromInsets(containingNode, child, .column, direction, blockHeight, blockWidth, marginColumn)
 
@@ -101,7 +101,7 @@ extension FlexLayoutEngine {
         guard style.hasInset(axis.flexStartEdge, direction) && style.hasInset(axis.flexEndEdge, direction) else {
             return .nan
         }
-        let size = containingNode.measured(axis) - containingNode.styleStorage.borderForAxis(axis)
+        let size = containingNode.measured(axis) - containingNode.borderForAxis(axis)
             - (style.insetValue(axis.flexStartEdge, direction, blockSize) + style.insetValue(axis.flexEndEdge, direction, blockSize))
         return child.boundAxis(axis, direction, size, blockSize, blockWidth)
     }
@@ -117,13 +117,13 @@ extension FlexLayoutEngine {
         let startEdge = axis.inlineStartEdge(direction), endEdge = axis.inlineEndEdge(direction)
         let flexStart = axis.flexStartEdge
         if style.hasInset(startEdge, direction) {
-            let position = style.insetValue(startEdge, direction, blockSize) + containingNode.styleStorage.border(startEdge, direction)
+            let position = style.insetValue(startEdge, direction, blockSize) + containingNode.border(startEdge, direction)
                 + style.margin(inlineStart: axis, direction, blockSize)
             child.layout.position[flexStart] = startEdge != flexStart
                 ? positionOfOppositeEdge(position, axis, containingNode, child) : position
         } else if style.hasInset(endEdge, direction) {
             let position = containingNode.measured(axis) - child.measured(axis)
-                - containingNode.styleStorage.border(endEdge, direction) - style.margin(inlineEnd: axis, direction, blockSize)
+                - containingNode.border(endEdge, direction) - style.margin(inlineEnd: axis, direction, blockSize)
                 - style.insetValue(endEdge, direction, blockSize)
             child.layout.position[flexStart] = startEdge != flexStart
                 ? positionOfOppositeEdge(position, axis, containingNode, child) : position
@@ -153,7 +153,7 @@ extension FlexLayoutEngine {
     private func setFlexStartPosition(_ parent: LayoutNode, _ child: LayoutNode, _ direction: Direction,
                                       _ axis: FlexDirection, _ blockWidth: Float) {
         let edge = axis.flexStartEdge
-        var position = child.styleStorage.margin(flexStart: axis, direction, blockWidth) + parent.layout.border[edge]
+        var position = child.margin(flexStart: axis, direction, blockWidth) + parent.layout.border[edge]
         if includesPadding { position += parent.layout.padding[edge] }
         child.layout.position[edge] = position
     }
@@ -161,7 +161,7 @@ extension FlexLayoutEngine {
     private func setFlexEndPosition(_ parent: LayoutNode, _ child: LayoutNode, _ direction: Direction,
                                     _ axis: FlexDirection, _ blockWidth: Float) {
         let edge = axis.flexEndEdge
-        var position = parent.layout.border[edge] + child.styleStorage.margin(flexEnd: axis, direction, blockWidth)
+        var position = parent.layout.border[edge] + child.margin(flexEnd: axis, direction, blockWidth)
         if includesPadding { position += parent.layout.padding[edge] }
         child.layout.position[axis.flexStartEdge] = positionOfOppositeEdge(position, axis, parent, child)
     }
@@ -171,9 +171,9 @@ extension FlexLayoutEngine {
         let start = axis.flexStartEdge, end = axis.flexEndEdge
         var contentBoxSize = parent.measured(axis) - parent.layout.border[start] - parent.layout.border[end]
         if includesPadding { contentBoxSize -= parent.layout.padding[start] + parent.layout.padding[end] }
-        let childOuterSize = child.measured(axis) + child.styleStorage.marginForAxis(axis, blockWidth)
+        let childOuterSize = child.measured(axis) + child.marginForAxis(axis, blockWidth)
         var position = (contentBoxSize - childOuterSize) / 2 + parent.layout.border[start]
-            + child.styleStorage.margin(flexStart: axis, direction, blockWidth)
+            + child.margin(flexStart: axis, direction, blockWidth)
         if includesPadding { position += parent.layout.padding[start] }
         child.layout.position[start] = position
     }

@@ -39,7 +39,7 @@ extension FlexLayoutEngine {
         case .auto, .flexStart, .baseline: break
         }
 
-        let crossGap = node.styleStorage.gap(crossAxis, container.availableInnerCrossDim)
+        let crossGap = node.gap(crossAxis, container.availableInnerCrossDim)
         var start = 0
         for lineIndex in 0..<container.lineCount {
             let metrics = measureLine(container, lineIndex: lineIndex, start: start)
@@ -72,11 +72,11 @@ extension FlexLayoutEngine {
             }
             if child.lineIndex != lineIndex { break }
             if child.isLayoutDimensionDefined(crossAxis) {
-                lineHeight = maxOrDefined(lineHeight, child.measured(crossAxis) + child.styleStorage.marginForAxis(crossAxis, innerWidth))
+                lineHeight = maxOrDefined(lineHeight, child.measured(crossAxis) + child.marginForAxis(crossAxis, innerWidth))
             }
             if resolveChildAlignment(node, child) == .baseline {
-                let ascent = calculateBaseline(child) + child.styleStorage.margin(flexStart: .column, container.direction, innerWidth)
-                let descent = child.layout.measuredHeight + child.styleStorage.marginForAxis(.column, innerWidth) - ascent
+                let ascent = calculateBaseline(child) + child.margin(flexStart: .column, container.direction, innerWidth)
+                let descent = child.layout.measuredHeight + child.marginForAxis(.column, innerWidth) - ascent
                 maxAscent = maxOrDefined(maxAscent, ascent)
                 maxDescent = maxOrDefined(maxDescent, descent)
                 lineHeight = maxOrDefined(lineHeight, maxAscent + maxDescent)
@@ -97,16 +97,16 @@ extension FlexLayoutEngine {
         case .flexStart:
             child.layout.position[startEdge] = lead + flexStartInset(child, crossAxis, direction, innerWidth)
         case .flexEnd:
-            child.layout.position[startEdge] = lead + lineHeight - child.styleStorage.margin(flexEnd: crossAxis, direction, innerWidth)
+            child.layout.position[startEdge] = lead + lineHeight - child.margin(flexEnd: crossAxis, direction, innerWidth)
                 - child.measured(crossAxis)
         case .center:
             child.layout.position[startEdge] = lead + (lineHeight - child.measured(crossAxis)) / 2
         case .stretch:
-            child.layout.position[startEdge] = lead + child.styleStorage.margin(flexStart: crossAxis, direction, innerWidth)
+            child.layout.position[startEdge] = lead + child.margin(flexStart: crossAxis, direction, innerWidth)
             restretchItem(child, container, lineHeight: lineHeight, leadPerLine: leadPerLine)
         case .baseline:
             child.layout.position[.top] = lead + maxAscent - calculateBaseline(child)
-                + child.styleStorage.insetValue(FlexDirection.column.flexStartEdge, direction, container.availableInnerCrossDim)
+                + child.insetValue(FlexDirection.column.flexStartEdge, direction, container.availableInnerCrossDim)
         case .auto, .spaceBetween, .spaceAround, .spaceEvenly:
             break
         }
@@ -116,7 +116,7 @@ extension FlexLayoutEngine {
     @inline(__always)
     private func flexStartInset(_ child: LayoutNode, _ axis: FlexDirection, _ direction: Direction,
                                          _ widthSize: Float) -> Float {
-        child.styleStorage.insetValue(axis.flexStartEdge, direction, widthSize)
+        child.insetValue(axis.flexStartEdge, direction, widthSize)
     }
 
     /// A stretched item is measured again with the line's final cross size.
@@ -124,9 +124,9 @@ extension FlexLayoutEngine {
         guard !child.hasDefiniteLength(container.crossAxis, container.availableInnerCrossDim) else { return }
         let innerWidth = container.availableInnerWidth
         let isRow = container.isMainAxisRow
-        let width = isRow ? child.layout.measuredWidth + child.styleStorage.marginForAxis(container.mainAxis, innerWidth)
+        let width = isRow ? child.layout.measuredWidth + child.marginForAxis(container.mainAxis, innerWidth)
             : leadPerLine + lineHeight
-        let height = !isRow ? child.layout.measuredHeight + child.styleStorage.marginForAxis(container.crossAxis, innerWidth)
+        let height = !isRow ? child.layout.measuredHeight + child.marginForAxis(container.crossAxis, innerWidth)
             : leadPerLine + lineHeight
         if inexactEquals(width, child.layout.measuredWidth) && inexactEquals(height, child.layout.measuredHeight) { return }
         layoutNode(child, availableWidth: width, availableHeight: height, ownerDirection: container.direction,

@@ -42,7 +42,7 @@ extension FlexLayoutEngine {
             width = innerWidth
             widthMode = width.isNaN ? .maxContent : (stretches ? .stretchFit : .fitContent)
         } else {
-            width += child.styleStorage.marginForAxis(.row, innerWidth)
+            width += child.marginForAxis(.row, innerWidth)
         }
         layoutNode(child, availableWidth: width, availableHeight: .nan, ownerDirection: container.direction,
                    widthMode: widthMode, heightMode: .maxContent, ownerWidth: innerWidth,

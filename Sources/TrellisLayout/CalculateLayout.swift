@@ -49,10 +49,10 @@ struct FlexLayoutEngine {
     private func rootSize(_ node: LayoutNode, _ axis: FlexDirection, _ direction: Direction,
                           _ ownerSize: Float, _ ownerWidth: Float) -> (Float, SizingMode) {
         if node.hasDefiniteLength(axis, ownerSize) {
-            let size = node.resolvedDimension(direction, axis, ownerSize, ownerWidth) + node.styleStorage.marginForAxis(axis, ownerWidth)
+            let size = node.resolvedDimension(direction, axis, ownerSize, ownerWidth) + node.marginForAxis(axis, ownerWidth)
             return (size, .stretchFit)
         }
-        let maxSize = node.styleStorage.resolvedMax(axis, direction, ownerSize, ownerWidth)
+        let maxSize = node.resolvedMax(axis, direction, ownerSize, ownerWidth)
         if !maxSize.isNaN { return (maxSize, .fitContent) }
         return (ownerSize, ownerSize.isNaN ? .maxContent : .stretchFit)
     }
@@ -175,8 +175,8 @@ struct FlexLayoutEngine {
                               performLayout: Bool) -> CachedMeasurement? {
         let count = node.layout.nextCachedMeasurementsIndex
         if node.measureFunction != nil {
-            let marginRow = node.styleStorage.marginForAxis(.row, ownerWidth)
-            let marginColumn = node.styleStorage.marginForAxis(.column, ownerWidth)
+            let marginRow = node.marginForAxis(.row, ownerWidth)
+            let marginColumn = node.marginForAxis(.column, ownerWidth)
             if canUseCachedMeasurement(request, node.layout.cachedLayout, marginRow, marginColumn) {
                 return node.layout.cachedLayout
             }

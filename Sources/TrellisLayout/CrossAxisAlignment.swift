@@ -37,8 +37,8 @@ extension FlexLayoutEngine {
         for child in line.items {
             var leadingCrossDim = container.leadingPaddingAndBorderCross
             let align = resolveChildAlignment(node, child)
-            let startAuto = child.styleStorage.marginIsAuto(flexStart: crossAxis, direction)
-            let endAuto = child.styleStorage.marginIsAuto(flexEnd: crossAxis, direction)
+            let startAuto = child.marginIsAuto(flexStart: crossAxis, direction)
+            let endAuto = child.marginIsAuto(flexEnd: crossAxis, direction)
             if align == .stretch && !startAuto && !endAuto {
                 if !child.hasDefiniteLength(crossAxis, container.availableInnerCrossDim) {
                     stretchItem(child, container, lineCrossDim: line.crossDim)
@@ -72,11 +72,11 @@ extension FlexLayoutEngine {
         var childMainSize = child.measured(mainAxis)
         var childCrossSize: Float
         if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
-            childCrossSize = child.styleStorage.marginForAxis(crossAxis, innerWidth) + (isRow ? childMainSize / ratio : childMainSize * ratio)
+            childCrossSize = child.marginForAxis(crossAxis, innerWidth) + (isRow ? childMainSize / ratio : childMainSize * ratio)
         } else {
             childCrossSize = lineCrossDim
         }
-        childMainSize += child.styleStorage.marginForAxis(mainAxis, innerWidth)
+        childMainSize += child.marginForAxis(mainAxis, innerWidth)
         var mainMode = SizingMode.stretchFit, crossMode = SizingMode.stretchFit
         constrainMaxSizeForMode(child, direction, mainAxis, container.availableInnerMainDim, innerWidth, &mainMode, &childMainSize)
         constrainMaxSizeForMode(child, direction, crossAxis, container.availableInnerCrossDim, innerWidth, &crossMode, &childCrossSize)

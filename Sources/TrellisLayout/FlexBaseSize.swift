@@ -21,10 +21,10 @@ extension FlexLayoutEngine {
             } else {
                 determineFlexBaseSize(of: child, in: container)
             }
-            total += child.layout.computedFlexBasis + child.styleStorage.marginForAxis(container.mainAxis, container.availableInnerWidth)
+            total += child.layout.computedFlexBasis + child.marginForAxis(container.mainAxis, container.availableInnerWidth)
         }
         if container.children.count > 1 {
-            total += container.node.styleStorage.gap(container.mainAxis, container.availableInnerMainDim)
+            total += container.node.gap(container.mainAxis, container.availableInnerMainDim)
                 * Float(container.children.count - 1)
         }
         container.totalMainDim = total
@@ -57,7 +57,7 @@ extension FlexLayoutEngine {
         let ownerWidth = width, ownerHeight = height
         let mainAxisSize = container.isMainAxisRow ? width : height
         let mainAxisOwnerSize = container.isMainAxisRow ? ownerWidth : ownerHeight
-        let paddingAndBorderMain = child.styleStorage.paddingAndBorder(mainAxis, direction, ownerWidth)
+        let paddingAndBorderMain = child.paddingAndBorder(mainAxis, direction, ownerWidth)
 
         let resolvedBasis = child.resolveFlexBasis(config, direction, mainAxis, mainAxisOwnerSize, ownerWidth)
         // A definite basis is used as is; Yoga only does so when the container's main size is
@@ -98,8 +98,8 @@ extension FlexLayoutEngine {
         let ownerWidth = width, ownerHeight = height
         var childWidth = Float.nan, childHeight = Float.nan
         var childWidthMode = SizingMode.maxContent, childHeightMode = SizingMode.maxContent
-        let marginRow = child.styleStorage.marginForAxis(.row, ownerWidth)
-        let marginColumn = child.styleStorage.marginForAxis(.column, ownerWidth)
+        let marginRow = child.marginForAxis(.row, ownerWidth)
+        let marginColumn = child.marginForAxis(.column, ownerWidth)
         let isRowDefinite = child.hasDefiniteLength(.row, ownerWidth)
         let isColumnDefinite = child.hasDefiniteLength(.column, ownerHeight)
 
@@ -162,8 +162,8 @@ extension FlexLayoutEngine {
     func constrainMaxSizeForMode(_ node: LayoutNode, _ direction: Direction, _ axis: FlexDirection,
                                  _ ownerAxisSize: Float, _ ownerWidth: Float, _ mode: inout SizingMode,
                                  _ size: inout Float) {
-        let maxSize = node.styleStorage.resolvedMax(axis, direction, ownerAxisSize, ownerWidth)
-            + node.styleStorage.marginForAxis(axis, ownerWidth)
+        let maxSize = node.resolvedMax(axis, direction, ownerAxisSize, ownerWidth)
+            + node.marginForAxis(axis, ownerWidth)
         switch mode {
         case .stretchFit, .fitContent:
             if !maxSize.isNaN && !(size < maxSize) { size = maxSize }

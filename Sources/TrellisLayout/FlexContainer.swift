@@ -58,9 +58,9 @@ struct FlexContainer {
         self.ownerHeight = ownerHeight
         self.mainMode = mainAxis.isRow ? widthMode : heightMode
         self.crossMode = mainAxis.isRow ? heightMode : widthMode
-        self.paddingAndBorderMain = node.styleStorage.paddingAndBorder(mainAxis, direction, ownerWidth)
-        self.paddingAndBorderCross = node.styleStorage.paddingAndBorder(crossAxis, direction, ownerWidth)
-        self.leadingPaddingAndBorderCross = node.styleStorage.paddingAndBorder(leading: crossAxis, direction, ownerWidth)
+        self.paddingAndBorderMain = node.paddingAndBorder(mainAxis, direction, ownerWidth)
+        self.paddingAndBorderCross = node.paddingAndBorder(crossAxis, direction, ownerWidth)
+        self.leadingPaddingAndBorderCross = node.paddingAndBorder(leading: crossAxis, direction, ownerWidth)
     }
 
     var isMainAxisRow: Bool { mainAxis.isRow }

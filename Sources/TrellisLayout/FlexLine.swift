@@ -18,7 +18,7 @@ struct FlexLine {
 extension FlexLayoutEngine {
     /// Lays out the lines one after another: steps 5 to 15 of the algorithm for each line.
     func layOutFlexLines(_ container: inout FlexContainer) {
-        let crossGap = container.node.styleStorage.gap(container.crossAxis, container.availableInnerCrossDim)
+        let crossGap = container.node.gap(container.crossAxis, container.availableInnerCrossDim)
         var start = 0
         container.lineCount = 0
         while start < container.children.count {
@@ -44,7 +44,7 @@ extension FlexLayoutEngine {
     /// takes items until the next one would overflow the line (single-line containers take all).
     func collectFlexLine(_ container: FlexContainer, startingAt start: Int, lineIndex: Int) -> FlexLine {
         let mainAxis = container.mainAxis
-        let gap = container.node.styleStorage.gap(mainAxis, container.availableInnerMainDim)
+        let gap = container.node.gap(mainAxis, container.availableInnerMainDim)
         var line = FlexLine()
         line.items.reserveCapacity(container.children.count - start)
         var index = start
@@ -56,12 +56,12 @@ extension FlexLayoutEngine {
                 if firstIndex == index { firstIndex += 1 }
                 continue
             }
-            if child.styleStorage.marginIsAuto(flexStart: mainAxis, container.ownerDirection) { line.numberOfAutoMargins += 1 }
-            if child.styleStorage.marginIsAuto(flexEnd: mainAxis, container.ownerDirection) { line.numberOfAutoMargins += 1 }
+            if child.marginIsAuto(flexStart: mainAxis, container.ownerDirection) { line.numberOfAutoMargins += 1 }
+            if child.marginIsAuto(flexEnd: mainAxis, container.ownerDirection) { line.numberOfAutoMargins += 1 }
             let leadingGap: Float = index == firstIndex ? 0 : gap
             child.lineIndex = lineIndex
             let outerMain = hypotheticalMainSize(child, container)
-                + child.styleStorage.marginForAxis(mainAxis, container.availableInnerWidth) + leadingGap
+                + child.marginForAxis(mainAxis, container.availableInnerWidth) + leadingGap
             if line.sizeConsumed + outerMain > container.availableInnerMainDim && container.isWrapping && !line.items.isEmpty {
                 index -= 1  // this item starts the next line
                 line.endIndex = index + 1

@@ -43,7 +43,7 @@ extension FlexLayoutEngine {
             if growing {
                 factor[index] = child.resolveFlexGrow()
             } else {
-                let innerBase = base[index] - child.styleStorage.paddingAndBorder(container.mainAxis, container.direction,
+                let innerBase = base[index] - child.paddingAndBorder(container.mainAxis, container.direction,
                                                                                   container.ownerWidth)
                 factor[index] = child.resolveFlexShrink(config) * max(innerBase, 0)
             }
@@ -180,15 +180,15 @@ extension FlexLayoutEngine {
         let direction = container.direction
         let innerWidth = container.availableInnerWidth
         let innerCross = container.availableInnerCrossDim
-        let marginMain = child.styleStorage.marginForAxis(mainAxis, innerWidth)
-        let marginCross = child.styleStorage.marginForAxis(crossAxis, innerWidth)
+        let marginMain = child.marginForAxis(mainAxis, innerWidth)
+        let marginCross = child.marginForAxis(crossAxis, innerWidth)
         var childMainSize = mainSize + marginMain
         var childMainMode = SizingMode.stretchFit
         var childCrossSize: Float
         var childCrossMode: SizingMode
         let stretches = resolveChildAlignment(node, child) == .stretch
-            && !child.styleStorage.marginIsAuto(flexStart: crossAxis, direction)
-            && !child.styleStorage.marginIsAuto(flexEnd: crossAxis, direction)
+            && !child.marginIsAuto(flexStart: crossAxis, direction)
+            && !child.marginIsAuto(flexEnd: crossAxis, direction)
         let crossDefinite = child.hasDefiniteLength(crossAxis, innerCross)
 
         if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {

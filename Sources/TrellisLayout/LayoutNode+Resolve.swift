@@ -27,7 +27,7 @@ extension LayoutNode {
     func resolvedDimension(_ direction: Direction, _ axis: FlexDirection, _ reference: Float, _ ownerWidth: Float) -> Float {
         let value = processedDimension(axis).resolve(reference)
         if styleStorage.boxSizing == .borderBox { return value }
-        return value + styleStorage.paddingAndBorder(axis, direction, ownerWidth)
+        return value + paddingAndBorder(axis, direction, ownerWidth)
     }
 
     /// [flex-grow](https://www.w3.org/TR/css-flexbox-1/#flex-grow-property), with the `flex` shorthand.
@@ -68,7 +68,7 @@ extension LayoutNode {
         }
         let value = basis.resolve(reference)
         if styleStorage.boxSizing == .borderBox { return value }
-        return value + styleStorage.paddingAndBorder(mainAxis, direction, ownerWidth)
+        return value + paddingAndBorder(mainAxis, direction, ownerWidth)
     }
 
     /// The size on `axis` from the latest measure or layout pass.
@@ -83,7 +83,7 @@ extension LayoutNode {
     /// The measured size on `axis` plus the margins.
     @inline(__always)
     func dimensionWithMargin(_ axis: FlexDirection, _ widthSize: Float) -> Float {
-        measured(axis) + styleStorage.marginForAxis(axis, widthSize)
+        measured(axis) + marginForAxis(axis, widthSize)
     }
 
     @inline(__always)
@@ -97,8 +97,8 @@ extension LayoutNode {
     @inline(__always)
     func boundAxisWithinMinAndMax(_ direction: Direction, _ axis: FlexDirection, _ value: Float,
                                   _ axisSize: Float, _ widthSize: Float) -> Float {
-        let minSize = styleStorage.resolvedMin(axis, direction, axisSize, widthSize)
-        let maxSize = styleStorage.resolvedMax(axis, direction, axisSize, widthSize)
+        let minSize = resolvedMin(axis, direction, axisSize, widthSize)
+        let maxSize = resolvedMax(axis, direction, axisSize, widthSize)
         if !maxSize.isNaN, maxSize >= 0, value > maxSize { return maxSize }
         if !minSize.isNaN, minSize >= 0, value < minSize { return minSize }
         return value
@@ -109,7 +109,7 @@ extension LayoutNode {
     func boundAxis(_ axis: FlexDirection, _ direction: Direction, _ value: Float,
                    _ axisSize: Float, _ widthSize: Float) -> Float {
         maxOrDefined(boundAxisWithinMinAndMax(direction, axis, value, axisSize, widthSize),
-                     styleStorage.paddingAndBorder(axis, direction, widthSize))
+                     paddingAndBorder(axis, direction, widthSize))
     }
 
     /// The offset of a `relative` node from its normal position on `axis`: the start inset,
@@ -118,8 +118,8 @@ extension LayoutNode {
     func relativePosition(_ axis: FlexDirection, _ direction: Direction, _ axisSize: Float) -> Float {
         if styleStorage.positionType == .static { return 0 }
         let startEdge = axis.inlineStartEdge(direction)
-        if styleStorage.hasInset(startEdge, direction) { return styleStorage.insetValue(startEdge, direction, axisSize) }
-        return -styleStorage.insetValue(axis.inlineEndEdge(direction), direction, axisSize)
+        if hasInset(startEdge, direction) { return insetValue(startEdge, direction, axisSize) }
+        return -insetValue(axis.inlineEndEdge(direction), direction, axisSize)
     }
 
     /// Sets the node's initial position from its margins and relative offset, before alignment.
@@ -129,10 +129,10 @@ extension LayoutNode {
         let crossAxis = mainAxis.cross(directionRespectingRoot)
         let relativeMain = relativePosition(mainAxis, directionRespectingRoot, mainAxis.isRow ? ownerWidth : ownerHeight)
         let relativeCross = relativePosition(crossAxis, directionRespectingRoot, mainAxis.isRow ? ownerHeight : ownerWidth)
-        layout.position[mainAxis.inlineStartEdge(direction)] = styleStorage.margin(inlineStart: mainAxis, direction, ownerWidth) + relativeMain
-        layout.position[mainAxis.inlineEndEdge(direction)] = styleStorage.margin(inlineEnd: mainAxis, direction, ownerWidth) + relativeMain
-        layout.position[crossAxis.inlineStartEdge(direction)] = styleStorage.margin(inlineStart: crossAxis, direction, ownerWidth) + relativeCross
-        layout.position[crossAxis.inlineEndEdge(direction)] = styleStorage.margin(inlineEnd: crossAxis, direction, ownerWidth) + relativeCross
+        layout.position[mainAxis.inlineStartEdge(direction)] = margin(inlineStart: mainAxis, direction, ownerWidth) + relativeMain
+        layout.position[mainAxis.inlineEndEdge(direction)] = margin(inlineEnd: mainAxis, direction, ownerWidth) + relativeMain
+        layout.position[crossAxis.inlineStartEdge(direction)] = margin(inlineStart: crossAxis, direction, ownerWidth) + relativeCross
+        layout.position[crossAxis.inlineEndEdge(direction)] = margin(inlineEnd: crossAxis, direction, ownerWidth) + relativeCross
     }
 
     /// Resets the layout of a `display: none` subtree to zero.

@@ -34,7 +34,10 @@ public final class LayoutNode {
     public var tag: String?
 
     @exclusivity(unchecked) public private(set) var children: [LayoutNode] = []
-    public private(set) weak var parent: LayoutNode?
+    /// The node this node is a child of. (Not a `weak` reference: weak references make every
+    /// retain of the node slow; a parent clears its children's back references when it goes away.)
+    public var parent: LayoutNode? { parentReference }
+    private unowned(unsafe) var parentReference: LayoutNode?
 
     var hasParent = false
     var contentsChildrenCount = 0
@@ -43,6 +46,13 @@ public final class LayoutNode {
     @exclusivity(unchecked) var layout = LayoutResults()
     /// Counts `calculateLayout` calls made on this node as a root; tells passes apart for the caches.
     var layoutPassCount: UInt32 = 0
+
+    deinit {
+        for child in children {
+            child.parentReference = nil
+            child.hasParent = false
+        }
+    }
 
     public init(style: Style = Style(), measure: MeasureFunction? = nil) {
         self.styleStorage = style
@@ -61,7 +71,7 @@ public final class LayoutNode {
         precondition(child.parent == nil && !child.hasParent, "LayoutNode: the child already has a parent")
         precondition(measureFunction == nil, "LayoutNode: a node with a measure function cannot have children")
         children.insert(child, at: index)
-        child.parent = self
+        child.parentReference = self
         child.hasParent = true
         if child.styleStorage.display == .contents { contentsChildrenCount += 1 }
         markDirty()
@@ -71,7 +81,7 @@ public final class LayoutNode {
     @discardableResult
     public func removeChild(at index: Int) -> LayoutNode {
         let child = children.remove(at: index)
-        child.parent = nil
+        child.parentReference = nil
         child.hasParent = false
         if child.styleStorage.display == .contents { contentsChildrenCount -= 1 }
         markDirty()
@@ -81,7 +91,7 @@ public final class LayoutNode {
     /// Removes every child.
     public func removeAllChildren() {
         for child in children {
-            child.parent = nil
+            child.parentReference = nil
             child.hasParent = false
         }
         children.removeAll()

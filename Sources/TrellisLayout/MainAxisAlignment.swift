@@ -27,25 +27,25 @@ extension FlexLayoutEngine {
         let autoMarginShare = line.numberOfAutoMargins > 0 ? line.remainingFreeSpace / Float(line.numberOfAutoMargins) : 0
         let canSkipFlex = !container.performLayout && container.crossMode == .stretchFit
         for (index, child) in line.items.enumerated() {
-            if child.styleStorage.marginIsAuto(flexStart: mainAxis, direction) && line.remainingFreeSpace > 0 {
+            if child.marginIsAuto(flexStart: mainAxis, direction) && line.remainingFreeSpace > 0 {
                 line.mainDim += autoMarginShare
             }
             if container.performLayout {
                 child.layout.position[mainAxis.flexStartEdge] += line.mainDim
             }
             if index != line.items.count - 1 { line.mainDim += betweenMainDim }
-            if child.styleStorage.marginIsAuto(flexEnd: mainAxis, direction) && line.remainingFreeSpace > 0 {
+            if child.marginIsAuto(flexEnd: mainAxis, direction) && line.remainingFreeSpace > 0 {
                 line.mainDim += autoMarginShare
             }
             if canSkipFlex {
                 // Sizes were not computed; the flex basis stands in for them.
-                line.mainDim += child.styleStorage.marginForAxis(mainAxis, innerWidth) + child.layout.computedFlexBasis
+                line.mainDim += child.marginForAxis(mainAxis, innerWidth) + child.layout.computedFlexBasis
                 line.crossDim = container.availableInnerCrossDim
             } else {
                 line.mainDim += child.dimensionWithMargin(mainAxis, innerWidth)
                 if isBaseline {
-                    let ascent = calculateBaseline(child) + child.styleStorage.margin(flexStart: .column, direction, innerWidth)
-                    let descent = child.layout.measuredHeight + child.styleStorage.marginForAxis(.column, innerWidth) - ascent
+                    let ascent = calculateBaseline(child) + child.margin(flexStart: .column, direction, innerWidth)
+                    let descent = child.layout.measuredHeight + child.marginForAxis(.column, innerWidth) - ascent
                     maxAscent = maxOrDefined(maxAscent, ascent)
                     maxDescent = maxOrDefined(maxDescent, descent)
                 } else {
