@@ -3,7 +3,7 @@
 /// of items within each line ([§8.3](https://www.w3.org/TR/css-flexbox-1/#baseline-participation)).
 extension FlexLayoutEngine {
     func alignContent(_ container: inout FlexContainer) {
-        guard container.performLayout && (container.isWrapping || isBaselineLayout(container.node)) else { return }
+        guard container.performLayout && (container.isWrapping || container.isBaselineLayout) else { return }
         let node = container.node
         let crossAxis = container.crossAxis
         let direction = container.direction

@@ -21,13 +21,14 @@ extension FlexLayoutEngine {
         return calculateBaseline(baselineChild) + baselineChild.layout.position.top
     }
 
-    /// Whether the container aligns items by baseline (a row with a baseline-aligned item).
-    func isBaselineLayout(_ node: LayoutNode) -> Bool {
-        if node.styleStorage.flexDirection.isColumn { return false }
-        if node.styleStorage.alignItems == .baseline { return true }
-        for child in node.layoutChildren where child.styleStorage.positionType != .absolute && child.styleStorage.alignSelf == .baseline {
-            return true
-        }
-        return false
+}
+
+/// Whether the container aligns items by baseline (a row with a baseline-aligned item).
+func isBaselineLayout(_ node: LayoutNode, _ children: [LayoutNode]) -> Bool {
+    if node.styleStorage.flexDirection.isColumn { return false }
+    if node.styleStorage.alignItems == .baseline { return true }
+    for child in children where child.styleStorage.positionType != .absolute && child.styleStorage.alignSelf == .baseline {
+        return true
     }
+    return false
 }

@@ -10,6 +10,8 @@ struct FlexContainer {
     let mainAxis: FlexDirection
     let crossAxis: FlexDirection
     let isWrapping: Bool
+    /// Whether items are aligned by their baselines ([§8.3](https://www.w3.org/TR/css-flexbox-1/#baseline-participation)).
+    let isBaselineLayout: Bool
     let performLayout: Bool
     let depth: Int
 
@@ -50,6 +52,7 @@ struct FlexContainer {
         self.mainAxis = node.styleStorage.flexDirection.resolved(direction)
         self.crossAxis = mainAxis.cross(direction)
         self.isWrapping = node.styleStorage.flexWrap != .noWrap
+        self.isBaselineLayout = TrellisLayout.isBaselineLayout(node, children)
         self.performLayout = performLayout
         self.depth = depth
         self.availableWidth = availableWidth

@@ -23,7 +23,7 @@ extension FlexLayoutEngine {
         line.mainDim = leadingPaddingAndBorder + leadingMainDim
         line.crossDim = 0
         var maxAscent: Float = 0, maxDescent: Float = 0
-        let isBaseline = isBaselineLayout(node)
+        let isBaseline = container.isBaselineLayout
         let autoMarginShare = line.numberOfAutoMargins > 0 ? line.remainingFreeSpace / Float(line.numberOfAutoMargins) : 0
         let canSkipFlex = !container.performLayout && container.crossMode == .stretchFit
         for (index, child) in line.items.enumerated() {
