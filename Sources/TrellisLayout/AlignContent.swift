@@ -93,16 +93,21 @@ extension FlexLayoutEngine {
         let direction = container.direction
         let innerWidth = container.availableInnerWidth
         let startEdge = crossAxis.flexStartEdge
+        // Chrome places the margin box and then applies the relative offset; Yoga drops the
+        // margin for flex-start and centres the border box (see docs/layout.md).
+        let relative = child.relativePosition(crossAxis, direction, container.availableInnerCrossDim)
+        let marginStart = child.margin(flexStart: crossAxis, direction, innerWidth)
         switch resolveChildAlignment(container.node, child) {
         case .flexStart:
-            child.layout.position[startEdge] = lead + flexStartInset(child, crossAxis, direction, innerWidth)
+            child.layout.position[startEdge] = lead + marginStart + relative
         case .flexEnd:
             child.layout.position[startEdge] = lead + lineHeight - child.margin(flexEnd: crossAxis, direction, innerWidth)
-                - child.measured(crossAxis)
+                - child.measured(crossAxis) + relative
         case .center:
-            child.layout.position[startEdge] = lead + (lineHeight - child.measured(crossAxis)) / 2
+            let outer = child.measured(crossAxis) + child.marginForAxis(crossAxis, innerWidth)
+            child.layout.position[startEdge] = lead + (lineHeight - outer) / 2 + marginStart + relative
         case .stretch:
-            child.layout.position[startEdge] = lead + child.margin(flexStart: crossAxis, direction, innerWidth)
+            child.layout.position[startEdge] = lead + marginStart + relative
             restretchItem(child, container, lineHeight: lineHeight, leadPerLine: leadPerLine)
         case .baseline:
             child.layout.position[.top] = lead + maxAscent - calculateBaseline(child)
@@ -110,13 +115,6 @@ extension FlexLayoutEngine {
         case .auto, .spaceBetween, .spaceAround, .spaceEvenly:
             break
         }
-    }
-
-    /// The item's flex-start inset (Yoga's `computeFlexStartPosition`; Yoga adds no margin here).
-    @inline(__always)
-    private func flexStartInset(_ child: LayoutNode, _ axis: FlexDirection, _ direction: Direction,
-                                         _ widthSize: Float) -> Float {
-        child.insetValue(axis.flexStartEdge, direction, widthSize)
     }
 
     /// A stretched item is measured again with the line's final cross size.
