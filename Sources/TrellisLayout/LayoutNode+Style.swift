@@ -6,49 +6,49 @@
 extension LayoutNode {
     @inline(__always)
     func marginForAxis(_ axis: FlexDirection, _ widthSize: Float) -> Float {
-        let margin = styleStorage.margin
+        let margin = boxEdges.margin
         return zeroIfUndefined(margin.value(axis.inlineStartEdge(.ltr), .ltr).resolve(widthSize))
             + zeroIfUndefined(margin.value(axis.inlineEndEdge(.ltr), .ltr).resolve(widthSize))
     }
 
     @inline(__always)
     func margin(flexStart axis: FlexDirection, _ direction: Direction, _ widthSize: Float) -> Float {
-        zeroIfUndefined(styleStorage.margin.value(axis.flexStartEdge, direction).resolve(widthSize))
+        zeroIfUndefined(boxEdges.margin.value(axis.flexStartEdge, direction).resolve(widthSize))
     }
 
     @inline(__always)
     func margin(flexEnd axis: FlexDirection, _ direction: Direction, _ widthSize: Float) -> Float {
-        zeroIfUndefined(styleStorage.margin.value(axis.flexEndEdge, direction).resolve(widthSize))
+        zeroIfUndefined(boxEdges.margin.value(axis.flexEndEdge, direction).resolve(widthSize))
     }
 
     @inline(__always)
     func margin(inlineStart axis: FlexDirection, _ direction: Direction, _ widthSize: Float) -> Float {
-        zeroIfUndefined(styleStorage.margin.value(axis.inlineStartEdge(direction), direction).resolve(widthSize))
+        zeroIfUndefined(boxEdges.margin.value(axis.inlineStartEdge(direction), direction).resolve(widthSize))
     }
 
     @inline(__always)
     func margin(inlineEnd axis: FlexDirection, _ direction: Direction, _ widthSize: Float) -> Float {
-        zeroIfUndefined(styleStorage.margin.value(axis.inlineEndEdge(direction), direction).resolve(widthSize))
+        zeroIfUndefined(boxEdges.margin.value(axis.inlineEndEdge(direction), direction).resolve(widthSize))
     }
 
     @inline(__always)
     func marginIsAuto(flexStart axis: FlexDirection, _ direction: Direction) -> Bool {
-        styleStorage.margin.value(axis.flexStartEdge, direction).isAuto
+        boxEdges.margin.value(axis.flexStartEdge, direction).isAuto
     }
 
     @inline(__always)
     func marginIsAuto(flexEnd axis: FlexDirection, _ direction: Direction) -> Bool {
-        styleStorage.margin.value(axis.flexEndEdge, direction).isAuto
+        boxEdges.margin.value(axis.flexEndEdge, direction).isAuto
     }
 
     @inline(__always)
     func border(_ edge: PhysicalEdge, _ direction: Direction) -> Float {
-        max(zeroIfUndefined(styleStorage.border.value(edge, direction).resolve(0)), 0)
+        max(zeroIfUndefined(boxEdges.border.value(edge, direction).resolve(0)), 0)
     }
 
     @inline(__always)
     func padding(_ edge: PhysicalEdge, _ direction: Direction, _ widthSize: Float) -> Float {
-        max(zeroIfUndefined(styleStorage.padding.value(edge, direction).resolve(widthSize)), 0)
+        max(zeroIfUndefined(boxEdges.padding.value(edge, direction).resolve(widthSize)), 0)
     }
 
     /// Padding plus border on both sides of `axis`.
@@ -100,12 +100,12 @@ extension LayoutNode {
 
     @inline(__always)
     func insetValue(_ edge: PhysicalEdge, _ direction: Direction, _ axisSize: Float) -> Float {
-        zeroIfUndefined(styleStorage.position.value(edge, direction).resolve(axisSize))
+        zeroIfUndefined(boxEdges.position.value(edge, direction).resolve(axisSize))
     }
 
     @inline(__always)
     func hasInset(_ edge: PhysicalEdge, _ direction: Direction) -> Bool {
-        let value = styleStorage.position.value(edge, direction)
+        let value = boxEdges.position.value(edge, direction)
         return value.isDefined && !value.isAuto
     }
 }

@@ -10,12 +10,15 @@ public final class LayoutNode {
         set {
             let oldValue = styleStorage
             styleStorage = newValue
+            boxEdges = BoxEdges(newValue)
             if newValue != oldValue { styleDidChange(from: oldValue) }
         }
     }
 
     /// The style, read directly by the algorithm (no copy, no observers).
     @exclusivity(unchecked) var styleStorage: Style
+    /// The style's edges resolved per direction (kept in step with `styleStorage`).
+    @exclusivity(unchecked) var boxEdges: BoxEdges
 
     /// Measures the content of a leaf (text, image). A node with a measure function must not have children.
     public var measureFunction: MeasureFunction? {
@@ -56,6 +59,7 @@ public final class LayoutNode {
 
     public init(style: Style = Style(), measure: MeasureFunction? = nil) {
         self.styleStorage = style
+        self.boxEdges = BoxEdges(style)
         self.measureFunction = measure
     }
 

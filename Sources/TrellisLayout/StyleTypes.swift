@@ -131,3 +131,42 @@ public struct Edges: Equatable, Sendable {
 enum PhysicalEdge: Int {
     case left = 0, top = 1, right = 2, bottom = 3
 }
+
+/// The value in force on each physical side of a box for both directions, resolved once from
+/// `Edges` when the style is set, so that layout reads one value instead of walking the
+/// start/end/horizontal/all fallbacks every time.
+struct ResolvedEdges {
+    private var ltr: (Dimension, Dimension, Dimension, Dimension)
+    private var rtl: (Dimension, Dimension, Dimension, Dimension)
+
+    init(_ edges: Edges) {
+        ltr = (edges.value(.left, .ltr), edges.value(.top, .ltr), edges.value(.right, .ltr), edges.value(.bottom, .ltr))
+        rtl = (edges.value(.left, .rtl), edges.value(.top, .rtl), edges.value(.right, .rtl), edges.value(.bottom, .rtl))
+    }
+
+    @inline(__always)
+    func value(_ edge: PhysicalEdge, _ direction: Direction) -> Dimension {
+        let sides = direction == .rtl ? rtl : ltr
+        switch edge {
+        case .left: return sides.0
+        case .top: return sides.1
+        case .right: return sides.2
+        case .bottom: return sides.3
+        }
+    }
+}
+
+/// Resolved margins, paddings, borders and insets of a node.
+struct BoxEdges {
+    var margin: ResolvedEdges
+    var padding: ResolvedEdges
+    var border: ResolvedEdges
+    var position: ResolvedEdges
+
+    init(_ style: Style) {
+        margin = ResolvedEdges(style.margin)
+        padding = ResolvedEdges(style.padding)
+        border = ResolvedEdges(style.border)
+        position = ResolvedEdges(style.position)
+    }
+}
