@@ -24,13 +24,6 @@ public struct Style: Equatable, Sendable {
     public var flexShrink: Float?
     public var flexBasis: Dimension = .auto
 
-    public var margin = Edges()
-    /// Insets: `left`, `top`, `right`, `bottom`, `start`, `end` ([CSS Position §3.1](https://www.w3.org/TR/css-position-3/#insets)).
-    public var position = Edges()
-    public var padding = Edges()
-    public var border = Edges()
-
-    /// `gap` for both axes; `columnGap`/`rowGap` override it ([CSS Box Alignment §8](https://www.w3.org/TR/css-align-3/#gaps)).
     public var gap: Dimension = .undefined
     public var columnGap: Dimension = .undefined
     public var rowGap: Dimension = .undefined
@@ -45,6 +38,16 @@ public struct Style: Equatable, Sendable {
     /// Width divided by height ([CSS Sizing 4 §2](https://www.w3.org/TR/css-sizing-4/#aspect-ratio)).
     /// Zero, negative, NaN and infinite ratios act as unset.
     public var aspectRatio: Float?
+
+    // The edges come last: layout reads them through `BoxEdges`, so the fields above share
+    // the first cache lines.
+    public var margin = Edges()
+    /// Insets: `left`, `top`, `right`, `bottom`, `start`, `end` ([CSS Position §3.1](https://www.w3.org/TR/css-position-3/#insets)).
+    public var position = Edges()
+    public var padding = Edges()
+    public var border = Edges()
+
+    /// `gap` for both axes; `columnGap`/`rowGap` override it ([CSS Box Alignment §8](https://www.w3.org/TR/css-align-3/#gaps)).
 
     /// Yoga's defaults.
     public init() {}
