@@ -4,51 +4,58 @@
 /// the whole `Style` of a node would copy the struct (some 400 bytes) for every call, and these
 /// run in the algorithm's inner loops.
 extension LayoutNode {
+    /// The resolved edges for `direction`.
+    @inline(__always)
+    func edges(_ direction: Direction) -> DirectedBoxEdges {
+        direction == .rtl ? boxEdges.rtl : boxEdges.ltr
+    }
+
     @inline(__always)
     func marginForAxis(_ axis: FlexDirection, _ widthSize: Float) -> Float {
-        let margin = boxEdges.margin
-        return zeroIfUndefined(margin.value(axis.inlineStartEdge(.ltr), .ltr).resolve(widthSize))
-            + zeroIfUndefined(margin.value(axis.inlineEndEdge(.ltr), .ltr).resolve(widthSize))
+        let margin = boxEdges.ltr.margin
+        return axis.isRow
+            ? zeroIfUndefined(margin.left.resolve(widthSize)) + zeroIfUndefined(margin.right.resolve(widthSize))
+            : zeroIfUndefined(margin.top.resolve(widthSize)) + zeroIfUndefined(margin.bottom.resolve(widthSize))
     }
 
     @inline(__always)
     func margin(flexStart axis: FlexDirection, _ direction: Direction, _ widthSize: Float) -> Float {
-        zeroIfUndefined(boxEdges.margin.value(axis.flexStartEdge, direction).resolve(widthSize))
+        zeroIfUndefined(edges(direction).margin[axis.flexStartEdge].resolve(widthSize))
     }
 
     @inline(__always)
     func margin(flexEnd axis: FlexDirection, _ direction: Direction, _ widthSize: Float) -> Float {
-        zeroIfUndefined(boxEdges.margin.value(axis.flexEndEdge, direction).resolve(widthSize))
+        zeroIfUndefined(edges(direction).margin[axis.flexEndEdge].resolve(widthSize))
     }
 
     @inline(__always)
     func margin(inlineStart axis: FlexDirection, _ direction: Direction, _ widthSize: Float) -> Float {
-        zeroIfUndefined(boxEdges.margin.value(axis.inlineStartEdge(direction), direction).resolve(widthSize))
+        zeroIfUndefined(edges(direction).margin[axis.inlineStartEdge(direction)].resolve(widthSize))
     }
 
     @inline(__always)
     func margin(inlineEnd axis: FlexDirection, _ direction: Direction, _ widthSize: Float) -> Float {
-        zeroIfUndefined(boxEdges.margin.value(axis.inlineEndEdge(direction), direction).resolve(widthSize))
+        zeroIfUndefined(edges(direction).margin[axis.inlineEndEdge(direction)].resolve(widthSize))
     }
 
     @inline(__always)
     func marginIsAuto(flexStart axis: FlexDirection, _ direction: Direction) -> Bool {
-        boxEdges.margin.value(axis.flexStartEdge, direction).isAuto
+        edges(direction).margin[axis.flexStartEdge].isAuto
     }
 
     @inline(__always)
     func marginIsAuto(flexEnd axis: FlexDirection, _ direction: Direction) -> Bool {
-        boxEdges.margin.value(axis.flexEndEdge, direction).isAuto
+        edges(direction).margin[axis.flexEndEdge].isAuto
     }
 
     @inline(__always)
     func border(_ edge: PhysicalEdge, _ direction: Direction) -> Float {
-        max(zeroIfUndefined(boxEdges.border.value(edge, direction).resolve(0)), 0)
+        max(zeroIfUndefined(edges(direction).border[edge].resolve(0)), 0)
     }
 
     @inline(__always)
     func padding(_ edge: PhysicalEdge, _ direction: Direction, _ widthSize: Float) -> Float {
-        max(zeroIfUndefined(boxEdges.padding.value(edge, direction).resolve(widthSize)), 0)
+        max(zeroIfUndefined(edges(direction).padding[edge].resolve(widthSize)), 0)
     }
 
     /// Padding plus border on both sides of `axis`.
@@ -100,12 +107,12 @@ extension LayoutNode {
 
     @inline(__always)
     func insetValue(_ edge: PhysicalEdge, _ direction: Direction, _ axisSize: Float) -> Float {
-        zeroIfUndefined(boxEdges.position.value(edge, direction).resolve(axisSize))
+        zeroIfUndefined(edges(direction).position[edge].resolve(axisSize))
     }
 
     @inline(__always)
     func hasInset(_ edge: PhysicalEdge, _ direction: Direction) -> Bool {
-        let value = boxEdges.position.value(edge, direction)
+        let value = edges(direction).position[edge]
         return value.isDefined && !value.isAuto
     }
 }

@@ -132,41 +132,52 @@ enum PhysicalEdge: Int {
     case left = 0, top = 1, right = 2, bottom = 3
 }
 
-/// The value in force on each physical side of a box for both directions, resolved once from
-/// `Edges` when the style is set, so that layout reads one value instead of walking the
-/// start/end/horizontal/all fallbacks every time.
-struct ResolvedEdges {
-    private var ltr: (Dimension, Dimension, Dimension, Dimension)
-    private var rtl: (Dimension, Dimension, Dimension, Dimension)
+/// The values in force on the four physical sides of a box for one direction.
+struct SideValues {
+    var left: Dimension, top: Dimension, right: Dimension, bottom: Dimension
 
-    init(_ edges: Edges) {
-        ltr = (edges.value(.left, .ltr), edges.value(.top, .ltr), edges.value(.right, .ltr), edges.value(.bottom, .ltr))
-        rtl = (edges.value(.left, .rtl), edges.value(.top, .rtl), edges.value(.right, .rtl), edges.value(.bottom, .rtl))
+    init(_ edges: Edges, _ direction: Direction) {
+        left = edges.value(.left, direction)
+        top = edges.value(.top, direction)
+        right = edges.value(.right, direction)
+        bottom = edges.value(.bottom, direction)
     }
 
     @inline(__always)
-    func value(_ edge: PhysicalEdge, _ direction: Direction) -> Dimension {
-        let sides = direction == .rtl ? rtl : ltr
+    subscript(edge: PhysicalEdge) -> Dimension {
         switch edge {
-        case .left: return sides.0
-        case .top: return sides.1
-        case .right: return sides.2
-        case .bottom: return sides.3
+        case .left: return left
+        case .top: return top
+        case .right: return right
+        case .bottom: return bottom
         }
     }
 }
 
-/// Resolved margins, paddings, borders and insets of a node.
+/// A node's margins, paddings, borders and insets for one direction.
+struct DirectedBoxEdges {
+    var margin: SideValues
+    var padding: SideValues
+    var border: SideValues
+    var position: SideValues
+
+    init(_ style: Style, _ direction: Direction) {
+        margin = SideValues(style.margin, direction)
+        padding = SideValues(style.padding, direction)
+        border = SideValues(style.border, direction)
+        position = SideValues(style.position, direction)
+    }
+}
+
+/// A node's edges resolved once, when its style is set, for both directions, so that layout
+/// reads one value instead of walking the start/end/horizontal/all fallbacks every time. The
+/// values for one direction sit together (two cache lines).
 struct BoxEdges {
-    var margin: ResolvedEdges
-    var padding: ResolvedEdges
-    var border: ResolvedEdges
-    var position: ResolvedEdges
+    var ltr: DirectedBoxEdges
+    var rtl: DirectedBoxEdges
 
     init(_ style: Style) {
-        margin = ResolvedEdges(style.margin)
-        padding = ResolvedEdges(style.padding)
-        border = ResolvedEdges(style.border)
-        position = ResolvedEdges(style.position)
+        ltr = DirectedBoxEdges(style, .ltr)
+        rtl = DirectedBoxEdges(style, .rtl)
     }
 }
