@@ -141,7 +141,7 @@ struct FlexLayoutEngine {
         if performLayout {
             reverseWrappedLines(&container)
             setTrailingPositions(&container)
-            if node.styleStorage.positionType != .static || depth == 1 {
+            if container.hasOutOfFlowCandidates && (node.styleStorage.positionType != .static || depth == 1) {
                 layoutAbsoluteChildren(containingNode: node, node: node,
                                        widthMode: container.mainAxis.isRow ? container.mainMode : container.crossMode,
                                        direction: direction, depth: depth, leftOffset: 0, topOffset: 0,

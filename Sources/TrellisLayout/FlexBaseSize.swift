@@ -14,6 +14,7 @@ extension FlexLayoutEngine {
                 child.setInitialPosition(child.resolveDirection(container.direction),
                                          container.availableInnerWidth, container.availableInnerHeight)
             }
+            if child.styleStorage.positionType != .relative { container.hasOutOfFlowCandidates = true }
             if child.styleStorage.positionType == .absolute { continue }
             if child === singleFlexChild {
                 child.layout.computedFlexBasisGeneration = generation

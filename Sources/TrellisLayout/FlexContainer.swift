@@ -35,6 +35,8 @@ struct FlexContainer {
 
     // Step 3: sum of outer flex base sizes and gaps.
     var totalMainDim: Float = 0
+    /// Whether a child is absolutely positioned or static (and so may hold absolute descendants).
+    var hasOutOfFlowCandidates = false
     var mainAxisOverflows = false
 
     // Steps 5–8: totals over the flex lines.
