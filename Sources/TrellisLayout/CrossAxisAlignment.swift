@@ -71,7 +71,7 @@ extension FlexLayoutEngine {
         let isRow = container.isMainAxisRow
         var childMainSize = child.measured(mainAxis)
         var childCrossSize: Float
-        if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
+        if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite, !config.useWebDefaults {
             childCrossSize = child.marginForAxis(crossAxis, innerWidth) + (isRow ? childMainSize / ratio : childMainSize * ratio)
         } else {
             childCrossSize = lineCrossDim

@@ -191,7 +191,10 @@ extension FlexLayoutEngine {
             && !child.marginIsAuto(flexEnd: crossAxis, direction)
         let crossDefinite = child.hasDefiniteLength(crossAxis, innerCross)
 
-        if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
+        // CSS stretches an item with an aspect ratio and an auto cross size (stretch wins);
+        // Yoga derives the cross size from the ratio.
+        let stretchBeatsRatio = config.useWebDefaults && stretches && !crossDefinite
+        if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite, !stretchBeatsRatio {
             childCrossSize = (container.isMainAxisRow ? (childMainSize - marginMain) / ratio
                               : (childMainSize - marginMain) * ratio) + marginCross
             childCrossMode = .stretchFit
