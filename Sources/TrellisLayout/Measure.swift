@@ -7,8 +7,13 @@ extension FlexLayoutEngine {
     func measureWithMeasureFunction(_ node: LayoutNode, _ direction: Direction, _ availableWidth: Float,
                                     _ availableHeight: Float, _ widthMode: SizingMode, _ heightMode: SizingMode,
                                     _ ownerWidth: Float, _ ownerHeight: Float) {
-        let width = widthMode == .maxContent ? Float.nan : availableWidth
-        let height = heightMode == .maxContent ? Float.nan : availableHeight
+        var width = widthMode == .maxContent ? Float.nan : availableWidth
+        var height = heightMode == .maxContent ? Float.nan : availableHeight
+        if config.useWebDefaults {
+            // CSS measures content at the size the box will have: within its min and max sizes.
+            width = clampOffered(node, .row, direction, width, ownerWidth, ownerWidth)
+            height = clampOffered(node, .column, direction, height, ownerHeight, ownerWidth)
+        }
         let padding = node.layout.padding, border = node.layout.border
         let paddingAndBorderRow = padding.left + padding.right + border.left + border.right
         let paddingAndBorderColumn = padding.top + padding.bottom + border.top + border.bottom
@@ -27,6 +32,12 @@ extension FlexLayoutEngine {
         node.layout.contentHeight = measuredHeight
         node.layout.measuredWidth = node.boundAxis(.row, direction, measuredWidth, ownerWidth, ownerWidth)
         node.layout.measuredHeight = node.boundAxis(.column, direction, measuredHeight, ownerHeight, ownerWidth)
+    }
+
+    /// An offered size limited by the node's min and max sizes (NaN stays NaN).
+    private func clampOffered(_ node: LayoutNode, _ axis: FlexDirection, _ direction: Direction, _ size: Float,
+                              _ ownerSize: Float, _ ownerWidth: Float) -> Float {
+        size.isNaN ? size : node.boundAxisWithinMinAndMax(direction, axis, size, ownerSize, ownerWidth)
     }
 
     /// Calls the measure function; negative or NaN answers become zero.
