@@ -99,9 +99,11 @@ extension LayoutNode {
                                   _ axisSize: Float, _ widthSize: Float) -> Float {
         let minSize = resolvedMin(axis, direction, axisSize, widthSize)
         let maxSize = resolvedMax(axis, direction, axisSize, widthSize)
-        if !maxSize.isNaN, maxSize >= 0, value > maxSize { return maxSize }
-        if !minSize.isNaN, minSize >= 0, value < minSize { return minSize }
-        return value
+        // CSS: the min size wins over a smaller max size ([CSS 2 §10.4](https://www.w3.org/TR/CSS2/visudet.html#min-max-widths)).
+        var result = value
+        if !maxSize.isNaN, maxSize >= 0, result > maxSize { result = maxSize }
+        if !minSize.isNaN, minSize >= 0, result < minSize { result = minSize }
+        return result
     }
 
     /// Clamps `value` between min and max on `axis`, and never below padding plus border.
