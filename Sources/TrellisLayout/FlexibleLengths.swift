@@ -199,7 +199,7 @@ extension FlexLayoutEngine {
                               : (childMainSize - marginMain) * ratio) + marginCross
             childCrossMode = .stretchFit
         } else if !innerCross.isNaN && !crossDefinite && container.crossMode == .stretchFit
-                    && !(container.isWrapping && container.mainAxisOverflows) && stretches {
+                    && !container.isWrapping && stretches {
             childCrossSize = innerCross
             childCrossMode = .stretchFit
         } else if !crossDefinite {
