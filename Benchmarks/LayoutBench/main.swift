@@ -141,13 +141,20 @@ let arguments = CommandLine.arguments
 if arguments.count == 3, arguments[1] == "--emit-tree", let count = Int(arguments[2]) {
     print(Feed.json(nodeCount: count, text: false))
 } else if arguments.count == 3, arguments[1] == "--profile", let count = Int(arguments[2]) {
-    // For `perf record`: relayouts of the 1,000-node box tree at alternating widths.
-    let root = buildTree(Feed.json(nodeCount: 1_000, text: false))
-    var style = root.style
-    for run in 0..<count {
-        style.width = .points(Feed.viewportWidth + Float(run % 2))
-        root.style = style
-        root.calculateLayout(availableWidth: Feed.viewportWidth, availableHeight: nil)
+    // For `perf record`: relayouts of the 1,000-node box tree at alternating widths, or (with a
+    // negative count) first layouts of fresh 10,000-node trees.
+    if count < 0 {
+        let json = Feed.json(nodeCount: 10_000, text: false)
+        let trees = (0..<(-count)).map { _ in buildTree(json) }
+        for root in trees { root.calculateLayout(availableWidth: Feed.viewportWidth, availableHeight: nil) }
+    } else {
+        let root = buildTree(Feed.json(nodeCount: 1_000, text: false))
+        var style = root.style
+        for run in 0..<count {
+            style.width = .points(Feed.viewportWidth + Float(run % 2))
+            root.style = style
+            root.calculateLayout(availableWidth: Feed.viewportWidth, availableHeight: nil)
+        }
     }
 } else if arguments.count == 3, arguments[1] == "--emit-frames", let count = Int(arguments[2]) {
     let root = buildTree(Feed.json(nodeCount: count, text: false))
