@@ -15,6 +15,11 @@ public final class LayoutNode {
         }
     }
 
+    // The storage the algorithm reads in its inner loops is marked `@exclusivity(unchecked)`:
+    // the dynamic exclusivity checks cost more than the layout arithmetic, and no access can
+    // overlap — a tree is laid out on one thread (see above), and the algorithm never holds an
+    // `inout` access to a node's storage across a call that reaches the same node.
+
     /// The style, read directly by the algorithm (no copy, no observers).
     @exclusivity(unchecked) var styleStorage: Style
     /// The style's edges resolved per direction (kept in step with `styleStorage`).
@@ -31,7 +36,9 @@ public final class LayoutNode {
     }
 
     /// Use this child's baseline as its parent's baseline, even if it is not the first item.
-    public var isReferenceBaseline = false
+    public var isReferenceBaseline = false {
+        didSet { if isReferenceBaseline != oldValue { markDirty() } }
+    }
 
     /// Any value the caller wants to attach (e.g. the id of a UI component).
     public var tag: String?
