@@ -52,6 +52,9 @@ struct FlexLayoutEngine {
             let size = node.resolvedDimension(direction, axis, ownerSize, ownerWidth) + node.marginForAxis(axis, ownerWidth)
             return (size, .stretchFit)
         }
+        if let keywordMode = node.styleStorage.dimension(axis).sizingKeywordMode(available: ownerSize) {
+            return (keywordMode == .maxContent ? .nan : ownerSize, keywordMode)
+        }
         let maxSize = node.resolvedMax(axis, direction, ownerSize, ownerWidth)
         if !maxSize.isNaN { return (maxSize, .fitContent) }
         return (ownerSize, ownerSize.isNaN ? .maxContent : .stretchFit)

@@ -39,7 +39,9 @@ extension FlexLayoutEngine {
             let align = resolveChildAlignment(node, child)
             let startAuto = child.marginIsAuto(flexStart: crossAxis, direction)
             let endAuto = child.marginIsAuto(flexEnd: crossAxis, direction)
-            if align == .stretch && !startAuto && !endAuto {
+            // Only an auto cross size stretches; sizing keywords keep their size.
+            let keywordSized = child.styleStorage.dimension(crossAxis).sizingKeywordMode(available: 0) != nil
+            if align == .stretch && !startAuto && !endAuto && !keywordSized {
                 if !child.hasDefiniteLength(crossAxis, container.availableInnerCrossDim) {
                     stretchItem(child, container, lineCrossDim: line.crossDim)
                 }

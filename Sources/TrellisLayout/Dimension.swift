@@ -8,6 +8,12 @@ public enum Dimension: Equatable, Sendable {
     case auto
     case points(Float)
     case percent(Float)
+    /// [CSS Sizing 3 keywords](https://www.w3.org/TR/css-sizing-3/#sizing-values) for `width`,
+    /// `height` and `flex-basis`: size to the content without limit (`max-content`), to the
+    /// content within the available space (`fit-content`), or to the available space (`stretch`).
+    case maxContent
+    case fitContent
+    case stretch
 
     /// The used value against `reference` (the containing block's size for percentages);
     /// NaN when undefined, `auto`, or a percentage of an indefinite reference.
@@ -16,7 +22,7 @@ public enum Dimension: Equatable, Sendable {
         switch self {
         case .points(let value): return value
         case .percent(let value): return value * reference * 0.01
-        case .undefined, .auto: return .nan
+        case .undefined, .auto, .maxContent, .fitContent, .stretch: return .nan
         }
     }
 
@@ -31,6 +37,17 @@ public enum Dimension: Equatable, Sendable {
     var isAuto: Bool {
         if case .auto = self { return true }
         return false
+    }
+
+    /// The sizing rule a sizing keyword imposes, given the space available; nil for other values.
+    @inline(__always)
+    func sizingKeywordMode(available: Float) -> SizingMode? {
+        switch self {
+        case .maxContent: return .maxContent
+        case .fitContent: return available.isNaN ? .maxContent : .fitContent
+        case .stretch: return available.isNaN ? .maxContent : .stretchFit
+        default: return nil
+        }
     }
 
     @inline(__always)

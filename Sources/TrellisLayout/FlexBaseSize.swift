@@ -151,11 +151,24 @@ extension FlexLayoutEngine {
                 childWidthMode = .stretchFit
             }
         }
+        applySizingKeyword(child.styleStorage.width, available: width, &childWidth, &childWidthMode)
+        applySizingKeyword(child.styleStorage.height, available: height, &childHeight, &childHeightMode)
+        if child.styleStorage.flexBasis == .maxContent {
+            if isMainAxisRow { (childWidth, childWidthMode) = (.nan, .maxContent) } else { (childHeight, childHeightMode) = (.nan, .maxContent) }
+        }
         constrainMaxSizeForMode(child, direction, .row, ownerWidth, ownerWidth, &childWidthMode, &childWidth)
         constrainMaxSizeForMode(child, direction, .column, ownerHeight, ownerWidth, &childHeightMode, &childHeight)
         layoutNode(child, availableWidth: childWidth, availableHeight: childHeight, ownerDirection: direction,
                    widthMode: childWidthMode, heightMode: childHeightMode, ownerWidth: ownerWidth,
                    ownerHeight: ownerHeight, performLayout: false, depth: container.depth)
+    }
+
+    /// A `max-content`, `fit-content` or `stretch` preferred size replaces the rule the item would
+    /// otherwise be sized under ([CSS Sizing 3 §3.2](https://www.w3.org/TR/css-sizing-3/#sizing-values)).
+    func applySizingKeyword(_ preferred: Dimension, available: Float, _ size: inout Float, _ mode: inout SizingMode) {
+        guard let keywordMode = preferred.sizingKeywordMode(available: available) else { return }
+        mode = keywordMode
+        size = keywordMode == .maxContent ? .nan : available
     }
 
     /// Applies an item's max size to the space it is offered: a stricter limit for fit-content

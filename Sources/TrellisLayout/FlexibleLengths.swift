@@ -187,6 +187,7 @@ extension FlexLayoutEngine {
         var childCrossSize: Float
         var childCrossMode: SizingMode
         let stretches = resolveChildAlignment(node, child) == .stretch
+            && child.styleStorage.dimension(crossAxis).sizingKeywordMode(available: 0) == nil
             && !child.marginIsAuto(flexStart: crossAxis, direction)
             && !child.marginIsAuto(flexEnd: crossAxis, direction)
         let crossDefinite = child.hasDefiniteLength(crossAxis, innerCross)
@@ -212,6 +213,7 @@ extension FlexLayoutEngine {
         }
         constrainMaxSizeForMode(child, direction, mainAxis, container.availableInnerMainDim, innerWidth,
                                 &childMainMode, &childMainSize)
+        applySizingKeyword(child.styleStorage.dimension(crossAxis), available: innerCross, &childCrossSize, &childCrossMode)
         constrainMaxSizeForMode(child, direction, crossAxis, innerCross, innerWidth, &childCrossMode, &childCrossSize)
 
         let requiresStretchLayout = !crossDefinite && stretches

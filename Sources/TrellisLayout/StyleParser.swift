@@ -132,6 +132,10 @@ extension Style {
             if text == "undefined" || text.isEmpty { return .undefined }
             if text.hasSuffix("%"), let number = Float(text.dropLast()) { return .percent(number) }
             if let number = Float(text.hasSuffix("px") ? String(text.dropLast(2)) : text) { return .points(number) }
+            let keywordsAllowed = ["width", "height", "flexBasis"].contains(name)
+            if keywordsAllowed && text == "max-content" { return .maxContent }
+            if keywordsAllowed && text == "fit-content" { return .fitContent }
+            if keywordsAllowed && text == "stretch" { return .stretch }
             if ["max-content", "min-content", "fit-content", "stretch", "content"].contains(text) {
                 throw .unsupportedValue(property: name, value: text)
             }
