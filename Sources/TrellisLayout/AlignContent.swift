@@ -74,7 +74,7 @@ extension FlexLayoutEngine {
             if child.isLayoutDimensionDefined(crossAxis) {
                 lineHeight = maxOrDefined(lineHeight, child.measured(crossAxis) + child.marginForAxis(crossAxis, innerWidth))
             }
-            if resolveChildAlignment(node, child) == .baseline {
+            if participatesInBaselineAlignment(node, child, container.direction) {
                 let ascent = calculateBaseline(child) + child.margin(flexStart: .column, container.direction, innerWidth)
                 let descent = child.layout.measuredHeight + child.marginForAxis(.column, innerWidth) - ascent
                 maxAscent = maxOrDefined(maxAscent, ascent)
@@ -109,6 +109,13 @@ extension FlexLayoutEngine {
         case .stretch:
             child.layout.position[startEdge] = lead + marginStart + relative
             restretchItem(child, container, lineHeight: lineHeight, leadPerLine: leadPerLine)
+        case .baseline where !participatesInBaselineAlignment(container.node, child, direction):
+            // An item with auto cross margins is placed by them within its line.
+            let startAuto = child.marginIsAuto(flexStart: crossAxis, direction)
+            let endAuto = child.marginIsAuto(flexEnd: crossAxis, direction)
+            let free = lineHeight - child.measured(crossAxis) - child.marginForAxis(crossAxis, innerWidth)
+            let offset: Float = startAuto && endAuto ? max(free, 0) / 2 : (startAuto ? max(free, 0) : 0)
+            child.layout.position[startEdge] = lead + offset + marginStart + relative
         case .baseline:
             child.layout.position[.top] = lead + maxAscent - calculateBaseline(child)
                 + child.insetValue(FlexDirection.column.flexStartEdge, direction, container.availableInnerCrossDim)

@@ -8,7 +8,11 @@ extension FlexLayoutEngine {
             return baseline(node.layout.measuredWidth, node.layout.measuredHeight)
         }
         var baselineChild: LayoutNode?
-        for child in node.layoutChildren {
+        // The first item is the one at the main-start edge: the last one in `column-reverse`.
+        let children = node.layoutChildren
+        let ordered = node.styleStorage.flexDirection == .columnReverse && config.useWebDefaults
+            ? Array(children.reversed()) : children
+        for child in ordered {
             if child.lineIndex > 0 { break }
             if child.styleStorage.positionType == .absolute { continue }
             if resolveChildAlignment(node, child) == .baseline || child.isReferenceBaseline {
@@ -21,6 +25,14 @@ extension FlexLayoutEngine {
         return calculateBaseline(baselineChild) + baselineChild.layout.position.top
     }
 
+}
+
+/// Whether `child` takes part in baseline alignment: it is aligned `baseline` and has no auto
+/// margin in the cross axis ([§8.3](https://www.w3.org/TR/css-flexbox-1/#baseline-participation)).
+@inline(__always)
+func participatesInBaselineAlignment(_ node: LayoutNode, _ child: LayoutNode, _ direction: Direction) -> Bool {
+    resolveChildAlignment(node, child) == .baseline
+        && !child.marginIsAuto(flexStart: .column, direction) && !child.marginIsAuto(flexEnd: .column, direction)
 }
 
 /// Whether the container aligns items by baseline (a row with a baseline-aligned item).

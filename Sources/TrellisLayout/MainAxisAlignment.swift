@@ -43,7 +43,7 @@ extension FlexLayoutEngine {
                 line.crossDim = container.availableInnerCrossDim
             } else {
                 line.mainDim += child.dimensionWithMargin(mainAxis, innerWidth)
-                if isBaseline {
+                if isBaseline && participatesInBaselineAlignment(node, child, direction) {
                     let ascent = calculateBaseline(child) + child.margin(flexStart: .column, direction, innerWidth)
                     let descent = child.layout.measuredHeight + child.marginForAxis(.column, innerWidth) - ascent
                     maxAscent = maxOrDefined(maxAscent, ascent)
@@ -54,7 +54,8 @@ extension FlexLayoutEngine {
             }
         }
         line.mainDim += trailingPaddingAndBorder
-        if isBaseline { line.crossDim = maxAscent + maxDescent }
+        // Items that do not take part in baseline alignment count with their outer size.
+        if isBaseline { line.crossDim = maxOrDefined(line.crossDim, maxAscent + maxDescent) }
     }
 
     /// Under a fit-content main size the container shrinks to its content, so only the space
