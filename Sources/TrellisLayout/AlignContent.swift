@@ -44,7 +44,10 @@ extension FlexLayoutEngine {
         for lineIndex in 0..<container.lineCount {
             let metrics = measureLine(container, lineIndex: lineIndex, start: start)
             currentLead += lineIndex != 0 ? crossGap : 0
-            let lineHeight = metrics.height + extraSpacePerLine
+            var lineHeight = metrics.height + extraSpacePerLine
+            // A single line in a container with a definite cross size is as big as the container
+            // ([§9.4 step 8](https://www.w3.org/TR/css-flexbox-1/#algo-cross-line)).
+            if !container.isWrapping && container.crossMode == .stretchFit { lineHeight = innerCrossDim }
             for index in start..<metrics.end {
                 let child = container.children[index]
                 if child.styleStorage.display == .none || child.styleStorage.positionType == .absolute { continue }
