@@ -61,6 +61,10 @@ extension FlexLayoutEngine {
         var childWidth = sizeFromInsets(containingNode, child, .row, direction, blockWidth, blockWidth, marginRow)
         var childHeight = sizeFromInsets(containingNode, child, .column, direction, blockHeight, blockWidth, marginColumn)
 
+        if config.useWebDefaults, let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
+            (childWidth, childHeight) = sizeWithAspectRatio(child, ratio, childWidth, childHeight, margins: (marginRow, marginColumn),
+                                                            block: (blockWidth, blockHeight), direction: direction, depth: depth)
+        }
         // With one size known, the aspect ratio gives the other.
         if childWidth.isNaN != childHeight.isNaN, let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
             if childWidth.isNaN {
@@ -88,6 +92,36 @@ extension FlexLayoutEngine {
                    performLayout: true, depth: depth)
         positionAbsoluteChild(containingNode, node, child, direction, mainAxis, isMainAxis: true, blockWidth, blockHeight)
         positionAbsoluteChild(containingNode, node, child, direction, crossAxis, isMainAxis: false, blockWidth, blockHeight)
+    }
+
+    /// CSS sizing of an absolutely positioned box with an aspect ratio
+    /// ([CSS Sizing 4 §2](https://www.w3.org/TR/css-sizing-4/#aspect-ratio)): a width (from
+    /// `width` or both insets) gives the height unless `height` is set; with neither, the content's
+    /// width does, and min/max sizes transfer through the ratio. Returns outer sizes.
+    private func sizeWithAspectRatio(_ child: LayoutNode, _ ratio: Float, _ width: Float, _ height: Float,
+                                     margins: (row: Float, column: Float), block: (width: Float, height: Float),
+                                     direction: Direction, depth: Int) -> (Float, Float) {
+        let heightFromStyle = child.hasDefiniteLength(.column, block.height)
+        if !width.isNaN && !heightFromStyle {
+            let innerHeight = child.boundAxis(.column, direction, (width - margins.row) / ratio, block.height, block.width)
+            return (width, innerHeight + margins.column)
+        }
+        if !height.isNaN && width.isNaN {
+            let innerWidth = child.boundAxis(.row, direction, (height - margins.column) * ratio, block.width, block.width)
+            return (innerWidth + margins.row, height)
+        }
+        guard width.isNaN && height.isNaN else { return (width, height) }
+        layoutNode(child, availableWidth: .nan, availableHeight: .nan, ownerDirection: direction, widthMode: .maxContent,
+                   heightMode: .maxContent, ownerWidth: block.width, ownerHeight: block.height, performLayout: false,
+                   depth: depth)
+        var innerWidth = child.layout.measuredWidth
+        var innerHeight = innerWidth / ratio
+        let boundedHeight = child.boundAxis(.column, direction, innerHeight, block.height, block.width)
+        if boundedHeight != innerHeight {
+            innerHeight = boundedHeight
+            innerWidth = child.boundAxis(.row, direction, innerHeight * ratio, block.width, block.width)
+        }
+        return (innerWidth + margins.row, innerHeight + margins.column)
     }
 
     /// The child's outer size on `axis`: its definite size, else the containing block minus
