@@ -78,7 +78,7 @@ extension FlexLayoutEngine {
                 lineHeight = maxOrDefined(lineHeight, child.measured(crossAxis) + child.marginForAxis(crossAxis, innerWidth))
             }
             if participatesInBaselineAlignment(node, child, container.direction) {
-                let ascent = calculateBaseline(child) + child.margin(flexStart: .column, container.direction, innerWidth)
+                let ascent = baselineAscent(child, container.node, container.direction, innerWidth)
                 let descent = child.layout.measuredHeight + child.marginForAxis(.column, innerWidth) - ascent
                 maxAscent = maxOrDefined(maxAscent, ascent)
                 maxDescent = maxOrDefined(maxDescent, descent)
@@ -120,7 +120,7 @@ extension FlexLayoutEngine {
             let offset: Float = startAuto && endAuto ? max(free, 0) / 2 : (startAuto ? max(free, 0) : 0)
             child.layout.position[startEdge] = lead + offset + marginStart + relative
         case .baseline:
-            child.layout.position[.top] = lead + maxAscent - calculateBaseline(child)
+            child.layout.position[.top] = lead + maxAscent - baselineFromLeadingEdge(child, container.node)
                 + child.insetValue(FlexDirection.column.flexStartEdge, direction, container.availableInnerCrossDim)
         case .auto, .spaceBetween, .spaceAround, .spaceEvenly:
             break

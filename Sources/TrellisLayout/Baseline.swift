@@ -25,6 +25,27 @@ extension FlexLayoutEngine {
         return calculateBaseline(baselineChild) + baselineChild.layout.position.top
     }
 
+    /// The item's baseline measured from the edge lines are stacked from: its top, or its bottom
+    /// in a `wrap-reverse` container in web mode, where lines (and baseline alignment) start at
+    /// the bottom ([§8.3](https://www.w3.org/TR/css-flexbox-1/#baseline-participation)). Lines
+    /// are laid out top-down and mirrored afterwards, so the bottom becomes the leading edge.
+    @inline(__always)
+    func baselineFromLeadingEdge(_ child: LayoutNode, _ container: LayoutNode) -> Float {
+        let baseline = calculateBaseline(child)
+        if config.useWebDefaults && container.styleStorage.flexWrap == .wrapReverse {
+            return child.layout.measuredHeight - baseline
+        }
+        return baseline
+    }
+
+    /// The distance from the item's leading margin edge to its baseline.
+    @inline(__always)
+    func baselineAscent(_ child: LayoutNode, _ container: LayoutNode, _ direction: Direction, _ widthSize: Float) -> Float {
+        let leadingMargin = config.useWebDefaults && container.styleStorage.flexWrap == .wrapReverse
+            ? child.margin(flexEnd: .column, direction, widthSize) : child.margin(flexStart: .column, direction, widthSize)
+        return baselineFromLeadingEdge(child, container) + leadingMargin
+    }
+
 }
 
 /// Whether `child` takes part in baseline alignment: it is aligned `baseline` and has no auto

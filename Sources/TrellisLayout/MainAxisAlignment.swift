@@ -44,7 +44,7 @@ extension FlexLayoutEngine {
             } else {
                 line.mainDim += child.dimensionWithMargin(mainAxis, innerWidth)
                 if isBaseline && participatesInBaselineAlignment(node, child, direction) {
-                    let ascent = calculateBaseline(child) + child.margin(flexStart: .column, direction, innerWidth)
+                    let ascent = baselineAscent(child, node, direction, innerWidth)
                     let descent = child.layout.measuredHeight + child.marginForAxis(.column, innerWidth) - ascent
                     maxAscent = maxOrDefined(maxAscent, ascent)
                     maxDescent = maxOrDefined(maxDescent, descent)
