@@ -169,7 +169,10 @@ extension FlexLayoutEngine {
             }
         } else {
             var align = resolveChildAlignment(parent, child)
-            if parent.styleStorage.flexWrap == .wrapReverse {
+            // Chrome places a baseline-aligned absolute child at the start edge even in a
+            // wrap-reverse container; Yoga flips it to the end.
+            let keepsStart = config.useWebDefaults && align == .baseline
+            if parent.styleStorage.flexWrap == .wrapReverse && !keepsStart {
                 if align == .flexEnd { align = .flexStart } else if align != .center { align = .flexEnd }
             }
             switch align {
