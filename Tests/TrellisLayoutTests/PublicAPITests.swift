@@ -139,8 +139,10 @@ struct PublicAPITests {
         #expect(style.margin.left == .auto)
         #expect(style.flex == 1)
         #expect(throws: StyleParseError.unknownProperty("colour")) { try style.set("colour", .string("red")) }
-        #expect(throws: StyleParseError.unsupportedValue(property: "width", value: "max-content")) {
-            try style.set("width", .string("max-content"))
+        try style.set("width", .string("max-content"))
+        #expect(style.width == .maxContent)
+        #expect(throws: StyleParseError.unsupportedValue(property: "minWidth", value: "max-content")) {
+            try style.set("minWidth", .string("max-content"))
         }
         let error = #expect(throws: LayoutInputError.self) {
             _ = try LayoutTree.build(try JSONValue.parse(#"{"children":[{"style":{"padding":"auto"}}]}"#), mode: .yoga)
