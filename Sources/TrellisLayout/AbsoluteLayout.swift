@@ -6,8 +6,8 @@ extension FlexLayoutEngine {
     func layoutAbsoluteChildren(containingNode: LayoutNode, node: LayoutNode, widthMode: SizingMode,
                                 direction: Direction, depth: Int, leftOffset: Float, topOffset: Float,
                                 availableInnerWidth: Float, availableInnerHeight: Float) {
-        for child in node.layoutChildren {
-            if child.styleStorage.display == .none { continue }
+        node.layoutChildren.forEachUnretained { _, child in
+            if child.styleStorage.display == .none { return }
             if child.styleStorage.positionType == .absolute {
                 let useInnerSize = config.errata.contains(.absolutePercentAgainstInnerSize)
                 let blockWidth = useInnerSize ? availableInnerWidth

@@ -34,7 +34,7 @@ extension FlexLayoutEngine {
         let crossAxis = container.crossAxis
         let direction = container.direction
         let innerWidth = container.availableInnerWidth
-        for child in line.items {
+        line.items.forEachUnretained { _, child in
             var leadingCrossDim = container.leadingPaddingAndBorderCross
             let align = resolveChildAlignment(node, child)
             let startAuto = child.marginIsAuto(flexStart: crossAxis, direction)

@@ -5,17 +5,18 @@ extension FlexLayoutEngine {
     func determineFlexBaseSizes(_ container: inout FlexContainer) {
         let singleFlexChild = container.mainMode == .stretchFit ? findSingleFlexChild(container) : nil
         var total: Float = 0
-        for child in container.children {
+        let children = container.children
+        children.forEachUnretained { _, child in
             if child.styleStorage.display == .none {
                 child.zeroOutLayoutRecursively()
-                continue
+                return
             }
             if container.performLayout {
                 child.setInitialPosition(child.resolveDirection(container.direction),
                                          container.availableInnerWidth, container.availableInnerHeight)
             }
             if child.styleStorage.positionType != .relative { container.hasOutOfFlowCandidates = true }
-            if child.styleStorage.positionType == .absolute { continue }
+            if child.styleStorage.positionType == .absolute { return }
             if child === singleFlexChild {
                 child.layout.computedFlexBasisGeneration = generation
                 child.layout.computedFlexBasis = 0

@@ -113,7 +113,8 @@ extension FlexLayoutEngine {
     /// share and flex factor are removed from the line.
     private func freezeInflexibleItems(_ container: FlexContainer, _ line: inout FlexLine) {
         var deltaFreeSpace: Float = 0
-        for child in line.items {
+        let items = line.items
+        items.forEachUnretained { _, child in
             let flexBasis = clampedFlexBasis(child, container)
             if line.remainingFreeSpace < 0 {
                 let scaledShrink = -child.resolveFlexShrink(config) * flexBasis
@@ -145,7 +146,7 @@ extension FlexLayoutEngine {
     /// Returns the space distributed.
     private func distributeFreeSpace(_ container: inout FlexContainer, _ line: FlexLine) -> Float {
         var deltaFreeSpace: Float = 0
-        for child in line.items {
+        line.items.forEachUnretained { _, child in
             let flexBasis = clampedFlexBasis(child, container)
             var mainSize = flexBasis
             if !line.remainingFreeSpace.isNaN && line.remainingFreeSpace < 0 {

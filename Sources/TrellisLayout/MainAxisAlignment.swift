@@ -26,7 +26,8 @@ extension FlexLayoutEngine {
         let isBaseline = container.isBaselineLayout
         let autoMarginShare = line.numberOfAutoMargins > 0 ? line.remainingFreeSpace / Float(line.numberOfAutoMargins) : 0
         let canSkipFlex = !container.performLayout && container.crossMode == .stretchFit
-        for (index, child) in line.items.enumerated() {
+        let items = line.items
+        items.forEachUnretained { index, child in
             if child.marginIsAuto(flexStart: mainAxis, direction) && line.remainingFreeSpace > 0 {
                 line.mainDim += autoMarginShare
             }

@@ -32,7 +32,7 @@ extension FlexLayoutEngine {
             node.layout.cachedLayout.computedWidth = width
             node.layout.cachedLayout.computedHeight = height
         }
-        for child in node.children {
+        node.children.forEachUnretained { _, child in
             roundToPixelGrid(child, absoluteLeft: absoluteNodeLeft, absoluteTop: absoluteNodeTop)
         }
     }
