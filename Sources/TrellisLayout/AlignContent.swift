@@ -66,14 +66,9 @@ extension FlexLayoutEngine {
         let crossAxis = container.crossAxis
         let innerWidth = container.availableInnerWidth
         var lineHeight: Float = 0, maxAscent: Float = 0, maxDescent: Float = 0
-        var index = start
-        while index < container.children.count {
-            let child = container.children[index]
-            if child.styleStorage.display == .none || child.styleStorage.positionType == .absolute {
-                index += 1
-                continue
-            }
-            if child.lineIndex != lineIndex { break }
+        let end = container.children.forEachUnretained(from: start) { _, child in
+            if child.styleStorage.display == .none || child.styleStorage.positionType == .absolute { return true }
+            if child.lineIndex != lineIndex { return false }
             if child.isLayoutDimensionDefined(crossAxis) {
                 lineHeight = maxOrDefined(lineHeight, child.measured(crossAxis) + child.marginForAxis(crossAxis, innerWidth))
             }
@@ -84,9 +79,9 @@ extension FlexLayoutEngine {
                 maxDescent = maxOrDefined(maxDescent, descent)
                 lineHeight = maxOrDefined(lineHeight, maxAscent + maxDescent)
             }
-            index += 1
+            return true
         }
-        return (lineHeight, maxAscent, index)
+        return (lineHeight, maxAscent, end)
     }
 
     /// Positions an item within its line per `align-self` once the line's final cross size is known.

@@ -60,8 +60,8 @@ func participatesInBaselineAlignment(_ node: LayoutNode, _ child: LayoutNode, _ 
 func isBaselineLayout(_ node: LayoutNode, _ children: [LayoutNode]) -> Bool {
     if node.styleStorage.flexDirection.isColumn { return false }
     if node.styleStorage.alignItems == .baseline { return true }
-    for child in children where child.styleStorage.positionType != .absolute && child.styleStorage.alignSelf == .baseline {
-        return true
+    let end = children.forEachUnretained(from: 0) { _, child in
+        child.styleStorage.positionType == .absolute || child.styleStorage.alignSelf != .baseline
     }
-    return false
+    return end < children.count
 }

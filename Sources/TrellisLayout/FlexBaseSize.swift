@@ -6,7 +6,7 @@ extension FlexLayoutEngine {
         let singleFlexChild = container.mainMode == .stretchFit ? findSingleFlexChild(container) : nil
         var total: Float = 0
         let children = container.children
-        children.forEachUnretained { _, child in
+        children.forEachUnretained { index, child in
             if child.styleStorage.display == .none {
                 child.zeroOutLayoutRecursively()
                 return
@@ -17,7 +17,7 @@ extension FlexLayoutEngine {
             }
             if child.styleStorage.positionType != .relative { container.hasOutOfFlowCandidates = true }
             if child.styleStorage.positionType == .absolute { return }
-            if child === singleFlexChild {
+            if index == singleFlexChild {
                 child.layout.computedFlexBasisGeneration = generation
                 child.layout.computedFlexBasis = 0
             } else {
@@ -38,16 +38,21 @@ extension FlexLayoutEngine {
 
     /// If exactly one item can both grow and shrink, its basis can be 0: it will take exactly the
     /// remaining space, so measuring it is unnecessary (a Yoga optimisation).
-    private func findSingleFlexChild(_ container: FlexContainer) -> LayoutNode? {
-        var single: LayoutNode?
-        for child in container.children where child.isFlexible(config) {
+    /// - Returns: the index of that item in `container.children`.
+    private func findSingleFlexChild(_ container: FlexContainer) -> Int? {
+        var single: Int?
+        var several = false
+        _ = container.children.forEachUnretained(from: 0) { index, child in
+            guard child.isFlexible(config) else { return true }
             if single != nil || inexactEquals(child.resolveFlexGrow(), 0)
                 || inexactEquals(child.resolveFlexShrink(config), 0) {
-                return nil
+                several = true
+                return false
             }
-            single = child
+            single = index
+            return true
         }
-        return single
+        return several ? nil : single
     }
 
     /// The flex base size of one item: its definite `flex-basis`, else its definite main size,

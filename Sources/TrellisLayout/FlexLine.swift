@@ -47,14 +47,11 @@ extension FlexLayoutEngine {
         let gap = container.node.gap(mainAxis, container.availableInnerMainDim)
         var line = FlexLine()
         line.items.reserveCapacity(container.children.count - start)
-        var index = start
         var firstIndex = start
-        while index < container.children.count {
-            defer { index += 1 }
-            let child = container.children[index]
+        let endIndex = container.children.forEachUnretained(from: start) { index, child in
             if child.styleStorage.display == .none || child.styleStorage.positionType == .absolute {
                 if firstIndex == index { firstIndex += 1 }
-                continue
+                return true
             }
             if child.marginIsAuto(flexStart: mainAxis, container.ownerDirection) { line.numberOfAutoMargins += 1 }
             if child.marginIsAuto(flexEnd: mainAxis, container.ownerDirection) { line.numberOfAutoMargins += 1 }
@@ -63,10 +60,7 @@ extension FlexLayoutEngine {
             let outerMain = hypotheticalMainSize(child, container)
                 + child.marginForAxis(mainAxis, container.availableInnerWidth) + leadingGap
             if line.sizeConsumed + outerMain > container.availableInnerMainDim && container.isWrapping && !line.items.isEmpty {
-                index -= 1  // this item starts the next line
-                line.endIndex = index + 1
-                finishFlexLine(&line)
-                return line
+                return false  // this item starts the next line
             }
             line.sizeConsumed += outerMain
             if child.isFlexible(config) {
@@ -74,8 +68,9 @@ extension FlexLayoutEngine {
                 line.totalFlexShrinkScaledFactors += -child.resolveFlexShrink(config) * child.layout.computedFlexBasis
             }
             line.items.append(child)
+            return true
         }
-        line.endIndex = container.children.count
+        line.endIndex = endIndex
         finishFlexLine(&line)
         return line
     }

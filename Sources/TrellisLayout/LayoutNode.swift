@@ -180,4 +180,19 @@ extension Array where Element == LayoutNode {
             }
         }
     }
+
+    /// Like `forEachUnretained(_:)`, from index `start` for as long as `body` returns true.
+    /// - Returns: the index at which `body` returned false, or `count`.
+    @inline(__always)
+    func forEachUnretained(from start: Int, while body: (_ index: Int, _ node: LayoutNode) -> Bool) -> Int {
+        withUnsafeBufferPointer { nodes in
+            var index = start
+            while index < nodes.count {
+                let proceed = Unmanaged.passUnretained(nodes[index])._withUnsafeGuaranteedRef { body(index, $0) }
+                if !proceed { return index }
+                index += 1
+            }
+            return nodes.count
+        }
+    }
 }
