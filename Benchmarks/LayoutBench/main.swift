@@ -4,6 +4,7 @@
 //   trellis-layout-bench --emit-tree N   print the N-node box tree as JSON (Yoga style names),
 //                                        so scripts/bench-layout can lay out the same tree with Yoga
 //   trellis-layout-bench --emit-frames N print that tree's frames, to check both engines agree
+//   trellis-layout-bench --scaling       relayout time per node for trees of 500 to 20,000 nodes
 //   trellis-layout-bench --profile N     relayout the 1,000-node tree N times (for perf record)
 import TrellisLayout
 
@@ -155,6 +156,13 @@ if arguments.count == 3, arguments[1] == "--emit-tree", let count = Int(argument
             root.style = style
             root.calculateLayout(availableWidth: Feed.viewportWidth, availableHeight: nil)
         }
+    }
+} else if arguments.count == 2, arguments[1] == "--scaling" {
+    // Time per node as the tree grows: does anything grow faster than the node count?
+    for count in [500, 1_000, 2_000, 5_000, 10_000, 20_000] {
+        let json = Feed.json(nodeCount: count, text: false)
+        let relayout = timeRelayout(json, runs: 21)
+        print("\(count) nodes: relayout \(format(relayout)) ms, \(format(relayout * 1000 / Double(count))) µs per node")
     }
 } else if arguments.count == 3, arguments[1] == "--emit-frames", let count = Int(arguments[2]) {
     let root = buildTree(Feed.json(nodeCount: count, text: false))
