@@ -73,7 +73,7 @@ extension FlexLayoutEngine {
                 lineHeight = maxOrDefined(lineHeight, child.measured(crossAxis) + child.marginForAxis(crossAxis, innerWidth))
             }
             if participatesInBaselineAlignment(node, child, container.direction) {
-                let ascent = baselineAscent(child, container.node, container.direction, innerWidth)
+                let ascent = baselineAscent(child, container.node, container.direction, innerWidth, usePositions: true)
                 let descent = child.layout.measuredHeight + child.marginForAxis(.column, innerWidth) - ascent
                 maxAscent = maxOrDefined(maxAscent, ascent)
                 maxDescent = maxOrDefined(maxDescent, descent)
@@ -115,7 +115,7 @@ extension FlexLayoutEngine {
             let offset: Float = startAuto && endAuto ? max(free, 0) / 2 : (startAuto ? max(free, 0) : 0)
             child.layout.position[startEdge] = lead + offset + marginStart + relative
         case .baseline:
-            child.layout.position[.top] = lead + maxAscent - baselineFromLeadingEdge(child, container.node)
+            child.layout.position[.top] = lead + maxAscent - baselineFromLeadingEdge(child, container.node, usePositions: true)
                 + child.insetValue(FlexDirection.column.flexStartEdge, direction, container.availableInnerCrossDim)
         case .auto, .spaceBetween, .spaceAround, .spaceEvenly:
             break

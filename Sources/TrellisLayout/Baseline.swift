@@ -3,9 +3,25 @@ extension FlexLayoutEngine {
     /// The node's first baseline, from its top: its baseline function's answer, else the
     /// baseline of its first baseline-aligned (or reference, or first) item on the first line,
     /// else its height.
-    func calculateBaseline(_ node: LayoutNode) -> Float {
+    ///
+    /// Only a layout pass leaves reliable positions, lines and sizes in the node's subtree
+    /// (`layout.width`/`height` are written by layout passes only; measuring writes the measured
+    /// sizes of whatever it visits). So, for `usePositions: true` (the node was just laid out),
+    /// descendants are read through their last layout; while only measuring, the baseline is
+    /// the node's bottom edge (or its baseline function's answer). Either way the answer does not
+    /// depend on what earlier layouts left behind, and a relayout gives a fresh layout's frames.
+    func calculateBaseline(_ node: LayoutNode, usePositions: Bool) -> Float {
         if let baseline = node.baselineFunction {
             return baseline(node.layout.measuredWidth, node.layout.measuredHeight)
+        }
+        if !usePositions { return node.layout.measuredHeight }
+        return laidOutBaseline(node)
+    }
+
+    /// The baseline of a laid-out node, from the results of its last layout pass.
+    private func laidOutBaseline(_ node: LayoutNode) -> Float {
+        if let baseline = node.baselineFunction {
+            return baseline(node.layout.width, node.layout.height)
         }
         var baselineChild: LayoutNode?
         // The first item is the one at the main-start edge: the last one in `column-reverse`.
@@ -21,8 +37,8 @@ extension FlexLayoutEngine {
             }
             if baselineChild == nil { baselineChild = child }
         }
-        guard let baselineChild else { return node.layout.measuredHeight }
-        return calculateBaseline(baselineChild) + baselineChild.layout.position.top
+        guard let baselineChild else { return node.layout.height }
+        return laidOutBaseline(baselineChild) + baselineChild.layout.position.top
     }
 
     /// The item's baseline measured from the edge lines are stacked from: its top, or its bottom
@@ -30,8 +46,8 @@ extension FlexLayoutEngine {
     /// the bottom ([§8.3](https://www.w3.org/TR/css-flexbox-1/#baseline-participation)). Lines
     /// are laid out top-down and mirrored afterwards, so the bottom becomes the leading edge.
     @inline(__always)
-    func baselineFromLeadingEdge(_ child: LayoutNode, _ container: LayoutNode) -> Float {
-        let baseline = calculateBaseline(child)
+    func baselineFromLeadingEdge(_ child: LayoutNode, _ container: LayoutNode, usePositions: Bool) -> Float {
+        let baseline = calculateBaseline(child, usePositions: usePositions)
         if config.useWebDefaults && container.styleStorage.flexWrap == .wrapReverse {
             return child.layout.measuredHeight - baseline
         }
@@ -40,10 +56,11 @@ extension FlexLayoutEngine {
 
     /// The distance from the item's leading margin edge to its baseline.
     @inline(__always)
-    func baselineAscent(_ child: LayoutNode, _ container: LayoutNode, _ direction: Direction, _ widthSize: Float) -> Float {
+    func baselineAscent(_ child: LayoutNode, _ container: LayoutNode, _ direction: Direction, _ widthSize: Float,
+                        usePositions: Bool) -> Float {
         let leadingMargin = config.useWebDefaults && container.styleStorage.flexWrap == .wrapReverse
             ? child.margin(flexEnd: .column, direction, widthSize) : child.margin(flexStart: .column, direction, widthSize)
-        return baselineFromLeadingEdge(child, container) + leadingMargin
+        return baselineFromLeadingEdge(child, container, usePositions: usePositions) + leadingMargin
     }
 
 }

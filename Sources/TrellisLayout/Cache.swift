@@ -45,15 +45,11 @@ extension FlexLayoutEngine {
         if (!last.computedHeight.isNaN && last.computedHeight < 0) || (!last.computedWidth.isNaN && last.computedWidth < 0) {
             return false
         }
-        let scale = config.pointScaleFactor
-        let rounded = scale != 0
-        func effective(_ value: Float) -> Float {
-            rounded ? roundValueToPixelGrid(Double(value), Double(scale), forceCeil: false, forceFloor: false) : value
-        }
-        let sameWidth = last.widthMode == request.widthMode
-            && inexactEquals(effective(last.availableWidth), effective(request.availableWidth))
-        let sameHeight = last.heightMode == request.heightMode
-            && inexactEquals(effective(last.availableHeight), effective(request.availableHeight))
+        // Yoga compares the offered sizes after rounding them to the pixel grid, so a measurement
+        // made for 121.6 points is reused for 121.9; then a relayout can differ from a fresh
+        // layout by a pixel. Trellis compares them exactly: the same tree always gets the same frames.
+        let sameWidth = last.widthMode == request.widthMode && inexactEquals(last.availableWidth, request.availableWidth)
+        let sameHeight = last.heightMode == request.heightMode && inexactEquals(last.availableHeight, request.availableHeight)
         let widthOK = sameWidth || Self.isCompatible(request.widthMode, request.availableWidth - marginRow, last.widthMode,
                                                      last.availableWidth - marginRow, last.computedWidth)
         let heightOK = sameHeight || Self.isCompatible(request.heightMode, request.availableHeight - marginColumn,

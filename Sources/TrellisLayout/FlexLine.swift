@@ -56,7 +56,9 @@ extension FlexLayoutEngine {
             if child.marginIsAuto(flexStart: mainAxis, container.ownerDirection) { line.numberOfAutoMargins += 1 }
             if child.marginIsAuto(flexEnd: mainAxis, container.ownerDirection) { line.numberOfAutoMargins += 1 }
             let leadingGap: Float = index == firstIndex ? 0 : gap
-            child.lineIndex = lineIndex
+            // Only a layout pass records lines: a measurement must not disturb the lines of a
+            // tree laid out earlier (baselines read them).
+            if container.performLayout { child.lineIndex = lineIndex }
             let outerMain = hypotheticalMainSize(child, container)
                 + child.marginForAxis(mainAxis, container.availableInnerWidth) + leadingGap
             if line.sizeConsumed + outerMain > container.availableInnerMainDim && container.isWrapping && !line.items.isEmpty {

@@ -133,9 +133,7 @@ public final class LayoutNode {
     // MARK: Results
 
     /// The node's frame after `calculateLayout`: position relative to the parent, size.
-    public var frame: LayoutFrame {
-        LayoutFrame(left: layout.position.left, top: layout.position.top, width: layout.width, height: layout.height)
-    }
+    public var frame: LayoutFrame { layout.frame }
 
     /// The direction the node was laid out in.
     public var layoutDirection: Direction { layout.direction }

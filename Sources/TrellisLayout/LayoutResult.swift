@@ -56,7 +56,10 @@ struct EdgeValues {
 /// What layout computes for a node: its output and the working state of the algorithm
 /// (Yoga's `LayoutResults`).
 struct LayoutResults {
-    /// Position of each edge relative to the parent; left and top are the output.
+    /// The output: the frame rounded to the pixel grid (`roundToPixelGrid`). The algorithm's own
+    /// values below stay unrounded, so that a later layout that reuses them rounds them afresh.
+    var frame = LayoutFrame.zero
+    /// Position of each edge relative to the parent.
     var position = EdgeValues()
     var margin = EdgeValues()
     var border = EdgeValues()

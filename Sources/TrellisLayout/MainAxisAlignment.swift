@@ -45,7 +45,8 @@ extension FlexLayoutEngine {
             } else {
                 line.mainDim += child.dimensionWithMargin(mainAxis, innerWidth)
                 if isBaseline && participatesInBaselineAlignment(node, child, direction) {
-                    let ascent = baselineAscent(child, node, direction, innerWidth)
+                    let ascent = baselineAscent(child, node, direction, innerWidth,
+                                                usePositions: container.performLayout)
                     let descent = child.layout.measuredHeight + child.marginForAxis(.column, innerWidth) - ascent
                     maxAscent = maxOrDefined(maxAscent, ascent)
                     maxDescent = maxOrDefined(maxDescent, descent)

@@ -15,23 +15,26 @@ extension FlexLayoutEngine {
         let absoluteNodeRight = absoluteNodeLeft + nodeWidth
         let absoluteNodeBottom = absoluteNodeTop + nodeHeight
 
-        if scale != 0 {
-            let isText = node.measureFunction != nil
-            node.layout.position.left = roundValueToPixelGrid(nodeLeft, scale, forceCeil: false, forceFloor: isText)
-            node.layout.position.top = roundValueToPixelGrid(nodeTop, scale, forceCeil: false, forceFloor: isText)
-            let fractionalWidth = hasFraction(nodeWidth * scale)
-            let fractionalHeight = hasFraction(nodeHeight * scale)
-            let width = roundValueToPixelGrid(absoluteNodeRight, scale, forceCeil: isText && fractionalWidth,
-                                              forceFloor: isText && !fractionalWidth)
-                - roundValueToPixelGrid(absoluteNodeLeft, scale, forceCeil: false, forceFloor: isText)
-            let height = roundValueToPixelGrid(absoluteNodeBottom, scale, forceCeil: isText && fractionalHeight,
-                                               forceFloor: isText && !fractionalHeight)
-                - roundValueToPixelGrid(absoluteNodeTop, scale, forceCeil: false, forceFloor: isText)
-            node.layout.width = width
-            node.layout.height = height
-            node.layout.cachedLayout.computedWidth = width
-            node.layout.cachedLayout.computedHeight = height
+        guard scale != 0 else {
+            node.layout.frame = LayoutFrame(left: Float(nodeLeft), top: Float(nodeTop), width: Float(nodeWidth),
+                                            height: Float(nodeHeight))
+            node.children.forEachUnretained { _, child in
+                roundToPixelGrid(child, absoluteLeft: absoluteNodeLeft, absoluteTop: absoluteNodeTop)
+            }
+            return
         }
+        let isText = node.measureFunction != nil
+        let fractionalWidth = hasFraction(nodeWidth * scale)
+        let fractionalHeight = hasFraction(nodeHeight * scale)
+        let roundedLeft = roundValueToPixelGrid(absoluteNodeLeft, scale, forceCeil: false, forceFloor: isText)
+        let roundedTop = roundValueToPixelGrid(absoluteNodeTop, scale, forceCeil: false, forceFloor: isText)
+        node.layout.frame = LayoutFrame(
+            left: roundValueToPixelGrid(nodeLeft, scale, forceCeil: false, forceFloor: isText),
+            top: roundValueToPixelGrid(nodeTop, scale, forceCeil: false, forceFloor: isText),
+            width: roundValueToPixelGrid(absoluteNodeRight, scale, forceCeil: isText && fractionalWidth,
+                                         forceFloor: isText && !fractionalWidth) - roundedLeft,
+            height: roundValueToPixelGrid(absoluteNodeBottom, scale, forceCeil: isText && fractionalHeight,
+                                          forceFloor: isText && !fractionalHeight) - roundedTop)
         node.children.forEachUnretained { _, child in
             roundToPixelGrid(child, absoluteLeft: absoluteNodeLeft, absoluteTop: absoluteNodeTop)
         }
