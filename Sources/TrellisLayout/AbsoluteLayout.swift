@@ -131,12 +131,11 @@ extension FlexLayoutEngine {
         if child.hasDefiniteLength(axis, blockSize) {
             return child.resolvedDimension(direction, axis, blockSize, blockWidth) + margin
         }
-        let style = child.styleStorage
-        guard style.hasInset(axis.flexStartEdge, direction) && style.hasInset(axis.flexEndEdge, direction) else {
+        guard child.hasInset(axis.flexStartEdge, direction) && child.hasInset(axis.flexEndEdge, direction) else {
             return .nan
         }
         let size = containingNode.measured(axis) - containingNode.borderForAxis(axis)
-            - (style.insetValue(axis.flexStartEdge, direction, blockSize) + style.insetValue(axis.flexEndEdge, direction, blockSize))
+            - (child.insetValue(axis.flexStartEdge, direction, blockSize) + child.insetValue(axis.flexEndEdge, direction, blockSize))
         return child.boundAxis(axis, direction, size, blockSize, blockWidth)
     }
 
@@ -147,18 +146,17 @@ extension FlexLayoutEngine {
                                        _ direction: Direction, _ axis: FlexDirection, isMainAxis: Bool,
                                        _ blockWidth: Float, _ blockHeight: Float) {
         let blockSize = axis.isRow ? blockWidth : blockHeight
-        let style = child.styleStorage
         let startEdge = axis.inlineStartEdge(direction), endEdge = axis.inlineEndEdge(direction)
         let flexStart = axis.flexStartEdge
-        if style.hasInset(startEdge, direction) {
-            let position = style.insetValue(startEdge, direction, blockSize) + containingNode.border(startEdge, direction)
-                + style.margin(inlineStart: axis, direction, blockSize)
+        if child.hasInset(startEdge, direction) {
+            let position = child.insetValue(startEdge, direction, blockSize) + containingNode.border(startEdge, direction)
+                + child.margin(inlineStart: axis, direction, blockSize)
             child.layout.position[flexStart] = startEdge != flexStart
                 ? positionOfOppositeEdge(position, axis, containingNode, child) : position
-        } else if style.hasInset(endEdge, direction) {
+        } else if child.hasInset(endEdge, direction) {
             let position = containingNode.measured(axis) - child.measured(axis)
-                - containingNode.border(endEdge, direction) - style.margin(inlineEnd: axis, direction, blockSize)
-                - style.insetValue(endEdge, direction, blockSize)
+                - containingNode.border(endEdge, direction) - child.margin(inlineEnd: axis, direction, blockSize)
+                - child.insetValue(endEdge, direction, blockSize)
             child.layout.position[flexStart] = startEdge != flexStart
                 ? positionOfOppositeEdge(position, axis, containingNode, child) : position
         } else if isMainAxis {

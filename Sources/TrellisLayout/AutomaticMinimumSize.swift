@@ -23,7 +23,7 @@ extension FlexLayoutEngine {
         // The specified size suggestion: a definite preferred main size.
         let specified = child.resolvedDimension(direction, mainAxis, innerMain, innerWidth)
         if !specified.isNaN && specified >= 0 { minimum = minOrDefined(minimum, specified) }
-        let maxSize = style.resolvedMax(mainAxis, direction, innerMain, innerWidth)
+        let maxSize = child.resolvedMax(mainAxis, direction, innerMain, innerWidth)
         if !maxSize.isNaN { minimum = minOrDefined(minimum, maxSize) }
         return minimum
     }
@@ -61,7 +61,7 @@ extension FlexLayoutEngine {
             return node.boundAxis(.row, direction, node.resolvedDimension(direction, .row, ownerWidth, ownerWidth),
                                   ownerWidth, ownerWidth)
         }
-        let paddingAndBorder = style.paddingAndBorder(.row, direction, ownerWidth)
+        let paddingAndBorder = node.paddingAndBorder(.row, direction, ownerWidth)
         var content: Float = 0
         if node.measureFunction != nil {
             content = callMeasureFunction(node, 0, .atMost, .nan, .undefined).width
@@ -73,16 +73,15 @@ extension FlexLayoutEngine {
                 let childStyle = child.styleStorage
                 if childStyle.display == .none || childStyle.positionType == .absolute { continue }
                 var contribution = minContentWidth(child, child.resolveDirection(direction), .nan)
-                    + childStyle.marginForAxis(.row, .nan)
-                if isRow, childStyle.overflow != .visible || childStyle.minWidth.isDefined {
-                    // An item that may shrink below its content contributes only its min size.
-                    let minWidth = childStyle.resolvedMin(.row, direction, .nan, .nan)
-                    if childStyle.overflow != .visible { contribution = zeroIfUndefined(minWidth) + childStyle.marginForAxis(.row, .nan) }
+                    + child.marginForAxis(.row, .nan)
+                if isRow && childStyle.overflow != .visible {
+                    // A scrolling item may shrink below its content: it contributes only its min size.
+                    contribution = zeroIfUndefined(child.resolvedMin(.row, direction, .nan, .nan)) + child.marginForAxis(.row, .nan)
                 }
                 content = sums ? content + contribution : max(content, contribution)
                 count += 1
             }
-            if sums && count > 1 { content += style.gap(.row, .nan) * Float(count - 1) }
+            if sums && count > 1 { content += node.gap(.row, .nan) * Float(count - 1) }
         }
         return node.boundAxis(.row, direction, content + paddingAndBorder, ownerWidth, ownerWidth)
     }

@@ -160,17 +160,16 @@ struct FlexLayoutEngine {
         let column = FlexDirection.column
         let startEdge: PhysicalEdge = direction == .ltr ? .left : .right
         let endEdge: PhysicalEdge = direction == .ltr ? .right : .left
-        let style = node.styleStorage
-        node.layout.margin[startEdge] = style.margin(inlineStart: row, direction, ownerWidth)
-        node.layout.margin[endEdge] = style.margin(inlineEnd: row, direction, ownerWidth)
-        node.layout.margin[.top] = style.margin(inlineStart: column, direction, ownerWidth)
-        node.layout.margin[.bottom] = style.margin(inlineEnd: column, direction, ownerWidth)
-        node.layout.border = EdgeValues(left: style.border(.left, direction), top: style.border(.top, direction),
-                                        right: style.border(.right, direction), bottom: style.border(.bottom, direction))
-        node.layout.padding = EdgeValues(left: style.padding(.left, direction, ownerWidth),
-                                         top: style.padding(.top, direction, ownerWidth),
-                                         right: style.padding(.right, direction, ownerWidth),
-                                         bottom: style.padding(.bottom, direction, ownerWidth))
+        node.layout.margin[startEdge] = node.margin(inlineStart: row, direction, ownerWidth)
+        node.layout.margin[endEdge] = node.margin(inlineEnd: row, direction, ownerWidth)
+        node.layout.margin[.top] = node.margin(inlineStart: column, direction, ownerWidth)
+        node.layout.margin[.bottom] = node.margin(inlineEnd: column, direction, ownerWidth)
+        node.layout.border = EdgeValues(left: node.border(.left, direction), top: node.border(.top, direction),
+                                        right: node.border(.right, direction), bottom: node.border(.bottom, direction))
+        node.layout.padding = EdgeValues(left: node.padding(.left, direction, ownerWidth),
+                                         top: node.padding(.top, direction, ownerWidth),
+                                         right: node.padding(.right, direction, ownerWidth),
+                                         bottom: node.padding(.bottom, direction, ownerWidth))
     }
 
     /// The cached size for `request`, if one is valid (Yoga's Cache.cpp).

@@ -91,9 +91,8 @@ extension FlexLayoutEngine {
                                          _ paddingAndBorder: Float, _ ownerSize: Float) -> Float {
         var inner = available - paddingAndBorder
         guard !inner.isNaN else { return inner }
-        let style = container.node.styleStorage
-        let minSize = style.resolvedMin(axis, container.direction, ownerSize, container.ownerWidth)
-        let maxSize = style.resolvedMax(axis, container.direction, ownerSize, container.ownerWidth)
+        let minSize = container.node.resolvedMin(axis, container.direction, ownerSize, container.ownerWidth)
+        let maxSize = container.node.resolvedMax(axis, container.direction, ownerSize, container.ownerWidth)
         let minInner = minSize.isNaN ? 0 : minSize - paddingAndBorder
         let maxInner = maxSize.isNaN ? Float.greatestFiniteMagnitude : maxSize - paddingAndBorder
         inner = maxOrDefined(minOrDefined(inner, maxInner), minInner)

@@ -100,11 +100,10 @@ extension FlexLayoutEngine {
     func determineRemainingFreeSpace(_ container: inout FlexContainer, _ line: inout FlexLine) {
         var sizeBasedOnContent = false
         if container.mainMode != .stretchFit {
-            let style = container.node.styleStorage
             let axis = container.mainAxis
-            let minInner = style.resolvedMin(axis, container.direction, container.mainAxisOwnerSize, container.ownerWidth)
+            let minInner = container.node.resolvedMin(axis, container.direction, container.mainAxisOwnerSize, container.ownerWidth)
                 - container.paddingAndBorderMain
-            let maxInner = style.resolvedMax(axis, container.direction, container.mainAxisOwnerSize, container.ownerWidth)
+            let maxInner = container.node.resolvedMax(axis, container.direction, container.mainAxisOwnerSize, container.ownerWidth)
                 - container.paddingAndBorderMain
             if !minInner.isNaN && line.sizeConsumed < minInner {
                 container.availableInnerMainDim = minInner

@@ -7,13 +7,12 @@ extension FlexLayoutEngine {
     /// ([§9.4 step 8](https://www.w3.org/TR/css-flexbox-1/#algo-cross-line)).
     func alignMainAxis(_ container: FlexContainer, _ line: inout FlexLine) {
         let node = container.node
-        let style = node.styleStorage
         let mainAxis = container.mainAxis, crossAxis = container.crossAxis
         let direction = container.direction
         let innerWidth = container.availableInnerWidth
-        let leadingPaddingAndBorder = style.paddingAndBorder(leading: mainAxis, direction, container.ownerWidth)
-        let trailingPaddingAndBorder = style.paddingAndBorder(trailing: mainAxis, direction, container.ownerWidth)
-        let gap = style.gap(mainAxis, container.availableInnerMainDim)
+        let leadingPaddingAndBorder = node.paddingAndBorder(leading: mainAxis, direction, container.ownerWidth)
+        let trailingPaddingAndBorder = node.paddingAndBorder(trailing: mainAxis, direction, container.ownerWidth)
+        let gap = node.gap(mainAxis, container.availableInnerMainDim)
 
         if container.mainMode == .fitContent && line.remainingFreeSpace > 0 {
             line.remainingFreeSpace = freeSpaceUnderFitContent(container, line, leadingPaddingAndBorder + trailingPaddingAndBorder)
@@ -65,7 +64,7 @@ extension FlexLayoutEngine {
     private func freeSpaceUnderFitContent(_ container: FlexContainer, _ line: FlexLine, _ paddingAndBorder: Float) -> Float {
         let style = container.node.styleStorage
         let axis = container.mainAxis
-        let minSize = style.resolvedMin(axis, container.direction, container.mainAxisOwnerSize, container.ownerWidth)
+        let minSize = container.node.resolvedMin(axis, container.direction, container.mainAxisOwnerSize, container.ownerWidth)
         guard style.minDimension(axis).isDefined, !minSize.isNaN else { return 0 }
         let minAvailableMainDim = minSize - paddingAndBorder
         let occupied = container.availableInnerMainDim - line.remainingFreeSpace
