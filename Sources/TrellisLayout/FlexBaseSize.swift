@@ -164,6 +164,18 @@ extension FlexLayoutEngine {
         }
         constrainMaxSizeForMode(child, direction, .row, ownerWidth, ownerWidth, &childWidthMode, &childWidth)
         constrainMaxSizeForMode(child, direction, .column, ownerHeight, ownerWidth, &childHeightMode, &childHeight)
+        if config.useWebDefaults, let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
+            // CSS transfers the definite cross size *after* its min/max clamp through the ratio.
+            if isMainAxisRow && childHeightMode == .stretchFit {
+                childWidth = marginRow + (childHeight - marginColumn) * ratio
+                childWidthMode = .stretchFit
+                constrainMaxSizeForMode(child, direction, .row, ownerWidth, ownerWidth, &childWidthMode, &childWidth)
+            } else if !isMainAxisRow && childWidthMode == .stretchFit {
+                childHeight = marginColumn + (childWidth - marginRow) / ratio
+                childHeightMode = .stretchFit
+                constrainMaxSizeForMode(child, direction, .column, ownerHeight, ownerWidth, &childHeightMode, &childHeight)
+            }
+        }
         layoutNode(child, availableWidth: childWidth, availableHeight: childHeight, ownerDirection: direction,
                    widthMode: childWidthMode, heightMode: childHeightMode, ownerWidth: ownerWidth,
                    ownerHeight: ownerHeight, performLayout: false, depth: container.depth)
