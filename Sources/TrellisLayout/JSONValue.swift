@@ -208,9 +208,13 @@ private struct JSONParser {
             if !isNumberByte { break }
             index += 1
         }
-        guard index > start, let value = Double(String(decoding: bytes[start..<index], as: UTF8.self)), value.isFinite else {
+        guard index > start, let value = Double(String(decoding: bytes[start..<index], as: UTF8.self)) else {
             index = start
             throw error("invalid value")
+        }
+        guard value.isFinite else {
+            index = start
+            throw error("number out of range")
         }
         return value
     }
