@@ -129,7 +129,8 @@ final class Connection {
             && requests < (core.configuration.maxRequestsPerConnection ?? .max)
         let facts = RequestFacts(
             isHead: head.method == .head,
-            acceptEncoding: head.headers["Accept-Encoding"].map(AcceptEncoding.parse) ?? .absent)
+            acceptEncoding: head.headers["Accept-Encoding"].map(AcceptEncoding.parse) ?? .absent,
+            isHTTP10: head.version.minor == 0)
         let outcome = ResponseWriter.write(
             response, facts: facts, keepAlive: keepAlive, requestID: requestID, date: loop.date.line,
             options: core.writerOptions, into: &outbound)
