@@ -117,7 +117,7 @@ enum Socket {
             default: break
             }
         }
-        let host = String(cString: text)
+        let host = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return family == AF_INET6 ? "[\(host)]:\(port(of: storage))" : "\(host):\(port(of: storage))"
     }
 
