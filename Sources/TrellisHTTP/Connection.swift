@@ -89,6 +89,7 @@ final class Connection {
                 if offset < bytes.count, case .idle = machine.phase { machine.bytesReceived(now: loop.now); headStarted = loop.now }
                 return offset
             case .head(let h):
+                if case .idle = machine.phase { headStarted = loop.now }  // a pipelined head
                 machine.headReceived(now: loop.now, expectsBody: h.framing != .none)
                 head = h
                 body = []
