@@ -106,7 +106,7 @@ final class EventLoop: @unchecked Sendable {
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
             let fd = withUnsafeMutablePointer(to: &storage) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    trellis_accept(listener, $0, &length)
+                    Socket.acceptNonBlocking(listener, $0, &length)
                 }
             }
             if fd < 0 {

@@ -142,6 +142,17 @@ enum Socket {
         return describe(storage)
     }
 
+    /// `accept`, then non-blocking and close-on-exec (`accept4` needs `_GNU_SOURCE`, which
+    /// Swift's Glibc module is not built with).
+    static func acceptNonBlocking(_ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>, _ length: UnsafeMutablePointer<socklen_t>) -> Int32 {
+        let c = accept(fd, address, length)
+        if c >= 0 {
+            _ = fcntl(c, F_SETFL, fcntl(c, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(c, F_SETFD, FD_CLOEXEC)
+        }
+        return c
+    }
+
     static func setNoDelay(_ fd: Int32) {
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
