@@ -77,7 +77,10 @@ let package = Package(
             swiftSettings: strict),
 
         .testTarget(name: "TrellisJSONTests", dependencies: ["TrellisJSON"], swiftSettings: strict),
-        .testTarget(name: "TrellisHTTPTests", dependencies: ["TrellisHTTP"], swiftSettings: strict),
+        .testTarget(
+            name: "TrellisHTTPTests",
+            dependencies: ["TrellisHTTP", "CZlib", .product(name: "MetricsTestKit", package: "swift-metrics")],
+            swiftSettings: strict),
         .testTarget(name: "TrellisLayoutTests", dependencies: ["TrellisLayout"], swiftSettings: strict),
         .testTarget(name: "TrellisTextTests", dependencies: ["TrellisText"], swiftSettings: strict),
         .testTarget(

@@ -48,8 +48,11 @@ final class HTTPMetrics {
         var status: Int
     }
 
+    private let factory: any MetricsFactory
     private var counters: [CounterKey: Counter] = [:]
     private var timers: [String: Metrics.Timer] = [:]
+
+    init(factory: any MetricsFactory) { self.factory = factory }
 
     func record(route: String?, status: Int, durationNanos: Int64) {
         let key = CounterKey(route: route, status: status)
@@ -57,7 +60,9 @@ final class HTTPMetrics {
         if let cached = counters[key] {
             counter = cached
         } else {
-            counter = Counter(label: "http_requests_total", dimensions: [("route", route ?? "unmatched"), ("status", String(status))])
+            counter = Counter(
+                label: "http_requests_total", dimensions: [("route", route ?? "unmatched"), ("status", String(status))],
+                factory: factory)
             counters[key] = counter
         }
         counter.increment()
@@ -66,7 +71,9 @@ final class HTTPMetrics {
         if let cached = timers[routeLabel] {
             timer = cached
         } else {
-            timer = Metrics.Timer(label: "http_request_duration_seconds", dimensions: [("route", routeLabel)], preferredDisplayUnit: .seconds)
+            timer = Metrics.Timer(
+                label: "http_request_duration_seconds", dimensions: [("route", routeLabel)],
+                preferredDisplayUnit: .seconds, factory: factory)
             timers[routeLabel] = timer
         }
         timer.recordNanoseconds(durationNanos)

@@ -89,6 +89,7 @@ final class Connection {
                 if offset < bytes.count, case .idle = machine.phase { machine.bytesReceived(now: loop.now); headStarted = loop.now }
                 return offset
             case .head(let h):
+                if case .idle = machine.phase { headStarted = loop.now }  // a pipelined head
                 machine.headReceived(now: loop.now, expectsBody: h.framing != .none)
                 head = h
                 body = []
@@ -129,7 +130,8 @@ final class Connection {
             && requests < (core.configuration.maxRequestsPerConnection ?? .max)
         let facts = RequestFacts(
             isHead: head.method == .head,
-            acceptEncoding: head.headers["Accept-Encoding"].map(AcceptEncoding.parse) ?? .absent)
+            acceptEncoding: head.headers["Accept-Encoding"].map(AcceptEncoding.parse) ?? .absent,
+            isHTTP10: head.version.minor == 0)
         let outcome = ResponseWriter.write(
             response, facts: facts, keepAlive: keepAlive, requestID: requestID, date: loop.date.line,
             options: core.writerOptions, into: &outbound)

@@ -33,11 +33,25 @@ enum ContentCoding: Equatable {
     }
 
     /// Textual types worth compressing: `text/*`, JSON, XML, JavaScript, SVG, form data.
+    /// Compares bytes in place: no lowercased copies on the response path.
     static func isTextual(_ contentType: String?) -> Bool {
-        guard let contentType else { return false }
-        let type = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingASCIIWhitespace().lowercased() } ?? ""
-        return type.hasPrefix("text/") || type.hasSuffix("+json") || type.hasSuffix("+xml")
-            || ["application/json", "application/javascript", "application/xml",
-                "application/x-www-form-urlencoded", "image/svg+xml"].contains(type)
+        guard var contentType else { return false }
+        return contentType.withUTF8 { all in
+            let semicolon = all.firstIndex(of: UInt8(ascii: ";")) ?? all.count
+            let type = HTTPParser.trimmed(UnsafeBufferPointer(rebasing: all[..<semicolon]))
+            func hasPrefix(_ p: StaticString) -> Bool {
+                type.count >= p.utf8CodeUnitCount
+                    && HTTPBytes.equalsLowercase(UnsafeBufferPointer(rebasing: type[..<p.utf8CodeUnitCount]), p)
+            }
+            func hasSuffix(_ p: StaticString) -> Bool {
+                type.count >= p.utf8CodeUnitCount
+                    && HTTPBytes.equalsLowercase(UnsafeBufferPointer(rebasing: type[(type.count - p.utf8CodeUnitCount)...]), p)
+            }
+            return hasPrefix("text/") || hasSuffix("+json") || hasSuffix("+xml")
+                || HTTPBytes.equalsLowercase(type, "application/json")
+                || HTTPBytes.equalsLowercase(type, "application/javascript")
+                || HTTPBytes.equalsLowercase(type, "application/xml")
+                || HTTPBytes.equalsLowercase(type, "application/x-www-form-urlencoded")
+        }
     }
 }

@@ -4,6 +4,7 @@ import Glibc
 import Logging
 import Synchronization
 import CTrellisLinux
+import Metrics
 
 /// One thread, one epoll set, a share of the connections (see docs/http.md for why epoll and not
 /// one DispatchSource per connection). Every connection lives and dies on its loop's thread:
@@ -30,7 +31,7 @@ final class EventLoop: @unchecked Sendable {
     private(set) var liveConnections = 0
     private(set) var now = ContinuousClock.now
     var date = HTTPDateCache()
-    let metrics = HTTPMetrics()
+    let metrics: HTTPMetrics
     var requestIDs: RequestIDGenerator
     let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
     private var listening = false
@@ -38,8 +39,9 @@ final class EventLoop: @unchecked Sendable {
     private var acceptPausedUntil: ContinuousClock.Instant?
     private static let tick = Duration.milliseconds(50)
 
-    init(index: Int) throws(HTTPServerError) {
+    init(index: Int, metricsFactory: any MetricsFactory) throws(HTTPServerError) {
         self.index = index
+        metrics = HTTPMetrics(factory: metricsFactory)
         requestIDs = RequestIDGenerator(loop: index)
         epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard epollFD >= 0 else { throw HTTPServerError(operation: "epoll_create1", address: "", errno: errno) }
@@ -104,7 +106,7 @@ final class EventLoop: @unchecked Sendable {
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
             let fd = withUnsafeMutablePointer(to: &storage) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    trellis_accept(listener, $0, &length)
+                    Socket.acceptNonBlocking(listener, $0, &length)
                 }
             }
             if fd < 0 {

@@ -2,6 +2,8 @@
 struct RequestFacts {
     var isHead: Bool
     var acceptEncoding: AcceptEncoding
+    /// An HTTP/1.0 client keeps the connection only when the response says `keep-alive`.
+    var isHTTP10 = false
 }
 
 /// Serialises a response — status line, header fields and body — into one buffer, so the
@@ -68,7 +70,11 @@ enum ResponseWriter {
         if !sawRequestID { appendField("X-Request-Id", requestID, to: &out) }
         if case .gzip = coding { out.append(contentsOf: "Content-Encoding: gzip\r\n".utf8) }
         if coding.variesOnAcceptEncoding && !sawVary { out.append(contentsOf: "Vary: Accept-Encoding\r\n".utf8) }
-        if !keepAlive { out.append(contentsOf: "Connection: close\r\n".utf8) }
+        if !keepAlive {
+            out.append(contentsOf: "Connection: close\r\n".utf8)
+        } else if facts.isHTTP10 {
+            out.append(contentsOf: "Connection: keep-alive\r\n".utf8)
+        }
         out.append(contentsOf: "\r\n".utf8)
         let sent = bodyAllowed && !facts.isHead ? body.count : 0
         if sent > 0 { out.append(contentsOf: body) }

@@ -19,6 +19,7 @@ public final class HTTPServer: Sendable {
     public let configuration: Configuration
     private let responder: any HTTPResponder
     private let logger: Logger
+    private let metricsFactory: any MetricsFactory
     private let state = Mutex<State>(State())
     private let stopped = DispatchGroup()
 
@@ -28,10 +29,20 @@ public final class HTTPServer: Sendable {
         var shutdownRequested = false
     }
 
-    public init(configuration: Configuration, responder: some HTTPResponder, logger: Logger) {
+    /// - Parameters:
+    ///   - configuration: addresses, limits and timeouts; validated by `start()`.
+    ///   - responder: called synchronously for every request, on the connection's loop thread.
+    ///   - logger: server events, and one access-log line per request when `accessLog` is on.
+    public convenience init(configuration: Configuration, responder: some HTTPResponder, logger: Logger) {
+        self.init(configuration: configuration, responder: responder, logger: logger, metricsFactory: MetricsSystem.factory)
+    }
+
+    /// Records metrics through `metricsFactory` instead of the bootstrapped system (tests).
+    init(configuration: Configuration, responder: some HTTPResponder, logger: Logger, metricsFactory: any MetricsFactory) {
         self.configuration = configuration
         self.responder = responder
         self.logger = logger
+        self.metricsFactory = metricsFactory
     }
 
     /// The port the server listens on; with `port: 0`, the one the kernel chose. 0 before `start()`.
@@ -46,13 +57,13 @@ public final class HTTPServer: Sendable {
         let (listeners, port) = try bindListeners()
         var loops: [EventLoop] = []
         do {
-            for i in 0..<configuration.eventLoopCount { loops.append(try EventLoop(index: i)) }
+            for i in 0..<configuration.eventLoopCount { loops.append(try EventLoop(index: i, metricsFactory: metricsFactory)) }
         } catch {
             listeners.forEach { close($0) }
             throw error
         }
         let core = ServerCore(configuration: configuration, responder: responder, logger: logger,
-                              listeners: listeners, loops: loops, stopped: stopped)
+                              listeners: listeners, loops: loops, stopped: stopped, metricsFactory: metricsFactory)
         let alreadyStarted = state.withLock { s -> Bool in
             if s.core != nil { return true }
             s.core = core
@@ -131,10 +142,11 @@ final class ServerCore: Sendable {
     private let roundRobin = Atomic<Int>(0)
     private let draining = Atomic<Bool>(false)
     private let loopsHoldingListeners: Atomic<Int>
-    private let connectionsGauge = Gauge(label: "http_open_connections")
+    private let connectionsGauge: Gauge
 
     init(configuration: HTTPServer.Configuration, responder: any HTTPResponder, logger: Logger,
-         listeners: [Int32], loops: [EventLoop], stopped: DispatchGroup) {
+         listeners: [Int32], loops: [EventLoop], stopped: DispatchGroup, metricsFactory: any MetricsFactory) {
+        connectionsGauge = Gauge(label: "http_open_connections", factory: metricsFactory)
         self.configuration = configuration
         self.responder = responder
         self.logger = logger

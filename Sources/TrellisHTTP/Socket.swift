@@ -117,7 +117,7 @@ enum Socket {
             default: break
             }
         }
-        let host = String(cString: text)
+        let host = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return family == AF_INET6 ? "[\(host)]:\(port(of: storage))" : "\(host):\(port(of: storage))"
     }
 
@@ -140,6 +140,17 @@ enum Socket {
             }
         }
         return describe(storage)
+    }
+
+    /// `accept`, then non-blocking and close-on-exec (`accept4` needs `_GNU_SOURCE`, which
+    /// Swift's Glibc module is not built with).
+    static func acceptNonBlocking(_ fd: Int32, _ address: UnsafeMutablePointer<sockaddr>, _ length: UnsafeMutablePointer<socklen_t>) -> Int32 {
+        let c = accept(fd, address, length)
+        if c >= 0 {
+            _ = fcntl(c, F_SETFL, fcntl(c, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(c, F_SETFD, FD_CLOEXEC)
+        }
+        return c
     }
 
     static func setNoDelay(_ fd: Int32) {

@@ -50,6 +50,18 @@ import Testing
     }
 }
 
+@Suite struct TextualTypeTests {
+    @Test(arguments: [
+        ("text/html", true), ("Text/Plain; charset=utf-8", true), ("application/json", true),
+        ("application/problem+json", true), ("image/svg+xml", true), (" application/JSON ;x=1", true),
+        ("application/javascript", true), ("image/png", false), ("application/octet-stream", false),
+        ("application/jsonx", false), ("", false), ("text", false),
+    ])
+    func textual(type: String, expected: Bool) {
+        #expect(ContentCoding.isTextual(type) == expected)
+    }
+}
+
 @Suite struct GzipTests {
     @Test func roundTrip() throws {
         for size in [0, 1, 100, 65_536, 300_000] {

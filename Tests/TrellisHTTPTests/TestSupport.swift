@@ -109,6 +109,8 @@ final class TestClient {
 
 /// The responder the integration tests run against.
 struct TestResponder: HTTPResponder {
+    /// Signalled when `/sleep` starts (only the shutdown test uses `/sleep`).
+    static let sleepStarted = DispatchSemaphore(value: 0)
     static let big: [UInt8] = Array(String(repeating: "{\"component\":\"Text\",\"value\":\"hello world\"},", count: 200).utf8)
     static let precomputedGzip = Gzip.compress(Array("PRECOMPUTED".utf8))
 
@@ -120,6 +122,7 @@ struct TestResponder: HTTPResponder {
             return HTTPResponse(headers: ["Content-Type": "application/octet-stream"], body: request.body, route: "/echo")
         case "/sleep":
             let ms = Int(request.query["ms"] ?? "100") ?? 100
+            Self.sleepStarted.signal()
             usleep(UInt32(ms * 1000))
             return HTTPResponse(body: Array("slept \(ms)".utf8), route: "/sleep")
         case "/big":
