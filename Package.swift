@@ -71,6 +71,9 @@ let package = Package(
             ],
             swiftSettings: strict),
 
+        // Helpers for tests that talk to a real socket.
+        .target(name: "TrellisTesting", swiftSettings: strict),
+
         // Layout benchmark (scripts/bench-layout): TrellisLayout only, built in release.
         .executableTarget(
             name: "trellis-layout-bench", dependencies: ["TrellisLayout"], path: "Benchmarks/LayoutBench",
@@ -79,7 +82,9 @@ let package = Package(
         .testTarget(name: "TrellisJSONTests", dependencies: ["TrellisJSON"], swiftSettings: strict),
         .testTarget(
             name: "TrellisHTTPTests",
-            dependencies: ["TrellisHTTP", "CZlib", .product(name: "MetricsTestKit", package: "swift-metrics")],
+            dependencies: [
+                "TrellisHTTP", "TrellisTesting", "CZlib", .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
             swiftSettings: strict),
         .testTarget(name: "TrellisLayoutTests", dependencies: ["TrellisLayout"], swiftSettings: strict),
         .testTarget(name: "TrellisTextTests", dependencies: ["TrellisText"], swiftSettings: strict),
@@ -92,7 +97,7 @@ let package = Package(
         .testTarget(
             name: "TrellisServerTests",
             dependencies: [
-                "TrellisServer", "TrellisHTTP", "TrellisJSON", "TrellisTargeting",
+                "TrellisServer", "TrellisHTTP", "TrellisJSON", "TrellisTargeting", "TrellisTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],

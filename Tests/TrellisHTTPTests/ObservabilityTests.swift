@@ -6,6 +6,7 @@ import Metrics
 import MetricsTestKit
 import Synchronization
 import Testing
+import TrellisTesting
 @testable import TrellisHTTP
 
 /// A log handler that keeps every record, for asserting on the access log.

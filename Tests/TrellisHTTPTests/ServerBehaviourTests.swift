@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import Logging
 import Testing
+import TrellisTesting
 @testable import TrellisHTTP
 
 /// Keep-alive, connection fate and the server's own answers, over real sockets.

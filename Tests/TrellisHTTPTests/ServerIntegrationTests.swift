@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Testing
+import TrellisTesting
 @testable import TrellisHTTP
 
 /// The real server on 127.0.0.1:0, spoken to in raw bytes.

@@ -1,0 +1,109 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+// Test helpers shared by the HTTP and server test suites: a raw TCP client that speaks exact bytes.
+
+/// A response read off the wire by `TestClient`.
+public struct WireResponse: Sendable {
+    public var status: Int
+    public var headers: [(String, String)]
+    public var body: [UInt8]
+
+    public func header(_ name: String) -> String? {
+        headers.first { $0.0.lowercased() == name.lowercased() }?.1
+    }
+    public var text: String { String(decoding: body, as: UTF8.self) }
+}
+
+/// A blocking raw-TCP client with a receive timeout, for speaking exact bytes to the server.
+public final class TestClient {
+    public let fd: Int32
+    private var buffer: [UInt8] = []
+
+    public init(port: Int, host: String = "127.0.0.1", timeout: Double = 5) throws {
+        let v6 = host.contains(":")
+        fd = socket(v6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1_000_000))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        let rc: Int32
+        if v6 {
+            var sa = sockaddr_in6()
+            sa.sin6_family = sa_family_t(AF_INET6)
+            sa.sin6_port = in_port_t(UInt16(port).bigEndian)
+            inet_pton(AF_INET6, host, &sa.sin6_addr)
+            rc = withUnsafePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) } }
+        } else {
+            var sa = sockaddr_in()
+            sa.sin_family = sa_family_t(AF_INET)
+            sa.sin_port = in_port_t(UInt16(port).bigEndian)
+            inet_pton(AF_INET, host, &sa.sin_addr)
+            rc = withUnsafePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        }
+        guard rc == 0 else {
+            let e = errno
+            close(fd)
+            throw POSIXError(POSIXErrorCode(rawValue: e) ?? .EIO)
+        }
+    }
+
+    deinit { close(fd) }
+
+    public func send(_ text: String) { send(Array(text.utf8)) }
+
+    public func send(_ bytes: [UInt8]) {
+        var off = 0
+        while off < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + off, bytes.count - off, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { return }
+            off += n
+        }
+    }
+
+    /// Reads more bytes; false on EOF, error or timeout.
+    private func fill() -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        guard n > 0 else { return false }
+        buffer += chunk[0..<n]
+        return true
+    }
+
+    /// Reads one response; `headRequest` means no body follows whatever Content-Length says.
+    public func readResponse(headRequest: Bool = false) -> WireResponse? {
+        var end: Int?
+        while true {
+            if let r = buffer.firstRange(of: Array("\r\n\r\n".utf8)) { end = r.upperBound; break }
+            guard fill() else { return nil }
+        }
+        let head = String(decoding: buffer[0..<end!], as: UTF8.self)
+        var lines = head.components(separatedBy: "\r\n")
+        let statusLine = lines.removeFirst()
+        let parts = statusLine.split(separator: " ")
+        guard parts.count >= 2, parts[0] == "HTTP/1.1", let status = Int(parts[1]) else { return nil }
+        let headers: [(String, String)] = lines.filter { !$0.isEmpty }.map { line in
+            let colon = line.firstIndex(of: ":")!
+            return (String(line[..<colon]), String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
+        }
+        buffer.removeFirst(end!)
+        var response = WireResponse(status: status, headers: headers, body: [])
+        let length = headRequest || status < 200 || status == 204 || status == 304 ? 0 : Int(response.header("Content-Length") ?? "0") ?? 0
+        while buffer.count < length { guard fill() else { return nil } }
+        response.body = Array(buffer[0..<length])
+        buffer.removeFirst(length)
+        return response
+    }
+
+    /// True when the server closed the connection (EOF or reset) within the receive timeout.
+    public func isClosedByServer() -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n == 0 { return true }
+            if n < 0 { return errno == ECONNRESET }
+            buffer += chunk[0..<n]
+        }
+    }
+}
+

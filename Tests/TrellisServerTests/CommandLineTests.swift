@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+import TrellisTesting
+
+/// The `trellis` executable as an operator runs it: flags, exit codes, signals.
+@Suite(.serialized) struct CommandLineTests {
+    /// `swift build` puts the executable beside the test bundle.
+    static let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        .appendingPathComponent("trellis")
+
+    /// Runs `trellis` to completion; returns its exit status and everything it printed.
+    func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+
+    @Test func validateAcceptsTheBundledConfig() throws {
+        let config = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Config")
+        let (status, output) = try run(["validate", "--config", config.path])
+        #expect(status == 0)
+        #expect(output.contains("ok: server.json and 3 screens (home, product, profile)"))
+    }
+
+    @Test func validateListsEveryProblemAndExits1() throws {
+        let config = try TemporaryConfig()
+        try config.write(screen: "bad", "{\n \"id\": \"bad\",\n \"schemaVersion\": 7,\n \"root\": {\"type\": \"Txt\"}\n}")
+        let (status, output) = try run(["validate", "--config", config.url.path])
+        #expect(status == 1)
+        #expect(output.contains("screens/bad.json: $.schemaVersion (line 3): expected an integer from 1 to 2, found 7"))
+        #expect(output.contains("screens/bad.json: $.root.type (line 4): unknown component type \"Txt\""))
+        #expect(output.contains("2 problems in 1 file"))
+    }
+
+    @Test func serveRefusesABadSettingBeforeListening() throws {
+        let config = try TemporaryConfig()
+        try Data(#"{"port": "eighty"}"#.utf8).write(to: config.url.appendingPathComponent("server.json"))
+        let (status, output) = try run(["serve", "--config", config.url.path])
+        #expect(status == 1)
+        #expect(output.contains("server.json: $.port (line 1): expected an integer from 0 to 65535, found \"eighty\""))
+    }
+
+    @Test func sighupReloadsAndSigtermDrainsAndExitsZero() throws {
+        let config = try TemporaryConfig()
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = [
+            "serve", "--config", config.url.path, "--host", "127.0.0.1", "--port", "0",
+            "--data-dir", config.url.appendingPathComponent("data").path, "--set", "accessLog=false",
+        ]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        let log = LogReader(pipe.fileHandleForReading)
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+
+        let serving = try #require(log.waitForLine(containing: "serving"), "no 'serving' line: \(log.text)")
+        let port = try #require(Self.port(in: serving))
+        #expect(try Self.revision(port: port) == 1)
+
+        try config.write(screen: "home", TemporaryConfig.screen(id: "home", text: "After SIGHUP"))
+        kill(process.processIdentifier, SIGHUP)
+        #expect(log.waitForLine(containing: "reloaded") != nil)
+        #expect(try Self.revision(port: port) == 2)
+
+        try config.write(screen: "home", "{")
+        kill(process.processIdentifier, SIGHUP)
+        #expect(log.waitForLine(containing: "reload refused") != nil)
+        #expect(try Self.revision(port: port) == 2)
+
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+        #expect(log.waitForLine(containing: "stopped") != nil)
+    }
+
+    static func port(in line: String) -> Int? {
+        guard let range = line.range(of: "port=") else { return nil }
+        return Int(line[range.upperBound...].prefix { $0.isNumber })
+    }
+
+    static func revision(port: Int) throws -> Double? {
+        let client = try TestClient(port: port)
+        client.send("GET /v1/screens/home HTTP/1.1\r\nHost: t\r\n\r\n")
+        guard let body = client.readResponse()?.text else { return nil }
+        guard let range = body.range(of: "\"revision\":") else { return nil }
+        return Double(body[range.upperBound...].prefix { $0.isNumber })
+    }
+}
+
+/// Collects a child process's output on a background thread so tests can wait for a line.
+final class LogReader: @unchecked Sendable {
+    // `lock` guards `buffer`; the reader thread appends, the test thread reads.
+    private let lock = NSCondition()
+    private var buffer = ""
+
+    init(_ handle: FileHandle) {
+        Thread.detachNewThread { [self] in
+            while true {
+                let data = handle.availableData
+                if data.isEmpty { break }
+                lock.lock()
+                buffer += String(decoding: data, as: UTF8.self)
+                lock.broadcast()
+                lock.unlock()
+            }
+        }
+    }
+
+    var text: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return buffer
+    }
+
+    /// The first line containing `fragment` that arrives (or arrived), or nil after `timeout` seconds.
+    func waitForLine(containing fragment: String, timeout: Double = 10) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        lock.lock()
+        defer { lock.unlock() }
+        while true {
+            if let line = buffer.split(separator: "\n").first(where: { $0.contains(fragment) }) { return String(line) }
+            guard lock.wait(until: deadline) else { return nil }
+        }
+    }
+}
