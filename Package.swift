@@ -71,9 +71,14 @@ let package = Package(
             ],
             swiftSettings: strict),
 
+        // Layout benchmark (scripts/bench-layout): TrellisLayout only, built in release.
+        .executableTarget(
+            name: "trellis-layout-bench", dependencies: ["TrellisLayout"], path: "Benchmarks/LayoutBench",
+            swiftSettings: strict),
+
         .testTarget(name: "TrellisJSONTests", dependencies: ["TrellisJSON"], swiftSettings: strict),
         .testTarget(name: "TrellisHTTPTests", dependencies: ["TrellisHTTP"], swiftSettings: strict),
-        .testTarget(name: "TrellisLayoutTests", dependencies: ["TrellisLayout", "TrellisText"], swiftSettings: strict),
+        .testTarget(name: "TrellisLayoutTests", dependencies: ["TrellisLayout"], swiftSettings: strict),
         .testTarget(name: "TrellisTextTests", dependencies: ["TrellisText"], swiftSettings: strict),
         .testTarget(
             name: "TrellisScreensTests", dependencies: ["TrellisScreens", "TrellisJSON", "TrellisTargeting"],

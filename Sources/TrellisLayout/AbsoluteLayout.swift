@@ -1,0 +1,217 @@
+/// [§4.1 Absolutely-Positioned Flex Children](https://www.w3.org/TR/css-flexbox-1/#abspos-items):
+/// sized and placed against their containing block (the nearest non-static ancestor, or the root).
+extension FlexLayoutEngine {
+    /// Lays out the absolute children of `node` and, through static descendants, the absolute
+    /// descendants whose containing block is `containingNode`.
+    func layoutAbsoluteChildren(containingNode: LayoutNode, node: LayoutNode, widthMode: SizingMode,
+                                direction: Direction, depth: Int, leftOffset: Float, topOffset: Float,
+                                availableInnerWidth: Float, availableInnerHeight: Float) {
+        node.layoutChildren.forEachUnretained { _, child in
+            if child.styleStorage.display == .none { return }
+            if child.styleStorage.positionType == .absolute {
+                let useInnerSize = config.errata.contains(.absolutePercentAgainstInnerSize)
+                let blockWidth = useInnerSize ? availableInnerWidth
+                    : containingNode.layout.measuredWidth - containingNode.borderForAxis(.row)
+                let blockHeight = useInnerSize ? availableInnerHeight
+                    : containingNode.layout.measuredHeight - containingNode.borderForAxis(.column)
+                layoutAbsoluteChild(containingNode: containingNode, node: node, child: child, blockWidth: blockWidth,
+                                    blockHeight: blockHeight, widthMode: widthMode, direction: direction, depth: depth)
+                convertToParentRelative(containingNode: containingNode, node: node, child: child, direction: direction,
+                                        leftOffset: leftOffset, topOffset: topOffset)
+            } else if child.styleStorage.positionType == .static {
+                child.cleanupContentsNodesRecursively()
+                layoutAbsoluteChildren(containingNode: containingNode, node: child, widthMode: widthMode,
+                                       direction: child.resolveDirection(direction), depth: depth + 1,
+                                       leftOffset: leftOffset + child.layout.position.left,
+                                       topOffset: topOffset + child.layout.position.top,
+                                       availableInnerWidth: availableInnerWidth,
+                                       availableInnerHeight: availableInnerHeight)
+            }
+        }
+    }
+
+    /// Positions were computed in the containing block; frames are relative to the parent.
+    private func convertToParentRelative(containingNode: LayoutNode, node: LayoutNode, child: LayoutNode,
+                                         direction: Direction, leftOffset: Float, topOffset: Float) {
+        let mainAxis = node.styleStorage.flexDirection.resolved(direction)
+        let crossAxis = mainAxis.cross(direction)
+        let horizontal = child.styleStorage.position.anyHorizontalDefined
+        let vertical = child.styleStorage.position.anyVerticalDefined
+        if mainAxis.isReverse {
+            let insets = mainAxis.isRow ? horizontal : vertical
+            setChildTrailingPosition(insets ? containingNode : node, child, mainAxis)
+        }
+        if crossAxis.isReverse {
+            let insets = crossAxis.isRow ? horizontal : vertical
+            setChildTrailingPosition(insets ? containingNode : node, child, crossAxis)
+        }
+        if horizontal { child.layout.position.left -= leftOffset }
+        if vertical { child.layout.position.top -= topOffset }
+    }
+
+    /// Sizes an absolute child from its size, its insets or its aspect ratio, else its content,
+    /// then lays it out and places it.
+    private func layoutAbsoluteChild(containingNode: LayoutNode, node: LayoutNode, child: LayoutNode,
+                                     blockWidth: Float, blockHeight: Float, widthMode: SizingMode,
+                                     direction: Direction, depth: Int) {
+        let mainAxis = node.styleStorage.flexDirection.resolved(direction)
+        let crossAxis = mainAxis.cross(direction)
+        let marginRow = child.marginForAxis(.row, blockWidth)
+        let marginColumn = child.marginForAxis(.column, blockWidth)
+        var childWidth = sizeFromInsets(containingNode, child, .row, direction, blockWidth, blockWidth, marginRow)
+        var childHeight = sizeFromInsets(containingNode, child, .column, direction, blockHeight, blockWidth, marginColumn)
+
+        if config.useWebDefaults, let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
+            (childWidth, childHeight) = sizeWithAspectRatio(child, ratio, childWidth, childHeight, margins: (marginRow, marginColumn),
+                                                            block: (blockWidth, blockHeight), direction: direction, depth: depth)
+        }
+        // With one size known, the aspect ratio gives the other.
+        if childWidth.isNaN != childHeight.isNaN, let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
+            if childWidth.isNaN {
+                childWidth = marginRow + (childHeight - marginColumn) * ratio
+            } else {
+                childHeight = marginColumn + (childWidth - marginRow) / ratio
+            }
+        }
+        if childWidth.isNaN || childHeight.isNaN {
+            var childWidthMode: SizingMode = childWidth.isNaN ? .maxContent : .stretchFit
+            let childHeightMode: SizingMode = childHeight.isNaN ? .maxContent : .stretchFit
+            // Text in an absolute child wraps at its containing block's width, as in browsers.
+            if !mainAxis.isRow && childWidth.isNaN && widthMode != .maxContent && !blockWidth.isNaN && blockWidth > 0 {
+                childWidth = blockWidth
+                childWidthMode = .fitContent
+            }
+            layoutNode(child, availableWidth: childWidth, availableHeight: childHeight, ownerDirection: direction,
+                       widthMode: childWidthMode, heightMode: childHeightMode, ownerWidth: blockWidth,
+                       ownerHeight: blockHeight, performLayout: false, depth: depth)
+            childWidth = child.layout.measuredWidth + marginRow
+            childHeight = child.layout.measuredHeight + marginColumn
+        }
+        layoutNode(child, availableWidth: childWidth, availableHeight: childHeight, ownerDirection: direction,
+                   widthMode: .stretchFit, heightMode: .stretchFit, ownerWidth: blockWidth, ownerHeight: blockHeight,
+                   performLayout: true, depth: depth)
+        positionAbsoluteChild(containingNode, node, child, direction, mainAxis, isMainAxis: true, blockWidth, blockHeight)
+        positionAbsoluteChild(containingNode, node, child, direction, crossAxis, isMainAxis: false, blockWidth, blockHeight)
+    }
+
+    /// CSS sizing of an absolutely positioned box with an aspect ratio
+    /// ([CSS Sizing 4 §2](https://www.w3.org/TR/css-sizing-4/#aspect-ratio)): a width (from
+    /// `width` or both insets) gives the height unless `height` is set; with neither, the content's
+    /// width does, and min/max sizes transfer through the ratio. Returns outer sizes.
+    private func sizeWithAspectRatio(_ child: LayoutNode, _ ratio: Float, _ width: Float, _ height: Float,
+                                     margins: (row: Float, column: Float), block: (width: Float, height: Float),
+                                     direction: Direction, depth: Int) -> (Float, Float) {
+        let heightFromStyle = child.hasDefiniteLength(.column, block.height)
+        if !width.isNaN && !heightFromStyle {
+            let innerHeight = child.boundAxis(.column, direction, (width - margins.row) / ratio, block.height, block.width)
+            return (width, innerHeight + margins.column)
+        }
+        if !height.isNaN && width.isNaN {
+            let innerWidth = child.boundAxis(.row, direction, (height - margins.column) * ratio, block.width, block.width)
+            return (innerWidth + margins.row, height)
+        }
+        guard width.isNaN && height.isNaN else { return (width, height) }
+        layoutNode(child, availableWidth: .nan, availableHeight: .nan, ownerDirection: direction, widthMode: .maxContent,
+                   heightMode: .maxContent, ownerWidth: block.width, ownerHeight: block.height, performLayout: false,
+                   depth: depth)
+        var innerWidth = child.layout.measuredWidth
+        var innerHeight = innerWidth / ratio
+        let boundedHeight = child.boundAxis(.column, direction, innerHeight, block.height, block.width)
+        if boundedHeight != innerHeight {
+            innerHeight = boundedHeight
+            innerWidth = child.boundAxis(.row, direction, innerHeight * ratio, block.width, block.width)
+        }
+        return (innerWidth + margins.row, innerHeight + margins.column)
+    }
+
+    /// The child's outer size on `axis`: its definite size, else the containing block minus
+    /// both insets when both are set, else NaN.
+    private func sizeFromInsets(_ containingNode: LayoutNode, _ child: LayoutNode, _ axis: FlexDirection,
+                                _ direction: Direction, _ blockSize: Float, _ blockWidth: Float, _ margin: Float) -> Float {
+        if child.hasDefiniteLength(axis, blockSize) {
+            return child.resolvedDimension(direction, axis, blockSize, blockWidth) + margin
+        }
+        let style = child.styleStorage
+        guard style.hasInset(axis.flexStartEdge, direction) && style.hasInset(axis.flexEndEdge, direction) else {
+            return .nan
+        }
+        let size = containingNode.measured(axis) - containingNode.borderForAxis(axis)
+            - (style.insetValue(axis.flexStartEdge, direction, blockSize) + style.insetValue(axis.flexEndEdge, direction, blockSize))
+        return child.boundAxis(axis, direction, size, blockSize, blockWidth)
+    }
+
+    /// Places the child on `axis` from its inline-start inset, else its inline-end inset, else
+    /// by the parent's `justify-content` (main axis) or `align-items` (cross axis)
+    /// ([§4.1](https://www.w3.org/TR/css-flexbox-1/#abspos-items): as if it were the sole item).
+    private func positionAbsoluteChild(_ containingNode: LayoutNode, _ parent: LayoutNode, _ child: LayoutNode,
+                                       _ direction: Direction, _ axis: FlexDirection, isMainAxis: Bool,
+                                       _ blockWidth: Float, _ blockHeight: Float) {
+        let blockSize = axis.isRow ? blockWidth : blockHeight
+        let style = child.styleStorage
+        let startEdge = axis.inlineStartEdge(direction), endEdge = axis.inlineEndEdge(direction)
+        let flexStart = axis.flexStartEdge
+        if style.hasInset(startEdge, direction) {
+            let position = style.insetValue(startEdge, direction, blockSize) + containingNode.border(startEdge, direction)
+                + style.margin(inlineStart: axis, direction, blockSize)
+            child.layout.position[flexStart] = startEdge != flexStart
+                ? positionOfOppositeEdge(position, axis, containingNode, child) : position
+        } else if style.hasInset(endEdge, direction) {
+            let position = containingNode.measured(axis) - child.measured(axis)
+                - containingNode.border(endEdge, direction) - style.margin(inlineEnd: axis, direction, blockSize)
+                - style.insetValue(endEdge, direction, blockSize)
+            child.layout.position[flexStart] = startEdge != flexStart
+                ? positionOfOppositeEdge(position, axis, containingNode, child) : position
+        } else if isMainAxis {
+            switch parent.styleStorage.justifyContent {
+            case .flexStart, .spaceBetween: setFlexStartPosition(parent, child, direction, axis, blockWidth)
+            case .flexEnd: setFlexEndPosition(parent, child, direction, axis, blockWidth)
+            case .center, .spaceAround, .spaceEvenly: setCenterPosition(parent, child, direction, axis, blockWidth)
+            }
+        } else {
+            var align = resolveChildAlignment(parent, child)
+            // Chrome places a baseline-aligned absolute child at the start edge even in a
+            // wrap-reverse container; Yoga flips it to the end.
+            let keepsStart = config.useWebDefaults && align == .baseline
+            if parent.styleStorage.flexWrap == .wrapReverse && !keepsStart {
+                if align == .flexEnd { align = .flexStart } else if align != .center { align = .flexEnd }
+            }
+            switch align {
+            case .flexEnd: setFlexEndPosition(parent, child, direction, axis, blockWidth)
+            case .center: setCenterPosition(parent, child, direction, axis, blockWidth)
+            default: setFlexStartPosition(parent, child, direction, axis, blockWidth)
+            }
+        }
+    }
+
+    /// Whether the static position is measured from the padding edge (CSS) or the border edge (errata).
+    @inline(__always)
+    private var includesPadding: Bool { !config.errata.contains(.absolutePositionWithoutInsetsExcludesPadding) }
+
+    private func setFlexStartPosition(_ parent: LayoutNode, _ child: LayoutNode, _ direction: Direction,
+                                      _ axis: FlexDirection, _ blockWidth: Float) {
+        let edge = axis.flexStartEdge
+        var position = child.margin(flexStart: axis, direction, blockWidth) + parent.layout.border[edge]
+        if includesPadding { position += parent.layout.padding[edge] }
+        child.layout.position[edge] = position
+    }
+
+    private func setFlexEndPosition(_ parent: LayoutNode, _ child: LayoutNode, _ direction: Direction,
+                                    _ axis: FlexDirection, _ blockWidth: Float) {
+        let edge = axis.flexEndEdge
+        var position = parent.layout.border[edge] + child.margin(flexEnd: axis, direction, blockWidth)
+        if includesPadding { position += parent.layout.padding[edge] }
+        child.layout.position[axis.flexStartEdge] = positionOfOppositeEdge(position, axis, parent, child)
+    }
+
+    private func setCenterPosition(_ parent: LayoutNode, _ child: LayoutNode, _ direction: Direction,
+                                   _ axis: FlexDirection, _ blockWidth: Float) {
+        let start = axis.flexStartEdge, end = axis.flexEndEdge
+        var contentBoxSize = parent.measured(axis) - parent.layout.border[start] - parent.layout.border[end]
+        if includesPadding { contentBoxSize -= parent.layout.padding[start] + parent.layout.padding[end] }
+        let childOuterSize = child.measured(axis) + child.marginForAxis(axis, blockWidth)
+        var position = (contentBoxSize - childOuterSize) / 2 + parent.layout.border[start]
+            + child.margin(flexStart: axis, direction, blockWidth)
+        if includesPadding { position += parent.layout.padding[start] }
+        child.layout.position[start] = position
+    }
+}

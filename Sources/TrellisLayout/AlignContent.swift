@@ -1,0 +1,139 @@
+/// [§9.6 step 17, Align all flex lines per align-content](https://www.w3.org/TR/css-flexbox-1/#algo-line-align)
+/// ([§8.4](https://www.w3.org/TR/css-flexbox-1/#align-content-property)), with baseline alignment
+/// of items within each line ([§8.3](https://www.w3.org/TR/css-flexbox-1/#baseline-participation)).
+extension FlexLayoutEngine {
+    func alignContent(_ container: inout FlexContainer) {
+        guard container.performLayout && (container.isWrapping || container.isBaselineLayout) else { return }
+        let node = container.node
+        let crossAxis = container.crossAxis
+        let direction = container.direction
+        let lineCount = Float(container.lineCount)
+        let unclampedCrossDim: Float
+        if container.crossMode == .stretchFit {
+            unclampedCrossDim = container.availableInnerCrossDim + container.paddingAndBorderCross
+        } else if node.hasDefiniteLength(crossAxis, container.crossAxisOwnerSize) {
+            unclampedCrossDim = node.resolvedDimension(direction, crossAxis, container.crossAxisOwnerSize, container.ownerWidth)
+        } else {
+            unclampedCrossDim = container.totalLineCrossDim + container.paddingAndBorderCross
+        }
+        let innerCrossDim = node.boundAxis(crossAxis, direction, unclampedCrossDim, container.crossAxisOwnerSize,
+                                           container.ownerWidth) - container.paddingAndBorderCross
+        let remaining = innerCrossDim - container.totalLineCrossDim
+        let alignContent = remaining >= 0 ? node.styleStorage.alignContent : fallbackAlignment(node.styleStorage.alignContent)
+
+        var currentLead = container.leadingPaddingAndBorderCross
+        var leadPerLine: Float = 0
+        var extraSpacePerLine: Float = 0
+        switch alignContent {
+        case .flexEnd: currentLead += remaining
+        case .center: currentLead += remaining / 2
+        case .stretch: extraSpacePerLine = remaining / lineCount
+        case .spaceAround:
+            currentLead += remaining / (2 * lineCount)
+            leadPerLine = remaining / lineCount
+        case .spaceEvenly:
+            currentLead += remaining / (lineCount + 1)
+            leadPerLine = remaining / (lineCount + 1)
+        case .spaceBetween:
+            if container.lineCount > 1 { leadPerLine = remaining / (lineCount - 1) }
+        case .auto, .flexStart, .baseline: break
+        }
+
+        let crossGap = node.gap(crossAxis, container.availableInnerCrossDim)
+        var start = 0
+        for lineIndex in 0..<container.lineCount {
+            let metrics = measureLine(container, lineIndex: lineIndex, start: start)
+            currentLead += lineIndex != 0 ? crossGap : 0
+            var lineHeight = metrics.height + extraSpacePerLine
+            // A single line in a container with a definite cross size is as big as the container
+            // ([§9.4 step 8](https://www.w3.org/TR/css-flexbox-1/#algo-cross-line)).
+            if !container.isWrapping && container.crossMode == .stretchFit { lineHeight = innerCrossDim }
+            for index in start..<metrics.end {
+                let child = container.children[index]
+                if child.styleStorage.display == .none || child.styleStorage.positionType == .absolute { continue }
+                alignItemInLine(child, container, lead: currentLead, lineHeight: lineHeight,
+                                leadPerLine: leadPerLine, maxAscent: metrics.maxAscent)
+            }
+            start = metrics.end
+            currentLead += leadPerLine + lineHeight
+        }
+    }
+
+    /// The cross size and the largest ascent of a line, and where it ends.
+    private func measureLine(_ container: FlexContainer, lineIndex: Int, start: Int)
+        -> (height: Float, maxAscent: Float, end: Int) {
+        let node = container.node
+        let crossAxis = container.crossAxis
+        let innerWidth = container.availableInnerWidth
+        var lineHeight: Float = 0, maxAscent: Float = 0, maxDescent: Float = 0
+        let end = container.children.forEachUnretained(from: start) { _, child in
+            if child.styleStorage.display == .none || child.styleStorage.positionType == .absolute { return true }
+            if child.lineIndex != lineIndex { return false }
+            if child.isLayoutDimensionDefined(crossAxis) {
+                lineHeight = maxOrDefined(lineHeight, child.measured(crossAxis) + child.marginForAxis(crossAxis, innerWidth))
+            }
+            if participatesInBaselineAlignment(node, child, container.direction) {
+                let ascent = baselineAscent(child, container.node, container.direction, innerWidth, usePositions: true)
+                let descent = child.layout.measuredHeight + child.marginForAxis(.column, innerWidth) - ascent
+                maxAscent = maxOrDefined(maxAscent, ascent)
+                maxDescent = maxOrDefined(maxDescent, descent)
+                lineHeight = maxOrDefined(lineHeight, maxAscent + maxDescent)
+            }
+            return true
+        }
+        return (lineHeight, maxAscent, end)
+    }
+
+    /// Positions an item within its line per `align-self` once the line's final cross size is known.
+    private func alignItemInLine(_ child: LayoutNode, _ container: FlexContainer, lead: Float, lineHeight: Float,
+                                 leadPerLine: Float, maxAscent: Float) {
+        let crossAxis = container.crossAxis
+        let direction = container.direction
+        let innerWidth = container.availableInnerWidth
+        let startEdge = crossAxis.flexStartEdge
+        // Chrome places the margin box and then applies the relative offset; Yoga drops the
+        // margin for flex-start and centres the border box (see docs/layout.md).
+        let relative = child.relativePosition(crossAxis, direction, container.availableInnerCrossDim)
+        let marginStart = child.margin(flexStart: crossAxis, direction, innerWidth)
+        switch resolveChildAlignment(container.node, child) {
+        case .flexStart:
+            child.layout.position[startEdge] = lead + marginStart + relative
+        case .flexEnd:
+            child.layout.position[startEdge] = lead + lineHeight - child.margin(flexEnd: crossAxis, direction, innerWidth)
+                - child.measured(crossAxis) + relative
+        case .center:
+            let outer = child.measured(crossAxis) + child.marginForAxis(crossAxis, innerWidth)
+            child.layout.position[startEdge] = lead + (lineHeight - outer) / 2 + marginStart + relative
+        case .stretch:
+            child.layout.position[startEdge] = lead + marginStart + relative
+            restretchItem(child, container, lineHeight: lineHeight, leadPerLine: leadPerLine)
+        case .baseline where !participatesInBaselineAlignment(container.node, child, direction):
+            // An item with auto cross margins is placed by them within its line.
+            let startAuto = child.marginIsAuto(flexStart: crossAxis, direction)
+            let endAuto = child.marginIsAuto(flexEnd: crossAxis, direction)
+            let free = lineHeight - child.measured(crossAxis) - child.marginForAxis(crossAxis, innerWidth)
+            let offset: Float = startAuto && endAuto ? max(free, 0) / 2 : (startAuto ? max(free, 0) : 0)
+            child.layout.position[startEdge] = lead + offset + marginStart + relative
+        case .baseline:
+            child.layout.position[.top] = lead + maxAscent - baselineFromLeadingEdge(child, container.node, usePositions: true)
+                + child.insetValue(FlexDirection.column.flexStartEdge, direction, container.availableInnerCrossDim)
+        case .auto, .spaceBetween, .spaceAround, .spaceEvenly:
+            break
+        }
+    }
+
+    /// A stretched item is measured again with the line's final cross size.
+    private func restretchItem(_ child: LayoutNode, _ container: FlexContainer, lineHeight: Float, leadPerLine: Float) {
+        guard !child.hasDefiniteLength(container.crossAxis, container.availableInnerCrossDim) else { return }
+        let innerWidth = container.availableInnerWidth
+        let isRow = container.isMainAxisRow
+        let width = isRow ? child.layout.measuredWidth + child.marginForAxis(container.mainAxis, innerWidth)
+            : leadPerLine + lineHeight
+        let height = !isRow ? child.layout.measuredHeight + child.marginForAxis(container.crossAxis, innerWidth)
+            : leadPerLine + lineHeight
+        if inexactEquals(width, child.layout.measuredWidth) && inexactEquals(height, child.layout.measuredHeight) { return }
+        layoutNode(child, availableWidth: width, availableHeight: height, ownerDirection: container.direction,
+                   widthMode: .stretchFit, heightMode: .stretchFit, ownerWidth: innerWidth,
+                   ownerHeight: container.availableInnerHeight, performLayout: true, depth: container.depth)
+    }
+}

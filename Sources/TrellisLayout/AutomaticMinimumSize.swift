@@ -1,0 +1,98 @@
+/// [§4.5 Automatic Minimum Size of Flex Items](https://www.w3.org/TR/css-flexbox-1/#min-size-auto),
+/// web mode only: an item whose min size in the main axis is unset (`auto`) and that does not
+/// scroll cannot shrink below its content — its
+/// [content-based minimum size](https://www.w3.org/TR/css-flexbox-1/#content-based-minimum-size):
+/// the smaller of its specified size and its min-content size, clamped by its max size.
+extension FlexLayoutEngine {
+    /// Computes each item's automatic minimum main size (NaN when it has none).
+    func determineAutomaticMinimumSizes(_ container: inout FlexContainer) {
+        for child in container.children {
+            child.layout.automaticMinimumMain = automaticMinimumMainSize(child, container)
+        }
+    }
+
+    private func automaticMinimumMainSize(_ child: LayoutNode, _ container: FlexContainer) -> Float {
+        let style = child.styleStorage
+        let mainAxis = container.mainAxis
+        guard style.display != .none, style.positionType != .absolute, style.overflow == .visible,
+              !style.minDimension(mainAxis).isDefined else { return .nan }
+        let direction = container.direction
+        let innerMain = container.availableInnerMainDim
+        let innerWidth = container.availableInnerWidth
+        var minimum = minContentMainSize(child, container)
+        // The specified size suggestion: a definite preferred main size.
+        let specified = child.resolvedDimension(direction, mainAxis, innerMain, innerWidth)
+        if !specified.isNaN && specified >= 0 { minimum = minOrDefined(minimum, specified) }
+        let maxSize = style.resolvedMax(mainAxis, direction, innerMain, innerWidth)
+        if !maxSize.isNaN { minimum = minOrDefined(minimum, maxSize) }
+        return minimum
+    }
+
+    /// The item's [min-content size](https://www.w3.org/TR/css-sizing-3/#min-content) in the main axis.
+    private func minContentMainSize(_ child: LayoutNode, _ container: FlexContainer) -> Float {
+        if container.isMainAxisRow {
+            return minContentWidth(child, container.direction, container.availableInnerWidth, ownSizeCounts: false)
+        }
+        // A box's min-content height is its height at its used width.
+        let innerWidth = container.availableInnerWidth
+        let stretches = resolveChildAlignment(container.node, child) == .stretch && container.crossMode == .stretchFit
+        var width = child.resolvedDimension(container.direction, .row, innerWidth, innerWidth)
+        var widthMode = SizingMode.stretchFit
+        if width.isNaN {
+            width = innerWidth
+            widthMode = width.isNaN ? .maxContent : (stretches ? .stretchFit : .fitContent)
+        } else {
+            width += child.marginForAxis(.row, innerWidth)
+        }
+        layoutNode(child, availableWidth: width, availableHeight: .nan, ownerDirection: container.direction,
+                   widthMode: widthMode, heightMode: .maxContent, ownerWidth: innerWidth,
+                   ownerHeight: container.availableInnerHeight, performLayout: false, depth: container.depth)
+        return child.layout.measuredHeight
+    }
+
+    /// The node's min-content width (border box): a definite width, else its content's
+    /// narrowest size — the longest word of a text, the sum of a row's items or the widest of a
+    /// column's items.
+    func minContentWidth(_ node: LayoutNode, _ direction: Direction, _ ownerWidth: Float,
+                         ownSizeCounts: Bool = true) -> Float {
+        let style = node.styleStorage
+        let definite = node.processedDimension(.row)
+        if ownSizeCounts, case .points = definite {
+            return node.boundAxis(.row, direction, node.resolvedDimension(direction, .row, ownerWidth, ownerWidth),
+                                  ownerWidth, ownerWidth)
+        }
+        let paddingAndBorder = style.paddingAndBorder(.row, direction, ownerWidth)
+        var content: Float = 0
+        if node.measureFunction != nil {
+            content = callMeasureFunction(node, 0, .atMost, .nan, .undefined).width
+        } else {
+            let isRow = style.flexDirection.isRow
+            let sums = isRow && style.flexWrap == .noWrap
+            var count = 0
+            for child in node.layoutChildren {
+                let childStyle = child.styleStorage
+                if childStyle.display == .none || childStyle.positionType == .absolute { continue }
+                var contribution = minContentWidth(child, child.resolveDirection(direction), .nan)
+                    + childStyle.marginForAxis(.row, .nan)
+                if isRow, childStyle.overflow != .visible || childStyle.minWidth.isDefined {
+                    // An item that may shrink below its content contributes only its min size.
+                    let minWidth = childStyle.resolvedMin(.row, direction, .nan, .nan)
+                    if childStyle.overflow != .visible { contribution = zeroIfUndefined(minWidth) + childStyle.marginForAxis(.row, .nan) }
+                }
+                content = sums ? content + contribution : max(content, contribution)
+                count += 1
+            }
+            if sums && count > 1 { content += style.gap(.row, .nan) * Float(count - 1) }
+        }
+        return node.boundAxis(.row, direction, content + paddingAndBorder, ownerWidth, ownerWidth)
+    }
+}
+
+extension FlexLayoutEngine {
+    /// `size` raised to the item's automatic minimum main size, if it has one.
+    @inline(__always)
+    func applyAutomaticMinimum(_ child: LayoutNode, _ size: Float) -> Float {
+        let minimum = child.layout.automaticMinimumMain
+        return minimum.isNaN || !(size < minimum) ? size : minimum
+    }
+}

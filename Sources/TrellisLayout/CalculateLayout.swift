@@ -1,0 +1,201 @@
+/// The entry point: lays out a tree, then rounds it to the pixel grid.
+extension LayoutNode {
+    /// Lays out this node and its subtree, as the root, in the given space.
+    ///
+    /// - Parameters:
+    ///   - availableWidth: the width of the space the root is laid out in; `nil` for unbounded
+    ///     (the root then sizes to its content unless its style fixes the width).
+    ///   - availableHeight: the same for height.
+    ///   - direction: the inline direction of the root's parent (LTR or RTL).
+    ///   - config: defaults mode, pixel grid and errata.
+    /// After this call every node's `frame` is set.
+    public func calculateLayout(availableWidth: Float? = nil, availableHeight: Float? = nil,
+                                direction: Direction = .ltr, config: LayoutConfig = .yoga) {
+        let ownerWidth = availableWidth ?? .nan
+        let ownerHeight = availableHeight ?? .nan
+        layoutPassCount &+= 1
+        let engine = FlexLayoutEngine(config: config, generation: layoutPassCount)
+        engine.layoutRoot(self, ownerWidth: ownerWidth, ownerHeight: ownerHeight, ownerDirection: direction)
+    }
+}
+
+/// One layout pass over a tree: the configuration and the pass number that invalidates caches.
+///
+/// The algorithm follows [CSS Flexible Box Layout Level 1 §9](https://www.w3.org/TR/css-flexbox-1/#layout-algorithm)
+/// the way Yoga 3.2 implements it (`yoga/algorithm/CalculateLayout.cpp`); each step is one method,
+/// named after its section. Undefined sizes are NaN.
+struct FlexLayoutEngine {
+    let config: LayoutConfig
+    let generation: UInt32
+
+    /// Sizes the root from its own style or the available space, lays it out and rounds the results.
+    func layoutRoot(_ node: LayoutNode, ownerWidth: Float, ownerHeight: Float, ownerDirection: Direction) {
+        if node.styleStorage.display == .none && config.useWebDefaults {
+            node.zeroOutLayoutRecursively()  // CSS: no box at all
+            return
+        }
+        let direction = node.resolveDirection(ownerDirection)
+        let (width, widthMode) = rootSize(node, .row, direction, ownerWidth, ownerWidth)
+        let (height, heightMode) = rootSize(node, .column, direction, ownerHeight, ownerWidth)
+        let didLayout = layoutNode(node, availableWidth: width, availableHeight: height, ownerDirection: ownerDirection,
+                                   widthMode: widthMode, heightMode: heightMode, ownerWidth: ownerWidth,
+                                   ownerHeight: ownerHeight, performLayout: true, depth: 0)
+        if didLayout {
+            node.setInitialPosition(node.layout.direction, ownerWidth, ownerHeight)
+            roundToPixelGrid(node, absoluteLeft: 0, absoluteTop: 0)
+        }
+    }
+
+    private func rootSize(_ node: LayoutNode, _ axis: FlexDirection, _ direction: Direction,
+                          _ ownerSize: Float, _ ownerWidth: Float) -> (Float, SizingMode) {
+        if node.hasDefiniteLength(axis, ownerSize) {
+            let size = node.resolvedDimension(direction, axis, ownerSize, ownerWidth) + node.marginForAxis(axis, ownerWidth)
+            return (size, .stretchFit)
+        }
+        if let keywordMode = node.styleStorage.dimension(axis).sizingKeywordMode(available: ownerSize) {
+            return (keywordMode == .maxContent ? .nan : ownerSize, keywordMode)
+        }
+        let maxSize = node.resolvedMax(axis, direction, ownerSize, ownerWidth)
+        if !maxSize.isNaN { return (maxSize, .fitContent) }
+        return (ownerSize, ownerSize.isNaN ? .maxContent : .stretchFit)
+    }
+
+    /// Lays out or measures `node` unless a cached result for the same constraints exists
+    /// (Yoga's `calculateLayoutInternal`). Returns whether work was done.
+    @discardableResult
+    func layoutNode(_ node: LayoutNode, availableWidth: Float, availableHeight: Float, ownerDirection: Direction,
+                    widthMode: SizingMode, heightMode: SizingMode, ownerWidth: Float, ownerHeight: Float,
+                    performLayout: Bool, depth: Int) -> Bool {
+        let depth = depth + 1
+        let needToVisitNode = (node.isDirty && node.layout.generationCount != generation)
+            || node.layout.lastConfig != config || node.layout.lastOwnerDirection != ownerDirection
+        if needToVisitNode { node.layout.invalidateCache() }
+
+        let request = CachedMeasurement(availableWidth: availableWidth, availableHeight: availableHeight,
+                                        widthMode: widthMode, heightMode: heightMode)
+        let cached = needToVisitNode ? nil : cachedResult(node, request, ownerWidth: ownerWidth, performLayout: performLayout)
+        if let cached {
+            node.layout.measuredWidth = cached.computedWidth
+            node.layout.measuredHeight = cached.computedHeight
+            node.layout.contentWidth = cached.contentWidth
+            node.layout.contentHeight = cached.contentHeight
+        } else {
+            layoutNodeImpl(node, availableWidth: availableWidth, availableHeight: availableHeight,
+                           ownerDirection: ownerDirection, widthMode: widthMode, heightMode: heightMode,
+                           ownerWidth: ownerWidth, ownerHeight: ownerHeight, performLayout: performLayout, depth: depth)
+            node.layout.lastOwnerDirection = ownerDirection
+            node.layout.lastConfig = config
+            node.layout.store(request, performLayout: performLayout)
+        }
+        if performLayout {
+            node.layout.width = node.layout.measuredWidth
+            node.layout.height = node.layout.measuredHeight
+            node.isDirty = false
+        }
+        node.layout.generationCount = generation
+        return cached == nil
+    }
+
+    /// Lays out `node` under the given constraints: the steps of [§9](https://www.w3.org/TR/css-flexbox-1/#layout-algorithm).
+    private func layoutNodeImpl(_ node: LayoutNode, availableWidth: Float, availableHeight: Float,
+                                ownerDirection: Direction, widthMode: SizingMode, heightMode: SizingMode,
+                                ownerWidth: Float, ownerHeight: Float, performLayout: Bool, depth: Int) {
+        let direction = node.resolveDirection(ownerDirection)
+        node.layout.direction = direction
+        node.layout.contentWidth = .nan
+        node.layout.contentHeight = .nan
+        resolveBoxEdges(node, direction, ownerWidth)
+        let margins = (row: node.layout.margin.left + node.layout.margin.right,
+                       column: node.layout.margin.top + node.layout.margin.bottom)
+
+        if node.measureFunction != nil {
+            measureWithMeasureFunction(node, direction, availableWidth - margins.row, availableHeight - margins.column,
+                                       widthMode, heightMode, ownerWidth, ownerHeight)
+            node.cleanupContentsNodesRecursively()
+            return
+        }
+        let children = node.layoutChildren
+        if children.isEmpty {
+            measureWithoutChildren(node, direction, availableWidth - margins.row, availableHeight - margins.column,
+                                   widthMode, heightMode, ownerWidth, ownerHeight)
+            node.cleanupContentsNodesRecursively()
+            return
+        }
+        if !performLayout, measureWithFixedSize(node, direction, availableWidth - margins.row,
+                                                availableHeight - margins.column, widthMode, heightMode,
+                                                ownerWidth, ownerHeight) {
+            node.cleanupContentsNodesRecursively()
+            return
+        }
+        node.layout.hadOverflow = false
+        node.cleanupContentsNodesRecursively()
+
+        var container = FlexContainer(node: node, children: children, direction: direction, ownerDirection: ownerDirection,
+                                      availableWidth: availableWidth - margins.row,
+                                      availableHeight: availableHeight - margins.column,
+                                      widthMode: widthMode, heightMode: heightMode, ownerWidth: ownerWidth,
+                                      ownerHeight: ownerHeight, performLayout: performLayout, depth: depth)
+        determineAvailableSpace(&container)
+        determineFlexBaseSizes(&container)
+        if config.useWebDefaults { determineAutomaticMinimumSizes(&container) }
+        layOutFlexLines(&container)
+        alignContent(&container)
+        determineContainerSize(&container)
+        if performLayout {
+            reverseWrappedLines(&container)
+            setTrailingPositions(&container)
+            if container.hasOutOfFlowCandidates && (node.styleStorage.positionType != .static || depth == 1) {
+                layoutAbsoluteChildren(containingNode: node, node: node,
+                                       widthMode: container.mainAxis.isRow ? container.mainMode : container.crossMode,
+                                       direction: direction, depth: depth, leftOffset: 0, topOffset: 0,
+                                       availableInnerWidth: container.availableInnerWidth,
+                                       availableInnerHeight: container.availableInnerHeight)
+            }
+        }
+    }
+
+    /// Records the node's used margins, borders and paddings for its physical edges.
+    private func resolveBoxEdges(_ node: LayoutNode, _ direction: Direction, _ ownerWidth: Float) {
+        let row = FlexDirection.row.resolved(direction)
+        let column = FlexDirection.column
+        let startEdge: PhysicalEdge = direction == .ltr ? .left : .right
+        let endEdge: PhysicalEdge = direction == .ltr ? .right : .left
+        let style = node.styleStorage
+        node.layout.margin[startEdge] = style.margin(inlineStart: row, direction, ownerWidth)
+        node.layout.margin[endEdge] = style.margin(inlineEnd: row, direction, ownerWidth)
+        node.layout.margin[.top] = style.margin(inlineStart: column, direction, ownerWidth)
+        node.layout.margin[.bottom] = style.margin(inlineEnd: column, direction, ownerWidth)
+        node.layout.border = EdgeValues(left: style.border(.left, direction), top: style.border(.top, direction),
+                                        right: style.border(.right, direction), bottom: style.border(.bottom, direction))
+        node.layout.padding = EdgeValues(left: style.padding(.left, direction, ownerWidth),
+                                         top: style.padding(.top, direction, ownerWidth),
+                                         right: style.padding(.right, direction, ownerWidth),
+                                         bottom: style.padding(.bottom, direction, ownerWidth))
+    }
+
+    /// The cached size for `request`, if one is valid (Yoga's Cache.cpp).
+    private func cachedResult(_ node: LayoutNode, _ request: CachedMeasurement, ownerWidth: Float,
+                              performLayout: Bool) -> CachedMeasurement? {
+        let count = node.layout.nextCachedMeasurementsIndex
+        if node.measureFunction != nil {
+            let marginRow = node.marginForAxis(.row, ownerWidth)
+            let marginColumn = node.marginForAxis(.column, ownerWidth)
+            if canUseCachedMeasurement(request, node.layout.cachedLayout, marginRow, marginColumn) {
+                return node.layout.cachedLayout
+            }
+            for index in 0..<count {
+                let entry = node.layout.cachedMeasurements[index]
+                if canUseCachedMeasurement(request, entry, marginRow, marginColumn) { return entry }
+            }
+            return nil
+        }
+        if performLayout {
+            return node.layout.cachedLayout.hasSameConstraints(as: request) ? node.layout.cachedLayout : nil
+        }
+        for index in 0..<count {
+            let entry = node.layout.cachedMeasurements[index]
+            if entry.hasSameConstraints(as: request) { return entry }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,197 @@
+/// [§9.2 step 3, Determine the flex base size and hypothetical main size of each item](https://www.w3.org/TR/css-flexbox-1/#algo-main-item).
+extension FlexLayoutEngine {
+    /// Computes every item's flex base size and sums the outer sizes and gaps into
+    /// `totalMainDim`; also sets each item's initial position.
+    func determineFlexBaseSizes(_ container: inout FlexContainer) {
+        let singleFlexChild = container.mainMode == .stretchFit ? findSingleFlexChild(container) : nil
+        var total: Float = 0
+        let children = container.children
+        children.forEachUnretained { index, child in
+            if child.styleStorage.display == .none {
+                child.zeroOutLayoutRecursively()
+                return
+            }
+            if container.performLayout {
+                child.setInitialPosition(child.resolveDirection(container.direction),
+                                         container.availableInnerWidth, container.availableInnerHeight)
+            }
+            if child.styleStorage.positionType != .relative { container.hasOutOfFlowCandidates = true }
+            if child.styleStorage.positionType == .absolute { return }
+            if index == singleFlexChild {
+                child.layout.computedFlexBasisGeneration = generation
+                child.layout.computedFlexBasis = 0
+            } else {
+                determineFlexBaseSize(of: child, in: container)
+            }
+            total += child.layout.computedFlexBasis + child.marginForAxis(container.mainAxis, container.availableInnerWidth)
+        }
+        if container.children.count > 1 {
+            total += container.node.gap(container.mainAxis, container.availableInnerMainDim)
+                * Float(container.children.count - 1)
+        }
+        container.totalMainDim = total
+        container.mainAxisOverflows = container.mainMode != .maxContent && total > container.availableInnerMainDim
+        if container.isWrapping && container.mainAxisOverflows && container.mainMode == .fitContent {
+            container.mainMode = .stretchFit
+        }
+    }
+
+    /// If exactly one item can both grow and shrink, its basis can be 0: it will take exactly the
+    /// remaining space, so measuring it is unnecessary (a Yoga optimisation).
+    /// - Returns: the index of that item in `container.children`.
+    private func findSingleFlexChild(_ container: FlexContainer) -> Int? {
+        var single: Int?
+        var several = false
+        _ = container.children.forEachUnretained(from: 0) { index, child in
+            guard child.isFlexible(config) else { return true }
+            if single != nil || inexactEquals(child.resolveFlexGrow(), 0)
+                || inexactEquals(child.resolveFlexShrink(config), 0) {
+                several = true
+                return false
+            }
+            single = index
+            return true
+        }
+        return several ? nil : single
+    }
+
+    /// The flex base size of one item: its definite `flex-basis`, else its definite main size,
+    /// else its content size measured under the container's constraints.
+    private func determineFlexBaseSize(of child: LayoutNode, in container: FlexContainer) {
+        let mainAxis = container.mainAxis
+        let direction = container.direction
+        let width = container.availableInnerWidth, height = container.availableInnerHeight
+        let ownerWidth = width, ownerHeight = height
+        let mainAxisSize = container.isMainAxisRow ? width : height
+        let mainAxisOwnerSize = container.isMainAxisRow ? ownerWidth : ownerHeight
+        let paddingAndBorderMain = child.paddingAndBorder(mainAxis, direction, ownerWidth)
+
+        let resolvedBasis = child.resolveFlexBasis(config, direction, mainAxis, mainAxisOwnerSize, ownerWidth)
+        // A definite basis is used as is; Yoga only does so when the container's main size is
+        // known too, unless `fixFlexBasisFitContent` is on (and in web mode, as in CSS).
+        if !resolvedBasis.isNaN && (!mainAxisSize.isNaN || config.useWebDefaults
+                                    || config.experiments.contains(.fixFlexBasisFitContent)) {
+            if child.layout.computedFlexBasis.isNaN
+                || (config.experiments.contains(.webFlexBasis) && child.layout.computedFlexBasisGeneration != generation) {
+                child.layout.computedFlexBasis = maxOrDefined(resolvedBasis, paddingAndBorderMain)
+            }
+        } else if container.isMainAxisRow && child.hasDefiniteLength(.row, ownerWidth) {
+            child.layout.computedFlexBasis = maxOrDefined(
+                child.resolvedDimension(direction, .row, ownerWidth, ownerWidth), paddingAndBorderMain)
+        } else if !container.isMainAxisRow && child.hasDefiniteLength(.column, ownerHeight) {
+            child.layout.computedFlexBasis = maxOrDefined(
+                child.resolvedDimension(direction, .column, ownerHeight, ownerWidth), paddingAndBorderMain)
+        } else {
+            measureContentFlexBasis(of: child, in: container)
+            // CSS takes the content's size unclamped (min/max apply to the hypothetical size);
+            // Yoga takes the measured, clamped size.
+            var contentSize = child.measured(mainAxis)
+            if config.useWebDefaults {
+                let unclamped = mainAxis.isRow ? child.layout.contentWidth : child.layout.contentHeight
+                if !unclamped.isNaN { contentSize = unclamped }
+            }
+            child.layout.computedFlexBasis = maxOrDefined(contentSize, paddingAndBorderMain)
+        }
+        child.layout.computedFlexBasisGeneration = generation
+    }
+
+    /// Lays the item out under max-content (or the container's size as fit-content) in the main
+    /// axis to find its content-based flex base size.
+    private func measureContentFlexBasis(of child: LayoutNode, in container: FlexContainer) {
+        let node = container.node
+        let isMainAxisRow = container.isMainAxisRow
+        let direction = container.direction
+        let width = container.availableInnerWidth, height = container.availableInnerHeight
+        let ownerWidth = width, ownerHeight = height
+        var childWidth = Float.nan, childHeight = Float.nan
+        var childWidthMode = SizingMode.maxContent, childHeightMode = SizingMode.maxContent
+        let marginRow = child.marginForAxis(.row, ownerWidth)
+        let marginColumn = child.marginForAxis(.column, ownerWidth)
+        let isRowDefinite = child.hasDefiniteLength(.row, ownerWidth)
+        let isColumnDefinite = child.hasDefiniteLength(.column, ownerHeight)
+
+        if isRowDefinite {
+            childWidth = child.resolvedDimension(direction, .row, ownerWidth, ownerWidth) + marginRow
+            childWidthMode = .stretchFit
+        }
+        if isColumnDefinite {
+            childHeight = child.resolvedDimension(direction, .column, ownerHeight, ownerWidth) + marginColumn
+            childHeightMode = .stretchFit
+        }
+        // Browsers let content overflow a scroll container's main axis, but not its cross axis.
+        let scrolls = node.styleStorage.overflow == .scroll
+        if (!isMainAxisRow && scrolls) || !scrolls, childWidth.isNaN, !width.isNaN {
+            childWidth = width
+            childWidthMode = .fitContent
+        }
+        if (isMainAxisRow && scrolls) || !scrolls, childHeight.isNaN, !height.isNaN {
+            childHeight = height
+            childHeightMode = .fitContent
+        }
+        if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
+            if !isMainAxisRow && childWidthMode == .stretchFit {
+                childHeight = marginColumn + (childWidth - marginRow) / ratio
+                childHeightMode = .stretchFit
+            } else if isMainAxisRow && childHeightMode == .stretchFit {
+                childWidth = marginRow + (childHeight - marginColumn) * ratio
+                childWidthMode = .stretchFit
+            }
+        }
+        // An item stretched in the cross axis is measured at the container's cross size.
+        let stretches = resolveChildAlignment(node, child) == .stretch
+        if !isMainAxisRow && !isRowDefinite && !width.isNaN && container.crossMode == .stretchFit
+            && stretches && childWidthMode != .stretchFit {
+            childWidth = width
+            childWidthMode = .stretchFit
+            if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
+                childHeight = (childWidth - marginRow) / ratio
+                childHeightMode = .stretchFit
+            }
+        }
+        if isMainAxisRow && !isColumnDefinite && !height.isNaN && container.crossMode == .stretchFit
+            && stretches && childHeightMode != .stretchFit {
+            childHeight = height
+            childHeightMode = .stretchFit
+            if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
+                childWidth = (childHeight - marginColumn) * ratio
+                childWidthMode = .stretchFit
+            }
+        }
+        applySizingKeyword(child.styleStorage.width, available: width, &childWidth, &childWidthMode)
+        applySizingKeyword(child.styleStorage.height, available: height, &childHeight, &childHeightMode)
+        if child.styleStorage.flexBasis == .maxContent {
+            if isMainAxisRow { (childWidth, childWidthMode) = (.nan, .maxContent) } else { (childHeight, childHeightMode) = (.nan, .maxContent) }
+        }
+        constrainMaxSizeForMode(child, direction, .row, ownerWidth, ownerWidth, &childWidthMode, &childWidth)
+        constrainMaxSizeForMode(child, direction, .column, ownerHeight, ownerWidth, &childHeightMode, &childHeight)
+        layoutNode(child, availableWidth: childWidth, availableHeight: childHeight, ownerDirection: direction,
+                   widthMode: childWidthMode, heightMode: childHeightMode, ownerWidth: ownerWidth,
+                   ownerHeight: ownerHeight, performLayout: false, depth: container.depth)
+    }
+
+    /// A `max-content`, `fit-content` or `stretch` preferred size replaces the rule the item would
+    /// otherwise be sized under ([CSS Sizing 3 §3.2](https://www.w3.org/TR/css-sizing-3/#sizing-values)).
+    func applySizingKeyword(_ preferred: Dimension, available: Float, _ size: inout Float, _ mode: inout SizingMode) {
+        guard let keywordMode = preferred.sizingKeywordMode(available: available) else { return }
+        mode = keywordMode
+        size = keywordMode == .maxContent ? .nan : available
+    }
+
+    /// Applies an item's max size to the space it is offered: a stricter limit for fit-content
+    /// and stretch-fit, and a fit-content limit instead of max-content.
+    func constrainMaxSizeForMode(_ node: LayoutNode, _ direction: Direction, _ axis: FlexDirection,
+                                 _ ownerAxisSize: Float, _ ownerWidth: Float, _ mode: inout SizingMode,
+                                 _ size: inout Float) {
+        let maxSize = node.resolvedMax(axis, direction, ownerAxisSize, ownerWidth)
+            + node.marginForAxis(axis, ownerWidth)
+        switch mode {
+        case .stretchFit, .fitContent:
+            if !maxSize.isNaN && !(size < maxSize) { size = maxSize }
+        case .maxContent:
+            if !maxSize.isNaN {
+                mode = .fitContent
+                size = maxSize
+            }
+        }
+    }
+}

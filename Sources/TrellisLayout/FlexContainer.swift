@@ -1,0 +1,102 @@
+/// The state of one flex container while it is being laid out: what
+/// [§9.1 Initial Setup](https://www.w3.org/TR/css-flexbox-1/#box-manip) and
+/// [§9.2 step 2](https://www.w3.org/TR/css-flexbox-1/#algo-available) compute, plus running totals.
+struct FlexContainer {
+    let node: LayoutNode
+    /// The items, with `display: contents` children replaced by their children.
+    let children: [LayoutNode]
+    let direction: Direction
+    let ownerDirection: Direction
+    let mainAxis: FlexDirection
+    let crossAxis: FlexDirection
+    let isWrapping: Bool
+    /// Whether items are aligned by their baselines ([§8.3](https://www.w3.org/TR/css-flexbox-1/#baseline-participation)).
+    let isBaselineLayout: Bool
+    let performLayout: Bool
+    let depth: Int
+
+    /// The space offered to the container (border box, without its margins), NaN if unbounded.
+    let availableWidth: Float
+    let availableHeight: Float
+    let ownerWidth: Float
+    let ownerHeight: Float
+    var mainMode: SizingMode
+    let crossMode: SizingMode
+
+    let paddingAndBorderMain: Float
+    let paddingAndBorderCross: Float
+    let leadingPaddingAndBorderCross: Float
+
+    // Step 2: the space for items inside padding and border.
+    var availableInnerWidth: Float = .nan
+    var availableInnerHeight: Float = .nan
+    var availableInnerMainDim: Float = .nan
+    var availableInnerCrossDim: Float = .nan
+
+    // Step 3: sum of outer flex base sizes and gaps.
+    var totalMainDim: Float = 0
+    /// Whether a child is absolutely positioned or static (and so may hold absolute descendants).
+    var hasOutOfFlowCandidates = false
+    var mainAxisOverflows = false
+
+    // Steps 5–8: totals over the flex lines.
+    var lineCount = 0
+    var totalLineCrossDim: Float = 0
+    var maxLineMainDim: Float = 0
+
+    init(node: LayoutNode, children: [LayoutNode], direction: Direction, ownerDirection: Direction,
+         availableWidth: Float, availableHeight: Float, widthMode: SizingMode, heightMode: SizingMode,
+         ownerWidth: Float, ownerHeight: Float, performLayout: Bool, depth: Int) {
+        self.node = node
+        self.children = children
+        self.direction = direction
+        self.ownerDirection = ownerDirection
+        self.mainAxis = node.styleStorage.flexDirection.resolved(direction)
+        self.crossAxis = mainAxis.cross(direction)
+        self.isWrapping = node.styleStorage.flexWrap != .noWrap
+        self.isBaselineLayout = TrellisLayout.isBaselineLayout(node, children)
+        self.performLayout = performLayout
+        self.depth = depth
+        self.availableWidth = availableWidth
+        self.availableHeight = availableHeight
+        self.ownerWidth = ownerWidth
+        self.ownerHeight = ownerHeight
+        self.mainMode = mainAxis.isRow ? widthMode : heightMode
+        self.crossMode = mainAxis.isRow ? heightMode : widthMode
+        self.paddingAndBorderMain = node.paddingAndBorder(mainAxis, direction, ownerWidth)
+        self.paddingAndBorderCross = node.paddingAndBorder(crossAxis, direction, ownerWidth)
+        self.leadingPaddingAndBorderCross = node.paddingAndBorder(leading: crossAxis, direction, ownerWidth)
+    }
+
+    var isMainAxisRow: Bool { mainAxis.isRow }
+    var mainAxisOwnerSize: Float { mainAxis.isRow ? ownerWidth : ownerHeight }
+    var crossAxisOwnerSize: Float { mainAxis.isRow ? ownerHeight : ownerWidth }
+    var paddingAndBorderRow: Float { mainAxis.isRow ? paddingAndBorderMain : paddingAndBorderCross }
+    var paddingAndBorderColumn: Float { mainAxis.isRow ? paddingAndBorderCross : paddingAndBorderMain }
+}
+
+extension FlexLayoutEngine {
+    /// [§9.2 step 2, Determine the available main and cross space](https://www.w3.org/TR/css-flexbox-1/#algo-available):
+    /// the container's content box, clamped by its min and max sizes.
+    func determineAvailableSpace(_ container: inout FlexContainer) {
+        container.availableInnerWidth = availableInnerDimension(container, .row, container.availableWidth,
+                                                                container.paddingAndBorderRow, container.ownerWidth)
+        container.availableInnerHeight = availableInnerDimension(container, .column, container.availableHeight,
+                                                                 container.paddingAndBorderColumn, container.ownerHeight)
+        container.availableInnerMainDim = container.isMainAxisRow ? container.availableInnerWidth : container.availableInnerHeight
+        container.availableInnerCrossDim = container.isMainAxisRow ? container.availableInnerHeight : container.availableInnerWidth
+    }
+
+    private func availableInnerDimension(_ container: FlexContainer, _ axis: FlexDirection, _ available: Float,
+                                         _ paddingAndBorder: Float, _ ownerSize: Float) -> Float {
+        var inner = available - paddingAndBorder
+        guard !inner.isNaN else { return inner }
+        let style = container.node.styleStorage
+        let minSize = style.resolvedMin(axis, container.direction, ownerSize, container.ownerWidth)
+        let maxSize = style.resolvedMax(axis, container.direction, ownerSize, container.ownerWidth)
+        let minInner = minSize.isNaN ? 0 : minSize - paddingAndBorder
+        let maxInner = maxSize.isNaN ? Float.greatestFiniteMagnitude : maxSize - paddingAndBorder
+        inner = maxOrDefined(minOrDefined(inner, maxInner), minInner)
+        return inner
+    }
+}

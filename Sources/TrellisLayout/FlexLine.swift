@@ -1,0 +1,129 @@
+/// One flex line: the items that fit on it and the line's running layout.
+struct FlexLine {
+    var items: [LayoutNode] = []
+    /// Sum of the items' outer hypothetical main sizes and the gaps between them.
+    var sizeConsumed: Float = 0
+    /// Index in the container's children after this line's last item.
+    var endIndex = 0
+    var numberOfAutoMargins = 0
+    var totalFlexGrowFactors: Float = 0
+    var totalFlexShrinkScaledFactors: Float = 0
+    var remainingFreeSpace: Float = 0
+    /// Main size of the line's content, after justification.
+    var mainDim: Float = 0
+    /// Cross size of the line.
+    var crossDim: Float = 0
+}
+
+extension FlexLayoutEngine {
+    /// Lays out the lines one after another: steps 5 to 15 of the algorithm for each line.
+    func layOutFlexLines(_ container: inout FlexContainer) {
+        let crossGap = container.node.gap(container.crossAxis, container.availableInnerCrossDim)
+        var start = 0
+        container.lineCount = 0
+        while start < container.children.count {
+            var line = collectFlexLine(container, startingAt: start, lineIndex: container.lineCount)
+            start = line.endIndex
+            // With an exact cross size and no layout wanted, the items' sizes are not needed.
+            let canSkipFlex = !container.performLayout && container.crossMode == .stretchFit
+            determineRemainingFreeSpace(&container, &line)
+            if !canSkipFlex { resolveFlexibleLengths(&container, &line) }
+            container.node.layout.hadOverflow = container.node.layout.hadOverflow || line.remainingFreeSpace < 0
+            alignMainAxis(container, &line)
+            let containerCrossAxis = determineLineCrossSize(container, &line)
+            if container.performLayout {
+                alignCrossAxis(container, line, containerCrossAxis: containerCrossAxis)
+            }
+            container.totalLineCrossDim += line.crossDim + (container.lineCount != 0 ? crossGap : 0)
+            container.maxLineMainDim = maxOrDefined(container.maxLineMainDim, line.mainDim)
+            container.lineCount += 1
+        }
+    }
+
+    /// [§9.3 step 5, Collect flex items into flex lines](https://www.w3.org/TR/css-flexbox-1/#algo-line-break):
+    /// takes items until the next one would overflow the line (single-line containers take all).
+    func collectFlexLine(_ container: FlexContainer, startingAt start: Int, lineIndex: Int) -> FlexLine {
+        let mainAxis = container.mainAxis
+        let gap = container.node.gap(mainAxis, container.availableInnerMainDim)
+        var line = FlexLine()
+        line.items.reserveCapacity(container.children.count - start)
+        var firstIndex = start
+        let endIndex = container.children.forEachUnretained(from: start) { index, child in
+            if child.styleStorage.display == .none || child.styleStorage.positionType == .absolute {
+                if firstIndex == index { firstIndex += 1 }
+                return true
+            }
+            if child.marginIsAuto(flexStart: mainAxis, container.ownerDirection) { line.numberOfAutoMargins += 1 }
+            if child.marginIsAuto(flexEnd: mainAxis, container.ownerDirection) { line.numberOfAutoMargins += 1 }
+            let leadingGap: Float = index == firstIndex ? 0 : gap
+            // Only a layout pass records lines: a measurement must not disturb the lines of a
+            // tree laid out earlier (baselines read them).
+            if container.performLayout { child.lineIndex = lineIndex }
+            let outerMain = hypotheticalMainSize(child, container)
+                + child.marginForAxis(mainAxis, container.availableInnerWidth) + leadingGap
+            if line.sizeConsumed + outerMain > container.availableInnerMainDim && container.isWrapping && !line.items.isEmpty {
+                return false  // this item starts the next line
+            }
+            line.sizeConsumed += outerMain
+            if child.isFlexible(config) {
+                line.totalFlexGrowFactors += child.resolveFlexGrow()
+                line.totalFlexShrinkScaledFactors += -child.resolveFlexShrink(config) * child.layout.computedFlexBasis
+            }
+            line.items.append(child)
+            return true
+        }
+        line.endIndex = endIndex
+        finishFlexLine(&line)
+        return line
+    }
+
+    /// The flex base size clamped by min and max: the
+    /// [hypothetical main size](https://www.w3.org/TR/css-flexbox-1/#hypothetical-main-size).
+    @inline(__always)
+    func hypotheticalMainSize(_ child: LayoutNode, _ container: FlexContainer) -> Float {
+        // Yoga 3.2 resolves percentage min/max sizes here against the container's owner.
+        let clamped = child.boundAxisWithinMinAndMax(container.direction, container.mainAxis, child.layout.computedFlexBasis,
+                                                     container.mainAxisOwnerSize, container.ownerWidth)
+        return applyAutomaticMinimum(child, clamped)
+    }
+
+    private func finishFlexLine(_ line: inout FlexLine) {
+        // Flex factors that sum to less than 1 are floored to 1 (Yoga's rule).
+        if line.totalFlexGrowFactors > 0 && line.totalFlexGrowFactors < 1 { line.totalFlexGrowFactors = 1 }
+        if line.totalFlexShrinkScaledFactors > 0 && line.totalFlexShrinkScaledFactors < 1 {
+            line.totalFlexShrinkScaledFactors = 1
+        }
+    }
+
+    /// [§9.2 step 4, Determine the main size of the flex container](https://www.w3.org/TR/css-flexbox-1/#algo-main-container)
+    /// for this line, and from it the line's free space ([§9.7 step 1](https://www.w3.org/TR/css-flexbox-1/#resolve-flexible-lengths)).
+    func determineRemainingFreeSpace(_ container: inout FlexContainer, _ line: inout FlexLine) {
+        var sizeBasedOnContent = false
+        if container.mainMode != .stretchFit {
+            let style = container.node.styleStorage
+            let axis = container.mainAxis
+            let minInner = style.resolvedMin(axis, container.direction, container.mainAxisOwnerSize, container.ownerWidth)
+                - container.paddingAndBorderMain
+            let maxInner = style.resolvedMax(axis, container.direction, container.mainAxisOwnerSize, container.ownerWidth)
+                - container.paddingAndBorderMain
+            if !minInner.isNaN && line.sizeConsumed < minInner {
+                container.availableInnerMainDim = minInner
+            } else if !maxInner.isNaN && line.sizeConsumed > maxInner {
+                container.availableInnerMainDim = maxInner
+            } else {
+                let legacyStretch = config.errata.contains(.stretchFlexBasis)
+                if !legacyStretch && (line.totalFlexGrowFactors == 0 || container.node.resolveFlexGrow() == 0) {
+                    // Nothing can grow: the space used is all the space needed.
+                    container.availableInnerMainDim = line.sizeConsumed
+                }
+                sizeBasedOnContent = !legacyStretch
+            }
+        }
+        if !sizeBasedOnContent && !container.availableInnerMainDim.isNaN {
+            line.remainingFreeSpace = container.availableInnerMainDim - line.sizeConsumed
+        } else if line.sizeConsumed < 0 {
+            // Sized by content with negative margins: the content takes 0, the rest is free.
+            line.remainingFreeSpace = -line.sizeConsumed
+        }
+    }
+}

@@ -1,0 +1,229 @@
+/// [§9.7 Resolving Flexible Lengths](https://www.w3.org/TR/css-flexbox-1/#resolve-flexible-lengths).
+///
+/// Like Yoga, this makes two passes instead of the spec's loop: the first freezes the items whose
+/// min or max constraint is violated and removes them from the free space; the second sizes
+/// every item, laying it out at its final main size.
+extension FlexLayoutEngine {
+    func resolveFlexibleLengths(_ container: inout FlexContainer, _ line: inout FlexLine) {
+        let originalFreeSpace = line.remainingFreeSpace
+        if config.flexibleLengthsAlgorithm == .specLoop {
+            let targets = resolveTargetMainSizes(container, line)
+            var distributed: Float = 0
+            for (index, child) in line.items.enumerated() {
+                distributed += targets[index] - clampedFlexBasis(child, container)
+                layOutItemAtMainSize(child, &container, mainSize: targets[index])
+            }
+            line.remainingFreeSpace = originalFreeSpace - distributed
+            return
+        }
+        freezeInflexibleItems(container, &line)
+        let distributed = distributeFreeSpace(&container, line)
+        line.remainingFreeSpace = originalFreeSpace - distributed
+    }
+
+    /// The spec's loop ([§9.7 steps 1–5](https://www.w3.org/TR/css-flexbox-1/#resolve-flexible-lengths)):
+    /// distribute the free space by flex factors, clamp, freeze the violators, repeat.
+    /// Returns each item's target main size (border box).
+    private func resolveTargetMainSizes(_ container: FlexContainer, _ line: FlexLine) -> [Float] {
+        let items = line.items
+        let count = items.count
+        var base = [Float](repeating: 0, count: count)
+        var target = [Float](repeating: 0, count: count)
+        var frozen = [Bool](repeating: false, count: count)
+        var factor = [Float](repeating: 0, count: count)
+        let free = line.remainingFreeSpace.isNaN ? 0 : line.remainingFreeSpace
+        // Step 1: grow when the hypothetical sizes leave space, else shrink.
+        let growing = free > 0
+        var hypotheticalSum: Float = 0
+        for (index, child) in items.enumerated() {
+            base[index] = child.layout.computedFlexBasis
+            let hypothetical = clampedFlexBasis(child, container)
+            hypotheticalSum += hypothetical
+            target[index] = hypothetical
+            if growing {
+                factor[index] = child.resolveFlexGrow()
+            } else {
+                let innerBase = base[index] - child.paddingAndBorder(container.mainAxis, container.direction,
+                                                                                  container.ownerWidth)
+                factor[index] = child.resolveFlexShrink(config) * max(innerBase, 0)
+            }
+            // Step 2: items that cannot flex, or whose min/max already pushes them the other way.
+            if factor[index] == 0 || factor[index].isNaN || (growing && base[index] > hypothetical)
+                || (!growing && base[index] < hypothetical) || free == 0 {
+                frozen[index] = true
+            }
+        }
+        // Step 3: free space relative to the flex base sizes of unfrozen items.
+        func remainingFreeSpace() -> Float {
+            var used: Float = 0
+            for index in 0..<count { used += frozen[index] ? target[index] : base[index] }
+            return free + hypotheticalSum - used
+        }
+        let initialFreeSpace = remainingFreeSpace()
+        // Step 4.
+        for _ in 0...count {
+            guard frozen.contains(false) else { break }
+            var remaining = remainingFreeSpace()
+            var factorSum: Float = 0
+            for index in 0..<count where !frozen[index] { factorSum += factor[index] }
+            if factorSum < 1 && growing {
+                let scaled = initialFreeSpace * factorSum
+                if abs(scaled) < abs(remaining) { remaining = scaled }
+            }
+            var totalViolation: Float = 0
+            var violation = [Float](repeating: 0, count: count)
+            for index in 0..<count where !frozen[index] {
+                let share = factorSum > 0 ? factor[index] / factorSum : 0
+                let unclamped = growing ? base[index] + remaining * share : base[index] - abs(remaining) * share
+                let clamped = boundMainSize(items[index], container, unclamped)
+                target[index] = clamped
+                violation[index] = clamped - unclamped
+                totalViolation += violation[index]
+            }
+            for index in 0..<count where !frozen[index] {
+                if totalViolation == 0 || (totalViolation > 0 && violation[index] > 0)
+                    || (totalViolation < 0 && violation[index] < 0) {
+                    frozen[index] = true
+                }
+            }
+        }
+        return target
+    }
+
+    /// The min/max-clamped flex base size used as the starting point of both passes.
+    @inline(__always)
+    private func clampedFlexBasis(_ child: LayoutNode, _ container: FlexContainer) -> Float {
+        // As in Yoga 3.2, percentage min/max sizes resolve here against the container's owner;
+        // the final sizes (`boundMainSize`) resolve them against the container.
+        let clamped = child.boundAxisWithinMinAndMax(container.direction, container.mainAxis, child.layout.computedFlexBasis,
+                                                     container.mainAxisOwnerSize, container.ownerWidth)
+        return applyAutomaticMinimum(child, clamped)
+    }
+
+    /// A target main size clamped by min, max and padding plus border.
+    @inline(__always)
+    private func boundMainSize(_ child: LayoutNode, _ container: FlexContainer, _ size: Float) -> Float {
+        let bounded = child.boundAxis(container.mainAxis, container.direction, size,
+                                      container.availableInnerMainDim, container.availableInnerWidth)
+        return applyAutomaticMinimum(child, bounded)
+    }
+
+    /// First pass ([§9.7 steps 4.c–4.d](https://www.w3.org/TR/css-flexbox-1/#resolve-flexible-lengths)):
+    /// items whose share would violate min or max are frozen at the clamped size, and their
+    /// share and flex factor are removed from the line.
+    private func freezeInflexibleItems(_ container: FlexContainer, _ line: inout FlexLine) {
+        var deltaFreeSpace: Float = 0
+        let items = line.items
+        items.forEachUnretained { _, child in
+            let flexBasis = clampedFlexBasis(child, container)
+            if line.remainingFreeSpace < 0 {
+                let scaledShrink = -child.resolveFlexShrink(config) * flexBasis
+                if !scaledShrink.isNaN && scaledShrink != 0 {
+                    let base = flexBasis + line.remainingFreeSpace / line.totalFlexShrinkScaledFactors * scaledShrink
+                    let bound = boundMainSize(child, container, base)
+                    if !base.isNaN && !bound.isNaN && base != bound {
+                        deltaFreeSpace += bound - flexBasis
+                        line.totalFlexShrinkScaledFactors -= -child.resolveFlexShrink(config) * child.layout.computedFlexBasis
+                    }
+                }
+            } else if !line.remainingFreeSpace.isNaN && line.remainingFreeSpace > 0 {
+                let grow = child.resolveFlexGrow()
+                if !grow.isNaN && grow != 0 {
+                    let base = flexBasis + line.remainingFreeSpace / line.totalFlexGrowFactors * grow
+                    let bound = boundMainSize(child, container, base)
+                    if !base.isNaN && !bound.isNaN && base != bound {
+                        deltaFreeSpace += bound - flexBasis
+                        line.totalFlexGrowFactors -= grow
+                    }
+                }
+            }
+        }
+        line.remainingFreeSpace -= deltaFreeSpace
+    }
+
+    /// Second pass ([§9.7 step 4.e–5](https://www.w3.org/TR/css-flexbox-1/#resolve-flexible-lengths)):
+    /// gives each item its share of the free space, then lays it out at that main size.
+    /// Returns the space distributed.
+    private func distributeFreeSpace(_ container: inout FlexContainer, _ line: FlexLine) -> Float {
+        var deltaFreeSpace: Float = 0
+        line.items.forEachUnretained { _, child in
+            let flexBasis = clampedFlexBasis(child, container)
+            var mainSize = flexBasis
+            if !line.remainingFreeSpace.isNaN && line.remainingFreeSpace < 0 {
+                let scaledShrink = -child.resolveFlexShrink(config) * flexBasis
+                if scaledShrink != 0 {
+                    let size: Float
+                    if !line.totalFlexShrinkScaledFactors.isNaN && line.totalFlexShrinkScaledFactors == 0 {
+                        size = flexBasis + scaledShrink
+                    } else {
+                        size = flexBasis + (line.remainingFreeSpace / line.totalFlexShrinkScaledFactors) * scaledShrink
+                    }
+                    mainSize = boundMainSize(child, container, size)
+                }
+            } else if !line.remainingFreeSpace.isNaN && line.remainingFreeSpace > 0 {
+                let grow = child.resolveFlexGrow()
+                if !grow.isNaN && grow != 0 {
+                    mainSize = boundMainSize(child, container,
+                                             flexBasis + line.remainingFreeSpace / line.totalFlexGrowFactors * grow)
+                }
+            }
+            deltaFreeSpace += mainSize - flexBasis
+            layOutItemAtMainSize(child, &container, mainSize: mainSize)
+        }
+        return deltaFreeSpace
+    }
+
+    /// Lays an item out with its resolved main size and the cross size it gets before line
+    /// cross sizes are known ([§9.4 step 7, hypothetical cross size](https://www.w3.org/TR/css-flexbox-1/#algo-cross-item)).
+    private func layOutItemAtMainSize(_ child: LayoutNode, _ container: inout FlexContainer, mainSize: Float) {
+        let node = container.node
+        let mainAxis = container.mainAxis, crossAxis = container.crossAxis
+        let direction = container.direction
+        let innerWidth = container.availableInnerWidth
+        let innerCross = container.availableInnerCrossDim
+        let marginMain = child.marginForAxis(mainAxis, innerWidth)
+        let marginCross = child.marginForAxis(crossAxis, innerWidth)
+        var childMainSize = mainSize + marginMain
+        var childMainMode = SizingMode.stretchFit
+        var childCrossSize: Float
+        var childCrossMode: SizingMode
+        let stretches = resolveChildAlignment(node, child) == .stretch
+            && child.styleStorage.dimension(crossAxis).sizingKeywordMode(available: 0) == nil
+            && !child.marginIsAuto(flexStart: crossAxis, direction)
+            && !child.marginIsAuto(flexEnd: crossAxis, direction)
+        let crossDefinite = child.hasDefiniteLength(crossAxis, innerCross)
+
+        // CSS stretches an item with an aspect ratio and an auto cross size (stretch wins);
+        // Yoga derives the cross size from the ratio.
+        let stretchBeatsRatio = config.useWebDefaults && stretches && !crossDefinite
+        if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite, !stretchBeatsRatio {
+            childCrossSize = (container.isMainAxisRow ? (childMainSize - marginMain) / ratio
+                              : (childMainSize - marginMain) * ratio) + marginCross
+            childCrossMode = .stretchFit
+        } else if !innerCross.isNaN && !crossDefinite && container.crossMode == .stretchFit
+                    && !container.isWrapping && stretches {
+            childCrossSize = innerCross
+            childCrossMode = .stretchFit
+        } else if !crossDefinite {
+            childCrossSize = innerCross
+            childCrossMode = childCrossSize.isNaN ? .maxContent : .fitContent
+        } else {
+            childCrossSize = child.resolvedDimension(direction, crossAxis, innerCross, innerWidth) + marginCross
+            let isLoosePercentage = child.processedDimension(crossAxis).isPercent && container.crossMode != .stretchFit
+            childCrossMode = childCrossSize.isNaN || isLoosePercentage ? .maxContent : .stretchFit
+        }
+        constrainMaxSizeForMode(child, direction, mainAxis, container.availableInnerMainDim, innerWidth,
+                                &childMainMode, &childMainSize)
+        applySizingKeyword(child.styleStorage.dimension(crossAxis), available: innerCross, &childCrossSize, &childCrossMode)
+        constrainMaxSizeForMode(child, direction, crossAxis, innerCross, innerWidth, &childCrossMode, &childCrossSize)
+
+        let requiresStretchLayout = !crossDefinite && stretches
+        let isRow = container.isMainAxisRow
+        layoutNode(child, availableWidth: isRow ? childMainSize : childCrossSize,
+                   availableHeight: isRow ? childCrossSize : childMainSize, ownerDirection: node.layout.direction,
+                   widthMode: isRow ? childMainMode : childCrossMode, heightMode: isRow ? childCrossMode : childMainMode,
+                   ownerWidth: innerWidth, ownerHeight: container.availableInnerHeight,
+                   performLayout: container.performLayout && !requiresStretchLayout, depth: container.depth)
+        node.layout.hadOverflow = node.layout.hadOverflow || child.layout.hadOverflow
+    }
+}

@@ -1,0 +1,75 @@
+/// Which defaults the engine follows.
+public enum LayoutMode: Sendable, Equatable {
+    /// Yoga's (React Native, ALLKit): `column`, `flex-shrink: 0`, `flex: N` means grow N from a
+    /// zero basis, no automatic minimum size.
+    case yoga
+    /// CSS's: `row`, `flex-shrink: 1`, `flex: N` keeps an `auto` basis, and flex items get an
+    /// [automatic minimum size](https://www.w3.org/TR/css-flexbox-1/#min-size-auto).
+    case web
+}
+
+/// Yoga's deliberate departures from the spec, kept for compatibility (Yoga's `Errata`).
+public struct LayoutErrata: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    /// Size an item with `flex-basis` from its content as if stretched (pre-2.0 behaviour).
+    public static let stretchFlexBasis = LayoutErrata(rawValue: 1 << 0)
+    /// Place absolute children without insets at the border edge instead of the padding edge.
+    public static let absolutePositionWithoutInsetsExcludesPadding = LayoutErrata(rawValue: 1 << 1)
+    /// Resolve absolute children's percentages against the parent's inner size.
+    public static let absolutePercentAgainstInnerSize = LayoutErrata(rawValue: 1 << 2)
+    public static let all: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
+                                           .absolutePercentAgainstInnerSize]
+    /// Yoga's "classic" errata set.
+    public static let classic: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
+                                               .absolutePercentAgainstInnerSize]
+}
+
+/// Yoga's experimental features (Yoga's `ExperimentalFeature`).
+public struct LayoutExperiments: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    /// Recompute the flex basis of an item on every layout pass.
+    public static let webFlexBasis = LayoutExperiments(rawValue: 1 << 0)
+    /// Measure an item's flex basis under fit-content rather than max-content inside scroll containers.
+    public static let fixFlexBasisFitContent = LayoutExperiments(rawValue: 1 << 1)
+}
+
+/// How [§9.7 Resolving Flexible Lengths](https://www.w3.org/TR/css-flexbox-1/#resolve-flexible-lengths) is done.
+public enum FlexibleLengthsAlgorithm: Sendable, Equatable {
+    /// Yoga's two passes (freeze min/max violators once, then distribute), starting from the
+    /// clamped flex basis. Yoga mode's default.
+    case yogaTwoPass
+    /// The spec's loop, as browsers do. Web mode's default.
+    case specLoop
+}
+
+/// Settings shared by every node of one layout pass.
+public struct LayoutConfig: Sendable, Equatable {
+    public var mode: LayoutMode
+    /// Physical pixels per point: frames are rounded to multiples of `1 / pointScaleFactor`.
+    /// Zero disables rounding.
+    public var pointScaleFactor: Float
+    public var errata: LayoutErrata
+    public var experiments: LayoutExperiments
+    /// How free space is distributed among flexible items; see `FlexibleLengthsAlgorithm`.
+    public var flexibleLengthsAlgorithm: FlexibleLengthsAlgorithm
+
+    public init(mode: LayoutMode = .yoga, pointScaleFactor: Float = 1, errata: LayoutErrata = [],
+                experiments: LayoutExperiments = [], flexibleLengthsAlgorithm: FlexibleLengthsAlgorithm? = nil) {
+        self.mode = mode
+        self.pointScaleFactor = pointScaleFactor
+        self.errata = errata
+        self.experiments = experiments
+        self.flexibleLengthsAlgorithm = flexibleLengthsAlgorithm ?? (mode == .web ? .specLoop : .yogaTwoPass)
+    }
+
+    /// Yoga's defaults.
+    public static let yoga = LayoutConfig()
+    /// CSS's defaults.
+    public static let web = LayoutConfig(mode: .web)
+
+    @inline(__always) var useWebDefaults: Bool { mode == .web }
+}

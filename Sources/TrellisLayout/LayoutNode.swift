@@ -1,0 +1,196 @@
+/// A node of the layout tree: a style, children, and for leaves optional measure and
+/// baseline functions. After `calculateLayout` each node's `frame` holds its result.
+///
+/// Nodes are reference types so that a tree can be built once and laid out many times;
+/// a node belongs to at most one parent. Not thread-safe: lay out one tree on one thread.
+public final class LayoutNode {
+    /// The node's style; changing it marks the node (and its ancestors) for re-layout.
+    public var style: Style {
+        get { styleStorage }
+        set {
+            let oldValue = styleStorage
+            styleStorage = newValue
+            boxEdges = BoxEdges(newValue)
+            if newValue != oldValue { styleDidChange(from: oldValue) }
+        }
+    }
+
+    // The storage the algorithm reads in its inner loops is marked `@exclusivity(unchecked)`:
+    // the dynamic exclusivity checks cost more than the layout arithmetic, and no access can
+    // overlap — a tree is laid out on one thread (see above), and the algorithm never holds an
+    // `inout` access to a node's storage across a call that reaches the same node.
+
+    /// The style, read directly by the algorithm (no copy, no observers).
+    @exclusivity(unchecked) var styleStorage: Style
+    /// The style's edges resolved per direction (kept in step with `styleStorage`).
+    @exclusivity(unchecked) var boxEdges: BoxEdges
+
+    /// Measures the content of a leaf (text, image). A node with a measure function must not have children.
+    public var measureFunction: MeasureFunction? {
+        didSet { markDirty() }
+    }
+
+    /// Returns a leaf's baseline (distance from its top) for `align-items: baseline`.
+    public var baselineFunction: BaselineFunction? {
+        didSet { markDirty() }
+    }
+
+    /// Use this child's baseline as its parent's baseline, even if it is not the first item.
+    public var isReferenceBaseline = false {
+        didSet { if isReferenceBaseline != oldValue { markDirty() } }
+    }
+
+    /// Any value the caller wants to attach (e.g. the id of a UI component).
+    public var tag: String?
+
+    @exclusivity(unchecked) public private(set) var children: [LayoutNode] = []
+    /// The node this node is a child of. (Not a `weak` reference: weak references make every
+    /// retain of the node slow; a parent clears its children's back references when it goes away.)
+    public var parent: LayoutNode? { parentReference }
+    private unowned(unsafe) var parentReference: LayoutNode?
+
+    var hasParent = false
+    var contentsChildrenCount = 0
+    @exclusivity(unchecked) var isDirty = true
+    @exclusivity(unchecked) var lineIndex = 0
+    @exclusivity(unchecked) var layout = LayoutResults()
+    /// Counts `calculateLayout` calls made on this node as a root; tells passes apart for the caches.
+    var layoutPassCount: UInt32 = 0
+
+    deinit {
+        for child in children {
+            child.parentReference = nil
+            child.hasParent = false
+        }
+    }
+
+    public init(style: Style = Style(), measure: MeasureFunction? = nil) {
+        self.styleStorage = style
+        self.boxEdges = BoxEdges(style)
+        self.measureFunction = measure
+    }
+
+    // MARK: Tree
+
+    /// Appends `child`; it must not have a parent.
+    public func addChild(_ child: LayoutNode) {
+        insertChild(child, at: children.count)
+    }
+
+    /// Inserts `child` at `index`; it must not have a parent.
+    public func insertChild(_ child: LayoutNode, at index: Int) {
+        precondition(child.parent == nil && !child.hasParent, "LayoutNode: the child already has a parent")
+        precondition(measureFunction == nil, "LayoutNode: a node with a measure function cannot have children")
+        children.insert(child, at: index)
+        child.parentReference = self
+        child.hasParent = true
+        if child.styleStorage.display == .contents { contentsChildrenCount += 1 }
+        markDirty()
+    }
+
+    /// Removes the child at `index` and returns it.
+    @discardableResult
+    public func removeChild(at index: Int) -> LayoutNode {
+        let child = children.remove(at: index)
+        child.parentReference = nil
+        child.hasParent = false
+        if child.styleStorage.display == .contents { contentsChildrenCount -= 1 }
+        markDirty()
+        return child
+    }
+
+    /// Removes every child.
+    public func removeAllChildren() {
+        for child in children {
+            child.parentReference = nil
+            child.hasParent = false
+        }
+        children.removeAll()
+        contentsChildrenCount = 0
+        markDirty()
+    }
+
+    /// Marks this node and its ancestors as needing layout (call after the content a measure
+    /// function reports has changed).
+    public func markDirty() {
+        var node: LayoutNode? = self
+        while let current = node {
+            current.isDirty = true
+            current.layout.computedFlexBasis = .nan
+            node = current.parent
+        }
+    }
+
+    func styleDidChange(from oldValue: Style) {
+        if oldValue.display != style.display, let parent {
+            var count = 0
+            for child in parent.children where child.styleStorage.display == .contents { count += 1 }
+            parent.contentsChildrenCount = count
+        }
+        markDirty()
+    }
+
+    // MARK: Results
+
+    /// The node's frame after `calculateLayout`: position relative to the parent, size.
+    public var frame: LayoutFrame { layout.frame }
+
+    /// The direction the node was laid out in.
+    public var layoutDirection: Direction { layout.direction }
+
+    /// Whether the content overflowed the node in the last layout.
+    public var hadOverflow: Bool { layout.hadOverflow }
+
+    // MARK: Layout children
+
+    /// The children that take part in this node's layout: `display: contents` children are
+    /// replaced by their own layout children ([CSS Display §2.5](https://www.w3.org/TR/css-display-3/#box-generation)).
+    @inline(__always)
+    var layoutChildren: [LayoutNode] {
+        if contentsChildrenCount == 0 { return children }
+        var result: [LayoutNode] = []
+        result.reserveCapacity(children.count)
+        appendLayoutChildren(into: &result)
+        return result
+    }
+
+    private func appendLayoutChildren(into result: inout [LayoutNode]) {
+        for child in children {
+            if child.styleStorage.display == .contents {
+                child.appendLayoutChildren(into: &result)
+            } else {
+                result.append(child)
+            }
+        }
+    }
+}
+
+extension Array where Element == LayoutNode {
+    /// Calls `body` with each node and its index, without retaining the node.
+    ///
+    /// The array keeps its nodes alive, and layout never adds or removes children while walking
+    /// them; skipping the retain/release pair per visit saves about a tenth of layout time.
+    @inline(__always)
+    func forEachUnretained(_ body: (_ index: Int, _ node: LayoutNode) -> Void) {
+        withUnsafeBufferPointer { nodes in
+            for index in nodes.indices {
+                Unmanaged.passUnretained(nodes[index])._withUnsafeGuaranteedRef { body(index, $0) }
+            }
+        }
+    }
+
+    /// Like `forEachUnretained(_:)`, from index `start` for as long as `body` returns true.
+    /// - Returns: the index at which `body` returned false, or `count`.
+    @inline(__always)
+    func forEachUnretained(from start: Int, while body: (_ index: Int, _ node: LayoutNode) -> Bool) -> Int {
+        withUnsafeBufferPointer { nodes in
+            var index = start
+            while index < nodes.count {
+                let proceed = Unmanaged.passUnretained(nodes[index])._withUnsafeGuaranteedRef { body(index, $0) }
+                if !proceed { return index }
+                index += 1
+            }
+            return nodes.count
+        }
+    }
+}

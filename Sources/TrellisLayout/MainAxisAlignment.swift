@@ -1,0 +1,96 @@
+/// [§9.5 Main-Axis Alignment](https://www.w3.org/TR/css-flexbox-1/#main-alignment).
+extension FlexLayoutEngine {
+    /// Steps 12–13: distributes the line's remaining free space to auto margins
+    /// ([§8.1](https://www.w3.org/TR/css-flexbox-1/#auto-margins)), else by `justify-content`
+    /// ([§8.2](https://www.w3.org/TR/css-flexbox-1/#justify-content-property)), and positions the
+    /// items along the main axis. Also measures the line's main size and its cross size
+    /// ([§9.4 step 8](https://www.w3.org/TR/css-flexbox-1/#algo-cross-line)).
+    func alignMainAxis(_ container: FlexContainer, _ line: inout FlexLine) {
+        let node = container.node
+        let style = node.styleStorage
+        let mainAxis = container.mainAxis, crossAxis = container.crossAxis
+        let direction = container.direction
+        let innerWidth = container.availableInnerWidth
+        let leadingPaddingAndBorder = style.paddingAndBorder(leading: mainAxis, direction, container.ownerWidth)
+        let trailingPaddingAndBorder = style.paddingAndBorder(trailing: mainAxis, direction, container.ownerWidth)
+        let gap = style.gap(mainAxis, container.availableInnerMainDim)
+
+        if container.mainMode == .fitContent && line.remainingFreeSpace > 0 {
+            line.remainingFreeSpace = freeSpaceUnderFitContent(container, line, leadingPaddingAndBorder + trailingPaddingAndBorder)
+        }
+        let (leadingMainDim, betweenMainDim) = justifySpacing(container, line, gap: gap)
+
+        line.mainDim = leadingPaddingAndBorder + leadingMainDim
+        line.crossDim = 0
+        var maxAscent: Float = 0, maxDescent: Float = 0
+        let isBaseline = container.isBaselineLayout
+        let autoMarginShare = line.numberOfAutoMargins > 0 ? line.remainingFreeSpace / Float(line.numberOfAutoMargins) : 0
+        let canSkipFlex = !container.performLayout && container.crossMode == .stretchFit
+        let items = line.items
+        items.forEachUnretained { index, child in
+            if child.marginIsAuto(flexStart: mainAxis, direction) && line.remainingFreeSpace > 0 {
+                line.mainDim += autoMarginShare
+            }
+            if container.performLayout {
+                child.layout.position[mainAxis.flexStartEdge] += line.mainDim
+            }
+            if index != line.items.count - 1 { line.mainDim += betweenMainDim }
+            if child.marginIsAuto(flexEnd: mainAxis, direction) && line.remainingFreeSpace > 0 {
+                line.mainDim += autoMarginShare
+            }
+            if canSkipFlex {
+                // Sizes were not computed; the flex basis stands in for them.
+                line.mainDim += child.marginForAxis(mainAxis, innerWidth) + child.layout.computedFlexBasis
+                line.crossDim = container.availableInnerCrossDim
+            } else {
+                line.mainDim += child.dimensionWithMargin(mainAxis, innerWidth)
+                if isBaseline && participatesInBaselineAlignment(node, child, direction) {
+                    let ascent = baselineAscent(child, node, direction, innerWidth,
+                                                usePositions: container.performLayout)
+                    let descent = child.layout.measuredHeight + child.marginForAxis(.column, innerWidth) - ascent
+                    maxAscent = maxOrDefined(maxAscent, ascent)
+                    maxDescent = maxOrDefined(maxDescent, descent)
+                } else {
+                    line.crossDim = maxOrDefined(line.crossDim, child.dimensionWithMargin(crossAxis, innerWidth))
+                }
+            }
+        }
+        line.mainDim += trailingPaddingAndBorder
+        // Items that do not take part in baseline alignment count with their outer size.
+        if isBaseline { line.crossDim = maxOrDefined(line.crossDim, maxAscent + maxDescent) }
+    }
+
+    /// Under a fit-content main size the container shrinks to its content, so only the space
+    /// needed to reach its min size is free.
+    private func freeSpaceUnderFitContent(_ container: FlexContainer, _ line: FlexLine, _ paddingAndBorder: Float) -> Float {
+        let style = container.node.styleStorage
+        let axis = container.mainAxis
+        let minSize = style.resolvedMin(axis, container.direction, container.mainAxisOwnerSize, container.ownerWidth)
+        guard style.minDimension(axis).isDefined, !minSize.isNaN else { return 0 }
+        let minAvailableMainDim = minSize - paddingAndBorder
+        let occupied = container.availableInnerMainDim - line.remainingFreeSpace
+        return maxOrDefined(0, minAvailableMainDim - occupied)
+    }
+
+    /// The space before the first item and between items for `justify-content`
+    /// ([§8.2](https://www.w3.org/TR/css-flexbox-1/#justify-content-property)); none when
+    /// auto margins take the free space.
+    private func justifySpacing(_ container: FlexContainer, _ line: FlexLine, gap: Float) -> (leading: Float, between: Float) {
+        guard line.numberOfAutoMargins == 0 else { return (0, gap) }
+        let free = line.remainingFreeSpace
+        let justify = free >= 0 ? container.node.styleStorage.justifyContent : fallbackAlignment(container.node.styleStorage.justifyContent)
+        let count = Float(line.items.count)
+        switch justify {
+        case .flexStart: return (0, gap)
+        case .center: return (free / 2, gap)
+        case .flexEnd: return (free, gap)
+        case .spaceBetween: return (0, line.items.count > 1 ? gap + free / (count - 1) : gap)
+        case .spaceEvenly:
+            let leading = free / (count + 1)
+            return (leading, gap + leading)
+        case .spaceAround:
+            let leading = 0.5 * free / count
+            return (leading, gap + leading * 2)
+        }
+    }
+}

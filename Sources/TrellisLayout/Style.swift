@@ -1,0 +1,227 @@
+/// The style of one node: the input of layout, in CSS terms.
+///
+/// The defaults are Yoga's (`column`, `flex-shrink: 0`, `align-content: flex-start`); use
+/// `Style(mode: .web)` for CSS's initial values (`row`, `flex-shrink: 1`, `align-content: stretch`).
+/// Properties that are `nil` or `.undefined` are unset.
+public struct Style: Equatable, Sendable {
+    public var direction: Direction = .inherit
+    public var flexDirection: FlexDirection = .column
+    public var justifyContent: Justify = .flexStart
+    public var alignContent: Align = .flexStart
+    public var alignItems: Align = .stretch
+    public var alignSelf: Align = .auto
+    public var positionType: PositionType = .relative
+    public var flexWrap: Wrap = .noWrap
+    public var overflow: Overflow = .visible
+    public var display: Display = .flex
+    public var boxSizing: BoxSizing = .borderBox
+
+    /// The `flex` shorthand with Yoga's meaning: a positive value sets `flex-grow` (and a basis of
+    /// 0 in Yoga mode, `auto` in web mode); a negative value sets `flex-shrink` (Yoga mode only).
+    /// See [CSS Flexbox §7.1](https://www.w3.org/TR/css-flexbox-1/#flex-property).
+    public var flex: Float?
+    public var flexGrow: Float?
+    public var flexShrink: Float?
+    public var flexBasis: Dimension = .auto
+
+    public var gap: Dimension = .undefined
+    public var columnGap: Dimension = .undefined
+    public var rowGap: Dimension = .undefined
+
+    public var width: Dimension = .auto
+    public var height: Dimension = .auto
+    public var minWidth: Dimension = .undefined
+    public var minHeight: Dimension = .undefined
+    public var maxWidth: Dimension = .undefined
+    public var maxHeight: Dimension = .undefined
+
+    /// Width divided by height ([CSS Sizing 4 §2](https://www.w3.org/TR/css-sizing-4/#aspect-ratio)).
+    /// Zero, negative, NaN and infinite ratios act as unset.
+    public var aspectRatio: Float?
+
+    // The edges come last: layout reads them through `BoxEdges`, so the fields above share
+    // the first cache lines.
+    public var margin = Edges()
+    /// Insets: `left`, `top`, `right`, `bottom`, `start`, `end` ([CSS Position §3.1](https://www.w3.org/TR/css-position-3/#insets)).
+    public var position = Edges()
+    public var padding = Edges()
+    public var border = Edges()
+
+    /// `gap` for both axes; `columnGap`/`rowGap` override it ([CSS Box Alignment §8](https://www.w3.org/TR/css-align-3/#gaps)).
+
+    /// Yoga's defaults.
+    public init() {}
+
+    /// The initial values of `mode`: Yoga's, or CSS's for `.web`.
+    public init(mode: LayoutMode) {
+        if mode == .web {
+            flexDirection = .row
+            alignContent = .stretch
+        }
+    }
+}
+
+// MARK: - Resolution helpers used by the algorithm
+
+extension Style {
+    @inline(__always)
+    func dimension(_ axis: FlexDirection) -> Dimension { axis.isRow ? width : height }
+    @inline(__always)
+    func minDimension(_ axis: FlexDirection) -> Dimension { axis.isRow ? minWidth : minHeight }
+    @inline(__always)
+    func maxDimension(_ axis: FlexDirection) -> Dimension { axis.isRow ? maxWidth : maxHeight }
+
+    /// Padding plus border along `axis` (both sides), for content-box sizing.
+    @inline(__always)
+    func paddingAndBorder(_ axis: FlexDirection, _ direction: Direction, _ widthSize: Float) -> Float {
+        paddingAndBorder(leading: axis, direction, widthSize) + paddingAndBorder(trailing: axis, direction, widthSize)
+    }
+
+    /// The min size on `axis` as a border-box size, or NaN.
+    @inline(__always)
+    func resolvedMin(_ axis: FlexDirection, _ direction: Direction, _ reference: Float, _ widthSize: Float) -> Float {
+        let value = minDimension(axis).resolve(reference)
+        return boxSizing == .borderBox ? value : value + paddingAndBorder(axis, direction, widthSize)
+    }
+
+    /// The max size on `axis` as a border-box size, or NaN.
+    @inline(__always)
+    func resolvedMax(_ axis: FlexDirection, _ direction: Direction, _ reference: Float, _ widthSize: Float) -> Float {
+        let value = maxDimension(axis).resolve(reference)
+        return boxSizing == .borderBox ? value : value + paddingAndBorder(axis, direction, widthSize)
+    }
+
+    // Edges on the flex-start / flex-end side of an axis, and on its inline start / end side.
+
+    @inline(__always)
+    func margin(flexStart axis: FlexDirection, _ direction: Direction, _ widthSize: Float) -> Float {
+        zeroIfUndefined(margin.value(axis.flexStartEdge, direction).resolve(widthSize))
+    }
+    @inline(__always)
+    func margin(flexEnd axis: FlexDirection, _ direction: Direction, _ widthSize: Float) -> Float {
+        zeroIfUndefined(margin.value(axis.flexEndEdge, direction).resolve(widthSize))
+    }
+    @inline(__always)
+    func margin(inlineStart axis: FlexDirection, _ direction: Direction, _ widthSize: Float) -> Float {
+        zeroIfUndefined(margin.value(axis.inlineStartEdge(direction), direction).resolve(widthSize))
+    }
+    @inline(__always)
+    func margin(inlineEnd axis: FlexDirection, _ direction: Direction, _ widthSize: Float) -> Float {
+        zeroIfUndefined(margin.value(axis.inlineEndEdge(direction), direction).resolve(widthSize))
+    }
+    /// The sum of both margins along `axis` (independent of direction).
+    @inline(__always)
+    func marginForAxis(_ axis: FlexDirection, _ widthSize: Float) -> Float {
+        margin(inlineStart: axis, .ltr, widthSize) + margin(inlineEnd: axis, .ltr, widthSize)
+    }
+    @inline(__always)
+    func marginIsAuto(flexStart axis: FlexDirection, _ direction: Direction) -> Bool {
+        margin.value(axis.flexStartEdge, direction).isAuto
+    }
+    @inline(__always)
+    func marginIsAuto(flexEnd axis: FlexDirection, _ direction: Direction) -> Bool {
+        margin.value(axis.flexEndEdge, direction).isAuto
+    }
+
+    @inline(__always)
+    func border(_ edge: PhysicalEdge, _ direction: Direction) -> Float {
+        max(zeroIfUndefined(border.value(edge, direction).resolve(0)), 0)
+    }
+    @inline(__always)
+    func padding(_ edge: PhysicalEdge, _ direction: Direction, _ widthSize: Float) -> Float {
+        max(zeroIfUndefined(padding.value(edge, direction).resolve(widthSize)), 0)
+    }
+    @inline(__always)
+    func paddingAndBorder(leading axis: FlexDirection, _ direction: Direction, _ widthSize: Float) -> Float {
+        let edge = axis.flexStartEdge
+        return padding(edge, direction, widthSize) + border(edge, direction)
+    }
+    @inline(__always)
+    func paddingAndBorder(trailing axis: FlexDirection, _ direction: Direction, _ widthSize: Float) -> Float {
+        let edge = axis.flexEndEdge
+        return padding(edge, direction, widthSize) + border(edge, direction)
+    }
+    @inline(__always)
+    func paddingAndBorder(inlineStart axis: FlexDirection, _ direction: Direction, _ widthSize: Float) -> Float {
+        let edge = axis.inlineStartEdge(direction)
+        return padding(edge, direction, widthSize) + border(edge, direction)
+    }
+    @inline(__always)
+    func borderForAxis(_ axis: FlexDirection) -> Float {
+        axis.isRow ? border(.left, .ltr) + border(.right, .ltr) : border(.top, .ltr) + border(.bottom, .ltr)
+    }
+
+    /// The gap between items along `axis` (column-gap for rows, row-gap for columns).
+    @inline(__always)
+    func gap(_ axis: FlexDirection, _ ownerSize: Float) -> Float {
+        let length = axis.isRow ? (columnGap.isDefined ? columnGap : gap) : (rowGap.isDefined ? rowGap : gap)
+        return max(zeroIfUndefined(length.resolve(ownerSize)), 0)
+    }
+
+    // Insets.
+
+    @inline(__always)
+    func inset(_ edge: PhysicalEdge, _ direction: Direction) -> Dimension { position.value(edge, direction) }
+
+    /// Whether an inset other than `auto` is set on `edge`.
+    @inline(__always)
+    func hasInset(_ edge: PhysicalEdge, _ direction: Direction) -> Bool {
+        let value = position.value(edge, direction)
+        return value.isDefined && !value.isAuto
+    }
+    @inline(__always)
+    func insetValue(_ edge: PhysicalEdge, _ direction: Direction, _ axisSize: Float) -> Float {
+        zeroIfUndefined(position.value(edge, direction).resolve(axisSize))
+    }
+}
+
+@inline(__always) func zeroIfUndefined(_ value: Float) -> Float { value.isNaN ? 0 : value }
+
+// MARK: - Axis geometry
+
+extension FlexDirection {
+    /// The flex-start side of this axis.
+    @inline(__always)
+    var flexStartEdge: PhysicalEdge {
+        switch self {
+        case .column: return .top
+        case .columnReverse: return .bottom
+        case .row: return .left
+        case .rowReverse: return .right
+        }
+    }
+    @inline(__always)
+    var flexEndEdge: PhysicalEdge {
+        switch self {
+        case .column: return .bottom
+        case .columnReverse: return .top
+        case .row: return .right
+        case .rowReverse: return .left
+        }
+    }
+    @inline(__always)
+    func inlineStartEdge(_ direction: Direction) -> PhysicalEdge {
+        if isRow { return direction == .rtl ? .right : .left }
+        return .top
+    }
+    @inline(__always)
+    func inlineEndEdge(_ direction: Direction) -> PhysicalEdge {
+        if isRow { return direction == .rtl ? .left : .right }
+        return .bottom
+    }
+    /// `row` and `row-reverse` swap under `direction: rtl`.
+    @inline(__always)
+    func resolved(_ direction: Direction) -> FlexDirection {
+        guard direction == .rtl else { return self }
+        switch self {
+        case .row: return .rowReverse
+        case .rowReverse: return .row
+        default: return self
+        }
+    }
+    /// The cross axis of a main axis.
+    @inline(__always)
+    func cross(_ direction: Direction) -> FlexDirection {
+        isColumn ? FlexDirection.row.resolved(direction) : .column
+    }
+}

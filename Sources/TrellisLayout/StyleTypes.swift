@@ -1,0 +1,183 @@
+/// The CSS keywords a `Style` is made of. Raw values are the CSS spellings.
+
+/// [flex-direction](https://www.w3.org/TR/css-flexbox-1/#flex-direction-property): the main axis.
+public enum FlexDirection: String, Sendable, CaseIterable {
+    case column
+    case columnReverse = "column-reverse"
+    case row
+    case rowReverse = "row-reverse"
+
+    @inline(__always) var isRow: Bool { self == .row || self == .rowReverse }
+    @inline(__always) var isColumn: Bool { self == .column || self == .columnReverse }
+    @inline(__always) var isReverse: Bool { self == .rowReverse || self == .columnReverse }
+}
+
+/// [justify-content](https://www.w3.org/TR/css-flexbox-1/#justify-content-property).
+public enum Justify: String, Sendable, CaseIterable {
+    case flexStart = "flex-start"
+    case center
+    case flexEnd = "flex-end"
+    case spaceBetween = "space-between"
+    case spaceAround = "space-around"
+    case spaceEvenly = "space-evenly"
+}
+
+/// [align-items](https://www.w3.org/TR/css-flexbox-1/#align-items-property),
+/// `align-self` and [align-content](https://www.w3.org/TR/css-flexbox-1/#align-content-property).
+public enum Align: String, Sendable, CaseIterable {
+    case auto
+    case flexStart = "flex-start"
+    case center
+    case flexEnd = "flex-end"
+    case stretch
+    case baseline
+    case spaceBetween = "space-between"
+    case spaceAround = "space-around"
+    case spaceEvenly = "space-evenly"
+}
+
+/// [position](https://www.w3.org/TR/css-position-3/#position-property).
+/// `relative` is Yoga's default; `static` ignores insets and is not a containing block.
+public enum PositionType: String, Sendable, CaseIterable {
+    case `static`
+    case relative
+    case absolute
+}
+
+/// [flex-wrap](https://www.w3.org/TR/css-flexbox-1/#flex-wrap-property).
+public enum Wrap: String, Sendable, CaseIterable {
+    case noWrap = "nowrap"
+    case wrap
+    case wrapReverse = "wrap-reverse"
+}
+
+/// [overflow](https://www.w3.org/TR/css-overflow-3/#propdef-overflow).
+public enum Overflow: String, Sendable, CaseIterable {
+    case visible
+    case hidden
+    case scroll
+}
+
+/// [display](https://www.w3.org/TR/css-display-3/#the-display-properties): `flex`, `none`
+/// (no box, zero frame) or `contents` (no box; its children take its place).
+public enum Display: String, Sendable, CaseIterable {
+    case flex
+    case none
+    case contents
+}
+
+/// [direction](https://www.w3.org/TR/css-writing-modes-4/#direction): the inline direction.
+public enum Direction: String, Sendable, CaseIterable {
+    case inherit
+    case ltr
+    case rtl
+}
+
+/// [box-sizing](https://www.w3.org/TR/css-sizing-3/#box-sizing): what `width`/`height` measure.
+public enum BoxSizing: String, Sendable, CaseIterable {
+    case borderBox = "border-box"
+    case contentBox = "content-box"
+}
+
+/// Lengths for the four sides of a box, settable by physical side (`left`), by flow-relative
+/// side (`start`/`end`, which follow `direction`) or for several sides at once (`horizontal`,
+/// `vertical`, `all`). The most specific one that is set wins, as in Yoga.
+public struct Edges: Equatable, Sendable {
+    public var left: Dimension = .undefined
+    public var top: Dimension = .undefined
+    public var right: Dimension = .undefined
+    public var bottom: Dimension = .undefined
+    public var start: Dimension = .undefined
+    public var end: Dimension = .undefined
+    public var horizontal: Dimension = .undefined
+    public var vertical: Dimension = .undefined
+    public var all: Dimension = .undefined
+
+    public init() {}
+
+    /// The value in force on `edge` for a box laid out in `direction`.
+    @inline(__always)
+    func value(_ edge: PhysicalEdge, _ direction: Direction) -> Dimension {
+        switch edge {
+        case .left:
+            if direction == .ltr, start.isDefined { return start }
+            if direction == .rtl, end.isDefined { return end }
+            if left.isDefined { return left }
+            return horizontal.isDefined ? horizontal : all
+        case .right:
+            if direction == .ltr, end.isDefined { return end }
+            if direction == .rtl, start.isDefined { return start }
+            if right.isDefined { return right }
+            return horizontal.isDefined ? horizontal : all
+        case .top:
+            if top.isDefined { return top }
+            return vertical.isDefined ? vertical : all
+        case .bottom:
+            if bottom.isDefined { return bottom }
+            return vertical.isDefined ? vertical : all
+        }
+    }
+
+    var anyHorizontalDefined: Bool {
+        left.isDefined || right.isDefined || all.isDefined || horizontal.isDefined || start.isDefined || end.isDefined
+    }
+
+    var anyVerticalDefined: Bool {
+        top.isDefined || bottom.isDefined || all.isDefined || vertical.isDefined
+    }
+}
+
+/// A physical side of a box.
+enum PhysicalEdge: Int {
+    case left = 0, top = 1, right = 2, bottom = 3
+}
+
+/// The values in force on the four physical sides of a box for one direction.
+struct SideValues {
+    var left: Dimension, top: Dimension, right: Dimension, bottom: Dimension
+
+    init(_ edges: Edges, _ direction: Direction) {
+        left = edges.value(.left, direction)
+        top = edges.value(.top, direction)
+        right = edges.value(.right, direction)
+        bottom = edges.value(.bottom, direction)
+    }
+
+    @inline(__always)
+    subscript(edge: PhysicalEdge) -> Dimension {
+        switch edge {
+        case .left: return left
+        case .top: return top
+        case .right: return right
+        case .bottom: return bottom
+        }
+    }
+}
+
+/// A node's margins, paddings, borders and insets for one direction.
+struct DirectedBoxEdges {
+    var margin: SideValues
+    var padding: SideValues
+    var border: SideValues
+    var position: SideValues
+
+    init(_ style: Style, _ direction: Direction) {
+        margin = SideValues(style.margin, direction)
+        padding = SideValues(style.padding, direction)
+        border = SideValues(style.border, direction)
+        position = SideValues(style.position, direction)
+    }
+}
+
+/// A node's edges resolved once, when its style is set, for both directions, so that layout
+/// reads one value instead of walking the start/end/horizontal/all fallbacks every time. The
+/// values for one direction sit together (two cache lines).
+struct BoxEdges {
+    var ltr: DirectedBoxEdges
+    var rtl: DirectedBoxEdges
+
+    init(_ style: Style) {
+        ltr = DirectedBoxEdges(style, .ltr)
+        rtl = DirectedBoxEdges(style, .rtl)
+    }
+}

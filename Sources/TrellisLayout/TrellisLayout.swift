@@ -1,1 +1,0 @@
-// TrellisLayout: see docs/architecture.md for what this module owns.
