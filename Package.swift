@@ -45,7 +45,7 @@ let package = Package(
         .target(name: "TrellisTargeting", dependencies: ["TrellisJSON"], swiftSettings: strict),
         .target(
             name: "TrellisScreens",
-            dependencies: ["TrellisJSON", "TrellisTargeting"],
+            dependencies: ["TrellisJSON", "TrellisTargeting", "TrellisLayout"],
             swiftSettings: strict),
 
         // Everything meets here.

@@ -9,6 +9,22 @@ public struct AnswerKey: Hashable, Sendable {
     public var schemaVersion: Int
     public var outcomes: Outcomes
     public var pretty: Bool
+    /// What the bytes are: the resolved screen, its layout, or a preview page.
+    public var format: AnswerFormat = .screen
+    /// The viewport of a layout or preview; nil for the screen itself.
+    public var viewport: LayoutViewport? = nil
+}
+
+/// The kinds of answer built from one resolved screen.
+public enum AnswerFormat: Hashable, Sendable {
+    /// `GET /v1/screens/{id}`: JSON.
+    case screen
+    /// `GET /v1/screens/{id}/layout`: JSON with frames.
+    case layout
+    /// `GET /preview/{id}`: HTML; `check` adds the script that reports drawn positions.
+    case html(check: Bool)
+    /// `GET /preview/{id}/preview.svg`.
+    case svg
 }
 
 /// Encoded answers of one snapshot, shared by every request that reads it.
