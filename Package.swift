@@ -89,7 +89,7 @@ let package = Package(
         .testTarget(
             name: "TrellisServerTests",
             dependencies: [
-                "TrellisServer", "TrellisHTTP", "TrellisJSON", "TrellisTargeting",
+                "TrellisServer", "TrellisHTTP", "TrellisJSON", "TrellisTargeting", "TrellisText",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
