@@ -195,6 +195,11 @@ public struct ScreenLayout {
 
         applyPlacement(in: parent, properties, &style)
         applyCommon(properties, in: parent, &style, pending)
+        if let itemWidth = parent.itemWidth {  // a carousel's items keep the item width, whatever their own
+            style.flexGrow = 0
+            style.flexShrink = 0
+            set(itemWidth, horizontal: true, in: parent, &style)
+        }
         for member in component.style {  // validated when the screen was loaded
             if let n = member.value.numberValue {
                 try? style.set(member.key, .number(Float(n)))
@@ -252,11 +257,7 @@ public struct ScreenLayout {
         switch parent.role {
         case .flow:
             // Views in a row give up width as SwiftUI's do (text wraps) rather than overflow.
-            if parent.axis == .horizontal { style.flexShrink = 1 }
-            if let itemWidth = parent.itemWidth {
-                style.flexShrink = 0
-                set(itemWidth, horizontal: true, in: parent, &style)
-            }
+            if parent.axis == .horizontal && parent.itemWidth == nil { style.flexShrink = 1 }
         case .area:
             if properties["height"] == nil {
                 style.flexGrow = 1

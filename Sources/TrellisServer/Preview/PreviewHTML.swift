@@ -64,7 +64,9 @@ enum PreviewHTML {
             var ph = "top:\(Markup.number(i.top))px;left:\(Markup.number(i.left))px;bottom:\(Markup.number(i.bottom))px;right:\(Markup.number(i.right))px"
             if let fill = paint.fill { ph += ";background:\(fill)" }
             if paint.cornerRadius > 0 { ph += ";border-radius:\(Markup.number(paint.cornerRadius))px" }
-            out += "<span class=\"ph\" style=\"\(ph)\">\(Markup.escape(label))</span>"
+            // Too small for a legible label (an icon): the box alone, the name as a tooltip.
+            let legible = node.frame.width >= 40 && node.frame.height >= 20
+            out += "<span class=\"ph\" title=\"\(Markup.escape(label))\" style=\"\(ph)\">\(legible ? Markup.escape(label) : "")</span>"
         }
         if let text = node.text { drawText(text, node, paint, frames, into: &out) }
         if let bar = node.bar { drawBar(bar, node, frames, into: &out) }

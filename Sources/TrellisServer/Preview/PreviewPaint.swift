@@ -36,7 +36,9 @@ struct PreviewPaint {
             fill = p.string("foregroundColor").flatMap(Self.css) ?? fill ?? "rgba(0,0,0,1)"
             isCircle = node.component.type == "Circle"
         case "Image":
-            fill = fill ?? "rgba(229,231,235,1)"
+            // An icon takes its tint; a picture is a grey box.
+            let tint = v.string("systemIconName") != nil ? p.string("foregroundColor").flatMap(Self.css) : nil
+            fill = tint ?? fill ?? "rgba(229,231,235,1)"
             placeholderLabel = v.string("systemIconName") ?? v.string("localImageName")
                 ?? v.string("imageUrl").map { url in String(url.split(separator: "/").last ?? Substring(url)) } ?? "image"
         case "Divider":

@@ -50,7 +50,7 @@ enum PreviewSVG {
             out += "<rect x=\"\(Markup.number(inset))\" y=\"\(Markup.number(inset))\" width=\"\(Markup.number(max(0, frame.width - paint.borderWidth)))\" height=\"\(Markup.number(max(0, frame.height - paint.borderWidth)))\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"\(Markup.number(paint.borderWidth))\""
                 + (paint.cornerRadius > 0 ? " rx=\"\(Markup.number(paint.cornerRadius))\"" : "") + "/>"
         }
-        if let label = paint.placeholderLabel {
+        if let label = paint.placeholderLabel, frame.width >= 40, frame.height >= 20 {
             out += "<text x=\"\(Markup.number(frame.width / 2))\" y=\"\(Markup.number(frame.height / 2))\" text-anchor=\"middle\" dominant-baseline=\"central\" font-family=\"sans-serif\" font-size=\"11\" fill=\"#6B7280\">\(Markup.escape(label))</text>"
         }
         if let text = node.text { drawText(text, node, paint, frames, into: &out) }
