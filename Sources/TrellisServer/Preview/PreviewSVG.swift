@@ -17,7 +17,8 @@ enum PreviewSVG {
             <g clip-path="url(#screen-clip)">
 
             """
-        if let root = frames.root { draw(root, frames, into: &out) }
+        var clips = 0
+        if let root = frames.root { draw(root, frames, clips: &clips, into: &out) }
         out += "</g>\n</svg>\n"
         return out
     }
@@ -27,7 +28,7 @@ enum PreviewSVG {
             + (radius > 0 ? " rx=\"\(Markup.number(radius))\"" : "") + " fill=\"\(fill)\"\(extra)/>"
     }
 
-    private static func draw(_ node: LaidOutComponent, _ frames: ScreenFrames, into out: inout String) {
+    private static func draw(_ node: LaidOutComponent, _ frames: ScreenFrames, clips: inout Int, into out: inout String) {
         guard !node.isHidden else { return }
         let paint = PreviewPaint(node)
         let frame = node.frame
@@ -59,7 +60,14 @@ enum PreviewSVG {
             out += "<g data-id=\"\(Markup.escape(separator.layoutId))\" transform=\"translate(\(Markup.number(separator.frame.x)),\(Markup.number(separator.frame.y)))\">"
                 + rect(separator.frame, fill: "rgba(229,231,235,1)") + "</g>"
         }
-        for child in node.subviews { draw(child, frames, into: &out) }
+        // Scroll views and carousels show only what is inside their frame, as on a device.
+        let clipped = ["ScrollView", "Carousel"].contains(node.component.type)
+        if clipped {
+            clips += 1
+            out += "<clipPath id=\"clip-\(clips)\">" + rect(frame, fill: "#000") + "</clipPath><g clip-path=\"url(#clip-\(clips))\">"
+        }
+        for child in node.subviews { draw(child, frames, clips: &clips, into: &out) }
+        if clipped { out += "</g>" }
         out += "</g>\n"
     }
 
@@ -79,7 +87,7 @@ enum PreviewSVG {
         if node.component.type == "Button" {
             top += max(0, (node.frame.height - insets.top - insets.bottom - Float(text.lines.count) * lineHeight) / 2)
         }
-        out += "<text font-family=\"\(Markup.fontFamily(text.family))\" font-size=\"\(Markup.number(Float(text.size)))\" font-weight=\"\(text.weight)\" fill=\"\(paint.textColor)\" text-anchor=\"\(anchor)\"\(rtl ? " direction=\"rtl\"" : "") xml:space=\"preserve\">"
+        out += "<text font-family=\"\(Markup.fontFamily(text.family))\" font-size=\"\(Markup.number(Float(text.size)))\" font-weight=\"\(text.weight)\" fill=\"\(paint.textColor)\" text-anchor=\"\(anchor)\" xml:space=\"preserve\">"
         for (index, line) in text.lines.enumerated() {
             let y = top + (Float(index) + 0.5) * lineHeight
             out += "<tspan x=\"\(Markup.number(x))\" y=\"\(Markup.number(y))\" dominant-baseline=\"central\">\(Markup.escape(line))</tspan>"
@@ -99,6 +107,9 @@ enum PreviewSVG {
             let large = properties.string("titleDisplayMode") != "inline" && frames.viewport.platform == .ios
             if large {
                 out += "<text x=\"16\" y=\"\(Markup.number(f.height - 16))\" font-family=\"\(family)\" font-size=\"34\" font-weight=\"700\" fill=\"#111827\">\(title)</text>"
+            } else if frames.viewport.platform == .android {
+                let rtl = frames.viewport.direction == .rtl
+                out += "<text x=\"\(Markup.number(rtl ? f.width - 16 : 16))\" y=\"\(Markup.number(f.height / 2))\" text-anchor=\"\(rtl ? "end" : "start")\" dominant-baseline=\"central\" font-family=\"\(family)\" font-size=\"17\" font-weight=\"600\" fill=\"#111827\">\(title)</text>"
             } else {
                 out += "<text x=\"\(Markup.number(f.width / 2))\" y=\"\(Markup.number(f.height / 2))\" text-anchor=\"middle\" dominant-baseline=\"central\" font-family=\"\(family)\" font-size=\"17\" font-weight=\"600\" fill=\"#111827\">\(title)</text>"
             }
