@@ -38,6 +38,7 @@ import TrellisJSON
         let response = app.request("/preview/evil?\(Self.viewport)")
         #expect(response.status == .ok)
         #expect(response.headers["Content-Type"] == "text/html; charset=utf-8")
+        #expect(response.headers["Content-Security-Policy"]?.hasPrefix("default-src 'none'") == true)
         let html = response.text
         checkNoInjection(html)
         #expect(html.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;quoted&quot;"))

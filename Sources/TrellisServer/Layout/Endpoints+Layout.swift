@@ -31,10 +31,17 @@ extension Endpoints {
             let frames = ScreenLayout(viewport: viewport, fonts: resolving.snapshot.fonts).layOut(resolved)
             return Array((svg ? PreviewSVG.render(frames) : PreviewHTML.render(frames, check: check)).utf8)
         }
-        return Self.cached(
+        var response = Self.cached(
             body, request, cacheControl: state.screenCacheControl,
             contentType: svg ? "image/svg+xml; charset=utf-8" : "text/html; charset=utf-8")
+        // The picture needs nothing from the network; a browser must not fetch anything for it.
+        response.headers.add(name: "Content-Security-Policy", value: Self.previewContentSecurityPolicy)
+        return response
     }
+
+    /// Inline styles (and the `check=1` script) only: no fetches, no frames, no forms.
+    static let previewContentSecurityPolicy =
+        "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
 
     private static func requireFonts(_ snapshot: Snapshot) throws(Problem) {
         guard snapshot.fonts.families.isEmpty else { return }
