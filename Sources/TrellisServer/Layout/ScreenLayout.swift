@@ -117,6 +117,7 @@ public struct ScreenLayout {
         case "List":
             let separators = properties.bool("separators") ?? true
             style.alignItems = .stretch
+            fill(.horizontal, in: parent, &style)
             style.rowGap = separators ? properties.number("spacing").map { .points($0 / 2) } ?? .undefined : spacing
         case "ScrollView":
             let horizontal = properties.string("axis") == "horizontal"
@@ -298,7 +299,13 @@ public struct ScreenLayout {
         }
         let border = properties.number("borderWidth") ?? 0
         if border > 0 { style.border.all = .points(border) }
-        if let grow = properties.number("flexGrow") { style.flexGrow = grow }
+        if let grow = properties.number("flexGrow") {
+            style.flexGrow = grow
+            if grow > 0 {  // a share of the free space from zero, like `flex: N`, so equal weights give equal sizes
+                style.flexShrink = 1
+                style.flexBasis = .points(0)
+            }
+        }
         if properties.bool("hidden") == true {
             style.display = .none
             pending.hidden = true
@@ -336,8 +343,11 @@ public struct ScreenLayout {
             return
         }
         if parent.axis == axis {
+            // Equal shares of the free space, as SwiftUI offers flexible views equal proposals.
+            // (Where the parent's size is unbounded, Yoga sizes the item by its content instead.)
             style.flexGrow = 1
             style.flexShrink = 1
+            style.flexBasis = .points(0)
         } else {
             style.alignSelf = .stretch
         }
