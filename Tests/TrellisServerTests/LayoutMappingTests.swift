@@ -210,6 +210,25 @@ import TrellisText
         #expect(answer.frame("t0") == ReadFrame(0, 0, 0, 0))
     }
 
+    @Test func commonSizesPercentagesLimitsBordersAndCircles() throws {
+        let answer = try layout(
+            #"{"type": "VStack", "properties": {"horizontalAlignment": "leading"}, "subviews": ["#
+                + #"{"type": "Rectangle", "id": "half", "properties": {"width": "50%", "height": 10}},"#
+                + #"{"type": "Rectangle", "id": "capped", "properties": {"width": "fill", "maxWidth": 80, "minHeight": 12, "height": 4}},"#
+                + #"{"type": "VStack", "id": "boxed", "properties": {"borderWidth": 3, "padding": {"leading": 5, "vertical": 2}, "horizontalAlignment": "leading"}, "subviews": [\#(rect("inner", 10, 10))]},"#
+                + #"{"type": "Circle", "id": "dot", "properties": {"width": 20}}]}"#)
+        #expect(answer.frame("half") == ReadFrame(0, 0, 100, 10))
+        #expect(answer.frame("capped") == ReadFrame(0, 10, 80, 12))
+        #expect(answer.frame("boxed") == ReadFrame(0, 22, 3 + 5 + 10 + 3, 3 + 2 + 10 + 2 + 3))
+        #expect(answer.frame("inner") == ReadFrame(8, 5, 10, 10))
+        #expect(answer.frame("dot") == ReadFrame(0, 42, 20, 20))
+        let rtl = try layout(
+            #"{"type": "VStack", "properties": {"horizontalAlignment": "leading"}, "subviews": [{"type": "VStack", "id": "boxed", "properties": {"padding": {"leading": 5}}, "subviews": [\#(rect("inner", 10, 10))]}]}"#,
+            Self.viewport + "&direction=rtl")
+        #expect(rtl.frame("boxed") == ReadFrame(185, 0, 15, 10))
+        #expect(rtl.frame("inner") == ReadFrame(0, 0, 10, 10), "leading padding is on the right in RTL")
+    }
+
     @Test func componentsWithoutAnIdAreNamedByTheirPath() throws {
         let answer = try layout(#"{"type": "VStack", "subviews": [\#(rect("a", 10, 10)), {"type": "Spacer"}]}"#)
         #expect(answer.components["$.root"] != nil)
