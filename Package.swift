@@ -89,7 +89,7 @@ let package = Package(
         .testTarget(
             name: "TrellisServerTests",
             dependencies: [
-                "TrellisServer", "TrellisHTTP", "TrellisJSON", "TrellisTargeting", "TrellisText",
+                "TrellisServer", "TrellisHTTP", "TrellisJSON", "TrellisTargeting", "TrellisText", "TrellisScreens",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
