@@ -45,7 +45,7 @@ let package = Package(
         .target(name: "TrellisTargeting", dependencies: ["TrellisJSON"], swiftSettings: strict),
         .target(
             name: "TrellisScreens",
-            dependencies: ["TrellisJSON", "TrellisTargeting"],
+            dependencies: ["TrellisJSON", "TrellisTargeting", "TrellisLayout"],
             swiftSettings: strict),
 
         // Everything meets here.
@@ -97,7 +97,8 @@ let package = Package(
         .testTarget(
             name: "TrellisServerTests",
             dependencies: [
-                "TrellisServer", "TrellisHTTP", "TrellisJSON", "TrellisTargeting", "TrellisTesting",
+                "TrellisServer", "TrellisHTTP", "TrellisJSON", "TrellisTargeting", "TrellisText", "TrellisScreens",
+                "TrellisTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],

@@ -119,10 +119,12 @@ public struct ResolvedComponent: Sendable {
     public var values: [JSONMember]
     public var subviews: [ResolvedComponent]
     public var metadata: [JSONMember]
+    /// The author's raw flexbox style (Yoga style names), as written.
+    public var style: [JSONMember]
 
     public init(
         type: String, id: String? = nil, properties: [JSONMember] = [], values: [JSONMember] = [],
-        subviews: [ResolvedComponent] = [], metadata: [JSONMember] = []
+        subviews: [ResolvedComponent] = [], metadata: [JSONMember] = [], style: [JSONMember] = []
     ) {
         self.type = type
         self.id = id
@@ -130,15 +132,17 @@ public struct ResolvedComponent: Sendable {
         self.values = values
         self.subviews = subviews
         self.metadata = metadata
+        self.style = style
     }
 
-    /// Keys in the order `type`, `id`, `properties`, `values`, `subviews`, `metadata`; empty ones
-    /// and a missing id are left out, as in the authoring format.
+    /// Keys in the order `type`, `id`, `properties`, `values`, `style`, `subviews`, `metadata`;
+    /// empty ones and a missing id are left out, as in the authoring format.
     public var jsonValue: JSONValue {
         var members: [(String, JSONValue)] = [("type", .string(type))]
         if let id { members.append(("id", .string(id))) }
         if !properties.isEmpty { members.append(("properties", JSONValue(.object(properties)))) }
         if !values.isEmpty { members.append(("values", JSONValue(.object(values)))) }
+        if !style.isEmpty { members.append(("style", JSONValue(.object(style)))) }
         if !subviews.isEmpty { members.append(("subviews", .array(subviews.map(\.jsonValue)))) }
         if !metadata.isEmpty { members.append(("metadata", JSONValue(.object(metadata)))) }
         return .object(members)

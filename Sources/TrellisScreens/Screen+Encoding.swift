@@ -38,13 +38,14 @@ extension Node {
 }
 
 extension Component {
-    /// DrivenUI's shape: `type`, then `id`, `properties`, `values`, `subviews`, `fallback` and
-    /// `metadata` when present.
+    /// DrivenUI's shape: `type`, then `id`, `properties`, `values`, `style`, `subviews`, `fallback`
+    /// and `metadata` when present.
     public var jsonValue: JSONValue {
         var members: [(String, JSONValue)] = [("type", .string(type))]
         if let id { members.append(("id", .string(id))) }
         if !properties.isEmpty { members.append(("properties", JSONValue(.object(properties)))) }
         if !values.isEmpty { members.append(("values", JSONValue(.object(values)))) }
+        if !style.isEmpty { members.append(("style", JSONValue(.object(style)))) }
         if !subviews.isEmpty { members.append(("subviews", .array(subviews.map(\.jsonValue)))) }
         if let fallback { members.append(("fallback", fallback.jsonValue)) }
         if !metadata.isEmpty { members.append(("metadata", JSONValue(.object(metadata)))) }

@@ -49,10 +49,13 @@ public struct Component: Sendable {
     /// What a client too old for `type` gets instead.
     public var fallback: Node?
     public var metadata: [JSONMember]
+    /// Flexbox properties by their Yoga style names (`"flexDirection": "row"`), applied by the
+    /// layout over what the component's type and properties give; checked when the screen loads.
+    public var style: [JSONMember]
 
     public init(
         type: String, id: String? = nil, properties: [JSONMember] = [], values: [JSONMember] = [],
-        subviews: [Node] = [], fallback: Node? = nil, metadata: [JSONMember] = []
+        subviews: [Node] = [], fallback: Node? = nil, metadata: [JSONMember] = [], style: [JSONMember] = []
     ) {
         self.type = type
         self.id = id
@@ -61,5 +64,6 @@ public struct Component: Sendable {
         self.subviews = subviews
         self.fallback = fallback
         self.metadata = metadata
+        self.style = style
     }
 }

@@ -35,7 +35,7 @@ private struct TreeWalk {
     var schemaVersion = ComponentRegistry.latestSchemaVersion
     var seenIDs: [String: SourceLocation] = [:]
 
-    static let componentKeys: Set<String> = ["type", "id", "properties", "values", "subviews", "fallback", "metadata"]
+    static let componentKeys: Set<String> = ["type", "id", "properties", "values", "style", "subviews", "fallback", "metadata"]
 
     mutating func screen(_ value: JSONValue, expectedID: String?) -> Screen? {
         guard let object = collector.object(value, at: .root, allowedKeys: ["id", "schemaVersion", "title", "root", "metadata"])
@@ -133,10 +133,11 @@ private struct TreeWalk {
         let subviews = children(of: type, object, at: path)
         let fallback = object.value("fallback").flatMap { fallbackNode($0, for: type, at: path.appending("fallback")) }
         let metadata = object.value("metadata").flatMap { self.metadata($0, at: path.appending("metadata")) }
-        guard let properties, let values, let subviews else { return nil }
+        let style = object.value("style").flatMap { LayoutStyleCheck.members($0, at: path.appending("style"), collector) }
+        guard let properties, let values, let subviews, object.value("style") == nil || style != nil else { return nil }
         return Component(
             type: type.name, id: id, properties: properties, values: values, subviews: subviews, fallback: fallback,
-            metadata: metadata ?? [])
+            metadata: metadata ?? [], style: style ?? [])
     }
 
     /// `properties` or `values`: every key known to the type, new enough, and well typed.

@@ -222,7 +222,8 @@ private struct ResolveWalk {
             skip(component.fallback)
             return ResolvedComponent(
                 type: component.type, id: component.id, properties: known(component.properties, type?.properties),
-                values: known(component.values, type?.values), subviews: subviews, metadata: component.metadata)
+                values: known(component.values, type?.values), subviews: subviews, metadata: component.metadata,
+                style: component.style)
         }
         if let fallback = component.fallback {
             for child in component.subviews { skip(child) }
@@ -247,7 +248,8 @@ private struct ResolveWalk {
         }
         return ResolvedComponent(
             type: stand.name, id: component.id, properties: known(component.properties, stand.properties),
-            values: known(component.values, stand.values), subviews: subviews, metadata: component.metadata)
+            values: known(component.values, stand.values), subviews: subviews, metadata: component.metadata,
+            style: component.style)
     }
 
     private mutating func resolveSubviews(_ subviews: [Node], at path: JSONPath) -> [ResolvedComponent] {

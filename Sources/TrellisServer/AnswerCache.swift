@@ -9,6 +9,22 @@ public struct AnswerKey: Hashable, Sendable {
     public var schemaVersion: Int
     public var outcomes: Outcomes
     public var pretty: Bool
+    /// What the bytes are: the resolved screen, its layout, or a preview page.
+    public var format: AnswerFormat = .screen
+    /// The viewport of a layout or preview; nil for the screen itself.
+    public var viewport: LayoutViewport? = nil
+}
+
+/// The kinds of answer built from one resolved screen.
+public enum AnswerFormat: Hashable, Sendable {
+    /// `GET /v1/screens/{id}`: JSON.
+    case screen
+    /// `GET /v1/screens/{id}/layout`: JSON with frames.
+    case layout
+    /// `GET /preview/{id}`: HTML; `check` adds the script that reports drawn positions.
+    case html(check: Bool)
+    /// `GET /preview/{id}/preview.svg`.
+    case svg
 }
 
 /// Encoded answers of one snapshot, shared by every request that reads it.
@@ -20,7 +36,12 @@ public struct AnswerKey: Hashable, Sendable {
 public final class AnswerCache: Sendable {
     final class Table: AtomicReference, Sendable {
         let entries: [AnswerKey: EncodedBody]
-        init(_ entries: [AnswerKey: EncodedBody]) { self.entries = entries }
+        /// How many entries have a viewport (layouts, previews).
+        let viewportEntries: Int
+        init(_ entries: [AnswerKey: EncodedBody], viewportEntries: Int = 0) {
+            self.entries = entries
+            self.viewportEntries = viewportEntries
+        }
     }
 
     /// Most answers one snapshot keeps. A screen with ten independent rules has 1,024 outcomes.
@@ -39,10 +60,14 @@ public final class AnswerCache: Sendable {
         var current = table.load(ordering: .acquiring)
         if let hit = current.entries[key] { return (hit, true) }
         let made = make()
-        while current.entries.count < capacity {
+        let hasViewport = key.viewport != nil
+        // Viewports are the client's to choose, so layouts and previews may fill at most half the
+        // table: a client sweeping widths cannot keep screen answers out of it.
+        while current.entries.count < capacity && (!hasViewport || current.viewportEntries < capacity / 2) {
             var entries = current.entries
             entries[key] = made
-            let (exchanged, original) = table.compareExchange(expected: current, desired: Table(entries), ordering: .acquiringAndReleasing)
+            let desired = Table(entries, viewportEntries: current.viewportEntries + (hasViewport ? 1 : 0))
+            let (exchanged, original) = table.compareExchange(expected: current, desired: desired, ordering: .acquiringAndReleasing)
             if exchanged { break }
             if let raced = original.entries[key] { return (raced, false) }
             current = original

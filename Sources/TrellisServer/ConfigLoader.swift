@@ -2,6 +2,7 @@ import Foundation
 import TrellisJSON
 import TrellisScreens
 import TrellisTargeting
+import TrellisText
 
 /// Every problem found while loading a configuration directory, file by file.
 public struct ConfigLoadError: Error, Sendable, CustomStringConvertible {
@@ -25,6 +26,10 @@ public struct ConfigLoader: Sendable {
     }
 
     public var screensDirectory: URL { directory.appendingPathComponent("screens", isDirectory: true) }
+    public var fontsDirectory: URL { directory.appendingPathComponent("fonts", isDirectory: true) }
+
+    /// Families measured for code points the requested face lacks, in order (docs/text.md).
+    public static let fallbackFamilies = ["Noto Color Emoji", "Droid Sans Fallback"]
 
     /// Loads `targeting.json` (optional: no file means no rules, rollouts or experiments) and every
     /// `screens/*.json`, and checks that every rule, rollout and experiment a screen names exists.
@@ -34,6 +39,7 @@ public struct ConfigLoader: Sendable {
     public func load(previous: Snapshot?) -> Result<Snapshot, ConfigLoadError> {
         var errors: [DiagnosticsError] = []
         let targeting = loadTargeting(&errors)
+        let fonts = loadFonts(&errors)
         var screens: [String: ScreenEntry] = [:]
         let files: [URL]
         do {
@@ -77,7 +83,9 @@ public struct ConfigLoader: Sendable {
         }
         guard errors.isEmpty, let targeting else { return .failure(ConfigLoadError(errors: errors)) }
         return .success(
-            Snapshot(screens: screens, targeting: targeting, resolver: resolver, generation: (previous?.generation ?? 0) + 1))
+            Snapshot(
+                screens: screens, targeting: targeting, resolver: resolver, generation: (previous?.generation ?? 0) + 1,
+                fonts: fonts))
     }
 
     private func loadTargeting(_ errors: inout [DiagnosticsError]) -> TargetingConfiguration? {
@@ -99,6 +107,40 @@ public struct ConfigLoader: Sendable {
             errors.append(error)
             return nil
         }
+    }
+
+    /// Every `fonts/*.trfm` metrics pack (optional: no directory means no fonts, and layouts are
+    /// refused). A pack that cannot be read or decoded is an error naming the file, table and offset.
+    private func loadFonts(_ errors: inout [DiagnosticsError]) -> FontCollection {
+        var collection = FontCollection(fallbackFamilies: Self.fallbackFamilies)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: fontsDirectory.path, isDirectory: &isDirectory), isDirectory.boolValue
+        else { return collection }
+        let files: [URL]
+        do {
+            files = try FileManager.default.contentsOfDirectory(at: fontsDirectory, includingPropertiesForKeys: nil)
+                .filter { $0.pathExtension == MetricsPack.fileExtension && !$0.lastPathComponent.hasPrefix(".") }
+                .sorted { $0.lastPathComponent < $1.lastPathComponent }
+        } catch {
+            errors.append(Self.fileError("fonts/", error))
+            return collection
+        }
+        for file in files {
+            let source = "fonts/" + file.lastPathComponent
+            switch read(file, source: source) {
+            case .failure(let error):
+                errors.append(error)
+            case .success(let bytes):
+                do throws(FontError) {
+                    try collection.addPack(bytes)
+                } catch {
+                    errors.append(DiagnosticsError(source: source, diagnostics: [
+                        Diagnostic(path: .root, location: .unknown, message: "not a valid font metrics pack: \(error.description)")
+                    ]))
+                }
+            }
+        }
+        return collection
     }
 
     private func screenFiles() throws -> [URL] {

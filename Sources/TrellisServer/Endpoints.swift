@@ -17,6 +17,8 @@ struct Endpoints: Sendable {
                 .object([
                     ("screens", .string("GET /v1/screens")),
                     ("screen", .string("GET /v1/screens/{id}?user=&platform=&appVersion=&schemaVersion=&attr.NAME=&pretty=1")),
+                    ("layout", .string("GET /v1/screens/{id}/layout?width=390&height=844&scale=3&fontScale=1&safeTop=47&safeBottom=34&direction=ltr&web=0&user=…")),
+                    ("preview", .string("GET /preview/{id}?width=390&height=844&… (HTML), GET /preview/{id}/preview.svg?… (SVG)")),
                     ("health", .string("GET /healthz")),
                     ("readiness", .string("GET /readyz")),
                     ("metrics", .string("GET /metrics")),
@@ -40,6 +42,15 @@ struct Endpoints: Sendable {
         router.add(.get, "/v1/screens/{id}") { request, parameters, _ throws(Problem) in
             try screen(request, id: parameters["id"] ?? "")
         }
+        router.add(.get, "/v1/screens/{id}/layout") { request, parameters, _ throws(Problem) in
+            try layout(request, id: parameters["id"] ?? "")
+        }
+        router.add(.get, "/preview/{id}") { request, parameters, _ throws(Problem) in
+            try preview(request, id: parameters["id"] ?? "", svg: false)
+        }
+        router.add(.get, "/preview/{id}/preview.svg") { request, parameters, _ throws(Problem) in
+            try preview(request, id: parameters["id"] ?? "", svg: true)
+        }
         return router
     }
 
@@ -47,30 +58,11 @@ struct Endpoints: Sendable {
     /// rollouts and experiments decided, components the client's schema version cannot render
     /// replaced. Answers are cached per outcome; 304 when the client has this one already.
     func screen(_ request: HTTPRequest, id: String) throws(Problem) -> HTTPResponse {
-        let query = try QueryParameters(
-            request.query, allowed: UserContext.parameterNames.union(["pretty"]), allowedPrefixes: ["attr."])
-        let pretty = try query.flag("pretty")
-        var context: UserContext
-        do {
-            context = try UserContext.parse(query.items.filter { $0.name != "pretty" })
-        } catch {
-            throw Problem.invalidContext(error)
+        let resolving = try ScreenRequest(request, id: id, state: state, parameters: ["pretty"])
+        let pretty = try resolving.query.flag("pretty")
+        let body = resolving.answer(format: .screen, pretty: pretty) { resolved in
+            JSONWriter.encode(resolved.jsonValue(revision: resolving.entry.revision), style: pretty ? .pretty : .compact)
         }
-        context.now = state.clock()
-        let snapshot = state.store.snapshot
-        guard let entry = snapshot.screens[id] else {
-            let known = snapshot.screens.keys.sorted().joined(separator: ", ")
-            throw Problem(.notFound, "no screen \"\(id)\"; screens: \(known.isEmpty ? "none" : known)")
-        }
-        // A client without a schema version is a person exploring: show the screen as written.
-        let schemaVersion = min(context.schemaVersion ?? entry.screen.schemaVersion, entry.screen.schemaVersion)
-        let outcomes = snapshot.resolver.outcomes(of: entry.decisions, for: context, evaluator: snapshot.evaluator)
-        let key = AnswerKey(screen: id, revision: entry.revision, schemaVersion: schemaVersion, outcomes: outcomes, pretty: pretty)
-        let (body, hit) = snapshot.answers.answer(for: key) {
-            let resolved = snapshot.resolver.resolve(entry.screen, outcomes: outcomes, clientSchemaVersion: schemaVersion)
-            return EncodedBody(bytes: JSONWriter.encode(resolved.jsonValue(revision: entry.revision), style: pretty ? .pretty : .compact))
-        }
-        state.recordAnswer(hit: hit)
         return Self.cached(body, request, cacheControl: state.screenCacheControl)
     }
 
@@ -110,12 +102,68 @@ struct Endpoints: Sendable {
 
     /// A cacheable answer: 304 when `If-None-Match` names the current ETag, else the bytes with
     /// their precomputed gzip form.
-    static func cached(_ body: EncodedBody, _ request: HTTPRequest, cacheControl: String) -> HTTPResponse {
+    static func cached(
+        _ body: EncodedBody, _ request: HTTPRequest, cacheControl: String, contentType: String = "application/json"
+    ) -> HTTPResponse {
         var headers: HTTPHeaders = ["ETag": body.etag, "Cache-Control": cacheControl, "Vary": "Accept-Encoding"]
         if EntityTag.noneMatchFails(request.headers, current: body.etag) {
             return HTTPResponse(status: .notModified, headers: headers)
         }
-        headers.add(name: "Content-Type", value: "application/json")
+        headers.add(name: "Content-Type", value: contentType)
         return HTTPResponse(headers: headers, body: body.bytes, gzipBody: body.gzip)
+    }
+}
+
+/// The part every per-user screen answer shares (the screen, its layout, its previews): the user
+/// context from the query, the snapshot, the outcomes, and the answer cache.
+struct ScreenRequest {
+    let query: QueryParameters
+    let context: UserContext
+    let snapshot: Snapshot
+    let entry: ScreenEntry
+    let id: String
+    /// The client's schema version capped at the screen's.
+    let schemaVersion: Int
+    let outcomes: Outcomes
+    let state: ServerState
+
+    /// Reads the context (and checks that `parameters` are the only others given), finds the
+    /// screen and decides its outcomes for this user.
+    init(_ request: HTTPRequest, id: String, state: ServerState, parameters: Set<String>) throws(Problem) {
+        query = try QueryParameters(
+            request.query, allowed: UserContext.parameterNames.union(parameters), allowedPrefixes: ["attr."])
+        var context: UserContext
+        do {
+            context = try UserContext.parse(query.items.filter { UserContext.isParameter($0.name) })
+        } catch {
+            throw Problem.invalidContext(error)
+        }
+        context.now = state.clock()
+        self.context = context
+        snapshot = state.store.snapshot
+        guard let entry = snapshot.screens[id] else {
+            let known = snapshot.screens.keys.sorted().joined(separator: ", ")
+            throw Problem(.notFound, "no screen \"\(id)\"; screens: \(known.isEmpty ? "none" : known)")
+        }
+        self.entry = entry
+        self.id = id
+        self.state = state
+        // A client without a schema version is a person exploring: show the screen as written.
+        schemaVersion = min(context.schemaVersion ?? entry.screen.schemaVersion, entry.screen.schemaVersion)
+        outcomes = snapshot.resolver.outcomes(of: entry.decisions, for: context, evaluator: snapshot.evaluator)
+    }
+
+    /// The cached answer in `format` for this outcome (and viewport), or `encode`'s, stored.
+    func answer(
+        format: AnswerFormat, pretty: Bool = false, viewport: LayoutViewport? = nil, encode: (ResolvedScreen) -> [UInt8]
+    ) -> EncodedBody {
+        let key = AnswerKey(
+            screen: id, revision: entry.revision, schemaVersion: schemaVersion, outcomes: outcomes, pretty: pretty,
+            format: format, viewport: viewport)
+        let (body, hit) = snapshot.answers.answer(for: key) {
+            EncodedBody(bytes: encode(snapshot.resolver.resolve(entry.screen, outcomes: outcomes, clientSchemaVersion: schemaVersion)))
+        }
+        state.recordAnswer(hit: hit)
+        return body
     }
 }

@@ -2,6 +2,7 @@ import Atomics
 import TrellisJSON
 import TrellisScreens
 import TrellisTargeting
+import TrellisText
 
 /// One screen ready to resolve: the model, its revision, and its decision points.
 public struct ScreenEntry: Sendable {
@@ -31,6 +32,8 @@ public final class Snapshot: Sendable, AtomicReference {
     public let targeting: TargetingConfiguration
     public let evaluator: Evaluator
     public let resolver: ScreenResolver
+    /// The font metrics packs of `fonts/*.trfm`, for measuring text in layouts; empty without them.
+    public let fonts: FontCollection
     /// `GET /v1/screens`, pre-encoded: compact and pretty.
     public let screenList: (compact: EncodedBody, pretty: EncodedBody)
     /// Answers resolved from this snapshot; a new snapshot starts with an empty cache.
@@ -39,9 +42,11 @@ public final class Snapshot: Sendable, AtomicReference {
     public let generation: Int
 
     public init(
-        screens: [String: ScreenEntry], targeting: TargetingConfiguration, resolver: ScreenResolver, generation: Int
+        screens: [String: ScreenEntry], targeting: TargetingConfiguration, resolver: ScreenResolver, generation: Int,
+        fonts: FontCollection = FontCollection()
     ) {
         self.screens = screens
+        self.fonts = fonts
         self.targeting = targeting
         self.evaluator = Evaluator(targeting)
         self.resolver = resolver

@@ -1,0 +1,100 @@
+import TrellisHTTP
+import TrellisJSON
+import TrellisLayout
+import TrellisText
+
+/// The client's screen a layout is computed for: everything besides the user that changes frames.
+/// Part of the answer cache key of layouts and previews.
+public struct LayoutViewport: Hashable, Sendable {
+    /// Screen size in points.
+    public var width: Float
+    public var height: Float
+    /// Physical pixels per point; frames are rounded to multiples of `1 / scale`.
+    public var scale: Float
+    /// The user's text size setting (iOS Dynamic Type, Android font scale), 1 by default.
+    public var fontScale: Float
+    /// Insets of the status bar / notch and of the home indicator, in points.
+    public var safeTop: Float
+    public var safeBottom: Float
+    public var direction: Direction
+    /// `.web` for CSS defaults (`?web=1`), else Yoga's.
+    public var mode: LayoutMode
+    /// Selects text styles, the system font stand-in and bar heights.
+    public var platform: TextPlatform
+
+    public init(
+        width: Float, height: Float, scale: Float = 3, fontScale: Float = 1, safeTop: Float = 0, safeBottom: Float = 0,
+        direction: Direction = .ltr, mode: LayoutMode = .yoga, platform: TextPlatform = .ios
+    ) {
+        self.width = width
+        self.height = height
+        self.scale = scale
+        self.fontScale = fontScale
+        self.safeTop = safeTop
+        self.safeBottom = safeBottom
+        self.direction = direction
+        self.mode = mode
+        self.platform = platform
+    }
+
+    /// The largest width or height accepted, in points.
+    public static let maximumSize: Float = 10_000
+    public static let scales: ClosedRange<Float> = 1...4
+    public static let fontScales: ClosedRange<Float> = 0.5...4
+
+    /// The query parameters of a layout or preview request, besides the user context.
+    static let parameterNames: Set<String> = ["width", "height", "scale", "fontScale", "safeTop", "safeBottom", "direction", "web"]
+
+    /// Reads the viewport from a query, collecting a problem for every bad parameter.
+    /// - Parameter platform: the context's `platform`; `android` selects Android, anything else iOS.
+    static func parse(_ query: QueryParameters, platform: String?) throws(Problem) -> LayoutViewport {
+        var problems: [(String, String)] = []
+        func number(_ name: String, default value: Float?, in range: ClosedRange<Float>, positive: Bool = false) -> Float {
+            guard let text = query[name] else {
+                if let value { return value }
+                problems.append((name, "is required: the screen's \(name) in points, e.g. \(name)=\(name == "width" ? 390 : 844)"))
+                return 1
+            }
+            guard let parsed = Float(text), parsed.isFinite else {
+                problems.append((name, "must be a number, not \"\(text)\""))
+                return value ?? 1
+            }
+            if positive && parsed <= 0 {
+                problems.append((name, "must be positive, not \(text)"))
+            } else if !range.contains(parsed) {
+                problems.append((name, "must be from \(format(range.lowerBound)) to \(format(range.upperBound)), not \(text)"))
+            }
+            return parsed
+        }
+        let width = number("width", default: nil, in: 0...maximumSize, positive: true)
+        let height = number("height", default: nil, in: 0...maximumSize, positive: true)
+        let scale = number("scale", default: 3, in: scales)
+        let fontScale = number("fontScale", default: 1, in: fontScales)
+        let safeTop = number("safeTop", default: 0, in: 0...maximumSize)
+        let safeBottom = number("safeBottom", default: 0, in: 0...maximumSize)
+        var direction = Direction.ltr
+        switch query["direction"] {
+        case nil, "ltr": break
+        case "rtl": direction = .rtl
+        case let other?: problems.append(("direction", "must be ltr or rtl, not \"\(other)\""))
+        }
+        var web = false
+        do { web = try query.flag("web") } catch { problems.append(("web", "must be 1, true, 0 or false")) }
+        if problems.isEmpty && safeTop + safeBottom >= height {
+            problems.append(("safeTop", "safeTop + safeBottom (\(format(safeTop + safeBottom))) must be less than height (\(format(height)))"))
+        }
+        guard problems.isEmpty else {
+            let detail = problems.map { "\($0.0) \($0.1)" }.joined(separator: "; ")
+            throw Problem(
+                .badRequest, "invalid layout parameters: \(detail)",
+                extensions: [("errors", .array(problems.map { .object([("parameter", .string($0.0)), ("message", .string($0.1))]) }))])
+        }
+        return LayoutViewport(
+            width: width, height: height, scale: scale, fontScale: fontScale, safeTop: safeTop, safeBottom: safeBottom,
+            direction: direction, mode: web ? .web : .yoga, platform: platform == "android" ? .android : .ios)
+    }
+
+    private static func format(_ value: Float) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}

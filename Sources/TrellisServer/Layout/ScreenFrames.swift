@@ -1,0 +1,111 @@
+import TrellisJSON
+import TrellisLayout
+import TrellisScreens
+import TrellisText
+
+/// A frame in points, rounded to the pixel grid: position relative to the parent's frame.
+public struct Frame: Equatable, Sendable {
+    public var x: Float
+    public var y: Float
+    public var width: Float
+    public var height: Float
+
+    public init(x: Float, y: Float, width: Float, height: Float) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+
+    init(_ frame: LayoutFrame) { self.init(x: frame.left, y: frame.top, width: frame.width, height: frame.height) }
+
+    var jsonMembers: [(String, TrellisJSON.JSONValue)] {
+        [("x", .number(Double(x))), ("y", .number(Double(y))), ("width", .number(Double(width))), ("height", .number(Double(height)))]
+    }
+}
+
+/// Text as it was measured for a frame: what a preview needs to draw it the same way.
+public struct LaidOutText: Sendable {
+    public var text: String
+    /// The face measured with (the nearest shipped weight), so a preview draws that face.
+    public var family: String
+    public var weight: Int
+    public var size: Double
+    public var lineHeight: Double
+    /// The lines TrellisText broke the text into at the frame's content width.
+    public var lines: [String]
+}
+
+/// A laid-out part that is not a component: a navigation or tab bar, a list separator.
+public struct LaidOutPart: Sendable {
+    /// `<component layoutId>/bar`, `<component layoutId>/separator[N]`.
+    public var layoutId: String
+    public var frame: Frame
+}
+
+/// One component with its frame, and its laid-out subviews.
+public struct LaidOutComponent: Sendable {
+    public var component: ResolvedComponent
+    /// The component's `id`, else its JSON path in the resolved screen (`$.root.subviews[1]`).
+    public var layoutId: String
+    public var frame: Frame
+    /// `hidden: true`, or a Tab that is not selected: not laid out, frame 0×0.
+    public var isHidden: Bool
+    /// Content insets (padding + border) in points, physical edges.
+    public var insets: (top: Float, left: Float, bottom: Float, right: Float)
+    /// Text of a Text, or title of a Button.
+    public var text: LaidOutText?
+    /// Navigation and TabBar: the bar.
+    public var bar: LaidOutPart?
+    /// List: the separators between rows.
+    public var separators: [LaidOutPart]
+    public var subviews: [LaidOutComponent]
+}
+
+/// A resolved screen laid out for one viewport.
+public struct ScreenFrames: Sendable {
+    public var screen: ResolvedScreen
+    public var viewport: LayoutViewport
+    /// Nil when the screen resolved to nothing.
+    public var root: LaidOutComponent?
+
+    /// The layout answer: the resolved envelope, the viewport, and every component with `layoutId`
+    /// and `frame` (relative to its parent's frame; the root's relative to the screen).
+    public func jsonValue(revision: Int) -> TrellisJSON.JSONValue {
+        var members = screen.jsonValue(revision: revision).objectValue?.filter { $0.key != "root" }.map { ($0.key, $0.value) } ?? []
+        let v = viewport
+        members.append((
+            "viewport",
+            .object([
+                ("width", .number(Double(v.width))), ("height", .number(Double(v.height))), ("scale", .number(Double(v.scale))),
+                ("fontScale", .number(Double(v.fontScale))), ("safeTop", .number(Double(v.safeTop))),
+                ("safeBottom", .number(Double(v.safeBottom))), ("direction", .string(v.direction.rawValue)),
+                ("platform", .string(v.platform.rawValue)), ("mode", .string(v.mode == .web ? "web" : "yoga")),
+            ])
+        ))
+        members.append(("root", root.map(Self.jsonValue) ?? .null))
+        return .object(members)
+    }
+
+    static func jsonValue(_ node: LaidOutComponent) -> TrellisJSON.JSONValue {
+        let c = node.component
+        var members: [(String, TrellisJSON.JSONValue)] = [("type", .string(c.type))]
+        if let id = c.id { members.append(("id", .string(id))) }
+        members.append(("layoutId", .string(node.layoutId)))
+        members.append(("frame", .object(node.frame.jsonMembers)))
+        if node.isHidden { members.append(("hidden", .bool(true))) }
+        if let bar = node.bar { members.append(("bar", part(bar))) }
+        if !node.separators.isEmpty { members.append(("separators", .array(node.separators.map(part)))) }
+        if let text = node.text, text.lines.count > 0 { members.append(("lines", .number(text.lines.count))) }
+        if !c.properties.isEmpty { members.append(("properties", TrellisJSON.JSONValue(.object(c.properties)))) }
+        if !c.values.isEmpty { members.append(("values", TrellisJSON.JSONValue(.object(c.values)))) }
+        if !c.style.isEmpty { members.append(("style", TrellisJSON.JSONValue(.object(c.style)))) }
+        if !node.subviews.isEmpty { members.append(("subviews", .array(node.subviews.map(jsonValue)))) }
+        if !c.metadata.isEmpty { members.append(("metadata", TrellisJSON.JSONValue(.object(c.metadata)))) }
+        return .object(members)
+    }
+
+    private static func part(_ part: LaidOutPart) -> TrellisJSON.JSONValue {
+        .object([("layoutId", .string(part.layoutId))] + part.frame.jsonMembers)
+    }
+}

@@ -1,0 +1,176 @@
+import TrellisJSON
+import TrellisLayout
+import TrellisScreens
+import TrellisText
+
+/// The common properties, `fill`, alignments, and reading the results back.
+extension ScreenLayout {
+    /// How the parent places this component: screen areas fill, ZStack layers float, carousel
+    /// items take the item width.
+    func applyPlacement(in parent: Parent, _ properties: ComponentProperties, _ style: inout Style) {
+        switch parent.role {
+        case .flow:
+            // Views in a row give up width as SwiftUI's do (text wraps) rather than overflow.
+            if parent.axis == .horizontal && parent.itemWidth == nil { style.flexShrink = 1 }
+        case .area:
+            if properties["height"] == nil {
+                style.flexGrow = 1
+                style.flexShrink = 1
+            }
+        case .overlay:
+            style.positionType = .absolute
+        }
+    }
+
+    /// width/height/min/max, padding, borderWidth, flexGrow, hidden.
+    func applyCommon(_ properties: ComponentProperties, in parent: Parent, _ style: inout Style, _ pending: Pending) {
+        if let width = properties.size("width") { set(width, horizontal: true, in: parent, &style) }
+        if let height = properties.size("height") { set(height, horizontal: false, in: parent, &style) }
+        func limit(_ size: ComponentProperties.Size?) -> Dimension? {
+            switch size {
+            case .points(let p): return .points(p)
+            case .percent(let p): return .percent(p)
+            case .fill: return .percent(100)
+            case .auto: return .undefined
+            case nil: return nil
+            }
+        }
+        if let d = limit(properties.size("minWidth")) { style.minWidth = d }
+        if let d = limit(properties.size("maxWidth")) { style.maxWidth = d }
+        if let d = limit(properties.size("minHeight")) { style.minHeight = d }
+        if let d = limit(properties.size("maxHeight")) { style.maxHeight = d }
+        var insets = (top: Float(0), leading: Float(0), bottom: Float(0), trailing: Float(0))
+        if let padding = properties.padding() {
+            style.padding = Edges()
+            style.padding.top = .points(padding.top)
+            style.padding.bottom = .points(padding.bottom)
+            style.padding.start = .points(padding.leading)
+            style.padding.end = .points(padding.trailing)
+            insets = padding
+        } else if pending.component.type == "Button" && properties.string("style") != "plain" {
+            insets = (Self.buttonPadding.vertical, Self.buttonPadding.horizontal, Self.buttonPadding.vertical, Self.buttonPadding.horizontal)
+        }
+        let border = properties.number("borderWidth") ?? 0
+        if border > 0 { style.border.all = .points(border) }
+        if let grow = properties.number("flexGrow") {
+            style.flexGrow = grow
+            if grow > 0 {  // a share of the free space from zero, like `flex: N`, so equal weights give equal sizes
+                style.flexShrink = 1
+                style.flexBasis = .points(0)
+            }
+        }
+        if properties.bool("hidden") == true {
+            style.display = .none
+            pending.hidden = true
+        }
+        let rtl = viewport.direction == .rtl
+        pending.insets = (
+            insets.top + border, (rtl ? insets.trailing : insets.leading) + border, insets.bottom + border,
+            (rtl ? insets.leading : insets.trailing) + border
+        )
+    }
+
+    /// A size on one axis; `fill` grows along the parent's axis and stretches across it.
+    func set(_ size: ComponentProperties.Size, horizontal: Bool, in parent: Parent, _ style: inout Style) {
+        let dimension: Dimension
+        switch size {
+        case .points(let p): dimension = .points(p)
+        case .percent(let p): dimension = .percent(p)
+        case .auto: dimension = .auto
+        case .fill:
+            fill(horizontal ? .horizontal : .vertical, in: parent, &style)
+            return
+        }
+        if horizontal { style.width = dimension } else { style.height = dimension }
+    }
+
+    func fill(_ axis: Axis, in parent: Parent, _ style: inout Style) {
+        if case .overlay(let top, let leading, let bottom, let trailing) = parent.role {
+            if axis == .horizontal {
+                style.position.start = .points(leading)
+                style.position.end = .points(trailing)
+            } else {
+                style.position.top = .points(top)
+                style.position.bottom = .points(bottom)
+            }
+            return
+        }
+        if parent.axis == axis {
+            // Equal shares of the free space, as SwiftUI offers flexible views equal proposals.
+            // (Where the parent's size is unbounded, Yoga sizes the item by its content instead.)
+            style.flexGrow = 1
+            style.flexShrink = 1
+            style.flexBasis = .points(0)
+        } else {
+            style.alignSelf = .stretch
+        }
+    }
+
+    /// Whether a stack takes all the space its parent offers along `axis`, as a SwiftUI stack does
+    /// when something in it is flexible there: a Spacer on the stack's axis, a `fill` size, a
+    /// `flexGrow`, an unsized shape, or a nested stack that is itself greedy.
+    static func isGreedy(_ component: ResolvedComponent, along axis: Axis) -> Bool {
+        let ownAxis: Axis? = component.type == "HStack" ? .horizontal : component.type == "VStack" ? .vertical : nil
+        return component.subviews.contains { child in
+            let p = ComponentProperties(members: child.properties)
+            if p.bool("hidden") == true { return false }
+            if p.size(axis == .horizontal ? "width" : "height") == .fill { return true }
+            switch child.type {
+            case "Spacer": return ownAxis == axis
+            case "Rectangle", "Circle": return p["width"] == nil && p["height"] == nil
+            case "HStack", "VStack":
+                if ownAxis == axis, let grow = p.number("flexGrow"), grow > 0 { return true }
+                return isGreedy(child, along: axis)
+            default:
+                if ownAxis == axis, let grow = p.number("flexGrow"), grow > 0 { return true }
+                return false
+            }
+        }
+    }
+
+    static func horizontal(_ alignment: String) -> Align {
+        switch alignment {
+        case "leading": .flexStart
+        case "trailing": .flexEnd
+        default: .center
+        }
+    }
+
+    static func vertical(_ alignment: String) -> Align {
+        switch alignment {
+        case "top": .flexStart
+        case "bottom": .flexEnd
+        default: .center
+        }
+    }
+
+    /// A ZStack's `alignment` as a column's justify-content (vertical) and align-items (horizontal).
+    static func zAlignment(_ alignment: String) -> (justify: Justify, align: Align) {
+        let lower = alignment.lowercased()
+        let justify: Justify = lower.hasPrefix("top") ? .flexStart : lower.hasPrefix("bottom") ? .flexEnd : .center
+        let align: Align = lower.hasSuffix("leading") ? .flexStart : lower.hasSuffix("trailing") ? .flexEnd : .center
+        return (justify, align)
+    }
+
+    // MARK: Results
+
+    func result(_ pending: Pending) -> LaidOutComponent {
+        let frame = Frame(pending.node.frame)
+        var text: LaidOutText?
+        if let spec = pending.text, !pending.hidden {
+            let width = frame.width - pending.insets.left - pending.insets.right
+            text = LaidOutText(
+                text: spec.text, family: spec.chain.faces.first?.family ?? spec.family,
+                weight: spec.chain.faces.first?.weight ?? spec.weight, size: spec.size, lineHeight: spec.lineHeight,
+                lines: spec.lines(width: width))
+        }
+        return LaidOutComponent(
+            component: pending.component, layoutId: pending.layoutId, frame: frame, isHidden: pending.hidden,
+            insets: pending.insets, text: text,
+            bar: pending.bar.map { LaidOutPart(layoutId: pending.layoutId + "/bar", frame: Frame($0.frame)) },
+            separators: pending.separators.enumerated().map {
+                LaidOutPart(layoutId: pending.layoutId + "/separator[\($0.offset)]", frame: Frame($0.element.frame))
+            },
+            subviews: pending.children.map(result))
+    }
+}

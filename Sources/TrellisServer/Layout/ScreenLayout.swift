@@ -1,0 +1,254 @@
+import TrellisJSON
+import TrellisLayout
+import TrellisScreens
+import TrellisText
+
+/// Lays a resolved screen out for one viewport: each component becomes a flexbox node (the mapping
+/// table is in docs/layout.md, "From a screen to frames"), text is measured with TrellisText, and
+/// the frames are rounded to the viewport's pixel grid.
+public struct ScreenLayout {
+    public let viewport: LayoutViewport
+    public let fonts: FontCollection
+
+    public init(viewport: LayoutViewport, fonts: FontCollection) {
+        self.viewport = viewport
+        self.fonts = fonts
+    }
+
+    /// Platform bar heights in points: navigation bar (inline, large title), tab bar.
+    static func navigationBarHeight(_ platform: TextPlatform, large: Bool) -> Float {
+        platform == .android ? 64 : (large ? 96 : 44)
+    }
+    static func tabBarHeight(_ platform: TextPlatform) -> Float { platform == .android ? 80 : 49 }
+    /// Image size when a screen gives neither a size nor an aspect ratio: icons and pictures.
+    static let iconPlaceholder: Float = 24
+    static let imagePlaceholder: Float = 100
+    /// Button padding when the screen gives none (`plain` buttons have none).
+    static let buttonPadding: (vertical: Float, horizontal: Float) = (10, 16)
+
+    public func layOut(_ screen: ResolvedScreen) -> ScreenFrames {
+        var screenStyle = Style(mode: viewport.mode)
+        screenStyle.flexDirection = .column
+        screenStyle.alignItems = .stretch
+        screenStyle.width = .points(viewport.width)
+        screenStyle.height = .points(viewport.height)
+        screenStyle.padding.top = .points(viewport.safeTop)
+        screenStyle.padding.bottom = .points(viewport.safeBottom)
+        let screenNode = LayoutNode(style: screenStyle)
+        var root: Pending?
+        if let component = screen.root {
+            let pending = build(component, path: JSONPath.root.appending("root"), in: Parent(axis: .vertical, role: .area))
+            screenNode.addChild(pending.node)
+            root = pending
+        }
+        screenNode.calculateLayout(
+            availableWidth: viewport.width, availableHeight: viewport.height, direction: viewport.direction,
+            config: LayoutConfig(mode: viewport.mode, pointScaleFactor: viewport.scale))
+        return ScreenFrames(screen: screen, viewport: viewport, root: root.map(result))
+    }
+
+    // MARK: Building the tree
+
+    enum Axis { case horizontal, vertical }
+
+    /// What a child needs to know of its parent.
+    struct Parent {
+        enum Role {
+            /// A stack, list, scroll view or carousel item.
+            case flow
+            /// The content of a screen area (root, Navigation, Tab, TabBar): fills it unless sized.
+            case area
+            /// A ZStack layer above the first: absolutely positioned; `fill` insets it by the
+            /// ZStack's padding (top, leading, bottom, trailing).
+            case overlay(top: Float, leading: Float, bottom: Float, trailing: Float)
+        }
+        var axis: Axis?
+        var role: Role
+        /// A Carousel's `itemWidth` for its items.
+        var itemWidth: ComponentProperties.Size? = nil
+    }
+
+    final class Pending {
+        let component: ResolvedComponent
+        let layoutId: String
+        let node: LayoutNode
+        var hidden = false
+        var insets: (top: Float, left: Float, bottom: Float, right: Float) = (0, 0, 0, 0)
+        var text: TextSpec?
+        var bar: LayoutNode?
+        var separators: [LayoutNode] = []
+        var children: [Pending] = []
+
+        init(_ component: ResolvedComponent, _ layoutId: String, _ node: LayoutNode) {
+            self.component = component
+            self.layoutId = layoutId
+            self.node = node
+        }
+    }
+
+    func build(_ component: ResolvedComponent, path: JSONPath, in parent: Parent) -> Pending {
+        let properties = ComponentProperties(members: component.properties)
+        let values = ComponentProperties(members: component.values)
+        var style = Style(mode: viewport.mode)
+        style.flexDirection = .column
+        let pending = Pending(component, component.id ?? path.description, LayoutNode(style: style))
+        pending.node.tag = pending.layoutId
+        var measure: MeasureFunction?
+        var childParent = Parent(axis: .vertical, role: .flow)
+        let spacing = properties.number("spacing").map { Dimension.points($0) } ?? .undefined
+
+        switch component.type {
+        case "VStack":
+            style.rowGap = spacing
+            style.alignItems = Self.horizontal(properties.string("horizontalAlignment") ?? "center")
+            if Self.isGreedy(component, along: .vertical) { fill(.vertical, in: parent, &style) }
+            if Self.isGreedy(component, along: .horizontal) { fill(.horizontal, in: parent, &style) }
+        case "HStack":
+            style.flexDirection = .row
+            style.columnGap = spacing
+            style.alignItems = Self.vertical(properties.string("verticalAlignment") ?? "center")
+            childParent.axis = .horizontal
+            if Self.isGreedy(component, along: .horizontal) { fill(.horizontal, in: parent, &style) }
+            if Self.isGreedy(component, along: .vertical) { fill(.vertical, in: parent, &style) }
+        case "ZStack":
+            let alignment = Self.zAlignment(properties.string("alignment") ?? "center")
+            style.justifyContent = alignment.justify
+            style.alignItems = alignment.align
+        case "List":
+            let separators = properties.bool("separators") ?? true
+            style.alignItems = .stretch
+            fill(.horizontal, in: parent, &style)
+            style.rowGap = separators ? properties.number("spacing").map { .points($0 / 2) } ?? .undefined : spacing
+        case "ScrollView":
+            let horizontal = properties.string("axis") == "horizontal"
+            style.flexDirection = horizontal ? .row : .column
+            style.overflow = .scroll
+            style.alignItems = .stretch
+            if horizontal { style.columnGap = spacing } else { style.rowGap = spacing }
+            childParent.axis = horizontal ? .horizontal : .vertical
+            fill(horizontal ? .horizontal : .vertical, in: parent, &style)
+        case "Carousel":
+            style.flexDirection = .row
+            style.overflow = .scroll
+            style.alignItems = .flexStart
+            style.columnGap = spacing
+            childParent.axis = .horizontal
+            childParent.itemWidth = properties.size("itemWidth")
+            fill(.horizontal, in: parent, &style)
+        case "Text":
+            let spec = TextSpec(values.string("text") ?? "", properties, defaultStyle: .body, viewport: viewport, fonts: fonts)
+            pending.text = spec
+            measure = spec.measureFunction
+        case "Button":
+            let plain = properties.string("style") == "plain"
+            let spec = TextSpec(
+                values.string("title") ?? "", properties, defaultStyle: plain ? .body : .headline, viewport: viewport, fonts: fonts)
+            pending.text = spec
+            measure = spec.measureFunction
+            if !plain {
+                style.padding.vertical = .points(Self.buttonPadding.vertical)
+                style.padding.horizontal = .points(Self.buttonPadding.horizontal)
+            }
+        case "Image":
+            let hasWidth = properties["width"] != nil, hasHeight = properties["height"] != nil
+            if let ratio = properties.number("aspectRatio") {
+                style.aspectRatio = ratio
+                if !hasWidth && !hasHeight { style.alignSelf = .stretch }
+            } else {
+                let side = values["systemIconName"] != nil ? Self.iconPlaceholder : Self.imagePlaceholder
+                if !hasWidth { style.width = .points(side) }
+                if !hasHeight { style.height = .points(side) }
+            }
+        case "Spacer":
+            style.flexGrow = 1
+            style.flexShrink = 1
+            if let minLength = properties.number("minLength") {
+                if parent.axis == .horizontal { style.minWidth = .points(minLength) } else { style.minHeight = .points(minLength) }
+            }
+        case "Divider":
+            let thickness = properties.number("thickness").map { Dimension.points($0) } ?? .points(1 / viewport.scale)
+            if parent.axis == .horizontal { style.width = thickness } else { style.height = thickness }
+            style.alignSelf = .stretch
+            style.flexShrink = 0
+        case "Rectangle", "Circle":
+            let hasWidth = properties["width"] != nil, hasHeight = properties["height"] != nil
+            if !hasWidth && !hasHeight {
+                fill(.horizontal, in: parent, &style)
+                fill(.vertical, in: parent, &style)
+            } else if component.type == "Circle" && hasWidth != hasHeight {
+                style.aspectRatio = 1
+            }
+        case "Navigation":
+            style.alignItems = .stretch
+            let bar = barNode(height: Self.navigationBarHeight(viewport.platform, large: properties.string("titleDisplayMode") != "inline"))
+            pending.bar = bar
+            childParent.role = .area
+        case "Tab":
+            style.alignItems = .stretch
+            childParent.role = .area
+        case "TabBar":
+            style.alignItems = .stretch
+            pending.bar = barNode(height: Self.tabBarHeight(viewport.platform))
+            childParent.role = .area
+        default:
+            break
+        }
+
+        applyPlacement(in: parent, properties, &style)
+        applyCommon(properties, in: parent, &style, pending)
+        if let itemWidth = parent.itemWidth {  // a carousel's items keep the item width, whatever their own
+            style.flexGrow = 0
+            style.flexShrink = 0
+            set(itemWidth, horizontal: true, in: parent, &style)
+        }
+        for member in component.style {  // validated when the screen was loaded
+            if let n = member.value.numberValue {
+                try? style.set(member.key, .number(Float(n)))
+            } else if let s = member.value.stringValue {
+                try? style.set(member.key, .string(s))
+            }
+        }
+        pending.node.style = style
+        if let measure {
+            pending.node.measureFunction = measure
+            return pending
+        }
+
+        if let bar = pending.bar, component.type == "Navigation" { pending.node.addChild(bar) }
+        let selected = min(max(0, Int(properties.number("selectedIndex") ?? 0)), max(0, component.subviews.count - 1))
+        for (index, child) in component.subviews.enumerated() {
+            var placement = childParent
+            if component.type == "ZStack" && index > 0, let p = properties.padding() {
+                placement.role = .overlay(top: p.top, leading: p.leading, bottom: p.bottom, trailing: p.trailing)
+            } else if component.type == "ZStack" && index > 0 {
+                placement.role = .overlay(top: 0, leading: 0, bottom: 0, trailing: 0)
+            }
+            let built = build(child, path: path.appending("subviews").appending(index), in: placement)
+            if component.type == "TabBar" && index != selected {
+                built.node.style.display = .none
+                built.hidden = true
+            }
+            if component.type == "List" && index > 0 && (properties.bool("separators") ?? true) {
+                var separator = Style(mode: viewport.mode)
+                separator.height = .points(1 / viewport.scale)
+                separator.flexShrink = 0
+                separator.alignSelf = .stretch
+                let node = LayoutNode(style: separator)
+                pending.separators.append(node)
+                pending.node.addChild(node)
+            }
+            pending.node.addChild(built.node)
+            pending.children.append(built)
+        }
+        if let bar = pending.bar, component.type == "TabBar" { pending.node.addChild(bar) }
+        return pending
+    }
+
+    private func barNode(height: Float) -> LayoutNode {
+        var style = Style(mode: viewport.mode)
+        style.height = .points(height)
+        style.flexShrink = 0
+        style.alignSelf = .stretch
+        return LayoutNode(style: style)
+    }
+}

@@ -1,0 +1,121 @@
+import TrellisLayout
+import TrellisScreens
+import TrellisText
+
+/// `GET /preview/{id}`: the layout as an HTML page of absolutely positioned boxes, one per
+/// component, each with `data-id` = its layout id. Text is drawn line by line as TrellisText broke
+/// it, so the picture shows the server's line breaks even where the browser's fonts differ.
+enum PreviewHTML {
+    static func render(_ frames: ScreenFrames, check: Bool) -> String {
+        let v = frames.viewport
+        var out = """
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8">
+            <meta name="viewport" content="width=\(Markup.number(v.width))">
+            <title>\(Markup.escape(frames.screen.title ?? frames.screen.id)) — Trellis preview</title>
+            <style>
+            html,body{margin:0;padding:0;background:#fff}
+            #screen{position:relative;overflow:hidden;background:#fff;width:\(Markup.number(v.width))px;height:\(Markup.number(v.height))px}
+            #screen div{position:absolute;box-sizing:border-box;margin:0;padding:0}
+            .line{position:absolute;white-space:pre;overflow:hidden;text-overflow:clip}
+            .ph{position:absolute;display:flex;align-items:center;justify-content:center;overflow:hidden;font:11px/13px system-ui,sans-serif;color:#6B7280;text-align:center;word-break:break-all}
+            .bar-title{position:absolute;white-space:pre;overflow:hidden}
+            </style></head>
+            <body><div id="screen" dir="\(v.direction.rawValue)">
+            """
+        if let root = frames.root { draw(root, frames, into: &out) }
+        out += "</div>\n"
+        if check {
+            // Reports where the browser drew every element, for the Chromium test (and for people).
+            out += """
+                <script>
+                (function(){var r=[];document.querySelectorAll('[data-id]').forEach(function(e){var b=e.getBoundingClientRect();
+                r.push({id:e.getAttribute('data-id'),x:b.x,y:b.y,width:b.width,height:b.height});});
+                var p=document.createElement('pre');p.id='positions';p.textContent=JSON.stringify(r);document.body.appendChild(p);})();
+                </script>
+
+                """
+        }
+        out += "</body></html>\n"
+        return out
+    }
+
+    private static func box(_ frame: Frame) -> String {
+        "left:\(Markup.number(frame.x))px;top:\(Markup.number(frame.y))px;width:\(Markup.number(frame.width))px;height:\(Markup.number(frame.height))px"
+    }
+
+    private static func draw(_ node: LaidOutComponent, _ frames: ScreenFrames, into out: inout String) {
+        guard !node.isHidden else { return }
+        let paint = PreviewPaint(node)
+        var css = box(node.frame)
+        let isImage = paint.placeholderLabel != nil
+        if let fill = paint.fill, !isImage { css += ";background:\(fill)" }
+        if isImage {
+            // The picture fills the content box; padding stays clear.
+        } else if paint.isCircle { css += ";border-radius:50%" } else if paint.cornerRadius > 0 { css += ";border-radius:\(Markup.number(paint.cornerRadius))px" }
+        if let color = paint.borderColor, paint.borderWidth > 0 {
+            css += ";box-shadow:inset 0 0 0 \(Markup.number(paint.borderWidth))px \(color)"  // a CSS border would move the children
+        }
+        if let opacity = paint.opacity { css += ";opacity:\(Markup.number(opacity))" }
+        if ["ScrollView", "Carousel"].contains(node.component.type) { css += ";overflow:hidden" }
+        out += "<div data-id=\"\(Markup.escape(node.layoutId))\" data-type=\"\(Markup.escape(node.component.type))\" style=\"\(css)\">"
+        if let label = paint.placeholderLabel {
+            let i = node.insets
+            var ph = "top:\(Markup.number(i.top))px;left:\(Markup.number(i.left))px;bottom:\(Markup.number(i.bottom))px;right:\(Markup.number(i.right))px"
+            if let fill = paint.fill { ph += ";background:\(fill)" }
+            if paint.cornerRadius > 0 { ph += ";border-radius:\(Markup.number(paint.cornerRadius))px" }
+            // Too small for a legible label (an icon): the box alone, the name as a tooltip.
+            let legible = node.frame.width >= 40 && node.frame.height >= 20
+            out += "<span class=\"ph\" title=\"\(Markup.escape(label))\" style=\"\(ph)\">\(legible ? Markup.escape(label) : "")</span>"
+        }
+        if let text = node.text { drawText(text, node, paint, frames, into: &out) }
+        if let bar = node.bar { drawBar(bar, node, frames, into: &out) }
+        for separator in node.separators {
+            out += "<div data-id=\"\(Markup.escape(separator.layoutId))\" style=\"\(box(separator.frame));background:rgba(229,231,235,1)\"></div>"
+        }
+        for child in node.subviews { draw(child, frames, into: &out) }
+        out += "</div>\n"
+    }
+
+    private static func drawText(
+        _ text: LaidOutText, _ node: LaidOutComponent, _ paint: PreviewPaint, _ frames: ScreenFrames, into out: inout String
+    ) {
+        let align = switch paint.textAlign { case .leading: "start"; case .center: "center"; case .trailing: "end" }
+        let insets = node.insets
+        let lineCount = Float(text.lines.count)
+        // A button's title is centred vertically; text starts at the top of its content box.
+        let contentHeight = node.frame.height - insets.top - insets.bottom
+        var top = insets.top
+        if node.component.type == "Button" { top += max(0, (contentHeight - lineCount * Float(text.lineHeight)) / 2) }
+        let font = "font-family:\(Markup.fontFamily(text.family));font-size:\(Markup.number(Float(text.size)))px;font-weight:\(text.weight);line-height:\(Markup.number(Float(text.lineHeight)))px;color:\(paint.textColor);text-align:\(align)"
+        for (index, line) in text.lines.enumerated() {
+            let y = top + Float(index) * Float(text.lineHeight)
+            out += "<span class=\"line\" style=\"left:\(Markup.number(insets.left))px;right:\(Markup.number(insets.right))px;top:\(Markup.number(y))px;height:\(Markup.number(Float(text.lineHeight)))px;\(font)\">\(Markup.escape(line))</span>"
+        }
+    }
+
+    private static func drawBar(_ bar: LaidOutPart, _ node: LaidOutComponent, _ frames: ScreenFrames, into out: inout String) {
+        let values = ComponentProperties(members: node.component.values)
+        let properties = ComponentProperties(members: node.component.properties)
+        let family = Markup.fontFamily(frames.viewport.platform.systemFamily)
+        let edge = node.component.type == "TabBar" ? "inset 0 1px 0 rgba(209,213,219,1)" : "inset 0 -1px 0 rgba(229,231,235,1)"
+        out += "<div data-id=\"\(Markup.escape(bar.layoutId))\" style=\"\(box(bar.frame));background:rgba(249,250,251,1);box-shadow:\(edge)\">"
+        if node.component.type == "Navigation" {
+            let title = Markup.escape(values.string("title") ?? "")
+            if properties.string("titleDisplayMode") == "inline" || frames.viewport.platform == .android {
+                out += "<span class=\"bar-title\" style=\"left:16px;right:16px;top:0;font:600 17px \(family);line-height:\(Markup.number(bar.frame.height))px;text-align:\(frames.viewport.platform == .android ? "start" : "center");color:#111827\">\(title)</span>"
+            } else {
+                out += "<span class=\"bar-title\" style=\"left:16px;right:16px;bottom:8px;font:700 34px \(family);line-height:41px;text-align:start;color:#111827\">\(title)</span>"
+            }
+        } else {
+            let tint = properties.string("tintColor").flatMap(PreviewPaint.css) ?? "rgba(37,99,235,1)"
+            let tabs = Markup.tabTitles(node)
+            let width = bar.frame.width / Float(max(1, tabs.count))
+            for (index, tab) in tabs.enumerated() {
+                let slot = frames.viewport.direction == .rtl ? tabs.count - 1 - index : index
+                out += "<span class=\"bar-title\" style=\"left:\(Markup.number(Float(slot) * width))px;width:\(Markup.number(width))px;top:0;font:500 11px \(family);line-height:\(Markup.number(min(bar.frame.height, 49)))px;text-align:center;color:\(tab.selected ? tint : "rgba(107,114,128,1)")\">\(Markup.escape(tab.title))</span>"
+            }
+        }
+        out += "</div>"
+    }
+}

@@ -1,0 +1,133 @@
+import TrellisJSON
+import TrellisScreens
+
+/// What a preview draws for one component, shared by the HTML and SVG renderers: colours from the
+/// screen's properties, with defaults that make each type recognisable.
+struct PreviewPaint {
+    var fill: String?
+    var textColor: String
+    var cornerRadius: Float
+    var borderWidth: Float
+    var borderColor: String?
+    var opacity: Float?
+    var isCircle = false
+    /// A labelled placeholder box (images: no network fetches).
+    var placeholderLabel: String?
+    var textAlign: TextAlign = .leading
+
+    enum TextAlign { case leading, center, trailing }
+
+    init(_ node: LaidOutComponent) {
+        let p = ComponentProperties(members: node.component.properties)
+        let v = ComponentProperties(members: node.component.values)
+        fill = p.string("backgroundColor").flatMap(Self.css)
+        textColor = p.string("foregroundColor").flatMap(Self.css) ?? "rgba(17,24,39,1)"
+        cornerRadius = p.number("cornerRadius") ?? 0
+        borderWidth = p.number("borderWidth") ?? 0
+        borderColor = p.string("borderColor").flatMap(Self.css) ?? (borderWidth > 0 ? "rgba(0,0,0,1)" : nil)
+        opacity = p.number("opacity")
+        switch p.string("alignment") {
+        case "center": textAlign = .center
+        case "trailing": textAlign = .trailing
+        default: break
+        }
+        switch node.component.type {
+        case "Rectangle", "Circle":
+            fill = p.string("foregroundColor").flatMap(Self.css) ?? fill ?? "rgba(0,0,0,1)"
+            isCircle = node.component.type == "Circle"
+        case "Image":
+            // An icon takes its tint; a picture is a grey box.
+            let tint = v.string("systemIconName") != nil ? p.string("foregroundColor").flatMap(Self.css) : nil
+            fill = tint ?? fill ?? "rgba(229,231,235,1)"
+            placeholderLabel = v.string("systemIconName") ?? v.string("localImageName")
+                ?? v.string("imageUrl").map { url in String(url.split(separator: "/").last ?? Substring(url)) } ?? "image"
+        case "Divider":
+            fill = p.string("foregroundColor").flatMap(Self.css) ?? fill ?? "rgba(209,213,219,1)"
+        case "Button":
+            textAlign = .center
+            if cornerRadius == 0 { cornerRadius = 8 }
+            switch p.string("style") {
+            case "primary", nil:
+                fill = fill ?? "rgba(37,99,235,1)"
+                textColor = p.string("foregroundColor").flatMap(Self.css) ?? "rgba(255,255,255,1)"
+            case "destructive":
+                fill = fill ?? "rgba(220,38,38,1)"
+                textColor = p.string("foregroundColor").flatMap(Self.css) ?? "rgba(255,255,255,1)"
+            case "secondary":
+                fill = fill ?? "rgba(229,231,235,1)"
+                textColor = p.string("foregroundColor").flatMap(Self.css) ?? "rgba(17,24,39,1)"
+            default:
+                textColor = p.string("foregroundColor").flatMap(Self.css) ?? "rgba(37,99,235,1)"
+            }
+        default:
+            break
+        }
+    }
+
+    /// `#RGB`, `#RRGGBB` or `#RRGGBBAA` as `rgba(r,g,b,a)`; nil for anything else (the decoder
+    /// refuses other colours, and nothing unchecked reaches the markup).
+    static func css(_ hex: String) -> String? {
+        let digits = Array(hex.utf8.dropFirst())
+        guard hex.hasPrefix("#"), [3, 6, 8].contains(digits.count) else { return nil }
+        var values: [Int] = []
+        for d in digits {
+            switch d {
+            case 0x30...0x39: values.append(Int(d - 0x30))
+            case 0x41...0x46: values.append(Int(d - 0x41 + 10))
+            case 0x61...0x66: values.append(Int(d - 0x61 + 10))
+            default: return nil
+            }
+        }
+        let channels: [Int] = digits.count == 3
+            ? values.map { $0 * 17 } + [255]
+            : stride(from: 0, to: values.count, by: 2).map { values[$0] * 16 + values[$0 + 1] } + (digits.count == 6 ? [255] : [])
+        let alpha = Double(channels[3]) / 255
+        return "rgba(\(channels[0]),\(channels[1]),\(channels[2]),\(Markup.number(Float(alpha))))"
+    }
+}
+
+/// Escaping and number formatting for HTML and XML output.
+enum Markup {
+    /// Text safe inside an element or a quoted attribute, in HTML and XML alike.
+    static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default:
+                // Control characters other than tab/newline are not allowed in XML 1.0.
+                if scalar.value < 0x20 && scalar != "\t" && scalar != "\n" { out += "\u{FFFD}" } else { out.unicodeScalars.append(scalar) }
+            }
+        }
+        return out
+    }
+
+    /// A number as CSS/SVG writes it: no exponent, at most 4 decimals, no trailing zeros.
+    static func number(_ value: Float) -> String {
+        guard value.isFinite else { return "0" }
+        let scaled = (Double(value) * 10_000).rounded()
+        let negative = scaled < 0
+        let magnitude = Int64(abs(scaled))
+        let whole = magnitude / 10_000
+        var fraction = String(magnitude % 10_000)
+        fraction = String(repeating: "0", count: 4 - fraction.count) + fraction
+        while fraction.hasSuffix("0") { fraction.removeLast() }
+        return (negative && magnitude != 0 ? "-" : "") + String(whole) + (fraction.isEmpty ? "" : "." + fraction)
+    }
+
+    static func fontFamily(_ family: String) -> String {
+        "'\(escape(family))', Inter, Roboto, 'Helvetica Neue', Arial, sans-serif"
+    }
+
+    /// The title of each Tab of a TabBar (for drawing the bar).
+    static func tabTitles(_ node: LaidOutComponent) -> [(title: String, selected: Bool)] {
+        node.subviews.map { tab in
+            (ComponentProperties(members: tab.component.values).string("title") ?? "", !tab.isHidden)
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import TrellisLayout
+import TrellisScreens
+import TrellisText
+
+/// `GET /preview/{id}/preview.svg`: the same picture as the HTML preview, as one SVG document
+/// (`curl -o home.svg`). Each component is a `<g>` translated to its frame, with `data-id`.
+enum PreviewSVG {
+    static func render(_ frames: ScreenFrames) -> String {
+        let v = frames.viewport
+        let w = Markup.number(v.width), h = Markup.number(v.height)
+        var out = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <svg xmlns="http://www.w3.org/2000/svg" width="\(w)" height="\(h)" viewBox="0 0 \(w) \(h)">
+            <title>\(Markup.escape(frames.screen.title ?? frames.screen.id)) — Trellis preview</title>
+            <defs><clipPath id="screen-clip"><rect width="\(w)" height="\(h)"/></clipPath></defs>
+            <rect width="\(w)" height="\(h)" fill="#FFFFFF"/>
+            <g clip-path="url(#screen-clip)">
+
+            """
+        var clips = 0
+        if let root = frames.root { draw(root, frames, clips: &clips, into: &out) }
+        out += "</g>\n</svg>\n"
+        return out
+    }
+
+    private static func rect(_ frame: Frame, fill: String, radius: Float = 0, extra: String = "") -> String {
+        "<rect width=\"\(Markup.number(frame.width))\" height=\"\(Markup.number(frame.height))\""
+            + (radius > 0 ? " rx=\"\(Markup.number(radius))\"" : "") + " fill=\"\(fill)\"\(extra)/>"
+    }
+
+    private static func draw(_ node: LaidOutComponent, _ frames: ScreenFrames, clips: inout Int, into out: inout String) {
+        guard !node.isHidden else { return }
+        let paint = PreviewPaint(node)
+        let frame = node.frame
+        out += "<g data-id=\"\(Markup.escape(node.layoutId))\" transform=\"translate(\(Markup.number(frame.x)),\(Markup.number(frame.y)))\""
+        if let opacity = paint.opacity { out += " opacity=\"\(Markup.number(opacity))\"" }
+        out += ">"
+        if let fill = paint.fill, paint.placeholderLabel != nil {
+            let i = node.insets
+            out += "<rect x=\"\(Markup.number(i.left))\" y=\"\(Markup.number(i.top))\" width=\"\(Markup.number(max(0, frame.width - i.left - i.right)))\" height=\"\(Markup.number(max(0, frame.height - i.top - i.bottom)))\""
+                + (paint.cornerRadius > 0 ? " rx=\"\(Markup.number(paint.cornerRadius))\"" : "") + " fill=\"\(fill)\"/>"
+        } else if let fill = paint.fill {
+            if paint.isCircle {
+                out += "<ellipse cx=\"\(Markup.number(frame.width / 2))\" cy=\"\(Markup.number(frame.height / 2))\" rx=\"\(Markup.number(frame.width / 2))\" ry=\"\(Markup.number(frame.height / 2))\" fill=\"\(fill)\"/>"
+            } else {
+                out += rect(frame, fill: fill, radius: paint.cornerRadius)
+            }
+        }
+        if let color = paint.borderColor, paint.borderWidth > 0 {
+            let inset = paint.borderWidth / 2
+            out += "<rect x=\"\(Markup.number(inset))\" y=\"\(Markup.number(inset))\" width=\"\(Markup.number(max(0, frame.width - paint.borderWidth)))\" height=\"\(Markup.number(max(0, frame.height - paint.borderWidth)))\" fill=\"none\" stroke=\"\(color)\" stroke-width=\"\(Markup.number(paint.borderWidth))\""
+                + (paint.cornerRadius > 0 ? " rx=\"\(Markup.number(paint.cornerRadius))\"" : "") + "/>"
+        }
+        if let label = paint.placeholderLabel, frame.width >= 40, frame.height >= 20 {
+            out += "<text x=\"\(Markup.number(frame.width / 2))\" y=\"\(Markup.number(frame.height / 2))\" text-anchor=\"middle\" dominant-baseline=\"central\" font-family=\"sans-serif\" font-size=\"11\" fill=\"#6B7280\">\(Markup.escape(label))</text>"
+        }
+        if let text = node.text { drawText(text, node, paint, frames, into: &out) }
+        if let bar = node.bar { drawBar(bar, node, frames, into: &out) }
+        for separator in node.separators {
+            out += "<g data-id=\"\(Markup.escape(separator.layoutId))\" transform=\"translate(\(Markup.number(separator.frame.x)),\(Markup.number(separator.frame.y)))\">"
+                + rect(separator.frame, fill: "rgba(229,231,235,1)") + "</g>"
+        }
+        // Scroll views and carousels show only what is inside their frame, as on a device.
+        let clipped = ["ScrollView", "Carousel"].contains(node.component.type)
+        if clipped {
+            clips += 1
+            out += "<clipPath id=\"clip-\(clips)\">" + rect(frame, fill: "#000") + "</clipPath><g clip-path=\"url(#clip-\(clips))\">"
+        }
+        for child in node.subviews { draw(child, frames, clips: &clips, into: &out) }
+        if clipped { out += "</g>" }
+        out += "</g>\n"
+    }
+
+    private static func drawText(
+        _ text: LaidOutText, _ node: LaidOutComponent, _ paint: PreviewPaint, _ frames: ScreenFrames, into out: inout String
+    ) {
+        let insets = node.insets
+        let rtl = frames.viewport.direction == .rtl
+        let left = insets.left, right = node.frame.width - insets.right
+        let (x, anchor): (Float, String) = switch paint.textAlign {
+        case .center: ((left + right) / 2, "middle")
+        case .leading: rtl ? (right, "end") : (left, "start")
+        case .trailing: rtl ? (left, "start") : (right, "end")
+        }
+        let lineHeight = Float(text.lineHeight)
+        var top = insets.top
+        if node.component.type == "Button" {
+            top += max(0, (node.frame.height - insets.top - insets.bottom - Float(text.lines.count) * lineHeight) / 2)
+        }
+        out += "<text font-family=\"\(Markup.fontFamily(text.family))\" font-size=\"\(Markup.number(Float(text.size)))\" font-weight=\"\(text.weight)\" fill=\"\(paint.textColor)\" text-anchor=\"\(anchor)\" xml:space=\"preserve\">"
+        for (index, line) in text.lines.enumerated() {
+            let y = top + (Float(index) + 0.5) * lineHeight
+            out += "<tspan x=\"\(Markup.number(x))\" y=\"\(Markup.number(y))\" dominant-baseline=\"central\">\(Markup.escape(line))</tspan>"
+        }
+        out += "</text>"
+    }
+
+    private static func drawBar(_ bar: LaidOutPart, _ node: LaidOutComponent, _ frames: ScreenFrames, into out: inout String) {
+        let values = ComponentProperties(members: node.component.values)
+        let properties = ComponentProperties(members: node.component.properties)
+        let family = Markup.fontFamily(frames.viewport.platform.systemFamily)
+        let f = bar.frame
+        out += "<g data-id=\"\(Markup.escape(bar.layoutId))\" transform=\"translate(\(Markup.number(f.x)),\(Markup.number(f.y)))\">"
+        out += rect(f, fill: "rgba(249,250,251,1)")
+        if node.component.type == "Navigation" {
+            let title = Markup.escape(values.string("title") ?? "")
+            let large = properties.string("titleDisplayMode") != "inline" && frames.viewport.platform == .ios
+            if large {
+                out += "<text x=\"16\" y=\"\(Markup.number(f.height - 16))\" font-family=\"\(family)\" font-size=\"34\" font-weight=\"700\" fill=\"#111827\">\(title)</text>"
+            } else if frames.viewport.platform == .android {
+                let rtl = frames.viewport.direction == .rtl
+                out += "<text x=\"\(Markup.number(rtl ? f.width - 16 : 16))\" y=\"\(Markup.number(f.height / 2))\" text-anchor=\"\(rtl ? "end" : "start")\" dominant-baseline=\"central\" font-family=\"\(family)\" font-size=\"17\" font-weight=\"600\" fill=\"#111827\">\(title)</text>"
+            } else {
+                out += "<text x=\"\(Markup.number(f.width / 2))\" y=\"\(Markup.number(f.height / 2))\" text-anchor=\"middle\" dominant-baseline=\"central\" font-family=\"\(family)\" font-size=\"17\" font-weight=\"600\" fill=\"#111827\">\(title)</text>"
+            }
+        } else {
+            let tint = properties.string("tintColor").flatMap(PreviewPaint.css) ?? "rgba(37,99,235,1)"
+            let tabs = Markup.tabTitles(node)
+            let width = f.width / Float(max(1, tabs.count))
+            for (index, tab) in tabs.enumerated() {
+                let slot = frames.viewport.direction == .rtl ? tabs.count - 1 - index : index
+                out += "<text x=\"\(Markup.number((Float(slot) + 0.5) * width))\" y=\"\(Markup.number(min(f.height, 49) / 2))\" text-anchor=\"middle\" dominant-baseline=\"central\" font-family=\"\(family)\" font-size=\"11\" font-weight=\"500\" fill=\"\(tab.selected ? tint : "rgba(107,114,128,1)")\">\(Markup.escape(tab.title))</text>"
+            }
+        }
+        out += "</g>"
+    }
+}

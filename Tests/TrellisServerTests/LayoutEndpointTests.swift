@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+import TrellisHTTP
+import TrellisJSON
+import TrellisScreens
+@testable import TrellisServer
+
+/// `GET /v1/screens/{id}/layout`: parameters, errors, and the answer cache.
+@Suite struct LayoutEndpointTests {
+    let config: TemporaryConfig
+
+    init() throws {
+        config = try TemporaryConfig.withFonts(roots: [
+            "feed": #"{"type": "VStack", "id": "root", "properties": {"spacing": 8, "padding": 16}, "subviews": ["#
+                + #"{"type": "Experiment", "experiment": "hero", "variants": {"small": {"type": "Text", "id": "hi", "values": {"text": "hi"}}, "#
+                + #""big": {"type": "Text", "id": "hello", "properties": {"font": "largeTitle"}, "values": {"text": "Hello there, this is the big variant"}}}},"#
+                + #"{"type": "Text", "values": {"text": "\#(String(repeating: "lorem ipsum ", count: 30))"}}]}"#
+        ])
+        try config.write(targeting: #"{"experiments": {"hero": {"variants": {"small": 50, "big": 50}, "defaultVariant": "small"}}}"#)
+    }
+
+    static let viewport = "width=390&height=844&scale=3&safeTop=47&safeBottom=34"
+
+    @Test(arguments: [
+        ("height=844", "width"),
+        ("width=0&height=844", "width"),
+        ("width=-5&height=844", "width"),
+        ("width=20000&height=844", "width"),
+        ("width=wide&height=844", "width"),
+        ("width=390", "height"),
+        ("width=390&height=nan", "height"),
+        ("width=390&height=844&scale=5", "scale"),
+        ("width=390&height=844&scale=0.5", "scale"),
+        ("width=390&height=844&fontScale=0.2", "fontScale"),
+        ("width=390&height=844&fontScale=9", "fontScale"),
+        ("width=390&height=844&safeTop=-1", "safeTop"),
+        ("width=390&height=844&safeBottom=-3", "safeBottom"),
+        ("width=390&height=844&safeTop=500&safeBottom=400", "safeTop"),
+        ("width=390&height=844&direction=up", "direction"),
+        ("width=390&height=844&web=maybe", "web"),
+        ("width=390&height=844&appVersion=five", "appVersion"),
+    ])
+    func aBadParameterIsA400NamingIt(query: String, parameter: String) throws {
+        let app = try InProcessApp(config)
+        for path in ["/v1/screens/feed/layout", "/preview/feed", "/preview/feed/preview.svg"] {
+            let response = app.request("\(path)?\(query)")
+            #expect(response.status == .badRequest, "\(path)?\(query)")
+            #expect(response.headers["Content-Type"] == "application/problem+json")
+            let errors = try #require(response.json?["errors"]?.arrayValue, "\(response.text)")
+            #expect(errors.first?["parameter"]?.stringValue == parameter)
+            #expect(errors.first?["message"]?.stringValue?.isEmpty == false)
+            #expect(response.json?["detail"]?.stringValue?.contains(parameter) == true)
+        }
+    }
+
+    @Test func unknownParametersAndScreensAreRefused() throws {
+        let app = try InProcessApp(config)
+        let typo = app.request("/v1/screens/feed/layout?widht=390&height=844")
+        #expect(typo.status == .badRequest)
+        #expect(typo.json?["detail"]?.stringValue?.contains("\"widht\"") == true)
+        #expect(app.request("/v1/screens/nope/layout?\(Self.viewport)").status == .notFound)
+        #expect(app.request("/preview/feed?\(Self.viewport)&pretty=1").status == .badRequest)
+    }
+
+    @Test func theSameKeyGivesTheSameBytesAndRevalidates() throws {
+        let app = try InProcessApp(config)
+        let first = app.request("/v1/screens/feed/layout?user=u1&\(Self.viewport)")
+        #expect(first.status == .ok)
+        #expect(first.headers["Content-Type"] == "application/json")
+        #expect(first.gzipBody != nil)
+        let again = app.request("/v1/screens/feed/layout?user=u1&\(Self.viewport)")
+        #expect(again.body == first.body)
+        #expect(app.state.store.snapshot.answers.count == 1)
+        let etag = try #require(first.headers["ETag"])
+        #expect(app.request("/v1/screens/feed/layout?user=u1&\(Self.viewport)", headers: ["If-None-Match": etag]).status == .notModified)
+        // Another viewport, platform, mode or format is another answer.
+        let variants = [
+            "/v1/screens/feed/layout?user=u1&width=391&height=844", "/v1/screens/feed/layout?user=u1&\(Self.viewport)&fontScale=2",
+            "/v1/screens/feed/layout?user=u1&\(Self.viewport)&platform=android", "/v1/screens/feed/layout?user=u1&\(Self.viewport)&web=1",
+            "/v1/screens/feed/layout?user=u1&\(Self.viewport)&direction=rtl", "/v1/screens/feed/layout?user=u1&\(Self.viewport)&pretty=1",
+            "/preview/feed?user=u1&\(Self.viewport)", "/preview/feed/preview.svg?user=u1&\(Self.viewport)", "/v1/screens/feed?user=u1",
+        ]
+        var etags: Set<String> = [etag]
+        for target in variants {
+            let response = app.request(target)
+            #expect(response.status == .ok, "\(target)")
+            etags.insert(response.headers["ETag"] ?? "")
+        }
+        #expect(etags.count == variants.count + 1)
+        #expect(app.state.store.snapshot.answers.count == variants.count + 1)
+    }
+
+    @Test func layoutsFillAtMostHalfTheAnswerCache() {
+        let cache = AnswerCache(capacity: 4)
+        func key(_ width: Float?) -> AnswerKey {
+            AnswerKey(
+                screen: "s", revision: 1, schemaVersion: 1, outcomes: Outcomes([]), pretty: false,
+                format: width == nil ? .screen : .layout, viewport: width.map { LayoutViewport(width: $0, height: 800) })
+        }
+        for width in [300, 301, 302, 303] as [Float] { _ = cache.answer(for: key(width)) { EncodedBody(bytes: [1]) } }
+        #expect(cache.count == 2)
+        #expect(cache.answer(for: key(300)) { EncodedBody(bytes: [2]) }.hit)
+        #expect(!cache.answer(for: key(303)) { EncodedBody(bytes: [2]) }.hit)
+        _ = cache.answer(for: key(nil)) { EncodedBody(bytes: [3]) }
+        #expect(cache.answer(for: key(nil)) { EncodedBody(bytes: [4]) }.hit, "screen answers still find room")
+    }
+
+    @Test func usersWithTheSameOutcomeShareOneLayout() throws {
+        let app = try InProcessApp(config)
+        var variants: Set<String> = []
+        for n in 0..<40 {
+            let response = app.request("/v1/screens/feed/layout?user=user-\(n)&\(Self.viewport)")
+            variants.insert(response.json?["assignments"]?["experiments"]?["hero"]?.stringValue ?? "?")
+        }
+        #expect(variants == ["small", "big"])
+        #expect(app.state.store.snapshot.answers.count == 2)
+    }
+
+    @Test func theLayoutAnswerIsTheResolvedScreenWithFrames() throws {
+        let app = try InProcessApp(config)
+        let screen = try #require(app.request("/v1/screens/feed?user=u1").json)
+        let answer = try LayoutAnswer(app.request("/v1/screens/feed/layout?user=u1&\(Self.viewport)"))
+        #expect(answer.json["assignments"]?["experiments"]?["hero"]?.stringValue == screen["assignments"]?["experiments"]?["hero"]?.stringValue)
+        #expect(answer.json["viewport"]?["safeTop"]?.numberValue == 47)
+        #expect(answer.frame("root") == ReadFrame(0, 47, 390, 844 - 47 - 34))
+        let body = try #require(answer.components["$.root.subviews[1]"])
+        #expect(body.frame.x >= 16 && body.frame.x + body.frame.width <= 390 - 16 && body.frame.width > 300)
+        #expect(body.component["values"]?["text"]?.stringValue?.hasPrefix("lorem") == true)
+    }
+
+    @Test func withoutFontsLayoutsAreUnavailable() throws {
+        let app = try InProcessApp(try TemporaryConfig())
+        let response = app.request("/v1/screens/home/layout?\(Self.viewport)")
+        #expect(response.status == .serviceUnavailable)
+        #expect(response.json?["detail"]?.stringValue?.contains("fonts/") == true)
+    }
+}

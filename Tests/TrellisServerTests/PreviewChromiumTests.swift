@@ -1,0 +1,121 @@
+import Foundation
+import Logging
+import Prometheus
+import Testing
+import TrellisHTTP
+import TrellisJSON
+@testable import TrellisServer
+
+/// The HTML preview drawn by a real browser: the real server on a free port, headless Chromium
+/// loading `/preview/home?check=1`, and every element's bounding box compared with the frames of
+/// `/v1/screens/home/layout` for the same query (within half a pixel).
+@Suite struct PreviewChromiumTests {
+    /// `chromium`, `chromium-browser` or `google-chrome` from PATH, or `$CHROMIUM`.
+    static func chromium() -> String? {
+        if let path = ProcessInfo.processInfo.environment["CHROMIUM"], FileManager.default.isExecutableFile(atPath: path) { return path }
+        let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+        for name in ["chromium", "chromium-browser", "google-chrome"] {
+            for directory in directories where FileManager.default.isExecutableFile(atPath: "\(directory)/\(name)") {
+                return "\(directory)/\(name)"
+            }
+        }
+        return nil
+    }
+
+    /// Runs headless Chromium on `url` and returns the DOM after the page's scripts ran.
+    static func dumpDOM(_ chromium: String, _ url: String, width: Int, height: Int) throws -> String {
+        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-chromium-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: profile) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: chromium)
+        process.arguments = [
+            "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
+            "--user-data-dir=\(profile.path)", "--window-size=\(width),\(height)", "--dump-dom", url,
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The `<pre id="positions">` JSON the page's check script wrote.
+    static func positions(in dom: String) throws -> [String: ReadFrame] {
+        guard let start = dom.range(of: "<pre id=\"positions\">"), let end = dom.range(of: "</pre>", range: start.upperBound..<dom.endIndex)
+        else { throw LayoutAnswerError(description: "no <pre id=\"positions\"> in the DOM Chromium dumped:\n\(dom.prefix(2000))") }
+        let text = String(dom[start.upperBound..<end.lowerBound])
+            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+            .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&amp;", with: "&")
+        var out: [String: ReadFrame] = [:]
+        for entry in try JSONParser.parse(Array(text.utf8)).arrayValue ?? [] {
+            guard let id = entry["id"]?.stringValue, let frame = ReadFrame(entry) else { continue }
+            out[id] = frame
+        }
+        return out
+    }
+
+    /// Visible components and parts with absolute frames (hidden subtrees are not drawn).
+    static func expectedFrames(_ answer: LayoutAnswer) -> [String: ReadFrame] {
+        var out: [String: ReadFrame] = [:]
+        func visit(_ node: JSONValue, _ x: Double, _ y: Double) {
+            guard node["hidden"]?.boolValue != true, let id = node["layoutId"]?.stringValue, let f = ReadFrame(node["frame"]) else { return }
+            let absolute = ReadFrame(x + f.x, y + f.y, f.width, f.height)
+            out[id] = absolute
+            for part in (node["bar"].map { [$0] } ?? []) + (node["separators"]?.arrayValue ?? []) {
+                if let partID = part["layoutId"]?.stringValue, let p = ReadFrame(part) {
+                    out[partID] = ReadFrame(absolute.x + p.x, absolute.y + p.y, p.width, p.height)
+                }
+            }
+            for child in node["subviews"]?.arrayValue ?? [] { visit(child, absolute.x, absolute.y) }
+        }
+        if let root = answer.json["root"] { visit(root, 0, 0) }
+        return out
+    }
+
+    @Test(arguments: [
+        "user=u1&platform=ios&width=390&height=844&scale=3&safeTop=47&safeBottom=34",
+        "user=u5&attr.membership=gold&platform=android&direction=rtl&fontScale=1.3&width=412&height=915&scale=2.625&safeTop=24",
+    ])
+    func chromiumDrawsEveryBoxWhereTheLayoutPutsIt(query: String) throws {
+        guard let chromium = Self.chromium() else {
+            Issue.record("chromium is not installed: install it (apt-get install -y chromium) to run the preview test; .ci/run installs it")
+            return
+        }
+        var configuration = ServerConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.accessLog = false
+        configuration.dataDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-data-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: configuration.dataDirectory) }
+        var logger = Logger(label: "preview-test")
+        logger.logLevel = .error
+        let app = try Application(
+            configDirectory: RepositoryConfig.url, configuration: configuration, logger: logger, metrics: PrometheusCollectorRegistry())
+        try app.start()
+        defer {
+            app.shutdown()
+            app.waitUntilStopped()
+        }
+
+        let responder = TrellisResponder(state: app.state)
+        let (path, items) = InProcessApp.split("/v1/screens/home/layout?\(query)")
+        let layoutResponse = responder.respond(
+            to: HTTPRequest(method: .get, target: "/v1/screens/home/layout?\(query)", path: path, query: items),
+            context: HTTPRequestContext(requestID: "t", remoteAddress: "127.0.0.1:1", logger: logger))
+        let expected = Self.expectedFrames(try LayoutAnswer(layoutResponse))
+        #expect(expected.count > 20)
+
+        let viewport = try #require(try LayoutAnswer(layoutResponse).json["viewport"])
+        let dom = try Self.dumpDOM(
+            chromium, "http://127.0.0.1:\(app.port)/preview/home?\(query)&check=1",
+            width: Int(viewport["width"]?.numberValue ?? 390), height: Int(viewport["height"]?.numberValue ?? 844))
+        let drawn = try Self.positions(in: dom)
+        #expect(Set(drawn.keys) == Set(expected.keys), "drawn and laid-out ids differ")
+        for (id, frame) in expected.sorted(by: { $0.key < $1.key }) {
+            guard let box = drawn[id] else { continue }
+            #expect(box.isClose(to: frame, tolerance: 0.5), "\(id): Chromium drew \(box), the layout says \(frame)")
+        }
+    }
+}
