@@ -23,7 +23,9 @@ final class EventLoop: @unchecked Sendable {
     let index: Int
     let epollFD: Int32
     let wakeFD: Int32
-    let inbox = Mutex<[Message]>([])
+    /// Messages from other threads; `closed` once the loop has exited, so nothing is posted to a
+    /// loop that will never read it.
+    let inbox = Mutex<(messages: [Message], closed: Bool)>(([], false))
     var core: ServerCore!
 
     // Loop-confined state.
@@ -53,10 +55,18 @@ final class EventLoop: @unchecked Sendable {
     deinit { scratch.deallocate() }
 
     /// Hands a message to the loop from any thread.
-    func post(_ message: Message) {
-        inbox.withLock { $0.append(message) }
+    /// Hands `message` to the loop's thread.
+    /// - Returns: false when the loop has already exited; the caller keeps the message's work.
+    @discardableResult
+    func post(_ message: Message) -> Bool {
+        let accepted = inbox.withLock { box in
+            if !box.closed { box.messages.append(message) }
+            return !box.closed
+        }
+        guard accepted else { return false }
         var one: UInt64 = 1
         _ = write(wakeFD, &one, 8)
+        return true
     }
 
     /// The loop body; returns when the loop has drained.
@@ -77,6 +87,16 @@ final class EventLoop: @unchecked Sendable {
                 sweep()
                 nextSweep = now.advanced(by: Self.tick)
             }
+        }
+        // A connection another loop accepted for this one just before it drained must not be lost.
+        let leftovers = inbox.withLock { box in
+            box.closed = true
+            defer { box.messages.removeAll() }
+            return box.messages
+        }
+        for case .adopt(let fd, _) in leftovers {
+            close(fd)
+            core.connectionClosed()
         }
         close(epollFD)
         close(wakeFD)
@@ -129,10 +149,9 @@ final class EventLoop: @unchecked Sendable {
             }
             Socket.setNoDelay(fd)
             let target = core.nextLoop()
-            if target === self {
-                adopt(fd: fd, remote: Socket.describe(storage))
-            } else {
-                target.post(.adopt(fd: fd, remote: Socket.describe(storage)))
+            let remote = Socket.describe(storage)
+            if target === self || !target.post(.adopt(fd: fd, remote: remote)) {
+                adopt(fd: fd, remote: remote)  // closes it at once if this loop is draining too
             }
         }
     }
@@ -166,9 +185,8 @@ final class EventLoop: @unchecked Sendable {
         var count: UInt64 = 0
         _ = read(wakeFD, &count, 8)
         let messages = inbox.withLock { box in
-            let taken = box
-            box.removeAll()
-            return taken
+            defer { box.messages.removeAll() }
+            return box.messages
         }
         for message in messages {
             switch message {
