@@ -22,30 +22,37 @@ public final class TestClient {
     public let fd: Int32
     private var buffer: [UInt8] = []
 
+    /// Connects to `host:port` with a receive timeout of `timeout` seconds.
+    ///
+    /// `fd` is stored only once the connection stands: a throwing initializer of a fully
+    /// initialized class also runs `deinit`, and a second `close` of the number would close
+    /// whatever descriptor the process (other tests run in parallel) has reused it for.
     public init(port: Int, host: String = "127.0.0.1", timeout: Double = 5) throws {
         let v6 = host.contains(":")
-        fd = socket(v6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let socketFD = socket(v6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socketFD >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1_000_000))
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(socketFD, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
         let rc: Int32
         if v6 {
             var sa = sockaddr_in6()
             sa.sin6_family = sa_family_t(AF_INET6)
             sa.sin6_port = in_port_t(UInt16(port).bigEndian)
             inet_pton(AF_INET6, host, &sa.sin6_addr)
-            rc = withUnsafePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) } }
+            rc = withUnsafePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) } }
         } else {
             var sa = sockaddr_in()
             sa.sin_family = sa_family_t(AF_INET)
             sa.sin_port = in_port_t(UInt16(port).bigEndian)
             inet_pton(AF_INET, host, &sa.sin_addr)
-            rc = withUnsafePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+            rc = withUnsafePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
         }
         guard rc == 0 else {
             let e = errno
-            close(fd)
+            close(socketFD)
             throw POSIXError(POSIXErrorCode(rawValue: e) ?? .EIO)
         }
+        fd = socketFD
     }
 
     deinit { close(fd) }
