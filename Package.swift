@@ -31,7 +31,9 @@ let package = Package(
         // Leaves: each imports nothing from Trellis.
         .target(name: "TrellisLayout", swiftSettings: strict),
         .target(name: "TrellisText", swiftSettings: strict),
-        .target(name: "TrellisJSON", swiftSettings: strict),
+        // Layout trees and styles read from JSON (fixtures, `trellis layout`, a component's `style`).
+        .target(name: "TrellisLayoutJSON", dependencies: ["TrellisLayout", "TrellisJSON"], swiftSettings: strict),
+        .target(name: "TrellisJSON", swiftSettings: strict, linkerSettings: [.linkedLibrary("m")]),
         .target(
             name: "TrellisHTTP",
             dependencies: [
@@ -45,7 +47,7 @@ let package = Package(
         .target(name: "TrellisTargeting", dependencies: ["TrellisJSON"], swiftSettings: strict),
         .target(
             name: "TrellisScreens",
-            dependencies: ["TrellisJSON", "TrellisTargeting", "TrellisLayout"],
+            dependencies: ["TrellisJSON", "TrellisTargeting", "TrellisLayout", "TrellisLayoutJSON"],
             swiftSettings: strict),
 
         // Everything meets here.
@@ -53,7 +55,7 @@ let package = Package(
             name: "TrellisServer",
             dependencies: [
                 "TrellisHTTP", "TrellisScreens", "TrellisTargeting", "TrellisJSON",
-                "TrellisLayout", "TrellisText",
+                "TrellisLayout", "TrellisLayoutJSON", "TrellisText",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -63,7 +65,7 @@ let package = Package(
         .executableTarget(
             name: "trellis",
             dependencies: [
-                "TrellisServer", "TrellisJSON", "TrellisLayout", "TrellisText",
+                "TrellisServer", "TrellisJSON", "TrellisLayout", "TrellisLayoutJSON", "TrellisText",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -76,7 +78,7 @@ let package = Package(
 
         // Layout benchmark (scripts/bench-layout): TrellisLayout only, built in release.
         .executableTarget(
-            name: "trellis-layout-bench", dependencies: ["TrellisLayout"], path: "Benchmarks/LayoutBench",
+            name: "trellis-layout-bench", dependencies: ["TrellisLayout", "TrellisLayoutJSON", "TrellisJSON"], path: "Benchmarks/LayoutBench",
             swiftSettings: strict),
 
         .testTarget(name: "TrellisJSONTests", dependencies: ["TrellisJSON"], swiftSettings: strict),
@@ -86,7 +88,9 @@ let package = Package(
                 "TrellisHTTP", "TrellisTesting", "CZlib", .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: strict),
-        .testTarget(name: "TrellisLayoutTests", dependencies: ["TrellisLayout"], swiftSettings: strict),
+        .testTarget(
+            name: "TrellisLayoutTests", dependencies: ["TrellisLayout", "TrellisLayoutJSON", "TrellisJSON"],
+            swiftSettings: strict),
         .testTarget(name: "TrellisTextTests", dependencies: ["TrellisText"], swiftSettings: strict),
         .testTarget(
             name: "TrellisScreensTests", dependencies: ["TrellisScreens", "TrellisJSON", "TrellisTargeting"],

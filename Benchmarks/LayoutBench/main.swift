@@ -6,7 +6,9 @@
 //   trellis-layout-bench --emit-frames N print that tree's frames, to check both engines agree
 //   trellis-layout-bench --scaling       relayout time per node for trees of 500 to 20,000 nodes
 //   trellis-layout-bench --profile N     relayout the 1,000-node tree N times (for perf record)
+import TrellisJSON
 import TrellisLayout
+import TrellisLayoutJSON
 
 /// A feed of cards, like a social or shopping app's home screen: each card is a header row
 /// (avatar, title, badge), a wrapping row of fixed-size thumbnails and a footer of flex-grow buttons.
@@ -81,7 +83,7 @@ private extension Substring {
 
 func buildTree(_ json: String) -> LayoutNode {
     do {
-        return try LayoutTree.build(try JSONValue.parse(json), mode: .yoga)
+        return try LayoutTree.build(try JSONParser.parse(json), mode: .yoga)
     } catch {
         fatalError("bench tree: \(error)")
     }
@@ -167,7 +169,7 @@ if arguments.count == 3, arguments[1] == "--emit-tree", let count = Int(argument
 } else if arguments.count == 3, arguments[1] == "--emit-frames", let count = Int(arguments[2]) {
     let root = buildTree(Feed.json(nodeCount: count, text: false))
     root.calculateLayout(availableWidth: Feed.viewportWidth, availableHeight: nil)
-    print(LayoutTree.framesJSON(root, indent: nil))
+    print(JSONWriter.string(LayoutTree.frames(root)))
 } else {
     print("scenario\tnodes\tfirst layout ms (median)\trelayout ms (median)")
     for (count, text) in [(1_000, false), (10_000, false), (1_000, true), (10_000, true)] {

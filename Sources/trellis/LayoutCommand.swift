@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import TrellisJSON
 import TrellisLayout
+import TrellisLayoutJSON
 
 /// `trellis layout TREE.json`: lays out a tree written with Yoga style names and prints the frames.
 struct LayoutCommand: ParsableCommand {
@@ -39,28 +41,30 @@ struct LayoutCommand: ParsableCommand {
     }
 
     func run() throws {
-        let text: String
+        let bytes: [UInt8]
         do {
-            text = try String(contentsOfFile: tree, encoding: .utf8)
+            bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: tree)))
         } catch {
             throw fail("\(tree): cannot read the file (\(error.localizedDescription))")
         }
         let mode: LayoutMode = web ? .web : .yoga
         let root: LayoutNode
         do {
-            let json = try JSONValue.parse(text)
+            let json = try JSONParser.parse(bytes)
             // A whole fixture case is accepted too: its "tree" member is the tree.
             if let caseTree = json["tree"] {
-                root = try LayoutTree.build(caseTree, mode: mode, path: "$.tree")
+                root = try LayoutTree.build(caseTree, mode: mode, at: JSONPath.root.appending("tree"), source: tree)
             } else {
-                root = try LayoutTree.build(json, mode: mode)
+                root = try LayoutTree.build(json, mode: mode, source: tree)
             }
-        } catch {
+        } catch let error as JSONSyntaxError {
             throw fail("\(tree): \(error)")
+        } catch {
+            throw fail("\(error)")
         }
         root.calculateLayout(availableWidth: width, availableHeight: height, direction: rtl ? .rtl : .ltr,
                              config: LayoutConfig(mode: mode, pointScaleFactor: scale))
-        print(LayoutTree.framesJSON(root))
+        print(JSONWriter.string(LayoutTree.frames(root), style: .pretty), terminator: "")
     }
 
     private func fail(_ message: String) -> ExitCode {

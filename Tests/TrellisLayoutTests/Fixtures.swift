@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+import TrellisJSON
 import TrellisLayout
+import TrellisLayoutJSON
 
 /// One conformance case from `Fixtures/layout/*.json`.
 struct FixtureCase: Sendable, CustomTestStringConvertible {
@@ -8,7 +10,7 @@ struct FixtureCase: Sendable, CustomTestStringConvertible {
     let name: String
     let disabled: Bool
     let experiments: [String]
-    let config: [(key: String, value: JSONValue)]
+    let config: [JSONMember]
     let unsupported: [String]
     let tree: JSONValue
     let expectedLTR: JSONValue
@@ -18,29 +20,18 @@ struct FixtureCase: Sendable, CustomTestStringConvertible {
     var testDescription: String { name }
 
     init(_ json: JSONValue) {
-        func string(_ value: JSONValue?) -> String {
-            if case .string(let text)? = value { return text }
-            return ""
-        }
-        func strings(_ value: JSONValue?) -> [String] {
-            guard case .array(let items)? = value else { return [] }
-            return items.map { string($0) }
-        }
-        func number(_ value: JSONValue) -> Float? {
-            if case .number(let number) = value { return Float(number) }
-            return nil
-        }
-        file = string(json["file"])
-        name = string(json["name"])
-        if case .bool(let flag)? = json["disabled"] { disabled = flag } else { disabled = false }
+        func strings(_ value: JSONValue?) -> [String] { value?.arrayValue?.compactMap(\.stringValue) ?? [] }
+        file = json["file"]?.stringValue ?? ""
+        name = json["name"]?.stringValue ?? ""
+        disabled = json["disabled"]?.boolValue ?? false
         experiments = strings(json["experiments"])
-        if case .object(let members)? = json["config"] { config = members } else { config = [] }
+        config = json["config"]?.objectValue ?? []
         unsupported = strings(json["unsupported"])
         tree = json["tree"] ?? .null
         expectedLTR = json["expected"]?["ltr"] ?? .null
         expectedRTL = json["expected"]?["rtl"] ?? .null
-        if case .array(let sizes)? = json["available"], sizes.count == 2 {
-            available = (number(sizes[0]), number(sizes[1]))
+        if let sizes = json["available"]?.arrayValue, sizes.count == 2 {
+            available = (sizes[0].numberValue.map(Float.init), sizes[1].numberValue.map(Float.init))
         } else {
             available = (nil, nil)
         }
@@ -55,9 +46,9 @@ struct FixtureCase: Sendable, CustomTestStringConvertible {
             default: break
             }
         }
-        for (key, value) in self.config {
-            if key == "pointScaleFactor", case .number(let scale) = value { config.pointScaleFactor = Float(scale) }
-            if key == "errata", case .string(let errata) = value {
+        for member in self.config {
+            if member.key == "pointScaleFactor", let scale = member.value.numberValue { config.pointScaleFactor = Float(scale) }
+            if member.key == "errata", let errata = member.value.stringValue {
                 switch errata {
                 case "all": config.errata = .all
                 case "classic": config.errata = .classic
@@ -87,12 +78,12 @@ struct FixtureCase: Sendable, CustomTestStringConvertible {
     private func compare(_ node: LayoutNode, _ expected: JSONValue, path: String, into differences: inout [String]) {
         let frame = node.frame
         for (key, actual) in [("left", frame.left), ("top", frame.top), ("width", frame.width), ("height", frame.height)] {
-            guard case .number(let value)? = expected[key] else { continue }
+            guard let value = expected[key]?.numberValue else { continue }
             if !(abs(Double(actual) - value) < 0.01) {
                 differences.append("\(path).\(key): expected \(value), got \(actual)")
             }
         }
-        guard case .array(let children)? = expected["children"] else { return }
+        guard let children = expected["children"]?.arrayValue else { return }
         if children.count != node.children.count {
             differences.append("\(path): expected \(children.count) children, got \(node.children.count)")
             return
@@ -111,8 +102,7 @@ enum Fixtures {
 
     static func load(_ name: String) -> [FixtureCase] {
         let url = directory.appendingPathComponent(name)
-        guard let text = try? String(contentsOf: url, encoding: .utf8),
-              case .array(let items) = (try? JSONValue.parse(text)) ?? .null else {
+        guard let data = try? Data(contentsOf: url), let items = (try? JSONParser.parse([UInt8](data)))?.arrayValue else {
             return []
         }
         return items.map(FixtureCase.init)

@@ -1,5 +1,7 @@
 import Testing
+import TrellisJSON
 import TrellisLayout
+import TrellisLayoutJSON
 
 /// The public API as someone mapping UI components to nodes uses it.
 @Suite("Public API")
@@ -144,16 +146,17 @@ struct PublicAPITests {
         #expect(throws: StyleParseError.unsupportedValue(property: "minWidth", value: "max-content")) {
             try style.set("minWidth", .string("max-content"))
         }
-        let error = #expect(throws: LayoutInputError.self) {
-            _ = try LayoutTree.build(try JSONValue.parse(#"{"children":[{"style":{"padding":"auto"}}]}"#), mode: .yoga)
+        let error = #expect(throws: DiagnosticsError.self) {
+            _ = try LayoutTree.build(try JSONParser.parse(#"{"children":[{"style":{"padding":"auto"}}]}"#), mode: .yoga)
         }
-        #expect(error?.path == "$.children[0].style.padding")
+        #expect(error?.diagnostics.map(\.path.description) == ["$.children[0].style.padding"])
+        #expect(error?.diagnostics.first?.location == SourceLocation(line: 1, column: 34))
     }
 
     @Test("Web mode: row, flex-shrink 1, automatic minimum size")
     func webDefaults() throws {
         let json = #"{"style":{"width":100},"children":[{"style":{"width":80},"text":"HHHHHHHH"},{"style":{"width":80}}]}"#
-        let root = try LayoutTree.build(try JSONValue.parse(json), mode: .web)
+        let root = try LayoutTree.build(try JSONParser.parse(json), mode: .web)
         root.calculateLayout(config: .web)
         // Items shrink, but the text item not below its longest word (80).
         #expect(root.children[0].frame.width == 80)

@@ -1,5 +1,6 @@
 import TrellisJSON
 import TrellisLayout
+import TrellisLayoutJSON
 import TrellisScreens
 import TrellisText
 
@@ -201,13 +202,7 @@ public struct ScreenLayout {
             style.flexShrink = 0
             set(itemWidth, horizontal: true, in: parent, &style)
         }
-        for member in component.style {  // validated when the screen was loaded
-            if let n = member.value.numberValue {
-                try? style.set(member.key, .number(Float(n)))
-            } else if let s = member.value.stringValue {
-                try? style.set(member.key, .string(s))
-            }
-        }
+        LayoutTree.apply(component.style, to: &style, at: .root, nil)  // validated when the screen was loaded
         pending.node.style = style
         if let measure {
             pending.node.measureFunction = measure
