@@ -75,6 +75,21 @@ public final class DiagnosticsCollector {
         return .failure(DiagnosticsError(source: source, diagnostics: collector.diagnostics))
     }
 
+    /// Parses `bytes` and decodes the document: a syntax error is the one diagnostic (with its line
+    /// and column), otherwise every diagnostic `body` reports.
+    public static func decode<T>(
+        _ bytes: [UInt8], source: String, _ body: (JSONValue, DiagnosticsCollector) -> T?
+    ) -> Result<T, DiagnosticsError> {
+        let document: JSONValue
+        do {
+            document = try JSONParser.parse(bytes)
+        } catch {
+            let diagnostic = Diagnostic(path: .root, location: error.location, message: error.reason)
+            return .failure(DiagnosticsError(source: source, diagnostics: [diagnostic]))
+        }
+        return decode(source: source) { body(document, $0) }
+    }
+
     private static func suggestion(for key: String, among keys: Set<String>) -> String {
         let close = keys.filter { editDistance($0.lowercased(), key.lowercased()) <= min(2, key.count / 2) }.sorted()
         guard let best = close.first else { return "; expected one of: " + keys.sorted().joined(separator: ", ") }

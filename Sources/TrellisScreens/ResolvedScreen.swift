@@ -138,13 +138,8 @@ public struct ResolvedComponent: Sendable {
     /// Keys in the order `type`, `id`, `properties`, `values`, `style`, `subviews`, `metadata`;
     /// empty ones and a missing id are left out, as in the authoring format.
     public var jsonValue: JSONValue {
-        var members: [(String, JSONValue)] = [("type", .string(type))]
-        if let id { members.append(("id", .string(id))) }
-        if !properties.isEmpty { members.append(("properties", JSONValue(.object(properties)))) }
-        if !values.isEmpty { members.append(("values", JSONValue(.object(values)))) }
-        if !style.isEmpty { members.append(("style", JSONValue(.object(style)))) }
-        if !subviews.isEmpty { members.append(("subviews", .array(subviews.map(\.jsonValue)))) }
-        if !metadata.isEmpty { members.append(("metadata", JSONValue(.object(metadata)))) }
-        return .object(members)
+        Component.encode(
+            type: type, id: id, properties: properties, values: values, style: style,
+            subviews: subviews.map(\.jsonValue), fallback: nil, metadata: metadata)
     }
 }

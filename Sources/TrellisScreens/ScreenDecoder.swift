@@ -14,14 +14,7 @@ public struct ScreenDecoder: Sendable {
     ///   - expectedID: when given, the screen's `id` must equal it (a file's name, a URL's id).
     /// - Returns: the screen, or every diagnostic found.
     public func decode(_ bytes: [UInt8], source: String, expectedID: String? = nil) -> Result<Screen, DiagnosticsError> {
-        let document: JSONValue
-        do {
-            document = try JSONParser.parse(bytes)
-        } catch {
-            let diagnostic = Diagnostic(path: .root, location: error.location, message: error.reason)
-            return .failure(DiagnosticsError(source: source, diagnostics: [diagnostic]))
-        }
-        return DiagnosticsCollector.decode(source: source) { collector in
+        DiagnosticsCollector.decode(bytes, source: source) { document, collector in
             var walk = TreeWalk(registry: registry, collector: collector)
             return walk.screen(document, expectedID: expectedID)
         }

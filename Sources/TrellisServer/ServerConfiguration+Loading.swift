@@ -60,13 +60,7 @@ extension ServerConfiguration {
     }
 
     static func decodeFile(_ bytes: [UInt8], source: String) -> Result<ServerConfiguration, DiagnosticsError> {
-        let document: JSONValue
-        do {
-            document = try JSONParser.parse(bytes)
-        } catch {
-            return .failure(DiagnosticsError(source: source, diagnostics: [Diagnostic(path: .root, location: error.location, message: error.reason)]))
-        }
-        return DiagnosticsCollector.decode(source: source) { collector in
+        DiagnosticsCollector.decode(bytes, source: source) { document, collector in
             var config = ServerConfiguration()
             apply(document, prefix: "", path: .root, to: &config, collector)
             return config

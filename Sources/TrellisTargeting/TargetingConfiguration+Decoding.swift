@@ -21,14 +21,7 @@ extension TargetingConfiguration {
     ///   percentage outside 0…100, weights that are not integers or are all 0, an unknown default
     ///   variant, references to unknown rules, rollouts, experiments or variants, cycles between rules.
     public static func decode(_ bytes: [UInt8], source: String) -> Result<TargetingConfiguration, DiagnosticsError> {
-        let document: JSONValue
-        do {
-            document = try JSONParser.parse(bytes)
-        } catch {
-            let diagnostic = Diagnostic(path: .root, location: error.location, message: error.reason)
-            return .failure(DiagnosticsError(source: source, diagnostics: [diagnostic]))
-        }
-        return decode(document, source: source)
+        DiagnosticsCollector.decode(bytes, source: source) { document, collector in decodeDocument(document, collector) }
     }
 
     /// Checks an already parsed document, as the byte-level `decode(_:source:)` does after parsing.
