@@ -4,8 +4,8 @@ FROM swift:6.3-bookworm AS build
 RUN apt-get update && apt-get install -y --no-install-recommends zlib1g-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
-COPY Package.swift ./
-COPY Sources ./Sources
+# The whole context (see .dockerignore): SwiftPM wants every target's folder, tests included.
+COPY . .
 RUN swift build -c release --static-swift-stdlib --product trellis \
     && cp "$(swift build -c release --show-bin-path)/trellis" /usr/local/bin/trellis
 
