@@ -37,8 +37,9 @@ public struct LayoutViewport: Hashable, Sendable {
         self.platform = platform
     }
 
-    /// The largest width or height accepted, in points.
-    public static let maximumSize: Float = 10_000
+    /// The widths and heights accepted, in points: no screen is narrower than a point, and a
+    /// smaller value would round to nothing in the engine's Float.
+    public static let sizes: ClosedRange<Float> = 1...10_000
     public static let scales: ClosedRange<Float> = 1...4
     public static let fontScales: ClosedRange<Float> = 0.5...4
 
@@ -49,7 +50,7 @@ public struct LayoutViewport: Hashable, Sendable {
     /// - Parameter platform: the context's `platform`; `android` selects Android, anything else iOS.
     static func parse(_ query: QueryParameters, platform: String?) throws(Problem) -> LayoutViewport {
         var problems: [(String, String)] = []
-        func number(_ name: String, default value: Float?, in range: ClosedRange<Float>, positive: Bool = false) -> Float {
+        func number(_ name: String, default value: Float?, in range: ClosedRange<Float>) -> Float {
             guard let text = query[name] else {
                 if let value { return value }
                 problems.append((name, "is required: the screen's \(name) in points, e.g. \(name)=\(name == "width" ? 390 : 844)"))
@@ -59,19 +60,17 @@ public struct LayoutViewport: Hashable, Sendable {
                 problems.append((name, "must be a number, not \"\(text)\""))
                 return value ?? 1
             }
-            if positive && parsed <= 0 {
-                problems.append((name, "must be positive, not \(text)"))
-            } else if !range.contains(parsed) {
+            if !range.contains(parsed) {
                 problems.append((name, "must be from \(format(range.lowerBound)) to \(format(range.upperBound)), not \(text)"))
             }
             return parsed
         }
-        let width = number("width", default: nil, in: 0...maximumSize, positive: true)
-        let height = number("height", default: nil, in: 0...maximumSize, positive: true)
+        let width = number("width", default: nil, in: sizes)
+        let height = number("height", default: nil, in: sizes)
         let scale = number("scale", default: 3, in: scales)
         let fontScale = number("fontScale", default: 1, in: fontScales)
-        let safeTop = number("safeTop", default: 0, in: 0...maximumSize)
-        let safeBottom = number("safeBottom", default: 0, in: 0...maximumSize)
+        let safeTop = number("safeTop", default: 0, in: 0...sizes.upperBound)
+        let safeBottom = number("safeBottom", default: 0, in: 0...sizes.upperBound)
         var direction = Direction.ltr
         switch query["direction"] {
         case nil, "ltr": break
@@ -81,7 +80,7 @@ public struct LayoutViewport: Hashable, Sendable {
         var web = false
         do { web = try query.flag("web") } catch { problems.append(("web", "must be 1, true, 0 or false")) }
         if problems.isEmpty && safeTop + safeBottom >= height {
-            problems.append(("safeTop", "safeTop + safeBottom (\(format(safeTop + safeBottom))) must be less than height (\(format(height)))"))
+            problems.append(("safeTop", "plus safeBottom (\(format(safeTop + safeBottom))) must be less than height (\(format(height)))"))
         }
         guard problems.isEmpty else {
             let detail = problems.map { "\($0.0) \($0.1)" }.joined(separator: "; ")
