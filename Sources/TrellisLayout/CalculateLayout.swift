@@ -85,7 +85,7 @@ struct FlexLayoutEngine {
                            ownerWidth: ownerWidth, ownerHeight: ownerHeight, performLayout: performLayout, depth: depth)
             node.layout.lastOwnerDirection = ownerDirection
             node.layout.lastConfig = config
-            node.layout.store(request, performLayout: performLayout)
+            node.storeMeasurement(request, performLayout: performLayout)
         }
         if performLayout {
             node.layout.width = node.layout.measuredWidth
@@ -108,7 +108,7 @@ struct FlexLayoutEngine {
         let margins = (row: node.layout.margin.left + node.layout.margin.right,
                        column: node.layout.margin.top + node.layout.margin.bottom)
 
-        if node.measureFunction != nil {
+        if node.hasMeasureFunction {
             measureWithMeasureFunction(node, direction, availableWidth - margins.row, availableHeight - margins.column,
                                        widthMode, heightMode, ownerWidth, ownerHeight)
             node.cleanupContentsNodesRecursively()
@@ -176,14 +176,14 @@ struct FlexLayoutEngine {
     private func cachedResult(_ node: LayoutNode, _ request: CachedMeasurement, ownerWidth: Float,
                               performLayout: Bool) -> CachedMeasurement? {
         let count = node.layout.nextCachedMeasurementsIndex
-        if node.measureFunction != nil {
+        if node.hasMeasureFunction {
             let marginRow = node.marginForAxis(.row, ownerWidth)
             let marginColumn = node.marginForAxis(.column, ownerWidth)
             if canUseCachedMeasurement(request, node.layout.cachedLayout, marginRow, marginColumn) {
                 return node.layout.cachedLayout
             }
             for index in 0..<count {
-                let entry = node.layout.cachedMeasurements[index]
+                let entry = node.cachedMeasurements[index]
                 if canUseCachedMeasurement(request, entry, marginRow, marginColumn) { return entry }
             }
             return nil
@@ -192,7 +192,7 @@ struct FlexLayoutEngine {
             return node.layout.cachedLayout.hasSameConstraints(as: request) ? node.layout.cachedLayout : nil
         }
         for index in 0..<count {
-            let entry = node.layout.cachedMeasurements[index]
+            let entry = node.cachedMeasurements[index]
             if entry.hasSameConstraints(as: request) { return entry }
         }
         return nil

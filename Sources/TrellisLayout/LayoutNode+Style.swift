@@ -7,12 +7,12 @@ extension LayoutNode {
     /// The resolved edges for `direction`.
     @inline(__always)
     func edges(_ direction: Direction) -> DirectedBoxEdges {
-        direction == .rtl ? boxEdges.rtl : boxEdges.ltr
+        direction == .rtl ? rtlEdges : ltrEdges
     }
 
     @inline(__always)
     func marginForAxis(_ axis: FlexDirection, _ widthSize: Float) -> Float {
-        let margin = boxEdges.ltr.margin
+        let margin = ltrEdges.margin
         return axis.isRow
             ? zeroIfUndefined(margin.left.resolve(widthSize)) + zeroIfUndefined(margin.right.resolve(widthSize))
             : zeroIfUndefined(margin.top.resolve(widthSize)) + zeroIfUndefined(margin.bottom.resolve(widthSize))

@@ -86,7 +86,7 @@ struct LayoutResults {
     var lastOwnerDirection: Direction = .inherit
     var lastConfig: LayoutConfig?
     var cachedLayout = CachedMeasurement()
-    var cachedMeasurements = MeasurementCache()
+    /// How many of the node's `cachedMeasurements` are valid.
     var nextCachedMeasurementsIndex = 0
     static let maxCachedMeasurements = 8
 

@@ -154,7 +154,9 @@ struct SideValues {
     }
 }
 
-/// A node's margins, paddings, borders and insets for one direction.
+/// A node's margins, paddings, borders and insets for one direction, resolved once when its
+/// style is set, so that layout reads one value instead of walking the start/end/horizontal/all
+/// fallbacks every time (two cache lines).
 struct DirectedBoxEdges {
     var margin: SideValues
     var padding: SideValues
@@ -166,18 +168,5 @@ struct DirectedBoxEdges {
         padding = SideValues(style.padding, direction)
         border = SideValues(style.border, direction)
         position = SideValues(style.position, direction)
-    }
-}
-
-/// A node's edges resolved once, when its style is set, for both directions, so that layout
-/// reads one value instead of walking the start/end/horizontal/all fallbacks every time. The
-/// values for one direction sit together (two cache lines).
-struct BoxEdges {
-    var ltr: DirectedBoxEdges
-    var rtl: DirectedBoxEdges
-
-    init(_ style: Style) {
-        ltr = DirectedBoxEdges(style, .ltr)
-        rtl = DirectedBoxEdges(style, .rtl)
     }
 }
