@@ -39,7 +39,6 @@ public final class LayoutNode {
             markDirty()
         }
     }
-    @exclusivity(unchecked) var measureFunctionStorage: MeasureFunction?
 
     @exclusivity(unchecked) var layout = LayoutResults()
     /// The style's edges resolved for `direction: ltr` (kept in step with `styleStorage`).
@@ -65,6 +64,8 @@ public final class LayoutNode {
     @exclusivity(unchecked) var cachedMeasurements = MeasurementCache()
     /// The style's edges resolved for `direction: rtl`.
     @exclusivity(unchecked) var rtlEdges: DirectedBoxEdges
+    /// `measureFunction` (layout reads `hasMeasureFunction` and calls this only for leaves that have one).
+    @exclusivity(unchecked) var measureFunctionStorage: MeasureFunction?
 
     /// Returns a leaf's baseline (distance from its top) for `align-items: baseline`.
     public var baselineFunction: BaselineFunction? {
