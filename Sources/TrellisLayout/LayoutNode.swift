@@ -6,9 +6,10 @@
 public final class LayoutNode {
     // Stored properties are laid out in declaration order. A layout pass over a large tree is
     // bound by cache misses, so the state it touches for every node comes first and together:
-    // tree links and flags, the layout results, the edges resolved for left-to-right, then the
+    // flags and children, the layout results, the edges resolved for left-to-right, then the
     // style (whose layout-relevant fields come first, its `Edges` last). Rarely read state —
-    // measurements beyond the layout's own, right-to-left edges, baseline function, tag — follows.
+    // measurements beyond the layout's own, right-to-left edges, parent, measure and baseline
+    // functions, tag — follows.
     //
     // The storage the algorithm reads in its inner loops is marked `@exclusivity(unchecked)`:
     // the dynamic exclusivity checks cost more than the layout arithmetic, and no access can
@@ -25,10 +26,6 @@ public final class LayoutNode {
     @exclusivity(unchecked) var lineIndex = 0
 
     @exclusivity(unchecked) public private(set) var children: [LayoutNode] = []
-    /// The node this node is a child of. (Not a `weak` reference: weak references make every
-    /// retain of the node slow; a parent clears its children's back references when it goes away.)
-    public var parent: LayoutNode? { parentReference }
-    private unowned(unsafe) var parentReference: LayoutNode?
 
     /// Measures the content of a leaf (text, image). A node with a measure function must not have children.
     public var measureFunction: MeasureFunction? {
@@ -64,6 +61,10 @@ public final class LayoutNode {
     @exclusivity(unchecked) var cachedMeasurements = MeasurementCache()
     /// The style's edges resolved for `direction: rtl`.
     @exclusivity(unchecked) var rtlEdges: DirectedBoxEdges
+    /// The node this node is a child of. (Not a `weak` reference: weak references make every
+    /// retain of the node slow; a parent clears its children's back references when it goes away.)
+    public var parent: LayoutNode? { parentReference }
+    private unowned(unsafe) var parentReference: LayoutNode?
     /// `measureFunction` (layout reads `hasMeasureFunction` and calls this only for leaves that have one).
     @exclusivity(unchecked) var measureFunctionStorage: MeasureFunction?
 
