@@ -210,10 +210,55 @@ struct DirectedBoxEdges {
     var border: SideValues
     var position: SideValues
 
+    /// `paddingAndBorder` for each main axis (column, column-reverse, row, row-reverse), when it
+    /// does not depend on the containing block (no percentage padding); else unused.
+    var fixedPaddingAndBorderColumn: Float = 0, fixedPaddingAndBorderColumnReverse: Float = 0
+    var fixedPaddingAndBorderRow: Float = 0, fixedPaddingAndBorderRowReverse: Float = 0
+    var hasFixedPaddingAndBorder = false
+
     init(_ style: Style, _ direction: Direction) {
         margin = SideValues(style.margin, direction)
         padding = SideValues(style.padding, direction)
         border = SideValues(style.border, direction)
         position = SideValues(style.position, direction)
+        hasFixedPaddingAndBorder = padding.leftKind != .percent && padding.topKind != .percent
+            && padding.rightKind != .percent && padding.bottomKind != .percent
+        if hasFixedPaddingAndBorder {
+            // The same arithmetic, in the same order, as `paddingAndBorder`; the reference size
+            // does not matter without percentages.
+            fixedPaddingAndBorderColumn = computePaddingAndBorder(.column, 0)
+            fixedPaddingAndBorderColumnReverse = computePaddingAndBorder(.columnReverse, 0)
+            fixedPaddingAndBorderRow = computePaddingAndBorder(.row, 0)
+            fixedPaddingAndBorderRowReverse = computePaddingAndBorder(.rowReverse, 0)
+        }
+    }
+
+    @inline(__always)
+    func border(_ edge: PhysicalEdge) -> Float {
+        max(zeroIfUndefined(border[edge].resolve(0)), 0)
+    }
+
+    @inline(__always)
+    func padding(_ edge: PhysicalEdge, _ widthSize: Float) -> Float {
+        max(zeroIfUndefined(padding[edge].resolve(widthSize)), 0)
+    }
+
+    /// Padding plus border on both sides of `axis`.
+    @inline(__always)
+    func paddingAndBorder(_ axis: FlexDirection, _ widthSize: Float) -> Float {
+        if hasFixedPaddingAndBorder {
+            switch axis {
+            case .column: return fixedPaddingAndBorderColumn
+            case .columnReverse: return fixedPaddingAndBorderColumnReverse
+            case .row: return fixedPaddingAndBorderRow
+            case .rowReverse: return fixedPaddingAndBorderRowReverse
+            }
+        }
+        return computePaddingAndBorder(axis, widthSize)
+    }
+
+    private func computePaddingAndBorder(_ axis: FlexDirection, _ widthSize: Float) -> Float {
+        let start = axis.flexStartEdge, end = axis.flexEndEdge
+        return padding(start, widthSize) + border(start) + padding(end, widthSize) + border(end)
     }
 }
