@@ -156,20 +156,26 @@ struct FlexLayoutEngine {
 
     /// Records the node's used margins, borders and paddings for its physical edges.
     private func resolveBoxEdges(_ node: LayoutNode, _ direction: Direction, _ ownerWidth: Float) {
-        let row = FlexDirection.row.resolved(direction)
-        let column = FlexDirection.column
-        let startEdge: PhysicalEdge = direction == .ltr ? .left : .right
-        let endEdge: PhysicalEdge = direction == .ltr ? .right : .left
-        node.layout.margin[startEdge] = node.margin(inlineStart: row, direction, ownerWidth)
-        node.layout.margin[endEdge] = node.margin(inlineEnd: row, direction, ownerWidth)
-        node.layout.margin[.top] = node.margin(inlineStart: column, direction, ownerWidth)
-        node.layout.margin[.bottom] = node.margin(inlineEnd: column, direction, ownerWidth)
-        node.layout.border = EdgeValues(left: node.border(.left, direction), top: node.border(.top, direction),
-                                        right: node.border(.right, direction), bottom: node.border(.bottom, direction))
-        node.layout.padding = EdgeValues(left: node.padding(.left, direction, ownerWidth),
-                                         top: node.padding(.top, direction, ownerWidth),
-                                         right: node.padding(.right, direction, ownerWidth),
-                                         bottom: node.padding(.bottom, direction, ownerWidth))
+        // The edges for `direction` are already physical: each side resolves on its own.
+        if direction == .rtl {
+            Self.resolveBoxEdges(node, node.rtlEdges, ownerWidth)
+        } else {
+            Self.resolveBoxEdges(node, node.ltrEdges, ownerWidth)
+        }
+    }
+
+    @inline(__always)
+    private static func resolveBoxEdges(_ node: LayoutNode, _ edges: DirectedBoxEdges, _ ownerWidth: Float) {
+        let margin = edges.margin
+        node.layout.margin = EdgeValues(left: zeroIfUndefined(margin.left.resolve(ownerWidth)),
+                                        top: zeroIfUndefined(margin.top.resolve(ownerWidth)),
+                                        right: zeroIfUndefined(margin.right.resolve(ownerWidth)),
+                                        bottom: zeroIfUndefined(margin.bottom.resolve(ownerWidth)))
+        node.layout.border = EdgeValues(left: edges.border(.left), top: edges.border(.top),
+                                        right: edges.border(.right), bottom: edges.border(.bottom))
+        node.layout.padding = EdgeValues(left: edges.padding(.left, ownerWidth), top: edges.padding(.top, ownerWidth),
+                                         right: edges.padding(.right, ownerWidth),
+                                         bottom: edges.padding(.bottom, ownerWidth))
     }
 
     /// The cached size for `request`, if one is valid (Yoga's Cache.cpp).
