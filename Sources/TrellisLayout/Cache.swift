@@ -21,10 +21,10 @@ extension LayoutNode {
             layout.cachedLayout = entry
             return
         }
-        if layout.nextCachedMeasurementsIndex == LayoutResults.maxCachedMeasurements {
+        if Int(layout.nextCachedMeasurementsIndex) == LayoutResults.maxCachedMeasurements {
             layout.nextCachedMeasurementsIndex = 0
         }
-        cachedMeasurements[layout.nextCachedMeasurementsIndex] = entry
+        cachedMeasurements[Int(layout.nextCachedMeasurementsIndex)] = entry
         layout.nextCachedMeasurementsIndex += 1
     }
 }

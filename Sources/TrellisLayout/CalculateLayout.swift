@@ -181,7 +181,7 @@ struct FlexLayoutEngine {
     /// The cached size for `request`, if one is valid (Yoga's Cache.cpp).
     private func cachedResult(_ node: LayoutNode, _ request: CachedMeasurement, ownerWidth: Float,
                               performLayout: Bool) -> CachedMeasurement? {
-        let count = node.layout.nextCachedMeasurementsIndex
+        let count = Int(node.layout.nextCachedMeasurementsIndex)
         if node.hasMeasureFunction {
             let marginRow = node.marginForAxis(.row, ownerWidth)
             let marginColumn = node.marginForAxis(.column, ownerWidth)

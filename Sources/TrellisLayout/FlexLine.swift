@@ -97,7 +97,7 @@ extension FlexLayoutEngine {
             let leadingGap: Float = index == firstIndex ? 0 : gap
             // Only a layout pass records lines: a measurement must not disturb the lines of a
             // tree laid out earlier (baselines read them).
-            if container.performLayout { child.lineIndex = lineIndex }
+            if container.performLayout { child.lineIndex = Int32(lineIndex) }
             let outerMain = hypotheticalMainSize(child, container)
                 + child.marginForAxis(mainAxis, container.availableInnerWidth) + leadingGap
             if line.sizeConsumed + outerMain > container.availableInnerMainDim && container.isWrapping && itemCount != 0 {

@@ -22,8 +22,8 @@ public final class LayoutNode {
     @exclusivity(unchecked) var hasMeasureFunction = false
     /// Counts `calculateLayout` calls made on this node as a root; tells passes apart for the caches.
     var layoutPassCount: UInt32 = 0
-    @exclusivity(unchecked) var contentsChildrenCount = 0
-    @exclusivity(unchecked) var lineIndex = 0
+    @exclusivity(unchecked) var contentsChildrenCount: Int32 = 0
+    @exclusivity(unchecked) var lineIndex: Int32 = 0
 
     @exclusivity(unchecked) public private(set) var children: [LayoutNode] = []
 
@@ -151,7 +151,7 @@ public final class LayoutNode {
         if oldValue.display != style.display, let parent {
             var count = 0
             for child in parent.children where child.styleStorage.display == .contents { count += 1 }
-            parent.contentsChildrenCount = count
+            parent.contentsChildrenCount = Int32(count)
         }
         markDirty()
     }

@@ -73,10 +73,10 @@ struct LayoutResults {
     var lastOwnerDirection: Direction = .inherit
     var direction: Direction = .inherit
     var hadOverflow = false
+    /// How many of the node's `cachedMeasurements` are valid.
+    var nextCachedMeasurementsIndex: UInt8 = 0
     var cachedLayout = CachedMeasurement()
     var lastConfig: LayoutConfig?
-    /// How many of the node's `cachedMeasurements` are valid.
-    var nextCachedMeasurementsIndex = 0
 
     var computedFlexBasis: Float = .nan
     var computedFlexBasisGeneration: UInt32 = 0
