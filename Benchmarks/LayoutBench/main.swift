@@ -6,6 +6,7 @@
 //   trellis-layout-bench --emit-frames N print that tree's frames, to check both engines agree
 //   trellis-layout-bench --scaling       relayout time per node for trees of 500 to 20,000 nodes
 //   trellis-layout-bench --profile N     relayout the 1,000-node tree N times (for perf record)
+//   trellis-layout-bench --profile-relayout N   lay out a 10,000-node tree, then relayout it N times
 import TrellisJSON
 import TrellisLayout
 import TrellisLayoutJSON
@@ -158,6 +159,17 @@ if arguments.count == 3, arguments[1] == "--emit-tree", let count = Int(argument
             root.style = style
             root.calculateLayout(availableWidth: Feed.viewportWidth, availableHeight: nil)
         }
+    }
+} else if arguments.count == 3, arguments[1] == "--profile-relayout", let count = Int(arguments[2]) {
+    // For callgrind (`--toggle-collect='*calculateLayout*'`): one first layout of a
+    // 10,000-node box tree, then `count` relayouts at alternating widths.
+    let root = buildTree(Feed.json(nodeCount: 10_000, text: false))
+    var style = root.style
+    root.calculateLayout(availableWidth: Feed.viewportWidth, availableHeight: nil)
+    for run in 0..<count {
+        style.width = .points(Feed.viewportWidth + Float(run % 2 == 0 ? 1 : 0))
+        root.style = style
+        root.calculateLayout(availableWidth: Feed.viewportWidth, availableHeight: nil)
     }
 } else if arguments.count == 2, arguments[1] == "--scaling" {
     // Time per node as the tree grows: does anything grow faster than the node count?

@@ -68,7 +68,7 @@ extension FlexLayoutEngine {
         var lineHeight: Float = 0, maxAscent: Float = 0, maxDescent: Float = 0
         let end = container.children.forEachUnretained(from: start) { _, child in
             if child.styleStorage.display == .none || child.styleStorage.positionType == .absolute { return true }
-            if child.lineIndex != lineIndex { return false }
+            if Int(child.lineIndex) != lineIndex { return false }
             if child.isLayoutDimensionDefined(crossAxis) {
                 lineHeight = maxOrDefined(lineHeight, child.measured(crossAxis) + child.marginForAxis(crossAxis, innerWidth))
             }

@@ -63,7 +63,7 @@ extension FlexLayoutEngine {
         }
         let paddingAndBorder = node.paddingAndBorder(.row, direction, ownerWidth)
         var content: Float = 0
-        if node.measureFunction != nil {
+        if node.hasMeasureFunction {
             content = callMeasureFunction(node, 0, .atMost, .nan, .undefined).width
         } else {
             let isRow = style.flexDirection.isRow

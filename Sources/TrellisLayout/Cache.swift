@@ -6,20 +6,26 @@ extension LayoutResults {
         cachedLayout = CachedMeasurement()
     }
 
+}
+
+extension LayoutNode {
     /// Remembers the size just computed for `request`.
-    mutating func store(_ request: CachedMeasurement, performLayout: Bool) {
+    @inline(__always)
+    func storeMeasurement(_ request: CachedMeasurement, performLayout: Bool) {
         var entry = request
-        entry.computedWidth = measuredWidth
-        entry.computedHeight = measuredHeight
-        entry.contentWidth = contentWidth
-        entry.contentHeight = contentHeight
+        entry.computedWidth = layout.measuredWidth
+        entry.computedHeight = layout.measuredHeight
+        entry.contentWidth = layout.contentWidth
+        entry.contentHeight = layout.contentHeight
         if performLayout {
-            cachedLayout = entry
+            layout.cachedLayout = entry
             return
         }
-        if nextCachedMeasurementsIndex == LayoutResults.maxCachedMeasurements { nextCachedMeasurementsIndex = 0 }
-        cachedMeasurements[nextCachedMeasurementsIndex] = entry
-        nextCachedMeasurementsIndex += 1
+        if Int(layout.nextCachedMeasurementsIndex) == LayoutResults.maxCachedMeasurements {
+            layout.nextCachedMeasurementsIndex = 0
+        }
+        cachedMeasurements[Int(layout.nextCachedMeasurementsIndex)] = entry
+        layout.nextCachedMeasurementsIndex += 1
     }
 }
 

@@ -85,7 +85,7 @@ struct FlexLayoutEngine {
                            ownerWidth: ownerWidth, ownerHeight: ownerHeight, performLayout: performLayout, depth: depth)
             node.layout.lastOwnerDirection = ownerDirection
             node.layout.lastConfig = config
-            node.layout.store(request, performLayout: performLayout)
+            node.storeMeasurement(request, performLayout: performLayout)
         }
         if performLayout {
             node.layout.width = node.layout.measuredWidth
@@ -108,7 +108,7 @@ struct FlexLayoutEngine {
         let margins = (row: node.layout.margin.left + node.layout.margin.right,
                        column: node.layout.margin.top + node.layout.margin.bottom)
 
-        if node.measureFunction != nil {
+        if node.hasMeasureFunction {
             measureWithMeasureFunction(node, direction, availableWidth - margins.row, availableHeight - margins.column,
                                        widthMode, heightMode, ownerWidth, ownerHeight)
             node.cleanupContentsNodesRecursively()
@@ -156,34 +156,40 @@ struct FlexLayoutEngine {
 
     /// Records the node's used margins, borders and paddings for its physical edges.
     private func resolveBoxEdges(_ node: LayoutNode, _ direction: Direction, _ ownerWidth: Float) {
-        let row = FlexDirection.row.resolved(direction)
-        let column = FlexDirection.column
-        let startEdge: PhysicalEdge = direction == .ltr ? .left : .right
-        let endEdge: PhysicalEdge = direction == .ltr ? .right : .left
-        node.layout.margin[startEdge] = node.margin(inlineStart: row, direction, ownerWidth)
-        node.layout.margin[endEdge] = node.margin(inlineEnd: row, direction, ownerWidth)
-        node.layout.margin[.top] = node.margin(inlineStart: column, direction, ownerWidth)
-        node.layout.margin[.bottom] = node.margin(inlineEnd: column, direction, ownerWidth)
-        node.layout.border = EdgeValues(left: node.border(.left, direction), top: node.border(.top, direction),
-                                        right: node.border(.right, direction), bottom: node.border(.bottom, direction))
-        node.layout.padding = EdgeValues(left: node.padding(.left, direction, ownerWidth),
-                                         top: node.padding(.top, direction, ownerWidth),
-                                         right: node.padding(.right, direction, ownerWidth),
-                                         bottom: node.padding(.bottom, direction, ownerWidth))
+        // The edges for `direction` are already physical: each side resolves on its own.
+        if direction == .rtl {
+            Self.resolveBoxEdges(node, node.rtlEdges, ownerWidth)
+        } else {
+            Self.resolveBoxEdges(node, node.ltrEdges, ownerWidth)
+        }
+    }
+
+    @inline(__always)
+    private static func resolveBoxEdges(_ node: LayoutNode, _ edges: DirectedBoxEdges, _ ownerWidth: Float) {
+        let margin = edges.margin
+        node.layout.margin = EdgeValues(left: zeroIfUndefined(margin.left.resolve(ownerWidth)),
+                                        top: zeroIfUndefined(margin.top.resolve(ownerWidth)),
+                                        right: zeroIfUndefined(margin.right.resolve(ownerWidth)),
+                                        bottom: zeroIfUndefined(margin.bottom.resolve(ownerWidth)))
+        node.layout.border = EdgeValues(left: edges.border(.left), top: edges.border(.top),
+                                        right: edges.border(.right), bottom: edges.border(.bottom))
+        node.layout.padding = EdgeValues(left: edges.padding(.left, ownerWidth), top: edges.padding(.top, ownerWidth),
+                                         right: edges.padding(.right, ownerWidth),
+                                         bottom: edges.padding(.bottom, ownerWidth))
     }
 
     /// The cached size for `request`, if one is valid (Yoga's Cache.cpp).
     private func cachedResult(_ node: LayoutNode, _ request: CachedMeasurement, ownerWidth: Float,
                               performLayout: Bool) -> CachedMeasurement? {
-        let count = node.layout.nextCachedMeasurementsIndex
-        if node.measureFunction != nil {
+        let count = Int(node.layout.nextCachedMeasurementsIndex)
+        if node.hasMeasureFunction {
             let marginRow = node.marginForAxis(.row, ownerWidth)
             let marginColumn = node.marginForAxis(.column, ownerWidth)
             if canUseCachedMeasurement(request, node.layout.cachedLayout, marginRow, marginColumn) {
                 return node.layout.cachedLayout
             }
             for index in 0..<count {
-                let entry = node.layout.cachedMeasurements[index]
+                let entry = node.cachedMeasurements[index]
                 if canUseCachedMeasurement(request, entry, marginRow, marginColumn) { return entry }
             }
             return nil
@@ -192,7 +198,7 @@ struct FlexLayoutEngine {
             return node.layout.cachedLayout.hasSameConstraints(as: request) ? node.layout.cachedLayout : nil
         }
         for index in 0..<count {
-            let entry = node.layout.cachedMeasurements[index]
+            let entry = node.cachedMeasurements[index]
             if entry.hasSameConstraints(as: request) { return entry }
         }
         return nil

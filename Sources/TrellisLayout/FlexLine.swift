@@ -1,6 +1,44 @@
+/// The items of one flex line, indexed from 0: usually a run of the container's children (no
+/// copy, no per-item retain); a filtered copy when the run contains `display: none` or
+/// absolutely positioned children.
+struct LineItems: RandomAccessCollection {
+    typealias Indices = Range<Int>
+    private var nodes: [LayoutNode]
+    private var offset: Int
+    let count: Int
+
+    init() {
+        nodes = []
+        offset = 0
+        count = 0
+    }
+
+    init(_ nodes: [LayoutNode], _ range: Range<Int>) {
+        self.nodes = nodes
+        offset = range.lowerBound
+        count = range.count
+    }
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { count }
+
+    @inline(__always)
+    subscript(index: Int) -> LayoutNode { nodes[offset + index] }
+
+    /// Calls `body` with each item and its index in the line, without retaining the item.
+    @inline(__always)
+    func forEachUnretained(_ body: (_ index: Int, _ node: LayoutNode) -> Void) {
+        nodes.withUnsafeBufferPointer { buffer in
+            for index in 0..<count {
+                Unmanaged.passUnretained(buffer[offset + index])._withUnsafeGuaranteedRef { body(index, $0) }
+            }
+        }
+    }
+}
+
 /// One flex line: the items that fit on it and the line's running layout.
 struct FlexLine {
-    var items: [LayoutNode] = []
+    var items = LineItems()
     /// Sum of the items' outer hypothetical main sizes and the gaps between them.
     var sizeConsumed: Float = 0
     /// Index in the container's children after this line's last item.
@@ -46,11 +84,12 @@ extension FlexLayoutEngine {
         let mainAxis = container.mainAxis
         let gap = container.node.gap(mainAxis, container.availableInnerMainDim)
         var line = FlexLine()
-        line.items.reserveCapacity(container.children.count - start)
         var firstIndex = start
+        var itemCount = 0
+        var skippedWithin = false
         let endIndex = container.children.forEachUnretained(from: start) { index, child in
             if child.styleStorage.display == .none || child.styleStorage.positionType == .absolute {
-                if firstIndex == index { firstIndex += 1 }
+                if firstIndex == index { firstIndex += 1 } else { skippedWithin = true }
                 return true
             }
             if child.marginIsAuto(flexStart: mainAxis, container.ownerDirection) { line.numberOfAutoMargins += 1 }
@@ -58,10 +97,10 @@ extension FlexLayoutEngine {
             let leadingGap: Float = index == firstIndex ? 0 : gap
             // Only a layout pass records lines: a measurement must not disturb the lines of a
             // tree laid out earlier (baselines read them).
-            if container.performLayout { child.lineIndex = lineIndex }
+            if container.performLayout { child.lineIndex = Int32(lineIndex) }
             let outerMain = hypotheticalMainSize(child, container)
                 + child.marginForAxis(mainAxis, container.availableInnerWidth) + leadingGap
-            if line.sizeConsumed + outerMain > container.availableInnerMainDim && container.isWrapping && !line.items.isEmpty {
+            if line.sizeConsumed + outerMain > container.availableInnerMainDim && container.isWrapping && itemCount != 0 {
                 return false  // this item starts the next line
             }
             line.sizeConsumed += outerMain
@@ -69,10 +108,18 @@ extension FlexLayoutEngine {
                 line.totalFlexGrowFactors += child.resolveFlexGrow()
                 line.totalFlexShrinkScaledFactors += -child.resolveFlexShrink(config) * child.layout.computedFlexBasis
             }
-            line.items.append(child)
+            itemCount += 1
             return true
         }
         line.endIndex = endIndex
+        if skippedWithin {
+            let items = container.children[firstIndex..<endIndex].filter {
+                $0.styleStorage.display != .none && $0.styleStorage.positionType != .absolute
+            }
+            line.items = LineItems(items, 0..<items.count)
+        } else {
+            line.items = LineItems(container.children, firstIndex..<(firstIndex + itemCount))
+        }
         finishFlexLine(&line)
         return line
     }

@@ -7,12 +7,12 @@ extension LayoutNode {
     /// The resolved edges for `direction`.
     @inline(__always)
     func edges(_ direction: Direction) -> DirectedBoxEdges {
-        direction == .rtl ? boxEdges.rtl : boxEdges.ltr
+        direction == .rtl ? rtlEdges : ltrEdges
     }
 
     @inline(__always)
     func marginForAxis(_ axis: FlexDirection, _ widthSize: Float) -> Float {
-        let margin = boxEdges.ltr.margin
+        let margin = ltrEdges.margin
         return axis.isRow
             ? zeroIfUndefined(margin.left.resolve(widthSize)) + zeroIfUndefined(margin.right.resolve(widthSize))
             : zeroIfUndefined(margin.top.resolve(widthSize)) + zeroIfUndefined(margin.bottom.resolve(widthSize))
@@ -50,20 +50,18 @@ extension LayoutNode {
 
     @inline(__always)
     func border(_ edge: PhysicalEdge, _ direction: Direction) -> Float {
-        max(zeroIfUndefined(edges(direction).border[edge].resolve(0)), 0)
+        direction == .rtl ? rtlEdges.border(edge) : ltrEdges.border(edge)
     }
 
     @inline(__always)
     func padding(_ edge: PhysicalEdge, _ direction: Direction, _ widthSize: Float) -> Float {
-        max(zeroIfUndefined(edges(direction).padding[edge].resolve(widthSize)), 0)
+        direction == .rtl ? rtlEdges.padding(edge, widthSize) : ltrEdges.padding(edge, widthSize)
     }
 
-    /// Padding plus border on both sides of `axis`.
+    /// Padding plus border on both sides of `axis` (precomputed unless the padding has percentages).
     @inline(__always)
     func paddingAndBorder(_ axis: FlexDirection, _ direction: Direction, _ widthSize: Float) -> Float {
-        let start = axis.flexStartEdge, end = axis.flexEndEdge
-        return padding(start, direction, widthSize) + border(start, direction)
-            + padding(end, direction, widthSize) + border(end, direction)
+        direction == .rtl ? rtlEdges.paddingAndBorder(axis, widthSize) : ltrEdges.paddingAndBorder(axis, widthSize)
     }
 
     @inline(__always)

@@ -4,31 +4,69 @@
 /// Nodes are reference types so that a tree can be built once and laid out many times;
 /// a node belongs to at most one parent. Not thread-safe: lay out one tree on one thread.
 public final class LayoutNode {
+    // Stored properties are laid out in declaration order. A layout pass over a large tree is
+    // bound by cache misses, so the state it touches for every node comes first and together:
+    // flags and children, the layout results, the edges resolved for left-to-right, then the
+    // style (whose layout-relevant fields come first, its `Edges` last). Rarely read state —
+    // measurements beyond the layout's own, right-to-left edges, parent, measure and baseline
+    // functions, tag — follows.
+    //
+    // The storage the algorithm reads in its inner loops is marked `@exclusivity(unchecked)`:
+    // the dynamic exclusivity checks cost more than the layout arithmetic, and no access can
+    // overlap — a tree is laid out on one thread (see above), and the algorithm never holds an
+    // `inout` access to a node's storage across a call that reaches the same node.
+
+    @exclusivity(unchecked) var isDirty = true
+    @exclusivity(unchecked) var hasParent = false
+    /// Whether `measureFunction` is set (read by layout without touching the closure).
+    @exclusivity(unchecked) var hasMeasureFunction = false
+    /// Counts `calculateLayout` calls made on this node as a root; tells passes apart for the caches.
+    var layoutPassCount: UInt32 = 0
+    @exclusivity(unchecked) var contentsChildrenCount: Int32 = 0
+    @exclusivity(unchecked) var lineIndex: Int32 = 0
+
+    @exclusivity(unchecked) public private(set) var children: [LayoutNode] = []
+
+    /// Measures the content of a leaf (text, image). A node with a measure function must not have children.
+    public var measureFunction: MeasureFunction? {
+        get { measureFunctionStorage }
+        set {
+            measureFunctionStorage = newValue
+            hasMeasureFunction = newValue != nil
+            markDirty()
+        }
+    }
+
+    @exclusivity(unchecked) var layout = LayoutResults()
+    /// The style's edges resolved for `direction: ltr` (kept in step with `styleStorage`).
+    @exclusivity(unchecked) var ltrEdges: DirectedBoxEdges
+
     /// The node's style; changing it marks the node (and its ancestors) for re-layout.
     public var style: Style {
         get { styleStorage }
         set {
             let oldValue = styleStorage
             styleStorage = newValue
-            boxEdges = BoxEdges(newValue)
+            ltrEdges = DirectedBoxEdges(newValue, .ltr)
+            rtlEdges = DirectedBoxEdges(newValue, .rtl)
             if newValue != oldValue { styleDidChange(from: oldValue) }
         }
     }
 
-    // The storage the algorithm reads in its inner loops is marked `@exclusivity(unchecked)`:
-    // the dynamic exclusivity checks cost more than the layout arithmetic, and no access can
-    // overlap — a tree is laid out on one thread (see above), and the algorithm never holds an
-    // `inout` access to a node's storage across a call that reaches the same node.
-
     /// The style, read directly by the algorithm (no copy, no observers).
     @exclusivity(unchecked) var styleStorage: Style
-    /// The style's edges resolved per direction (kept in step with `styleStorage`).
-    @exclusivity(unchecked) var boxEdges: BoxEdges
 
-    /// Measures the content of a leaf (text, image). A node with a measure function must not have children.
-    public var measureFunction: MeasureFunction? {
-        didSet { markDirty() }
-    }
+    /// Measurements under other constraints than the layout's own (`layout.cachedLayout`);
+    /// `layout.nextCachedMeasurementsIndex` says how many are valid.
+    @exclusivity(unchecked) var cachedMeasurements = MeasurementCache()
+    /// The style's edges resolved for `direction: rtl`.
+    @exclusivity(unchecked) var rtlEdges: DirectedBoxEdges
+    /// The node this node is a child of. (Not a `weak` reference: weak references make every
+    /// retain of the node slow; a parent clears its children's back references when it goes away.)
+    public var parent: LayoutNode? { parentReference }
+    private unowned(unsafe) var parentReference: LayoutNode?
+    /// `measureFunction` (layout reads `hasMeasureFunction` and calls this only for leaves that have one).
+    @exclusivity(unchecked) var measureFunctionStorage: MeasureFunction?
 
     /// Returns a leaf's baseline (distance from its top) for `align-items: baseline`.
     public var baselineFunction: BaselineFunction? {
@@ -43,20 +81,6 @@ public final class LayoutNode {
     /// Any value the caller wants to attach (e.g. the id of a UI component).
     public var tag: String?
 
-    @exclusivity(unchecked) public private(set) var children: [LayoutNode] = []
-    /// The node this node is a child of. (Not a `weak` reference: weak references make every
-    /// retain of the node slow; a parent clears its children's back references when it goes away.)
-    public var parent: LayoutNode? { parentReference }
-    private unowned(unsafe) var parentReference: LayoutNode?
-
-    var hasParent = false
-    var contentsChildrenCount = 0
-    @exclusivity(unchecked) var isDirty = true
-    @exclusivity(unchecked) var lineIndex = 0
-    @exclusivity(unchecked) var layout = LayoutResults()
-    /// Counts `calculateLayout` calls made on this node as a root; tells passes apart for the caches.
-    var layoutPassCount: UInt32 = 0
-
     deinit {
         for child in children {
             child.parentReference = nil
@@ -66,8 +90,10 @@ public final class LayoutNode {
 
     public init(style: Style = Style(), measure: MeasureFunction? = nil) {
         self.styleStorage = style
-        self.boxEdges = BoxEdges(style)
-        self.measureFunction = measure
+        self.ltrEdges = DirectedBoxEdges(style, .ltr)
+        self.rtlEdges = DirectedBoxEdges(style, .rtl)
+        self.measureFunctionStorage = measure
+        self.hasMeasureFunction = measure != nil
     }
 
     // MARK: Tree
@@ -125,7 +151,7 @@ public final class LayoutNode {
         if oldValue.display != style.display, let parent {
             var count = 0
             for child in parent.children where child.styleStorage.display == .contents { count += 1 }
-            parent.contentsChildrenCount = count
+            parent.contentsChildrenCount = Int32(count)
         }
         markDirty()
     }

@@ -56,14 +56,9 @@ struct EdgeValues {
 /// What layout computes for a node: its output and the working state of the algorithm
 /// (Yoga's `LayoutResults`).
 struct LayoutResults {
-    /// The output: the frame rounded to the pixel grid (`roundToPixelGrid`). The algorithm's own
-    /// values below stay unrounded, so that a later layout that reuses them rounds them afresh.
-    var frame = LayoutFrame.zero
-    /// Position of each edge relative to the parent.
-    var position = EdgeValues()
-    var margin = EdgeValues()
-    var border = EdgeValues()
-    var padding = EdgeValues()
+    // Grouped by use (see `LayoutNode` on why the order matters): what the cache check of every
+    // visit reads and writes, then what positioning and rounding read, then the resolved edges.
+
     /// Final size (set by a layout pass).
     var width: Float = .nan
     var height: Float = .nan
@@ -74,20 +69,28 @@ struct LayoutResults {
     /// the size was imposed. Web mode uses it as the [flex base size](https://www.w3.org/TR/css-flexbox-1/#flex-base-size).
     var contentWidth: Float = .nan
     var contentHeight: Float = .nan
+    var generationCount: UInt32 = 0
+    var lastOwnerDirection: Direction = .inherit
     var direction: Direction = .inherit
     var hadOverflow = false
+    /// How many of the node's `cachedMeasurements` are valid.
+    var nextCachedMeasurementsIndex: UInt8 = 0
+    var cachedLayout = CachedMeasurement()
+    var lastConfig: LayoutConfig?
 
     var computedFlexBasis: Float = .nan
     var computedFlexBasisGeneration: UInt32 = 0
     /// The content-based minimum main size of a flex item in web mode ([§4.5](https://www.w3.org/TR/css-flexbox-1/#min-size-auto)); NaN if none.
     var automaticMinimumMain: Float = .nan
 
-    var generationCount: UInt32 = 0
-    var lastOwnerDirection: Direction = .inherit
-    var lastConfig: LayoutConfig?
-    var cachedLayout = CachedMeasurement()
-    var cachedMeasurements = MeasurementCache()
-    var nextCachedMeasurementsIndex = 0
+    /// Position of each edge relative to the parent.
+    var position = EdgeValues()
+    /// The output: the frame rounded to the pixel grid (`roundToPixelGrid`). The algorithm's own
+    /// values stay unrounded, so that a later layout that reuses them rounds them afresh.
+    var frame = LayoutFrame.zero
+    var margin = EdgeValues()
+    var border = EdgeValues()
+    var padding = EdgeValues()
     static let maxCachedMeasurements = 8
 
     @inline(__always)

@@ -44,7 +44,7 @@ extension FlexLayoutEngine {
     @inline(__always)
     func callMeasureFunction(_ node: LayoutNode, _ width: Float, _ widthMode: MeasureMode, _ height: Float,
                              _ heightMode: MeasureMode) -> Size {
-        guard let measure = node.measureFunction else { return Size(width: 0, height: 0) }
+        guard let measure = node.measureFunctionStorage else { return Size(width: 0, height: 0) }
         var size = measure(width, widthMode, height, heightMode)
         if size.width.isNaN || size.width < 0 { size.width = 0 }
         if size.height.isNaN || size.height < 0 { size.height = 0 }

@@ -23,7 +23,7 @@ extension FlexLayoutEngine {
             }
             return
         }
-        let isText = node.measureFunction != nil
+        let isText = node.hasMeasureFunction
         let fractionalWidth = hasFraction(nodeWidth * scale)
         let fractionalHeight = hasFraction(nodeHeight * scale)
         let roundedLeft = roundValueToPixelGrid(absoluteNodeLeft, scale, forceCeil: false, forceFloor: isText)
