@@ -78,7 +78,7 @@ let package = Package(
 
         // Layout benchmark (scripts/bench-layout): TrellisLayout only, built in release.
         .executableTarget(
-            name: "trellis-layout-bench", dependencies: ["TrellisLayout", "TrellisLayoutJSON", "TrellisJSON"], path: "Benchmarks/LayoutBench",
+            name: "trellis-layout-bench", dependencies: ["TrellisLayout", "TrellisLayoutJSON", "TrellisJSON"],
             swiftSettings: strict),
 
         .testTarget(name: "TrellisJSONTests", dependencies: ["TrellisJSON"], swiftSettings: strict),
