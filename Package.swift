@@ -76,7 +76,7 @@ let package = Package(
         // Helpers for tests that talk to a real socket.
         .target(name: "TrellisTesting", swiftSettings: strict),
 
-        // Layout benchmark (scripts/bench-layout): TrellisLayout only, built in release.
+        // Layout benchmark (scripts/bench-layout): the engine and its JSON tree reader, built in release.
         .executableTarget(
             name: "trellis-layout-bench", dependencies: ["TrellisLayout", "TrellisLayoutJSON", "TrellisJSON"],
             swiftSettings: strict),
