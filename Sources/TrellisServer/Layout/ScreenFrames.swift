@@ -3,24 +3,11 @@ import TrellisLayout
 import TrellisScreens
 import TrellisText
 
-/// A frame in points, rounded to the pixel grid: position relative to the parent's frame.
-public struct Frame: Equatable, Sendable {
-    public var x: Float
-    public var y: Float
-    public var width: Float
-    public var height: Float
-
-    public init(x: Float, y: Float, width: Float, height: Float) {
-        self.x = x
-        self.y = y
-        self.width = width
-        self.height = height
-    }
-
-    init(_ frame: LayoutFrame) { self.init(x: frame.left, y: frame.top, width: frame.width, height: frame.height) }
-
+extension LayoutFrame {
+    /// The frame on the wire: `x`, `y`, `width`, `height` in points (position relative to the
+    /// parent's frame, rounded to the pixel grid), the names clients' frame types use.
     var jsonMembers: [(String, TrellisJSON.JSONValue)] {
-        [("x", .number(Double(x))), ("y", .number(Double(y))), ("width", .number(Double(width))), ("height", .number(Double(height)))]
+        [("x", .number(Double(left))), ("y", .number(Double(top))), ("width", .number(Double(width))), ("height", .number(Double(height)))]
     }
 }
 
@@ -40,7 +27,7 @@ public struct LaidOutText: Sendable {
 public struct LaidOutPart: Sendable {
     /// `<component layoutId>/bar`, `<component layoutId>/separator[N]`.
     public var layoutId: String
-    public var frame: Frame
+    public var frame: LayoutFrame
 }
 
 /// One component with its frame, and its laid-out subviews.
@@ -48,7 +35,7 @@ public struct LaidOutComponent: Sendable {
     public var component: ResolvedComponent
     /// The component's `id`, else its JSON path in the resolved screen (`$.root.subviews[1]`).
     public var layoutId: String
-    public var frame: Frame
+    public var frame: LayoutFrame
     /// `hidden: true`, or a Tab that is not selected: not laid out, frame 0×0.
     public var isHidden: Bool
     /// Content insets (padding + border) in points, physical edges.

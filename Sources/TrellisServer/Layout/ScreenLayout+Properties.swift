@@ -155,7 +155,7 @@ extension ScreenLayout {
     // MARK: Results
 
     func result(_ pending: Pending) -> LaidOutComponent {
-        let frame = Frame(pending.node.frame)
+        let frame = pending.node.frame
         var text: LaidOutText?
         if let spec = pending.text, !pending.hidden {
             let width = frame.width - pending.insets.left - pending.insets.right
@@ -167,9 +167,9 @@ extension ScreenLayout {
         return LaidOutComponent(
             component: pending.component, layoutId: pending.layoutId, frame: frame, isHidden: pending.hidden,
             insets: pending.insets, text: text,
-            bar: pending.bar.map { LaidOutPart(layoutId: pending.layoutId + "/bar", frame: Frame($0.frame)) },
+            bar: pending.bar.map { LaidOutPart(layoutId: pending.layoutId + "/bar", frame: $0.frame) },
             separators: pending.separators.enumerated().map {
-                LaidOutPart(layoutId: pending.layoutId + "/separator[\($0.offset)]", frame: Frame($0.element.frame))
+                LaidOutPart(layoutId: pending.layoutId + "/separator[\($0.offset)]", frame: $0.element.frame)
             },
             subviews: pending.children.map(result))
     }

@@ -40,8 +40,8 @@ enum PreviewHTML {
         return out
     }
 
-    private static func box(_ frame: Frame) -> String {
-        "left:\(Markup.number(frame.x))px;top:\(Markup.number(frame.y))px;width:\(Markup.number(frame.width))px;height:\(Markup.number(frame.height))px"
+    private static func box(_ frame: LayoutFrame) -> String {
+        "left:\(Markup.number(frame.left))px;top:\(Markup.number(frame.top))px;width:\(Markup.number(frame.width))px;height:\(Markup.number(frame.height))px"
     }
 
     private static func draw(_ node: LaidOutComponent, _ frames: ScreenFrames, into out: inout String) {

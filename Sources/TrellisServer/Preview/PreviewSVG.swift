@@ -23,7 +23,7 @@ enum PreviewSVG {
         return out
     }
 
-    private static func rect(_ frame: Frame, fill: String, radius: Float = 0, extra: String = "") -> String {
+    private static func rect(_ frame: LayoutFrame, fill: String, radius: Float = 0, extra: String = "") -> String {
         "<rect width=\"\(Markup.number(frame.width))\" height=\"\(Markup.number(frame.height))\""
             + (radius > 0 ? " rx=\"\(Markup.number(radius))\"" : "") + " fill=\"\(fill)\"\(extra)/>"
     }
@@ -32,7 +32,7 @@ enum PreviewSVG {
         guard !node.isHidden else { return }
         let paint = PreviewPaint(node)
         let frame = node.frame
-        out += "<g data-id=\"\(Markup.escape(node.layoutId))\" transform=\"translate(\(Markup.number(frame.x)),\(Markup.number(frame.y)))\""
+        out += "<g data-id=\"\(Markup.escape(node.layoutId))\" transform=\"translate(\(Markup.number(frame.left)),\(Markup.number(frame.top)))\""
         if let opacity = paint.opacity { out += " opacity=\"\(Markup.number(opacity))\"" }
         out += ">"
         if let fill = paint.fill, paint.placeholderLabel != nil {
@@ -57,7 +57,7 @@ enum PreviewSVG {
         if let text = node.text { drawText(text, node, paint, frames, into: &out) }
         if let bar = node.bar { drawBar(bar, node, frames, into: &out) }
         for separator in node.separators {
-            out += "<g data-id=\"\(Markup.escape(separator.layoutId))\" transform=\"translate(\(Markup.number(separator.frame.x)),\(Markup.number(separator.frame.y)))\">"
+            out += "<g data-id=\"\(Markup.escape(separator.layoutId))\" transform=\"translate(\(Markup.number(separator.frame.left)),\(Markup.number(separator.frame.top)))\">"
                 + rect(separator.frame, fill: "rgba(229,231,235,1)") + "</g>"
         }
         // Scroll views and carousels show only what is inside their frame, as on a device.
@@ -100,7 +100,7 @@ enum PreviewSVG {
         let properties = ComponentProperties(members: node.component.properties)
         let family = Markup.fontFamily(frames.viewport.platform.systemFamily)
         let f = bar.frame
-        out += "<g data-id=\"\(Markup.escape(bar.layoutId))\" transform=\"translate(\(Markup.number(f.x)),\(Markup.number(f.y)))\">"
+        out += "<g data-id=\"\(Markup.escape(bar.layoutId))\" transform=\"translate(\(Markup.number(f.left)),\(Markup.number(f.top)))\">"
         out += rect(f, fill: "rgba(249,250,251,1)")
         if node.component.type == "Navigation" {
             let title = Markup.escape(values.string("title") ?? "")
