@@ -153,7 +153,13 @@ public struct ScreenResolver: Sendable {
     /// - Properties and values newer than `clientSchemaVersion` are dropped.
     /// - Precondition: `outcomes` has one byte per decision of `screen` (``ScreenDecisions/count``).
     public func resolve(_ screen: Screen, outcomes: Outcomes, clientSchemaVersion: Int) -> ResolvedScreen {
-        let decisions = decisions(of: screen)
+        resolve(screen, decisions: decisions(of: screen), outcomes: outcomes, clientSchemaVersion: clientSchemaVersion)
+    }
+
+    /// The same, with the screen's decisions found once beforehand (``decisions(of:)`` of this screen).
+    public func resolve(
+        _ screen: Screen, decisions: ScreenDecisions, outcomes: Outcomes, clientSchemaVersion: Int
+    ) -> ResolvedScreen {
         precondition(outcomes.bytes.count == decisions.count, "outcomes for \(outcomes.bytes.count) decisions, the screen has \(decisions.count)")
         var walk = ResolveWalk(
             registry: registry, schemaVersion: clientSchemaVersion, outcomes: outcomes.bytes,

@@ -66,7 +66,7 @@ struct Endpoints: Sendable {
         return Self.cached(body, request, cacheControl: state.screenCacheControl)
     }
 
-    /// `GET /v1/screens` — ids, revisions and ETags of every screen.
+    /// `GET /v1/screens` — the id, revision, schema version and title of every screen.
     func screenList(_ request: HTTPRequest) throws(Problem) -> HTTPResponse {
         let pretty = try QueryParameters(request.query, allowed: ["pretty"]).flag("pretty")
         let list = state.store.snapshot.screenList
@@ -161,7 +161,8 @@ struct ScreenRequest {
             screen: id, revision: entry.revision, schemaVersion: schemaVersion, outcomes: outcomes, pretty: pretty,
             format: format, viewport: viewport)
         let (body, hit) = snapshot.answers.answer(for: key) {
-            EncodedBody(bytes: encode(snapshot.resolver.resolve(entry.screen, outcomes: outcomes, clientSchemaVersion: schemaVersion)))
+            EncodedBody(bytes: encode(snapshot.resolver.resolve(
+                entry.screen, decisions: entry.decisions, outcomes: outcomes, clientSchemaVersion: schemaVersion)))
         }
         state.recordAnswer(hit: hit)
         return body
