@@ -28,9 +28,6 @@ public struct ConfigLoader: Sendable {
     public var screensDirectory: URL { directory.appendingPathComponent("screens", isDirectory: true) }
     public var fontsDirectory: URL { directory.appendingPathComponent("fonts", isDirectory: true) }
 
-    /// Families measured for code points the requested face lacks, in order (docs/text.md).
-    public static let fallbackFamilies = ["Noto Color Emoji", "Droid Sans Fallback"]
-
     /// Loads `targeting.json` (optional: no file means no rules, rollouts or experiments) and every
     /// `screens/*.json`, and checks that every rule, rollout and experiment a screen names exists.
     /// A screen whose content is unchanged from `previous` keeps its revision; a changed one gets
@@ -112,7 +109,7 @@ public struct ConfigLoader: Sendable {
     /// Every `fonts/*.trfm` metrics pack (optional: no directory means no fonts, and layouts are
     /// refused). A pack that cannot be read or decoded is an error naming the file, table and offset.
     private func loadFonts(_ errors: inout [DiagnosticsError]) -> FontCollection {
-        var collection = FontCollection(fallbackFamilies: Self.fallbackFamilies)
+        var collection = FontCollection(fallbackFamilies: FontCollection.shippedFallbackFamilies)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: fontsDirectory.path, isDirectory: &isDirectory), isDirectory.boolValue
         else { return collection }

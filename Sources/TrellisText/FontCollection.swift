@@ -10,6 +10,10 @@ public struct FontCollection: Sendable {
     /// pack). Code points no face has take the `.notdef` advance of the requested face.
     public var fallbackFamilies: [String]
 
+    /// The fallbacks of the packs shipped in `Config/fonts/`: emoji first, then CJK (docs/text.md).
+    /// The server, `trellis fonts measure` and the HarfBuzz oracle tests all use this order.
+    public static let shippedFallbackFamilies = ["Noto Color Emoji", "Droid Sans Fallback"]
+
     public init(faces: [FontFace] = [], fallbackFamilies: [String] = []) {
         self.fallbackFamilies = fallbackFamilies
         for face in faces { add(face) }

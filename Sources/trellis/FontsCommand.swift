@@ -83,8 +83,8 @@ struct FontsCommand: ParsableCommand {
         @Option(help: "At most this many lines (0: no limit).")
         var lines: Int = 0
 
-        @Option(help: "Families to fall back to, comma-separated.")
-        var fallback: String = "Droid Sans Fallback"
+        @Option(help: "Families to fall back to, comma-separated (default: the server's, emoji then CJK).")
+        var fallback: String = FontCollection.shippedFallbackFamilies.joined(separator: ",")
 
         @Option(help: "Measure this many times and print the time per measurement.")
         var repeatCount: Int = 0

@@ -29,7 +29,7 @@ enum Fixture {
 
     /// Every pack shipped in Config/fonts/, with the emoji and CJK fallbacks configured.
     static func shippedCollection() throws -> FontCollection {
-        var collection = FontCollection(fallbackFamilies: ["Noto Color Emoji", "Droid Sans Fallback"])
+        var collection = FontCollection(fallbackFamilies: FontCollection.shippedFallbackFamilies)
         let dir = root.appendingPathComponent("Config/fonts")
         for file in try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
         where file.hasSuffix(".\(MetricsPack.fileExtension)") {
