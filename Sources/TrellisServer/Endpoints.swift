@@ -106,7 +106,7 @@ struct Endpoints: Sendable {
         _ body: EncodedBody, _ request: HTTPRequest, cacheControl: String, contentType: String = "application/json"
     ) -> HTTPResponse {
         var headers: HTTPHeaders = ["ETag": body.etag, "Cache-Control": cacheControl, "Vary": "Accept-Encoding"]
-        if EntityTag.noneMatchFails(request.headers, current: body.etag) {
+        if request.headers.ifNoneMatchMatches(body.etag) {
             return HTTPResponse(status: .notModified, headers: headers)
         }
         headers.add(name: "Content-Type", value: contentType)
