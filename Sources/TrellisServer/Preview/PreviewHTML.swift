@@ -95,26 +95,20 @@ enum PreviewHTML {
     }
 
     private static func drawBar(_ bar: LaidOutPart, _ node: LaidOutComponent, _ frames: ScreenFrames, into out: inout String) {
-        let values = ComponentProperties(members: node.component.values)
-        let properties = ComponentProperties(members: node.component.properties)
+        let paint = BarPaint(bar, node, frames.viewport)
         let family = Markup.fontFamily(frames.viewport.platform.systemFamily)
         let edge = node.component.type == "TabBar" ? "inset 0 1px 0 rgba(209,213,219,1)" : "inset 0 -1px 0 rgba(229,231,235,1)"
-        out += "<div data-id=\"\(Markup.escape(bar.layoutId))\" style=\"\(box(bar.frame));background:rgba(249,250,251,1);box-shadow:\(edge)\">"
-        if node.component.type == "Navigation" {
-            let title = Markup.escape(values.string("title") ?? "")
-            if properties.string("titleDisplayMode") == "inline" || frames.viewport.platform == .android {
-                out += "<span class=\"bar-title\" style=\"left:16px;right:16px;top:0;font:600 17px \(family);line-height:\(Markup.number(bar.frame.height))px;text-align:\(frames.viewport.platform == .android ? "start" : "center");color:#111827\">\(title)</span>"
-            } else {
-                out += "<span class=\"bar-title\" style=\"left:16px;right:16px;bottom:8px;font:700 34px \(family);line-height:41px;text-align:start;color:#111827\">\(title)</span>"
-            }
-        } else {
-            let tint = properties.string("tintColor").flatMap(PreviewPaint.css) ?? "rgba(37,99,235,1)"
-            let tabs = Markup.tabTitles(node)
-            let width = bar.frame.width / Float(max(1, tabs.count))
-            for (index, tab) in tabs.enumerated() {
-                let slot = frames.viewport.direction == .rtl ? tabs.count - 1 - index : index
-                out += "<span class=\"bar-title\" style=\"left:\(Markup.number(Float(slot) * width))px;width:\(Markup.number(width))px;top:0;font:500 11px \(family);line-height:\(Markup.number(min(bar.frame.height, 49)))px;text-align:center;color:\(tab.selected ? tint : "rgba(107,114,128,1)")\">\(Markup.escape(tab.title))</span>"
-            }
+        out += "<div data-id=\"\(Markup.escape(bar.layoutId))\" style=\"\(box(bar.frame));background:\(BarPaint.background);box-shadow:\(edge)\">"
+        switch paint.title {
+        case .inline(let title, let centered):
+            out += "<span class=\"bar-title\" style=\"left:16px;right:16px;top:0;font:600 17px \(family);line-height:\(Markup.number(bar.frame.height))px;text-align:\(centered ? "center" : "start");color:\(BarPaint.titleColor)\">\(Markup.escape(title))</span>"
+        case .large(let title):
+            out += "<span class=\"bar-title\" style=\"left:16px;right:16px;bottom:8px;font:700 34px \(family);line-height:41px;text-align:start;color:\(BarPaint.titleColor)\">\(Markup.escape(title))</span>"
+        case nil:
+            break
+        }
+        for tab in paint.tabs {
+            out += "<span class=\"bar-title\" style=\"left:\(Markup.number(tab.left))px;width:\(Markup.number(tab.width))px;top:0;font:500 11px \(family);line-height:\(Markup.number(paint.tabLabelHeight))px;text-align:center;color:\(tab.color)\">\(Markup.escape(tab.title))</span>"
         }
         out += "</div>"
     }

@@ -1,5 +1,7 @@
 import TrellisJSON
+import TrellisLayout
 import TrellisScreens
+import TrellisText
 
 /// What a preview draws for one component, shared by the HTML and SVG renderers: colours from the
 /// screen's properties, with defaults that make each type recognisable.
@@ -128,6 +130,50 @@ enum Markup {
     static func tabTitles(_ node: LaidOutComponent) -> [(title: String, selected: Bool)] {
         node.subviews.map { tab in
             (ComponentProperties(members: tab.component.values).string("title") ?? "", !tab.isHidden)
+        }
+    }
+}
+
+/// What a preview draws in a Navigation or TabBar bar, decided once for both renderers.
+struct BarPaint {
+    static let background = "rgba(249,250,251,1)"
+    static let titleColor = "#111827"
+
+    enum Title {
+        /// iOS's large title, at the bar's leading edge under the status bar.
+        case large(String)
+        /// One line across the bar: centred on iOS, at the leading edge on Android.
+        case inline(String, centered: Bool)
+    }
+
+    struct Tab {
+        var title: String
+        /// The tab's slot in the bar, mirrored in right-to-left layouts.
+        var left: Float
+        var width: Float
+        var color: String
+    }
+
+    var title: Title?
+    var tabs: [Tab] = []
+    /// Tab labels sit in the bar's first 49 points (the rest is the home-indicator area).
+    var tabLabelHeight: Float
+
+    init(_ bar: LaidOutPart, _ node: LaidOutComponent, _ viewport: LayoutViewport) {
+        tabLabelHeight = min(bar.frame.height, 49)
+        let properties = ComponentProperties(members: node.component.properties)
+        if node.component.type == "Navigation" {
+            let text = ComponentProperties(members: node.component.values).string("title") ?? ""
+            let inline = properties.string("titleDisplayMode") == "inline" || viewport.platform == .android
+            title = inline ? .inline(text, centered: viewport.platform != .android) : .large(text)
+            return
+        }
+        let tint = properties.string("tintColor").flatMap(PreviewPaint.css) ?? "rgba(37,99,235,1)"
+        let titles = Markup.tabTitles(node)
+        let width = bar.frame.width / Float(max(1, titles.count))
+        tabs = titles.enumerated().map { index, tab in
+            let slot = viewport.direction == .rtl ? titles.count - 1 - index : index
+            return Tab(title: tab.title, left: Float(slot) * width, width: width, color: tab.selected ? tint : "rgba(107,114,128,1)")
         }
     }
 }

@@ -96,31 +96,24 @@ enum PreviewSVG {
     }
 
     private static func drawBar(_ bar: LaidOutPart, _ node: LaidOutComponent, _ frames: ScreenFrames, into out: inout String) {
-        let values = ComponentProperties(members: node.component.values)
-        let properties = ComponentProperties(members: node.component.properties)
+        let paint = BarPaint(bar, node, frames.viewport)
         let family = Markup.fontFamily(frames.viewport.platform.systemFamily)
         let f = bar.frame
         out += "<g data-id=\"\(Markup.escape(bar.layoutId))\" transform=\"translate(\(Markup.number(f.left)),\(Markup.number(f.top)))\">"
-        out += rect(f, fill: "rgba(249,250,251,1)")
-        if node.component.type == "Navigation" {
-            let title = Markup.escape(values.string("title") ?? "")
-            let large = properties.string("titleDisplayMode") != "inline" && frames.viewport.platform == .ios
-            if large {
-                out += "<text x=\"16\" y=\"\(Markup.number(f.height - 16))\" font-family=\"\(family)\" font-size=\"34\" font-weight=\"700\" fill=\"#111827\">\(title)</text>"
-            } else if frames.viewport.platform == .android {
-                let rtl = frames.viewport.direction == .rtl
-                out += "<text x=\"\(Markup.number(rtl ? f.width - 16 : 16))\" y=\"\(Markup.number(f.height / 2))\" text-anchor=\"\(rtl ? "end" : "start")\" dominant-baseline=\"central\" font-family=\"\(family)\" font-size=\"17\" font-weight=\"600\" fill=\"#111827\">\(title)</text>"
-            } else {
-                out += "<text x=\"\(Markup.number(f.width / 2))\" y=\"\(Markup.number(f.height / 2))\" text-anchor=\"middle\" dominant-baseline=\"central\" font-family=\"\(family)\" font-size=\"17\" font-weight=\"600\" fill=\"#111827\">\(title)</text>"
-            }
-        } else {
-            let tint = properties.string("tintColor").flatMap(PreviewPaint.css) ?? "rgba(37,99,235,1)"
-            let tabs = Markup.tabTitles(node)
-            let width = f.width / Float(max(1, tabs.count))
-            for (index, tab) in tabs.enumerated() {
-                let slot = frames.viewport.direction == .rtl ? tabs.count - 1 - index : index
-                out += "<text x=\"\(Markup.number((Float(slot) + 0.5) * width))\" y=\"\(Markup.number(min(f.height, 49) / 2))\" text-anchor=\"middle\" dominant-baseline=\"central\" font-family=\"\(family)\" font-size=\"11\" font-weight=\"500\" fill=\"\(tab.selected ? tint : "rgba(107,114,128,1)")\">\(Markup.escape(tab.title))</text>"
-            }
+        out += rect(f, fill: BarPaint.background)
+        switch paint.title {
+        case .large(let title):
+            out += "<text x=\"16\" y=\"\(Markup.number(f.height - 16))\" font-family=\"\(family)\" font-size=\"34\" font-weight=\"700\" fill=\"\(BarPaint.titleColor)\">\(Markup.escape(title))</text>"
+        case .inline(let title, centered: false):
+            let rtl = frames.viewport.direction == .rtl
+            out += "<text x=\"\(Markup.number(rtl ? f.width - 16 : 16))\" y=\"\(Markup.number(f.height / 2))\" text-anchor=\"\(rtl ? "end" : "start")\" dominant-baseline=\"central\" font-family=\"\(family)\" font-size=\"17\" font-weight=\"600\" fill=\"\(BarPaint.titleColor)\">\(Markup.escape(title))</text>"
+        case .inline(let title, centered: true):
+            out += "<text x=\"\(Markup.number(f.width / 2))\" y=\"\(Markup.number(f.height / 2))\" text-anchor=\"middle\" dominant-baseline=\"central\" font-family=\"\(family)\" font-size=\"17\" font-weight=\"600\" fill=\"\(BarPaint.titleColor)\">\(Markup.escape(title))</text>"
+        case nil:
+            break
+        }
+        for tab in paint.tabs {
+            out += "<text x=\"\(Markup.number(tab.left + tab.width / 2))\" y=\"\(Markup.number(paint.tabLabelHeight / 2))\" text-anchor=\"middle\" dominant-baseline=\"central\" font-family=\"\(family)\" font-size=\"11\" font-weight=\"500\" fill=\"\(tab.color)\">\(Markup.escape(tab.title))</text>"
         }
         out += "</g>"
     }
