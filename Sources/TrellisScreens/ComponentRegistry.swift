@@ -73,7 +73,12 @@ public struct ComponentRegistry: Sendable {
         "largeTitle", "title", "title2", "title3", "headline", "body", "callout", "subheadline",
         "footnote", "caption", "caption2",
     ]
-    static let weights = ["ultraLight", "thin", "light", "regular", "medium", "semibold", "bold", "heavy", "black"]
+    /// Font weights by name, with their numeric weight (CSS / OpenType `usWeightClass`).
+    public static let fontWeights: [String: Int] = [
+        "ultraLight": 100, "thin": 200, "light": 300, "regular": 400, "medium": 500, "semibold": 600, "bold": 700,
+        "heavy": 800, "black": 900,
+    ]
+    static let weights = fontWeights.sorted { $0.value < $1.value }.map(\.key)
     static let horizontalAlignments = ["leading", "center", "trailing"]
     static let verticalAlignments = ["top", "center", "bottom"]
     static let zAlignments = [

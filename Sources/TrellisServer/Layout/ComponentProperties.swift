@@ -1,5 +1,6 @@
 import TrellisJSON
 import TrellisLayout
+import TrellisScreens
 import TrellisText
 
 /// A component's `properties` read for layout. The decoder has checked every value's type, so a
@@ -40,11 +41,6 @@ struct ComponentProperties {
         let h = p.number("horizontal") ?? 0, v = p.number("vertical") ?? 0
         return (p.number("top") ?? v, p.number("leading") ?? h, p.number("bottom") ?? v, p.number("trailing") ?? h)
     }
-
-    static let weights: [String: Int] = [
-        "ultraLight": 100, "thin": 200, "light": 300, "regular": 400, "medium": 500, "semibold": 600, "bold": 700,
-        "heavy": 800, "black": 900,
-    ]
 }
 
 /// How one Text (or a Button's title) is measured: resolved once per layout, used by the measure
@@ -64,7 +60,7 @@ struct TextSpec {
     /// `lineHeight` (a multiple of the style's or font's line height), `lineLimit`, and the font scale.
     init(_ text: String, _ properties: ComponentProperties, defaultStyle: TextStyle, viewport: LayoutViewport, fonts: FontCollection) {
         let fontScale = Double(viewport.fontScale)
-        let weight = properties.string("weight").flatMap { ComponentProperties.weights[$0] }
+        let weight = properties.string("weight").flatMap { ComponentRegistry.fontWeights[$0] }
         family = viewport.platform.systemFamily
         if let fontSize = properties.number("fontSize"), properties.string("font") == nil {
             size = Double(fontSize) * fontScale
