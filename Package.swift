@@ -21,12 +21,16 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-atomics.git", from: "1.3.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         // C libraries enter through system-library targets.
         .systemLibrary(
             name: "CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(
+            name: "CCrypto", pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]),
 
         // Leaves: each imports nothing from Trellis.
         .target(name: "TrellisLayout", swiftSettings: strict),
@@ -34,6 +38,13 @@ let package = Package(
         // Layout trees and styles read from JSON (fixtures, `trellis layout`, a component's `style`).
         .target(name: "TrellisLayoutJSON", dependencies: ["TrellisLayout", "TrellisJSON"], swiftSettings: strict),
         .target(name: "TrellisJSON", swiftSettings: strict, linkerSettings: [.linkedLibrary("m")]),
+        // SHA-256, HMAC, random bytes, constant-time comparison, base64url: libcrypto, kept small.
+        .target(name: "TrellisCrypto", dependencies: ["CCrypto"], swiftSettings: strict),
+        // The runtime state ops write (rollouts, experiments, screen revisions, audit), behind one
+        // protocol; the embedded implementation is SQLite through GRDB. Knows nothing of HTTP or screens.
+        .target(
+            name: "TrellisStore", dependencies: ["TrellisJSON", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict),
         .target(
             name: "TrellisHTTP",
             dependencies: [
@@ -55,7 +66,7 @@ let package = Package(
             name: "TrellisServer",
             dependencies: [
                 "TrellisHTTP", "TrellisScreens", "TrellisTargeting", "TrellisJSON",
-                "TrellisLayout", "TrellisLayoutJSON", "TrellisText",
+                "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisCrypto", "TrellisStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -65,7 +76,8 @@ let package = Package(
         .executableTarget(
             name: "trellis",
             dependencies: [
-                "TrellisServer", "TrellisJSON", "TrellisLayout", "TrellisLayoutJSON", "TrellisText",
+                "TrellisServer", "TrellisJSON", "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisCrypto",
+                "TrellisTargeting", "TrellisStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -82,6 +94,8 @@ let package = Package(
             swiftSettings: strict),
 
         .testTarget(name: "TrellisJSONTests", dependencies: ["TrellisJSON"], swiftSettings: strict),
+        .testTarget(name: "TrellisCryptoTests", dependencies: ["TrellisCrypto"], swiftSettings: strict),
+        .testTarget(name: "TrellisStoreTests", dependencies: ["TrellisStore", "TrellisJSON"], swiftSettings: strict),
         .testTarget(
             name: "TrellisHTTPTests",
             dependencies: [
@@ -102,7 +116,7 @@ let package = Package(
             name: "TrellisServerTests",
             dependencies: [
                 "TrellisServer", "TrellisHTTP", "TrellisJSON", "TrellisTargeting", "TrellisText", "TrellisScreens",
-                "TrellisTesting",
+                "TrellisTesting", "TrellisCrypto", "TrellisStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
