@@ -95,7 +95,7 @@ let package = Package(
 
         .testTarget(name: "TrellisJSONTests", dependencies: ["TrellisJSON"], swiftSettings: strict),
         .testTarget(name: "TrellisCryptoTests", dependencies: ["TrellisCrypto"], swiftSettings: strict),
-        .testTarget(name: "TrellisStoreTests", dependencies: ["TrellisStore", "TrellisJSON"], swiftSettings: strict),
+        .testTarget(name: "TrellisStoreTests", dependencies: ["TrellisStore", "TrellisJSON", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
         .testTarget(
             name: "TrellisHTTPTests",
             dependencies: [

@@ -1,0 +1,139 @@
+import Foundation
+import GRDB
+
+/// The embedded store: one SQLite file in the data directory, through GRDB.
+///
+/// - WAL journal with `synchronous=FULL`: a commit is on disk (the WAL fsynced) before
+///   ``commit(_:)`` returns, and readers never wait for the writer.
+/// - The schema is versioned by GRDB's migrator (`grdb_migrations`); ``open(path:)`` migrates an
+///   older file forward and refuses a newer one.
+/// - Every change, with its audit entries, is one transaction.
+public final class SQLiteStore: RuntimeStore {
+    /// The file name of the database in the data directory.
+    public static let fileName = "trellis.sqlite"
+
+    private let pool: DatabasePool
+    public let path: String
+
+    /// Opens (creating if needed) and migrates the database at `path`.
+    /// - Parameter busyTimeoutSeconds: how long a write waits for another connection holding the
+    ///   write lock (a backup, an operator's `sqlite3` shell) before failing.
+    public init(path: String, busyTimeoutSeconds: Double = 5) throws(StoreError) {
+        self.path = path
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(busyTimeoutSeconds)
+        configuration.prepareDatabase { db in
+            // FULL: the WAL is synced at every commit, so an acknowledged change survives power loss.
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+            // A file written by a newer Trellis has migrations this one does not know: refuse it
+            // rather than write rows the newer schema does not expect.
+            if try pool.read(Self.migrator.hasBeenSuperseded) {
+                throw StoreError.failure("\(path) was written by a newer version of trellis (unknown schema migrations)")
+            }
+            try Self.migrator.migrate(pool)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.failure("cannot open \(path): \(Self.describe(error))")
+        }
+    }
+
+    public func load() throws(StoreError) -> StoredState {
+        try run("read the store") {
+            try pool.read { db in
+                let documents = try Row.fetchAll(db, sql: "SELECT * FROM document ORDER BY kind, key").map(Self.document)
+                let heads = try Row.fetchAll(db, sql: "SELECT * FROM screen_head ORDER BY screen").map(Self.head)
+                let screens = try heads.map { head in try Self.storedScreen(head, db) }
+                return StoredState(documents: documents, screens: screens)
+            }
+        }
+    }
+
+    public func commit(_ change: StoreChange) throws(StoreError) {
+        guard !change.isEmpty else { return }
+        do {
+            try pool.write { db in
+                for document in change.documents { try Self.write(document, db) }
+                for revision in change.revisions { try Self.insert(revision, db) }
+                for head in change.heads { try Self.write(head, db) }
+                for entry in change.audit { try Self.insert(entry, db) }
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.failure("cannot write the store: \(Self.describe(error))")
+        }
+    }
+
+    public func revision(screen: String, number: Int) throws(StoreError) -> ScreenRevision? {
+        try run("read a revision") {
+            try pool.read { db in
+                try Row.fetchOne(
+                    db, sql: "SELECT * FROM screen_revision WHERE screen = ? AND number = ?", arguments: [screen, number]
+                ).map(Self.revision)
+            }
+        }
+    }
+
+    public func revisions(screen: String) throws(StoreError) -> [ScreenRevisionSummary] {
+        try run("read revisions") {
+            try pool.read { db in
+                try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT screen, number, fingerprint, origin, copied_from, created_at, created_by, length(document) AS bytes
+                        FROM screen_revision WHERE screen = ? ORDER BY number
+                        """, arguments: [screen]
+                ).map(Self.summary)
+            }
+        }
+    }
+
+    public func audit(_ query: AuditQuery) throws(StoreError) -> [AuditEntry] {
+        var conditions: [String] = []
+        var arguments: StatementArguments = []
+        if let after = query.after {
+            conditions.append("id > ?")
+            _ = arguments.append(contentsOf: [after])
+        }
+        if let resource = query.resource {
+            conditions.append("(resource = ? OR substr(resource, 1, ?) = ?)")
+            _ = arguments.append(contentsOf: [resource, resource.utf8.count + 1, resource + "/"])
+        }
+        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        // Without a cursor, the newest entries; either way they are returned oldest first.
+        let order = query.after == nil ? "DESC" : "ASC"
+        _ = arguments.append(contentsOf: [query.limit])
+        let sql = "SELECT * FROM audit \(filter) ORDER BY id \(order) LIMIT ?"
+        let frozen = arguments
+        let entries = try run("read the audit log") {
+            try pool.read { db in try Row.fetchAll(db, sql: sql, arguments: frozen).map(Self.auditEntry) }
+        }
+        return query.after == nil ? entries.reversed() : entries
+    }
+
+    public func backup(to path: String) throws(StoreError) {
+        try run("back up to \(path)") {
+            let destination = try DatabaseQueue(path: path)
+            try pool.backup(to: destination)
+            try destination.close()
+        }
+    }
+
+    /// Runs `body`, turning any error into ``StoreError/failure(_:)`` naming `what`.
+    private func run<T>(_ what: String, _ body: () throws -> T) throws(StoreError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw StoreError.failure("cannot \(what): \(Self.describe(error))")
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? DatabaseError { return error.message ?? error.description }
+        return "\(error)"
+    }
+}
