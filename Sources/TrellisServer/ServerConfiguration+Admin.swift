@@ -49,8 +49,9 @@ extension ServerConfiguration {
         }
     }
 
-    /// Names of tokens and signing keys: short, printable, safe in logs and audit records.
-    static func isName(_ text: String) -> Bool {
+    /// Whether `text` can name a token or a signing key: short, printable, safe in logs and
+    /// audit records.
+    public static func isValidName(_ text: String) -> Bool {
         (1...64).contains(text.utf8.count)
             && text.utf8.allSatisfy { c in
                 (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c)
@@ -58,7 +59,8 @@ extension ServerConfiguration {
             }
     }
 
-    static let nameRule = "use 1 to 64 of A-Z, a-z, 0-9, '.', '_', '-'"
+    /// The rule ``isValidName(_:)`` checks, for messages.
+    public static let nameRule = "use 1 to 64 of A-Z, a-z, 0-9, '.', '_', '-'"
 }
 
 /// Decoding of `admin.tokens`: every mistake reported with its path and line.
@@ -92,7 +94,7 @@ enum AdminTokensDecoder {
     private static func decodeToken(_ value: JSONValue, at path: JSONPath, _ collector: DiagnosticsCollector) -> ServerConfiguration.AdminToken? {
         guard let object = collector.object(value, at: path, allowedKeys: ["name", "sha256", "role"]) else { return nil }
         let name = object.string("name", required: true).flatMap { name in
-            checked(name, ServerConfiguration.isName(name), "invalid token name \"\(name)\": \(ServerConfiguration.nameRule)", object, "name")
+            checked(name, ServerConfiguration.isValidName(name), "invalid token name \"\(name)\": \(ServerConfiguration.nameRule)", object, "name")
         }
         let sha256 = object.string("sha256", required: true).flatMap { digest(from: $0, object) }
         let role = object.string("role", required: true).flatMap { text in

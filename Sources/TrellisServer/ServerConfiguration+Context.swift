@@ -111,7 +111,7 @@ enum SigningKeysDecoder {
     ) -> ServerConfiguration.SigningKey? {
         guard let object = collector.object(value, at: path, allowedKeys: ["id", "secret", "secretEnv"]) else { return nil }
         let id = object.string("id", required: true).flatMap { id -> String? in
-            guard ServerConfiguration.isName(id) else {
+            guard ServerConfiguration.isValidName(id) else {
                 collector.report("invalid key id \"\(id)\": \(ServerConfiguration.nameRule)", at: path.appending("id"), object.value("id")!)
                 return nil
             }
