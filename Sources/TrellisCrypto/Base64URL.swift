@@ -33,12 +33,12 @@ public enum Base64URL {
     ///
     /// Strict, so that every byte string has exactly one accepted spelling (a signature cannot be
     /// altered into another string that still verifies):
-    /// - Throws: ``DecodingError/invalidCharacter(offset:)`` for any byte outside `A-Z a-z 0-9 - _`
+    /// - Throws: ``TextDecodingError/invalidCharacter(offset:)`` for any byte outside `A-Z a-z 0-9 - _`
     ///   — padding `=`, the standard alphabet's `+` and `/`, whitespace and line breaks included;
-    ///   ``DecodingError/invalidLength(_:)`` when the length is one more than a multiple of four;
-    ///   ``DecodingError/nonZeroTrailingBits`` when the last character sets bits beyond the last
+    ///   ``TextDecodingError/invalidLength(_:)`` when the length is one more than a multiple of four;
+    ///   ``TextDecodingError/nonZeroTrailingBits`` when the last character sets bits beyond the last
     ///   byte (RFC 4648 §3.5 lets decoders reject such non-canonical input; we do).
-    public static func decode<Text: StringProtocol>(_ text: Text) throws(DecodingError) -> [UInt8] {
+    public static func decode<Text: StringProtocol>(_ text: Text) throws(TextDecodingError) -> [UInt8] {
         let input = Array(text.utf8)
         var sextets = [UInt8](repeating: 0, count: input.count)
         for (offset, character) in input.enumerated() {
@@ -51,7 +51,7 @@ public enum Base64URL {
         return try bytes(fromSextets: sextets)
     }
 
-    private static func bytes(fromSextets sextets: [UInt8]) throws(DecodingError) -> [UInt8] {
+    private static func bytes(fromSextets sextets: [UInt8]) throws(TextDecodingError) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(sextets.count * 3 / 4)
         var index = 0

@@ -2,7 +2,7 @@
 ///
 /// Offsets count UTF-8 bytes from the start of the text. The offending text itself is never part of
 /// the description, so a rejected secret does not end up in a log.
-public enum DecodingError: Error, Sendable, Equatable, CustomStringConvertible {
+public enum TextDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A byte outside the encoding's alphabet, such as `=` or `+` in base64url.
     case invalidCharacter(offset: Int)
     /// A length no encoder produces: odd for hex, one more than a multiple of four for base64url.

@@ -14,10 +14,10 @@ public enum Hex {
     }
 
     /// The bytes `text` spells, two hex digits each; upper and lower case both accepted.
-    /// - Throws: ``DecodingError/invalidLength(_:)`` for an odd number of characters,
-    ///   ``DecodingError/invalidCharacter(offset:)`` for anything but `0-9`, `a-f`, `A-F`
+    /// - Throws: ``TextDecodingError/invalidLength(_:)`` for an odd number of characters,
+    ///   ``TextDecodingError/invalidCharacter(offset:)`` for anything but `0-9`, `a-f`, `A-F`
     ///   (whitespace and a `0x` prefix included).
-    public static func decode<Text: StringProtocol>(_ text: Text) throws(DecodingError) -> [UInt8] {
+    public static func decode<Text: StringProtocol>(_ text: Text) throws(TextDecodingError) -> [UInt8] {
         let utf8 = Array(text.utf8)
         guard utf8.count % 2 == 0 else { throw .invalidLength(utf8.count) }
         var out: [UInt8] = []

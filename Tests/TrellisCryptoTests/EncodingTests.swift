@@ -42,7 +42,7 @@ import TrellisCrypto
     }
 
     @Test(arguments: [
-        ("Zm9vYg==", DecodingError.invalidCharacter(offset: 6)),  // padding is not part of the unpadded form
+        ("Zm9vYg==", TextDecodingError.invalidCharacter(offset: 6)),  // padding is not part of the unpadded form
         ("Zm9v+mFy", .invalidCharacter(offset: 4)),  // the standard alphabet's 62
         ("Zm9v/mFy", .invalidCharacter(offset: 4)),  // the standard alphabet's 63
         ("Zm9v YmFy", .invalidCharacter(offset: 4)),
@@ -53,17 +53,17 @@ import TrellisCrypto
         ("Zh", .nonZeroTrailingBits),  // "f" is "Zg"; "Zh" sets a bit past the byte
         ("Zm9", .nonZeroTrailingBits),  // "fo" is "Zm8"
     ])
-    func base64urlRefuses(_ text: String, _ error: DecodingError) {
+    func base64urlRefuses(_ text: String, _ error: TextDecodingError) {
         #expect(throws: error) { try Base64URL.decode(text) }
     }
 
     @Test(arguments: [
-        ("abc", DecodingError.invalidLength(3)),
+        ("abc", TextDecodingError.invalidLength(3)),
         ("0x12", .invalidCharacter(offset: 1)),
         ("12g4", .invalidCharacter(offset: 2)),
         (" 1234 ", .invalidCharacter(offset: 0)),
     ])
-    func hexRefuses(_ text: String, _ error: DecodingError) {
+    func hexRefuses(_ text: String, _ error: TextDecodingError) {
         #expect(throws: error) { try Hex.decode(text) }
     }
 
