@@ -20,14 +20,15 @@ extension ServerConfiguration {
     /// - Parameters:
     ///   - fileBytes: the file's contents, or nil when the file does not exist (all defaults).
     ///   - source: the file's name for messages.
-    ///   - environment: the process environment; only `TRELLIS_*` names are read.
+    ///   - environment: the process environment; `TRELLIS_*` names are read, and the variables
+    ///     `context.signingKeys[].secretEnv` names.
     ///   - overrides: `name=value` settings from flags, applied last.
     public static func load(
         fileBytes: [UInt8]?, source: String, environment: [String: String], overrides: [SettingOverride]
     ) -> Result<ServerConfiguration, DiagnosticsError> {
         var config = ServerConfiguration()
         if let fileBytes {
-            switch decodeFile(fileBytes, source: source) {
+            switch decodeFile(fileBytes, source: source, environment: environment) {
             case .success(let fromFile): config = fromFile
             case .failure(let error): return .failure(error)
             }
@@ -42,6 +43,10 @@ extension ServerConfiguration {
         for override in overrides {
             let path = Self.path(of: override.name)
             guard let setting = Setting.byName[override.name] else {
+                if FileOnlySetting(rawValue: override.name) != nil {
+                    problems.append(Diagnostic(path: path, location: .unknown, message: "\(override.origin): can only be set in server.json"))
+                    continue
+                }
                 let known = Setting.all.map(\.name).joined(separator: ", ")
                 problems.append(Diagnostic(path: path, location: .unknown, message: "\(override.origin): unknown setting; known: \(known)"))
                 continue
@@ -50,6 +55,7 @@ extension ServerConfiguration {
                 problems.append(Diagnostic(path: path, location: .unknown, message: "\(override.origin): \(problem)"))
             }
         }
+        problems += config.combinationProblems()
         if !problems.isEmpty { return .failure(DiagnosticsError(source: "settings", diagnostics: problems)) }
         return .success(config)
     }
@@ -59,28 +65,66 @@ extension ServerConfiguration {
         JSONPath(dottedName.split(separator: ".").map { .key(String($0)) })
     }
 
-    static func decodeFile(_ bytes: [UInt8], source: String) -> Result<ServerConfiguration, DiagnosticsError> {
+    static func decodeFile(_ bytes: [UInt8], source: String, environment: [String: String]) -> Result<ServerConfiguration, DiagnosticsError> {
         DiagnosticsCollector.decode(bytes, source: source) { document, collector in
             var config = ServerConfiguration()
-            apply(document, prefix: "", path: .root, to: &config, collector)
+            apply(document, prefix: "", path: .root, to: &config, environment: environment, collector)
             return config
         }
     }
 
     /// Walks one object level; nested objects (`limits`) map to dotted setting names.
     private static func apply(
-        _ value: JSONValue, prefix: String, path: JSONPath, to config: inout ServerConfiguration, _ collector: DiagnosticsCollector
+        _ value: JSONValue, prefix: String, path: JSONPath, to config: inout ServerConfiguration,
+        environment: [String: String], _ collector: DiagnosticsCollector
     ) {
-        let names = Setting.all.map(\.name).filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
+        let allNames = Setting.all.map(\.name) + FileOnlySetting.allCases.map(\.rawValue)
+        let names = allNames.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
         let keys = Set(names.map { String($0.prefix { $0 != "." }) })
         guard let object = collector.object(value, at: path, allowedKeys: keys) else { return }
         for member in object.members where keys.contains(member.key) {
             let memberPath = path.appending(member.key)
             if let setting = Setting.byName[prefix + member.key] {
                 setting.apply(member.value, to: &config, at: memberPath, collector)
+            } else if let setting = FileOnlySetting(rawValue: prefix + member.key) {
+                setting.apply(member.value, to: &config, at: memberPath, environment: environment, collector)
             } else {
-                apply(member.value, prefix: prefix + member.key + ".", path: memberPath, to: &config, collector)
+                apply(member.value, prefix: prefix + member.key + ".", path: memberPath, to: &config, environment: environment, collector)
             }
+        }
+    }
+
+    /// Mistakes no single setting shows, found once file, environment and flags are applied.
+    func combinationProblems() -> [Diagnostic] {
+        var problems: [Diagnostic] = []
+        if let adminPort = admin.port, adminPort != 0, adminPort == port {
+            problems.append(Diagnostic(
+                path: Self.path(of: "admin.port"), location: .unknown,
+                message: "\(adminPort) is also the main port; leave admin.port out to serve the admin API there, or choose another"))
+        }
+        if context.unsigned == .refuse, context.signingKeys.isEmpty {
+            problems.append(Diagnostic(
+                path: Self.path(of: "context.unsigned"), location: .unknown,
+                message: "\"refuse\" needs context.signingKeys; without signing keys the unsigned values are all there is, and they are used"))
+        }
+        return problems
+    }
+}
+
+/// Settings with structure (arrays of objects), read from `server.json` only: environment
+/// variables and `--set` take one scalar each.
+enum FileOnlySetting: String, CaseIterable {
+    case adminTokens = "admin.tokens"
+    case contextSigningKeys = "context.signingKeys"
+
+    func apply(
+        _ value: JSONValue, to config: inout ServerConfiguration, at path: JSONPath, environment: [String: String],
+        _ collector: DiagnosticsCollector
+    ) {
+        switch self {
+        case .adminTokens: config.admin.tokens = AdminTokensDecoder.decode(value, at: path, collector)
+        case .contextSigningKeys:
+            config.context.signingKeys = SigningKeysDecoder.decode(value, at: path, environment: environment, collector)
         }
     }
 }

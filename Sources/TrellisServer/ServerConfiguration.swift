@@ -14,6 +14,10 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// `Cache-Control` max-age of screen answers, in seconds; 0 means clients revalidate every time.
     public var screenMaxAgeSeconds = 0
     public var limits = Limits()
+    /// Who may use the admin API, and where it listens (ServerConfiguration+Admin.swift).
+    public var admin = Admin()
+    /// How requests prove who is asking (ServerConfiguration+Context.swift).
+    public var context = Context()
 
     /// HTTP limits, in the spirit of nginx's defaults.
     public struct Limits: Sendable, Equatable {
@@ -39,6 +43,8 @@ struct Setting: Sendable {
     enum Kind: Sendable {
         case string(any WritableKeyPath<ServerConfiguration, String> & Sendable, allowed: [String]?)
         case integer(any WritableKeyPath<ServerConfiguration, Int> & Sendable, ClosedRange<Int>)
+        /// An integer that may be absent (unset by default); setting it always gives a value.
+        case optionalInteger(any WritableKeyPath<ServerConfiguration, Int?> & Sendable, ClosedRange<Int>)
         case seconds(any WritableKeyPath<ServerConfiguration, Double> & Sendable, ClosedRange<Double>)
         case bool(any WritableKeyPath<ServerConfiguration, Bool> & Sendable)
     }
@@ -77,6 +83,9 @@ struct Setting: Sendable {
         Setting(name: "limits.maxConnections", kind: .integer(\.limits.maxConnections, 1...1_000_000)),
         Setting(name: "limits.maxRequestsPerConnection", kind: .integer(\.limits.maxRequestsPerConnection, 1...100_000_000)),
         Setting(name: "limits.drainTimeoutSeconds", kind: .seconds(\.limits.drainTimeoutSeconds, 0.01...3600)),
+        Setting(name: "admin.port", kind: .optionalInteger(\.admin.port, 0...65535)),
+        Setting(name: "admin.requireIfMatch", kind: .bool(\.admin.requireIfMatch)),
+        Setting(name: "context.unsigned", kind: .string(\.context.unsignedPolicyName, allowed: ServerConfiguration.Context.UnsignedPolicy.allCases.map(\.rawValue))),
     ]
 
     static let byName: [String: Setting] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
@@ -89,10 +98,9 @@ struct Setting: Sendable {
             if let problem = check(string: s, allowed: allowed) { return collector.report(problem, at: path, value) }
             config[keyPath: keyPath] = s
         case .integer(let keyPath, let range):
-            guard let n = value.numberValue, n == n.rounded(), let i = Int(exactly: n), range.contains(i) else {
-                return collector.report("expected an integer from \(range.lowerBound) to \(range.upperBound), found \(JSONWriter.string(value))", at: path, value)
-            }
-            config[keyPath: keyPath] = i
+            if let i = integer(value, in: range, at: path, collector) { config[keyPath: keyPath] = i }
+        case .optionalInteger(let keyPath, let range):
+            if let i = integer(value, in: range, at: path, collector) { config[keyPath: keyPath] = i }
         case .seconds(let keyPath, let range):
             guard let n = value.numberValue, range.contains(n) else {
                 return collector.report("expected seconds from \(range.lowerBound) to \(range.upperBound), found \(JSONWriter.string(value))", at: path, value)
@@ -111,9 +119,10 @@ struct Setting: Sendable {
             if let problem = check(string: text, allowed: allowed) { return problem }
             config[keyPath: keyPath] = text
         case .integer(let keyPath, let range):
-            guard let i = Int(text), range.contains(i) else {
-                return "expected an integer from \(range.lowerBound) to \(range.upperBound), found \"\(text)\""
-            }
+            guard let i = Int(text), range.contains(i) else { return integerProblem(range, found: "\"\(text)\"") }
+            config[keyPath: keyPath] = i
+        case .optionalInteger(let keyPath, let range):
+            guard let i = Int(text), range.contains(i) else { return integerProblem(range, found: "\"\(text)\"") }
             config[keyPath: keyPath] = i
         case .seconds(let keyPath, let range):
             guard let n = Double(text), range.contains(n) else {
@@ -128,6 +137,18 @@ struct Setting: Sendable {
             }
         }
         return nil
+    }
+
+    private func integer(_ value: JSONValue, in range: ClosedRange<Int>, at path: JSONPath, _ collector: DiagnosticsCollector) -> Int? {
+        guard let n = value.numberValue, n == n.rounded(), let i = Int(exactly: n), range.contains(i) else {
+            collector.report(integerProblem(range, found: JSONWriter.string(value)), at: path, value)
+            return nil
+        }
+        return i
+    }
+
+    private func integerProblem(_ range: ClosedRange<Int>, found: String) -> String {
+        "expected an integer from \(range.lowerBound) to \(range.upperBound), found \(found)"
     }
 
     private func check(string: String, allowed: [String]?) -> String? {

@@ -1,0 +1,138 @@
+import TrellisCrypto
+import TrellisJSON
+
+extension ServerConfiguration {
+    /// The admin API: its tokens, where it listens, and how strict it is about concurrent edits.
+    ///
+    /// ```json
+    /// "admin": {
+    ///   "tokens": [{"name": "ops-bot", "sha256": "<64 hex digits>", "role": "write"}],
+    ///   "port": 9090,
+    ///   "requireIfMatch": false
+    /// }
+    /// ```
+    public struct Admin: Sendable, Equatable {
+        /// Who may call the admin API. Empty (the default) means nobody can: every call is 401.
+        public var tokens: [AdminToken] = []
+        /// When set, the admin API is served only on this port (0 picks a free one) and not on
+        /// ``ServerConfiguration/port``; when nil, it shares the main port.
+        public var port: Int?
+        /// Whether every change through the admin API must carry `If-Match` naming the version it
+        /// replaces (RFC 9110 §13.1.1), so two operators cannot overwrite each other unknowingly.
+        public var requireIfMatch = false
+
+        public init(tokens: [AdminToken] = [], port: Int? = nil, requireIfMatch: Bool = false) {
+            self.tokens = tokens
+            self.port = port
+            self.requireIfMatch = requireIfMatch
+        }
+    }
+
+    /// One admin token as configured: never the token itself, only its SHA-256, so `server.json`
+    /// (and a backup, a diff, a log line) gives nobody access.
+    public struct AdminToken: Sendable, Equatable {
+        /// Who uses it, for the audit log: 1 to 64 of `A-Z a-z 0-9 . _ -`.
+        public var name: String
+        /// SHA-256 of the token's bytes as sent after `Bearer ` (32 bytes).
+        public var sha256: [UInt8]
+        public var role: AdminRole
+
+        public init(name: String, sha256: [UInt8], role: AdminRole) {
+            self.name = name
+            self.sha256 = sha256
+            self.role = role
+        }
+
+        /// The token entry for `token`, as `trellis token new` prints it.
+        public init(name: String, token: String, role: AdminRole) {
+            self.init(name: name, sha256: SHA256.hash(token.utf8), role: role)
+        }
+    }
+
+    /// Whether `text` can name a token or a signing key: short, printable, safe in logs and
+    /// audit records.
+    public static func isValidName(_ text: String) -> Bool {
+        (1...64).contains(text.utf8.count)
+            && text.utf8.allSatisfy { c in
+                (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c)
+                    || c == 0x2E || c == 0x5F || c == 0x2D
+            }
+    }
+
+    /// The rule ``isValidName(_:)`` checks, for messages.
+    public static let nameRule = "use 1 to 64 of A-Z, a-z, 0-9, '.', '_', '-'"
+}
+
+/// Decoding of `admin.tokens`: every mistake reported with its path and line.
+enum AdminTokensDecoder {
+    static func decode(_ value: JSONValue, at path: JSONPath, _ collector: DiagnosticsCollector) -> [ServerConfiguration.AdminToken] {
+        guard let elements = value.arrayValue else {
+            collector.report("expected an array of tokens, found \(value.typeName)", at: path, value)
+            return []
+        }
+        var tokens: [ServerConfiguration.AdminToken] = []
+        var names: [String: Int] = [:]
+        var hashes: [[UInt8]: Int] = [:]
+        for (index, element) in elements.enumerated() {
+            let elementPath = path.appending(index)
+            guard let token = decodeToken(element, at: elementPath, collector) else { continue }
+            if let first = names[token.name] {
+                collector.report("duplicate token name \"\(token.name)\" (also at index \(first))", at: elementPath.appending("name"), element["name"] ?? element)
+                continue
+            }
+            if let first = hashes[token.sha256] {
+                collector.report("the same sha256 as the token at index \(first); each token must be distinct", at: elementPath.appending("sha256"), element["sha256"] ?? element)
+                continue
+            }
+            names[token.name] = index
+            hashes[token.sha256] = index
+            tokens.append(token)
+        }
+        return tokens
+    }
+
+    private static func decodeToken(_ value: JSONValue, at path: JSONPath, _ collector: DiagnosticsCollector) -> ServerConfiguration.AdminToken? {
+        guard let object = collector.object(value, at: path, allowedKeys: ["name", "sha256", "role"]) else { return nil }
+        let name = object.string("name", required: true).flatMap { name in
+            checked(name, ServerConfiguration.isValidName(name), "invalid token name \"\(name)\": \(ServerConfiguration.nameRule)", object, "name")
+        }
+        let sha256 = object.string("sha256", required: true).flatMap { digest(from: $0, object) }
+        let role = object.string("role", required: true).flatMap { text in
+            let role = AdminRole(rawValue: text)
+            if role == nil {
+                let roles = AdminRole.allCases.map(\.rawValue).joined(separator: ", ")
+                collector.report("unknown role \"\(text)\"; expected one of: \(roles)", at: path.appending("role"), object.value("role")!)
+            }
+            return role
+        }
+        guard let name, let sha256, let role else { return nil }
+        return ServerConfiguration.AdminToken(name: name, sha256: sha256, role: role)
+    }
+
+    /// The 32 bytes of a hex SHA-256. A value that looks like a token rather than its hash gets a
+    /// hint, and is not repeated in the message: it would be a secret in the log.
+    private static func digest(from text: String, _ object: JSONObjectReader) -> [UInt8]? {
+        let path = object.path.appending("sha256"), value = object.value("sha256")!
+        if text.hasPrefix(AdminTokenFormat.prefix) {
+            object.collector.report(
+                "this looks like a token, not its SHA-256; put only the sha256 that `trellis token new` prints in server.json",
+                at: path, value)
+            return nil
+        }
+        guard text.utf8.count == 64, let bytes = try? Hex.decode(text) else {
+            object.collector.report(
+                "expected the token's SHA-256 as 64 hex digits, found \(text.utf8.count) characters\(text.utf8.count == 64 ? " that are not all hex digits" : "")",
+                at: path, value)
+            return nil
+        }
+        return bytes
+    }
+
+    private static func checked(_ text: String, _ valid: Bool, _ problem: String, _ object: JSONObjectReader, _ key: String) -> String? {
+        guard valid else {
+            object.collector.report(problem, at: object.path.appending(key), object.value(key)!)
+            return nil
+        }
+        return text
+    }
+}
