@@ -11,7 +11,7 @@ import Metrics
 /// read, parse, respond and write happen there synchronously, with no hop to another executor.
 ///
 /// `@unchecked Sendable`: the server and the other loops hold references to post work, but they
-/// only touch `inbox` (behind a `Mutex`) and write to `wakeFD` (a syscall). Every other stored
+/// only touch `inbox` (behind a `Mutex`, which also guards the write to `wakeFD`). Every other stored
 /// property is read and written only by the loop's own thread, inside `run()`; `core` is set
 /// once before that thread starts.
 final class EventLoop: @unchecked Sendable {
@@ -54,19 +54,22 @@ final class EventLoop: @unchecked Sendable {
 
     deinit { scratch.deallocate() }
 
-    /// Hands a message to the loop from any thread.
-    /// Hands `message` to the loop's thread.
+    /// Hands `message` to the loop's thread, from any thread.
     /// - Returns: false when the loop has already exited; the caller keeps the message's work.
     @discardableResult
     func post(_ message: Message) -> Bool {
-        let accepted = inbox.withLock { box in
-            if !box.closed { box.messages.append(message) }
-            return !box.closed
+        inbox.withLock { box in
+            guard !box.closed else { return false }
+            box.messages.append(message)
+            // Woken under the lock: the loop closes `wakeFD` only after marking the inbox closed
+            // under it, so a late poster can never write to a closed descriptor, or to whatever
+            // reused its number. One wake per batch: the loop takes every queued message once it wakes.
+            if box.messages.count == 1 {
+                var one: UInt64 = 1
+                _ = write(wakeFD, &one, 8)
+            }
+            return true
         }
-        guard accepted else { return false }
-        var one: UInt64 = 1
-        _ = write(wakeFD, &one, 8)
-        return true
     }
 
     /// The loop body; returns when the loop has drained.
