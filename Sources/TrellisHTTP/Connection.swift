@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import Logging
 import CTrellisLinux
 
@@ -9,9 +10,14 @@ import CTrellisLinux
 /// Reads feed the parser; each complete request is answered synchronously by the responder and
 /// its response appended to `outbound`; everything answered by one read goes out in one `send`
 /// (pipelined responses in order, RFC 9112 §9.3.2). A partial write waits for EPOLLOUT and stops
-/// reading until the output drains (backpressure).
+/// reading until the output drains (backpressure). A deferred reply parks the connection: no
+/// further request is parsed and nothing is read until the loop hands it the response
+/// (`replyArrived`); requests already received wait in `inbound` and are answered after it.
 final class Connection {
     let fd: Int32
+    /// Tells this connection apart from earlier and later ones on the same descriptor number: a
+    /// deferred reply carries both, so one that outlives its connection never reaches a newcomer.
+    let serial: UInt64
     let remote: String
     private var parser: HTTPParser
     private var machine: ConnectionStateMachine<ContinuousClock>
@@ -23,15 +29,19 @@ final class Connection {
     private var requests = 0
     private var headStarted: ContinuousClock.Instant
     private var shutWriteAfterFlush = false
-    private var watchingWrites = false
+    /// The epoll events the descriptor is registered for (see `updateInterest`).
+    private var interest = TRELLIS_EPOLLIN
+    /// The request whose reply is being worked on on another queue, while one is.
+    private var awaiting: RequestInFlight?
     /// Pause parsing pipelined requests while this much output waits.
     private static let outputHighWater = 256 * 1024
 
     var hasPendingOutput: Bool { written < outbound.count }
     private(set) var isClosed = false
 
-    init(fd: Int32, remote: String, loop: EventLoop) {
+    init(fd: Int32, serial: UInt64, remote: String, loop: EventLoop) {
         self.fd = fd
+        self.serial = serial
         self.remote = remote
         parser = HTTPParser(limits: loop.core.parserLimits)
         machine = ConnectionStateMachine(now: loop.now, timeouts: loop.core.timeouts)
@@ -63,7 +73,7 @@ final class Connection {
 
     /// Answers requests still buffered (held back by backpressure) while the output keeps draining.
     private func pump(_ loop: EventLoop) {
-        while !hasPendingOutput && !inbound.isEmpty && !isClosed && machine.phase != .lingering {
+        while !hasPendingOutput && !inbound.isEmpty && !isClosed && machine.acceptsRequests {
             let before = inbound.count
             processInbound(loop)
             flush(loop)
@@ -81,7 +91,7 @@ final class Connection {
     /// - Returns: how many bytes were consumed; the rest waits for more input or for the output to drain.
     private func process(_ bytes: UnsafeBufferPointer<UInt8>, _ loop: EventLoop) -> Int {
         var offset = 0
-        while machine.phase != .lingering && !isClosed && outbound.count - written < Self.outputHighWater {
+        while machine.acceptsRequests && !isClosed && outbound.count - written < Self.outputHighWater {
             let (event, consumed) = parser.next(UnsafeBufferPointer(rebasing: bytes[offset...]))
             offset += consumed
             switch event {
@@ -115,27 +125,53 @@ final class Connection {
         self.head = nil
         requests += 1
         let core = loop.core!
-        let requestID = head.headers["X-Request-Id"].flatMap {
-            RequestIDGenerator.isSane($0, maxLength: core.configuration.maxRequestIDLength) ? $0 : nil
-        } ?? loop.requestIDs.next()
+        let inFlight = RequestInFlight(head: head, requestID: requestID(for: head, loop), started: headStarted)
         var logger = core.logger
-        logger[metadataKey: "request-id"] = .string(requestID)
+        logger[metadataKey: "request-id"] = .string(inFlight.requestID)
         let request = HTTPRequest(
             method: head.method, target: head.target, path: head.path, query: head.query,
             version: head.version, headers: head.headers, body: body)
         body = []
-        let context = HTTPRequestContext(requestID: requestID, remoteAddress: remote, logger: logger)
-        let response = core.responder.respond(to: request, context: context)
-        let keepAlive = head.keepAlive && !core.isDraining
+        let context = HTTPRequestContext(requestID: inFlight.requestID, remoteAddress: remote, logger: logger)
+        switch core.responder.respond(to: request, context: context) {
+        case .response(let response):
+            enqueue(response, answering: inFlight, loop)
+        case .deferred(let queue, let work):
+            awaiting = inFlight
+            machine.replyDeferred()
+            loop.runDeferred(work, on: queue, replyTo: ReplyTicket(fd: fd, serial: serial, requestID: inFlight.requestID))
+        }
+    }
+
+    private func requestID(for head: HTTPRequestHead, _ loop: EventLoop) -> String {
+        head.headers["X-Request-Id"].flatMap {
+            RequestIDGenerator.isSane($0, maxLength: loop.core.configuration.maxRequestIDLength) ? $0 : nil
+        } ?? loop.requestIDs.next()
+    }
+
+    /// The deferred reply to the request in `awaiting`, handed over by the loop: it goes out as if
+    /// the responder had returned it, then the pipelined requests that waited behind it are answered.
+    func replyArrived(_ response: HTTPResponse, _ loop: EventLoop) {
+        guard let inFlight = awaiting, !isClosed else { return }
+        awaiting = nil
+        enqueue(response, answering: inFlight, loop)
+        flush(loop)
+        pump(loop)
+    }
+
+    /// Appends the response to `outbound`, logs and counts it, and moves the machine on: the one
+    /// path for immediate and deferred responses alike.
+    private func enqueue(_ response: HTTPResponse, answering request: RequestInFlight, _ loop: EventLoop) {
+        let core = loop.core!
+        // Decided now rather than when the request arrived, so a drain that began while a
+        // deferred reply was worked on closes the connection too.
+        let keepAlive = request.keepAliveRequested && !core.isDraining
             && requests < (core.configuration.maxRequestsPerConnection ?? .max)
-        let facts = RequestFacts(
-            isHead: head.method == .head,
-            acceptEncoding: head.headers["Accept-Encoding"].map(AcceptEncoding.parse) ?? .absent,
-            isHTTP10: head.version.minor == 0)
         let outcome = ResponseWriter.write(
-            response, facts: facts, keepAlive: keepAlive, requestID: requestID, date: loop.date.line,
-            options: core.writerOptions, into: &outbound)
-        finish(outcome, method: head.method.rawValue, path: head.path, route: response.route, requestID: requestID, loop)
+            response, facts: request.facts, keepAlive: keepAlive, requestID: request.requestID,
+            date: loop.date.line, options: core.writerOptions, into: &outbound)
+        finish(outcome, method: request.method, path: request.path, route: response.route,
+               requestID: request.requestID, started: request.started, loop)
         if machine.responseQueued(now: ContinuousClock.now, keepAlive: outcome.keepAlive) == .lingerClose {
             shutWriteAfterFlush = true
         }
@@ -146,13 +182,17 @@ final class Connection {
         let requestID = loop.requestIDs.next()
         let outcome = ResponseWriter.writeError(status, requestID: requestID, date: loop.date.line, into: &outbound)
         loop.core.logger.debug("refused request: \(reason)", metadata: ["remote": .string(remote), "status": .stringConvertible(status.code)])
-        finish(outcome, method: head?.method.rawValue ?? "-", path: head?.path ?? "-", route: nil, requestID: requestID, loop)
+        finish(outcome, method: head?.method.rawValue ?? "-", path: head?.path ?? "-", route: nil,
+               requestID: requestID, started: headStarted, loop)
         _ = machine.startLingering(now: loop.now)
         shutWriteAfterFlush = true
     }
 
-    private func finish(_ outcome: ResponseWriter.Outcome, method: String, path: String, route: String?, requestID: String, _ loop: EventLoop) {
-        let nanos = (ContinuousClock.now - headStarted).nanoseconds
+    private func finish(
+        _ outcome: ResponseWriter.Outcome, method: String, path: String, route: String?, requestID: String,
+        started: ContinuousClock.Instant, _ loop: EventLoop
+    ) {
+        let nanos = (ContinuousClock.now - started).nanoseconds
         loop.metrics.record(route: route, status: outcome.status, durationNanos: nanos)
         if loop.core.configuration.accessLog {
             AccessLog.log(RequestRecord(
@@ -180,7 +220,7 @@ final class Connection {
             if n < 0 && errno == EINTR { continue }
             if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
                 machine.writePending(now: loop.now, progressed: progressed)
-                watchWrites(true, loop)
+                updateInterest(loop)
                 return
             }
             return close(loop)
@@ -188,7 +228,7 @@ final class Connection {
         outbound.removeAll(keepingCapacity: outbound.capacity <= 1 << 20)
         written = 0
         machine.writeCompleted()
-        watchWrites(false, loop)
+        updateInterest(loop)
         if shutWriteAfterFlush {
             shutWriteAfterFlush = false
             shutdown(fd, Int32(SHUT_WR))  // lingering close: the client sees EOF after the response
@@ -196,11 +236,15 @@ final class Connection {
         }
     }
 
-    private func watchWrites(_ on: Bool, _ loop: EventLoop) {
-        guard on != watchingWrites else { return }
-        watchingWrites = on
-        // While output waits, stop reading: the client must take its responses first.
-        loop.modify(fd, events: on ? TRELLIS_EPOLLOUT : TRELLIS_EPOLLIN)
+    /// Registers for what the connection can act on: writability while output waits (and no
+    /// reading: the client must take its responses first); nothing while a deferred reply is
+    /// pending (no request could be answered before it, and unread input stays in the kernel's
+    /// buffer instead of ours; epoll reports errors and hang-ups regardless); else readability.
+    private func updateInterest(_ loop: EventLoop) {
+        let wanted: UInt32 = hasPendingOutput ? TRELLIS_EPOLLOUT : awaiting != nil ? 0 : TRELLIS_EPOLLIN
+        guard wanted != interest else { return }
+        interest = wanted
+        loop.modify(fd, events: wanted)
     }
 
     // MARK: - Timers and lifecycle
@@ -223,8 +267,34 @@ final class Connection {
     private func close(_ loop: EventLoop) {
         guard !isClosed else { return }
         isClosed = true
+        awaiting = nil  // a reply still being worked on finds no connection and is dropped
         _ = machine.close()
         loop.remove(self)
+    }
+}
+
+/// A request between the call to its responder and its response being queued: what writing,
+/// logging and timing the response need, kept while a deferred reply is worked on.
+struct RequestInFlight {
+    var method: String
+    var path: String
+    /// What the request asked for (RFC 9112 §9.3); the server may still close.
+    var keepAliveRequested: Bool
+    var facts: RequestFacts
+    var requestID: String
+    /// When the head began to arrive: durations include the responder and any deferred work.
+    var started: ContinuousClock.Instant
+
+    init(head: HTTPRequestHead, requestID: String, started: ContinuousClock.Instant) {
+        method = head.method.rawValue
+        path = head.path
+        keepAliveRequested = head.keepAlive
+        facts = RequestFacts(
+            isHead: head.method == .head,
+            acceptEncoding: head.headers["Accept-Encoding"].map(AcceptEncoding.parse) ?? .absent,
+            isHTTP10: head.version.minor == 0)
+        self.requestID = requestID
+        self.started = started
     }
 }
 

@@ -5,9 +5,11 @@
 ///
 /// Phases: `idle` (waiting for the first byte of a request; a fresh connection or a kept-alive
 /// one) → `head` (RFC 9112 §2.2, bounded by `headTimeout`) → `body` (bounded by `bodyTimeout`) →
-/// `responding` (the responder runs; no timer) → back to `idle`, or `lingering` when the server
-/// closes (write side shut, input discarded until EOF or `lingerTimeout`). A blocked write has
-/// its own deadline (`sendTimeout`); draining has one for the whole connection (`drainTimeout`).
+/// `responding` (the responder runs; no timer) → optionally `awaitingReply` (the responder deferred
+/// its answer to another queue; no timer, and no further request is parsed) → back to `idle`, or
+/// `lingering` when the server closes (write side shut, input discarded until EOF or
+/// `lingerTimeout`). A blocked write has its own deadline (`sendTimeout`); draining has one for
+/// the whole connection (`drainTimeout`).
 struct ConnectionStateMachine<C: Clock>: Sendable where C.Duration == Duration {
     struct Timeouts: Sendable {
         var head: Duration
@@ -23,6 +25,7 @@ struct ConnectionStateMachine<C: Clock>: Sendable where C.Duration == Duration {
         case head
         case body
         case responding
+        case awaitingReply
         case lingering
         case closed
     }
@@ -44,6 +47,16 @@ struct ConnectionStateMachine<C: Clock>: Sendable where C.Duration == Duration {
     private(set) var drainDeadline: C.Instant?
 
     var isDraining: Bool { drainDeadline != nil }
+
+    /// Whether the connection may parse and answer another request: not while a deferred reply is
+    /// pending (pipelined responses go out in request order, RFC 9112 §9.3.2), nor once the server
+    /// has decided to close.
+    var acceptsRequests: Bool {
+        switch phase {
+        case .idle, .head, .body, .responding: return true
+        case .awaitingReply, .lingering, .closed: return false
+        }
+    }
 
     init(now: C.Instant, timeouts: Timeouts) {
         self.timeouts = timeouts
@@ -69,7 +82,16 @@ struct ConnectionStateMachine<C: Clock>: Sendable where C.Duration == Duration {
         deadline = nil
     }
 
-    /// A response was queued. Keeps the connection when `keepAlive` and not draining.
+    /// The responder deferred its answer: the connection waits for it with no timer of its own
+    /// (the work may take as long as it takes; only `drainTimeout` and a blocked write still apply).
+    mutating func replyDeferred() {
+        guard phase == .responding else { return }
+        phase = .awaitingReply
+        deadline = nil
+    }
+
+    /// A response was queued (at once, or when a deferred reply arrived). Keeps the connection
+    /// when `keepAlive` and not draining.
     mutating func responseQueued(now: C.Instant, keepAlive: Bool) -> Action {
         if keepAlive && !isDraining {
             phase = .idle(fresh: false)
@@ -122,7 +144,7 @@ struct ConnectionStateMachine<C: Clock>: Sendable where C.Duration == Duration {
         case .head, .body:
             _ = startLingering(now: now)
             return .timeout
-        case .responding:
+        case .responding, .awaitingReply:
             return .none
         }
     }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import Logging
 import Synchronization
 import CTrellisLinux
@@ -10,14 +11,16 @@ import Metrics
 /// one DispatchSource per connection). Every connection lives and dies on its loop's thread:
 /// read, parse, respond and write happen there synchronously, with no hop to another executor.
 ///
-/// `@unchecked Sendable`: the server and the other loops hold references to post work, but they
-/// only touch `inbox` (behind a `Mutex`) and write to `wakeFD` (a syscall). Every other stored
-/// property is read and written only by the loop's own thread, inside `run()`; `core` is set
-/// once before that thread starts.
+/// `@unchecked Sendable`: the server, the other loops and deferred work hold references to post
+/// messages, but they only touch `inbox` (behind a `Mutex`, which also guards the write to
+/// `wakeFD`). Every other stored property is read and written only by the loop's own thread,
+/// inside `run()`; `core` is set once before that thread starts.
 final class EventLoop: @unchecked Sendable {
-    enum Message {
+    enum Message: Sendable {
         case adopt(fd: Int32, remote: String)
         case drain
+        /// A deferred reply, back from its queue, for the connection the ticket names.
+        case reply(ReplyTicket, HTTPResponse)
     }
 
     let index: Int
@@ -30,6 +33,8 @@ final class EventLoop: @unchecked Sendable {
 
     // Loop-confined state.
     private var connections: [Connection?] = []
+    /// The serial of the last connection adopted (see `Connection.serial`).
+    private var lastSerial: UInt64 = 0
     private(set) var liveConnections = 0
     private(set) var now = ContinuousClock.now
     var date = HTTPDateCache()
@@ -54,19 +59,23 @@ final class EventLoop: @unchecked Sendable {
 
     deinit { scratch.deallocate() }
 
-    /// Hands a message to the loop from any thread.
-    /// Hands `message` to the loop's thread.
+    /// Hands `message` to the loop's thread, from any thread.
     /// - Returns: false when the loop has already exited; the caller keeps the message's work.
     @discardableResult
     func post(_ message: Message) -> Bool {
-        let accepted = inbox.withLock { box in
-            if !box.closed { box.messages.append(message) }
-            return !box.closed
+        inbox.withLock { box in
+            guard !box.closed else { return false }
+            box.messages.append(message)
+            // Woken under the lock: the loop closes `wakeFD` only after marking the inbox closed
+            // under it, so a late poster (deferred work finishing after the loop stopped) can never
+            // write to a closed descriptor, or to whatever reused its number. One wake per batch:
+            // the loop takes every queued message once it wakes.
+            if box.messages.count == 1 {
+                var one: UInt64 = 1
+                _ = write(wakeFD, &one, 8)
+            }
+            return true
         }
-        guard accepted else { return false }
-        var one: UInt64 = 1
-        _ = write(wakeFD, &one, 8)
-        return true
     }
 
     /// The loop body; returns when the loop has drained.
@@ -94,9 +103,16 @@ final class EventLoop: @unchecked Sendable {
             defer { box.messages.removeAll() }
             return box.messages
         }
-        for case .adopt(let fd, _) in leftovers {
-            close(fd)
-            core.connectionClosed()
+        for message in leftovers {
+            switch message {
+            case .adopt(let fd, _):
+                close(fd)
+                core.connectionClosed()
+            case .reply(let ticket, _):
+                core.replyDropped(ticket, because: "the event loop has stopped")
+            case .drain:
+                break
+            }
         }
         close(epollFD)
         close(wakeFD)
@@ -162,7 +178,8 @@ final class EventLoop: @unchecked Sendable {
             core.connectionClosed()
             return
         }
-        let connection = Connection(fd: fd, remote: remote, loop: self)
+        lastSerial += 1
+        let connection = Connection(fd: fd, serial: lastSerial, remote: remote, loop: self)
         if Int(fd) >= connections.count {
             connections.append(contentsOf: repeatElement(nil, count: Int(fd) + 64 - connections.count))
         }
@@ -192,8 +209,31 @@ final class EventLoop: @unchecked Sendable {
             switch message {
             case .adopt(let fd, let remote): adopt(fd: fd, remote: remote)
             case .drain: beginDrain()
+            case .reply(let ticket, let response): deliver(response, to: ticket)
             }
         }
+    }
+
+    // MARK: - Deferred replies
+
+    /// Runs `work` on `queue` and brings its response back through the inbox, so that only this
+    /// loop's thread ever touches the connection and its socket. Called on the loop's thread.
+    func runDeferred(_ work: @escaping @Sendable () -> HTTPResponse, on queue: DispatchQueue, replyTo ticket: ReplyTicket) {
+        let core: ServerCore = core
+        queue.async {
+            let response = work()
+            if !self.post(.reply(ticket, response)) { core.replyDropped(ticket, because: "the event loop has stopped") }
+        }
+    }
+
+    /// Hands a deferred reply to its connection, if that connection is still the one open on the
+    /// ticket's descriptor.
+    private func deliver(_ response: HTTPResponse, to ticket: ReplyTicket) {
+        let slot = Int(ticket.fd)
+        guard slot < connections.count, let connection = connections[slot], connection.serial == ticket.serial else {
+            return core.replyDropped(ticket, because: "the connection has closed")
+        }
+        connection.replyArrived(response, self)
     }
 
     private func beginDrain() {
@@ -234,4 +274,13 @@ final class EventLoop: @unchecked Sendable {
     func modify(_ fd: Int32, events: UInt32) {
         trellis_epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, events)
     }
+}
+
+/// Names the connection a deferred reply belongs to. The descriptor alone is not enough: the
+/// connection may close, and a new one get the same number, before the work finishes.
+struct ReplyTicket: Sendable {
+    var fd: Int32
+    var serial: UInt64
+    /// For the log line when the reply is dropped.
+    var requestID: String
 }

@@ -1,3 +1,4 @@
+import Dispatch
 import Logging
 
 /// What the server knows about a request beyond its bytes.
@@ -16,10 +17,27 @@ public struct HTTPRequestContext: Sendable {
     }
 }
 
-/// The one protocol between the HTTP server and an application: a request in, a response out.
+/// What a responder gives back for one request.
+public enum HTTPReply: Sendable {
+    /// The response, sent at once from the connection's event loop.
+    case response(HTTPResponse)
+    /// The server runs `work` on `queue` and sends what it returns; meanwhile the connection reads and
+    /// answers no further request (pipelined responses stay in order) and its loop keeps serving every other connection.
+    ///
+    /// For work that must not hold up an event loop (a SQLite write). The response is written by
+    /// the connection's own loop, through the same path as an immediate one (HEAD, gzip, 304,
+    /// keep-alive, access log, metrics; the duration includes `work`). While it runs the
+    /// connection has no head or keep-alive timer; a graceful shutdown waits for it up to
+    /// `drainTimeout`. When the connection is gone by the time `work` returns (the client reset
+    /// it, the drain deadline closed it, the server stopped), the response is dropped.
+    case deferred(on: DispatchQueue, work: @Sendable () -> HTTPResponse)
+}
+
+/// The one protocol between the HTTP server and an application: a request in, a reply out.
 ///
-/// `respond` runs synchronously on the connection's own queue (see DESIGN.md: no hop into other
-/// executors in the hot path), so it must not block for long; it must never trap on any input.
+/// `respond` runs synchronously on the connection's event-loop thread (see DESIGN.md: no hop into
+/// other executors in the hot path), so it must not block for long — slow work returns
+/// `.deferred` instead; it must never trap on any input.
 public protocol HTTPResponder: Sendable {
-    func respond(to request: HTTPRequest, context: HTTPRequestContext) -> HTTPResponse
+    func respond(to request: HTTPRequest, context: HTTPRequestContext) -> HTTPReply
 }

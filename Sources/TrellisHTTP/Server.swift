@@ -7,7 +7,8 @@ import Metrics
 import Synchronization
 
 /// An HTTP/1.1 server on POSIX sockets and epoll (RFC 9112). It calls one `HTTPResponder`
-/// synchronously for each request, on the event loop thread that owns the connection.
+/// synchronously for each request, on the event loop thread that owns the connection; a
+/// responder that answers later (`HTTPReply.deferred`) has its response written by that loop too.
 ///
 /// ```swift
 /// let server = HTTPServer(configuration: config, responder: app, logger: logger)
@@ -143,10 +144,12 @@ final class ServerCore: Sendable {
     private let draining = Atomic<Bool>(false)
     private let loopsHoldingListeners: Atomic<Int>
     private let connectionsGauge: Gauge
+    private let droppedReplies: Counter
 
     init(configuration: HTTPServer.Configuration, responder: any HTTPResponder, logger: Logger,
          listeners: [Int32], loops: [EventLoop], stopped: DispatchGroup, metricsFactory: any MetricsFactory) {
         connectionsGauge = Gauge(label: "http_open_connections", factory: metricsFactory)
+        droppedReplies = Counter(label: "http_deferred_replies_dropped_total", factory: metricsFactory)
         self.configuration = configuration
         self.responder = responder
         self.logger = logger
@@ -184,6 +187,14 @@ final class ServerCore: Sendable {
     func connectionClosed() {
         let (_, now) = openConnections.subtract(1, ordering: .relaxed)
         connectionsGauge.record(now)
+    }
+
+    /// A deferred reply had nowhere to go (its client left, the drain deadline closed the
+    /// connection, or the loop stopped): nothing is sent; it is counted and logged at debug.
+    /// Called from the loop's thread or from the work's queue.
+    func replyDropped(_ ticket: ReplyTicket, because reason: String) {
+        droppedReplies.increment()
+        logger.debug("deferred reply dropped: \(reason)", metadata: ["request-id": .string(ticket.requestID)])
     }
 
     func nextLoop() -> EventLoop {

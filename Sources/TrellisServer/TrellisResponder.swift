@@ -8,23 +8,23 @@ public struct TrellisResponder: HTTPResponder {
         router = Endpoints(state: state).router()
     }
 
-    public func respond(to request: HTTPRequest, context: HTTPRequestContext) -> HTTPResponse {
+    public func respond(to request: HTTPRequest, context: HTTPRequestContext) -> HTTPReply {
         switch router.match(request.method, request.path) {
         case .found(let pattern, let parameters, let handler):
             do {
                 var response = try handler(request, parameters, context)
                 response.route = pattern
-                return response
+                return .response(response)
             } catch {
-                return error.response(instance: request.path, requestID: context.requestID, route: pattern)
+                return .response(error.response(instance: request.path, requestID: context.requestID, route: pattern))
             }
         case .methodNotAllowed(let pattern, let allowed):
             let list = allowed.map(\.rawValue).joined(separator: ", ")
-            return Problem(.methodNotAllowed, "\(request.method) is not allowed on \(pattern); use \(list)", headers: ["Allow": list])
-                .response(instance: request.path, requestID: context.requestID, route: pattern)
+            return .response(Problem(.methodNotAllowed, "\(request.method) is not allowed on \(pattern); use \(list)", headers: ["Allow": list])
+                .response(instance: request.path, requestID: context.requestID, route: pattern))
         case .notFound:
-            return Problem(.notFound, "nothing at \(request.path); GET / lists the endpoints")
-                .response(instance: request.path, requestID: context.requestID, route: nil)
+            return .response(Problem(.notFound, "nothing at \(request.path); GET / lists the endpoints")
+                .response(instance: request.path, requestID: context.requestID, route: nil))
         }
     }
 }

@@ -117,4 +117,72 @@ struct ManualClock: Clock {
         #expect(m.tick(now: at(15)) == .none)
         #expect(m.tick(now: at(16)) == .close)
     }
+
+    // MARK: Deferred replies
+
+    /// A connection whose responder deferred its answer, at `at(1)`.
+    func awaitingReply() -> Machine {
+        var m = Machine(now: at(0), timeouts: Self.timeouts)
+        m.bytesReceived(now: at(0))
+        m.headReceived(now: at(1), expectsBody: false)
+        m.replyDeferred()
+        return m
+    }
+
+    @Test func deferredReplyHasNoTimerAndTakesNoFurtherRequest() {
+        var m = awaitingReply()
+        #expect(m.phase == .awaitingReply)
+        #expect(!m.acceptsRequests)
+        m.bytesReceived(now: at(2))  // a pipelined request's bytes do not start a head timer
+        #expect(m.phase == .awaitingReply)
+        #expect(m.tick(now: at(1000)) == .none)  // past every head, body and keep-alive deadline
+        #expect(m.phase == .awaitingReply)
+    }
+
+    @Test func deferredReplyThenKeepAliveStartsTheIdleTimerWhenItIsQueued() {
+        var m = awaitingReply()
+        #expect(m.responseQueued(now: at(100), keepAlive: true) == .none)
+        #expect(m.phase == .idle(fresh: false))
+        #expect(m.acceptsRequests)
+        #expect(m.tick(now: at(129)) == .none)
+        #expect(m.tick(now: at(130)) == .close)
+    }
+
+    @Test func deferredReplyWithConnectionCloseLingers() {
+        var m = awaitingReply()
+        #expect(m.responseQueued(now: at(50), keepAlive: false) == .lingerClose)
+        #expect(!m.acceptsRequests)
+        #expect(m.tick(now: at(52)) == .close)
+    }
+
+    @Test func drainWaitsForADeferredReplyThenCloses() {
+        var m = awaitingReply()
+        #expect(m.beginDrain(now: at(2)) == .none)
+        #expect(m.tick(now: at(16)) == .none)
+        #expect(m.responseQueued(now: at(16), keepAlive: true) == .lingerClose)
+    }
+
+    @Test func drainDeadlineForceClosesAConnectionAwaitingItsReply() {
+        var m = awaitingReply()
+        _ = m.beginDrain(now: at(2))
+        #expect(m.tick(now: at(16)) == .none)
+        #expect(m.tick(now: at(17)) == .close)
+        #expect(m.phase == .closed)
+    }
+
+    @Test func blockedEarlierOutputStillTimesOutWhileAReplyIsPending() {
+        // A pipelined response before the deferred one could not be written: the client does not
+        // read, and that is what `sendTimeout` is for, reply or not.
+        var m = awaitingReply()
+        m.writePending(now: at(2), progressed: false)
+        #expect(m.tick(now: at(6)) == .none)
+        #expect(m.tick(now: at(7)) == .close)
+    }
+
+    @Test func onlyARespondingConnectionCanDeferItsReply() {
+        var m = Machine(now: at(0), timeouts: Self.timeouts)
+        m.replyDeferred()  // idle: nothing to defer
+        #expect(m.phase == .idle(fresh: true))
+        #expect(m.acceptsRequests)
+    }
 }

@@ -14,6 +14,8 @@ struct CapturingLogHandler: LogHandler {
     struct Record: Sendable {
         var message: String
         var metadata: Logger.Metadata
+        /// The thread that logged it.
+        var thread = pthread_self()
     }
 
     final class Store: Sendable {

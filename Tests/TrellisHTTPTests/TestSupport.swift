@@ -3,17 +3,59 @@ import Glibc
 #endif
 import Foundation
 import Logging
+import Metrics
 import TrellisTesting
 @testable import TrellisHTTP
 
-/// The responder the integration tests run against.
+/// The responder the integration tests run against. Paths under `/deferred/` answer what the
+/// same path without that prefix answers, but through `.deferred` on `replyQueue`.
 struct TestResponder: HTTPResponder {
+    /// Serial, and only ever given quick work, so tests running in parallel do not wait on each other.
+    static let replyQueue: DispatchQueue = {
+        let queue = DispatchQueue(label: "test.deferred")
+        queue.setSpecific(key: onReplyQueue, value: true)
+        return queue
+    }()
+    static let onReplyQueue = DispatchSpecificKey<Bool>()
     /// Signalled when `/sleep` starts (only the shutdown test uses `/sleep`).
     static let sleepStarted = DispatchSemaphore(value: 0)
     static let big: [UInt8] = Array(String(repeating: "{\"component\":\"Text\",\"value\":\"hello world\"},", count: 200).utf8)
     static let precomputedGzip = Gzip.compress(Array("PRECOMPUTED".utf8))
 
-    func respond(to request: HTTPRequest, context: HTTPRequestContext) -> HTTPResponse {
+    func respond(to request: HTTPRequest, context: HTTPRequestContext) -> HTTPReply {
+        switch request.path {
+        case "/deferred":
+            let responderThread = pthread_self()
+            return .deferred(on: Self.replyQueue) { Self.threadReport(responderThread: responderThread) }
+        case "/slow-deferred":
+            let ms = Int(request.query["ms"] ?? "500") ?? 500
+            // Its own queue, held for the whole sleep (the loop must not care).
+            return .deferred(on: DispatchQueue(label: "test.slow-deferred")) {
+                usleep(UInt32(ms * 1000))
+                return HTTPResponse(body: Array("slept \(ms) deferred".utf8), route: "/slow-deferred")
+            }
+        case let path where path.hasPrefix("/deferred/"):
+            var inner = request
+            inner.path = String(path.dropFirst("/deferred".count))
+            return .deferred(on: Self.replyQueue) { [inner] in answer(inner, context) }
+        default:
+            return .response(answer(request, context))
+        }
+    }
+
+    /// Which threads took part in a `/deferred` reply: the responder's (the loop's), the work's,
+    /// and whether the work ran on `replyQueue`.
+    private static func threadReport(responderThread: pthread_t) -> HTTPResponse {
+        let headers: HTTPHeaders = [
+            "X-Responder-Thread": String(UInt(responderThread)),
+            "X-Work-Thread": String(UInt(pthread_self())),
+            "X-Work-On-Queue": String(DispatchQueue.getSpecific(key: onReplyQueue) == true),
+        ]
+        return HTTPResponse(headers: headers, body: Array("deferred".utf8), route: "/deferred")
+    }
+
+    /// The immediate answers.
+    func answer(_ request: HTTPRequest, _ context: HTTPRequestContext) -> HTTPResponse {
         switch request.path {
         case "/hello":
             return HTTPResponse(headers: ["Content-Type": "text/plain"], body: Array("hello".utf8), route: "/hello")
@@ -42,6 +84,10 @@ struct TestResponder: HTTPResponder {
             return HTTPResponse(headers: ["Connection": "close"], body: Array("bye".utf8))
         case "/nocontent":
             return HTTPResponse(status: .noContent, body: Array("ignored".utf8))
+        case "/etag":
+            let etag = "\"v1\""
+            if request.headers.ifNoneMatchMatches(etag) { return HTTPResponse(status: .notModified, headers: ["ETag": etag]) }
+            return HTTPResponse(headers: ["ETag": etag, "Content-Type": "text/plain"], body: Array("tagged".utf8))
         default:
             return HTTPResponse(status: .notFound, body: Array("not found".utf8))
         }
@@ -49,7 +95,11 @@ struct TestResponder: HTTPResponder {
 }
 
 /// Starts a server on 127.0.0.1 (or `host`), port 0, with test-sized limits.
-func startServer(host: String = "127.0.0.1", _ adjust: (inout HTTPServer.Configuration) -> Void = { _ in }) throws -> HTTPServer {
+func startServer(
+    host: String = "127.0.0.1", responder: some HTTPResponder = TestResponder(),
+    metrics: any MetricsFactory = MetricsSystem.factory, logger: Logger? = nil,
+    _ adjust: (inout HTTPServer.Configuration) -> Void = { _ in }
+) throws -> HTTPServer {
     var config = HTTPServer.Configuration()
     config.host = host
     config.port = 0
@@ -57,9 +107,9 @@ func startServer(host: String = "127.0.0.1", _ adjust: (inout HTTPServer.Configu
     config.accessLog = false
     config.maxBodyBytes = 64 * 1024
     adjust(&config)
-    var logger = Logger(label: "test.http")
-    logger.logLevel = .critical
-    let server = HTTPServer(configuration: config, responder: TestResponder(), logger: logger)
+    var quiet = Logger(label: "test.http")
+    quiet.logLevel = .critical
+    let server = HTTPServer(configuration: config, responder: responder, logger: logger ?? quiet, metricsFactory: metrics)
     try server.start()
     return server
 }

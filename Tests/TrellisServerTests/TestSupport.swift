@@ -71,7 +71,7 @@ struct InProcessApp {
         let (path, query) = Self.split(target)
         let request = HTTPRequest(method: method, target: target, path: path, query: query, headers: headers)
         let context = HTTPRequestContext(requestID: "test-1", remoteAddress: "127.0.0.1:1", logger: Logger(label: "test"))
-        return responder.respond(to: request, context: context)
+        return responder.respond(to: request, context: context).inProcessResponse
     }
 
     /// Splits `/a?x=1&y` the way the HTTP parser does (no percent-decoding needed in these tests).
@@ -89,4 +89,19 @@ struct InProcessApp {
 extension HTTPResponse {
     var json: JSONValue? { try? JSONParser.parse(body) }
     var text: String { String(decoding: body, as: UTF8.self) }
+}
+
+extension HTTPReply {
+    /// The response; deferred work runs here, synchronously (in-process tests have no event loop).
+    var inProcessResponse: HTTPResponse {
+        switch self {
+        case .response(let response): return response
+        case .deferred(_, let work): return work()
+        }
+    }
+}
+
+extension LayoutAnswer {
+    /// A layout answer straight from a responder's reply (PreviewChromiumTests calls the responder).
+    init(_ reply: HTTPReply) throws { try self.init(reply.inProcessResponse) }
 }
