@@ -30,7 +30,8 @@ public struct Evaluator: Sendable {
     }
 
     /// Whether the rollout `key` admits the user: it exists, is enabled, the user has an id and
-    /// `murmur3("{groupId}:{userId}", 0) % 100 + 1 <= percentage`.
+    /// the user's position is below the percentage (for a whole percentage `P`:
+    /// `murmur3("{groupId}:{userId}", 0) % 100 + 1 <= P`).
     public func isInRollout(_ key: String, for context: UserContext) -> Bool {
         guard let rollout = configuration.rollouts[key], rollout.enabled, let userID = context.userID else { return false }
         return Bucketing.isInRollout(percentage: rollout.percentage, groupID: rollout.groupID, userID: userID)

@@ -18,7 +18,7 @@ extension TargetingConfiguration {
     /// ```
     ///
     /// - Returns: the configuration, or every mistake with its path and line: unknown keys, a
-    ///   percentage outside 0…100, weights that are not integers or are all 0, an unknown default
+    ///   percentage outside 0…100 or with more than two decimals, weights that are not integers or are all 0, an unknown default
     ///   variant, references to unknown rules, rollouts, experiments or variants, cycles between rules.
     public static func decode(_ bytes: [UInt8], source: String) -> Result<TargetingConfiguration, DiagnosticsError> {
         DiagnosticsCollector.decode(bytes, source: source) { document, collector in decodeDocument(document, collector) }
@@ -79,7 +79,9 @@ extension TargetingConfiguration {
         guard let object = collector.object(value, at: path, allowedKeys: ["percentage", "groupId", "enabled", "description"]) else {
             return nil
         }
-        let percentage = object.integer("percentage", in: 0...100, required: true)
+        let percentage = object.value("percentage", required: true).flatMap {
+            RolloutPercentage.decode($0, at: path.appending("percentage"), collector)
+        }
         var groupID: String? = key
         if let raw = object.value("groupId") { groupID = RuleExpression.identifier(raw, at: path.appending("groupId"), collector) }
         let enabled = object.contains("enabled") ? object.bool("enabled") : true
@@ -173,13 +175,9 @@ extension TargetingConfiguration {
         for name in names where marks[name] == nil { visit(name) }
     }
 
-    /// Percentages, weights and default variants of a configuration built in code.
+    /// Weights and default variants of a configuration built in code (a ``RolloutPercentage`` is
+    /// valid by construction).
     func checkValues(_ collector: DiagnosticsCollector) {
-        for (key, rollout) in rollouts.sorted(by: { $0.key < $1.key }) where !(0...100).contains(rollout.percentage) {
-            collector.report(
-                "expected an integer from 0 to 100, found \(rollout.percentage)",
-                at: JSONPath.root.appending("rollouts").appending(key).appending("percentage"), .unknown)
-        }
         for (key, experiment) in experiments.sorted(by: { $0.key < $1.key }) {
             let path = JSONPath.root.appending("experiments").appending(key)
             if !(2...Limits.maximumVariants).contains(experiment.variants.count)
@@ -224,7 +222,7 @@ extension TargetingConfiguration {
             (
                 "rollouts",
                 .object(rollouts.sorted { $0.key < $1.key }.map { key, r in
-                    (key, described([("percentage", .number(r.percentage)), ("groupId", .string(r.groupID)), ("enabled", .bool(r.enabled))], r.description))
+                    (key, described([("percentage", r.percentage.jsonValue), ("groupId", .string(r.groupID)), ("enabled", .bool(r.enabled))], r.description))
                 })
             ),
             (

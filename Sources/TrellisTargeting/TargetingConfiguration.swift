@@ -10,10 +10,10 @@ public struct TargetingConfiguration: Sendable {
     public let rollouts: [String: Rollout]
     public let experiments: [String: Experiment]
 
-    /// A staged rollout: admits `percentage` percent of users, bucketed on `groupID`.
+    /// A staged rollout: admits `percentage` of users, bucketed on `groupID`.
     public struct Rollout: Sendable, Equatable {
-        /// 0…100.
-        public var percentage: Int
+        /// 0…100 with at most two decimals; see ``RolloutPercentage``.
+        public var percentage: RolloutPercentage
         /// The bucketing key; rollouts with the same `groupID` admit the same users at the same
         /// percentage. The default is the rollout's key.
         public var groupID: String
@@ -22,7 +22,7 @@ public struct TargetingConfiguration: Sendable {
         /// For people; Trellis does not read it.
         public var description: String?
 
-        public init(percentage: Int, groupID: String, enabled: Bool = true, description: String? = nil) {
+        public init(percentage: RolloutPercentage, groupID: String, enabled: Bool = true, description: String? = nil) {
             self.percentage = percentage
             self.groupID = groupID
             self.enabled = enabled

@@ -142,7 +142,7 @@ import TrellisTargeting
 
     @Test func rolloutsAndTheKillSwitch() throws {
         let user = (0...).lazy.map { "user-\($0)" }.first { Bucketing.rolloutBucket(groupID: "shared", userID: $0) == 30 }!
-        func evaluator(_ percentage: Int, enabled: Bool = true) throws -> Evaluator {
+        func evaluator(_ percentage: RolloutPercentage, enabled: Bool = true) throws -> Evaluator {
             Evaluator(try TargetingConfiguration(rollouts: ["r": .init(percentage: percentage, groupID: "shared", enabled: enabled)]))
         }
         #expect(!(try evaluator(29)).isInRollout("r", for: UserContext(userID: user)))

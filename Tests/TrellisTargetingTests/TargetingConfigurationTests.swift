@@ -49,10 +49,12 @@ import TrellisTargeting
     }
 
     @Test(arguments: [
-        (#"{"percentage": 101}"#, "$.rollouts.r.percentage (line 1): expected an integer from 0 to 100, found 101"),
-        (#"{"percentage": -1}"#, "$.rollouts.r.percentage (line 1): expected an integer from 0 to 100, found -1"),
-        (#"{"percentage": 2.5}"#, "$.rollouts.r.percentage (line 1): expected an integer from 0 to 100, found 2.5"),
-        (#"{"percentage": "25"}"#, "$.rollouts.r.percentage (line 1): expected a number, found a string"),
+        (#"{"percentage": 101}"#, "$.rollouts.r.percentage (line 1): expected a percentage from 0 to 100, found 101"),
+        (#"{"percentage": -1}"#, "$.rollouts.r.percentage (line 1): expected a percentage from 0 to 100, found -1"),
+        (#"{"percentage": 100.5}"#, "$.rollouts.r.percentage (line 1): expected a percentage from 0 to 100, found 100.5"),
+        (#"{"percentage": 2.555}"#, "$.rollouts.r.percentage (line 1): expected a percentage with at most two decimals (such as 12.5 or 0.25), found 2.555"),
+        (#"{"percentage": 0.001}"#, "$.rollouts.r.percentage (line 1): expected a percentage with at most two decimals (such as 12.5 or 0.25), found 0.001"),
+        (#"{"percentage": "25"}"#, "$.rollouts.r.percentage (line 1): expected a percentage from 0 to 100 (a number such as 25 or 12.5), found a string"),
         (#"{}"#, "$.rollouts.r (line 1): missing required key \"percentage\""),
         (#"{"percentage": 5, "enabled": "no"}"#, "$.rollouts.r.enabled (line 1): expected a boolean, found a string"),
         (#"{"percentage": 5, "groupId": "a b"}"#, "$.rollouts.r.groupId (line 1): invalid name \"a b\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.'"),
@@ -113,9 +115,6 @@ import TrellisTargeting
     @Test func configurationsBuiltInCodeAreChecked() {
         #expect(throws: DiagnosticsError.self) {
             try TargetingConfiguration(rules: ["a": .named("a")])
-        }
-        #expect(throws: DiagnosticsError.self) {
-            try TargetingConfiguration(rollouts: ["r": .init(percentage: 150, groupID: "r")])
         }
         #expect(throws: DiagnosticsError.self) {
             try TargetingConfiguration(experiments: ["e": .init(variants: [.init(name: "a", weight: 1), .init(name: "b", weight: 1)], defaultVariant: "c")])
