@@ -165,10 +165,10 @@ import TrellisTargeting
         #expect(differs > 300)
     }
 
-    @Test func experimentsDefaultVariantAndKillSwitch() throws {
+    @Test func experimentsDefaultVariantAndPause() throws {
         let variants: [TargetingConfiguration.Experiment.Variant] = [.init(name: "control", weight: 0), .init(name: "big", weight: 1)]
         let on = Evaluator(try TargetingConfiguration(experiments: ["e": .init(variants: variants, defaultVariant: "control")]))
-        let off = Evaluator(try TargetingConfiguration(experiments: ["e": .init(variants: variants, enabled: false, defaultVariant: "control")]))
+        let off = Evaluator(try TargetingConfiguration(experiments: ["e": .init(variants: variants, status: .paused, defaultVariant: "control")]))
         for i in 0..<200 {
             #expect(on.variant(of: "e", for: UserContext(userID: "user-\(i)")) == "big")
             #expect(off.variant(of: "e", for: UserContext(userID: "user-\(i)")) == "control")
