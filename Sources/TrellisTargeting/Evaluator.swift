@@ -5,7 +5,7 @@
 /// - A named rule evaluates its definition.
 /// - `{"rollout": k}` is ``isInRollout(_:for:)``; `{"experiment": k, "variant": v}` is true when
 ///   ``variant(of:for:)`` is `v`. ``rolloutDecision(_:for:)`` and ``variantDecision(of:for:)`` say
-///   why.
+///   why, and ``explain(_:for:)`` explains a whole expression.
 /// - Strings compare byte for byte in UTF-8 (no Unicode normalisation or case folding), as
 ///   other languages' SDKs would.
 /// - A condition on an attribute the context lacks is false for every operator, and so is a
@@ -88,11 +88,11 @@ public struct Evaluator: Sendable {
         return n
     }
 
-    private static func date(_ attribute: String, _ text: String, _ context: UserContext) -> Double? {
+    static func date(_ attribute: String, _ text: String, _ context: UserContext) -> Double? {
         attribute == "now" ? context.now : RFC3339.seconds(from: text)
     }
 
-    private static func version(_ attribute: String, _ text: String, _ context: UserContext) -> SemanticVersion? {
+    static func version(_ attribute: String, _ text: String, _ context: UserContext) -> SemanticVersion? {
         switch attribute {
         case "appVersion": context.appVersion
         case "osVersion": context.osVersion
