@@ -24,7 +24,7 @@ import TrellisTargeting
     }
 
     /// Every vector and row that scripts/bucketing-oracle computed with Python's mmh3: hashes,
-    /// buckets, two-decimal positions and variant targets.
+    /// buckets, two-decimal positions and variant targets, and what `trellis bucket` prints.
     @Test func matchesTheOracleFixture() throws {
         let document = try JSONParser.parse(try repositoryFile("Fixtures/targeting/buckets.json"))
         #expect(document["variantSeed"]?.numberValue == Double(Bucketing.variantSeed))
@@ -56,6 +56,8 @@ import TrellisTargeting
             for target in targets {
                 let total = try #require(Int(target.key))
                 #expect(Double(Bucketing.variantTarget(key: group, userID: user, totalWeight: total)) == target.value.numberValue)
+                let report = BucketingReport(groupID: group, userID: user, totalWeight: total)
+                #expect(report.jsonValue["target"] == target.value && report.jsonValue["variantHash"] == row["variantHash"])
             }
             // The oracle's bucket decides every whole percentage exactly as Unleash does.
             let bucket = Int(try #require(row["bucket"]?.numberValue))
@@ -63,6 +65,8 @@ import TrellisTargeting
                 let percentage = RolloutPercentage(basisPoints: whole * 100)!
                 #expect(Bucketing.isInRollout(percentage: percentage, groupID: group, userID: user) == (whole > 0 && bucket <= whole))
             }
+            let report = BucketingReport(groupID: group, userID: user)
+            #expect(report.jsonValue["bucket"] == row["bucket"] && report.jsonValue["position"] == row["position"])
         }
         #expect(nonASCII >= 8)
         #expect(fractional >= 250)
