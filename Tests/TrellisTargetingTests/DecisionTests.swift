@@ -111,6 +111,16 @@ import TrellisTargeting
         }
     }
 
+    /// Pausing and resuming (or concluding and resuming) gives every user the variant they had.
+    @Test func resumingRestoresEveryonesVariant() throws {
+        let running = try experiments(.running), paused = try experiments(.paused), resumed = try experiments(.running)
+        for i in 0..<500 {
+            let context = UserContext(userID: "user-\(i)")
+            #expect(paused.variant(of: "e", for: context) == "a")
+            #expect(resumed.variant(of: "e", for: context) == running.variant(of: "e", for: context))
+        }
+    }
+
     @Test func variantDecisionForPeople() throws {
         let running = try experiments(.running)
         let kim = try #require(running.variantDecision(of: "e", for: UserContext(userID: "qa-kim")))
