@@ -4,7 +4,8 @@
 ///   first true one. `not` negates.
 /// - A named rule evaluates its definition.
 /// - `{"rollout": k}` is ``isInRollout(_:for:)``; `{"experiment": k, "variant": v}` is true when
-///   ``variant(of:for:)`` is `v`.
+///   ``variant(of:for:)`` is `v`. ``rolloutDecision(_:for:)`` and ``variantDecision(of:for:)`` say
+///   why, and ``explain(_:for:)`` explains a whole expression.
 /// - Strings compare byte for byte in UTF-8 (no Unicode normalisation or case folding), as
 ///   other languages' SDKs would.
 /// - A condition on an attribute the context lacks is false for every operator, and so is a
@@ -30,20 +31,17 @@ public struct Evaluator: Sendable {
     }
 
     /// Whether the rollout `key` admits the user: it exists, is enabled, the user has an id and
-    /// `murmur3("{groupId}:{userId}", 0) % 100 + 1 <= percentage`.
+    /// the user's position is below the percentage (for a whole percentage `P`:
+    /// `murmur3("{groupId}:{userId}", 0) % 100 + 1 <= P`). ``rolloutDecision(_:for:)`` says why.
     public func isInRollout(_ key: String, for context: UserContext) -> Bool {
-        guard let rollout = configuration.rollouts[key], rollout.enabled, let userID = context.userID else { return false }
-        return Bucketing.isInRollout(percentage: rollout.percentage, groupID: rollout.groupID, userID: userID)
+        decideRollout(key, for: context, placingDisabled: false).admitted
     }
 
-    /// The variant of experiment `key` the user gets, or nil for an unknown experiment. Disabled
-    /// experiments and users without an id get the default variant.
+    /// The variant of experiment `key` the user gets, or nil for an unknown experiment: an
+    /// override, else the default variant while paused, the winner once concluded, the default
+    /// variant for users without an id, else by weight. ``variantDecision(of:for:)`` says why.
     public func variant(of key: String, for context: UserContext) -> String? {
-        guard let experiment = configuration.experiments[key] else { return nil }
-        guard experiment.enabled, let userID = context.userID,
-            let index = Bucketing.variantIndex(key: key, userID: userID, weights: experiment.variants.map(\.weight))
-        else { return experiment.defaultVariant }
-        return experiment.variants[index].name
+        variantDecision(of: key, for: context)?.variant
     }
 
     /// One attribute condition; false when the attribute is missing or does not parse.
@@ -90,11 +88,11 @@ public struct Evaluator: Sendable {
         return n
     }
 
-    private static func date(_ attribute: String, _ text: String, _ context: UserContext) -> Double? {
+    static func date(_ attribute: String, _ text: String, _ context: UserContext) -> Double? {
         attribute == "now" ? context.now : RFC3339.seconds(from: text)
     }
 
-    private static func version(_ attribute: String, _ text: String, _ context: UserContext) -> SemanticVersion? {
+    static func version(_ attribute: String, _ text: String, _ context: UserContext) -> SemanticVersion? {
         switch attribute {
         case "appVersion": context.appVersion
         case "osVersion": context.osVersion

@@ -4,42 +4,66 @@
 /// UTF-8 bytes. Never use Swift's `hashValue` for bucketing: it is seeded per process.
 public enum Murmur3 {
     /// The 32-bit hash of `bytes` with `seed`; the value Python's `mmh3.hash(data, seed, signed=False)` gives.
-    public static func hash32(_ bytes: some Collection<UInt8>, seed: UInt32 = 0) -> UInt32 {
-        let c1: UInt32 = 0xcc9e_2d51
-        let c2: UInt32 = 0x1b87_3593
-        var h = seed
-        var k: UInt32 = 0
-        var shift: UInt32 = 0
-        // Body: little-endian 4-byte blocks.
-        for byte in bytes {
-            k |= UInt32(byte) << shift
-            shift += 8
-            if shift == 32 {
-                k = (k &* c1).rotatedLeft(15) &* c2
-                h ^= k
-                h = h.rotatedLeft(13) &* 5 &+ 0xe654_6b64
-                k = 0
-                shift = 0
-            }
-        }
-        // Tail: the last 1–3 bytes.
-        if shift > 0 {
-            k = (k &* c1).rotatedLeft(15) &* c2
-            h ^= k
-        }
-        // Finalisation: mix in the length, then avalanche.
-        h ^= UInt32(truncatingIfNeeded: bytes.count)
-        h ^= h >> 16
-        h = h &* 0x85eb_ca6b
-        h ^= h >> 13
-        h = h &* 0xc2b2_ae35
-        h ^= h >> 16
-        return h
+    public static func hash32(_ bytes: some Sequence<UInt8>, seed: UInt32 = 0) -> UInt32 {
+        var state = State(seed: seed)
+        state.combine(bytes)
+        return state.finalize()
     }
 
     /// The hash of `text`'s UTF-8 bytes.
     public static func hash32(_ text: String, seed: UInt32 = 0) -> UInt32 {
         hash32(text.utf8, seed: seed)
+    }
+
+    /// The hash of bytes given in pieces, without copying them into one buffer: combining
+    /// `"gold-banner"`, `":"` and `"user-1"` gives the hash of `"gold-banner:user-1"`.
+    public struct State: Sendable {
+        private var h: UInt32
+        /// The bytes of the block being filled, little-endian.
+        private var k: UInt32 = 0
+        /// How many bits of `k` are filled: 0, 8, 16 or 24.
+        private var shift: UInt32 = 0
+        /// The length so far, modulo 2^32 (the reference mixes in a 32-bit length).
+        private var length: UInt32 = 0
+
+        public init(seed: UInt32) { h = seed }
+
+        /// Appends `bytes` to the input.
+        public mutating func combine(_ bytes: some Sequence<UInt8>) {
+            for byte in bytes { combine(byte) }
+        }
+
+        /// Appends one byte to the input.
+        @inline(__always) public mutating func combine(_ byte: UInt8) {
+            length &+= 1
+            k |= UInt32(byte) << shift
+            shift += 8
+            guard shift == 32 else { return }
+            // Body: a full little-endian 4-byte block.
+            h ^= Self.scramble(k)
+            h = h.rotatedLeft(13) &* 5 &+ 0xe654_6b64
+            k = 0
+            shift = 0
+        }
+
+        /// The hash of everything combined.
+        public func finalize() -> UInt32 {
+            var h = self.h
+            // Tail: the last 1–3 bytes.
+            if shift > 0 { h ^= Self.scramble(k) }
+            // Finalisation: mix in the length, then avalanche.
+            h ^= length
+            h ^= h >> 16
+            h = h &* 0x85eb_ca6b
+            h ^= h >> 13
+            h = h &* 0xc2b2_ae35
+            h ^= h >> 16
+            return h
+        }
+
+        @inline(__always) private static func scramble(_ k: UInt32) -> UInt32 {
+            (k &* 0xcc9e_2d51).rotatedLeft(15) &* 0x1b87_3593
+        }
     }
 }
 

@@ -7,6 +7,10 @@ extension TargetingConfiguration {
         public static let maximumWeight = 1_000_000
         /// Most variants in one experiment (outcomes store a variant index in one byte).
         public static let maximumVariants = 100
+        /// Most ``Experiment/overrides`` in one experiment.
+        public static let maximumOverrides = 1_000
+        /// Longest user id in an override, in UTF-8 bytes: the longest a request's `user` may be.
+        public static let maximumUserIDBytes = UserContext.Limits.maximumValueBytes
     }
 
     /// Parses and checks a targeting document such as `Config/targeting.json`:
@@ -18,8 +22,10 @@ extension TargetingConfiguration {
     /// ```
     ///
     /// - Returns: the configuration, or every mistake with its path and line: unknown keys, a
-    ///   percentage outside 0…100, weights that are not integers or are all 0, an unknown default
-    ///   variant, references to unknown rules, rollouts, experiments or variants, cycles between rules.
+    ///   percentage outside 0…100 or with more than two decimals, weights that are not integers or
+    ///   are all 0, an unknown default variant, an unknown status, a missing or unknown winner, both
+    ///   `enabled` and `status`, bad overrides (too many, a bad user id, an unknown variant),
+    ///   references to unknown rules, rollouts, experiments or variants, cycles between rules.
     public static func decode(_ bytes: [UInt8], source: String) -> Result<TargetingConfiguration, DiagnosticsError> {
         DiagnosticsCollector.decode(bytes, source: source) { document, collector in decodeDocument(document, collector) }
     }
@@ -79,119 +85,15 @@ extension TargetingConfiguration {
         guard let object = collector.object(value, at: path, allowedKeys: ["percentage", "groupId", "enabled", "description"]) else {
             return nil
         }
-        let percentage = object.integer("percentage", in: 0...100, required: true)
+        let percentage = object.value("percentage", required: true).flatMap {
+            RolloutPercentage.decode($0, at: path.appending("percentage"), collector)
+        }
         var groupID: String? = key
         if let raw = object.value("groupId") { groupID = RuleExpression.identifier(raw, at: path.appending("groupId"), collector) }
         let enabled = object.contains("enabled") ? object.bool("enabled") : true
         let description = object.string("description")
         guard let percentage, let groupID, let enabled, !object.contains("description") || description != nil else { return nil }
         return Rollout(percentage: percentage, groupID: groupID, enabled: enabled, description: description)
-    }
-
-    private static func decodeExperiment(_ value: JSONValue, at path: JSONPath, _ collector: DiagnosticsCollector) -> Experiment? {
-        guard let object = collector.object(value, at: path, allowedKeys: ["variants", "enabled", "defaultVariant", "description"]) else {
-            return nil
-        }
-        let variants = object.value("variants", required: true).flatMap { decodeVariants($0, at: path.appending("variants"), collector) }
-        let enabled = object.contains("enabled") ? object.bool("enabled") : true
-        let description = object.string("description")
-        var defaultVariant = variants?.first?.name
-        if let raw = object.value("defaultVariant") {
-            let defaultPath = path.appending("defaultVariant")
-            defaultVariant = RuleExpression.identifier(raw, at: defaultPath, collector)
-            if let name = defaultVariant, let variants, !variants.contains(where: { $0.name == name }) {
-                collector.report(
-                    "unknown default variant \"\(name)\"; the variants are: \(variants.map(\.name).joined(separator: ", "))",
-                    at: defaultPath, raw)
-                defaultVariant = nil
-            }
-        }
-        guard let variants, let enabled, let defaultVariant, !object.contains("description") || description != nil else { return nil }
-        return Experiment(variants: variants, enabled: enabled, defaultVariant: defaultVariant, description: description)
-    }
-
-    private static func decodeVariants(_ value: JSONValue, at path: JSONPath, _ collector: DiagnosticsCollector) -> [Experiment.Variant]? {
-        guard let members = value.objectValue else {
-            collector.report("expected an object of variant name → integer weight, found \(value.typeName)", at: path, value)
-            return nil
-        }
-        guard (2...Limits.maximumVariants).contains(members.count) else {
-            collector.report("an experiment needs 2 to \(Limits.maximumVariants) variants, found \(members.count)", at: path, value)
-            return nil
-        }
-        guard let reader = collector.object(value, at: path, allowedKeys: Set(members.map(\.key))) else { return nil }
-        var variants: [Experiment.Variant] = []
-        for member in members {
-            guard RuleExpression.isIdentifier(member.key) else {
-                collector.report("invalid variant name \"\(member.key)\"", at: path.appending(member.key), member.keyLocation)
-                continue
-            }
-            guard let weight = reader.integer(member.key, in: 0...Limits.maximumWeight) else { continue }
-            variants.append(Experiment.Variant(name: member.key, weight: weight))
-        }
-        guard variants.count == members.count else { return nil }
-        guard variants.contains(where: { $0.weight > 0 }) else {
-            collector.report("the weights are all 0; at least one variant needs a positive weight", at: path, value)
-            return nil
-        }
-        return variants
-    }
-}
-
-extension TargetingConfiguration {
-    /// Reports references in rules to names this configuration does not define, and cycles
-    /// between rules (`a → b → a`), at the path of the reference that opens the cycle (in `a`).
-    func checkRuleReferences(source: JSONValue?, _ collector: DiagnosticsCollector) {
-        let locate: (JSONPath) -> SourceLocation = { path in source.flatMap { $0.value(at: path)?.location } ?? .unknown }
-        let names = rules.keys.sorted()
-        for name in names {
-            checkReferences(in: rules[name]!, at: JSONPath.root.appending("rules").appending(name), collector, locate: locate)
-        }
-        // Depth-first search; a reference to a rule still on the stack closes a cycle.
-        enum Mark { case visiting, done }
-        var marks: [String: Mark] = [:]
-        var stack: [(name: String, via: JSONPath)] = []
-        func visit(_ name: String) {
-            marks[name] = .visiting
-            for (reference, path) in rules[name]!.references(at: JSONPath.root.appending("rules").appending(name)) {
-                guard case .rule(let next) = reference, rules[next] != nil else { continue }
-                switch marks[next] {
-                case .visiting:
-                    let start = stack.firstIndex { $0.name == next } ?? stack.count
-                    let cycle = stack[start...].map(\.name) + [name, next]
-                    let opening = stack.indices.contains(start) ? stack[start].via : path
-                    collector.report("rules refer to each other in a cycle: \(cycle.joined(separator: " → "))", at: opening, locate(opening))
-                case .done: continue
-                case nil:
-                    stack.append((name, path))
-                    visit(next)
-                    stack.removeLast()
-                }
-            }
-            marks[name] = .done
-        }
-        for name in names where marks[name] == nil { visit(name) }
-    }
-
-    /// Percentages, weights and default variants of a configuration built in code.
-    func checkValues(_ collector: DiagnosticsCollector) {
-        for (key, rollout) in rollouts.sorted(by: { $0.key < $1.key }) where !(0...100).contains(rollout.percentage) {
-            collector.report(
-                "expected an integer from 0 to 100, found \(rollout.percentage)",
-                at: JSONPath.root.appending("rollouts").appending(key).appending("percentage"), .unknown)
-        }
-        for (key, experiment) in experiments.sorted(by: { $0.key < $1.key }) {
-            let path = JSONPath.root.appending("experiments").appending(key)
-            if !(2...Limits.maximumVariants).contains(experiment.variants.count)
-                || experiment.variants.contains(where: { !(0...Limits.maximumWeight).contains($0.weight) })
-                || !experiment.variants.contains(where: { $0.weight > 0 })
-            {
-                collector.report("needs 2 to \(Limits.maximumVariants) variants with weights from 0 to \(Limits.maximumWeight), not all 0", at: path.appending("variants"), .unknown)
-            }
-            if !experiment.variants.contains(where: { $0.name == experiment.defaultVariant }) {
-                collector.report("unknown default variant \"\(experiment.defaultVariant)\"", at: path.appending("defaultVariant"), .unknown)
-            }
-        }
     }
 }
 
@@ -208,38 +110,5 @@ extension JSONValue {
             }
         }
         return current
-    }
-}
-
-extension TargetingConfiguration {
-    /// The configuration in the shape ``decode(_:source:)`` reads, every field written out
-    /// (`groupId`, `enabled`, `defaultVariant` too), names sorted, variants in their order: equal
-    /// configurations encode to equal bytes, and the encoding decodes to an equal configuration.
-    public var jsonValue: JSONValue {
-        func described(_ members: [(String, JSONValue)], _ description: String?) -> JSONValue {
-            .object(members + (description.map { [("description", .string($0))] } ?? []))
-        }
-        return .object([
-            ("rules", .object(rules.sorted { $0.key < $1.key }.map { ($0.key, $0.value.jsonValue) })),
-            (
-                "rollouts",
-                .object(rollouts.sorted { $0.key < $1.key }.map { key, r in
-                    (key, described([("percentage", .number(r.percentage)), ("groupId", .string(r.groupID)), ("enabled", .bool(r.enabled))], r.description))
-                })
-            ),
-            (
-                "experiments",
-                .object(experiments.sorted { $0.key < $1.key }.map { key, e in
-                    (
-                        key,
-                        described(
-                            [
-                                ("variants", .object(e.variants.map { ($0.name, .number($0.weight)) })), ("enabled", .bool(e.enabled)),
-                                ("defaultVariant", .string(e.defaultVariant)),
-                            ], e.description)
-                    )
-                })
-            ),
-        ])
     }
 }

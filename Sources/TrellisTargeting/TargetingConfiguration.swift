@@ -10,10 +10,10 @@ public struct TargetingConfiguration: Sendable {
     public let rollouts: [String: Rollout]
     public let experiments: [String: Experiment]
 
-    /// A staged rollout: admits `percentage` percent of users, bucketed on `groupID`.
+    /// A staged rollout: admits `percentage` of users, bucketed on `groupID`.
     public struct Rollout: Sendable, Equatable {
-        /// 0…100.
-        public var percentage: Int
+        /// 0…100 with at most two decimals; see ``RolloutPercentage``.
+        public var percentage: RolloutPercentage
         /// The bucketing key; rollouts with the same `groupID` admit the same users at the same
         /// percentage. The default is the rollout's key.
         public var groupID: String
@@ -22,7 +22,7 @@ public struct TargetingConfiguration: Sendable {
         /// For people; Trellis does not read it.
         public var description: String?
 
-        public init(percentage: Int, groupID: String, enabled: Bool = true, description: String? = nil) {
+        public init(percentage: RolloutPercentage, groupID: String, enabled: Bool = true, description: String? = nil) {
             self.percentage = percentage
             self.groupID = groupID
             self.enabled = enabled
@@ -30,7 +30,12 @@ public struct TargetingConfiguration: Sendable {
         }
     }
 
-    /// An A/B experiment: variants with integer weights.
+    /// An A/B experiment: variants with integer weights, a status, and users forced into a variant.
+    ///
+    /// Who gets which variant, first rule that applies: an ``overrides`` entry for the user's id;
+    /// while ``Status-swift.enum/paused``, ``defaultVariant``; once
+    /// ``Status-swift.enum/concluded(winner:)``, the winner; a user without an id, ``defaultVariant``;
+    /// otherwise the variant the user's hash falls in (``Bucketing``).
     public struct Experiment: Sendable, Equatable {
         public struct Variant: Sendable, Equatable {
             public var name: String
@@ -42,21 +47,59 @@ public struct TargetingConfiguration: Sendable {
             }
         }
 
+        /// Where an experiment is in its life.
+        public enum Status: Sendable, Equatable, CustomStringConvertible {
+            /// Users are bucketed by weight.
+            case running
+            /// Everyone gets the default variant (the old `"enabled": false`); resuming brings
+            /// every user back to the variant they had.
+            case paused
+            /// Everyone gets `winner`, one of the variants.
+            case concluded(winner: String)
+
+            /// `running`, `paused` or `concluded`, as `"status"` is written in targeting.json.
+            public var description: String {
+                switch self {
+                case .running: "running"
+                case .paused: "paused"
+                case .concluded: "concluded"
+                }
+            }
+        }
+
         /// In the order they are written; the order decides which bucket range each one gets.
         public var variants: [Variant]
-        /// A disabled experiment gives everyone ``defaultVariant``. The default is `true`.
-        public var enabled: Bool
-        /// What users without an id, and everyone while the experiment is disabled, get. The
+        /// The default is ``Status-swift.enum/running``.
+        public var status: Status
+        /// What users without an id, and everyone while the experiment is paused, get. The
         /// default is the first variant.
         public var defaultVariant: String
+        /// User id → variant: users (QA, a support case) forced into a variant whatever the status.
+        /// Ids compare byte for byte, as bucketing does. At most ``Limits/maximumOverrides``.
+        public var overrides: [String: String]
         /// For people; Trellis does not read it.
         public var description: String?
 
-        public init(variants: [Variant], enabled: Bool = true, defaultVariant: String, description: String? = nil) {
+        public init(
+            variants: [Variant], status: Status = .running, defaultVariant: String, overrides: [String: String] = [:],
+            description: String? = nil
+        ) {
             self.variants = variants
-            self.enabled = enabled
+            self.status = status
             self.defaultVariant = defaultVariant
+            self.overrides = overrides
             self.description = description
+        }
+
+        /// The sum of the weights: `W` in the variant target `murmur3(…) % W + 1`.
+        public var totalWeight: Int { variants.reduce(0) { $0 + $1.weight } }
+
+        /// The variant forced on `userID` by ``overrides``, if any. Ids compare byte for byte:
+        /// an override for `"Zoé"` (precomposed) is not one for `"Zoe\u{301}"`.
+        public func overriddenVariant(for userID: String) -> String? {
+            guard !overrides.isEmpty, let index = overrides.index(forKey: userID) else { return nil }
+            let entry = overrides[index]
+            return entry.key.utf8.elementsEqual(userID.utf8) ? entry.value : nil
         }
     }
 

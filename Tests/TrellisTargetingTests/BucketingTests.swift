@@ -23,7 +23,8 @@ import TrellisTargeting
         #expect(Murmur3.hash32(Array("gold-banner:user-1".utf8)) == Murmur3.hash32("gold-banner:user-1"))
     }
 
-    /// Every vector and row that scripts/bucketing-oracle computed with Python's mmh3.
+    /// Every vector and row that scripts/bucketing-oracle computed with Python's mmh3: hashes,
+    /// buckets, two-decimal positions and variant targets, and what `trellis bucket` prints.
     @Test func matchesTheOracleFixture() throws {
         let document = try JSONParser.parse(try repositoryFile("Fixtures/targeting/buckets.json"))
         #expect(document["variantSeed"]?.numberValue == Double(Bucketing.variantSeed))
@@ -36,16 +37,39 @@ import TrellisTargeting
             let seed = UInt32(try #require(vector["seed"]?.numberValue))
             #expect(Double(Murmur3.hash32(text, seed: seed)) == vector["hash"]?.numberValue, "\(text) seed \(seed)")
         }
-        var nonASCII = 0
+        var nonASCII = 0, fractional = 0
         for row in rows {
             let group = try #require(row["groupId"]?.stringValue)
             let user = try #require(row["userId"]?.stringValue)
             if user.utf8.contains(where: { $0 >= 0x80 }) { nonASCII += 1 }
+            let placement = Bucketing.rolloutPlacement(groupID: group, userID: user)
             #expect(Double(Murmur3.hash32(group + ":" + user)) == row["hash"]?.numberValue, "\(group):\(user)")
+            #expect(Double(placement.hash) == row["hash"]?.numberValue, "\(group):\(user)")
             #expect(Double(Bucketing.rolloutBucket(groupID: group, userID: user)) == row["bucket"]?.numberValue, "\(group):\(user)")
+            #expect(Double(placement.position) / 100 == row["position"]?.numberValue, "\(group):\(user)")
+            if placement.position % 100 != 0 { fractional += 1 }
+            let variantHash = Bucketing.hash(groupID: group, userID: user, seed: Bucketing.variantSeed)
             #expect(Double(Murmur3.hash32(group + ":" + user, seed: Bucketing.variantSeed)) == row["variantHash"]?.numberValue)
+            #expect(Double(variantHash) == row["variantHash"]?.numberValue)
+            let targets = try #require(row["targets"]?.objectValue)
+            #expect(targets.count >= 7)
+            for target in targets {
+                let total = try #require(Int(target.key))
+                #expect(Double(Bucketing.variantTarget(key: group, userID: user, totalWeight: total)) == target.value.numberValue)
+                let report = BucketingReport(groupID: group, userID: user, totalWeight: total)
+                #expect(report.jsonValue["target"] == target.value && report.jsonValue["variantHash"] == row["variantHash"])
+            }
+            // The oracle's bucket decides every whole percentage exactly as Unleash does.
+            let bucket = Int(try #require(row["bucket"]?.numberValue))
+            for whole in 0...100 {
+                let percentage = RolloutPercentage(basisPoints: whole * 100)!
+                #expect(Bucketing.isInRollout(percentage: percentage, groupID: group, userID: user) == (whole > 0 && bucket <= whole))
+            }
+            let report = BucketingReport(groupID: group, userID: user)
+            #expect(report.jsonValue["bucket"] == row["bucket"] && report.jsonValue["position"] == row["position"])
         }
         #expect(nonASCII >= 8)
+        #expect(fractional >= 250)
     }
 
     @Test func bucketsAreFrom1To100() {
@@ -65,7 +89,8 @@ import TrellisTargeting
     @Test func raisingThePercentageOnlyAddsUsers() {
         let users = (0..<20_000).map { "user-\($0)" }
         var previous: Set<String> = []
-        for percentage in 0...100 {
+        for whole in 0...100 {
+            let percentage = RolloutPercentage(basisPoints: whole * 100)!
             let admitted = Set(users.filter { Bucketing.isInRollout(percentage: percentage, groupID: "gold-banner", userID: $0) })
             #expect(previous.isSubset(of: admitted), "\(percentage)%")
             previous = admitted

@@ -142,7 +142,7 @@ import TrellisTargeting
 
     @Test func rolloutsAndTheKillSwitch() throws {
         let user = (0...).lazy.map { "user-\($0)" }.first { Bucketing.rolloutBucket(groupID: "shared", userID: $0) == 30 }!
-        func evaluator(_ percentage: Int, enabled: Bool = true) throws -> Evaluator {
+        func evaluator(_ percentage: RolloutPercentage, enabled: Bool = true) throws -> Evaluator {
             Evaluator(try TargetingConfiguration(rollouts: ["r": .init(percentage: percentage, groupID: "shared", enabled: enabled)]))
         }
         #expect(!(try evaluator(29)).isInRollout("r", for: UserContext(userID: user)))
@@ -165,10 +165,10 @@ import TrellisTargeting
         #expect(differs > 300)
     }
 
-    @Test func experimentsDefaultVariantAndKillSwitch() throws {
+    @Test func experimentsDefaultVariantAndPause() throws {
         let variants: [TargetingConfiguration.Experiment.Variant] = [.init(name: "control", weight: 0), .init(name: "big", weight: 1)]
         let on = Evaluator(try TargetingConfiguration(experiments: ["e": .init(variants: variants, defaultVariant: "control")]))
-        let off = Evaluator(try TargetingConfiguration(experiments: ["e": .init(variants: variants, enabled: false, defaultVariant: "control")]))
+        let off = Evaluator(try TargetingConfiguration(experiments: ["e": .init(variants: variants, status: .paused, defaultVariant: "control")]))
         for i in 0..<200 {
             #expect(on.variant(of: "e", for: UserContext(userID: "user-\(i)")) == "big")
             #expect(off.variant(of: "e", for: UserContext(userID: "user-\(i)")) == "control")

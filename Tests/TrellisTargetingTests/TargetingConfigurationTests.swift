@@ -30,7 +30,8 @@ import TrellisTargeting
             """).get()
         #expect(configuration.rollouts["r"] == .init(percentage: 5, groupID: "r", enabled: true))
         #expect(configuration.experiments["e"]?.defaultVariant == "b")
-        #expect(configuration.experiments["e"]?.enabled == true)
+        #expect(configuration.experiments["e"]?.status == .running)
+        #expect(configuration.experiments["e"]?.overrides == [:])
         #expect(try decodeTargeting("{}").get().rules.isEmpty)
     }
 
@@ -44,15 +45,17 @@ import TrellisTargeting
                     "$.rule (line 1): unknown key \"rule\"; did you mean \"rules\"?",
                     "$.rollouts.r.group (line 2): unknown key \"group\"; did you mean \"groupId\"?",
                     "$.experiments.e.enable (line 3): unknown key \"enable\"; did you mean \"enabled\"?",
-                    "$.experiments.e.owner (line 3): unknown key \"owner\"; expected one of: defaultVariant, description, enabled, variants",
+                    "$.experiments.e.owner (line 3): unknown key \"owner\"; expected one of: defaultVariant, description, enabled, overrides, status, variants, winner",
                 ])
     }
 
     @Test(arguments: [
-        (#"{"percentage": 101}"#, "$.rollouts.r.percentage (line 1): expected an integer from 0 to 100, found 101"),
-        (#"{"percentage": -1}"#, "$.rollouts.r.percentage (line 1): expected an integer from 0 to 100, found -1"),
-        (#"{"percentage": 2.5}"#, "$.rollouts.r.percentage (line 1): expected an integer from 0 to 100, found 2.5"),
-        (#"{"percentage": "25"}"#, "$.rollouts.r.percentage (line 1): expected a number, found a string"),
+        (#"{"percentage": 101}"#, "$.rollouts.r.percentage (line 1): expected a percentage from 0 to 100, found 101"),
+        (#"{"percentage": -1}"#, "$.rollouts.r.percentage (line 1): expected a percentage from 0 to 100, found -1"),
+        (#"{"percentage": 100.5}"#, "$.rollouts.r.percentage (line 1): expected a percentage from 0 to 100, found 100.5"),
+        (#"{"percentage": 2.555}"#, "$.rollouts.r.percentage (line 1): expected a percentage with at most two decimals (such as 12.5 or 0.25), found 2.555"),
+        (#"{"percentage": 0.001}"#, "$.rollouts.r.percentage (line 1): expected a percentage with at most two decimals (such as 12.5 or 0.25), found 0.001"),
+        (#"{"percentage": "25"}"#, "$.rollouts.r.percentage (line 1): expected a percentage from 0 to 100 (a number such as 25 or 12.5), found a string"),
         (#"{}"#, "$.rollouts.r (line 1): missing required key \"percentage\""),
         (#"{"percentage": 5, "enabled": "no"}"#, "$.rollouts.r.enabled (line 1): expected a boolean, found a string"),
         (#"{"percentage": 5, "groupId": "a b"}"#, "$.rollouts.r.groupId (line 1): invalid name \"a b\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.'"),
@@ -114,11 +117,91 @@ import TrellisTargeting
         #expect(throws: DiagnosticsError.self) {
             try TargetingConfiguration(rules: ["a": .named("a")])
         }
+        let ab: [TargetingConfiguration.Experiment.Variant] = [.init(name: "a", weight: 1), .init(name: "b", weight: 1)]
         #expect(throws: DiagnosticsError.self) {
-            try TargetingConfiguration(rollouts: ["r": .init(percentage: 150, groupID: "r")])
+            try TargetingConfiguration(experiments: ["e": .init(variants: ab, status: .concluded(winner: "c"), defaultVariant: "a")])
+        }
+        #expect(throws: DiagnosticsError.self) {
+            try TargetingConfiguration(experiments: ["e": .init(variants: ab, defaultVariant: "a", overrides: ["u": "c"])])
+        }
+        #expect(throws: DiagnosticsError.self) {
+            try TargetingConfiguration(experiments: ["e": .init(variants: ab, defaultVariant: "a", overrides: ["": "a"])])
+        }
+        let many = Dictionary(uniqueKeysWithValues: (0...1_000).map { ("user-\($0)", "a") })
+        do {
+            _ = try TargetingConfiguration(experiments: ["e": .init(variants: ab, defaultVariant: "a", overrides: many)])
+            Issue.record("1001 overrides accepted")
+        } catch {
+            #expect(error.diagnostics.map(\.description) == ["$.experiments.e.overrides: an experiment has at most 1000 overrides, found 1001"])
+        }
+        #expect(throws: Never.self) {
+            try TargetingConfiguration(experiments: ["e": .init(variants: ab, status: .concluded(winner: "b"), defaultVariant: "a", overrides: ["u": "a"])])
         }
         #expect(throws: DiagnosticsError.self) {
             try TargetingConfiguration(experiments: ["e": .init(variants: [.init(name: "a", weight: 1), .init(name: "b", weight: 1)], defaultVariant: "c")])
+        }
+    }
+
+    @Test func statusesAndOverrides() throws {
+        let configuration = try decodeTargeting("""
+            {"experiments": {
+              "running": {"variants": {"a": 1, "b": 1}, "status": "running", "overrides": {"qa-kim": "b", "Zoë": "a"}},
+              "paused": {"variants": {"a": 1, "b": 1}, "status": "paused"},
+              "old-off": {"variants": {"a": 1, "b": 1}, "enabled": false},
+              "old-on": {"variants": {"a": 1, "b": 1}, "enabled": true},
+              "done": {"variants": {"a": 1, "b": 0}, "status": "concluded", "winner": "b"}}}
+            """).get()
+        let experiments = configuration.experiments
+        #expect(experiments["running"]?.status == .running && experiments["running"]?.overrides == ["qa-kim": "b", "Zoë": "a"])
+        #expect(experiments["paused"]?.status == .paused && experiments["old-off"]?.status == .paused)
+        #expect(experiments["old-on"]?.status == .running)
+        #expect(experiments["done"]?.status == .concluded(winner: "b"))  // a winner of weight 0 is a deliberate choice
+    }
+
+    @Test(arguments: [
+        (#"{"variants": {"a": 1, "b": 1}, "status": "stopped"}"#, #"$.experiments.e.status (line 1): unknown status "stopped"; expected running, paused or concluded"#),
+        (#"{"variants": {"a": 1, "b": 1}, "status": false}"#, "$.experiments.e.status (line 1): expected a string, found a boolean"),
+        (#"{"variants": {"a": 1, "b": 1}, "status": "paused", "enabled": false}"#,
+         #"$.experiments.e.enabled (line 1): give "status" or "enabled", not both ("enabled": false is the older spelling of "status": "paused")"#),
+        (#"{"variants": {"a": 1, "b": 1}, "status": "concluded"}"#,
+         #"$.experiments.e (line 1): missing required key "winner": a concluded experiment names the variant everyone gets"#),
+        (#"{"variants": {"a": 1, "b": 1}, "status": "concluded", "winner": "c"}"#, #"$.experiments.e.winner (line 1): unknown winner "c"; the variants are: a, b"#),
+        (#"{"variants": {"a": 1, "b": 1}, "status": "concluded", "winner": 1}"#, "$.experiments.e.winner (line 1): expected a name, found a number"),
+        (#"{"variants": {"a": 1, "b": 1}, "status": "running", "winner": "a"}"#,
+         #"$.experiments.e.winner (line 1): "winner" is only for "status": "concluded"; this experiment is running"#),
+        (#"{"variants": {"a": 1, "b": 1}, "winner": "a"}"#, #"$.experiments.e.winner (line 1): "winner" is only for "status": "concluded"; this experiment is running"#),
+        (#"{"variants": {"a": 1, "b": 1}, "enabled": false, "winner": "a"}"#,
+         #"$.experiments.e.winner (line 1): "winner" is only for "status": "concluded"; this experiment is paused"#),
+        (#"{"variants": {"a": 1, "b": 1}, "overrides": ["u"]}"#, "$.experiments.e.overrides (line 1): expected an object of user id → variant name, found an array"),
+        (#"{"variants": {"a": 1, "b": 1}, "overrides": {"u": "c"}}"#, #"$.experiments.e.overrides.u (line 1): unknown variant "c"; the variants are: a, b"#),
+        (#"{"variants": {"a": 1, "b": 1}, "overrides": {"u": 1}}"#, "$.experiments.e.overrides.u (line 1): expected a variant name, found a number"),
+        (#"{"variants": {"a": 1, "b": 1}, "overrides": {"": "a"}}"#, #"$.experiments.e.overrides[""] (line 1): a user id must not be empty"#),
+        (#"{"variants": {"a": 1, "b": 1}, "overrides": {"tab\there": "a"}}"#, #"$.experiments.e.overrides["tab\there"] (line 1): a user id must not contain control characters"#),
+    ])
+    func badStatusesAndOverrides(experiment: String, expected: String) {
+        #expect(errors(#"{"experiments": {"e": "# + experiment + "}}") == [expected])
+    }
+
+    /// Every bad override is reported, each at its own line; the limits are 1000 overrides and 256-byte ids.
+    @Test func overrideLimits() {
+        let long = String(repeating: "x", count: 257)
+        #expect(
+            errors("""
+                {"experiments": {"e": {"variants": {"a": 1, "b": 1},
+                  "overrides": {"ok": "a",
+                    "\(long)": "a",
+                    "qa": "z"}}}}
+                """) == [
+                    "$.experiments.e.overrides.\(long) (line 3): a user id is at most 256 bytes, this one has 257",
+                    #"$.experiments.e.overrides.qa (line 4): unknown variant "z"; the variants are: a, b"#,
+                ])
+        let many = (0...1_000).map { "\"u\($0)\": \"a\"" }.joined(separator: ", ")
+        #expect(
+            errors(#"{"experiments": {"e": {"variants": {"a": 1, "b": 1}, "overrides": {"# + many + "}}}}")
+                == ["$.experiments.e.overrides (line 1): an experiment has at most 1000 overrides, found 1001"])
+        let enough = (0..<1_000).map { "\"u\($0)\": \"b\"" }.joined(separator: ", ")
+        #expect(throws: Never.self) {
+            try decodeTargeting(#"{"experiments": {"e": {"variants": {"a": 1, "b": 1}, "overrides": {"# + enough + "}}}}").get()
         }
     }
 
@@ -134,7 +217,18 @@ import TrellisTargeting
         let small = try decodeTargeting(#"{"rollouts": {"r": {"percentage": 5}}, "experiments": {"e": {"variants": {"b": 1, "a": 0}}}}"#).get()
         #expect(
             JSONWriter.string(small.jsonValue)
-                == #"{"rules":{},"rollouts":{"r":{"percentage":5,"groupId":"r","enabled":true}},"experiments":{"e":{"variants":{"b":1,"a":0},"enabled":true,"defaultVariant":"b"}}}"#)
+                == #"{"rules":{},"rollouts":{"r":{"percentage":5,"groupId":"r","enabled":true}},"experiments":{"e":{"variants":{"b":1,"a":0},"status":"running","defaultVariant":"b","overrides":{}}}}"#)
+        let full = try decodeTargeting("""
+            {"rollouts": {"r": {"percentage": 12.50, "groupId": "g", "enabled": false, "description": "d"}},
+             "experiments": {"e": {"variants": {"b": 1, "a": 0}, "status": "concluded", "winner": "a", "overrides": {"zed": "b", "amy": "a"}},
+                             "p": {"variants": {"x": 1, "y": 1}, "enabled": false}}}
+            """).get()
+        let fullText = JSONWriter.string(full.jsonValue)
+        #expect(
+            fullText
+                == #"{"rules":{},"rollouts":{"r":{"percentage":12.5,"groupId":"g","enabled":false,"description":"d"}},"experiments":{"e":{"variants":{"b":1,"a":0},"status":"concluded","winner":"a","defaultVariant":"b","overrides":{"amy":"a","zed":"b"}},"p":{"variants":{"x":1,"y":1},"status":"paused","defaultVariant":"x","overrides":{}}}}"#)
+        let fullAgain = try TargetingConfiguration.decode(Array(fullText.utf8), source: "encoded").get()
+        #expect(fullAgain.rollouts == full.rollouts && fullAgain.experiments == full.experiments)
         #expect(errors(#"{"rollouts": {"r": {"percentage": 5, "description": 7}}}"#) == ["$.rollouts.r.description (line 1): expected a string, found a number"])
     }
 }

@@ -1,0 +1,40 @@
+import TrellisJSON
+
+extension TargetingConfiguration {
+    /// The configuration in the shape ``decode(_:source:)`` reads, every field written out
+    /// (`groupId`, `enabled`, `status`, `defaultVariant`, `overrides` too; `winner` when concluded),
+    /// names and user ids sorted, variants in their order, percentages as written (`12.5`, never
+    /// `12.50`): equal configurations encode to equal bytes, and the encoding decodes to an equal
+    /// configuration.
+    public var jsonValue: JSONValue {
+        .object([
+            ("rules", .object(rules.sorted { $0.key < $1.key }.map { ($0.key, $0.value.jsonValue) })),
+            ("rollouts", .object(rollouts.sorted { $0.key < $1.key }.map { ($0.key, $0.value.jsonValue) })),
+            ("experiments", .object(experiments.sorted { $0.key < $1.key }.map { ($0.key, $0.value.jsonValue) })),
+        ])
+    }
+}
+
+extension TargetingConfiguration.Rollout {
+    /// The rollout as targeting.json writes it: `percentage`, `groupId`, `enabled`, then `description` if any.
+    public var jsonValue: JSONValue {
+        .object(
+            [("percentage", percentage.jsonValue), ("groupId", .string(groupID)), ("enabled", .bool(enabled))]
+                + (description.map { [("description", .string($0))] } ?? []))
+    }
+}
+
+extension TargetingConfiguration.Experiment {
+    /// The experiment as targeting.json writes it: `variants`, `status`, `winner` (when concluded),
+    /// `defaultVariant`, `overrides` (sorted by user id), then `description` if any.
+    public var jsonValue: JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("variants", .object(variants.map { ($0.name, .number($0.weight)) })), ("status", .string(status.description)),
+        ]
+        if case .concluded(let winner) = status { members.append(("winner", .string(winner))) }
+        members.append(("defaultVariant", .string(defaultVariant)))
+        members.append(("overrides", .object(overrides.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })))
+        if let description { members.append(("description", .string(description))) }
+        return .object(members)
+    }
+}
