@@ -117,6 +117,7 @@ let package = Package(
             dependencies: [
                 "TrellisServer", "TrellisHTTP", "TrellisJSON", "TrellisTargeting", "TrellisText", "TrellisScreens",
                 "TrellisTesting", "TrellisCrypto", "TrellisStore",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],

@@ -52,6 +52,8 @@ public struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
     public static let unsupportedMediaType = HTTPStatus(code: 415, reasonPhrase: "Unsupported Media Type")
     public static let expectationFailed = HTTPStatus(code: 417, reasonPhrase: "Expectation Failed")
     public static let unprocessableContent = HTTPStatus(code: 422, reasonPhrase: "Unprocessable Content")
+    public static let preconditionRequired = HTTPStatus(code: 428, reasonPhrase: "Precondition Required")
+    public static let tooManyRequests = HTTPStatus(code: 429, reasonPhrase: "Too Many Requests")
     public static let requestHeaderFieldsTooLarge = HTTPStatus(code: 431, reasonPhrase: "Request Header Fields Too Large")
     public static let internalServerError = HTTPStatus(code: 500, reasonPhrase: "Internal Server Error")
     public static let notImplemented = HTTPStatus(code: 501, reasonPhrase: "Not Implemented")

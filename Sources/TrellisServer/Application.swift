@@ -4,6 +4,7 @@ import Logging
 import Prometheus
 import TrellisHTTP
 import TrellisJSON
+import TrellisStore
 
 /// A running Trellis: the snapshot loaded from a configuration directory, served over HTTP,
 /// reloaded on demand, and drained on shutdown.
@@ -11,54 +12,113 @@ public final class Application: Sendable {
     public let configuration: ServerConfiguration
     public let loader: ConfigLoader
     public let state: ServerState
+    /// Runtime changes: the store, the admin writes, the reloads.
+    public let control: ControlPlane
     private let server: HTTPServer
+    /// The admin API's own listener when `admin.port` is set; nil when it shares the public port.
+    private let adminServer: HTTPServer?
     private let logger: Logger
-    /// Serialises reloads so two SIGHUPs never build snapshots from the same predecessor.
-    private let reloadQueue = DispatchQueue(label: "trellis.reload")
+    /// Every route this application answers, public and admin (the OpenAPI test compares them).
+    public let routeTable: [(method: HTTPMethod, pattern: String)]
 
-    /// Loads the configuration directory; nothing is served unless every file is valid.
-    /// - Throws: `ConfigLoadError` listing every problem of every file.
+    /// Why a server cannot start: a configuration or runtime state that does not validate, a
+    /// store that cannot be opened, a data directory that cannot be written.
+    public enum StartError: Error, CustomStringConvertible {
+        case config(ConfigLoadError)
+        case store(StoreError)
+        case dataDirectory(String)
+
+        public var description: String {
+            switch self {
+            case .config(let error): error.description
+            case .store(let error): "runtime store: \(error)"
+            case .dataDirectory(let detail): detail
+            }
+        }
+    }
+
+    /// Loads the configuration directory and the runtime store in the data directory; nothing is
+    /// served unless both are valid together.
+    /// - Throws: ``StartError`` listing every problem of every file.
     public init(
-        configDirectory: URL, configuration: ServerConfiguration, logger: Logger,
-        metrics: PrometheusCollectorRegistry
-    ) throws(ConfigLoadError) {
+        configDirectory: URL, configuration: ServerConfiguration, logger: Logger, metrics: PrometheusCollectorRegistry,
+        clock: @escaping @Sendable () -> Double = ServerState.wallClock
+    ) throws(StartError) {
         self.configuration = configuration
         self.logger = logger
         loader = ConfigLoader(directory: configDirectory)
-        let snapshot = try loader.load(previous: nil).get()
-        state = ServerState(store: SnapshotStore(snapshot), configuration: configuration, metrics: metrics)
-        server = HTTPServer(
-            configuration: Self.httpConfiguration(configuration), responder: TrellisResponder(state: state), logger: logger)
+        do { try Self.prepareDataDirectory(configuration.dataDirectory) } catch { throw .dataDirectory("\(error)") }
+        let store: SQLiteStore
+        do {
+            store = try SQLiteStore(path: configuration.dataDirectory + "/" + SQLiteStore.fileName)
+        } catch {
+            throw .store(error)
+        }
+        let baseline: ConfigBaseline
+        let snapshot: Snapshot
+        do {
+            (baseline, snapshot) = try ControlPlane.start(loader: loader, store: store, now: clock())
+        } catch {
+            switch error {
+            case .config(let error): throw .config(error)
+            case .store(let error): throw .store(error)
+            }
+        }
+        state = ServerState(store: SnapshotStore(snapshot), configuration: configuration, metrics: metrics, clock: clock)
+        control = ControlPlane(store: store, state: state, loader: loader, baseline: baseline, logger: logger)
+        let admin = AdminEndpoints(state: state, control: control, access: AdminAccess(configuration: configuration.admin))
+        let http = Self.httpConfiguration(configuration)
+        if let adminPort = configuration.admin.port {
+            let publicResponder = TrellisResponder(state: state, control: control)
+            let adminResponder = TrellisResponder(adminOnly: admin)
+            server = HTTPServer(configuration: http, responder: publicResponder, logger: logger)
+            var adminHTTP = http
+            adminHTTP.port = adminPort
+            adminServer = HTTPServer(configuration: adminHTTP, responder: adminResponder, logger: logger)
+            routeTable = publicResponder.router.table + adminResponder.router.table
+        } else {
+            let responder = TrellisResponder(state: state, control: control, admin: admin)
+            server = HTTPServer(configuration: http, responder: responder, logger: logger)
+            adminServer = nil
+            routeTable = responder.router.table
+        }
     }
 
-    /// Makes sure the data directory exists and is writable, then starts serving.
+    /// Starts serving (and the admin listener, when it has its own port).
     public func start() throws {
-        try Self.prepareDataDirectory(configuration.dataDirectory)
         try server.start()
+        do {
+            try adminServer?.start()
+        } catch {
+            server.shutdown()
+            throw error
+        }
         let screens = state.store.snapshot.screens.count
-        logger.info("serving", metadata: ["host": "\(configuration.host)", "port": "\(server.port)", "screens": "\(screens)"])
+        var metadata: Logger.Metadata = ["host": "\(configuration.host)", "port": "\(server.port)", "screens": "\(screens)"]
+        if let adminServer { metadata["adminPort"] = "\(adminServer.port)" }
+        logger.info("serving", metadata: metadata)
     }
 
     /// The bound port (useful when the configuration asked for port 0).
     public var port: Int { server.port }
+    /// The admin API's bound port: its own when `admin.port` is set, else the public one.
+    public var adminPort: Int { adminServer?.port ?? server.port }
 
-    /// Builds a new snapshot from the configuration directory and publishes it only if every file
-    /// is valid; otherwise logs every error and keeps serving the current one.
+    /// Builds a new snapshot from the configuration directory and the runtime state over it, and
+    /// publishes it only if both are valid; otherwise logs every error and keeps serving the
+    /// current one. Changed screen files become new revisions, recorded in the store and audited.
     @discardableResult
     public func reload() -> Result<Snapshot, ConfigLoadError> {
-        reloadQueue.sync {
-            let result = loader.load(previous: state.store.snapshot)
-            switch result {
-            case .success(let snapshot):
-                state.store.publish(snapshot)
-                logger.info("reloaded", metadata: ["generation": "\(snapshot.generation)", "screens": "\(snapshot.screens.count)"])
-            case .failure(let error):
-                for line in error.description.split(separator: "\n") {
-                    logger.error("reload refused; still serving the previous configuration", metadata: ["problem": "\(line)"])
-                }
+        let result = control.reload()
+        switch result {
+        case .success(let snapshot):
+            logger.info("reloaded", metadata: ["generation": "\(snapshot.generation)", "screens": "\(snapshot.screens.count)"])
+        case .failure(let error):
+            for line in error.description.split(separator: "\n") {
+                logger.error("reload refused; still serving the previous configuration", metadata: ["problem": "\(line)"])
             }
-            return result
         }
+        return result
     }
 
     /// Stops accepting, reports not-ready, lets in-flight requests finish within the drain time.
@@ -66,9 +126,13 @@ public final class Application: Sendable {
         state.beginDraining()
         logger.info("draining", metadata: ["drainTimeoutSeconds": "\(configuration.limits.drainTimeoutSeconds)"])
         server.shutdown()
+        adminServer?.shutdown()
     }
 
-    public func waitUntilStopped() { server.waitUntilStopped() }
+    public func waitUntilStopped() {
+        server.waitUntilStopped()
+        adminServer?.waitUntilStopped()
+    }
 
     /// The HTTP server's settings from ours; the rest keep TrellisHTTP's defaults.
     static func httpConfiguration(_ c: ServerConfiguration) -> HTTPServer.Configuration {

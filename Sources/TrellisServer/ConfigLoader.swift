@@ -10,6 +10,22 @@ public struct ConfigLoadError: Error, Sendable, CustomStringConvertible {
     public var description: String { errors.map(\.description).joined(separator: "\n") }
 }
 
+/// What a configuration directory says, checked: the baseline a deployment starts from, before
+/// the runtime changes ops make through the admin API.
+public struct ConfigBaseline: Sendable {
+    public struct ScreenFile: Sendable {
+        public let screen: Screen
+        /// The file's bytes, as authored.
+        public let bytes: [UInt8]
+        /// ``ScreenEntry/contentFingerprint(of:)``: equal for equal content, whatever the formatting.
+        public let fingerprint: String
+    }
+
+    public let targeting: TargetingConfiguration
+    public let screens: [String: ScreenFile]
+    public let fonts: FontCollection
+}
+
 /// Reads a directory shaped like `Config/` into a snapshot, all or nothing.
 public struct ConfigLoader: Sendable {
     /// Files larger than this are refused: a screen is tens of kilobytes, not megabytes.
@@ -31,13 +47,32 @@ public struct ConfigLoader: Sendable {
     /// Loads `targeting.json` (optional: no file means no rules, rollouts or experiments) and every
     /// `screens/*.json`, and checks that every rule, rollout and experiment a screen names exists.
     /// A screen whose content is unchanged from `previous` keeps its revision; a changed one gets
-    /// the next revision; a new one starts at 1.
+    /// the next revision; a new one starts at 1. (A server with a runtime store takes revisions from
+    /// the store instead: ``loadBaseline()`` and ``SnapshotBuilder``.)
     /// - Returns: a new snapshot, or every error of every file; one bad file refuses the whole load.
     public func load(previous: Snapshot?) -> Result<Snapshot, ConfigLoadError> {
+        loadBaseline().map { baseline in
+            var screens: [String: ScreenEntry] = [:]
+            for (id, file) in baseline.screens {
+                if let old = previous?.screens[id], old.contentFingerprint == file.fingerprint {
+                    screens[id] = old
+                } else {
+                    let revision = (previous?.screens[id]?.revision ?? 0) + 1
+                    screens[id] = ScreenEntry(screen: file.screen, revision: revision, resolver: resolver)
+                }
+            }
+            return Snapshot(
+                screens: screens, targeting: baseline.targeting, resolver: resolver,
+                generation: (previous?.generation ?? 0) + 1, fonts: baseline.fonts)
+        }
+    }
+
+    /// Reads and checks the whole directory: targeting, fonts and every screen, all or nothing.
+    public func loadBaseline() -> Result<ConfigBaseline, ConfigLoadError> {
         var errors: [DiagnosticsError] = []
         let targeting = loadTargeting(&errors)
         let fonts = loadFonts(&errors)
-        var screens: [String: ScreenEntry] = [:]
+        var screens: [String: ConfigBaseline.ScreenFile] = [:]
         let files: [URL]
         do {
             files = try screenFiles()
@@ -47,42 +82,35 @@ public struct ConfigLoader: Sendable {
         for file in files {
             let source = "screens/" + file.lastPathComponent
             let id = file.deletingPathExtension().lastPathComponent
-            let bytes: [UInt8]
-            let screen: Screen
-            switch read(file, source: source) {
+            switch read(file, source: source).flatMap({ bytes in
+                checkScreen(bytes, source: source, id: id, targeting: targeting).map { (bytes, $0) }
+            }) {
             case .failure(let error):
                 errors.append(error)
-                continue
-            case .success(let read):
-                bytes = read
-            }
-            switch decoder.decode(bytes, source: source, expectedID: id) {
-            case .failure(let error):
-                errors.append(error)
-                continue
-            case .success(let decoded):
-                screen = decoded
-            }
-            if let targeting {
-                do throws(DiagnosticsError) {
-                    try screen.checkReferences(in: targeting, source: source)
-                } catch {
-                    // The model keeps no lines; the document, parsed once more, does.
-                    errors.append((try? JSONParser.parse(bytes)).map(error.locating(in:)) ?? error)
-                }
-            }
-            let old = previous?.screens[id]
-            if let old, old.contentFingerprint == ScreenEntry.contentFingerprint(of: screen) {
-                screens[id] = old
-            } else {
-                screens[id] = ScreenEntry(screen: screen, revision: (old?.revision ?? 0) + 1, resolver: resolver)
+            case .success(let (bytes, screen)):
+                screens[id] = ConfigBaseline.ScreenFile(
+                    screen: screen, bytes: bytes, fingerprint: ScreenEntry.contentFingerprint(of: screen))
             }
         }
         guard errors.isEmpty, let targeting else { return .failure(ConfigLoadError(errors: errors)) }
-        return .success(
-            Snapshot(
-                screens: screens, targeting: targeting, resolver: resolver, generation: (previous?.generation ?? 0) + 1,
-                fonts: fonts))
+        return .success(ConfigBaseline(targeting: targeting, screens: screens, fonts: fonts))
+    }
+
+    /// Decodes and validates one screen document, then checks every rule, rollout and experiment it
+    /// names against `targeting` (skipped when the targeting itself failed to load).
+    public func checkScreen(
+        _ bytes: [UInt8], source: String, id: String, targeting: TargetingConfiguration?
+    ) -> Result<Screen, DiagnosticsError> {
+        decoder.decode(bytes, source: source, expectedID: id).flatMap { screen in
+            guard let targeting else { return .success(screen) }
+            do throws(DiagnosticsError) {
+                try screen.checkReferences(in: targeting, source: source)
+                return .success(screen)
+            } catch {
+                // The model keeps no lines; the document, parsed once more, does.
+                return .failure((try? JSONParser.parse(bytes)).map(error.locating(in:)) ?? error)
+            }
+        }
     }
 
     private func loadTargeting(_ errors: inout [DiagnosticsError]) -> TargetingConfiguration? {

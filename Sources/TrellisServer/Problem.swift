@@ -32,8 +32,10 @@ public struct Problem: Error, Sendable {
         return HTTPResponse(status: status, headers: headers, body: JSONWriter.encode(.object(members), style: .pretty), route: route)
     }
 
-    /// A 400 listing every diagnostic with its path and line.
-    public static func invalid(_ detail: String, _ diagnostics: [Diagnostic], source: String? = nil) -> Problem {
+    /// A 400 (or `status`) listing every diagnostic with its path and line.
+    public static func invalid(
+        _ detail: String, _ diagnostics: [Diagnostic], source: String? = nil, status: HTTPStatus = .badRequest
+    ) -> Problem {
         let errors: [JSONValue] = diagnostics.map { d in
             var members: [(String, JSONValue)] = []
             if let source { members.append(("source", .string(source))) }
@@ -45,7 +47,7 @@ public struct Problem: Error, Sendable {
             members.append(("message", .string(d.message)))
             return .object(members)
         }
-        return Problem(.badRequest, detail, extensions: [("errors", .array(errors))])
+        return Problem(status, detail, extensions: [("errors", .array(errors))])
     }
 
     /// A 400 naming each query parameter that does not describe a user.

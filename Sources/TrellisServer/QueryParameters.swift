@@ -2,7 +2,7 @@ import TrellisHTTP
 
 /// Reads a request's query string against the parameters an endpoint knows. An unknown or
 /// repeated parameter is an error, so a typo (`?prety=1`) is reported instead of ignored.
-struct QueryParameters {
+struct QueryParameters: Sendable {
     let items: [HTTPQuery.Item]
 
     /// - Parameters:

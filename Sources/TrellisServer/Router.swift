@@ -6,8 +6,9 @@ public struct RouteParameters: Sendable {
     public subscript(name: String) -> String? { values.first { $0.0 == name }?.1 }
 }
 
-/// A handler: the request and its captured parameters in, a response or a problem out.
-public typealias RouteHandler = @Sendable (HTTPRequest, RouteParameters, HTTPRequestContext) throws(Problem) -> HTTPResponse
+/// A handler: the request and its captured parameters in, a reply (a response now, or one
+/// computed on another queue) or a problem out.
+public typealias RouteHandler = @Sendable (HTTPRequest, RouteParameters, HTTPRequestContext) throws(Problem) -> HTTPReply
 
 /// An immutable table of routes, built once at start. `HEAD` is served by `GET` routes (the HTTP
 /// layer drops the body); a path that exists under another method gets 405 with `Allow`.
@@ -27,8 +28,18 @@ public struct Router: Sendable {
 
     public init() {}
 
-    /// Adds `pattern` (e.g. `/v1/screens/{id}`) for `method`.
-    public mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping RouteHandler) {
+    /// Adds `pattern` (e.g. `/v1/screens/{id}`) for `method`, answered at once.
+    public mutating func add(
+        _ method: HTTPMethod, _ pattern: String,
+        _ handler: @escaping @Sendable (HTTPRequest, RouteParameters, HTTPRequestContext) throws(Problem) -> HTTPResponse
+    ) {
+        add(method, pattern, replying: { request, parameters, context throws(Problem) in
+            .response(try handler(request, parameters, context))
+        })
+    }
+
+    /// Adds `pattern` for `method` with a handler that may answer later, from another queue.
+    public mutating func add(_ method: HTTPMethod, _ pattern: String, replying handler: @escaping RouteHandler) {
         let segments = pattern.split(separator: "/").map { part -> Route.Segment in
             part.hasPrefix("{") && part.hasSuffix("}") ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
         }

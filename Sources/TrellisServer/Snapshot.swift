@@ -20,16 +20,41 @@ public struct ScreenEntry: Sendable {
         contentFingerprint = Self.contentFingerprint(of: screen)
     }
 
-    static func contentFingerprint(of screen: Screen) -> String {
+    public static func contentFingerprint(of screen: Screen) -> String {
         EncodedBody.fingerprint(JSONWriter.encode(screen.jsonValue(revision: 0)))
+    }
+}
+
+/// A revision served to a share of users instead of the current one, before it is promoted or
+/// abandoned. Users are chosen as a rollout chooses them (group `screen:{id}`), so raising the
+/// share only adds users.
+public struct StagedScreen: Sendable {
+    public let entry: ScreenEntry
+    public let percentage: RolloutPercentage
+
+    /// The rollout group staged revisions of screen `id` bucket users on.
+    public static func groupID(screen id: String) -> String { "screen:" + id }
+
+    /// Whether the user of `context` gets this revision; users without an id never do.
+    public func admits(_ context: UserContext) -> Bool {
+        guard let userID = context.userID else { return false }
+        return Bucketing.isInRollout(percentage: percentage, groupID: Self.groupID(screen: entry.screen.id), userID: userID)
     }
 }
 
 /// Everything a request reads, frozen. A reload builds a new snapshot beside the old one and
 /// publishes it by swapping one reference; a request keeps the snapshot it started with.
 public final class Snapshot: Sendable, AtomicReference {
+    /// Every served screen at its current revision.
     public let screens: [String: ScreenEntry]
+    /// Screens with a staged revision, by id.
+    public let staged: [String: StagedScreen]
+    /// The rollouts, experiments and rules in force: the configuration's, with runtime values applied.
     public let targeting: TargetingConfiguration
+    /// The configuration's targeting alone, to show what a runtime value overrides.
+    public let baselineTargeting: TargetingConfiguration
+    /// What the runtime store held when this snapshot was built (empty without a store).
+    public let runtime: RuntimeState
     public let evaluator: Evaluator
     public let resolver: ScreenResolver
     /// The font metrics packs of `fonts/*.trfm`, for measuring text in layouts; empty without them.
@@ -41,11 +66,21 @@ public final class Snapshot: Sendable, AtomicReference {
     /// Counts the snapshots this process has published, starting at 1.
     public let generation: Int
 
+    /// The revision of screen `id` this user gets: the staged one if it admits them, else the current one.
+    public func entry(_ id: String, for context: UserContext) -> ScreenEntry? {
+        if let staged = staged[id], staged.admits(context) { return staged.entry }
+        return screens[id]
+    }
+
     public init(
         screens: [String: ScreenEntry], targeting: TargetingConfiguration, resolver: ScreenResolver, generation: Int,
-        fonts: FontCollection = FontCollection()
+        fonts: FontCollection = FontCollection(), staged: [String: StagedScreen] = [:], runtime: RuntimeState = RuntimeState(),
+        baselineTargeting: TargetingConfiguration? = nil
     ) {
         self.screens = screens
+        self.staged = staged
+        self.runtime = runtime
+        self.baselineTargeting = baselineTargeting ?? targeting
         self.fonts = fonts
         self.targeting = targeting
         self.evaluator = Evaluator(targeting)

@@ -4,27 +4,52 @@ import TrellisHTTP
 public struct TrellisResponder: HTTPResponder {
     let router: Router
 
+    /// The public API, and the admin API too when `admin` is given.
+    init(state: ServerState, control: ControlPlane?, admin: AdminEndpoints? = nil) {
+        var router = Endpoints(state: state, control: control).router()
+        admin?.register(in: &router)
+        self.router = router
+    }
+
+    /// The admin API alone, for its own port.
+    init(adminOnly admin: AdminEndpoints) {
+        var router = Router()
+        admin.register(in: &router)
+        self.router = router
+    }
+
+    /// The public API of a server without a runtime store (tests of the read path).
     public init(state: ServerState) {
-        router = Endpoints(state: state).router()
+        self.init(state: state, control: nil)
     }
 
     public func respond(to request: HTTPRequest, context: HTTPRequestContext) -> HTTPReply {
         switch router.match(request.method, request.path) {
         case .found(let pattern, let parameters, let handler):
             do {
-                var response = try handler(request, parameters, context)
-                response.route = pattern
-                return .response(response)
+                switch try handler(request, parameters, context) {
+                case .response(var response):
+                    response.route = pattern
+                    return .response(response)
+                case .deferred(let queue, let work):
+                    return .deferred(on: queue) {
+                        var response = work()
+                        response.route = pattern
+                        return response
+                    }
+                }
             } catch {
                 return .response(error.response(instance: request.path, requestID: context.requestID, route: pattern))
             }
         case .methodNotAllowed(let pattern, let allowed):
             let list = allowed.map(\.rawValue).joined(separator: ", ")
-            return .response(Problem(.methodNotAllowed, "\(request.method) is not allowed on \(pattern); use \(list)", headers: ["Allow": list])
-                .response(instance: request.path, requestID: context.requestID, route: pattern))
+            return .response(
+                Problem(.methodNotAllowed, "\(request.method) is not allowed on \(pattern); use \(list)", headers: ["Allow": list])
+                    .response(instance: request.path, requestID: context.requestID, route: pattern))
         case .notFound:
-            return .response(Problem(.notFound, "nothing at \(request.path); GET / lists the endpoints")
-                .response(instance: request.path, requestID: context.requestID, route: nil))
+            return .response(
+                Problem(.notFound, "nothing at \(request.path); GET / lists the endpoints")
+                    .response(instance: request.path, requestID: context.requestID, route: nil))
         }
     }
 }

@@ -116,6 +116,16 @@ public struct StoredScreen: Sendable, Equatable {
     /// The fingerprint of the newest revision that came from the configuration directory, to tell
     /// whether the file changed since.
     public var latestConfigFingerprint: String?
+
+    public init(
+        head: ScreenHead, current: ScreenRevision, staged: ScreenRevision?, latestRevision: Int, latestConfigFingerprint: String?
+    ) {
+        self.head = head
+        self.current = current
+        self.staged = staged
+        self.latestRevision = latestRevision
+        self.latestConfigFingerprint = latestConfigFingerprint
+    }
 }
 
 /// Everything ``RuntimeStore/load()`` returns.

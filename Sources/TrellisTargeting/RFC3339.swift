@@ -1,8 +1,8 @@
 /// Dates in rules: `2026-12-01` (midnight UTC) or RFC 3339 date-times such as
 /// `2026-12-01T09:30:00Z`, `2026-12-01T09:30:00.5+02:00`. Parsed without Foundation.
-enum RFC3339 {
+public enum RFC3339 {
     /// Seconds since the Unix epoch, or nil when `text` is not a valid date.
-    static func seconds(from text: String) -> Double? {
+    public static func seconds(from text: String) -> Double? {
         let b = Array(text.utf8)
         guard b.count == 10 || b.count >= 20 else { return nil }
         guard let year = number(b, 0, 4), b[4] == 0x2D, let month = number(b, 5, 2), b[7] == 0x2D,
@@ -63,7 +63,7 @@ enum RFC3339 {
 
 extension RFC3339 {
     /// `2026-12-01T09:30:00Z`; fractions of a second are kept to the millisecond.
-    static func string(fromSeconds seconds: Double) -> String {
+    public static func string(fromSeconds seconds: Double) -> String {
         // Round to the millisecond first, so that 0.9996 s carries into the next second.
         let totalMillis = Int((seconds * 1000).rounded())
         var whole = totalMillis / 1000

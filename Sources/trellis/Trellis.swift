@@ -5,5 +5,8 @@ struct Trellis: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "trellis",
         abstract: "A server-driven UI backend: screens, targeting and layout over HTTP.",
-        subcommands: [ServeCommand.self, ValidateCommand.self, LayoutCommand.self, FontsCommand.self])
+        subcommands: [
+            ServeCommand.self, ValidateCommand.self, LayoutCommand.self, FontsCommand.self, TokenCommand.self, ContextCommand.self,
+            BucketCommand.self, BackupCommand.self,
+        ])
 }

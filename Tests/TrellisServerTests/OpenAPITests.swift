@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import Prometheus
 import Testing
 import TrellisHTTP
 @testable import TrellisServer
@@ -28,8 +30,12 @@ import TrellisHTTP
     }
 
     @Test func everyRouteIsDocumentedAndEveryDocumentedPathIsRouted() throws {
-        let app = try InProcessApp(TemporaryConfig())
-        let routed = Set(app.responder.router.table.map { "\($0.method.rawValue) \($0.pattern)" })
+        let config = try TemporaryConfig()
+        var settings = ServerConfiguration()
+        settings.dataDirectory = config.url.appendingPathComponent("data").path
+        let app = try Application(
+            configDirectory: config.url, configuration: settings, logger: Logger(label: "test"), metrics: PrometheusCollectorRegistry())
+        let routed = Set(app.routeTable.map { "\($0.method.rawValue) \($0.pattern)" })
         let documented = try Self.documentedOperations()
         #expect(!documented.isEmpty)
         #expect(routed.subtracting(documented).isEmpty, "routes missing from docs/openapi.yaml")

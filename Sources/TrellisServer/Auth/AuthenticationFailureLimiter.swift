@@ -37,14 +37,11 @@ public final class AuthenticationFailureLimiter: Sendable {
         public var problem: Problem? {
             guard case .limited(let seconds) = self else { return nil }
             return Problem(
-                AuthenticationFailureLimiter.tooManyRequests,
+                .tooManyRequests,
                 "too many failed authentications from this address; try again in \(seconds) s",
                 headers: ["Retry-After": String(seconds)])
         }
     }
-
-    /// 429 is not (yet) one of TrellisHTTP's named statuses.
-    static let tooManyRequests = HTTPStatus(code: 429, reasonPhrase: "Too Many Requests")
 
     private struct State {
         /// Per address, the times of its most recent failures (at most `maxFailures`), oldest first.

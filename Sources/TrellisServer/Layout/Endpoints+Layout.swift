@@ -17,7 +17,7 @@ extension Endpoints {
             let frames = ScreenLayout(viewport: viewport, fonts: resolving.snapshot.fonts).layOut(resolved)
             return JSONWriter.encode(frames.jsonValue(revision: resolving.entry.revision), style: pretty ? .pretty : .compact)
         }
-        return Self.cached(body, request, cacheControl: state.screenCacheControl)
+        return Self.cached(body, request, cacheControl: state.screenCacheControl, vary: state.screenVary)
     }
 
     /// `GET /preview/{id}` (HTML) and `GET /preview/{id}/preview.svg` — the layout drawn for people.
@@ -33,7 +33,7 @@ extension Endpoints {
         }
         var response = Self.cached(
             body, request, cacheControl: state.screenCacheControl,
-            contentType: svg ? "image/svg+xml; charset=utf-8" : "text/html; charset=utf-8")
+            contentType: svg ? "image/svg+xml; charset=utf-8" : "text/html; charset=utf-8", vary: state.screenVary)
         // The picture needs nothing from the network; a browser must not fetch anything for it.
         response.headers.add(name: "Content-Security-Policy", value: Self.previewContentSecurityPolicy)
         return response

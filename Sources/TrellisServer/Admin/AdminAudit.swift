@@ -1,0 +1,56 @@
+import TrellisHTTP
+import TrellisJSON
+import TrellisStore
+import TrellisTargeting
+
+extension AdminEndpoints {
+    /// Most entries one `GET /admin/audit` returns.
+    static let maximumAuditLimit = 1000
+
+    /// `GET /admin/audit?limit=&after=&resource=`: who changed what, when, from what to what.
+    /// Without `after`, the newest `limit` entries; with it, the entries after that id (poll with
+    /// the `next` of the previous answer). Oldest first either way.
+    func audit(_ request: HTTPRequest, _ context: HTTPRequestContext) throws(Problem) -> HTTPReply {
+        let query = try QueryParameters(request.query, allowed: ["limit", "after", "resource"])
+        var audit = AuditQuery()
+        if let text = query["limit"] {
+            guard let limit = Int(text), (1...Self.maximumAuditLimit).contains(limit) else {
+                throw Problem(.badRequest, "query parameter \"limit\" must be an integer from 1 to \(Self.maximumAuditLimit), not \"\(text)\"")
+            }
+            audit.limit = limit
+        }
+        if let text = query["after"] {
+            guard let after = Int64(text), after >= 0 else {
+                throw Problem(.badRequest, "query parameter \"after\" must be an entry id (0, 1, …), not \"\(text)\"")
+            }
+            audit.after = after
+        }
+        if let resource = query["resource"] {
+            guard !resource.isEmpty, resource.utf8.count <= 256 else {
+                throw Problem(.badRequest, "query parameter \"resource\" must be 1 to 256 bytes, such as rollouts/new-cards or screens")
+            }
+            audit.resource = resource
+        }
+        let store = control.store
+        let frozen = audit
+        return try readStore(request, context) { () throws(Problem) in
+            let entries: [AuditEntry]
+            do { entries = try store.audit(frozen) } catch { throw Problem(.serviceUnavailable, "cannot read the audit log: \(error)") }
+            let next = entries.last?.id ?? frozen.after ?? 0
+            return Self.resource(.object([("entries", .array(entries.map(Self.auditValue))), ("next", .number(Double(next)))]))
+        }
+    }
+
+    static func auditValue(_ entry: AuditEntry) -> JSONValue {
+        func embedded(_ bytes: [UInt8]?) -> JSONValue {
+            guard let bytes else { return .null }
+            return (try? JSONParser.parse(bytes)) ?? .string(String(decoding: bytes, as: UTF8.self))
+        }
+        let draft = entry.draft
+        return .object([
+            ("id", .number(Double(entry.id))), ("at", .string(RFC3339.string(fromSeconds: draft.at))), ("actor", .string(draft.actor)),
+            ("action", .string(draft.action)), ("resource", .string(draft.resource)), ("before", embedded(draft.before)),
+            ("after", embedded(draft.after)),
+        ])
+    }
+}

@@ -1,0 +1,156 @@
+import TrellisHTTP
+import TrellisJSON
+import TrellisStore
+
+/// The admin API: rollouts, experiments, screens, the audit log and explain, behind bearer tokens.
+///
+/// Reads answer from the snapshot in force, on the event loop; the few that need the store (old
+/// revisions, the audit log) run on the control plane's read queue. Every write runs on the control
+/// plane's write queue and is answered from there, after it is durable and published.
+struct AdminEndpoints: Sendable {
+    let state: ServerState
+    let control: ControlPlane
+    let access: AdminAccess
+
+    func register(in router: inout Router) {
+        registerRollouts(in: &router)
+        registerExperiments(in: &router)
+        registerScreens(in: &router)
+        router.add(.get, "/admin/audit", replying: { request, _, context throws(Problem) in
+            try audit(request, context)
+        })
+        router.add(.get, "/admin/explain") { request, _, context throws(Problem) in try explain(request, context) }
+    }
+
+    // MARK: - Answers
+
+    /// A resource as JSON with its ETag; never cached by anyone (it is the thing that changes).
+    static func resource(_ value: JSONValue, etag: String? = nil, status: HTTPStatus = .ok, pretty: Bool = true) -> HTTPResponse {
+        var headers: HTTPHeaders = ["Content-Type": "application/json", "Cache-Control": "no-store"]
+        if let etag { headers.add(name: "ETag", value: etag) }
+        return HTTPResponse(status: status, headers: headers, body: JSONWriter.encode(value, style: pretty ? .pretty : .compact))
+    }
+
+    /// A strong ETag of a resource's JSON form.
+    static func etag(of value: JSONValue) -> String {
+        "\"" + EncodedBody.fingerprint(JSONWriter.encode(value)) + "\""
+    }
+
+    // MARK: - Writes
+
+    /// What a write plans from the snapshot in force: the change to store, and the answer to give
+    /// once it is published (from the new snapshot).
+    struct Plan {
+        var change: StoreChange
+        var answer: @Sendable (Snapshot) -> HTTPResponse
+    }
+
+    /// Authorises a write, then plans, commits and publishes it on the write queue and answers from
+    /// there. `plan` runs on the write queue with the snapshot in force, so concurrent writers see
+    /// each other's changes and `If-Match` compares with what is really there.
+    func write(
+        _ request: HTTPRequest, _ context: HTTPRequestContext,
+        _ plan: @escaping @Sendable (Snapshot, _ actor: String) throws(Problem) -> Plan
+    ) throws(Problem) -> HTTPReply {
+        let actor = try access.authorize(request, context, role: .write)
+        let control = self.control
+        return .deferred(on: control.writeQueue) {
+            do throws(Problem) {
+                let current = control.state.store.snapshot
+                let planned = try plan(current, actor)
+                switch control.publish(planned.change, over: current) {
+                case .success(let published): return planned.answer(published)
+                case .failure(.invalid(let error)): throw Problem.refusedChange(error)
+                case .failure(.store(.conflict(let detail))):
+                    throw Problem(.conflict, "another change got there first (\(detail)); read the resource again and retry")
+                case .failure(.store(.failure(let detail))):
+                    throw Problem(.serviceUnavailable, "the change was not stored: \(detail); nothing changed", headers: ["Retry-After": "1"])
+                }
+            } catch {
+                return error.response(instance: request.path, requestID: context.requestID, route: nil)
+            }
+        }
+    }
+
+    /// Runs a read that needs the store on the read queue.
+    func readStore(
+        _ request: HTTPRequest, _ context: HTTPRequestContext, _ read: @escaping @Sendable () throws(Problem) -> HTTPResponse
+    ) throws(Problem) -> HTTPReply {
+        _ = try access.authorize(request, context, role: .read)
+        return .deferred(on: control.readQueue) {
+            do throws(Problem) {
+                return try read()
+            } catch {
+                return error.response(instance: request.path, requestID: context.requestID, route: nil)
+            }
+        }
+    }
+
+    /// Refuses a write whose `If-Match` names another version of the resource (or, when the server
+    /// requires it, a write without one). `etag` is the resource's current tag, nil if it does not exist.
+    func checkPrecondition(_ request: HTTPRequest, etag: String?) throws(Problem) {
+        switch request.headers.ifMatchMatches(etag) {
+        case true?: return
+        case false?:
+            throw Problem(
+                .preconditionFailed,
+                "If-Match does not name the current version (\(etag ?? "none")); it changed since you read it. Nothing changed; read it again and retry")
+        case nil:
+            if access.requireIfMatch {
+                throw Problem(.preconditionRequired, "this server requires If-Match on writes: send the ETag of your last GET")
+            }
+        }
+    }
+
+    /// The request body as a JSON object, every key from `allowed`; 415 for a non-JSON media type,
+    /// 400 for malformed JSON, 422 for unknown keys (all of them, with line and column).
+    static func payload(
+        _ request: HTTPRequest, allowed: Set<String>,
+        _ decode: (JSONObjectReader, DiagnosticsCollector) -> Void
+    ) throws(Problem) {
+        try checkMediaType(request)
+        let document: JSONValue
+        do {
+            document = try JSONParser.parse(request.body)
+        } catch {
+            throw Problem.invalid(
+                "the body is not JSON", [Diagnostic(path: .root, location: error.location, message: error.reason)], source: "body",
+                status: .badRequest)
+        }
+        let collector = DiagnosticsCollector()
+        if let object = collector.object(document, at: .root, allowedKeys: allowed) { decode(object, collector) }
+        guard collector.isEmpty else {
+            throw Problem.invalid("the body is not a valid change; nothing changed", collector.diagnostics, source: "body", status: .unprocessableContent)
+        }
+    }
+
+    static func checkMediaType(_ request: HTTPRequest) throws(Problem) {
+        guard let type = request.headers["Content-Type"] else { return }
+        let essence = String(type.prefix { $0 != ";" }).lowercased().filter { $0 != " " && $0 != "\t" }
+        guard essence == "application/json" || essence.hasSuffix("+json") else {
+            throw Problem(.unsupportedMediaType, "send the body as application/json, not \(type)")
+        }
+    }
+
+    /// 404 naming what exists.
+    static func notFound(_ kind: String, _ key: String, known: some Sequence<String>) -> Problem {
+        let list = known.sorted().joined(separator: ", ")
+        return Problem(.notFound, "no \(kind) \"\(key)\"; \(kind)s: \(list.isEmpty ? "none" : list)")
+    }
+}
+
+extension Problem {
+    /// 422: the change leads to a configuration that does not validate; every problem listed.
+    static func refusedChange(_ error: ConfigLoadError) -> Problem {
+        let diagnostics = error.errors.flatMap { e in e.diagnostics.map { (e.source, $0) } }
+        let errors: [JSONValue] = diagnostics.map { source, d in
+            var members: [(String, JSONValue)] = [("source", .string(source)), ("path", .string(d.path.description))]
+            if d.location != .unknown { members.append(("line", .number(d.location.line))) }
+            members.append(("message", .string(d.message)))
+            return .object(members)
+        }
+        return Problem(
+            .unprocessableContent, "the change does not validate; nothing changed: \(error.errors.first?.description ?? "")",
+            extensions: [("errors", .array(errors))])
+    }
+}

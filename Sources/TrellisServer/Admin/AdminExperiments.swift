@@ -1,0 +1,200 @@
+import TrellisHTTP
+import TrellisJSON
+import TrellisStore
+import TrellisTargeting
+
+/// `/admin/experiments`: read every experiment; change weights, status (pause, conclude with a
+/// winner, resume) and per-user overrides.
+extension AdminEndpoints {
+    func registerExperiments(in router: inout Router) {
+        router.add(.get, "/admin/experiments") { request, _, context throws(Problem) in
+            _ = try access.authorize(request, context, role: .read)
+            let snapshot = state.store.snapshot
+            let list = snapshot.targeting.experiments.keys.sorted().map { Self.experiment($0, in: snapshot) }
+            return Self.resource(.object([("experiments", .array(list))]))
+        }
+        router.add(.get, "/admin/experiments/{key}") { request, parameters, context throws(Problem) in
+            _ = try access.authorize(request, context, role: .read)
+            let value = try Self.existingExperiment(parameters["key"] ?? "", in: state.store.snapshot)
+            return Self.resource(value, etag: Self.etag(of: value))
+        }
+        router.add(.put, "/admin/experiments/{key}", replying: { request, parameters, context throws(Problem) in
+            let key = parameters["key"] ?? ""
+            let patch = try ExperimentPatch(request)
+            return try write(request, context) { snapshot, actor throws(Problem) in
+                try planExperiment(key, patch, request, snapshot, actor)
+            }
+        })
+    }
+
+    private func planExperiment(
+        _ key: String, _ patch: ExperimentPatch, _ request: HTTPRequest, _ snapshot: Snapshot, _ actor: String
+    ) throws(Problem) -> Plan {
+        let before = try Self.existingExperiment(key, in: snapshot)
+        try checkPrecondition(request, etag: Self.etag(of: before))
+        guard let experiment = snapshot.targeting.experiments[key] else {
+            throw Self.notFound("experiment", key, known: snapshot.targeting.experiments.keys)
+        }
+        let old = ExperimentSettings(experiment)
+        let new = try patch.applied(to: old, variants: experiment.variants.map(\.name))
+        let now = state.clock()
+        let document = StoredDocument(
+            kind: ExperimentSettings.kind, key: key, body: JSONWriter.encode(new.jsonValue),
+            revision: (snapshot.runtime.experiments[key]?.revision ?? 0) + 1, updatedAt: now, updatedBy: actor)
+        let audit = AuditDraft(
+            at: now, actor: actor, action: "experiment.update", resource: "experiments/\(key)",
+            before: JSONWriter.encode(old.jsonValue), after: JSONWriter.encode(new.jsonValue))
+        return Plan(change: StoreChange(documents: [document], audit: [audit])) { published in
+            let value = Self.experiment(key, in: published)
+            return Self.resource(value, etag: Self.etag(of: value))
+        }
+    }
+
+    static func existingExperiment(_ key: String, in snapshot: Snapshot) throws(Problem) -> JSONValue {
+        guard snapshot.targeting.experiments[key] != nil else {
+            throw notFound("experiment", key, known: snapshot.targeting.experiments.keys)
+        }
+        return experiment(key, in: snapshot)
+    }
+
+    /// An experiment as ops see it: variants and weights, status, overrides, and where they come from.
+    static func experiment(_ key: String, in snapshot: Snapshot) -> JSONValue {
+        guard let experiment = snapshot.targeting.experiments[key] else { return .null }
+        var members: [(String, JSONValue)] = [
+            ("key", .string(key)),
+            ("variants", .array(experiment.variants.map { .object([("name", .string($0.name)), ("weight", .number($0.weight))]) })),
+            ("defaultVariant", .string(experiment.defaultVariant)), ("status", .string(experiment.status.description)),
+        ]
+        if case .concluded(let winner) = experiment.status { members.append(("winner", .string(winner))) }
+        members.append(
+            ("overrides", .object(experiment.overrides.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })))
+        members.append(("description", experiment.description.map(JSONValue.string) ?? .null))
+        members += provenance(snapshot.runtime.experiments[key])
+        if snapshot.runtime.experiments[key] != nil, let baseline = snapshot.baselineTargeting.experiments[key] {
+            members.append(("config", ExperimentSettings(baseline).jsonValue))
+        }
+        return .object(members)
+    }
+}
+
+/// A `PUT /admin/experiments/{key}` body: any of `weights` (variant → weight; unnamed variants keep
+/// theirs), `status` (`running`, `paused`, `concluded` with `winner`), `overrides` (user → variant,
+/// merged; `null` removes a user), `description`. Variant names are checked against the experiment
+/// when the change is planned, with the line of each.
+struct ExperimentPatch: Sendable {
+    struct Named: Sendable {
+        var name: String
+        var path: JSONPath
+        var location: SourceLocation
+    }
+
+    var weights: [(variant: Named, weight: Int)] = []
+    var status: String?
+    var winner: Named?
+    var overrides: [(user: String, variant: Named?)] = []
+    var description: String??
+
+    static let statuses = ["running", "paused", "concluded"]
+
+    init(_ request: HTTPRequest) throws(Problem) {
+        var patch = ExperimentPatch()
+        try AdminEndpoints.payload(request, allowed: ["weights", "status", "winner", "overrides", "description"]) { object, collector in
+            patch.read(object, collector)
+        }
+        self = patch
+    }
+
+    private init() {}
+
+    private mutating func read(_ object: JSONObjectReader, _ collector: DiagnosticsCollector) {
+        if object.members.isEmpty {
+            collector.report("nothing to change: give weights, status, winner, overrides or description", at: .root, object.location)
+        }
+        if let value = object.value("weights") {
+            guard let members = value.objectValue else {
+                return collector.report("expected an object of variant → weight, found \(value.typeName)", at: .root.appending("weights"), value)
+            }
+            for member in members {
+                let path = JSONPath.root.appending("weights").appending(member.key)
+                guard let n = member.value.numberValue, n == n.rounded(), n >= 0,
+                    n <= Double(TargetingConfiguration.Limits.maximumWeight)
+                else {
+                    collector.report(
+                        "expected an integer weight from 0 to \(TargetingConfiguration.Limits.maximumWeight), found \(JSONWriter.string(member.value))",
+                        at: path, member.value)
+                    continue
+                }
+                weights.append((Named(name: member.key, path: path, location: member.keyLocation), Int(n)))
+            }
+        }
+        if let status = object.string("status") {
+            if Self.statuses.contains(status) {
+                self.status = status
+            } else {
+                collector.report(
+                    "unknown status \"\(status)\"; use one of: \(Self.statuses.joined(separator: ", "))", at: .root.appending("status"),
+                    object.value("status")!)
+            }
+        }
+        if let winner = object.string("winner") {
+            self.winner = Named(name: winner, path: .root.appending("winner"), location: object.value("winner")!.location)
+            if status != "concluded" {
+                collector.report("a winner needs \"status\": \"concluded\"", at: .root.appending("winner"), object.value("winner")!)
+            }
+        } else if status == "concluded" {
+            collector.report("\"status\": \"concluded\" needs a \"winner\": the variant everyone gets", at: .root.appending("status"), object.value("status")!)
+        }
+        if let value = object.value("overrides") {
+            readOverrides(value, collector)
+        }
+        if let value = object.value("description") {
+            if value.isNull { description = .some(nil) } else { description = object.string("description").map { .some($0) } }
+        }
+    }
+
+    private mutating func readOverrides(_ value: JSONValue, _ collector: DiagnosticsCollector) {
+        guard let members = value.objectValue else {
+            return collector.report("expected an object of user id → variant (or null to remove), found \(value.typeName)", at: .root.appending("overrides"), value)
+        }
+        for member in members {
+            let path = JSONPath.root.appending("overrides").appending(member.key)
+            guard !member.key.isEmpty, member.key.utf8.count <= UserContext.Limits.maximumValueBytes else {
+                collector.report("a user id is 1 to \(UserContext.Limits.maximumValueBytes) bytes", at: path, member.keyLocation)
+                continue
+            }
+            if member.value.isNull {
+                overrides.append((member.key, nil))
+            } else if let variant = member.value.stringValue {
+                overrides.append((member.key, Named(name: variant, path: path, location: member.value.location)))
+            } else {
+                collector.report("expected a variant name or null, found \(member.value.typeName)", at: path, member.value)
+            }
+        }
+    }
+
+    /// The settings after this patch; 422 naming every variant the experiment does not have.
+    func applied(to settings: ExperimentSettings, variants: [String]) throws(Problem) -> ExperimentSettings {
+        let named = weights.map(\.variant) + [winner].compactMap { $0 } + overrides.compactMap(\.variant)
+        let unknown = named.filter { !variants.contains($0.name) }
+        guard unknown.isEmpty else {
+            throw Problem.invalid(
+                "the body names variants this experiment does not have; nothing changed",
+                unknown.map {
+                    Diagnostic(path: $0.path, location: $0.location, message: "unknown variant \"\($0.name)\"; variants: \(variants.joined(separator: ", "))")
+                }, source: "body", status: .unprocessableContent)
+        }
+        var result = settings
+        for (variant, weight) in weights {
+            if let i = result.weights.firstIndex(where: { $0.name == variant.name }) { result.weights[i].weight = weight }
+        }
+        switch (status, winner) {
+        case ("running"?, _): result.status = .running
+        case ("paused"?, _): result.status = .paused
+        case ("concluded"?, let winner?): result.status = .concluded(winner: winner.name)
+        default: break
+        }
+        for (user, variant) in overrides { result.overrides[user] = variant?.name }
+        if let description { result.description = description }
+        return result
+    }
+}

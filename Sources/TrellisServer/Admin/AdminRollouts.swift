@@ -1,0 +1,126 @@
+import TrellisHTTP
+import TrellisJSON
+import TrellisStore
+import TrellisTargeting
+
+/// `/admin/rollouts`: read every rollout, change its percentage, enable or kill it.
+extension AdminEndpoints {
+    func registerRollouts(in router: inout Router) {
+        router.add(.get, "/admin/rollouts") { request, _, context throws(Problem) in
+            _ = try access.authorize(request, context, role: .read)
+            let snapshot = state.store.snapshot
+            let list = snapshot.targeting.rollouts.keys.sorted().map { Self.rollout($0, in: snapshot) }
+            return Self.resource(.object([("rollouts", .array(list))]))
+        }
+        router.add(.get, "/admin/rollouts/{key}") { request, parameters, context throws(Problem) in
+            _ = try access.authorize(request, context, role: .read)
+            let key = parameters["key"] ?? ""
+            let value = try Self.existingRollout(key, in: state.store.snapshot)
+            return Self.resource(value, etag: Self.etag(of: value))
+        }
+        router.add(.put, "/admin/rollouts/{key}", replying: { request, parameters, context throws(Problem) in
+            let key = parameters["key"] ?? ""
+            let patch = try RolloutPatch(request)
+            return try write(request, context) { snapshot, actor throws(Problem) in
+                try planRollout(key, request, snapshot, actor, action: "rollout.update") { patch.applied(to: $0) }
+            }
+        })
+        router.add(.post, "/admin/rollouts/{key}/kill", replying: { request, parameters, context throws(Problem) in
+            let key = parameters["key"] ?? ""
+            return try write(request, context) { snapshot, actor throws(Problem) in
+                try planRollout(key, request, snapshot, actor, action: "rollout.kill") { settings in
+                    var killed = settings
+                    killed.enabled = false  // the percentage stays, for a later revive
+                    return killed
+                }
+            }
+        })
+    }
+
+    /// The change that gives rollout `key` the settings `update` makes of the ones in force.
+    private func planRollout(
+        _ key: String, _ request: HTTPRequest, _ snapshot: Snapshot, _ actor: String, action: String,
+        _ update: (RolloutSettings) -> RolloutSettings
+    ) throws(Problem) -> Plan {
+        let before = try Self.existingRollout(key, in: snapshot)
+        try checkPrecondition(request, etag: Self.etag(of: before))
+        guard let rollout = snapshot.targeting.rollouts[key] else { throw Self.notFound("rollout", key, known: snapshot.targeting.rollouts.keys) }
+        let old = RolloutSettings(rollout)
+        let new = update(old)
+        let now = state.clock()
+        let stored = snapshot.runtime.rollouts[key]
+        let document = StoredDocument(
+            kind: RolloutSettings.kind, key: key, body: JSONWriter.encode(new.jsonValue), revision: (stored?.revision ?? 0) + 1,
+            updatedAt: now, updatedBy: actor)
+        let audit = AuditDraft(
+            at: now, actor: actor, action: action, resource: "rollouts/\(key)", before: JSONWriter.encode(old.jsonValue),
+            after: JSONWriter.encode(new.jsonValue))
+        return Plan(change: StoreChange(documents: [document], audit: [audit])) { published in
+            let value = Self.rollout(key, in: published)
+            return Self.resource(value, etag: Self.etag(of: value))
+        }
+    }
+
+    static func existingRollout(_ key: String, in snapshot: Snapshot) throws(Problem) -> JSONValue {
+        guard snapshot.targeting.rollouts[key] != nil else { throw notFound("rollout", key, known: snapshot.targeting.rollouts.keys) }
+        return rollout(key, in: snapshot)
+    }
+
+    /// A rollout as ops see it: the values in force, where they come from, and the configuration's
+    /// values when a runtime value overrides them.
+    static func rollout(_ key: String, in snapshot: Snapshot) -> JSONValue {
+        guard let rollout = snapshot.targeting.rollouts[key] else { return .null }
+        var members: [(String, JSONValue)] = [
+            ("key", .string(key)), ("percentage", rollout.percentage.jsonValue), ("enabled", .bool(rollout.enabled)),
+            ("groupId", .string(rollout.groupID)), ("description", rollout.description.map(JSONValue.string) ?? .null),
+        ]
+        members += provenance(snapshot.runtime.rollouts[key])
+        if snapshot.runtime.rollouts[key] != nil, let baseline = snapshot.baselineTargeting.rollouts[key] {
+            members.append(("config", RolloutSettings(baseline).jsonValue))
+        }
+        return .object(members)
+    }
+
+    /// `source`, `revision`, `updatedAt`, `updatedBy` of a value that may have a runtime document.
+    static func provenance(_ document: StoredDocument?) -> [(String, JSONValue)] {
+        guard let document else {
+            return [("source", .string("config")), ("revision", .number(0)), ("updatedAt", .null), ("updatedBy", .null)]
+        }
+        return [
+            ("source", .string("runtime")), ("revision", .number(document.revision)),
+            ("updatedAt", .string(RFC3339.string(fromSeconds: document.updatedAt))), ("updatedBy", .string(document.updatedBy)),
+        ]
+    }
+}
+
+/// A `PUT /admin/rollouts/{key}` body: any of `percentage`, `enabled`, `description` (null removes it).
+struct RolloutPatch: Sendable {
+    var percentage: RolloutPercentage?
+    var enabled: Bool?
+    var description: String??
+
+    init(_ request: HTTPRequest) throws(Problem) {
+        var patch = (percentage: RolloutPercentage?.none, enabled: Bool?.none, description: String??.none)
+        try AdminEndpoints.payload(request, allowed: ["percentage", "enabled", "description"]) { object, collector in
+            if let value = object.value("percentage") {
+                patch.percentage = RolloutPercentage.decode(value, at: .root.appending("percentage"), collector)
+            }
+            patch.enabled = object.bool("enabled")
+            if let value = object.value("description") {
+                if value.isNull { patch.description = .some(nil) } else { patch.description = object.string("description").map { .some($0) } }
+            }
+            if object.members.isEmpty {
+                collector.report("nothing to change: give percentage, enabled or description", at: .root, object.location)
+            }
+        }
+        (percentage, enabled, description) = patch
+    }
+
+    func applied(to settings: RolloutSettings) -> RolloutSettings {
+        var result = settings
+        if let percentage { result.percentage = percentage }
+        if let enabled { result.enabled = enabled }
+        if let description { result.description = description }
+        return result
+    }
+}

@@ -1,0 +1,118 @@
+import Dispatch
+import Logging
+import Synchronization
+import TrellisJSON
+import TrellisStore
+
+/// Every runtime change goes through here, one at a time, on its own queue: admin writes and
+/// configuration reloads. A change is planned from the snapshot in force, the snapshot it leads to
+/// is built and checked, the change is committed durably, and only then is the new snapshot
+/// published and the change acknowledged. Requests never wait for any of it; they keep reading
+/// the snapshot they started with.
+public final class ControlPlane: Sendable {
+    public let store: any RuntimeStore
+    let state: ServerState
+    let builder: SnapshotBuilder
+    let logger: Logger
+    /// Admin writes and reloads, serially, off the event loops (their responses are sent from here).
+    public let writeQueue = DispatchQueue(label: "trellis.control.write")
+    /// Admin reads that need the store (revision documents, the audit log), off the event loops.
+    public let readQueue = DispatchQueue(label: "trellis.control.read", attributes: .concurrent)
+    /// The configuration the current snapshot was built on; replaced only on `writeQueue`.
+    private let baseline: Mutex<ConfigBaseline>
+
+    /// The configuration the current snapshot was built on.
+    var currentBaseline: ConfigBaseline { baseline.withLock { $0 } }
+
+    /// Why the runtime state cannot be served at start.
+    public enum StartError: Error, CustomStringConvertible {
+        case store(StoreError)
+        case config(ConfigLoadError)
+        public var description: String {
+            switch self {
+            case .store(let error): "runtime store: \(error)"
+            case .config(let error): error.description
+            }
+        }
+    }
+
+    /// Loads the configuration, brings the store up to date with it (new or changed screen files
+    /// become revisions) and builds the first snapshot.
+    static func start(
+        loader: ConfigLoader, store: any RuntimeStore, now: Double
+    ) throws(StartError) -> (ConfigBaseline, Snapshot) {
+        let baseline: ConfigBaseline
+        switch loader.loadBaseline() {
+        case .success(let loaded): baseline = loaded
+        case .failure(let error): throw .config(error)
+        }
+        let stored: StoredState
+        do { stored = try store.load() } catch { throw .store(error) }
+        let runtime = RuntimeState(stored)
+        let change = ConfigReconciler.change(baseline: baseline, runtime: runtime, now: now)
+        let next = runtime.applying(change)
+        switch SnapshotBuilder(loader: loader).build(baseline: baseline, runtime: next, previous: nil) {
+        case .failure(let error): throw .config(error)
+        case .success(let snapshot):
+            do { try store.commit(change) } catch { throw .store(error) }
+            return (baseline, snapshot)
+        }
+    }
+
+    init(store: any RuntimeStore, state: ServerState, loader: ConfigLoader, baseline: ConfigBaseline, logger: Logger) {
+        self.store = store
+        self.state = state
+        self.builder = SnapshotBuilder(loader: loader)
+        self.baseline = Mutex(baseline)
+        self.logger = logger
+    }
+
+    /// Re-reads the configuration directory; publishes it (with new revisions for changed screen
+    /// files) only if it and the runtime values over it are valid. Runs on `writeQueue`.
+    func reload() -> Result<Snapshot, ConfigLoadError> {
+        writeQueue.sync {
+            builder.loader.loadBaseline().flatMap { fresh in
+                let current = state.store.snapshot
+                let change = ConfigReconciler.change(baseline: fresh, runtime: current.runtime, now: state.clock())
+                return publish(change, baseline: fresh, over: current).mapError { failure in
+                    switch failure {
+                    case .invalid(let error): error
+                    case .store(let error):
+                        ConfigLoadError(errors: [DiagnosticsError(source: "runtime store", diagnostics: [
+                            Diagnostic(path: .root, location: .unknown, message: error.description)
+                        ])])
+                    }
+                }
+            }
+        }
+    }
+
+    enum PublishFailure: Error {
+        /// The change leads to a snapshot that does not validate; nothing was written.
+        case invalid(ConfigLoadError)
+        /// The store refused or failed; nothing was written.
+        case store(StoreError)
+    }
+
+    /// Checks, commits and publishes `change` over `current`. Call on `writeQueue` only.
+    func publish(
+        _ change: StoreChange, baseline fresh: ConfigBaseline? = nil, over current: Snapshot
+    ) -> Result<Snapshot, PublishFailure> {
+        dispatchPrecondition(condition: .onQueue(writeQueue))
+        let base = fresh ?? baseline.withLock { $0 }
+        let candidate: Snapshot
+        switch builder.build(baseline: base, runtime: current.runtime.applying(change), previous: current) {
+        case .failure(let error): return .failure(.invalid(error))
+        case .success(let built): candidate = built
+        }
+        do {
+            try store.commit(change)
+        } catch {
+            logger.error("runtime change not committed", metadata: ["error": "\(error)"])
+            return .failure(.store(error))
+        }
+        if let fresh { baseline.withLock { $0 = fresh } }
+        state.store.publish(candidate)
+        return .success(candidate)
+    }
+}

@@ -1,0 +1,31 @@
+import TrellisStore
+
+extension RuntimeState {
+    /// The state after `change` commits: computed before committing, so that the snapshot it leads
+    /// to is built and checked first and an invalid change never reaches the store.
+    func applying(_ change: StoreChange) -> RuntimeState {
+        var next = self
+        for document in change.documents {
+            switch document.kind {
+            case RolloutSettings.kind: next.rollouts[document.key] = document
+            case ExperimentSettings.kind: next.experiments[document.key] = document
+            default: break
+            }
+        }
+        for head in change.heads {
+            let old = screens[head.screen]
+            func revision(_ number: Int) -> ScreenRevision? {
+                change.revisions.first { $0.screen == head.screen && $0.number == number }
+                    ?? [old?.current, old?.staged].compactMap { $0 }.first { $0.number == number }
+            }
+            guard let current = revision(head.current) else { continue }  // the store refuses such a head too
+            let added = change.revisions.filter { $0.screen == head.screen }
+            let newestConfig = added.filter { $0.origin == .config }.max { $0.number < $1.number }
+            next.screens[head.screen] = StoredScreen(
+                head: head, current: current, staged: head.staged.flatMap(revision),
+                latestRevision: max(old?.latestRevision ?? 0, added.map(\.number).max() ?? 0),
+                latestConfigFingerprint: newestConfig?.fingerprint ?? old?.latestConfigFingerprint)
+        }
+        return next
+    }
+}

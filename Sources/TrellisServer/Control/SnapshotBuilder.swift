@@ -1,0 +1,101 @@
+import TrellisJSON
+import TrellisScreens
+import TrellisStore
+import TrellisTargeting
+
+/// Builds the snapshot served from the configuration baseline and the runtime layer over it:
+/// rollouts and experiments with their runtime values applied, and every screen at the revisions
+/// its head names. Everything is checked again, so a runtime value the configuration no longer
+/// fits (an experiment's variant removed from targeting.json, say) refuses the whole build, with
+/// its source named, and the previous snapshot keeps serving.
+struct SnapshotBuilder: Sendable {
+    let loader: ConfigLoader
+
+    func build(baseline: ConfigBaseline, runtime: RuntimeState, previous: Snapshot?) -> Result<Snapshot, ConfigLoadError> {
+        var errors: [DiagnosticsError] = []
+        guard let targeting = effectiveTargeting(baseline.targeting, runtime, &errors) else {
+            return .failure(ConfigLoadError(errors: errors))
+        }
+        var screens: [String: ScreenEntry] = [:]
+        var staged: [String: StagedScreen] = [:]
+        for (id, file) in baseline.screens where runtime.screens[id] == nil {
+            screens[id] = ScreenEntry(screen: file.screen, revision: 1, resolver: loader.resolver)
+        }
+        for (id, stored) in runtime.screens where Self.isServed(stored, baseline: baseline) {
+            guard let current = entry(stored.current, targeting, previous, &errors) else { continue }
+            screens[id] = current
+            if let revision = stored.staged, let basisPoints = stored.head.stagedBasisPoints,
+                let percentage = RolloutPercentage(basisPoints: basisPoints),
+                let entry = entry(revision, targeting, previous, &errors)
+            {
+                staged[id] = StagedScreen(entry: entry, percentage: percentage)
+            }
+        }
+        guard errors.isEmpty else { return .failure(ConfigLoadError(errors: errors)) }
+        return .success(
+            Snapshot(
+                screens: screens, targeting: targeting, resolver: loader.resolver, generation: (previous?.generation ?? 0) + 1,
+                fonts: baseline.fonts, staged: staged, runtime: runtime, baselineTargeting: baseline.targeting))
+    }
+
+    /// A screen is served while its file is in the configuration directory or ops published it;
+    /// deleting the file of a screen nobody published takes it down, as it did before there was a store.
+    static func isServed(_ stored: StoredScreen, baseline: ConfigBaseline) -> Bool {
+        baseline.screens[stored.head.screen] != nil || stored.current.origin != .config
+    }
+
+    /// The configuration's targeting with each runtime value applied, checked as a whole.
+    private func effectiveTargeting(
+        _ base: TargetingConfiguration, _ runtime: RuntimeState, _ errors: inout [DiagnosticsError]
+    ) -> TargetingConfiguration? {
+        var rollouts = base.rollouts
+        var experiments = base.experiments
+        // A runtime value for a key the configuration dropped is kept in the store but not applied.
+        for (key, document) in runtime.rollouts {
+            guard let rollout = rollouts[key] else { continue }
+            switch RolloutSettings.decode(document.body, source: "runtime rollout \(key)") {
+            case .success(let settings): rollouts[key] = settings.applied(to: rollout)
+            case .failure(let error): errors.append(error)
+            }
+        }
+        for (key, document) in runtime.experiments {
+            guard let experiment = experiments[key] else { continue }
+            switch ExperimentSettings.decode(document.body, source: "runtime experiment \(key)") {
+            case .success(let settings): experiments[key] = settings.applied(to: experiment)
+            case .failure(let error): errors.append(error)
+            }
+        }
+        do throws(DiagnosticsError) {
+            let targeting = try TargetingConfiguration(rules: base.rules, rollouts: rollouts, experiments: experiments)
+            return errors.isEmpty ? targeting : nil
+        } catch {
+            errors.append(DiagnosticsError(source: "runtime targeting (targeting.json with runtime values)", diagnostics: error.diagnostics))
+            return nil
+        }
+    }
+
+    /// The entry of one stored revision: the previous snapshot's when it served the same revision
+    /// (its references checked again, against the new targeting), else decoded and checked anew.
+    private func entry(
+        _ revision: ScreenRevision, _ targeting: TargetingConfiguration, _ previous: Snapshot?, _ errors: inout [DiagnosticsError]
+    ) -> ScreenEntry? {
+        let source = "screens/\(revision.screen) revision \(revision.number)"
+        let reusable = [previous?.screens[revision.screen], previous?.staged[revision.screen]?.entry]
+            .compactMap { $0 }.first { $0.revision == revision.number && $0.contentFingerprint == revision.fingerprint }
+        if let reusable {
+            do throws(DiagnosticsError) {
+                try reusable.screen.checkReferences(in: targeting, source: source)
+                return reusable
+            } catch {
+                errors.append(error)
+                return nil
+            }
+        }
+        switch loader.checkScreen(revision.document, source: source, id: revision.screen, targeting: targeting) {
+        case .success(let screen): return ScreenEntry(screen: screen, revision: revision.number, resolver: loader.resolver)
+        case .failure(let error):
+            errors.append(error)
+            return nil
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import Dispatch
+import Foundation
+import GRDB
+import Logging
+import Prometheus
+import Testing
+import TrellisCrypto
+import TrellisHTTP
+import TrellisTargeting
+import TrellisTesting
+@testable import TrellisServer
+
+/// The control plane in process, over real sockets: writes never make screen requests wait, and
+/// the admin API can live on a port of its own.
+@Suite struct ControlPlaneLiveTests {
+    static let token = "trl_live-test-token"
+
+    static func application(_ config: TemporaryConfig, adminPort: Int? = nil) throws -> Application {
+        var settings = ServerConfiguration()
+        settings.host = "127.0.0.1"
+        settings.port = 0
+        settings.accessLog = false
+        settings.dataDirectory = config.url.appendingPathComponent("data").path
+        settings.limits.drainTimeoutSeconds = 2
+        settings.admin.tokens = [.init(name: "ops", sha256: SHA256.hash(Array(token.utf8)), role: .write)]
+        settings.admin.port = adminPort
+        let application = try Application(
+            configDirectory: config.url, configuration: settings, logger: Logger(label: "test"), metrics: PrometheusCollectorRegistry())
+        try application.start()
+        return application
+    }
+
+    @Test func aWriteWaitingForTheDatabaseNeverHoldsUpScreens() throws {
+        let config = try TemporaryConfig(screens: ["home": AdminFlowTests.screen("Hello")])
+        try config.write(targeting: AdminFlowTests.targeting)
+        let application = try Self.application(config)
+        defer { application.shutdown(); application.waitUntilStopped() }
+
+        // Another connection (an operator's sqlite3 shell, a backup) holds the write lock for 500 ms.
+        let holder = try DatabaseQueue(path: config.url.appendingPathComponent("data/trellis.sqlite").path)
+        let locked = DispatchSemaphore(value: 0)
+        let released = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            try? holder.inDatabase { db in
+                try db.execute(sql: "BEGIN IMMEDIATE")
+                locked.signal()
+                usleep(500_000)
+                try db.execute(sql: "COMMIT")
+            }
+            released.signal()
+        }
+        locked.wait()
+
+        let writer = try TestClient(port: application.port, timeout: 10)
+        let started = ContinuousClock.now
+        let body = #"{"percentage": 42}"#
+        writer.send("PUT /admin/rollouts/banner HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(Self.token)\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+
+        // Meanwhile, screens keep coming, on new connections and on kept-alive ones, on every loop.
+        let reader = try TestClient(port: application.port)
+        var slowest = Duration.zero
+        for i in 0..<20 {
+            let client = i.isMultiple(of: 2) ? reader : try TestClient(port: application.port)
+            let t = ContinuousClock.now
+            client.send("GET /v1/screens/home?user=u\(i) HTTP/1.1\r\nHost: t\r\n\r\n")
+            let response = try #require(client.readResponse())
+            #expect(response.status == 200)
+            slowest = max(slowest, ContinuousClock.now - t)
+            usleep(10_000)
+        }
+        #expect(slowest < .milliseconds(100), "a screen request took \(slowest) while a write waited")
+
+        let written = try #require(writer.readResponse())
+        let waited = ContinuousClock.now - started
+        #expect(written.status == 200, "\(written.text)")
+        #expect(waited >= .milliseconds(400), "the write did not wait for the lock (\(waited))")
+        released.wait()
+        #expect(application.state.store.snapshot.targeting.rollouts["banner"]?.percentage.basisPoints == 4200)
+    }
+
+    @Test func theAdminAPICanHaveAPortOfItsOwn() throws {
+        let config = try TemporaryConfig(screens: ["home": AdminFlowTests.screen("Hello")])
+        try config.write(targeting: AdminFlowTests.targeting)
+        let application = try Self.application(config, adminPort: 0)
+        defer { application.shutdown(); application.waitUntilStopped() }
+        #expect(application.adminPort != application.port)
+
+        let public_ = try TestClient(port: application.port)
+        #expect(try public_.exchange("GET", "/admin/rollouts", token: Self.token).status == 404)
+        #expect(try public_.exchange("GET", "/v1/screens/home", token: nil).status == 200)
+        let admin = try TestClient(port: application.adminPort)
+        #expect(try admin.exchange("GET", "/admin/rollouts", token: Self.token).status == 200)
+        #expect(try admin.exchange("GET", "/v1/screens/home", token: nil).status == 404)
+    }
+
+    @Test func tooManyFailedTokensFromOneAddressAre429() throws {
+        let config = try TemporaryConfig(screens: ["home": AdminFlowTests.screen("Hello")])
+        try config.write(targeting: AdminFlowTests.targeting)
+        let application = try Self.application(config)
+        defer { application.shutdown(); application.waitUntilStopped() }
+        let client = try TestClient(port: application.port)
+        let statuses = try (0..<12).map { _ in try client.exchange("GET", "/admin/rollouts", token: "trl_guess").status }
+        #expect(statuses.prefix(10).allSatisfy { $0 == 401 })
+        let limited = try client.exchange("GET", "/admin/rollouts", token: Self.token)
+        #expect(limited.status == 429)
+        #expect(limited.header("Retry-After") != nil)
+        // Screens are public and never limited.
+        #expect(try client.exchange("GET", "/v1/screens/home", token: nil).status == 200)
+    }
+}
