@@ -124,10 +124,14 @@ struct AdminEndpoints: Sendable {
         }
     }
 
+    /// Bodies are JSON whatever they are labelled, with two exceptions allowed for people:
+    /// `curl -d` labels its body `application/x-www-form-urlencoded`, and some tools say
+    /// `text/plain`. Anything else (a form upload, XML) is refused with 415.
     static func checkMediaType(_ request: HTTPRequest) throws(Problem) {
         guard let type = request.headers["Content-Type"] else { return }
         let essence = String(type.prefix { $0 != ";" }).lowercased().filter { $0 != " " && $0 != "\t" }
-        guard essence == "application/json" || essence.hasSuffix("+json") else {
+        let accepted = ["application/json", "application/x-www-form-urlencoded", "text/plain"]
+        guard accepted.contains(essence) || essence.hasSuffix("+json") else {
             throw Problem(.unsupportedMediaType, "send the body as application/json, not \(type)")
         }
     }

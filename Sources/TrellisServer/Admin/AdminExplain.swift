@@ -56,7 +56,7 @@ extension AdminEndpoints {
         ]
         if let userID = user.userID {
             let placement = Bucketing.rolloutPlacement(groupID: StagedScreen.groupID(screen: id), userID: userID)
-            members += [("bucket", .number(placement.bucket)), ("position", .string(placement.positionText))]
+            members += [("bucket", .number(placement.bucket)), ("position", .number(Double(placement.position) / 100))]
         } else {
             members.append(("reason", .string("no user id: everyone without one gets the current revision")))
         }
