@@ -52,6 +52,16 @@ public final class AnswerCache: Sendable {
 
     public init(capacity: Int = AnswerCache.defaultCapacity) { self.capacity = capacity }
 
+    /// A cache starting with the answers of `other` that `keep` accepts. An answer is a pure
+    /// function of its key (the resolver's contract), so a runtime change that leaves a screen
+    /// revision served keeps its answers valid: a new rollout percentage changes which outcome a
+    /// user gets, never the bytes of an outcome.
+    public init(carrying other: AnswerCache, where keep: (AnswerKey) -> Bool) {
+        capacity = other.capacity
+        let entries = other.table.load(ordering: .acquiring).entries.filter { keep($0.key) }
+        table.store(Table(entries, viewportEntries: entries.keys.count { $0.viewport != nil }), ordering: .releasing)
+    }
+
     public var count: Int { table.load(ordering: .acquiring).entries.count }
 
     /// The cached answer for `key`, or `make()`'s, stored for the next request.

@@ -20,6 +20,14 @@ public struct ScreenEntry: Sendable {
         contentFingerprint = Self.contentFingerprint(of: screen)
     }
 
+    /// Screen id and revision: what answer-cache keys name of a screen.
+    struct RevisionKey: Hashable {
+        let screen: String
+        let revision: Int
+    }
+
+    var revisionKey: RevisionKey { RevisionKey(screen: screen.id, revision: revision) }
+
     public static func contentFingerprint(of screen: Screen) -> String {
         EncodedBody.fingerprint(JSONWriter.encode(screen.jsonValue(revision: 0)))
     }
@@ -61,7 +69,8 @@ public final class Snapshot: Sendable, AtomicReference {
     public let fonts: FontCollection
     /// `GET /v1/screens`, pre-encoded: compact and pretty.
     public let screenList: (compact: EncodedBody, pretty: EncodedBody)
-    /// Answers resolved from this snapshot; a new snapshot starts with an empty cache.
+    /// Answers resolved from this snapshot. A reload starts with an empty cache; a runtime change
+    /// keeps the answers of the revisions still served (``AnswerCache/init(carrying:where:)``).
     public let answers: AnswerCache
     /// Counts the snapshots this process has published, starting at 1.
     public let generation: Int
@@ -75,7 +84,7 @@ public final class Snapshot: Sendable, AtomicReference {
     public init(
         screens: [String: ScreenEntry], targeting: TargetingConfiguration, resolver: ScreenResolver, generation: Int,
         fonts: FontCollection = FontCollection(), staged: [String: StagedScreen] = [:], runtime: RuntimeState = RuntimeState(),
-        baselineTargeting: TargetingConfiguration? = nil
+        baselineTargeting: TargetingConfiguration? = nil, answers: AnswerCache = AnswerCache()
     ) {
         self.screens = screens
         self.staged = staged
@@ -86,7 +95,7 @@ public final class Snapshot: Sendable, AtomicReference {
         self.evaluator = Evaluator(targeting)
         self.resolver = resolver
         self.generation = generation
-        self.answers = AnswerCache()
+        self.answers = answers
         let list = Self.listValue(screens.values.sorted { $0.screen.id < $1.screen.id })
         screenList = (EncodedBody(bytes: JSONWriter.encode(list)), EncodedBody(bytes: JSONWriter.encode(list, style: .pretty)))
     }

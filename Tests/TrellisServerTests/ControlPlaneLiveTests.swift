@@ -107,4 +107,31 @@ import TrellisTesting
         // Screens are public and never limited.
         #expect(try client.exchange("GET", "/v1/screens/home", token: nil).status == 200)
     }
+
+    @Test func runtimeChangesKeepTheAnswersOfRevisionsStillServed() throws {
+        let config = try TemporaryConfig(screens: ["home": AdminFlowTests.screen("Hello")])
+        try config.write(targeting: AdminFlowTests.targeting)
+        let application = try Self.application(config)
+        defer { application.shutdown(); application.waitUntilStopped() }
+        let client = try TestClient(port: application.port)
+        func cached() -> Int { application.state.store.snapshot.answers.count }
+
+        #expect(try client.exchange("GET", "/v1/screens/home?user=u1", token: nil).status == 200)
+        #expect(try client.exchange("GET", "/v1/screens/home?user=u2&schemaVersion=1", token: nil).status == 200)
+        let before = cached()
+        #expect(before >= 1)
+        // A rollout change: outcomes may change per user, the bytes of an outcome cannot.
+        #expect(try client.exchange("PUT", "/admin/rollouts/banner", token: Self.token, body: #"{"percentage": 100}"#).status == 200)
+        #expect(cached() == before)
+        let admitted = try client.exchange("GET", "/v1/screens/home?user=u1", token: nil)
+        #expect(admitted.json["assignments"]?["rollouts"]?["banner"]?.bool == true)
+        // A new revision: the old one's answers go.
+        #expect(try client.exchange("PUT", "/admin/screens/home", token: Self.token, body: AdminFlowTests.screen("New")).status == 200)
+        #expect(cached() == 0)
+        #expect(try client.exchange("GET", "/v1/screens/home?user=u1", token: nil).json["revision"]?.number == 2)
+        #expect(cached() == 1)
+        // A reload may bring new fonts: it starts empty.
+        _ = application.reload()
+        #expect(cached() == 0)
+    }
 }

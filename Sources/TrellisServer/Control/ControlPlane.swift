@@ -101,7 +101,8 @@ public final class ControlPlane: Sendable {
         dispatchPrecondition(condition: .onQueue(writeQueue))
         let base = fresh ?? baseline.withLock { $0 }
         let candidate: Snapshot
-        switch builder.build(baseline: base, runtime: current.runtime.applying(change), previous: current) {
+        let runtime = current.runtime.applying(change)
+        switch builder.build(baseline: base, runtime: runtime, previous: current, keepAnswers: fresh == nil) {
         case .failure(let error): return .failure(.invalid(error))
         case .success(let built): candidate = built
         }

@@ -11,7 +11,11 @@ import TrellisTargeting
 struct SnapshotBuilder: Sendable {
     let loader: ConfigLoader
 
-    func build(baseline: ConfigBaseline, runtime: RuntimeState, previous: Snapshot?) -> Result<Snapshot, ConfigLoadError> {
+    /// - Parameter keepAnswers: carry over the answers of `previous` for the revisions still served.
+    ///   Only for runtime changes: a reload may bring new fonts, which change layouts and previews.
+    func build(
+        baseline: ConfigBaseline, runtime: RuntimeState, previous: Snapshot?, keepAnswers: Bool = false
+    ) -> Result<Snapshot, ConfigLoadError> {
         var errors: [DiagnosticsError] = []
         guard let targeting = effectiveTargeting(baseline.targeting, runtime, &errors) else {
             return .failure(ConfigLoadError(errors: errors))
@@ -32,10 +36,15 @@ struct SnapshotBuilder: Sendable {
             }
         }
         guard errors.isEmpty else { return .failure(ConfigLoadError(errors: errors)) }
+        var answers = AnswerCache()
+        if keepAnswers, let previous {
+            let served = Set(screens.values.map(\.revisionKey) + staged.values.map(\.entry.revisionKey))
+            answers = AnswerCache(carrying: previous.answers) { served.contains(ScreenEntry.RevisionKey(screen: $0.screen, revision: $0.revision)) }
+        }
         return .success(
             Snapshot(
                 screens: screens, targeting: targeting, resolver: loader.resolver, generation: (previous?.generation ?? 0) + 1,
-                fonts: baseline.fonts, staged: staged, runtime: runtime, baselineTargeting: baseline.targeting))
+                fonts: baseline.fonts, staged: staged, runtime: runtime, baselineTargeting: baseline.targeting, answers: answers))
     }
 
     /// A screen is served while its file is in the configuration directory or ops published it;
