@@ -102,7 +102,7 @@ public final class ControlPlane: Sendable {
         let base = fresh ?? baseline.withLock { $0 }
         let candidate: Snapshot
         let runtime = current.runtime.applying(change)
-        switch builder.build(baseline: base, runtime: runtime, previous: current, keepAnswers: fresh == nil) {
+        switch builder.build(baseline: base, runtime: runtime, previous: current, sameBaseline: fresh == nil) {
         case .failure(let error): return .failure(.invalid(error))
         case .success(let built): candidate = built
         }

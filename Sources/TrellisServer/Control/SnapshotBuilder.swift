@@ -11,10 +11,12 @@ import TrellisTargeting
 struct SnapshotBuilder: Sendable {
     let loader: ConfigLoader
 
-    /// - Parameter keepAnswers: carry over the answers of `previous` for the revisions still served.
-    ///   Only for runtime changes: a reload may bring new fonts, which change layouts and previews.
+    /// - Parameter sameBaseline: `previous` was built on this very baseline, so only runtime values
+    ///   changed. Those never add or remove a rule, rollout, experiment or variant, so a revision
+    ///   `previous` served needs no second reference check; and its cached answers stay valid. (A
+    ///   reload may bring new targeting and new fonts, which change references, layouts and previews.)
     func build(
-        baseline: ConfigBaseline, runtime: RuntimeState, previous: Snapshot?, keepAnswers: Bool = false
+        baseline: ConfigBaseline, runtime: RuntimeState, previous: Snapshot?, sameBaseline: Bool = false
     ) -> Result<Snapshot, ConfigLoadError> {
         var errors: [DiagnosticsError] = []
         guard let targeting = effectiveTargeting(baseline.targeting, runtime, &errors) else {
@@ -26,18 +28,18 @@ struct SnapshotBuilder: Sendable {
             screens[id] = ScreenEntry(screen: file.screen, revision: 1, resolver: loader.resolver)
         }
         for (id, stored) in runtime.screens where Self.isServed(stored, baseline: baseline) {
-            guard let current = entry(stored.current, targeting, previous, &errors) else { continue }
+            guard let current = entry(stored.current, targeting, previous, sameBaseline, &errors) else { continue }
             screens[id] = current
             if let revision = stored.staged, let basisPoints = stored.head.stagedBasisPoints,
                 let percentage = RolloutPercentage(basisPoints: basisPoints),
-                let entry = entry(revision, targeting, previous, &errors)
+                let entry = entry(revision, targeting, previous, sameBaseline, &errors)
             {
                 staged[id] = StagedScreen(entry: entry, percentage: percentage)
             }
         }
         guard errors.isEmpty else { return .failure(ConfigLoadError(errors: errors)) }
         var answers = AnswerCache()
-        if keepAnswers, let previous {
+        if sameBaseline, let previous {
             let served = Set(screens.values.map(\.revisionKey) + staged.values.map(\.entry.revisionKey))
             answers = AnswerCache(carrying: previous.answers) { served.contains(ScreenEntry.RevisionKey(screen: $0.screen, revision: $0.revision)) }
         }
@@ -84,14 +86,17 @@ struct SnapshotBuilder: Sendable {
     }
 
     /// The entry of one stored revision: the previous snapshot's when it served the same revision
-    /// (its references checked again, against the new targeting), else decoded and checked anew.
+    /// (its references checked again when the targeting's names may have changed), else decoded
+    /// and checked anew.
     private func entry(
-        _ revision: ScreenRevision, _ targeting: TargetingConfiguration, _ previous: Snapshot?, _ errors: inout [DiagnosticsError]
+        _ revision: ScreenRevision, _ targeting: TargetingConfiguration, _ previous: Snapshot?, _ sameBaseline: Bool,
+        _ errors: inout [DiagnosticsError]
     ) -> ScreenEntry? {
         let source = "screens/\(revision.screen) revision \(revision.number)"
         let reusable = [previous?.screens[revision.screen], previous?.staged[revision.screen]?.entry]
             .compactMap { $0 }.first { $0.revision == revision.number && $0.contentFingerprint == revision.fingerprint }
         if let reusable {
+            if sameBaseline { return reusable }
             do throws(DiagnosticsError) {
                 try reusable.screen.checkReferences(in: targeting, source: source)
                 return reusable
