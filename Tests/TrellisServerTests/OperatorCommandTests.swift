@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+import TrellisCrypto
+import TrellisStore
+import TrellisTargeting
+import TrellisTesting
+
+/// The commands ops run beside the server: tokens, signed contexts, buckets, backups — each used
+/// for real against the real binary.
+@Suite(.serialized) struct OperatorCommandTests {
+    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = CommandLineTests.executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+
+    @Test func aNewTokenPrintsItselfAndTheHashThatServerJSONTakes() throws {
+        let (status, output) = try run(["token", "new", "--name", "ops-bot", "--role", "write"])
+        #expect(status == 0)
+        let lines = output.split(separator: "\n").map(String.init)
+        let token = try #require(lines.first)
+        #expect(token.hasPrefix("trl_"))
+        let entry = try #require(lines.dropFirst().first.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String] })
+        #expect(entry == ["name": "ops-bot", "sha256": Hex.encode(SHA256.hash(Array(token.utf8))), "role": "write"])
+        #expect(try run(["token", "new", "--name", "ops-bot"]).output != output)  // fresh every time
+        #expect(try run(["token", "new", "--name", "ops bot", "--role", "write"]).status != 0)
+    }
+
+    @Test func aSignedContextFromTheCommandIsTheUserTheServerSees() throws {
+        let secret = Base64URL.encode(try SecureRandom.bytes(count: 32))
+        let config = try TemporaryConfig(screens: ["home": AdminFlowTests.screen("Hello")])
+        try config.write(targeting: AdminFlowTests.targeting)
+        let server = try ServedBinary(config: config, extra: #""context": {"signingKeys": [{"id": "k1", "secret": "\#(secret)"}]}"#)
+        try server.start()
+        defer { server.stop() }
+        let user = AdminFlowTests.user(group: "banner", buckets: 1...10)
+        let (status, header) = try run(["context", "sign", "--key-id", "k1", "--secret-env", "KEY", "--user", user], environment: ["KEY": secret])
+        #expect(status == 0, "\(header)")
+        let signed = header.trimmingCharacters(in: .whitespacesAndNewlines)
+
+        let answer = try server.request("GET", "/v1/screens/home", token: nil, headers: ["X-Trellis-Context": signed])
+        #expect(answer.status == 200, "\(answer.text)")
+        #expect(answer.json["assignments"]?["rollouts"]?["banner"]?.bool == true)
+        // An unsigned user id is ignored once signing is on: this one is anonymous.
+        let unsigned = try server.request("GET", "/v1/screens/home?user=\(user)", token: nil)
+        #expect(unsigned.json["assignments"]?["rollouts"]?["banner"]?.bool == false)
+        // A forged signature is 401.
+        let forged = signed.dropLast(2) + (signed.hasSuffix("AA") ? "BB" : "AA")
+        #expect(try server.request("GET", "/v1/screens/home", token: nil, headers: ["X-Trellis-Context": String(forged)]).status == 401)
+    }
+
+    @Test func bucketPrintsWhatTheServerDecides() throws {
+        let (status, output) = try run(["bucket", "--group", "banner", "--user", "u7", "--percentage", "12.5"])
+        #expect(status == 0)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        let placement = Bucketing.rolloutPlacement(groupID: "banner", userID: "u7")
+        #expect((json["bucket"] as? NSNumber)?.intValue == placement.bucket)
+        #expect((json["admitted"] as? Bool) == placement.isAdmitted(by: try RolloutPercentage(12.5)))
+    }
+
+    @Test func aBackupOfALiveStoreIsWholeAndNeverOverwrites() throws {
+        let config = try TemporaryConfig(screens: ["home": AdminFlowTests.screen("Hello")])
+        try config.write(targeting: AdminFlowTests.targeting)
+        let server = try ServedBinary(config: config)
+        try server.start()
+        defer { server.stop() }
+        #expect(try server.request("PUT", "/admin/rollouts/banner", body: #"{"percentage": 42}"#).status == 200)
+
+        let copy = config.url.appendingPathComponent("backup.sqlite").path
+        let (status, output) = try run(["backup", "--data-dir", server.dataDirectory.path, "--to", copy])
+        #expect(status == 0, "\(output)")
+        let restored = try SQLiteStore(path: copy)
+        #expect(try restored.load().document(kind: "rollout", key: "banner").map { String(decoding: $0.body, as: UTF8.self) }?.contains("42") == true)
+        #expect(try restored.audit(AuditQuery()).map(\.draft.action).contains("rollout.update"))
+
+        let again = try run(["backup", "--data-dir", server.dataDirectory.path, "--to", copy])
+        #expect(again.status == 1)
+        #expect(again.output.contains("exists"))
+        let nowhere = try run(["backup", "--data-dir", config.url.appendingPathComponent("nope").path, "--to", copy + "2"])
+        #expect(nowhere.status == 1)
+        #expect(nowhere.output.contains("no runtime store"))
+    }
+}
