@@ -114,6 +114,18 @@ import TrellisTesting
         #expect(after.json["percentage"]?.number == 12.5)
         #expect(after.json["enabled"]?.bool == true)
         #expect(after.json["revision"]?.number == 3)
+
+        // Back to the configuration's value: recorded, attributed, and the revision keeps counting.
+        let reset = try server.request("DELETE", "/admin/rollouts/banner")
+        #expect(reset.status == 200)
+        #expect(reset.json["source"]?.string == "config")
+        #expect(reset.json["percentage"]?.number == 10)
+        #expect(reset.json["revision"]?.number == 4)
+        #expect(reset.json["updatedBy"]?.string == "ops-bot")
+        #expect(try server.request("DELETE", "/admin/rollouts/banner").status == 409)
+        let last = try server.request("GET", "/admin/audit?resource=rollouts/banner&limit=1", token: ServedBinary.readToken)
+        #expect(last.json["entries"]?[0]?["action"]?.string == "rollout.reset")
+        #expect(try server.request("PUT", "/admin/rollouts/banner", body: #"{"percentage": 20}"#).json["revision"]?.number == 5)
     }
 
     @Test func experimentsPauseOverrideAndConclude() throws {
@@ -144,6 +156,11 @@ import TrellisTesting
         let running = try server.request("PUT", "/admin/experiments/hero", body: #"{"status": "running", "weights": {"big": 0}}"#)
         #expect(running.status == 200)
         #expect(Set(try users.map(variant)) == ["control"])
+
+        let reset = try server.request("DELETE", "/admin/experiments/hero")
+        #expect(reset.status == 200)
+        #expect(reset.json["source"]?.string == "config")
+        #expect(Set(try users.map(variant)) == ["control", "big"])
     }
 
     @Test func screensPublishStagePromoteAndRollBack() throws {

@@ -25,6 +25,23 @@ extension AdminEndpoints {
                 try planExperiment(key, patch, request, snapshot, actor)
             }
         })
+        router.add(.delete, "/admin/experiments/{key}", replying: { request, parameters, context throws(Problem) in
+            let key = parameters["key"] ?? ""
+            return try write(request, context) { snapshot, actor throws(Problem) in try resetExperiment(key, request, snapshot, actor) }
+        })
+    }
+
+    private func resetExperiment(_ key: String, _ request: HTTPRequest, _ snapshot: Snapshot, _ actor: String) throws(Problem) -> Plan {
+        let before = try Self.existingExperiment(key, in: snapshot)
+        try checkPrecondition(request, etag: Self.etag(of: before))
+        guard let stored = snapshot.runtime.experimentOverride(key), let baseline = snapshot.baselineTargeting.experiments[key] else {
+            throw Problem(.conflict, "experiment \(key) has no runtime value; the configuration's is in force already")
+        }
+        return planReset(
+            stored, resource: "experiments/\(key)", action: "experiment.reset", actor: actor,
+            before: ExperimentSettings(snapshot.targeting.experiments[key] ?? baseline).jsonValue,
+            after: ExperimentSettings(baseline).jsonValue
+        ) { Self.experiment(key, in: $0) }
     }
 
     private func planExperiment(
@@ -70,7 +87,7 @@ extension AdminEndpoints {
             ("overrides", .object(experiment.overrides.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })))
         members.append(("description", experiment.description.map(JSONValue.string) ?? .null))
         members += provenance(snapshot.runtime.experiments[key])
-        if snapshot.runtime.experiments[key] != nil, let baseline = snapshot.baselineTargeting.experiments[key] {
+        if snapshot.runtime.experimentOverride(key) != nil, let baseline = snapshot.baselineTargeting.experiments[key] {
             members.append(("config", ExperimentSettings(baseline).jsonValue))
         }
         return .object(members)

@@ -25,6 +25,21 @@ extension AdminEndpoints {
                 try planRollout(key, request, snapshot, actor, action: "rollout.update") { patch.applied(to: $0) }
             }
         })
+        router.add(.delete, "/admin/rollouts/{key}", replying: { request, parameters, context throws(Problem) in
+            let key = parameters["key"] ?? ""
+            return try write(request, context) { snapshot, actor throws(Problem) in
+                let before = try Self.existingRollout(key, in: snapshot)
+                try checkPrecondition(request, etag: Self.etag(of: before))
+                guard let stored = snapshot.runtime.rolloutOverride(key), let baseline = snapshot.baselineTargeting.rollouts[key] else {
+                    throw Problem(.conflict, "rollout \(key) has no runtime value; the configuration's is in force already")
+                }
+                return planReset(
+                    stored, resource: "rollouts/\(key)", action: "rollout.reset", actor: actor,
+                    before: RolloutSettings(snapshot.targeting.rollouts[key] ?? baseline).jsonValue,
+                    after: RolloutSettings(baseline).jsonValue
+                ) { Self.rollout(key, in: $0) }
+            }
+        })
         router.add(.post, "/admin/rollouts/{key}/kill", replying: { request, parameters, context throws(Problem) in
             let key = parameters["key"] ?? ""
             return try write(request, context) { snapshot, actor throws(Problem) in
@@ -61,6 +76,25 @@ extension AdminEndpoints {
         }
     }
 
+    /// The change that hands `stored`'s value back to the configuration, and the answer after it.
+    func planReset(
+        _ stored: StoredDocument, resource: String, action: String, actor: String, before: JSONValue, after: JSONValue,
+        render: @escaping @Sendable (Snapshot) -> JSONValue
+    ) -> Plan {
+        let now = state.clock()
+        var reset = stored
+        reset.body = RuntimeState.resetBody
+        reset.revision += 1
+        reset.updatedAt = now
+        reset.updatedBy = actor
+        let audit = AuditDraft(
+            at: now, actor: actor, action: action, resource: resource, before: JSONWriter.encode(before), after: JSONWriter.encode(after))
+        return Plan(change: StoreChange(documents: [reset], audit: [audit])) { published in
+            let value = render(published)
+            return Self.resource(value, etag: Self.etag(of: value))
+        }
+    }
+
     static func existingRollout(_ key: String, in snapshot: Snapshot) throws(Problem) -> JSONValue {
         guard snapshot.targeting.rollouts[key] != nil else { throw notFound("rollout", key, known: snapshot.targeting.rollouts.keys) }
         return rollout(key, in: snapshot)
@@ -75,19 +109,20 @@ extension AdminEndpoints {
             ("groupId", .string(rollout.groupID)), ("description", rollout.description.map(JSONValue.string) ?? .null),
         ]
         members += provenance(snapshot.runtime.rollouts[key])
-        if snapshot.runtime.rollouts[key] != nil, let baseline = snapshot.baselineTargeting.rollouts[key] {
+        if snapshot.runtime.rolloutOverride(key) != nil, let baseline = snapshot.baselineTargeting.rollouts[key] {
             members.append(("config", RolloutSettings(baseline).jsonValue))
         }
         return .object(members)
     }
 
-    /// `source`, `revision`, `updatedAt`, `updatedBy` of a value that may have a runtime document.
+    /// `source`, `revision`, `updatedAt`, `updatedBy` of a value that may have a runtime document
+    /// (a reset one says `config`, with who reset it and when).
     static func provenance(_ document: StoredDocument?) -> [(String, JSONValue)] {
         guard let document else {
             return [("source", .string("config")), ("revision", .number(0)), ("updatedAt", .null), ("updatedBy", .null)]
         }
         return [
-            ("source", .string("runtime")), ("revision", .number(document.revision)),
+            ("source", .string(document.body == RuntimeState.resetBody ? "config" : "runtime")), ("revision", .number(document.revision)),
             ("updatedAt", .string(RFC3339.string(fromSeconds: document.updatedAt))), ("updatedBy", .string(document.updatedBy)),
         ]
     }

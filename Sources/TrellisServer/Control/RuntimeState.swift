@@ -9,6 +9,17 @@ public struct RuntimeState: Sendable {
 
     public init() {}
 
+    /// The body of a document that hands a value back to the configuration: kept (not deleted) so
+    /// that revisions keep counting up and the history says who reset it.
+    static let resetBody = Array("null".utf8)
+
+    /// The runtime value of rollout `key`, unless there is none or it was reset.
+    func rolloutOverride(_ key: String) -> StoredDocument? { rollouts[key].flatMap(Self.inForce) }
+    /// The runtime value of experiment `key`, unless there is none or it was reset.
+    func experimentOverride(_ key: String) -> StoredDocument? { experiments[key].flatMap(Self.inForce) }
+
+    private static func inForce(_ document: StoredDocument) -> StoredDocument? { document.body == resetBody ? nil : document }
+
     public init(_ stored: StoredState) {
         for document in stored.documents {
             switch document.kind {

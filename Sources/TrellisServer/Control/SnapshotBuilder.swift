@@ -63,14 +63,14 @@ struct SnapshotBuilder: Sendable {
         var experiments = base.experiments
         // A runtime value for a key the configuration dropped is kept in the store but not applied.
         for (key, document) in runtime.rollouts {
-            guard let rollout = rollouts[key] else { continue }
+            guard let rollout = rollouts[key], document.body != RuntimeState.resetBody else { continue }
             switch RolloutSettings.decode(document.body, source: "runtime rollout \(key)") {
             case .success(let settings): rollouts[key] = settings.applied(to: rollout)
             case .failure(let error): errors.append(error)
             }
         }
         for (key, document) in runtime.experiments {
-            guard let experiment = experiments[key] else { continue }
+            guard let experiment = experiments[key], document.body != RuntimeState.resetBody else { continue }
             switch ExperimentSettings.decode(document.body, source: "runtime experiment \(key)") {
             case .success(let settings): experiments[key] = settings.applied(to: experiment)
             case .failure(let error): errors.append(error)
