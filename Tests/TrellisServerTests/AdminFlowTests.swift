@@ -107,6 +107,12 @@ import TrellisTesting
         #expect(audit.json["entries"]?[2]?["after"]?["percentage"]?.number == 12.5)
         #expect(audit.json["entries"]?[1]?["actor"]?.string == "ops-bot")
 
+        // Ops can watch it: changes stored, and refused before the store.
+        let metrics = try server.request("GET", "/metrics", token: nil).text
+        #expect(metrics.contains("trellis_runtime_changes_total{result=\"committed\"} 3"), "\(metrics)")
+        #expect(metrics.contains("trellis_runtime_changes_total{result=\"refused\"} 2"))
+        #expect(metrics.contains("trellis_runtime_commit_seconds"))
+
         // A restart keeps every acknowledged change.
         server.stop()
         try server.start()

@@ -1,3 +1,4 @@
+import CoreMetrics
 import TrellisHTTP
 import TrellisJSON
 import TrellisStore
@@ -57,10 +58,18 @@ struct AdminEndpoints: Sendable {
         return .deferred(on: control.writeQueue) {
             do throws(Problem) {
                 let current = control.state.store.snapshot
-                let planned = try plan(current, actor)
+                let planned: Plan
+                do throws(Problem) {
+                    planned = try plan(current, actor)
+                } catch {
+                    control.refused.increment()
+                    throw error
+                }
                 switch control.publish(planned.change, over: current) {
                 case .success(let published): return planned.answer(published)
-                case .failure(.invalid(let error)): throw Problem.refusedChange(error)
+                case .failure(.invalid(let error)):
+                    control.refused.increment()
+                    throw Problem.refusedChange(error)
                 case .failure(.store(.conflict(let detail))):
                     throw Problem(.conflict, "another change got there first (\(detail)); read the resource again and retry")
                 case .failure(.store(.failure(let detail))):

@@ -1,4 +1,6 @@
 import Dispatch
+import CoreMetrics
+import Metrics
 import Logging
 import Synchronization
 import TrellisJSON
@@ -20,6 +22,12 @@ public final class ControlPlane: Sendable {
     public let readQueue = DispatchQueue(label: "trellis.control.read", attributes: .concurrent)
     /// The configuration the current snapshot was built on; replaced only on `writeQueue`.
     private let baseline: Mutex<ConfigBaseline>
+    private let committed = Counter(label: "trellis_runtime_changes_total", dimensions: [("result", "committed")])
+    /// Changes refused before the store: invalid, stale `If-Match`, nothing to promote, …
+    let refused = Counter(label: "trellis_runtime_changes_total", dimensions: [("result", "refused")])
+    private let failed = Counter(label: "trellis_runtime_changes_total", dimensions: [("result", "failed")])
+    /// How long a durable commit takes (the fsync a write's answer waits for).
+    private let commitTime = Timer(label: "trellis_runtime_commit_seconds")
 
     /// The configuration the current snapshot was built on.
     var currentBaseline: ConfigBaseline { baseline.withLock { $0 } }
@@ -74,7 +82,9 @@ public final class ControlPlane: Sendable {
             builder.loader.loadBaseline().flatMap { fresh in
                 let current = state.store.snapshot
                 let change = ConfigReconciler.change(baseline: fresh, runtime: current.runtime, now: state.clock())
-                return publish(change, baseline: fresh, over: current).mapError { failure in
+                let result = publish(change, baseline: fresh, over: current)
+                if case .failure(.invalid) = result { refused.increment() }
+                return result.mapError { failure in
                     switch failure {
                     case .invalid(let error): error
                     case .store(let error):
@@ -103,15 +113,20 @@ public final class ControlPlane: Sendable {
         let candidate: Snapshot
         let runtime = current.runtime.applying(change)
         switch builder.build(baseline: base, runtime: runtime, previous: current, sameBaseline: fresh == nil) {
-        case .failure(let error): return .failure(.invalid(error))
+        case .failure(let error):
+            return .failure(.invalid(error))
         case .success(let built): candidate = built
         }
+        let started = ContinuousClock.now
         do {
             try store.commit(change)
         } catch {
+            failed.increment()
             logger.error("runtime change not committed", metadata: ["error": "\(error)"])
             return .failure(.store(error))
         }
+        commitTime.record(duration: ContinuousClock.now - started)
+        committed.increment()
         if let fresh { baseline.withLock { $0 = fresh } }
         state.store.publish(candidate)
         return .success(candidate)
