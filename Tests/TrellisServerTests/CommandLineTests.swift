@@ -9,10 +9,14 @@ import TrellisTesting
         .appendingPathComponent("trellis")
 
     /// Runs `trellis` to completion; returns its exit status and everything it printed.
-    func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    func run(_ arguments: [String]) throws -> (status: Int32, output: String) { try Self.run(arguments) }
+
+    /// Runs `trellis` to completion with `environment` added to this process's.
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
         let process = Process()
-        process.executableURL = Self.executable
+        process.executableURL = executable
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe

@@ -9,17 +9,7 @@ import TrellisTesting
 /// for real against the real binary.
 @Suite(.serialized) struct OperatorCommandTests {
     func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = CommandLineTests.executable
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        try CommandLineTests.run(arguments, environment: environment)
     }
 
     @Test func aNewTokenPrintsItselfAndTheHashThatServerJSONTakes() throws {
