@@ -55,6 +55,11 @@ import TrellisTesting
         #expect(anonymous.status == 401)
         #expect(anonymous.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
         #expect(try server.request("GET", "/admin/rollouts", token: "trl_wrong").status == 401)
+        // Nothing is looked at before the token: not the path, the query, the body or the resource.
+        #expect(try server.request("GET", "/admin/screens/nope/revisions", token: nil).status == 401)
+        #expect(try server.request("PUT", "/admin/rollouts/banner", token: nil, body: #"{"percentag": 1}"#).status == 401)
+        #expect(try server.request("GET", "/admin/audit?limit=0", token: nil).status == 401)
+        #expect(try server.request("GET", "/admin/rollouts?prety=1", token: ServedBinary.readToken).status == 400)
         let reader = try server.request("PUT", "/admin/rollouts/banner", token: ServedBinary.readToken, body: #"{"percentage": 25}"#)
         #expect(reader.status == 403)
 

@@ -3,6 +3,36 @@ import TrellisHTTP
 import TrellisJSON
 import TrellisStore
 
+/// Admin routes: each handler runs only once the request's token may do what its method needs
+/// (`GET`: read; anything else: write) and its query has only the parameters the route takes —
+/// before the path, the body or the resource is looked at, so a caller without a token learns
+/// nothing, and every failed attempt counts toward the address's limit.
+struct AdminRoutes {
+    typealias Handler = @Sendable (HTTPRequest, RouteParameters, HTTPRequestContext, _ actor: String) throws(Problem) -> HTTPReply
+
+    var router: Router
+    let access: AdminAccess
+
+    /// - Parameter query: the query parameters the route takes; nil when the handler checks them.
+    mutating func add(_ method: HTTPMethod, _ pattern: String, query: Set<String>? = [], replying handler: @escaping Handler) {
+        let access = self.access
+        router.add(method, pattern, replying: { request, parameters, context throws(Problem) in
+            let actor = try access.authorize(request, context, role: method == .get ? .read : .write)
+            if let query { _ = try QueryParameters(request.query, allowed: query) }
+            return try handler(request, parameters, context, actor)
+        })
+    }
+
+    mutating func add(
+        _ method: HTTPMethod, _ pattern: String, query: Set<String>? = [],
+        _ handler: @escaping @Sendable (HTTPRequest, RouteParameters, HTTPRequestContext, _ actor: String) throws(Problem) -> HTTPResponse
+    ) {
+        add(method, pattern, query: query, replying: { request, parameters, context, actor throws(Problem) in
+            .response(try handler(request, parameters, context, actor))
+        })
+    }
+}
+
 /// The admin API: rollouts, experiments, screens, the audit log and explain, behind bearer tokens.
 ///
 /// Reads answer from the snapshot in force, on the event loop; the few that need the store (old
@@ -14,13 +44,15 @@ struct AdminEndpoints: Sendable {
     let access: AdminAccess
 
     func register(in router: inout Router) {
-        registerRollouts(in: &router)
-        registerExperiments(in: &router)
-        registerScreens(in: &router)
-        router.add(.get, "/admin/audit", replying: { request, _, context throws(Problem) in
+        var routes = AdminRoutes(router: router, access: access)
+        registerRollouts(in: &routes)
+        registerExperiments(in: &routes)
+        registerScreens(in: &routes)
+        routes.add(.get, "/admin/audit", query: nil, replying: { request, _, context, _ throws(Problem) in
             try audit(request, context)
         })
-        router.add(.get, "/admin/explain") { request, _, context throws(Problem) in try explain(request, context) }
+        routes.add(.get, "/admin/explain", query: nil) { request, _, context, _ throws(Problem) in try explain(request, context) }
+        router = routes.router
     }
 
     // MARK: - Answers
@@ -46,14 +78,13 @@ struct AdminEndpoints: Sendable {
         var answer: @Sendable (Snapshot) -> HTTPResponse
     }
 
-    /// Authorises a write, then plans, commits and publishes it on the write queue and answers from
+    /// Plans, commits and publishes it on the write queue and answers from
     /// there. `plan` runs on the write queue with the snapshot in force, so concurrent writers see
     /// each other's changes and `If-Match` compares with what is really there.
     func write(
-        _ request: HTTPRequest, _ context: HTTPRequestContext,
+        _ request: HTTPRequest, _ context: HTTPRequestContext, _ actor: String,
         _ plan: @escaping @Sendable (Snapshot, _ actor: String) throws(Problem) -> Plan
     ) throws(Problem) -> HTTPReply {
-        let actor = try access.authorize(request, context, role: .write)
         let control = self.control
         return .deferred(on: control.writeQueue) {
             do throws(Problem) {
@@ -85,8 +116,7 @@ struct AdminEndpoints: Sendable {
     func readStore(
         _ request: HTTPRequest, _ context: HTTPRequestContext, _ read: @escaping @Sendable () throws(Problem) -> HTTPResponse
     ) throws(Problem) -> HTTPReply {
-        _ = try access.authorize(request, context, role: .read)
-        return .deferred(on: control.readQueue) {
+        .deferred(on: control.readQueue) {
             do throws(Problem) {
                 return try read()
             } catch {

@@ -6,28 +6,26 @@ import TrellisTargeting
 /// `/admin/experiments`: read every experiment; change weights, status (pause, conclude with a
 /// winner, resume) and per-user overrides.
 extension AdminEndpoints {
-    func registerExperiments(in router: inout Router) {
-        router.add(.get, "/admin/experiments") { request, _, context throws(Problem) in
-            _ = try access.authorize(request, context, role: .read)
+    func registerExperiments(in routes: inout AdminRoutes) {
+        routes.add(.get, "/admin/experiments") { request, _, context, actor throws(Problem) in
             let snapshot = state.store.snapshot
             let list = snapshot.targeting.experiments.keys.sorted().map { Self.experiment($0, in: snapshot) }
             return Self.resource(.object([("experiments", .array(list))]))
         }
-        router.add(.get, "/admin/experiments/{key}") { request, parameters, context throws(Problem) in
-            _ = try access.authorize(request, context, role: .read)
+        routes.add(.get, "/admin/experiments/{key}") { request, parameters, context, actor throws(Problem) in
             let value = try Self.existingExperiment(parameters["key"] ?? "", in: state.store.snapshot)
             return Self.resource(value, etag: Self.etag(of: value))
         }
-        router.add(.put, "/admin/experiments/{key}", replying: { request, parameters, context throws(Problem) in
+        routes.add(.put, "/admin/experiments/{key}", replying: { request, parameters, context, actor throws(Problem) in
             let key = parameters["key"] ?? ""
             let patch = try ExperimentPatch(request)
-            return try write(request, context) { snapshot, actor throws(Problem) in
+            return try write(request, context, actor) { snapshot, actor throws(Problem) in
                 try planExperiment(key, patch, request, snapshot, actor)
             }
         })
-        router.add(.delete, "/admin/experiments/{key}", replying: { request, parameters, context throws(Problem) in
+        routes.add(.delete, "/admin/experiments/{key}", replying: { request, parameters, context, actor throws(Problem) in
             let key = parameters["key"] ?? ""
-            return try write(request, context) { snapshot, actor throws(Problem) in try resetExperiment(key, request, snapshot, actor) }
+            return try write(request, context, actor) { snapshot, actor throws(Problem) in try resetExperiment(key, request, snapshot, actor) }
         })
     }
 

@@ -8,7 +8,6 @@ extension AdminEndpoints {
     /// why this user sees what they see — which revision, every decision point of that revision
     /// with its value and the reason, every rollout with the user's bucket.
     func explain(_ request: HTTPRequest, _ context: HTTPRequestContext) throws(Problem) -> HTTPResponse {
-        _ = try access.authorize(request, context, role: .read)
         guard let id = request.query["screen"] else {
             throw Problem(.badRequest, "query parameter \"screen\" is required: the screen to explain, such as screen=home")
         }

@@ -5,29 +5,27 @@ import TrellisTargeting
 
 /// `/admin/rollouts`: read every rollout, change its percentage, enable or kill it.
 extension AdminEndpoints {
-    func registerRollouts(in router: inout Router) {
-        router.add(.get, "/admin/rollouts") { request, _, context throws(Problem) in
-            _ = try access.authorize(request, context, role: .read)
+    func registerRollouts(in routes: inout AdminRoutes) {
+        routes.add(.get, "/admin/rollouts") { request, _, context, actor throws(Problem) in
             let snapshot = state.store.snapshot
             let list = snapshot.targeting.rollouts.keys.sorted().map { Self.rollout($0, in: snapshot) }
             return Self.resource(.object([("rollouts", .array(list))]))
         }
-        router.add(.get, "/admin/rollouts/{key}") { request, parameters, context throws(Problem) in
-            _ = try access.authorize(request, context, role: .read)
+        routes.add(.get, "/admin/rollouts/{key}") { request, parameters, context, actor throws(Problem) in
             let key = parameters["key"] ?? ""
             let value = try Self.existingRollout(key, in: state.store.snapshot)
             return Self.resource(value, etag: Self.etag(of: value))
         }
-        router.add(.put, "/admin/rollouts/{key}", replying: { request, parameters, context throws(Problem) in
+        routes.add(.put, "/admin/rollouts/{key}", replying: { request, parameters, context, actor throws(Problem) in
             let key = parameters["key"] ?? ""
             let patch = try RolloutPatch(request)
-            return try write(request, context) { snapshot, actor throws(Problem) in
+            return try write(request, context, actor) { snapshot, actor throws(Problem) in
                 try planRollout(key, request, snapshot, actor, action: "rollout.update") { patch.applied(to: $0) }
             }
         })
-        router.add(.delete, "/admin/rollouts/{key}", replying: { request, parameters, context throws(Problem) in
+        routes.add(.delete, "/admin/rollouts/{key}", replying: { request, parameters, context, actor throws(Problem) in
             let key = parameters["key"] ?? ""
-            return try write(request, context) { snapshot, actor throws(Problem) in
+            return try write(request, context, actor) { snapshot, actor throws(Problem) in
                 let before = try Self.existingRollout(key, in: snapshot)
                 try checkPrecondition(request, etag: Self.etag(of: before))
                 guard let stored = snapshot.runtime.rolloutOverride(key), let baseline = snapshot.baselineTargeting.rollouts[key] else {
@@ -40,9 +38,9 @@ extension AdminEndpoints {
                 ) { Self.rollout(key, in: $0) }
             }
         })
-        router.add(.post, "/admin/rollouts/{key}/kill", replying: { request, parameters, context throws(Problem) in
+        routes.add(.post, "/admin/rollouts/{key}/kill", replying: { request, parameters, context, actor throws(Problem) in
             let key = parameters["key"] ?? ""
-            return try write(request, context) { snapshot, actor throws(Problem) in
+            return try write(request, context, actor) { snapshot, actor throws(Problem) in
                 try planRollout(key, request, snapshot, actor, action: "rollout.kill") { settings in
                     var killed = settings
                     killed.enabled = false  // the percentage stays, for a later revive

@@ -7,15 +7,13 @@ import TrellisTargeting
 /// `/admin/screens`: publish revisions (at once or staged to a share of users), promote or abandon
 /// a staged one, roll back, and read the history.
 extension AdminEndpoints {
-    func registerScreens(in router: inout Router) {
-        router.add(.get, "/admin/screens") { request, _, context throws(Problem) in
-            _ = try access.authorize(request, context, role: .read)
+    func registerScreens(in routes: inout AdminRoutes) {
+        routes.add(.get, "/admin/screens") { request, _, context, actor throws(Problem) in
             let snapshot = state.store.snapshot
             let list = snapshot.runtime.screens.keys.sorted().compactMap { Self.screenHead($0, in: snapshot) }
             return Self.resource(.object([("screens", .array(list))]))
         }
-        router.add(.get, "/admin/screens/{id}") { request, parameters, context throws(Problem) in
-            _ = try access.authorize(request, context, role: .read)
+        routes.add(.get, "/admin/screens/{id}") { request, parameters, context, actor throws(Problem) in
             let snapshot = state.store.snapshot
             let id = parameters["id"] ?? ""
             let (head, etag) = try Self.existingScreen(id, in: snapshot)
@@ -24,35 +22,35 @@ extension AdminEndpoints {
             }
             return Self.resource(.object(head.objectValue!.map { ($0.key, $0.value) } + [("screen", document)]), etag: etag)
         }
-        router.add(.put, "/admin/screens/{id}", replying: { request, parameters, context throws(Problem) in
-            try publish(request, context, id: parameters["id"] ?? "")
+        routes.add(.put, "/admin/screens/{id}", query: nil, replying: { request, parameters, context, actor throws(Problem) in
+            try publish(request, context, actor, id: parameters["id"] ?? "")
         })
-        router.add(.get, "/admin/screens/{id}/revisions", replying: { request, parameters, context throws(Problem) in
+        routes.add(.get, "/admin/screens/{id}/revisions", replying: { request, parameters, context, actor throws(Problem) in
             try revisions(request, context, id: parameters["id"] ?? "")
         })
-        router.add(.get, "/admin/screens/{id}/revisions/{revision}", replying: { request, parameters, context throws(Problem) in
+        routes.add(.get, "/admin/screens/{id}/revisions/{revision}", replying: { request, parameters, context, actor throws(Problem) in
             try revisionDocument(request, context, id: parameters["id"] ?? "", revision: parameters["revision"] ?? "")
         })
-        router.add(.post, "/admin/screens/{id}/rollback", replying: { request, parameters, context throws(Problem) in
-            try rollback(request, context, id: parameters["id"] ?? "")
+        routes.add(.post, "/admin/screens/{id}/rollback", replying: { request, parameters, context, actor throws(Problem) in
+            try rollback(request, context, actor, id: parameters["id"] ?? "")
         })
-        router.add(.put, "/admin/screens/{id}/stage", replying: { request, parameters, context throws(Problem) in
+        routes.add(.put, "/admin/screens/{id}/stage", replying: { request, parameters, context, actor throws(Problem) in
             let percentage = try Self.stagePercentage(request)
-            return try changeHead(request, context, id: parameters["id"] ?? "", action: "screen.stage") { head throws(Problem) in
+            return try changeHead(request, context, actor, id: parameters["id"] ?? "", action: "screen.stage") { head throws(Problem) in
                 guard head.staged != nil else { throw Problem(.conflict, "screen \(head.screen) has no staged revision; publish one with ?stage=P") }
                 head.stagedBasisPoints = percentage.basisPoints
             }
         })
-        router.add(.post, "/admin/screens/{id}/promote", replying: { request, parameters, context throws(Problem) in
-            try changeHead(request, context, id: parameters["id"] ?? "", action: "screen.promote") { head throws(Problem) in
+        routes.add(.post, "/admin/screens/{id}/promote", replying: { request, parameters, context, actor throws(Problem) in
+            try changeHead(request, context, actor, id: parameters["id"] ?? "", action: "screen.promote") { head throws(Problem) in
                 guard let staged = head.staged else { throw Problem(.conflict, "screen \(head.screen) has no staged revision to promote") }
                 head.current = staged
                 head.staged = nil
                 head.stagedBasisPoints = nil
             }
         })
-        router.add(.post, "/admin/screens/{id}/abandon", replying: { request, parameters, context throws(Problem) in
-            try changeHead(request, context, id: parameters["id"] ?? "", action: "screen.abandon") { head throws(Problem) in
+        routes.add(.post, "/admin/screens/{id}/abandon", replying: { request, parameters, context, actor throws(Problem) in
+            try changeHead(request, context, actor, id: parameters["id"] ?? "", action: "screen.abandon") { head throws(Problem) in
                 guard head.staged != nil else { throw Problem(.conflict, "screen \(head.screen) has no staged revision to abandon") }
                 head.staged = nil
                 head.stagedBasisPoints = nil
@@ -65,7 +63,7 @@ extension AdminEndpoints {
     /// `PUT /admin/screens/{id}[?stage=P]`: the body is the authored screen, checked as
     /// `trellis validate` checks a file; it becomes a new revision, served to everybody, or with
     /// `stage` to P percent of users (replacing any staged revision).
-    private func publish(_ request: HTTPRequest, _ context: HTTPRequestContext, id: String) throws(Problem) -> HTTPReply {
+    private func publish(_ request: HTTPRequest, _ context: HTTPRequestContext, _ actor: String, id: String) throws(Problem) -> HTTPReply {
         let query = try QueryParameters(request.query, allowed: ["stage"])
         var stage: RolloutPercentage?
         if let text = query["stage"] {
@@ -76,7 +74,7 @@ extension AdminEndpoints {
         let staging = stage
         try Self.checkMediaType(request)
         let body = request.body
-        return try write(request, context) { snapshot, actor throws(Problem) in
+        return try write(request, context, actor) { snapshot, actor throws(Problem) in
             let existing = snapshot.runtime.screens[id]
             try checkPrecondition(request, etag: existing.map { Self.screenETag($0.head) })
             let screen: Screen
@@ -104,13 +102,13 @@ extension AdminEndpoints {
 
     /// `POST /admin/screens/{id}/rollback {"revision": N}`: a new revision with revision N's
     /// document, served to everybody (a staged revision is abandoned).
-    private func rollback(_ request: HTTPRequest, _ context: HTTPRequestContext, id: String) throws(Problem) -> HTTPReply {
+    private func rollback(_ request: HTTPRequest, _ context: HTTPRequestContext, _ actor: String, id: String) throws(Problem) -> HTTPReply {
         var target = 0
         try Self.payload(request, allowed: ["revision"]) { object, _ in
             target = object.integer("revision", in: 1...Int(Int32.max), required: true) ?? 0
         }
         let number = target
-        return try write(request, context) { snapshot, actor throws(Problem) in
+        return try write(request, context, actor) { snapshot, actor throws(Problem) in
             guard let existing = snapshot.runtime.screens[id] else { throw Self.notFound("screen", id, known: snapshot.runtime.screens.keys) }
             try checkPrecondition(request, etag: Self.screenETag(existing.head))
             let source: ScreenRevision?
@@ -132,11 +130,11 @@ extension AdminEndpoints {
 
     /// A change of which revisions are served (stage percentage, promote, abandon).
     private func changeHead(
-        _ request: HTTPRequest, _ context: HTTPRequestContext, id: String, action: String,
+        _ request: HTTPRequest, _ context: HTTPRequestContext, _ actor: String, id: String, action: String,
         _ update: @escaping @Sendable (inout ScreenHead) throws(Problem) -> Void
     ) throws(Problem) -> HTTPReply {
         if action != "screen.stage" { try Self.checkMediaType(request) }
-        return try write(request, context) { snapshot, actor throws(Problem) in
+        return try write(request, context, actor) { snapshot, actor throws(Problem) in
             guard let existing = snapshot.runtime.screens[id], SnapshotBuilder.isServed(existing, baseline: control.currentBaseline) else {
                 throw Self.notFound("screen", id, known: snapshot.screens.keys)
             }
