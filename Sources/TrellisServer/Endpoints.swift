@@ -171,10 +171,13 @@ struct ScreenRequest: Sendable {
 
     /// Reads the context (and checks that `parameters` are the only others given), finds the
     /// screen and decides its outcomes for this user.
-    init(_ request: HTTPRequest, id: String, state: ServerState, parameters: Set<String>) throws(Problem) {
+    /// - Parameter reader: how the context is read; the server's unless a caller trusts more (explain).
+    init(
+        _ request: HTTPRequest, id: String, state: ServerState, parameters: Set<String>, reader: ContextReader? = nil
+    ) throws(Problem) {
         query = try QueryParameters(
             request.query, allowed: UserContext.parameterNames.union(parameters), allowedPrefixes: ["attr."])
-        let context = try state.contextReader.context(
+        let context = try (reader ?? state.contextReader).context(
             of: request, queryItems: query.items.filter { UserContext.isParameter($0.name) }, now: state.clock())
         self.context = context
         snapshot = state.store.snapshot

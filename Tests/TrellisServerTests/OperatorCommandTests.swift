@@ -42,6 +42,9 @@ import TrellisTesting
         // An unsigned user id is ignored once signing is on: this one is anonymous.
         let unsigned = try server.request("GET", "/v1/screens/home?user=\(user)", token: nil)
         #expect(unsigned.json["assignments"]?["rollouts"]?["banner"]?.bool == false)
+        // Explain takes the user as ops give it: the admin token vouches for the question.
+        let explained = try server.request("GET", "/admin/explain?screen=home&user=\(user)", token: ServedBinary.readToken)
+        #expect(explained.json["rollouts"]?[0]?["decision"]?["bucket"]?.number == Double(Bucketing.rolloutBucket(groupID: "banner", userID: user)))
         // A forged signature is 401.
         let forged = signed.dropLast(2) + (signed.hasSuffix("AA") ? "BB" : "AA")
         #expect(try server.request("GET", "/v1/screens/home", token: nil, headers: ["X-Trellis-Context": String(forged)]).status == 401)

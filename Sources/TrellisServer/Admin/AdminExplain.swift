@@ -4,14 +4,15 @@ import TrellisScreens
 import TrellisTargeting
 
 extension AdminEndpoints {
-    /// `GET /admin/explain?screen=home&user=…&platform=…` (any screen context, query or headers):
+    /// `GET /admin/explain?screen=home&user=…&platform=…` (any screen context, query or headers,
+    /// taken as given even when apps must sign theirs):
     /// why this user sees what they see — which revision, every decision point of that revision
     /// with its value and the reason, every rollout with the user's bucket.
     func explain(_ request: HTTPRequest, _ context: HTTPRequestContext) throws(Problem) -> HTTPResponse {
         guard let id = request.query["screen"] else {
             throw Problem(.badRequest, "query parameter \"screen\" is required: the screen to explain, such as screen=home")
         }
-        let resolving = try ScreenRequest(request, id: id, state: state, parameters: ["screen"])
+        let resolving = try ScreenRequest(request, id: id, state: state, parameters: ["screen"], reader: Self.explainReader)
         let snapshot = resolving.snapshot
         let evaluator = snapshot.evaluator
         let user = resolving.context
@@ -45,6 +46,10 @@ extension AdminEndpoints {
                 ("decisions", .array(points)), ("rollouts", .array(rollouts)),
             ]))
     }
+
+    /// An admin token vouches for the question, so explain takes the user as given in the query and
+    /// headers even where apps must sign it: ops ask about user X without the gateway's key.
+    static let explainReader = ContextReader(configuration: .init())
 
     /// Whether the user gets the staged revision, and their place in the staging group.
     private func stagedExplanation(_ id: String, _ snapshot: Snapshot, _ user: UserContext) -> JSONValue {
