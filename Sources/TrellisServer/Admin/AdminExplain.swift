@@ -12,6 +12,9 @@ extension AdminEndpoints {
         guard let id = request.query["screen"] else {
             throw Problem(.badRequest, "query parameter \"screen\" is required: the screen to explain, such as screen=home")
         }
+        guard request.headers[SignedContext.headerName] == nil else {
+            throw Problem(.badRequest, "explain takes the user as given (user=…, attr.NAME=…, or X- headers); it does not read \(SignedContext.headerName)")
+        }
         let resolving = try ScreenRequest(request, id: id, state: state, parameters: ["screen"], reader: Self.explainReader)
         let snapshot = resolving.snapshot
         let evaluator = snapshot.evaluator
