@@ -195,6 +195,7 @@ import TrellisTesting
         let published = try server.request("PUT", "/admin/screens/home", body: Self.screen("Published"))
         #expect(published.status == 200)
         #expect(published.json["revision"]?.number == 2)
+        #expect(published.json["source"]?.string == "runtime")
         #expect(try greeting("u1") == (2, "Published"))
 
         // Staged to 30 %: those users get revision 3, the rest keep 2; a promote serves 3 to all.

@@ -243,7 +243,9 @@ extension AdminEndpoints {
             ])
         }
         return .object([
-            ("id", .string(id)), ("revision", .number(head.current)), ("origin", .string(stored.current.origin.rawValue)),
+            ("id", .string(id)), ("revision", .number(head.current)),
+            ("source", .string(stored.current.origin == .config ? "config" : "runtime")),
+            ("origin", .string(stored.current.origin.rawValue)),
             ("served", .bool(snapshot.screens[id] != nil)), ("staged", staged), ("latestRevision", .number(stored.latestRevision)),
             ("updatedAt", .string(RFC3339.string(fromSeconds: head.updatedAt))), ("updatedBy", .string(head.updatedBy)),
         ])
