@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 import Foundation
 import GRDB
 import Logging
@@ -133,5 +134,33 @@ import TrellisTesting
         // A reload may bring new fonts: it starts empty.
         _ = application.reload()
         #expect(cached() == 0)
+    }
+
+    @Test func concurrentWritersAreSerialisedAndNoneIsLost() throws {
+        let config = try TemporaryConfig(screens: ["home": AdminFlowTests.screen("Hello")])
+        try config.write(targeting: AdminFlowTests.targeting)
+        let application = try Self.application(config)
+        defer { application.shutdown(); application.waitUntilStopped() }
+        let port = application.port
+        let acknowledged = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { writer in
+            guard let client = try? TestClient(port: port, timeout: 10) else { return }
+            for i in 0..<20 {
+                let body = #"{"percentage": \#(writer * 10 + i % 10)}"#
+                if (try? client.exchange("PUT", "/admin/rollouts/banner", token: Self.token, body: body))?.status == 200 {
+                    acknowledged.withLock { $0 += 1 }
+                }
+            }
+        }
+        #expect(acknowledged.withLock { $0 } == 160)
+        let rollout = try TestClient(port: port).exchange("GET", "/admin/rollouts/banner", token: Self.token)
+        #expect(rollout.json["revision"]?.number == 160)
+        let audit = try TestClient(port: port).exchange("GET", "/admin/audit?resource=rollouts/banner&limit=1000", token: Self.token)
+        let entries = audit.json["entries"]?.array ?? []
+        #expect(entries.count == 160)
+        // One after the other: each entry's "before" is the previous entry's "after".
+        for (earlier, later) in zip(entries, entries.dropFirst()) {
+            #expect(earlier["after"]?["percentage"]?.number == later["before"]?["percentage"]?.number)
+        }
     }
 }
