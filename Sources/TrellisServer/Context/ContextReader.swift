@@ -53,7 +53,18 @@ public struct ContextReader: Sendable {
     public func context(
         of request: HTTPRequest, queryItems: [(name: String, value: String)], now: Double
     ) throws(Problem) -> UserContext {
-        let parameters = try read(ContextHeaders(request.headers), queryItems: queryItems, now: now)
+        let headers = try ContextHeaders(request.headers)
+        // The common case on the hot path: the context in the query only, nothing to merge or verify.
+        if headers.parameters.isEmpty, headers.signed.isEmpty, configuration.signingKeys.isEmpty {
+            do {
+                var context = try UserContext.parse(queryItems)
+                context.now = now
+                return context
+            } catch {
+                throw Problem.invalidContext(error)
+            }
+        }
+        let parameters = try read(headers, queryItems: queryItems, now: now)
         do {
             var context = try UserContext.parse(parameters.map { (name: $0.name, value: $0.value) })
             context.now = now
