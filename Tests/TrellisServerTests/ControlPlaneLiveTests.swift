@@ -16,7 +16,7 @@ import TrellisTesting
 @Suite struct ControlPlaneLiveTests {
     static let token = "trl_live-test-token"
 
-    static func application(_ config: TemporaryConfig, adminPort: Int? = nil) throws -> Application {
+    static func application(_ config: TemporaryConfig, adminPort: Int? = nil, requireIfMatch: Bool = false) throws -> Application {
         var settings = ServerConfiguration()
         settings.host = "127.0.0.1"
         settings.port = 0
@@ -25,6 +25,7 @@ import TrellisTesting
         settings.limits.drainTimeoutSeconds = 2
         settings.admin.tokens = [.init(name: "ops", sha256: SHA256.hash(Array(token.utf8)), role: .write)]
         settings.admin.port = adminPort
+        settings.admin.requireIfMatch = requireIfMatch
         let application = try Application(
             configDirectory: config.url, configuration: settings, logger: Logger(label: "test"), metrics: PrometheusCollectorRegistry())
         try application.start()
@@ -162,5 +163,18 @@ import TrellisTesting
         for (earlier, later) in zip(entries, entries.dropFirst()) {
             #expect(earlier["after"]?["percentage"]?.number == later["before"]?["percentage"]?.number)
         }
+    }
+
+    @Test func aServerThatRequiresIfMatchRefusesBlindWrites() throws {
+        let config = try TemporaryConfig(screens: ["home": AdminFlowTests.screen("Hello")])
+        try config.write(targeting: AdminFlowTests.targeting)
+        let application = try Self.application(config, requireIfMatch: true)
+        defer { application.shutdown(); application.waitUntilStopped() }
+        let client = try TestClient(port: application.port)
+        let blind = try client.exchange("PUT", "/admin/rollouts/banner", token: Self.token, body: #"{"percentage": 30}"#)
+        #expect(blind.status == 428)
+        let etag = try #require(try client.exchange("GET", "/admin/rollouts/banner", token: Self.token).header("ETag"))
+        #expect(try client.exchange("PUT", "/admin/rollouts/banner", token: Self.token, headers: ["If-Match": etag], body: #"{"percentage": 30}"#).status == 200)
+        #expect(try client.exchange("POST", "/admin/rollouts/banner/kill", token: Self.token, headers: ["If-Match": etag]).status == 412)
     }
 }
