@@ -81,4 +81,30 @@ import TrellisTesting
         #expect(nowhere.status == 1)
         #expect(nowhere.output.contains("no runtime store"))
     }
+
+    @Test func validateWithADataDirectoryChecksTheRuntimeStateOverTheConfigAndWritesNothing() throws {
+        let config = try TemporaryConfig(screens: ["home": AdminFlowTests.screen("Hello")])
+        try config.write(targeting: AdminFlowTests.targeting)
+        let server = try ServedBinary(config: config)
+        try server.start()
+        #expect(try server.request("PUT", "/admin/experiments/hero", body: #"{"overrides": {"qa-1": "big"}}"#).status == 200)
+        server.stop()
+        let data = server.dataDirectory.path
+
+        try config.write(screen: "home", AdminFlowTests.screen("Edited"))
+        let ok = try run(["validate", "--config", config.url.path, "--data-dir", data])
+        #expect(ok.status == 0, "\(ok.output)")
+        #expect(ok.output.contains("ok: server.json, 1 screens (home) and the runtime store"))
+        let store = try SQLiteStore(path: server.dataDirectory.appendingPathComponent(SQLiteStore.fileName).path)
+        #expect(try store.load().screens.first?.latestRevision == 1)  // the edited file was not recorded
+
+        // targeting.json drops the variant an override names: refused, with the source named.
+        // (the file moves to the new variant too, so only the runtime value is wrong).
+        try config.write(targeting: AdminFlowTests.targeting.replacingOccurrences(of: "\"big\": 50", with: "\"huge\": 50"))
+        try config.write(screen: "home", AdminFlowTests.screen("Edited").replacingOccurrences(of: "\"big\":", with: "\"huge\":"))
+        let refused = try run(["validate", "--config", config.url.path, "--data-dir", data])
+        #expect(refused.status == 1)
+        #expect(refused.output.contains("runtime targeting"), "\(refused.output)")
+        #expect(refused.output.contains("qa-1"), "\(refused.output)")
+    }
 }

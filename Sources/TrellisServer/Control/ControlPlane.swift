@@ -49,6 +49,20 @@ public final class ControlPlane: Sendable {
     static func start(
         loader: ConfigLoader, store: any RuntimeStore, now: Double
     ) throws(StartError) -> (ConfigBaseline, Snapshot) {
+        let (baseline, change, snapshot) = try plan(loader: loader, store: store, now: now)
+        do { try store.commit(change) } catch { throw .store(error) }
+        return (baseline, snapshot)
+    }
+
+    /// What starting would serve, without writing anything: the configuration and the runtime
+    /// state over it, checked together (`trellis validate --data-dir`).
+    public static func check(loader: ConfigLoader, store: any RuntimeStore, now: Double) throws(StartError) -> Snapshot {
+        try plan(loader: loader, store: store, now: now).snapshot
+    }
+
+    private static func plan(
+        loader: ConfigLoader, store: any RuntimeStore, now: Double
+    ) throws(StartError) -> (baseline: ConfigBaseline, change: StoreChange, snapshot: Snapshot) {
         let baseline: ConfigBaseline
         switch loader.loadBaseline() {
         case .success(let loaded): baseline = loaded
@@ -58,12 +72,9 @@ public final class ControlPlane: Sendable {
         do { stored = try store.load() } catch { throw .store(error) }
         let runtime = RuntimeState(stored)
         let change = ConfigReconciler.change(baseline: baseline, runtime: runtime, now: now)
-        let next = runtime.applying(change)
-        switch SnapshotBuilder(loader: loader).build(baseline: baseline, runtime: next, previous: nil) {
+        switch SnapshotBuilder(loader: loader).build(baseline: baseline, runtime: runtime.applying(change), previous: nil) {
         case .failure(let error): throw .config(error)
-        case .success(let snapshot):
-            do { try store.commit(change) } catch { throw .store(error) }
-            return (baseline, snapshot)
+        case .success(let snapshot): return (baseline, change, snapshot)
         }
     }
 
