@@ -258,4 +258,28 @@ import TrellisTesting
         #expect(try server.request("GET", "/admin/explain?screen=nope", token: ServedBinary.readToken).status == 404)
         #expect(try server.request("GET", "/admin/explain", token: ServedBinary.readToken).status == 400)
     }
+
+    @Test func aReloadKeepsWhatOpsPublishedUnlessTheFileChanged() throws {
+        let server = try Self.served()
+        func greeting() throws -> String? {
+            let json = try server.request("GET", "/v1/screens/home", token: nil).json
+            return json["root"]?["subviews"]?.array.first { $0["id"]?.string == "greeting" }?["values"]?["text"]?.string
+        }
+        #expect(try server.request("PUT", "/admin/screens/home", body: Self.screen("Published")).status == 200)
+        #expect(try server.reload().contains("reloaded"))
+        #expect(try greeting() == "Published")  // the file did not change: the published revision stays
+
+        try server.config.write(screen: "home", Self.screen("From the file"))
+        #expect(try server.reload().contains("reloaded"))
+        #expect(try greeting() == "From the file")
+        let audit = try server.request("GET", "/admin/audit?resource=screens/home&limit=1", token: ServedBinary.readToken)
+        #expect(audit.json["entries"]?[0]?["action"]?.string == "screen.config")
+        #expect(audit.json["entries"]?[0]?["actor"]?.string == "config")
+
+        // A file the runtime no longer fits is refused whole; the served state stays.
+        try server.config.write(screen: "home", Self.screen("x").replacingOccurrences(of: "\"rollout\": \"banner\"", with: "\"rollout\": \"gone\""))
+        #expect(try server.reload().contains("reload refused"))
+        #expect(try greeting() == "From the file")
+        server.stop()
+    }
 }

@@ -66,6 +66,16 @@ final class ServedBinary {
         self.process = nil
     }
 
+    /// SIGHUP, and wait for the reload's log line (`reloaded` or `reload refused`).
+    func reload() throws -> String {
+        guard let process, let log else { throw StartFailure(output: "not running") }
+        let before = log.text.components(separatedBy: "reload").count
+        kill(process.processIdentifier, SIGHUP)
+        let deadline = Date().addingTimeInterval(10)
+        while log.text.components(separatedBy: "reload").count == before, Date() < deadline { usleep(10_000) }
+        return String(log.text.split(separator: "\n").last { $0.contains("reload") } ?? "")
+    }
+
     /// SIGTERM and wait for a clean exit.
     func stop() {
         guard let process else { return }
