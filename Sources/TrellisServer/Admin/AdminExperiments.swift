@@ -30,14 +30,13 @@ extension AdminEndpoints {
     }
 
     private func resetExperiment(_ key: String, _ request: HTTPRequest, _ snapshot: Snapshot, _ actor: String) throws(Problem) -> Plan {
-        let before = try Self.existingExperiment(key, in: snapshot)
-        try checkPrecondition(request, etag: Self.etag(of: before))
-        guard let stored = snapshot.runtime.experimentOverride(key), let baseline = snapshot.baselineTargeting.experiments[key] else {
+        let experiment = try experimentInForce(key, request, snapshot)
+        guard snapshot.runtime.experimentOverride(key) != nil, let baseline = snapshot.baselineTargeting.experiments[key] else {
             throw Problem(.conflict, "experiment \(key) has no runtime value; the configuration's is in force already")
         }
-        return planReset(
-            stored, resource: "experiments/\(key)", action: "experiment.reset", actor: actor,
-            before: ExperimentSettings(snapshot.targeting.experiments[key] ?? baseline).jsonValue,
+        return planDocument(
+            kind: ExperimentSettings.kind, key: key, body: RuntimeState.resetBody, in: snapshot, resource: "experiments/\(key)",
+            action: "experiment.reset", actor: actor, before: ExperimentSettings(experiment).jsonValue,
             after: ExperimentSettings(baseline).jsonValue
         ) { Self.experiment(key, in: $0) }
     }
@@ -45,24 +44,24 @@ extension AdminEndpoints {
     private func planExperiment(
         _ key: String, _ patch: ExperimentPatch, _ request: HTTPRequest, _ snapshot: Snapshot, _ actor: String
     ) throws(Problem) -> Plan {
-        let before = try Self.existingExperiment(key, in: snapshot)
-        try checkPrecondition(request, etag: Self.etag(of: before))
+        let experiment = try experimentInForce(key, request, snapshot)
+        let old = ExperimentSettings(experiment)
+        let new = try patch.applied(to: old, variants: experiment.variants.map(\.name))
+        return planDocument(
+            kind: ExperimentSettings.kind, key: key, body: JSONWriter.encode(new.jsonValue), in: snapshot,
+            resource: "experiments/\(key)", action: "experiment.update", actor: actor, before: old.jsonValue, after: new.jsonValue
+        ) { Self.experiment(key, in: $0) }
+    }
+
+    /// Experiment `key` as in force, once `If-Match` (if any) names its current version.
+    private func experimentInForce(
+        _ key: String, _ request: HTTPRequest, _ snapshot: Snapshot
+    ) throws(Problem) -> TargetingConfiguration.Experiment {
         guard let experiment = snapshot.targeting.experiments[key] else {
             throw Self.notFound("experiment", key, known: snapshot.targeting.experiments.keys)
         }
-        let old = ExperimentSettings(experiment)
-        let new = try patch.applied(to: old, variants: experiment.variants.map(\.name))
-        let now = state.clock()
-        let document = StoredDocument(
-            kind: ExperimentSettings.kind, key: key, body: JSONWriter.encode(new.jsonValue),
-            revision: (snapshot.runtime.experiments[key]?.revision ?? 0) + 1, updatedAt: now, updatedBy: actor)
-        let audit = AuditDraft(
-            at: now, actor: actor, action: "experiment.update", resource: "experiments/\(key)",
-            before: JSONWriter.encode(old.jsonValue), after: JSONWriter.encode(new.jsonValue))
-        return Plan(change: StoreChange(documents: [document], audit: [audit])) { published in
-            let value = Self.experiment(key, in: published)
-            return Self.resource(value, etag: Self.etag(of: value))
-        }
+        try checkPrecondition(request, etag: Self.etag(of: Self.experiment(key, in: snapshot)))
+        return experiment
     }
 
     static func existingExperiment(_ key: String, in snapshot: Snapshot) throws(Problem) -> JSONValue {

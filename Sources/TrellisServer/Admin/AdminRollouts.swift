@@ -26,14 +26,13 @@ extension AdminEndpoints {
         routes.add(.delete, "/admin/rollouts/{key}", replying: { request, parameters, context, actor throws(Problem) in
             let key = parameters["key"] ?? ""
             return try write(request, context, actor) { snapshot, actor throws(Problem) in
-                let before = try Self.existingRollout(key, in: snapshot)
-                try checkPrecondition(request, etag: Self.etag(of: before))
-                guard let stored = snapshot.runtime.rolloutOverride(key), let baseline = snapshot.baselineTargeting.rollouts[key] else {
+                let rollout = try rolloutInForce(key, request, snapshot)
+                guard snapshot.runtime.rolloutOverride(key) != nil, let baseline = snapshot.baselineTargeting.rollouts[key] else {
                     throw Problem(.conflict, "rollout \(key) has no runtime value; the configuration's is in force already")
                 }
-                return planReset(
-                    stored, resource: "rollouts/\(key)", action: "rollout.reset", actor: actor,
-                    before: RolloutSettings(snapshot.targeting.rollouts[key] ?? baseline).jsonValue,
+                return planDocument(
+                    kind: RolloutSettings.kind, key: key, body: RuntimeState.resetBody, in: snapshot, resource: "rollouts/\(key)",
+                    action: "rollout.reset", actor: actor, before: RolloutSettings(rollout).jsonValue,
                     after: RolloutSettings(baseline).jsonValue
                 ) { Self.rollout(key, in: $0) }
             }
@@ -55,39 +54,34 @@ extension AdminEndpoints {
         _ key: String, _ request: HTTPRequest, _ snapshot: Snapshot, _ actor: String, action: String,
         _ update: (RolloutSettings) -> RolloutSettings
     ) throws(Problem) -> Plan {
-        let before = try Self.existingRollout(key, in: snapshot)
-        try checkPrecondition(request, etag: Self.etag(of: before))
-        guard let rollout = snapshot.targeting.rollouts[key] else { throw Self.notFound("rollout", key, known: snapshot.targeting.rollouts.keys) }
-        let old = RolloutSettings(rollout)
+        let old = RolloutSettings(try rolloutInForce(key, request, snapshot))
         let new = update(old)
-        let now = state.clock()
-        let stored = snapshot.runtime.rollouts[key]
-        let document = StoredDocument(
-            kind: RolloutSettings.kind, key: key, body: JSONWriter.encode(new.jsonValue), revision: (stored?.revision ?? 0) + 1,
-            updatedAt: now, updatedBy: actor)
-        let audit = AuditDraft(
-            at: now, actor: actor, action: action, resource: "rollouts/\(key)", before: JSONWriter.encode(old.jsonValue),
-            after: JSONWriter.encode(new.jsonValue))
-        return Plan(change: StoreChange(documents: [document], audit: [audit])) { published in
-            let value = Self.rollout(key, in: published)
-            return Self.resource(value, etag: Self.etag(of: value))
-        }
+        return planDocument(
+            kind: RolloutSettings.kind, key: key, body: JSONWriter.encode(new.jsonValue), in: snapshot, resource: "rollouts/\(key)",
+            action: action, actor: actor, before: old.jsonValue, after: new.jsonValue
+        ) { Self.rollout(key, in: $0) }
     }
 
-    /// The change that hands `stored`'s value back to the configuration, and the answer after it.
-    func planReset(
-        _ stored: StoredDocument, resource: String, action: String, actor: String, before: JSONValue, after: JSONValue,
-        render: @escaping @Sendable (Snapshot) -> JSONValue
+    /// Rollout `key` as in force, once `If-Match` (if any) names its current version.
+    private func rolloutInForce(_ key: String, _ request: HTTPRequest, _ snapshot: Snapshot) throws(Problem) -> TargetingConfiguration.Rollout {
+        guard let rollout = snapshot.targeting.rollouts[key] else { throw Self.notFound("rollout", key, known: snapshot.targeting.rollouts.keys) }
+        try checkPrecondition(request, etag: Self.etag(of: Self.rollout(key, in: snapshot)))
+        return rollout
+    }
+
+    /// The change that stores `body` as the next revision of the runtime document `kind`/`key`
+    /// (the settings, or ``RuntimeState/resetBody`` to hand the value back to the configuration),
+    /// audited with `before` and `after`; answered with `render` of the snapshot it leads to.
+    func planDocument(
+        kind: String, key: String, body: [UInt8], in snapshot: Snapshot, resource: String, action: String, actor: String,
+        before: JSONValue, after: JSONValue, render: @escaping @Sendable (Snapshot) -> JSONValue
     ) -> Plan {
         let now = state.clock()
-        var reset = stored
-        reset.body = RuntimeState.resetBody
-        reset.revision += 1
-        reset.updatedAt = now
-        reset.updatedBy = actor
+        let revision = (snapshot.runtime.document(kind: kind, key: key)?.revision ?? 0) + 1
+        let document = StoredDocument(kind: kind, key: key, body: body, revision: revision, updatedAt: now, updatedBy: actor)
         let audit = AuditDraft(
             at: now, actor: actor, action: action, resource: resource, before: JSONWriter.encode(before), after: JSONWriter.encode(after))
-        return Plan(change: StoreChange(documents: [reset], audit: [audit])) { published in
+        return Plan(change: StoreChange(documents: [document], audit: [audit])) { published in
             let value = render(published)
             return Self.resource(value, etag: Self.etag(of: value))
         }

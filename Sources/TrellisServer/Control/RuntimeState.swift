@@ -18,6 +18,11 @@ public struct RuntimeState: Sendable {
     /// The runtime value of experiment `key`, unless there is none or it was reset.
     func experimentOverride(_ key: String) -> StoredDocument? { experiments[key].flatMap(Self.inForce) }
 
+    /// The stored document of `kind` and `key`, reset or not (revisions count on from it).
+    func document(kind: String, key: String) -> StoredDocument? {
+        kind == RolloutSettings.kind ? rollouts[key] : kind == ExperimentSettings.kind ? experiments[key] : nil
+    }
+
     private static func inForce(_ document: StoredDocument) -> StoredDocument? { document.body == resetBody ? nil : document }
 
     public init(_ stored: StoredState) {
