@@ -84,26 +84,22 @@ struct Endpoints: Sendable {
         let pretty = try resolving.query.flag("pretty")
         let cacheControl = state.screenCacheControl
         let vary = state.screenVary
-        return .deferred(on: control.readQueue) {
-            do throws(Problem) {
-                let stored: ScreenRevision?
-                do { stored = try control.store.revision(screen: id, number: number) } catch {
-                    throw Problem(.serviceUnavailable, "cannot read revision \(number): \(error)")
-                }
-                guard let stored else { throw Problem(.notFound, "screen \(id) has no revision \(number)") }
-                let source = "screens/\(id) revision \(number)"
-                let screen: Screen
-                switch control.builder.loader.checkScreen(stored.document, source: source, id: id, targeting: resolving.snapshot.targeting) {
-                case .success(let checked): screen = checked
-                case .failure(let error):
-                    throw Problem.invalid("revision \(number) no longer fits the targeting in force", error.diagnostics, source: source, status: .conflict)
-                }
-                let earlier = resolving.with(ScreenEntry(screen: screen, revision: number, resolver: resolving.snapshot.resolver))
-                let body = EncodedBody(bytes: JSONWriter.encode(earlier.resolve().jsonValue(revision: number), style: pretty ? .pretty : .compact))
-                return Self.cached(body, request, cacheControl: cacheControl, vary: vary)
-            } catch {
-                return error.response(instance: request.path, requestID: context.requestID, route: nil)
+        return .deferred(on: control.readQueue, for: request, context) { () throws(Problem) in
+            let stored: ScreenRevision?
+            do { stored = try control.store.revision(screen: id, number: number) } catch {
+                throw Problem(.serviceUnavailable, "cannot read revision \(number): \(error)")
             }
+            guard let stored else { throw Problem(.notFound, "screen \(id) has no revision \(number)") }
+            let source = "screens/\(id) revision \(number)"
+            let screen: Screen
+            switch control.builder.loader.checkScreen(stored.document, source: source, id: id, targeting: resolving.snapshot.targeting) {
+            case .success(let checked): screen = checked
+            case .failure(let error):
+                throw Problem.invalid("revision \(number) no longer fits the targeting in force", error.diagnostics, source: source, status: .conflict)
+            }
+            let earlier = resolving.with(ScreenEntry(screen: screen, revision: number, resolver: resolving.snapshot.resolver))
+            let body = EncodedBody(bytes: JSONWriter.encode(earlier.resolve().jsonValue(revision: number), style: pretty ? .pretty : .compact))
+            return Self.cached(body, request, cacheControl: cacheControl, vary: vary)
         }
     }
 

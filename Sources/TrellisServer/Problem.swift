@@ -1,3 +1,4 @@
+import Dispatch
 import TrellisHTTP
 import TrellisJSON
 import TrellisTargeting
@@ -56,5 +57,21 @@ public struct Problem: Error, Sendable {
             .object([("parameter", .string($0.parameter)), ("message", .string($0.reason))])
         }
         return Problem(.badRequest, "invalid user context: \(error.description)", extensions: [("errors", .array(errors))])
+    }
+}
+
+extension HTTPReply {
+    /// Answered later by `work` on `queue`; a problem it throws is the answer, as a handler's is.
+    static func deferred(
+        on queue: DispatchQueue, for request: HTTPRequest, _ context: HTTPRequestContext,
+        _ work: @escaping @Sendable () throws(Problem) -> HTTPResponse
+    ) -> HTTPReply {
+        .deferred(on: queue) {
+            do throws(Problem) {
+                return try work()
+            } catch {
+                return error.response(instance: request.path, requestID: context.requestID, route: nil)
+            }
+        }
     }
 }

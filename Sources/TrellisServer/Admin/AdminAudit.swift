@@ -33,7 +33,7 @@ extension AdminEndpoints {
         }
         let store = control.store
         let frozen = audit
-        return try readStore(request, context) { () throws(Problem) in
+        return .deferred(on: control.readQueue, for: request, context) { () throws(Problem) in
             let entries: [AuditEntry]
             do { entries = try store.audit(frozen) } catch { throw Problem(.serviceUnavailable, "cannot read the audit log: \(error)") }
             let next = entries.last?.id ?? frozen.after ?? 0

@@ -78,49 +78,32 @@ struct AdminEndpoints: Sendable {
         var answer: @Sendable (Snapshot) -> HTTPResponse
     }
 
-    /// Plans, commits and publishes it on the write queue and answers from
-    /// there. `plan` runs on the write queue with the snapshot in force, so concurrent writers see
-    /// each other's changes and `If-Match` compares with what is really there.
+    /// Plans, commits and publishes a change on the write queue, and answers from there. `plan`
+    /// runs on the write queue with the snapshot in force, so concurrent writers see each other's
+    /// changes and `If-Match` compares with what is really there.
     func write(
         _ request: HTTPRequest, _ context: HTTPRequestContext, _ actor: String,
         _ plan: @escaping @Sendable (Snapshot, _ actor: String) throws(Problem) -> Plan
-    ) throws(Problem) -> HTTPReply {
+    ) -> HTTPReply {
         let control = self.control
-        return .deferred(on: control.writeQueue) {
+        return .deferred(on: control.writeQueue, for: request, context) { () throws(Problem) in
+            let current = control.state.store.snapshot
+            let planned: Plan
             do throws(Problem) {
-                let current = control.state.store.snapshot
-                let planned: Plan
-                do throws(Problem) {
-                    planned = try plan(current, actor)
-                } catch {
-                    control.refused.increment()
-                    throw error
-                }
-                switch control.publish(planned.change, over: current) {
-                case .success(let published): return planned.answer(published)
-                case .failure(.invalid(let error)):
-                    control.refused.increment()
-                    throw Problem.refusedChange(error)
-                case .failure(.store(.conflict(let detail))):
-                    throw Problem(.conflict, "another change got there first (\(detail)); read the resource again and retry")
-                case .failure(.store(.failure(let detail))):
-                    throw Problem(.serviceUnavailable, "the change was not stored: \(detail); nothing changed", headers: ["Retry-After": "1"])
-                }
+                planned = try plan(current, actor)
             } catch {
-                return error.response(instance: request.path, requestID: context.requestID, route: nil)
+                control.refused.increment()
+                throw error
             }
-        }
-    }
-
-    /// Runs a read that needs the store on the read queue.
-    func readStore(
-        _ request: HTTPRequest, _ context: HTTPRequestContext, _ read: @escaping @Sendable () throws(Problem) -> HTTPResponse
-    ) throws(Problem) -> HTTPReply {
-        .deferred(on: control.readQueue) {
-            do throws(Problem) {
-                return try read()
-            } catch {
-                return error.response(instance: request.path, requestID: context.requestID, route: nil)
+            switch control.publish(planned.change, over: current) {
+            case .success(let published): return planned.answer(published)
+            case .failure(.invalid(let error)):
+                control.refused.increment()
+                throw Problem.refusedChange(error)
+            case .failure(.store(.conflict(let detail))):
+                throw Problem(.conflict, "another change got there first (\(detail)); read the resource again and retry")
+            case .failure(.store(.failure(let detail))):
+                throw Problem(.serviceUnavailable, "the change was not stored: \(detail); nothing changed", headers: ["Retry-After": "1"])
             }
         }
     }

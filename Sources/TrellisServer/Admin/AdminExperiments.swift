@@ -19,13 +19,13 @@ extension AdminEndpoints {
         routes.add(.put, "/admin/experiments/{key}", replying: { request, parameters, context, actor throws(Problem) in
             let key = parameters["key"] ?? ""
             let patch = try ExperimentPatch(request)
-            return try write(request, context, actor) { snapshot, actor throws(Problem) in
+            return write(request, context, actor) { snapshot, actor throws(Problem) in
                 try planExperiment(key, patch, request, snapshot, actor)
             }
         })
         routes.add(.delete, "/admin/experiments/{key}", replying: { request, parameters, context, actor throws(Problem) in
             let key = parameters["key"] ?? ""
-            return try write(request, context, actor) { snapshot, actor throws(Problem) in try resetExperiment(key, request, snapshot, actor) }
+            return write(request, context, actor) { snapshot, actor throws(Problem) in try resetExperiment(key, request, snapshot, actor) }
         })
     }
 

@@ -19,13 +19,13 @@ extension AdminEndpoints {
         routes.add(.put, "/admin/rollouts/{key}", replying: { request, parameters, context, actor throws(Problem) in
             let key = parameters["key"] ?? ""
             let patch = try RolloutPatch(request)
-            return try write(request, context, actor) { snapshot, actor throws(Problem) in
+            return write(request, context, actor) { snapshot, actor throws(Problem) in
                 try planRollout(key, request, snapshot, actor, action: "rollout.update") { patch.applied(to: $0) }
             }
         })
         routes.add(.delete, "/admin/rollouts/{key}", replying: { request, parameters, context, actor throws(Problem) in
             let key = parameters["key"] ?? ""
-            return try write(request, context, actor) { snapshot, actor throws(Problem) in
+            return write(request, context, actor) { snapshot, actor throws(Problem) in
                 let rollout = try rolloutInForce(key, request, snapshot)
                 guard snapshot.runtime.rolloutOverride(key) != nil, let baseline = snapshot.baselineTargeting.rollouts[key] else {
                     throw Problem(.conflict, "rollout \(key) has no runtime value; the configuration's is in force already")
@@ -39,7 +39,7 @@ extension AdminEndpoints {
         })
         routes.add(.post, "/admin/rollouts/{key}/kill", replying: { request, parameters, context, actor throws(Problem) in
             let key = parameters["key"] ?? ""
-            return try write(request, context, actor) { snapshot, actor throws(Problem) in
+            return write(request, context, actor) { snapshot, actor throws(Problem) in
                 try planRollout(key, request, snapshot, actor, action: "rollout.kill") { settings in
                     var killed = settings
                     killed.enabled = false  // the percentage stays, for a later revive

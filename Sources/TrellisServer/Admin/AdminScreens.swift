@@ -74,7 +74,7 @@ extension AdminEndpoints {
         let staging = stage
         try Self.checkMediaType(request)
         let body = request.body
-        return try write(request, context, actor) { snapshot, actor throws(Problem) in
+        return write(request, context, actor) { snapshot, actor throws(Problem) in
             let existing = snapshot.runtime.screens[id]
             try checkPrecondition(request, etag: existing.map { Self.screenETag($0.head) })
             let screen: Screen
@@ -108,7 +108,7 @@ extension AdminEndpoints {
             target = object.integer("revision", in: 1...Int(Int32.max), required: true) ?? 0
         }
         let number = target
-        return try write(request, context, actor) { snapshot, actor throws(Problem) in
+        return write(request, context, actor) { snapshot, actor throws(Problem) in
             guard let existing = snapshot.runtime.screens[id] else { throw Self.notFound("screen", id, known: snapshot.runtime.screens.keys) }
             try checkPrecondition(request, etag: Self.screenETag(existing.head))
             let source: ScreenRevision?
@@ -134,7 +134,7 @@ extension AdminEndpoints {
         _ update: @escaping @Sendable (inout ScreenHead) throws(Problem) -> Void
     ) throws(Problem) -> HTTPReply {
         if action != "screen.stage" { try Self.checkMediaType(request) }
-        return try write(request, context, actor) { snapshot, actor throws(Problem) in
+        return write(request, context, actor) { snapshot, actor throws(Problem) in
             guard let existing = snapshot.runtime.screens[id], SnapshotBuilder.isServed(existing, baseline: control.currentBaseline) else {
                 throw Self.notFound("screen", id, known: snapshot.screens.keys)
             }
@@ -180,7 +180,7 @@ extension AdminEndpoints {
         let snapshot = state.store.snapshot
         let (head, _) = try Self.existingScreen(id, in: snapshot)
         let store = control.store
-        return try readStore(request, context) { () throws(Problem) in
+        return .deferred(on: control.readQueue, for: request, context) { () throws(Problem) in
             let list: [ScreenRevisionSummary]
             do { list = try store.revisions(screen: id) } catch { throw Problem(.serviceUnavailable, "cannot read revisions: \(error)") }
             let items: [JSONValue] = list.map { r in
@@ -204,7 +204,7 @@ extension AdminEndpoints {
             throw Problem(.badRequest, "revision \"\(text)\" is not a revision number (1, 2, …)")
         }
         let store = control.store
-        return try readStore(request, context) { () throws(Problem) in
+        return .deferred(on: control.readQueue, for: request, context) { () throws(Problem) in
             let revision: ScreenRevision?
             do { revision = try store.revision(screen: id, number: number) } catch {
                 throw Problem(.serviceUnavailable, "cannot read revision \(number): \(error)")
