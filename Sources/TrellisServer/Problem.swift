@@ -37,7 +37,12 @@ public struct Problem: Error, Sendable {
     public static func invalid(
         _ detail: String, _ diagnostics: [Diagnostic], source: String? = nil, status: HTTPStatus = .badRequest
     ) -> Problem {
-        let errors: [JSONValue] = diagnostics.map { d in
+        invalid(detail, diagnostics.map { (source, $0) }, status: status)
+    }
+
+    /// The same for diagnostics of several sources (files, revisions, runtime values).
+    static func invalid(_ detail: String, _ diagnostics: [(source: String?, Diagnostic)], status: HTTPStatus) -> Problem {
+        let errors: [JSONValue] = diagnostics.map { source, d in
             var members: [(String, JSONValue)] = []
             if let source { members.append(("source", .string(source))) }
             members.append(("path", .string(d.path.description)))

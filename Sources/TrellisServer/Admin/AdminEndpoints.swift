@@ -168,15 +168,8 @@ struct AdminEndpoints: Sendable {
 extension Problem {
     /// 422: the change leads to a configuration that does not validate; every problem listed.
     static func refusedChange(_ error: ConfigLoadError) -> Problem {
-        let diagnostics = error.errors.flatMap { e in e.diagnostics.map { (e.source, $0) } }
-        let errors: [JSONValue] = diagnostics.map { source, d in
-            var members: [(String, JSONValue)] = [("source", .string(source)), ("path", .string(d.path.description))]
-            if d.location != .unknown { members.append(("line", .number(d.location.line))) }
-            members.append(("message", .string(d.message)))
-            return .object(members)
-        }
-        return Problem(
-            .unprocessableContent, "the change does not validate; nothing changed: \(error.errors.first?.description ?? "")",
-            extensions: [("errors", .array(errors))])
+        invalid(
+            "the change does not validate; nothing changed: \(error.errors.first?.description ?? "")",
+            error.errors.flatMap { e in e.diagnostics.map { (Optional(e.source), $0) } }, status: .unprocessableContent)
     }
 }
