@@ -1,6 +1,7 @@
 import CoreMetrics
 import TrellisHTTP
 import TrellisJSON
+import TrellisScreens
 import TrellisStore
 
 /// Admin routes: each handler runs only once the request's token may do what its method needs
@@ -75,6 +76,8 @@ struct AdminEndpoints: Sendable {
     /// once it is published (from the new snapshot).
     struct Plan {
         var change: StoreChange
+        /// Screens the change adds, already decoded and checked, by fingerprint (not decoded again).
+        var checked: [String: Screen] = [:]
         var answer: @Sendable (Snapshot) -> HTTPResponse
     }
 
@@ -95,7 +98,7 @@ struct AdminEndpoints: Sendable {
                 control.refused.increment()
                 throw error
             }
-            switch control.publish(planned.change, over: current) {
+            switch control.publish(planned.change, over: current, checked: planned.checked) {
             case .success(let published): return planned.answer(published)
             case .failure(.invalid(let error)):
                 control.refused.increment()

@@ -96,7 +96,10 @@ extension AdminEndpoints {
             } else {
                 head.current = number
             }
-            return planHead(head, existing: existing, revisions: [revision], actor: actor, now: now, action: staging == nil ? "screen.publish" : "screen.stage")
+            var plan = planHead(
+                head, existing: existing, revisions: [revision], actor: actor, now: now, action: staging == nil ? "screen.publish" : "screen.stage")
+            plan.checked = [revision.fingerprint: screen]
+            return plan
         }
     }
 

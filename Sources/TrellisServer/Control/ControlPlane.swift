@@ -4,6 +4,7 @@ import Metrics
 import Logging
 import Synchronization
 import TrellisJSON
+import TrellisScreens
 import TrellisStore
 
 /// Every runtime change goes through here, one at a time, on its own queue: admin writes and
@@ -116,14 +117,15 @@ public final class ControlPlane: Sendable {
     }
 
     /// Checks, commits and publishes `change` over `current`. Call on `writeQueue` only.
+    /// - Parameter checked: screens the change adds, already decoded and checked, by fingerprint.
     func publish(
-        _ change: StoreChange, baseline fresh: ConfigBaseline? = nil, over current: Snapshot
+        _ change: StoreChange, baseline fresh: ConfigBaseline? = nil, over current: Snapshot, checked: [String: Screen] = [:]
     ) -> Result<Snapshot, PublishFailure> {
         dispatchPrecondition(condition: .onQueue(writeQueue))
         let base = fresh ?? baseline.withLock { $0 }
         let candidate: Snapshot
         let runtime = current.runtime.applying(change)
-        switch builder.build(baseline: base, runtime: runtime, previous: current, sameBaseline: fresh == nil) {
+        switch builder.build(baseline: base, runtime: runtime, previous: current, sameBaseline: fresh == nil, checked: checked) {
         case .failure(let error):
             return .failure(.invalid(error))
         case .success(let built): candidate = built

@@ -15,24 +15,29 @@ struct SnapshotBuilder: Sendable {
     ///   changed. Those never add or remove a rule, rollout, experiment or variant, so a revision
     ///   `previous` served needs no second reference check; and its cached answers stay valid. (A
     ///   reload may bring new targeting and new fonts, which change references, layouts and previews.)
+    /// - Parameter checked: screens already decoded and checked against these names (a body a
+    ///   publish just checked), by content fingerprint; the baseline's files count as such too.
     func build(
-        baseline: ConfigBaseline, runtime: RuntimeState, previous: Snapshot?, sameBaseline: Bool = false
+        baseline: ConfigBaseline, runtime: RuntimeState, previous: Snapshot?, sameBaseline: Bool = false,
+        checked: [String: Screen] = [:]
     ) -> Result<Snapshot, ConfigLoadError> {
         var errors: [DiagnosticsError] = []
         guard let targeting = effectiveTargeting(baseline.targeting, runtime, &errors) else {
             return .failure(ConfigLoadError(errors: errors))
         }
+        var checked = checked
+        for file in baseline.screens.values { checked[file.fingerprint] = file.screen }
         var screens: [String: ScreenEntry] = [:]
         var staged: [String: StagedScreen] = [:]
         for (id, file) in baseline.screens where runtime.screens[id] == nil {
             screens[id] = ScreenEntry(screen: file.screen, revision: 1, resolver: loader.resolver)
         }
         for (id, stored) in runtime.screens where Self.isServed(stored, baseline: baseline) {
-            guard let current = entry(stored.current, targeting, previous, sameBaseline, &errors) else { continue }
+            guard let current = entry(stored.current, targeting, previous, sameBaseline, checked, &errors) else { continue }
             screens[id] = current
             if let revision = stored.staged, let basisPoints = stored.head.stagedBasisPoints,
                 let percentage = RolloutPercentage(basisPoints: basisPoints),
-                let entry = entry(revision, targeting, previous, sameBaseline, &errors)
+                let entry = entry(revision, targeting, previous, sameBaseline, checked, &errors)
             {
                 staged[id] = StagedScreen(entry: entry, percentage: percentage)
             }
@@ -86,11 +91,11 @@ struct SnapshotBuilder: Sendable {
     }
 
     /// The entry of one stored revision: the previous snapshot's when it served the same revision
-    /// (its references checked again when the targeting's names may have changed), else decoded
-    /// and checked anew.
+    /// (its references checked again when the targeting's names may have changed); else one made
+    /// of a screen already checked with the same content; else decoded and checked anew.
     private func entry(
         _ revision: ScreenRevision, _ targeting: TargetingConfiguration, _ previous: Snapshot?, _ sameBaseline: Bool,
-        _ errors: inout [DiagnosticsError]
+        _ checked: [String: Screen], _ errors: inout [DiagnosticsError]
     ) -> ScreenEntry? {
         let source = "screens/\(revision.screen) revision \(revision.number)"
         let reusable = [previous?.screens[revision.screen], previous?.staged[revision.screen]?.entry]
@@ -104,6 +109,10 @@ struct SnapshotBuilder: Sendable {
                 errors.append(error)
                 return nil
             }
+        }
+        // Checked against this baseline's names, which runtime values never change.
+        if let screen = checked[revision.fingerprint] {
+            return ScreenEntry(screen: screen, revision: revision.number, resolver: loader.resolver)
         }
         switch loader.checkScreen(revision.document, source: source, id: revision.screen, targeting: targeting) {
         case .success(let screen): return ScreenEntry(screen: screen, revision: revision.number, resolver: loader.resolver)
