@@ -107,10 +107,10 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "TrellisTextTests", dependencies: ["TrellisText"], swiftSettings: strict),
         .testTarget(
-            name: "TrellisScreensTests", dependencies: ["TrellisScreens", "TrellisJSON", "TrellisTargeting"],
+            name: "TrellisScreensTests", dependencies: ["TrellisScreens", "TrellisJSON", "TrellisTargeting", "TrellisTesting"],
             swiftSettings: strict),
         .testTarget(
-            name: "TrellisTargetingTests", dependencies: ["TrellisTargeting", "TrellisJSON"],
+            name: "TrellisTargetingTests", dependencies: ["TrellisTargeting", "TrellisJSON", "TrellisTesting"],
             swiftSettings: strict),
         .testTarget(
             name: "TrellisServerTests",

@@ -3,6 +3,7 @@ import Testing
 import TrellisJSON
 import TrellisScreens
 import TrellisTargeting
+import TrellisTesting
 
 /// docs/targeting.md shows real behaviour: its examples are checked here.
 @Suite struct ResolutionDocsTests {
@@ -15,14 +16,7 @@ import TrellisTargeting
     }
 
     /// The body of the first fenced block after `marker`.
-    func block(after marker: String) throws -> String {
-        let start = try #require(docs.range(of: marker))
-        let rest = docs[start.upperBound...]
-        let open = try #require(rest.range(of: "```json\n"))
-        let body = rest[open.upperBound...]
-        let close = try #require(body.range(of: "\n```"))
-        return String(body[..<close.lowerBound]) + "\n"
-    }
+    func block(after marker: String) throws -> String { try #require(fencedBlock(after: marker, in: docs)) }
 
     func exampleConfiguration() throws -> TargetingConfiguration {
         try TargetingConfiguration.decode(Array(try block(after: "## Config/targeting.json").utf8), source: "docs").get()

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TrellisJSON
 import TrellisTargeting
+import TrellisTesting
 
 /// docs/targeting.md shows real behaviour: its targeting.json example decodes, and its explain and
 /// `trellis bucket` examples are exactly what the code prints.
@@ -11,16 +12,7 @@ import TrellisTargeting
     init() throws { docs = String(decoding: try repositoryFile("docs/targeting.md"), as: UTF8.self) }
 
     /// The body of the first fenced block (```json or ```) after `marker`.
-    func block(after marker: String) throws -> String {
-        let start = try #require(docs.range(of: marker))
-        let rest = docs[start.upperBound...]
-        let open = try #require(rest.range(of: "```"))
-        let afterFence = rest[open.upperBound...]
-        let bodyStart = try #require(afterFence.firstIndex(of: "\n"))
-        let body = afterFence[afterFence.index(after: bodyStart)...]
-        let close = try #require(body.range(of: "\n```"))
-        return String(body[..<close.lowerBound]) + "\n"
-    }
+    func block(after marker: String) throws -> String { try #require(fencedBlock(after: marker, in: docs)) }
 
     func exampleConfiguration() throws -> TargetingConfiguration {
         try TargetingConfiguration.decode(Array(try block(after: "## Config/targeting.json").utf8), source: "docs").get()
