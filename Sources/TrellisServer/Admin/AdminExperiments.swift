@@ -31,13 +31,9 @@ extension AdminEndpoints {
 
     private func resetExperiment(_ key: String, _ request: HTTPRequest, _ snapshot: Snapshot, _ actor: String) throws(Problem) -> Plan {
         let experiment = try experimentInForce(key, request, snapshot)
-        guard snapshot.runtime.experimentOverride(key) != nil, let baseline = snapshot.baselineTargeting.experiments[key] else {
-            throw Problem(.conflict, "experiment \(key) has no runtime value; the configuration's is in force already")
-        }
-        return planDocument(
-            kind: ExperimentSettings.kind, key: key, body: RuntimeState.resetBody, in: snapshot, resource: "experiments/\(key)",
-            action: "experiment.reset", actor: actor, before: ExperimentSettings(experiment).jsonValue,
-            after: ExperimentSettings(baseline).jsonValue
+        return try planReset(
+            kind: ExperimentSettings.kind, key: key, in: snapshot, actor: actor, before: ExperimentSettings(experiment).jsonValue,
+            baseline: snapshot.baselineTargeting.experiments[key].map { ExperimentSettings($0).jsonValue }
         ) { Self.experiment(key, in: $0) }
     }
 
@@ -84,7 +80,7 @@ extension AdminEndpoints {
             ("overrides", .object(experiment.overrides.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })))
         members.append(("description", experiment.description.map(JSONValue.string) ?? .null))
         members += provenance(snapshot.runtime.experiments[key])
-        if snapshot.runtime.experimentOverride(key) != nil, let baseline = snapshot.baselineTargeting.experiments[key] {
+        if snapshot.runtime.hasOverride(kind: ExperimentSettings.kind, key: key), let baseline = snapshot.baselineTargeting.experiments[key] {
             members.append(("config", ExperimentSettings(baseline).jsonValue))
         }
         return .object(members)

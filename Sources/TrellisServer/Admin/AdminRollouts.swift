@@ -27,13 +27,9 @@ extension AdminEndpoints {
             let key = parameters["key"] ?? ""
             return write(request, context, actor) { snapshot, actor throws(Problem) in
                 let rollout = try rolloutInForce(key, request, snapshot)
-                guard snapshot.runtime.rolloutOverride(key) != nil, let baseline = snapshot.baselineTargeting.rollouts[key] else {
-                    throw Problem(.conflict, "rollout \(key) has no runtime value; the configuration's is in force already")
-                }
-                return planDocument(
-                    kind: RolloutSettings.kind, key: key, body: RuntimeState.resetBody, in: snapshot, resource: "rollouts/\(key)",
-                    action: "rollout.reset", actor: actor, before: RolloutSettings(rollout).jsonValue,
-                    after: RolloutSettings(baseline).jsonValue
+                return try planReset(
+                    kind: RolloutSettings.kind, key: key, in: snapshot, actor: actor, before: RolloutSettings(rollout).jsonValue,
+                    baseline: snapshot.baselineTargeting.rollouts[key].map { RolloutSettings($0).jsonValue }
                 ) { Self.rollout(key, in: $0) }
             }
         })
@@ -69,6 +65,20 @@ extension AdminEndpoints {
         return rollout
     }
 
+    /// The change that hands `kind` `key` back to the configuration's value (`baseline`); 409 when
+    /// that value is in force already.
+    func planReset(
+        kind: String, key: String, in snapshot: Snapshot, actor: String, before: JSONValue, baseline: JSONValue?,
+        render: @escaping @Sendable (Snapshot) -> JSONValue
+    ) throws(Problem) -> Plan {
+        guard snapshot.runtime.hasOverride(kind: kind, key: key), let baseline else {
+            throw Problem(.conflict, "\(kind) \(key) has no runtime value; the configuration's is in force already")
+        }
+        return planDocument(
+            kind: kind, key: key, body: RuntimeState.resetBody, in: snapshot, resource: "\(kind)s/\(key)", action: "\(kind).reset",
+            actor: actor, before: before, after: baseline, render: render)
+    }
+
     /// The change that stores `body` as the next revision of the runtime document `kind`/`key`
     /// (the settings, or ``RuntimeState/resetBody`` to hand the value back to the configuration),
     /// audited with `before` and `after`; answered with `render` of the snapshot it leads to.
@@ -101,7 +111,7 @@ extension AdminEndpoints {
             ("groupId", .string(rollout.groupID)), ("description", rollout.description.map(JSONValue.string) ?? .null),
         ]
         members += provenance(snapshot.runtime.rollouts[key])
-        if snapshot.runtime.rolloutOverride(key) != nil, let baseline = snapshot.baselineTargeting.rollouts[key] {
+        if snapshot.runtime.hasOverride(kind: RolloutSettings.kind, key: key), let baseline = snapshot.baselineTargeting.rollouts[key] {
             members.append(("config", RolloutSettings(baseline).jsonValue))
         }
         return .object(members)

@@ -13,17 +13,13 @@ public struct RuntimeState: Sendable {
     /// that revisions keep counting up and the history says who reset it.
     static let resetBody = Array("null".utf8)
 
-    /// The runtime value of rollout `key`, unless there is none or it was reset.
-    func rolloutOverride(_ key: String) -> StoredDocument? { rollouts[key].flatMap(Self.inForce) }
-    /// The runtime value of experiment `key`, unless there is none or it was reset.
-    func experimentOverride(_ key: String) -> StoredDocument? { experiments[key].flatMap(Self.inForce) }
-
     /// The stored document of `kind` and `key`, reset or not (revisions count on from it).
     func document(kind: String, key: String) -> StoredDocument? {
         kind == RolloutSettings.kind ? rollouts[key] : kind == ExperimentSettings.kind ? experiments[key] : nil
     }
 
-    private static func inForce(_ document: StoredDocument) -> StoredDocument? { document.body == resetBody ? nil : document }
+    /// Whether `kind` `key` has a runtime value in force (stored and not reset).
+    func hasOverride(kind: String, key: String) -> Bool { document(kind: kind, key: key).map { $0.body != Self.resetBody } ?? false }
 
     public init(_ stored: StoredState) {
         for document in stored.documents {
