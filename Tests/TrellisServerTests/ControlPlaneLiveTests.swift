@@ -17,12 +17,7 @@ import TrellisTesting
     static let token = "trl_live-test-token"
 
     static func application(_ config: TemporaryConfig, adminPort: Int? = nil, requireIfMatch: Bool = false) throws -> Application {
-        var settings = ServerConfiguration()
-        settings.host = "127.0.0.1"
-        settings.port = 0
-        settings.accessLog = false
-        settings.dataDirectory = config.url.appendingPathComponent("data").path
-        settings.limits.drainTimeoutSeconds = 2
+        var settings = ServerConfiguration.live(dataDirectory: config.url.appendingPathComponent("data").path)
         settings.admin.tokens = [.init(name: "ops", sha256: SHA256.hash(Array(token.utf8)), role: .write)]
         settings.admin.port = adminPort
         settings.admin.requireIfMatch = requireIfMatch

@@ -14,12 +14,7 @@ import TrellisTesting
 
     init() throws {
         config = try TemporaryConfig()
-        var settings = ServerConfiguration()
-        settings.host = "127.0.0.1"
-        settings.port = 0
-        settings.accessLog = false
-        settings.dataDirectory = config.url.appendingPathComponent("data").path
-        settings.limits.drainTimeoutSeconds = 2
+        let settings = ServerConfiguration.live(dataDirectory: config.url.appendingPathComponent("data").path)
         application = try Application(
             configDirectory: config.url, configuration: settings, logger: Logger(label: "test"),
             metrics: PrometheusCollectorRegistry())

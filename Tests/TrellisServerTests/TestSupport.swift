@@ -105,3 +105,17 @@ extension LayoutAnswer {
     /// A layout answer straight from a responder's reply (PreviewChromiumTests calls the responder).
     init(_ reply: HTTPReply) throws { try self.init(reply.inProcessResponse) }
 }
+
+extension ServerConfiguration {
+    /// Settings for an in-process server on a real socket: 127.0.0.1, a port the kernel picks, no
+    /// access log, a short drain, runtime state in `dataDirectory`.
+    static func live(dataDirectory: String) -> ServerConfiguration {
+        var settings = ServerConfiguration()
+        settings.host = "127.0.0.1"
+        settings.port = 0
+        settings.accessLog = false
+        settings.dataDirectory = dataDirectory
+        settings.limits.drainTimeoutSeconds = 2
+        return settings
+    }
+}
