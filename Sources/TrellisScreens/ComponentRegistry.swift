@@ -36,9 +36,10 @@ public struct ComponentType: Sendable {
 }
 
 /// The component vocabulary, keyed by `type`. Schema version 1 is the DrivenUI set; version 2 adds
-/// buttons, actions, scrolling, tab bars, navigation and carousels.
+/// buttons, actions, scrolling, tab bars, navigation and carousels; version 3 adds the action kinds
+/// back, reload, share, copy and sequence (``ActionKind``), and no component type.
 public struct ComponentRegistry: Sendable {
-    public static let latestSchemaVersion = 2
+    public static let latestSchemaVersion = 3
 
     public let types: [String: ComponentType]
 

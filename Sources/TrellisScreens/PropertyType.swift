@@ -16,19 +16,28 @@ public enum PropertyType: Sendable {
     case oneOf([String])
     /// An absolute `https://` or `http://` URL.
     case url
-    /// What a tap does: `{"type": "navigate" | "openURL" | "dismiss" | "track", …}`.
+    /// What a tap does: `{"type": "navigate" | "share" | "sequence" | …, …}` (``ActionKind``).
     case action
 
     static let nonNegative: PropertyType = .number(0...1_000_000)
 
-    /// Checks `value`, reporting what is wrong with it at `path`.
+    /// Checks `value`, reporting what is wrong with it at `path` (an action as the latest schema
+    /// version allows; the decoder checks actions against the screen's own version).
     func validate(_ value: JSONValue, at path: JSONPath, _ collector: DiagnosticsCollector) {
-        if let problem = problem(with: value, at: path, collector) {
-            collector.report(problem, at: path, value)
+        switch self {
+        case .insets:
+            if let problem = insetsProblem(value, at: path, collector) { collector.report(problem, at: path, value) }
+        case .action:
+            var check = ValueCheck(collector: collector, schemaVersion: ComponentRegistry.latestSchemaVersion)
+            check.action(value, at: path)
+        default:
+            if let problem = problem(with: value) { collector.report(problem, at: path, value) }
         }
     }
 
-    private func problem(with value: JSONValue, at path: JSONPath, _ collector: DiagnosticsCollector) -> String? {
+    /// What is wrong with a value of this type, or nil; for insets and actions, which are objects
+    /// checked member by member, only whether the value could be one.
+    func problem(with value: JSONValue) -> String? {
         switch self {
         case .string:
             return value.stringValue == nil ? "expected a string, found \(value.typeName)" : nil
@@ -50,7 +59,8 @@ public enum PropertyType: Sendable {
         case .dimension:
             return Self.dimensionProblem(value)
         case .insets:
-            return insetsProblem(value, at: path, collector)
+            return value.numberValue != nil || value.objectValue != nil
+                ? nil : "expected points or an object of edges, found \(value.typeName)"
         case .oneOf(let choices):
             guard let s = value.stringValue else { return "expected one of \(choices.joined(separator: ", ")), found \(value.typeName)" }
             return choices.contains(s) ? nil : "\"\(s)\" is not one of: \(choices.joined(separator: ", "))"
@@ -58,8 +68,7 @@ public enum PropertyType: Sendable {
             guard let s = value.stringValue else { return "expected a URL, found \(value.typeName)" }
             return Self.isAbsoluteURL(s) ? nil : "\"\(s)\" is not an absolute http(s) URL"
         case .action:
-            Action.validate(value, at: path, collector)
-            return nil
+            return value.objectValue != nil ? nil : "expected an action object, found \(value.typeName)"
         }
     }
 
@@ -86,7 +95,7 @@ public enum PropertyType: Sendable {
     }
 
     private func insetsProblem(_ value: JSONValue, at path: JSONPath, _ collector: DiagnosticsCollector) -> String? {
-        if value.numberValue != nil { return Self.nonNegative.problem(with: value, at: path, collector) }
+        if value.numberValue != nil { return Self.nonNegative.problem(with: value) }
         guard value.objectValue != nil else { return "expected points or an object of edges, found \(value.typeName)" }
         let edges: Set<String> = ["top", "bottom", "leading", "trailing", "horizontal", "vertical"]
         guard let object = collector.object(value, at: path, allowedKeys: edges) else { return nil }
@@ -94,37 +103,5 @@ public enum PropertyType: Sendable {
             Self.nonNegative.validate(member.value, at: path.appending(member.key), collector)
         }
         return nil
-    }
-}
-
-/// What a tap does. Validated structurally; clients perform it.
-enum Action {
-    static let kinds: [String: (required: [String], optional: [String])] = [
-        "navigate": (["url"], ["presentation"]),
-        "openURL": (["url"], []),
-        "dismiss": ([], []),
-        "track": (["event"], ["properties"]),
-    ]
-
-    static func validate(_ value: JSONValue, at path: JSONPath, _ collector: DiagnosticsCollector) {
-        guard let kind = value["type"]?.stringValue, let spec = kinds[kind] else {
-            let found = value["type"].map { JSONWriter.string($0) } ?? "nothing"
-            collector.report(
-                "an action needs \"type\": one of \(kinds.keys.sorted().joined(separator: ", ")); found \(found)",
-                at: path, value)
-            return
-        }
-        guard let object = collector.object(value, at: path, allowedKeys: Set(["type"] + spec.required + spec.optional)) else { return }
-        for key in spec.required { _ = object.value(key, required: true) }
-        if let url = object.string("url"), !(url.contains("://") && !url.hasPrefix("://")) {
-            collector.report("\"\(url)\" is not an absolute URL such as app://product/42", at: path.appending("url"), object.value("url")!)
-        }
-        if let presentation = object.value("presentation") {
-            PropertyType.oneOf(["push", "modal", "sheet", "replace"]).validate(presentation, at: path.appending("presentation"), collector)
-        }
-        _ = object.string("event")
-        if let properties = object.value("properties"), properties.objectValue == nil {
-            collector.report("expected an object, found \(properties.typeName)", at: path.appending("properties"), properties)
-        }
     }
 }

@@ -14,8 +14,11 @@ public struct ResolvedScreen: Sendable {
     public var root: ResolvedComponent?
     /// What the user was assigned on the way, for exposure logging.
     public var assignments: Assignments
-    /// Components replaced or dropped for the client's schema version, in tree order.
+    /// Components and actions replaced or dropped for the client's schema version, in tree order.
     public var replaced: [Replacement]
+    /// Whether the tree may still hold `$param` and `$format` objects (the screen uses parameters),
+    /// which ``substituting(_:registry:)`` fills in per request.
+    public var usesParameters: Bool
 
     /// Experiment and rollout assignments made while resolving, each once, in the order first met.
     public struct Assignments: Sendable, Equatable {
@@ -39,34 +42,47 @@ public struct ResolvedScreen: Sendable {
         }
     }
 
-    /// One component the client was too old for.
+    /// One component or action the client was too old for.
     public struct Replacement: Sendable, Equatable {
         public enum How: String, Sendable {
             /// Its authored `fallback` stands in for it.
             case fallback
-            /// It was re-typed to its type's registered default fallback, keeping its subviews.
+            /// A component: re-typed to its type's registered default fallback, keeping its subviews.
+            /// An action: its kind's default (`back` → `dismiss`, `share` → `openURL`, `sequence` → its
+            /// last action the client can perform).
             case defaultFallback
-            /// Nothing the client can render stands in for it.
+            /// Nothing the client can render (or perform) stands in for it.
             case dropped
         }
 
-        /// The component's id, when it has one.
+        /// What was replaced: a component, or an action (a property whose type is action, or one of a
+        /// sequence's actions).
+        public enum Subject: String, Sendable {
+            case component
+            case action
+        }
+
+        /// The component's id, when it has one (never for an action).
         public var id: String?
-        /// Where the component is in the authored screen.
+        /// Where the component or action is in the authored screen (`$.root.subviews[2].properties.action`).
         public var path: JSONPath
+        /// The component type, or the action kind (`share`).
         public var type: String
         public var how: How
-        /// The type shown instead; nil when dropped, or when the fallback resolved to nothing.
+        /// The type or action kind shown instead; nil when dropped, or when the fallback resolved to nothing.
         public var replacement: String?
+        public var subject: Subject
 
-        public init(id: String?, path: JSONPath, type: String, how: How, replacement: String?) {
+        public init(id: String?, path: JSONPath, type: String, how: How, replacement: String?, subject: Subject = .component) {
             self.id = id
             self.path = path
             self.type = type
             self.how = how
             self.replacement = replacement
+            self.subject = subject
         }
     }
+
 
     /// The resolved wire format:
     ///
@@ -79,7 +95,10 @@ public struct ResolvedScreen: Sendable {
     ///
     /// `title` and `metadata` are left out when absent; `assignments` (both members) and `replaced`
     /// are always present; `root` is `null` when nothing is shown. A replacement carries `path` (the
-    /// authored JSON path) instead of `id` when the component has no id, and no `replacement` when dropped.
+    /// authored JSON path) instead of `id` when the component has no id, and no `replacement` when
+    /// dropped. An action's replacement always carries `path`, and its `type` is the action kind,
+    /// which is lower-case where component types are capitalised:
+    /// `{"path": "$.root.properties.action", "type": "share", "how": "defaultFallback", "replacement": "openURL"}`.
     public func jsonValue(revision: Int) -> JSONValue {
         var members: [(String, JSONValue)] = [
             ("id", .string(id)), ("revision", .number(revision)), ("schemaVersion", .number(schemaVersion)),
@@ -100,9 +119,10 @@ public struct ResolvedScreen: Sendable {
 }
 
 extension ResolvedScreen.Replacement {
-    /// `{"id" | "path", "type", "how", "replacement"?}`.
+    /// `{"id" | "path", "type", "how", "replacement"?}`; actions always by `path`.
     public var jsonValue: JSONValue {
-        var members: [(String, JSONValue)] = [id.map { ("id", .string($0)) } ?? ("path", .string(path.description))]
+        let byID = subject == .component ? id : nil
+        var members: [(String, JSONValue)] = [byID.map { ("id", .string($0)) } ?? ("path", .string(path.description))]
         members.append(("type", .string(type)))
         members.append(("how", .string(how.rawValue)))
         if let replacement { members.append(("replacement", .string(replacement))) }

@@ -9,13 +9,34 @@ public struct Screen: Sendable {
     public var root: Node
     /// Free-form data for the client (analytics names, cache hints), passed through untouched.
     public var metadata: [JSONMember]
+    /// Every `$param` and `$format` placeholder in the tree, under every Rule branch, variant and
+    /// fallback, in tree order (a component's properties, values, subviews, then fallback), as the
+    /// decoder found them. Empty for most screens.
+    public var parameters: [ParameterUse]
+    /// Where every navigate action leads, in the same order, including those under every Rule
+    /// branch, variant, component fallback, sequence and action fallback, as the decoder found them.
+    public var links: [ScreenLink]
 
-    public init(id: String, schemaVersion: Int, title: String? = nil, root: Node, metadata: [JSONMember] = []) {
+    public init(
+        id: String, schemaVersion: Int, title: String? = nil, root: Node, metadata: [JSONMember] = [],
+        parameters: [ParameterUse] = [], links: [ScreenLink] = []
+    ) {
         self.id = id
         self.schemaVersion = schemaVersion
         self.title = title
         self.root = root
         self.metadata = metadata
+        self.parameters = parameters
+        self.links = links
+    }
+
+    /// Whether a request must give this screen parameters; when not, its answer needs no substitution.
+    public var usesParameters: Bool { !parameters.isEmpty }
+
+    /// The names of the parameters the screen uses, each once, first use first.
+    public var parameterNames: [String] {
+        var seen: Set<String> = []
+        return parameters.compactMap { seen.insert($0.name).inserted ? $0.name : nil }
     }
 }
 

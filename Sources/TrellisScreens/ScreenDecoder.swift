@@ -25,8 +25,18 @@ public struct ScreenDecoder: Sendable {
 private struct TreeWalk {
     let registry: ComponentRegistry
     let collector: DiagnosticsCollector
-    var schemaVersion = ComponentRegistry.latestSchemaVersion
+    /// Checks every property, value and action, and records the parameters and links they use.
+    var check: ValueCheck
     var seenIDs: [String: SourceLocation] = [:]
+
+    init(registry: ComponentRegistry, collector: DiagnosticsCollector) {
+        self.registry = registry
+        self.collector = collector
+        self.check = ValueCheck(collector: collector, schemaVersion: ComponentRegistry.latestSchemaVersion)
+    }
+
+    /// The schema version the screen declares (the latest until its `schemaVersion` is read).
+    var schemaVersion: Int { check.schemaVersion }
 
     static let componentKeys: Set<String> = ["type", "id", "properties", "values", "style", "subviews", "fallback", "metadata"]
 
@@ -38,12 +48,14 @@ private struct TreeWalk {
             collector.report("screen id \"\(id)\" does not match \"\(expectedID)\"", at: JSONPath.root.appending("id"), object.value("id")!)
         }
         let version = object.integer("schemaVersion", in: 1...ComponentRegistry.latestSchemaVersion, required: true)
-        schemaVersion = version ?? ComponentRegistry.latestSchemaVersion
+        check.schemaVersion = version ?? ComponentRegistry.latestSchemaVersion
         let title = object.string("title")
         let metadata = object.value("metadata").flatMap { self.metadata($0, at: JSONPath.root.appending("metadata")) }
         let root = object.value("root", required: true).flatMap { node($0, at: JSONPath.root.appending("root")) }
         guard let id, let version, let root else { return nil }
-        return Screen(id: id, schemaVersion: version, title: title, root: root, metadata: metadata ?? [])
+        return Screen(
+            id: id, schemaVersion: version, title: title, root: root, metadata: metadata ?? [], parameters: check.parameters,
+            links: check.links)
     }
 
     mutating func node(_ value: JSONValue, at path: JSONPath) -> Node? {
@@ -134,7 +146,7 @@ private struct TreeWalk {
     }
 
     /// `properties` or `values`: every key known to the type, new enough, and well typed.
-    private func specified(
+    private mutating func specified(
         _ object: JSONObjectReader, _ key: String, _ specs: [String: PropertySpec], of type: ComponentType, at path: JSONPath
     ) -> [JSONMember]? {
         let groupPath = path.appending(key)
@@ -160,7 +172,7 @@ private struct TreeWalk {
                     "\"\(member.key)\" needs schema version \(spec.introduced), but the screen declares schemaVersion \(schemaVersion)",
                     at: memberPath, member.keyLocation)
             }
-            spec.type.validate(member.value, at: memberPath, collector)
+            check.member(member.value, spec, at: memberPath)
         }
         return members.filter { specs[$0.key] != nil }
     }

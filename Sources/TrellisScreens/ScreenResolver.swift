@@ -151,6 +151,10 @@ public struct ScreenResolver: Sendable {
     ///   can render), keeping id, subviews and metadata and only the properties and values that type
     ///   knows; without that, it is dropped with its subviews. Each is listed in ``ResolvedScreen/replaced``.
     /// - Properties and values newer than `clientSchemaVersion` are dropped.
+    /// - An action of a kind newer than `clientSchemaVersion` becomes its resolved `fallback`, else
+    ///   its kind's default (``ResolveWalk/defaultAction(_:_:at:)``), else it is removed; each is listed in
+    ///   ``ResolvedScreen/replaced``. No `fallback` key of an action is left.
+    /// - `$param` and `$format` objects are left as they are: ``ResolvedScreen/substituting(_:registry:)`` fills them in.
     /// - Precondition: `outcomes` has one byte per decision of `screen` (``ScreenDecisions/count``).
     public func resolve(_ screen: Screen, outcomes: Outcomes, clientSchemaVersion: Int) -> ResolvedScreen {
         resolve(screen, decisions: decisions(of: screen), outcomes: outcomes, clientSchemaVersion: clientSchemaVersion)
@@ -169,13 +173,13 @@ public struct ScreenResolver: Sendable {
             id: screen.id, schemaVersion: min(clientSchemaVersion, screen.schemaVersion), title: screen.title,
             metadata: screen.metadata, root: root,
             assignments: ResolvedScreen.Assignments(experiments: walk.experiments, rollouts: walk.rollouts),
-            replaced: walk.replaced)
+            replaced: walk.replaced, usesParameters: screen.usesParameters)
     }
 }
 
 /// One resolution: walks the tree in the order of ``ScreenResolver/decisions(of:)``, so the
 /// cursor always points at the outcome of the next decision point.
-private struct ResolveWalk {
+struct ResolveWalk {
     let registry: ComponentRegistry
     let schemaVersion: Int
     let outcomes: [UInt8]
@@ -223,13 +227,15 @@ private struct ResolveWalk {
     private mutating func resolve(_ component: Component, at path: JSONPath) -> ResolvedComponent? {
         guard let type = registry[component.type], type.introduced > schemaVersion else {
             // Renderable (or unknown to this registry, which the decoder never lets through).
+            // Members before subviews, so `replaced` stays in tree order.
             let type = registry[component.type]
+            let properties = known(component.properties, type?.properties, at: path.appending("properties"))
+            let values = known(component.values, type?.values, at: path.appending("values"))
             let subviews = resolveSubviews(component.subviews, at: path)
             skip(component.fallback)
             return ResolvedComponent(
-                type: component.type, id: component.id, properties: known(component.properties, type?.properties),
-                values: known(component.values, type?.values), subviews: subviews, metadata: component.metadata,
-                style: component.style)
+                type: component.type, id: component.id, properties: properties, values: values, subviews: subviews,
+                metadata: component.metadata, style: component.style)
         }
         if let fallback = component.fallback {
             for child in component.subviews { skip(child) }
@@ -245,6 +251,8 @@ private struct ResolveWalk {
         }
         // Recorded before the subviews, so the list stays in tree order.
         replaced.append(.init(id: component.id, path: path, type: type.name, how: .defaultFallback, replacement: stand.name))
+        let properties = known(component.properties, stand.properties, at: path.appending("properties"))
+        let values = known(component.values, stand.values, at: path.appending("values"))
         let subviews: [ResolvedComponent]
         if stand.children == .none {
             for child in component.subviews { skip(child) }
@@ -253,9 +261,8 @@ private struct ResolveWalk {
             subviews = resolveSubviews(component.subviews, at: path)
         }
         return ResolvedComponent(
-            type: stand.name, id: component.id, properties: known(component.properties, stand.properties),
-            values: known(component.values, stand.values), subviews: subviews, metadata: component.metadata,
-            style: component.style)
+            type: stand.name, id: component.id, properties: properties, values: values, subviews: subviews,
+            metadata: component.metadata, style: component.style)
     }
 
     private mutating func resolveSubviews(_ subviews: [Node], at path: JSONPath) -> [ResolvedComponent] {
@@ -274,10 +281,22 @@ private struct ResolveWalk {
         return nil
     }
 
-    /// The members `specs` knows and the client's schema version has.
-    private func known(_ members: [JSONMember], _ specs: [String: PropertySpec]?) -> [JSONMember] {
+    /// The members `specs` knows and the client's schema version has, each action resolved for
+    /// that version (``resolveAction(_:at:)``); an action that resolves to nothing is left out.
+    /// - Parameter path: the authored path of the `properties` or `values` object.
+    private mutating func known(_ members: [JSONMember], _ specs: [String: PropertySpec]?, at path: JSONPath) -> [JSONMember] {
         guard let specs else { return members }
-        return members.filter { member in specs[member.key].map { $0.introduced <= schemaVersion } ?? false }
+        var kept: [JSONMember] = []
+        for member in members {
+            guard let spec = specs[member.key], spec.introduced <= schemaVersion else { continue }
+            if case .action = spec.type {
+                guard let action = resolveAction(member.value, at: path.appending(member.key)) else { continue }
+                kept.append(JSONMember(key: member.key, keyLocation: member.keyLocation, value: action))
+            } else {
+                kept.append(member)
+            }
+        }
+        return kept
     }
 
     /// Moves the cursor past every decision point inside `node`, which is not shown.

@@ -53,8 +53,8 @@ let invalidScreens: [Invalid] = [
         "missing schemaVersion", text: "{\n  \"id\": \"test\",\n  \"root\": {\"type\": \"Spacer\"}\n}", "$", line: 1,
         "missing required key \"schemaVersion\""),
     Invalid(
-        "schemaVersion too new", text: "{\n  \"id\": \"test\",\n  \"schemaVersion\": 3,\n  \"root\": {\"type\": \"Spacer\"}\n}",
-        "$.schemaVersion", line: 3, "expected an integer from 1 to 2"),
+        "schemaVersion too new", text: "{\n  \"id\": \"test\",\n  \"schemaVersion\": 4,\n  \"root\": {\"type\": \"Spacer\"}\n}",
+        "$.schemaVersion", line: 3, "expected an integer from 1 to 3, found 4"),
     Invalid(
         "missing root", text: "{\n  \"id\": \"test\",\n  \"schemaVersion\": 2\n}", "$", line: 1, "missing required key \"root\""),
     Invalid(
@@ -134,15 +134,15 @@ let invalidScreens: [Invalid] = [
     // Actions
     Invalid(
         "unknown action type", root: "{\"type\": \"Spacer\", \"properties\": {\"action\": {\"type\": \"jump\"}}}", "$.root.properties.action",
-        "an action needs \"type\": one of dismiss, navigate, openURL, track; found \"jump\""),
-    Invalid("action not an object", root: "{\"type\": \"Spacer\", \"properties\": {\"action\": \"app://home\"}}", "$.root.properties.action", "an action needs \"type\": one of dismiss, navigate, openURL, track; found nothing"),
+        "an action needs \"type\": one of back, copy, dismiss, navigate, openURL, reload, sequence, share, track; found \"jump\""),
+    Invalid("action not an object", root: "{\"type\": \"Spacer\", \"properties\": {\"action\": \"app://home\"}}", "$.root.properties.action", "an action needs \"type\": one of back, copy, dismiss, navigate, openURL, reload, sequence, share, track; found nothing"),
     Invalid("navigate without url", root: "{\"type\": \"Spacer\", \"properties\": {\"action\": {\"type\": \"navigate\"}}}", "$.root.properties.action", "missing required key \"url\""),
     Invalid("navigate to a relative url", root: "{\"type\": \"Spacer\", \"properties\": {\"action\": {\"type\": \"navigate\", \"url\": \"product/42\"}}}", "$.root.properties.action.url", "\"product/42\" is not an absolute URL such as app://product/42"),
     Invalid(
         "unknown presentation", root: "{\"type\": \"Spacer\", \"properties\": {\"action\": {\"type\": \"navigate\", \"url\": \"app://x\", \"presentation\": \"popover\"}}}",
-        "$.root.properties.action.presentation", "\"popover\" is not one of: push, modal, sheet, replace"),
+        "$.root.properties.action.presentation", "\"popover\" is not one of: push, modal, sheet, fullScreen, replace"),
     Invalid("url without a scheme", root: "{\"type\": \"Spacer\", \"properties\": {\"action\": {\"type\": \"openURL\", \"url\": \"://x\"}}}", "$.root.properties.action.url", "is not an absolute URL"),
-    Invalid("dismiss with a url", root: "{\"type\": \"Spacer\", \"properties\": {\"action\": {\"type\": \"dismiss\", \"url\": \"app://x\"}}}", "$.root.properties.action.url", "unknown key \"url\"; expected one of: type"),
+    Invalid("dismiss with a url", root: "{\"type\": \"Spacer\", \"properties\": {\"action\": {\"type\": \"dismiss\", \"url\": \"app://x\"}}}", "$.root.properties.action.url", "unknown key \"url\"; expected one of: fallback, type"),
     Invalid("track without event", root: "{\"type\": \"Spacer\", \"properties\": {\"action\": {\"type\": \"track\"}}}", "$.root.properties.action", "missing required key \"event\""),
     Invalid("track properties not an object", root: "{\"type\": \"Spacer\", \"properties\": {\"action\": {\"type\": \"track\", \"event\": \"e\", \"properties\": [1]}}}", "$.root.properties.action.properties", "expected an object, found an array"),
 

@@ -191,7 +191,8 @@ import TrellisTargeting
     let registry = ComponentRegistry.standard
 
     @Test func versions() {
-        #expect(ComponentRegistry.latestSchemaVersion == 2)
+        // Version 3 added action kinds only.
+        #expect(ComponentRegistry.latestSchemaVersion == 3)
         let byVersion = Dictionary(grouping: registry.types.values, by: \.introduced).mapValues { Set($0.map(\.name)) }
         #expect(byVersion[1] == ["Text", "Image", "HStack", "VStack", "ZStack", "List", "Rectangle", "Circle", "Spacer", "Divider"])
         #expect(byVersion[2] == ["Button", "ScrollView", "TabBar", "Tab", "Navigation", "Carousel"])

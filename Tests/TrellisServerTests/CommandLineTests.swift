@@ -39,7 +39,7 @@ import TrellisTesting
         try config.write(screen: "bad", "{\n \"id\": \"bad\",\n \"schemaVersion\": 7,\n \"root\": {\"type\": \"Txt\"}\n}")
         let (status, output) = try run(["validate", "--config", config.url.path])
         #expect(status == 1)
-        #expect(output.contains("screens/bad.json: $.schemaVersion (line 3): expected an integer from 1 to 2, found 7"))
+        #expect(output.contains("screens/bad.json: $.schemaVersion (line 3): expected an integer from 1 to 3, found 7"))
         #expect(output.contains("screens/bad.json: $.root.type (line 4): unknown component type \"Txt\""))
         #expect(output.contains("2 problems in 1 file"))
     }

@@ -1,0 +1,222 @@
+import TrellisJSON
+import TrellisTargeting
+
+/// One place a screen takes a value from the parameters of the route that opened it:
+/// `{"$param": "id"}` (the whole value) or one `{id}` placeholder of `{"$format": "…"}`.
+public struct ParameterUse: Sendable, Equatable {
+    /// What the value must be where the parameter stands.
+    public enum Expectation: String, Sendable {
+        case text, url, number, integer, bool
+        /// A string, number or bool, kept as given (the values of a `track` action's `properties`).
+        case value
+    }
+
+    public var name: String
+    /// Where the `$param` or `$format` object is in the authored screen.
+    public var path: JSONPath
+    public var expects: Expectation
+    /// Whether a `default` stands in when a request does not give the parameter (`$param` only).
+    public var hasDefault: Bool
+
+    public init(name: String, path: JSONPath, expects: Expectation, hasDefault: Bool) {
+        self.name = name
+        self.path = path
+        self.expects = expects
+        self.hasDefault = hasDefault
+    }
+}
+
+/// Where a navigate action leads, as authored: what the server checks against its route table.
+public struct ScreenLink: Sendable, Equatable {
+    public enum Target: Sendable, Equatable {
+        /// A literal URL such as `app://product/42`.
+        case url(String)
+        /// A `$format` such as `app://product/{id}`, with its placeholder names in written order.
+        case template(String, placeholders: [String])
+        /// A whole `{"$param": name}`, with its default URL when it has one.
+        case parameter(String, default: String?)
+    }
+
+    /// Where the action's `url` is in the authored screen.
+    public var path: JSONPath
+    public var target: Target
+
+    public init(path: JSONPath, target: Target) {
+        self.path = path
+        self.target = target
+    }
+}
+
+/// Why a request's parameters could not be put into its screen: the server answers 400 with it.
+public struct ParameterError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The parameter (for a `$format` that does not make a valid value: its placeholders, joined by ", ").
+    public var name: String
+    /// Where the value stands in the resolved answer.
+    public var path: JSONPath
+    public var reason: String
+
+    public init(name: String, path: JSONPath, reason: String) {
+        self.name = name
+        self.path = path
+        self.reason = reason
+    }
+
+    public var description: String { "parameter \"\(name)\" at \(path): \(reason)" }
+}
+
+/// A checked `$param` or `$format` object, read back from the tree.
+enum ParameterReference {
+    case whole(name: String, default: JSONValue?)
+    case format(FormatTemplate)
+
+    /// Whether `value` is written as a parameter: an object with a key that starts with `$`. Such an
+    /// object is checked as one, so a typo (`$parm`) gets a "did you mean" instead of a type error.
+    static func isWritten(_ value: JSONValue) -> Bool {
+        value.objectValue?.contains { $0.key.hasPrefix("$") } ?? false
+    }
+
+    /// Reads a reference the decoder accepted; nil for anything else.
+    init?(_ value: JSONValue) {
+        if let name = value["$param"]?.stringValue {
+            self = .whole(name: name, default: value["default"])
+        } else if let text = value["$format"]?.stringValue, let template = try? FormatTemplate(text) {
+            self = .format(template)
+        } else {
+            return nil
+        }
+    }
+}
+
+/// A `$format` string split into literal text and `{name}` placeholders; `{{` and `}}` are literal braces.
+struct FormatTemplate: Sendable {
+    enum Piece: Sendable, Equatable {
+        case literal(String)
+        case placeholder(String)
+    }
+
+    struct Problem: Error {
+        var message: String
+    }
+
+    let text: String
+    let pieces: [Piece]
+
+    /// Whether the text before the first placeholder holds a URL's `://`, so no parameter decides the scheme.
+    var writesScheme: Bool {
+        if case .literal(let head) = pieces.first { head.contains("://") } else { false }
+    }
+
+    var placeholders: [String] { pieces.compactMap { if case .placeholder(let name) = $0 { name } else { nil } } }
+
+    init(_ text: String) throws(Problem) {
+        var pieces: [Piece] = []
+        var literal = ""
+        var rest = text[...]
+        while let c = rest.first {
+            rest = rest.dropFirst()
+            if (c == "{" || c == "}") && rest.first == c {
+                literal.append(c)
+                rest = rest.dropFirst()
+            } else if c == "}" {
+                throw Problem(message: "unmatched \"}\" in \(JSONWriter.quoted(text)): write \"}}\" for a literal brace")
+            } else if c == "{" {
+                guard let close = rest.firstIndex(of: "}") else {
+                    throw Problem(message: "unmatched \"{\" in \(JSONWriter.quoted(text)): write \"{{\" for a literal brace")
+                }
+                let name = String(rest[..<close])
+                guard RuleExpression.isIdentifier(name) else {
+                    throw Problem(message: "invalid placeholder \"{\(name)}\": a parameter name is 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.'")
+                }
+                if !literal.isEmpty { pieces.append(.literal(literal)) }
+                literal = ""
+                pieces.append(.placeholder(name))
+                rest = rest[close...].dropFirst()
+            } else {
+                literal.append(c)
+            }
+        }
+        if !literal.isEmpty { pieces.append(.literal(literal)) }
+        self.text = text
+        self.pieces = pieces
+    }
+
+    /// The text with each placeholder replaced by `value(name)`.
+    func render<E: Error>(_ value: (String) throws(E) -> String) throws(E) -> String {
+        var out = ""
+        for piece in pieces {
+            switch piece {
+            case .literal(let s): out += s
+            case .placeholder(let name): out += try value(name)
+            }
+        }
+        return out
+    }
+
+    /// `s` with every byte but RFC 3986's unreserved characters (§2.3: `A-Z a-z 0-9 - . _ ~`)
+    /// percent-encoded (§2.1, upper-case hex), so a value cannot add a path segment, query or fragment.
+    static func percentEncoded(_ s: String) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        for byte in s.utf8 {
+            let unreserved = (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                || byte == 0x2D || byte == 0x2E || byte == 0x5F || byte == 0x7E
+            if unreserved {
+                out.append(byte)
+            } else {
+                out += [0x25, hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+/// What a value must be where a parameter may stand, and so what the parameter is expected to give.
+enum ParameterSlot: Sendable {
+    /// A property or value; parameters may stand only for the scalar types.
+    case property(PropertyType)
+    /// A navigate or openURL `url`: absolute, with any scheme (`app://…`, `https://…`).
+    case anyURL
+    /// A value of a track action's `properties`: any string, number or bool.
+    case scalar
+
+    /// Nil where no parameter may stand.
+    var expects: ParameterUse.Expectation? {
+        switch self {
+        case .property(.string), .property(.nonEmptyString): .text
+        case .property(.url), .anyURL: .url
+        case .property(.number): .number
+        case .property(.integer): .integer
+        case .property(.bool): .bool
+        case .scalar: .value
+        case .property: nil
+        }
+    }
+
+    /// What is wrong with `value` here, or nil.
+    func problem(with value: JSONValue) -> String? {
+        switch self {
+        case .property(let type): type.problem(with: value)
+        case .anyURL: Self.anyURLProblem(value)
+        case .scalar:
+            value.stringValue != nil || value.numberValue != nil || value.boolValue != nil
+                ? nil : "expected a string, number or bool, found \(value.typeName)"
+        }
+    }
+
+    static func anyURLProblem(_ value: JSONValue) -> String? {
+        guard let url = value.stringValue else { return "expected a URL, found \(value.typeName)" }
+        return url.contains("://") && !url.hasPrefix("://") ? nil : "\"\(url)\" is not an absolute URL such as app://product/42"
+    }
+
+    /// What this slot is, for "a parameter cannot stand for …".
+    var description: String {
+        switch self {
+        case .property(.color): "a colour"
+        case .property(.dimension): "a dimension"
+        case .property(.insets): "insets"
+        case .property(.oneOf): "a choice of fixed names"
+        case .property(.action): "an action"
+        default: "this value"
+        }
+    }
+}

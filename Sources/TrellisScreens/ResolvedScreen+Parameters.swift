@@ -1,0 +1,171 @@
+import TrellisJSON
+import TrellisTargeting
+
+extension ResolvedScreen {
+    /// The answer with every `{"$param": …}` and `{"$format": …}` left in its tree replaced by the
+    /// request's parameters; `self`, untouched, when the screen uses none.
+    ///
+    /// Values come typed from a route (`app://product/:id(int)` gives a number) or as strings from a
+    /// query (`?param.id=42`). A string is read as a number, integer or bool where one is expected
+    /// (`"42"`, `"true"`), and a number or bool is written as text where text is expected. Within a
+    /// `$format` that makes a URL, each value is percent-encoded (RFC 3986 §2.1) but for the
+    /// unreserved characters (§2.3), so it stays inside its path segment or query value. The result
+    /// is checked as the authored value would have been (ranges, absolute URLs, non-empty text).
+    /// A missing parameter takes the `$param`'s `default`.
+    ///
+    /// - Parameters:
+    ///   - parameters: parameter name → value.
+    ///   - registry: the vocabulary the screen was resolved with, which says what each member expects.
+    /// - Throws: the first parameter that is missing without a default or does not make a valid value.
+    public func substituting(
+        _ parameters: [String: JSONValue], registry: ComponentRegistry = .standard
+    ) throws(ParameterError) -> ResolvedScreen {
+        guard usesParameters, let root else { return self }
+        var answer = self
+        answer.root = try Substitution(parameters: parameters, registry: registry).component(root, at: JSONPath.root.appending("root"))
+        answer.usesParameters = false
+        return answer
+    }
+}
+
+/// One request's parameters, put into one resolved tree. Paths are those of the answer.
+private struct Substitution {
+    let parameters: [String: JSONValue]
+    let registry: ComponentRegistry
+
+    func component(_ component: ResolvedComponent, at path: JSONPath) throws(ParameterError) -> ResolvedComponent {
+        var component = component
+        let type = registry[component.type]
+        component.properties = try members(component.properties, type?.properties, at: path.appending("properties"))
+        component.values = try members(component.values, type?.values, at: path.appending("values"))
+        for index in component.subviews.indices {
+            component.subviews[index] = try self.component(component.subviews[index], at: path.appending("subviews").appending(index))
+        }
+        return component
+    }
+
+    private func members(_ members: [JSONMember], _ specs: [String: PropertySpec]?, at path: JSONPath) throws(ParameterError) -> [JSONMember] {
+        guard let specs else { return members }
+        var members = members
+        for index in members.indices {
+            guard let spec = specs[members[index].key] else { continue }
+            let memberPath = path.appending(members[index].key)
+            if case .action = spec.type {
+                members[index].value = try action(members[index].value, at: memberPath)
+            } else {
+                members[index].value = try value(members[index].value, in: .property(spec.type), at: memberPath)
+            }
+        }
+        return members
+    }
+
+    private func action(_ action: JSONValue, at path: JSONPath) throws(ParameterError) -> JSONValue {
+        guard var members = action.objectValue, let kind = action["type"]?.stringValue.flatMap({ ActionKind.all[$0] }) else {
+            return action
+        }
+        for index in members.indices {
+            let memberPath = path.appending(members[index].key)
+            switch kind.fields[members[index].key] {
+            case .value(let slot)?:
+                members[index].value = try value(members[index].value, in: slot, at: memberPath)
+            case .scalars?:
+                guard var values = members[index].value.objectValue else { continue }
+                for i in values.indices {
+                    values[i].value = try value(values[i].value, in: .scalar, at: memberPath.appending(values[i].key))
+                }
+                members[index].value = JSONValue(.object(values), at: members[index].value.location)
+            case .actions?:
+                guard var actions = members[index].value.arrayValue else { continue }
+                for i in actions.indices {
+                    actions[i] = try self.action(actions[i], at: memberPath.appending(i))
+                }
+                members[index].value = JSONValue(.array(actions), at: members[index].value.location)
+            case .choice?, nil:
+                continue
+            }
+        }
+        return JSONValue(.object(members), at: action.location)
+    }
+
+    /// `value` itself, unless it is a parameter reference: then what the request gives for it.
+    private func value(_ value: JSONValue, in slot: ParameterSlot, at path: JSONPath) throws(ParameterError) -> JSONValue {
+        guard ParameterReference.isWritten(value), let expects = slot.expects else { return value }
+        guard let reference = ParameterReference(value) else {
+            throw ParameterError(name: "", path: path, reason: "not a parameter reference the decoder accepts")
+        }
+        switch reference {
+        case .whole(let name, let fallback):
+            guard let given = parameters[name] else {
+                if let fallback { return fallback }
+                throw ParameterError(name: name, path: path, reason: "missing, and the screen gives no default")
+            }
+            let coerced = try Self.coerce(given, to: expects, name: name, at: path)
+            if let problem = slot.problem(with: coerced) { throw ParameterError(name: name, path: path, reason: problem) }
+            return coerced
+        case .format(let template):
+            let encodes = expects == .url
+            let text = try template.render { (name: String) throws(ParameterError) -> String in
+                guard let given = parameters[name] else {
+                    throw ParameterError(name: name, path: path, reason: "missing (a $format placeholder has no default)")
+                }
+                guard let text = Self.text(given) else {
+                    throw ParameterError(name: name, path: path, reason: "expected a string, number or bool, found \(given.typeName)")
+                }
+                return encodes ? FormatTemplate.percentEncoded(text) : text
+            }
+            if let problem = slot.problem(with: .string(text)) {
+                throw ParameterError(name: template.placeholders.joined(separator: ", "), path: path, reason: problem)
+            }
+            return .string(text)
+        }
+    }
+
+    /// A string as itself; a number in its shortest JSON form (`42`, `4.5`); a bool as `true` or `false`.
+    private static func text(_ value: JSONValue) -> String? {
+        switch value.kind {
+        case .string(let s): s
+        case .number, .bool: JSONWriter.string(value)
+        default: nil
+        }
+    }
+
+    /// `given` as the type `expects`; only strings are converted (and numbers and bools to text).
+    private static func coerce(
+        _ given: JSONValue, to expects: ParameterUse.Expectation, name: String, at path: JSONPath
+    ) throws(ParameterError) -> JSONValue {
+        let converted: JSONValue? =
+            switch (expects, given.kind) {
+            case (.text, _): text(given).map(JSONValue.string)
+            case (.url, .string), (.number, .number), (.bool, .bool): given
+            case (.integer, .number(let n)): n == n.rounded() ? given : nil
+            case (.number, .string(let s)): number(s).map(JSONValue.number)
+            case (.integer, .string(let s)): number(s).flatMap { $0 == $0.rounded() ? JSONValue.number($0) : nil }
+            case (.bool, .string("true")): .bool(true)
+            case (.bool, .string("false")): .bool(false)
+            case (.value, .string), (.value, .number), (.value, .bool): given
+            default: nil
+            }
+        guard let converted else {
+            let wanted =
+                switch expects {
+                case .text, .value: "a string, number or bool"
+                case .url: "a URL string"
+                case .number: "a number"
+                case .integer: "an integer"
+                case .bool: "true or false"
+                }
+            let found = given.stringValue.map { JSONWriter.quoted($0) } ?? JSONWriter.string(given)
+            throw ParameterError(name: name, path: path, reason: "expected \(wanted), found \(found)")
+        }
+        return converted
+    }
+
+    /// A JSON number (RFC 8259 §6) written as a string, such as `"42"` or `"-1.5e3"`: no spaces, hex,
+    /// `inf` or `nan`.
+    private static func number(_ s: String) -> Double? {
+        guard let first = s.utf8.first, let last = s.utf8.last, first == 0x2D || (0x30...0x39).contains(first),
+            (0x30...0x39).contains(last), let value = try? JSONParser.parse(s)
+        else { return nil }
+        return value.numberValue
+    }
+}
