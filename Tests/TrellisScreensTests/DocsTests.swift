@@ -30,13 +30,13 @@ import TrellisTargeting
     /// Every JSON example decodes, except the one under "Errors", whose description is quoted verbatim.
     @Test func jsonExamplesDecodeAsDocumented() throws {
         let examples = blocks(after: "```json\n")
-        #expect(examples.count == 5)
+        #expect(examples.count == 7)
         let quoted = blocks(after: "fails with exactly this description:\n\n```\n")
         #expect(quoted.count == 1)
         var failures = 0
         for example in examples {
             let value = try JSONParser.parse(example)
-            let text = value["root"] != nil ? example : document(root: example)
+            let text = value["root"] != nil ? example : document(root: example, schemaVersion: ComponentRegistry.latestSchemaVersion)
             switch ScreenDecoder().decode(Array(text.utf8), source: "screens/home.json") {
             case .success: continue
             case .failure(let error):
@@ -61,6 +61,26 @@ import TrellisTargeting
             checked += 1
         }
         #expect(checked >= 10)
+    }
+
+    /// The action table lists every kind the decoder knows (from its own error message), with the
+    /// schema version the decoder refuses it below.
+    @Test func actionTableListsEveryKind() throws {
+        let unknown = diagnostics(document(root: #"{"type": "Spacer", "properties": {"action": {"type": "?"}}}"#, schemaVersion: 3))
+        let message = try #require(unknown.first?.message)
+        let list = try #require(message.split(separator: ": one of ").last?.split(separator: ";").first)
+        let kinds = list.split(separator: ", ").map(String.init)
+        #expect(kinds.count == 9)
+        for kind in kinds {
+            let action = "{\"type\": \"Spacer\", \"properties\": {\"action\": {\"type\": \"\(kind)\"}}}"
+            let found: [Diagnostic]
+            switch decodeScreen(document(root: action, schemaVersion: 2)) {
+            case .success: found = []
+            case .failure(let error): found = error.diagnostics
+            }
+            let refusedIn2 = found.contains { $0.message.hasPrefix("\(kind) needs schema version 3") }
+            #expect(docs.contains("| `\(kind)` | \(refusedIn2 ? 3 : 2) |"), "\(kind)")
+        }
     }
 
     /// The component table lists every registered type, with its version.
