@@ -72,17 +72,25 @@ public enum ParameterType: Sendable, Hashable, CustomStringConvertible {
     /// The JSON value of `text` as this type, or nil when this type does not accept it.
     public func value(of text: String) -> JSONValue? {
         switch self {
-        case .string, .wildcard: return .string(text)
         case .int: return Self.integer(text).map { .number(Double($0)) }
         case .number: return Self.decimal(text).map { .number($0) }
-        case .uuid: return Self.isUUID(text) ? .string(text) : nil
         case .bool: return text == "true" ? .bool(true) : text == "false" ? .bool(false) : nil
-        case .choice(let choices): return choices.contains(text) ? .string(text) : nil
+        case .string, .wildcard, .uuid, .choice: return accepts(text) ? .string(text) : nil
         }
     }
 
-    /// Whether this type accepts `text`.
-    public func accepts(_ text: String) -> Bool { value(of: text) != nil }
+    /// Whether this type accepts `text`. Matching asks it of every typed segment of every route,
+    /// so it builds no value (a `JSONValue` is an indirect enum: building one allocates).
+    public func accepts(_ text: String) -> Bool {
+        switch self {
+        case .string, .wildcard: true
+        case .int: Self.integer(text) != nil
+        case .number: Self.decimal(text) != nil
+        case .uuid: Self.isUUID(text)
+        case .bool: text == "true" || text == "false"
+        case .choice(let choices): choices.contains(text)
+        }
+    }
 
     /// Why `text` is not of this type, or nil when it is: *"4x" is not an int*.
     public func problem(with text: String) -> String? {
