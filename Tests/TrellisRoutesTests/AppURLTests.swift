@@ -24,6 +24,7 @@ import TrellisRoutes
     @Test func segmentsAreDecodedAndOneTrailingSlashIgnored() throws {
         #expect(try AppURL(parsing: "app://caf%C3%A9/a%2Fb/").segments == ["café", "a/b"])
         #expect(try AppURL(parsing: "app://").segments == [])
+        #expect(try AppURL(parsing: "app://café").segments == ["café"])
         #expect(try AppURL(parsing: "app://x?").query == [])
         #expect(try AppURL(parsing: "my.app+v2-x://x").scheme == "my.app+v2-x")
     }

@@ -74,6 +74,20 @@ import TrellisTargeting
         #expect(resolution.parameters.map(\.value) == [.string("a/b c&d~"), .string("app://search/a%2Fb%20c&d~")])
     }
 
+    @Test func theFirstRedirectThatAppliesWins() throws {
+        let routes = try table("""
+            {"pattern": "app://r", "redirects": [
+              {"when": {"rollout": "nobody"}, "to": "app://a"}, {"when": {"rollout": "everyone"}, "to": "app://b"}, {"to": "app://c"}]},
+            {"pattern": "app://:name(a|b|c)", "screen": "{name}"}
+            """)
+        let admitted = try routes.resolve("app://r", context: UserContext(userID: "u"), evaluator: evaluator).get()
+        #expect(admitted.target == .screen("b"))
+        #expect(admitted.redirects.map(\.because) == [.when(.rollout("everyone"))])
+        let anonymous = try routes.resolve("app://r", context: UserContext(), evaluator: evaluator).get()
+        #expect(anonymous.target == .screen("c"))
+        #expect(anonymous.redirects.map(\.because) == [.always])
+    }
+
     /// `app://a0` … `app://a6`, each redirecting to the next for everyone in the 100% rollout.
     func chain() throws -> RouteTable {
         try table((0...6).map { i in
