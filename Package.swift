@@ -60,6 +60,8 @@ let package = Package(
             name: "TrellisScreens",
             dependencies: ["TrellisJSON", "TrellisTargeting", "TrellisLayout", "TrellisLayoutJSON"],
             swiftSettings: strict),
+        // The in-app route table (Config/routes.json): URL patterns, matching, redirects and guards.
+        .target(name: "TrellisRoutes", dependencies: ["TrellisJSON", "TrellisTargeting"], swiftSettings: strict),
 
         // Everything meets here.
         .target(
@@ -111,6 +113,9 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "TrellisTargetingTests", dependencies: ["TrellisTargeting", "TrellisJSON", "TrellisTesting"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "TrellisRoutesTests", dependencies: ["TrellisRoutes", "TrellisJSON", "TrellisTargeting"],
             swiftSettings: strict),
         .testTarget(
             name: "TrellisServerTests",
