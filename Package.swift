@@ -67,7 +67,7 @@ let package = Package(
         .target(
             name: "TrellisServer",
             dependencies: [
-                "TrellisHTTP", "TrellisScreens", "TrellisTargeting", "TrellisJSON",
+                "TrellisHTTP", "TrellisScreens", "TrellisRoutes", "TrellisTargeting", "TrellisJSON",
                 "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisCrypto", "TrellisStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -79,7 +79,7 @@ let package = Package(
             name: "trellis",
             dependencies: [
                 "TrellisServer", "TrellisJSON", "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisCrypto",
-                "TrellisTargeting", "TrellisStore",
+                "TrellisTargeting", "TrellisStore", "TrellisRoutes",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -121,7 +121,7 @@ let package = Package(
             name: "TrellisServerTests",
             dependencies: [
                 "TrellisServer", "TrellisHTTP", "TrellisJSON", "TrellisTargeting", "TrellisText", "TrellisScreens",
-                "TrellisTesting", "TrellisCrypto", "TrellisStore",
+                "TrellisTesting", "TrellisCrypto", "TrellisStore", "TrellisRoutes",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

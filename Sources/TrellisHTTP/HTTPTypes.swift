@@ -36,6 +36,7 @@ public struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
     public static let ok = HTTPStatus(code: 200, reasonPhrase: "OK")
     public static let created = HTTPStatus(code: 201, reasonPhrase: "Created")
     public static let noContent = HTTPStatus(code: 204, reasonPhrase: "No Content")
+    public static let seeOther = HTTPStatus(code: 303, reasonPhrase: "See Other")
     public static let notModified = HTTPStatus(code: 304, reasonPhrase: "Not Modified")
     public static let badRequest = HTTPStatus(code: 400, reasonPhrase: "Bad Request")
     public static let unauthorized = HTTPStatus(code: 401, reasonPhrase: "Unauthorized")
@@ -59,6 +60,7 @@ public struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
     public static let notImplemented = HTTPStatus(code: 501, reasonPhrase: "Not Implemented")
     public static let serviceUnavailable = HTTPStatus(code: 503, reasonPhrase: "Service Unavailable")
     public static let httpVersionNotSupported = HTTPStatus(code: 505, reasonPhrase: "HTTP Version Not Supported")
+    public static let loopDetected = HTTPStatus(code: 508, reasonPhrase: "Loop Detected")
 
     public var description: String { "\(code) \(reasonPhrase)" }
 }

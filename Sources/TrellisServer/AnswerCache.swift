@@ -13,6 +13,10 @@ public struct AnswerKey: Hashable, Sendable {
     public var format: AnswerFormat = .screen
     /// The viewport of a layout or preview; nil for the screen itself.
     public var viewport: LayoutViewport? = nil
+    /// The values of the parameters the screen uses (`$param`), canonically; empty for a screen without.
+    public var parameters: String = ""
+    /// The query a preview's links carry on (who is looking, at what size); empty for every other answer.
+    public var linkQuery: String = ""
 }
 
 /// The kinds of answer built from one resolved screen.
@@ -66,10 +70,12 @@ public final class AnswerCache: Sendable {
 
     /// The cached answer for `key`, or `make()`'s, stored for the next request.
     /// - Returns: the body, and whether it came from the cache.
-    public func answer(for key: AnswerKey, make: () -> EncodedBody) -> (body: EncodedBody, hit: Bool) {
+    public func answer<Failure: Error>(
+        for key: AnswerKey, make: () throws(Failure) -> EncodedBody
+    ) throws(Failure) -> (body: EncodedBody, hit: Bool) {
         var current = table.load(ordering: .acquiring)
         if let hit = current.entries[key] { return (hit, true) }
-        let made = make()
+        let made = try make()
         let hasViewport = key.viewport != nil
         // Viewports are the client's to choose, so layouts and previews may fill at most half the
         // table: a client sweeping widths cannot keep screen answers out of it.

@@ -1,5 +1,6 @@
 import Foundation
 import TrellisJSON
+import TrellisRoutes
 import TrellisScreens
 import TrellisTargeting
 import TrellisText
@@ -21,8 +22,18 @@ public struct ConfigBaseline: Sendable {
         public let fingerprint: String
     }
 
+    /// `routes.json`, decoded and checked on its own (against the screens, when a snapshot is built).
+    public struct RoutesFile: Sendable {
+        public let table: RouteTable
+        public let bytes: [UInt8]
+        /// ``RouteTableEntry/fingerprint(of:)`` of the file.
+        public let fingerprint: String
+    }
+
     public let targeting: TargetingConfiguration
     public let screens: [String: ScreenFile]
+    /// Nil when the directory has no `routes.json`: no route table, so links are not checked.
+    public let routes: RoutesFile?
     public let fonts: FontCollection
 }
 
@@ -51,7 +62,7 @@ public struct ConfigLoader: Sendable {
     /// the store instead: ``loadBaseline()`` and ``SnapshotBuilder``.)
     /// - Returns: a new snapshot, or every error of every file; one bad file refuses the whole load.
     public func load(previous: Snapshot?) -> Result<Snapshot, ConfigLoadError> {
-        loadBaseline().map { baseline in
+        loadBaseline().flatMap { baseline in
             var screens: [String: ScreenEntry] = [:]
             for (id, file) in baseline.screens {
                 if let old = previous?.screens[id], old.contentFingerprint == file.fingerprint {
@@ -61,9 +72,19 @@ public struct ConfigLoader: Sendable {
                     screens[id] = ScreenEntry(screen: file.screen, revision: revision, resolver: resolver)
                 }
             }
-            return Snapshot(
-                screens: screens, targeting: baseline.targeting, resolver: resolver,
-                generation: (previous?.generation ?? 0) + 1, fonts: baseline.fonts)
+            let routes = baseline.routes.map { file in
+                let unchanged = previous?.routes.flatMap { $0.fingerprint == file.fingerprint ? $0 : nil }
+                return unchanged ?? RouteTableEntry(table: file.table, revision: (previous?.routes?.revision ?? 0) + 1, document: file.bytes)
+            }
+            let navigation = NavigationCheck.errors(
+                routes: routes.map { NavigationCheck.TableSource(table: $0.table, source: "routes.json", bytes: $0.document) },
+                screens: baseline.screens.values.map { NavigationCheck.ScreenSource(screen: $0.screen, source: "screens/\($0.screen.id).json", bytes: $0.bytes) },
+                targeting: baseline.targeting)
+            guard navigation.isEmpty else { return .failure(ConfigLoadError(errors: navigation)) }
+            return .success(
+                Snapshot(
+                    screens: screens, targeting: baseline.targeting, resolver: resolver,
+                    generation: (previous?.generation ?? 0) + 1, fonts: baseline.fonts, routes: routes))
         }
     }
 
@@ -72,6 +93,7 @@ public struct ConfigLoader: Sendable {
         var errors: [DiagnosticsError] = []
         let targeting = loadTargeting(&errors)
         let fonts = loadFonts(&errors)
+        let routes = loadRoutes(&errors, targeting: targeting)
         var screens: [String: ConfigBaseline.ScreenFile] = [:]
         let files: [URL]
         do {
@@ -93,7 +115,7 @@ public struct ConfigLoader: Sendable {
             }
         }
         guard errors.isEmpty, let targeting else { return .failure(ConfigLoadError(errors: errors)) }
-        return .success(ConfigBaseline(targeting: targeting, screens: screens, fonts: fonts))
+        return .success(ConfigBaseline(targeting: targeting, screens: screens, routes: routes, fonts: fonts))
     }
 
     /// Decodes and validates one screen document, then checks every rule, rollout and experiment it
@@ -110,6 +132,36 @@ public struct ConfigLoader: Sendable {
                 // The model keeps no lines; the document, parsed once more, does.
                 return .failure((try? JSONParser.parse(bytes)).map(error.locating(in:)) ?? error)
             }
+        }
+    }
+
+    /// Decodes and checks a route table on its own: patterns, targets, templates, redirects, and the
+    /// rules its guards name (against `targeting`, skipped when that failed to load). Whether the
+    /// screens it opens exist, and whether their links match it, is checked with the screens.
+    public func checkRoutes(_ bytes: [UInt8], source: String, targeting: TargetingConfiguration?) -> Result<RouteTable, DiagnosticsError> {
+        RouteTable.decode(bytes, source: source).flatMap { table in
+            guard let targeting else { return .success(table) }
+            let unknown = table.checkReferences(in: targeting)
+            guard unknown.isEmpty else {
+                let error = DiagnosticsError(source: source, diagnostics: unknown)
+                return .failure((try? JSONParser.parse(bytes)).map(error.locating(in:)) ?? error)
+            }
+            return .success(table)
+        }
+    }
+
+    /// `routes.json` (optional: without it there is no route table and links are not checked).
+    private func loadRoutes(_ errors: inout [DiagnosticsError], targeting: TargetingConfiguration?) -> ConfigBaseline.RoutesFile? {
+        let file = directory.appendingPathComponent("routes.json")
+        guard FileManager.default.fileExists(atPath: file.path) else { return nil }
+        switch read(file, source: "routes.json").flatMap({ bytes in
+            checkRoutes(bytes, source: "routes.json", targeting: targeting).map { (bytes, $0) }
+        }) {
+        case .failure(let error):
+            errors.append(error)
+            return nil
+        case .success(let (bytes, table)):
+            return ConfigBaseline.RoutesFile(table: table, bytes: bytes, fingerprint: RouteTableEntry.fingerprint(of: bytes))
         }
     }
 

@@ -12,10 +12,11 @@ public struct EncodedBody: Sendable {
     /// Bodies smaller than this are sent as they are: gzip's 18-byte frame eats the gain.
     static let minimumCompressedSize = 256
 
-    public init(bytes: [UInt8]) {
+    /// - Parameter compressionLevel: 9 (the default) for answers compressed once and sent many
+    ///   times, where the best ratio is worth its CPU; lower for an answer made for one request.
+    public init(bytes: [UInt8], compressionLevel: Int = 9) {
         self.bytes = bytes
-        // Compressed once and sent many times, so the best ratio is worth its CPU.
-        gzip = bytes.count >= Self.minimumCompressedSize ? Gzip.compress(bytes, level: 9) : nil
+        gzip = bytes.count >= Self.minimumCompressedSize ? Gzip.compress(bytes, level: compressionLevel) : nil
         etag = "\"" + EncodedBody.fingerprint(bytes) + "\""
     }
 

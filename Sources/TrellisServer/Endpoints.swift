@@ -21,11 +21,13 @@ struct Endpoints: Sendable {
                     ("screens", .string("GET /v1/screens")),
                     ("screen", .string("GET /v1/screens/{id}?user=&platform=&appVersion=&schemaVersion=&attr.NAME=&pretty=1")),
                     ("layout", .string("GET /v1/screens/{id}/layout?width=390&height=844&scale=3&fontScale=1&safeTop=47&safeBottom=34&direction=ltr&web=0&user=…")),
-                    ("preview", .string("GET /preview/{id}?width=390&height=844&… (HTML), GET /preview/{id}/preview.svg?… (SVG)")),
+                    ("routes", .string("GET /v1/routes")),
+                    ("route", .string("GET /v1/routes/resolve?url=app://product/42&user=…&include=screen|layout")),
+                    ("preview", .string("GET /preview/{id}?width=390&height=844&… (HTML), GET /preview/{id}/preview.svg?… (SVG), GET /preview?url=app://… (follows a link)")),
                     ("health", .string("GET /healthz")),
                     ("readiness", .string("GET /readyz")),
                     ("metrics", .string("GET /metrics")),
-                    ("admin", .string("/admin/rollouts, /admin/experiments, /admin/screens, /admin/audit, /admin/explain (bearer token; docs/operations.md)")),
+                    ("admin", .string("/admin/rollouts, /admin/experiments, /admin/screens, /admin/routes, /admin/audit, /admin/explain (bearer token; docs/operations.md)")),
                 ])
             ),
         ]), style: .pretty)
@@ -49,6 +51,9 @@ struct Endpoints: Sendable {
         router.add(.get, "/v1/screens/{id}/layout") { request, parameters, _ throws(Problem) in
             try layout(request, id: parameters["id"] ?? "")
         }
+        router.add(.get, "/v1/routes") { request, _, _ throws(Problem) in try routeList(request) }
+        router.add(.get, "/v1/routes/resolve") { request, _, _ throws(Problem) in try resolveRoute(request) }
+        router.add(.get, "/preview") { request, _, _ throws(Problem) in try previewLink(request) }
         router.add(.get, "/preview/{id}") { request, parameters, _ throws(Problem) in
             try preview(request, id: parameters["id"] ?? "", svg: false)
         }
@@ -65,10 +70,15 @@ struct Endpoints: Sendable {
         let resolving = try ScreenRequest(request, id: id, state: state, parameters: ["pretty", "revision"])
         let pretty = try resolving.query.flag("pretty")
         if let revision = resolving.query["revision"] { return try earlierRevision(resolving, request, context, revision: revision) }
-        let body = resolving.answer(format: .screen, pretty: pretty) { resolved in
+        let body = try screenAnswer(resolving, pretty: pretty)
+        return .response(Self.cached(body, request, cacheControl: state.screenCacheControl, vary: state.screenVary))
+    }
+
+    /// The screen answer for one resolved request, from the answer cache.
+    func screenAnswer(_ resolving: ScreenRequest, pretty: Bool) throws(Problem) -> EncodedBody {
+        try resolving.answer(format: .screen, pretty: pretty) { resolved in
             JSONWriter.encode(resolved.jsonValue(revision: resolving.entry.revision), style: pretty ? .pretty : .compact)
         }
-        return .response(Self.cached(body, request, cacheControl: state.screenCacheControl, vary: state.screenVary))
     }
 
     /// `GET /v1/screens/{id}?revision=N` — any stored revision resolved for this user, for previews
@@ -98,7 +108,7 @@ struct Endpoints: Sendable {
                 throw Problem.invalid("revision \(number) no longer fits the targeting in force", error.diagnostics, source: source, status: .conflict)
             }
             let earlier = resolving.with(ScreenEntry(screen: screen, revision: number, resolver: resolving.snapshot.resolver))
-            let body = EncodedBody(bytes: JSONWriter.encode(earlier.resolve().jsonValue(revision: number), style: pretty ? .pretty : .compact))
+            let body = EncodedBody(bytes: JSONWriter.encode(try earlier.resolve().jsonValue(revision: number), style: pretty ? .pretty : .compact))
             return Self.cached(body, request, cacheControl: cacheControl, vary: vary)
         }
     }
@@ -153,7 +163,7 @@ struct Endpoints: Sendable {
 }
 
 /// The part every per-user screen answer shares (the screen, its layout, its previews): the user
-/// context from the query, the snapshot, the outcomes, and the answer cache.
+/// context from the query, the snapshot, the outcomes, the screen's parameters, and the answer cache.
 struct ScreenRequest: Sendable {
     let query: QueryParameters
     let context: UserContext
@@ -163,7 +173,12 @@ struct ScreenRequest: Sendable {
     /// The client's schema version capped at the screen's.
     let schemaVersion: Int
     let outcomes: Outcomes
+    /// Values for the screen's `$param`s: `param.NAME` from the query, or the route's parameters.
+    let screenParameters: [String: JSONValue]
     let state: ServerState
+
+    /// Query parameters with this prefix give the screen's parameters (`?param.id=42`).
+    static let parameterPrefix = "param."
 
     /// Reads the context (and checks that `parameters` are the only others given), finds the
     /// screen and decides its outcomes for this user.
@@ -171,51 +186,79 @@ struct ScreenRequest: Sendable {
     init(
         _ request: HTTPRequest, id: String, state: ServerState, parameters: Set<String>, reader: ContextReader? = nil
     ) throws(Problem) {
-        query = try QueryParameters(
-            request.query, allowed: UserContext.parameterNames.union(parameters), allowedPrefixes: ["attr."])
+        let query = try QueryParameters(
+            request.query, allowed: UserContext.parameterNames.union(parameters), allowedPrefixes: ["attr.", Self.parameterPrefix])
         let context = try (reader ?? state.contextReader).context(
             of: request, queryItems: query.items.filter { UserContext.isParameter($0.name) }, now: state.clock())
-        self.context = context
-        snapshot = state.store.snapshot
+        var given: [String: JSONValue] = [:]
+        for item in query.items where item.name.hasPrefix(Self.parameterPrefix) {
+            given[String(item.name.dropFirst(Self.parameterPrefix.count))] = .string(item.value)
+        }
+        try self.init(query: query, context: context, snapshot: state.store.snapshot, id: id, state: state, screenParameters: given)
+    }
+
+    /// The screen `id` for a user already known (a route resolved for them, with its parameters).
+    init(
+        query: QueryParameters, context: UserContext, snapshot: Snapshot, id: String, state: ServerState,
+        screenParameters: [String: JSONValue]
+    ) throws(Problem) {
         guard let entry = snapshot.entry(id, for: context) else {
             let known = snapshot.screens.keys.sorted().joined(separator: ", ")
             throw Problem(.notFound, "no screen \"\(id)\"; screens: \(known.isEmpty ? "none" : known)")
         }
+        self.init(query: query, context: context, snapshot: snapshot, entry: entry, state: state, screenParameters: screenParameters)
+    }
+
+    private init(
+        query: QueryParameters, context: UserContext, snapshot: Snapshot, entry: ScreenEntry, state: ServerState,
+        screenParameters: [String: JSONValue]
+    ) {
+        self.query = query
+        self.context = context
+        self.snapshot = snapshot
         self.entry = entry
-        self.id = id
+        self.id = entry.screen.id
         self.state = state
+        self.screenParameters = screenParameters
         // A client without a schema version is a person exploring: show the screen as written.
         schemaVersion = min(context.schemaVersion ?? entry.screen.schemaVersion, entry.screen.schemaVersion)
         outcomes = snapshot.resolver.outcomes(of: entry.decisions, for: context, evaluator: snapshot.evaluator)
     }
 
-    private init(copying other: ScreenRequest, entry: ScreenEntry) {
-        query = other.query
-        context = other.context
-        snapshot = other.snapshot
-        id = other.id
-        state = other.state
-        self.entry = entry
-        schemaVersion = min(context.schemaVersion ?? entry.screen.schemaVersion, entry.screen.schemaVersion)
-        outcomes = snapshot.resolver.outcomes(of: entry.decisions, for: context, evaluator: snapshot.evaluator)
+    /// The same request for another revision of the screen.
+    func with(_ entry: ScreenEntry) -> ScreenRequest {
+        ScreenRequest(query: query, context: context, snapshot: snapshot, entry: entry, state: state, screenParameters: screenParameters)
     }
 
-    /// The same request for another revision of the screen.
-    func with(_ entry: ScreenEntry) -> ScreenRequest { ScreenRequest(copying: self, entry: entry) }
+    /// The screen resolved for this user, parameters substituted, without the answer cache.
+    func resolve() throws(Problem) -> ResolvedScreen {
+        let resolved = snapshot.resolver.resolve(
+            entry.screen, decisions: entry.decisions, outcomes: outcomes, clientSchemaVersion: schemaVersion)
+        guard !entry.parameterNames.isEmpty else { return resolved }
+        do {
+            return try resolved.substituting(screenParameters)
+        } catch {
+            throw Problem(
+                .badRequest,
+                "screen \(id): \(error); give its parameters as ?\(Self.parameterPrefix)NAME=value, or open it through a route (GET /v1/routes/resolve?url=…)")
+        }
+    }
 
-    /// The screen resolved for this user, without the answer cache.
-    func resolve() -> ResolvedScreen {
-        snapshot.resolver.resolve(entry.screen, decisions: entry.decisions, outcomes: outcomes, clientSchemaVersion: schemaVersion)
+    /// The values of the parameters this screen uses, canonically: part of the answer's cache key.
+    var parameterKey: String {
+        entry.parameterNames.map { name in name + "=" + (screenParameters[name].map { JSONWriter.string($0) } ?? "-") }
+            .joined(separator: "&")
     }
 
     /// The cached answer in `format` for this outcome (and viewport), or `encode`'s, stored.
     func answer(
-        format: AnswerFormat, pretty: Bool = false, viewport: LayoutViewport? = nil, encode: (ResolvedScreen) -> [UInt8]
-    ) -> EncodedBody {
+        format: AnswerFormat, pretty: Bool = false, viewport: LayoutViewport? = nil, linkQuery: String = "",
+        encode: (ResolvedScreen) -> [UInt8]
+    ) throws(Problem) -> EncodedBody {
         let key = AnswerKey(
             screen: id, revision: entry.revision, schemaVersion: schemaVersion, outcomes: outcomes, pretty: pretty,
-            format: format, viewport: viewport)
-        let (body, hit) = snapshot.answers.answer(for: key) { EncodedBody(bytes: encode(resolve())) }
+            format: format, viewport: viewport, parameters: parameterKey, linkQuery: linkQuery)
+        let (body, hit) = try snapshot.answers.answer(for: key) { () throws(Problem) in EncodedBody(bytes: encode(try resolve())) }
         state.recordAnswer(hit: hit)
         return body
     }

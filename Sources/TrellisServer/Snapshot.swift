@@ -1,5 +1,6 @@
 import Atomics
 import TrellisJSON
+import TrellisRoutes
 import TrellisScreens
 import TrellisTargeting
 import TrellisText
@@ -12,11 +13,14 @@ public struct ScreenEntry: Sendable {
     public let decisions: ScreenDecisions
     /// Identifies the screen's content regardless of revision, to tell a changed file on reload.
     public let contentFingerprint: String
+    /// The parameters the screen uses (`$param`, `$format`), sorted; empty for most screens.
+    public let parameterNames: [String]
 
     public init(screen: Screen, revision: Int, resolver: ScreenResolver) {
         self.screen = screen
         self.revision = revision
         decisions = resolver.decisions(of: screen)
+        parameterNames = screen.parameterNames.sorted()
         contentFingerprint = Self.contentFingerprint(of: screen)
     }
 
@@ -61,6 +65,8 @@ public final class Snapshot: Sendable, AtomicReference {
     public let targeting: TargetingConfiguration
     /// The configuration's targeting alone, to show what a runtime value overrides.
     public let baselineTargeting: TargetingConfiguration
+    /// The route table in force; nil without one (no `routes.json`, nothing published).
+    public let routes: RouteTableEntry?
     /// What the runtime store held when this snapshot was built (empty without a store).
     public let runtime: RuntimeState
     public let evaluator: Evaluator
@@ -84,9 +90,10 @@ public final class Snapshot: Sendable, AtomicReference {
     public init(
         screens: [String: ScreenEntry], targeting: TargetingConfiguration, resolver: ScreenResolver, generation: Int,
         fonts: FontCollection = FontCollection(), staged: [String: StagedScreen] = [:], runtime: RuntimeState = RuntimeState(),
-        baselineTargeting: TargetingConfiguration? = nil, answers: AnswerCache = AnswerCache()
+        baselineTargeting: TargetingConfiguration? = nil, answers: AnswerCache = AnswerCache(), routes: RouteTableEntry? = nil
     ) {
         self.screens = screens
+        self.routes = routes
         self.staged = staged
         self.runtime = runtime
         self.baselineTargeting = baselineTargeting ?? targeting

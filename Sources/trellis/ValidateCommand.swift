@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TrellisJSON
+import TrellisRoutes
 import TrellisServer
 import TrellisStore
 
@@ -42,7 +43,9 @@ struct ValidateCommand: ParsableCommand {
     }
 
     static func screens(_ snapshot: Snapshot) -> String {
-        "\(snapshot.screens.count) screens (\(snapshot.screens.keys.sorted().joined(separator: ", ")))"
+        let screens = "\(snapshot.screens.count) screens (\(snapshot.screens.keys.sorted().joined(separator: ", ")))"
+        guard let routes = snapshot.routes else { return screens }
+        return screens + ", \(routes.table.routes.count) routes"
     }
 
     static func failure(_ error: ConfigLoadError) -> CommandFailure {

@@ -32,7 +32,7 @@ import TrellisTargeting
         let configuration = try TargetingConfiguration(rules: rules, rollouts: full.rollouts, experiments: experiments)
         #expect(
             try configScreen("product").unknownReferences(in: configuration).map(\.description) == [
-                "$.root.subviews[0].subviews[4].rule.any[0].rule: unknown rule \"is_gold_member\"; known rules: is_modern_client, is_staff",
+                "$.root.subviews[0].subviews[4].rule.any[0].rule: unknown rule \"is_gold_member\"; known rules: is_modern_client, is_staff, signed_in",
                 "$.root.subviews[0].subviews[6].experiment: unknown experiment \"product-related\"; known experiments: home-hero",
             ])
     }

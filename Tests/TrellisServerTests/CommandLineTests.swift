@@ -31,7 +31,7 @@ import TrellisTesting
             .deletingLastPathComponent().appendingPathComponent("Config")
         let (status, output) = try run(["validate", "--config", config.path])
         #expect(status == 0)
-        #expect(output.contains("ok: server.json and 3 screens (home, product, profile)"))
+        #expect(output.contains("ok: server.json and 4 screens (home, order, product, profile), 22 routes"))
     }
 
     @Test func validateListsEveryProblemAndExits1() throws {

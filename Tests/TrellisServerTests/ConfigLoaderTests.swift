@@ -90,7 +90,7 @@ import TrellisTargeting
         let bundled = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Config")
         let snapshot = try ConfigLoader(directory: bundled).load(previous: nil).get()
-        #expect(snapshot.screens.keys.sorted() == ["home", "product", "profile"])
+        #expect(snapshot.screens.keys.sorted() == ["home", "order", "product", "profile"])
         #expect(snapshot.targeting.rollouts["gold-banner"] != nil)
     }
 

@@ -74,13 +74,14 @@ struct InProcessApp {
         return responder.respond(to: request, context: context).inProcessResponse
     }
 
-    /// Splits `/a?x=1&y` the way the HTTP parser does (no percent-decoding needed in these tests).
+    /// Splits `/a?x=1&y` the way the HTTP parser does, percent-decoding names and values.
     static func split(_ target: String) -> (String, HTTPQuery) {
         let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         let items = parts.count > 1
             ? parts[1].split(separator: "&").map { pair -> HTTPQuery.Item in
                 let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                return (String(kv[0]), kv.count > 1 ? String(kv[1]) : "")
+                let decode = { (part: Substring) in part.removingPercentEncoding ?? String(part) }
+                return (decode(kv[0]), kv.count > 1 ? decode(kv[1]) : "")
             } : []
         return (String(parts[0]), HTTPQuery(items))
     }

@@ -14,7 +14,8 @@ import TrellisTargeting
 
     @Test func configTargetingDefinesWhatTheScreensUse() throws {
         let configuration = try configTargeting()
-        #expect(configuration.rules.keys.sorted() == ["is_gold_member", "is_modern_client", "is_staff"])
+        #expect(configuration.rules.keys.sorted() == ["is_gold_member", "is_modern_client", "is_staff", "signed_in"])
+        #expect(configuration.rollouts["checkout-v2"]?.percentage == 10)
         #expect(configuration.rollouts["gold-banner"]?.percentage == 25)
         #expect(configuration.rollouts["gold-banner"]?.groupID == "gold-banner")
         #expect(configuration.rollouts["gold-banner"]?.enabled == true)

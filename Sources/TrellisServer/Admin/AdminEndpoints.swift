@@ -49,6 +49,7 @@ struct AdminEndpoints: Sendable {
         registerRollouts(in: &routes)
         registerExperiments(in: &routes)
         registerScreens(in: &routes)
+        registerRouteTable(in: &routes)
         routes.add(.get, "/admin/audit", query: nil, replying: { request, _, context, _ throws(Problem) in
             try audit(request, context)
         })

@@ -76,7 +76,7 @@ extension AdminEndpoints {
         let body = request.body
         return write(request, context, actor) { snapshot, actor throws(Problem) in
             let existing = snapshot.runtime.screens[id]
-            try checkPrecondition(request, etag: existing.map { Self.screenETag($0.head) })
+            try checkPrecondition(request, etag: existing.map { RevisionedResource.screen(id).etag($0.head) })
             let screen: Screen
             switch control.builder.loader.checkScreen(body, source: "body", id: id, targeting: snapshot.targeting) {
             case .success(let checked): screen = checked
@@ -97,7 +97,8 @@ extension AdminEndpoints {
                 head.current = number
             }
             var plan = planHead(
-                head, existing: existing, revisions: [revision], actor: actor, now: now, action: staging == nil ? "screen.publish" : "screen.stage")
+                head, existing: existing, revisions: [revision], actor: actor, now: now, action: staging == nil ? "screen.publish" : "screen.stage",
+                resource: .screen(id))
             plan.checked = [revision.fingerprint: screen]
             return plan
         }
@@ -106,28 +107,39 @@ extension AdminEndpoints {
     /// `POST /admin/screens/{id}/rollback {"revision": N}`: a new revision with revision N's
     /// document, served to everybody (a staged revision is abandoned).
     private func rollback(_ request: HTTPRequest, _ context: HTTPRequestContext, _ actor: String, id: String) throws(Problem) -> HTTPReply {
+        try rollback(request, context, actor, .screen(id)) { snapshot throws(Problem) in
+            guard let existing = snapshot.runtime.screens[id] else { throw Self.notFound("screen", id, known: snapshot.runtime.screens.keys) }
+            return existing
+        }
+    }
+
+    /// A rollback of `resource`, whose stored state `existing` finds in the snapshot in force.
+    func rollback(
+        _ request: HTTPRequest, _ context: HTTPRequestContext, _ actor: String, _ resource: RevisionedResource,
+        existing find: @escaping @Sendable (Snapshot) throws(Problem) -> StoredScreen
+    ) throws(Problem) -> HTTPReply {
         var target = 0
         try Self.payload(request, allowed: ["revision"]) { object, _ in
             target = object.integer("revision", in: 1...Int(Int32.max), required: true) ?? 0
         }
         let number = target
         return write(request, context, actor) { snapshot, actor throws(Problem) in
-            guard let existing = snapshot.runtime.screens[id] else { throw Self.notFound("screen", id, known: snapshot.runtime.screens.keys) }
-            try checkPrecondition(request, etag: Self.screenETag(existing.head))
+            let existing = try find(snapshot)
+            try checkPrecondition(request, etag: resource.etag(existing.head))
             let source: ScreenRevision?
-            do { source = try control.store.revision(screen: id, number: number) } catch {
+            do { source = try control.store.revision(screen: resource.name, number: number) } catch {
                 throw Problem(.serviceUnavailable, "cannot read revision \(number): \(error)")
             }
-            guard let source else { throw Problem(.notFound, "screen \(id) has no revision \(number); it has 1 to \(existing.latestRevision)") }
+            guard let source else { throw Problem(.notFound, "\(resource.label) has no revision \(number); it has 1 to \(existing.latestRevision)") }
             let now = state.clock()
             let copy = ScreenRevision(
-                screen: id, number: existing.latestRevision + 1, document: source.document, fingerprint: source.fingerprint,
+                screen: resource.name, number: existing.latestRevision + 1, document: source.document, fingerprint: source.fingerprint,
                 origin: .rollback, copiedFrom: number, createdAt: now, createdBy: actor)
             var head = existing.head
             head.current = copy.number
             head.staged = nil
             head.stagedBasisPoints = nil
-            return planHead(head, existing: existing, revisions: [copy], actor: actor, now: now, action: "screen.rollback")
+            return planHead(head, existing: existing, revisions: [copy], actor: actor, now: now, action: resource.action("rollback"), resource: resource)
         }
     }
 
@@ -141,29 +153,31 @@ extension AdminEndpoints {
             guard let existing = snapshot.runtime.screens[id], SnapshotBuilder.isServed(existing, baseline: control.currentBaseline) else {
                 throw Self.notFound("screen", id, known: snapshot.screens.keys)
             }
-            try checkPrecondition(request, etag: Self.screenETag(existing.head))
+            try checkPrecondition(request, etag: RevisionedResource.screen(id).etag(existing.head))
             var head = existing.head
             try update(&head)
-            return planHead(head, existing: existing, revisions: [], actor: actor, now: state.clock(), action: action)
+            return planHead(head, existing: existing, revisions: [], actor: actor, now: state.clock(), action: action, resource: .screen(id))
         }
     }
 
-    private func planHead(
-        _ head: ScreenHead, existing: StoredScreen?, revisions: [ScreenRevision], actor: String, now: Double, action: String
+    /// The change that makes `head` the resource's head, audited, answered with the new head.
+    func planHead(
+        _ head: ScreenHead, existing: StoredScreen?, revisions: [ScreenRevision], actor: String, now: Double, action: String,
+        resource: RevisionedResource
     ) -> Plan {
         var next = head
         next.version = (existing?.head.version ?? 0) + 1
         next.updatedAt = now
         next.updatedBy = actor
         let audit = AuditDraft(
-            at: now, actor: actor, action: action, resource: "screens/\(head.screen)",
+            at: now, actor: actor, action: action, resource: resource.auditResource,
             before: existing.map { ScreenAudit.encode($0.head) }, after: ScreenAudit.encode(next))
         let created = existing == nil
         return Plan(change: StoreChange(revisions: revisions, heads: [next], audit: [audit])) { published in
-            guard let value = Self.screenHead(head.screen, in: published), let stored = published.runtime.screens[head.screen] else {
+            guard let stored = published.runtime.revisioned(resource.name), let value = resource.representation(published) else {
                 return Self.resource(.null)
             }
-            return Self.resource(value, etag: Self.screenETag(stored.head), status: created ? .created : .ok)
+            return Self.resource(value, etag: resource.etag(stored.head), status: created ? .created : .ok)
         }
     }
 
@@ -180,12 +194,16 @@ extension AdminEndpoints {
     // MARK: - Reads from the store
 
     private func revisions(_ request: HTTPRequest, _ context: HTTPRequestContext, id: String) throws(Problem) -> HTTPReply {
-        let snapshot = state.store.snapshot
-        let (head, _) = try Self.existingScreen(id, in: snapshot)
+        let (head, _) = try Self.existingScreen(id, in: state.store.snapshot)
+        return revisions(request, context, .screen(id), head: head)
+    }
+
+    /// Every revision of `resource`, newest last, after its head.
+    func revisions(_ request: HTTPRequest, _ context: HTTPRequestContext, _ resource: RevisionedResource, head: JSONValue) -> HTTPReply {
         let store = control.store
         return .deferred(on: control.readQueue, for: request, context) { () throws(Problem) in
             let list: [ScreenRevisionSummary]
-            do { list = try store.revisions(screen: id) } catch { throw Problem(.serviceUnavailable, "cannot read revisions: \(error)") }
+            do { list = try store.revisions(screen: resource.name) } catch { throw Problem(.serviceUnavailable, "cannot read revisions: \(error)") }
             let items: [JSONValue] = list.map { r in
                 var members: [(String, JSONValue)] = [
                     ("revision", .number(r.number)), ("origin", .string(r.origin.rawValue)),
@@ -203,16 +221,23 @@ extension AdminEndpoints {
         _ request: HTTPRequest, _ context: HTTPRequestContext, id: String, revision text: String
     ) throws(Problem) -> HTTPReply {
         _ = try Self.existingScreen(id, in: state.store.snapshot)
+        return try revisionDocument(request, context, .screen(id), revision: text)
+    }
+
+    /// One stored revision of `resource`, as it was published.
+    func revisionDocument(
+        _ request: HTTPRequest, _ context: HTTPRequestContext, _ resource: RevisionedResource, revision text: String
+    ) throws(Problem) -> HTTPReply {
         guard let number = Int(text), number >= 1, String(number) == text else {
             throw Problem(.badRequest, "revision \"\(text)\" is not a revision number (1, 2, …)")
         }
         let store = control.store
         return .deferred(on: control.readQueue, for: request, context) { () throws(Problem) in
             let revision: ScreenRevision?
-            do { revision = try store.revision(screen: id, number: number) } catch {
+            do { revision = try store.revision(screen: resource.name, number: number) } catch {
                 throw Problem(.serviceUnavailable, "cannot read revision \(number): \(error)")
             }
-            guard let revision else { throw Problem(.notFound, "screen \(id) has no revision \(number)") }
+            guard let revision else { throw Problem(.notFound, "\(resource.label) has no revision \(number)") }
             return HTTPResponse(
                 headers: [
                     "Content-Type": "application/json", "Cache-Control": "no-store", "X-Trellis-Revision": String(number),
@@ -227,11 +252,7 @@ extension AdminEndpoints {
         guard let stored = snapshot.runtime.screens[id], let value = screenHead(id, in: snapshot) else {
             throw notFound("screen", id, known: snapshot.runtime.screens.keys)
         }
-        return (value, screenETag(stored.head))
-    }
-
-    static func screenETag(_ head: ScreenHead) -> String {
-        "\"screen-\(head.screen)-v\(head.version)\""
+        return (value, RevisionedResource.screen(id).etag(stored.head))
     }
 
     /// A screen's head as ops see it: the revision served, a staged one, who changed it and when.
@@ -253,4 +274,32 @@ extension AdminEndpoints {
             ("updatedAt", .string(RFC3339.string(fromSeconds: head.updatedAt))), ("updatedBy", .string(head.updatedBy)),
         ])
     }
+}
+
+/// A document ops publish in immutable revisions with a head naming the one served: a screen, or
+/// the route table. The store keeps both alike, by ``name``.
+struct RevisionedResource: Sendable {
+    /// The name the store keeps its revisions under.
+    let name: String
+    /// Its name in the audit log: `screens/home`, `routes`.
+    let auditResource: String
+    /// How messages name it: `screen home`, `the route table`.
+    let label: String
+    /// What audit actions start with: `screen`, `routes`.
+    let actionPrefix: String
+    /// What its entity tags start with: `screen-home`, `routes`.
+    let tagPrefix: String
+    /// Its head as ops see it, from a snapshot.
+    let representation: @Sendable (Snapshot) -> JSONValue?
+
+    static func screen(_ id: String) -> RevisionedResource {
+        RevisionedResource(
+            name: id, auditResource: "screens/\(id)", label: "screen \(id)", actionPrefix: "screen", tagPrefix: "screen-\(id)",
+            representation: { AdminEndpoints.screenHead(id, in: $0) })
+    }
+
+    func action(_ verb: String) -> String { actionPrefix + "." + verb }
+
+    /// The head's version as an entity tag, for If-Match.
+    func etag(_ head: ScreenHead) -> String { "\"\(tagPrefix)-v\(head.version)\"" }
 }

@@ -2,7 +2,7 @@ import TrellisJSON
 import TrellisStore
 
 /// What the store must record so that it agrees with the configuration directory: a screen file
-/// the store has never seen becomes revision 1, a file whose content changed since the store last
+/// (or `routes.json`) the store has never seen becomes revision 1, a file whose content changed since the store last
 /// recorded it becomes the next revision and is served. A file unchanged since leaves whatever
 /// ops published in force. Both are audited, by the actor `config`.
 enum ConfigReconciler {
@@ -11,25 +11,36 @@ enum ConfigReconciler {
     static func change(baseline: ConfigBaseline, runtime: RuntimeState, now: Double) -> StoreChange {
         var change = StoreChange()
         for (id, file) in baseline.screens.sorted(by: { $0.key < $1.key }) {
-            let stored = runtime.screens[id]
-            guard stored?.latestConfigFingerprint != file.fingerprint else { continue }
-            let number = (stored?.latestRevision ?? 0) + 1
-            change.revisions.append(
-                ScreenRevision(
-                    screen: id, number: number, document: file.bytes, fingerprint: file.fingerprint, origin: .config,
-                    createdAt: now, createdBy: actor))
-            var head = stored?.head ?? ScreenHead(screen: id, current: number, version: 0, updatedAt: now, updatedBy: actor)
-            head.current = number
-            head.version += 1
-            head.updatedAt = now
-            head.updatedBy = actor
-            change.heads.append(head)
-            change.audit.append(
-                AuditDraft(
-                    at: now, actor: actor, action: stored == nil ? "screen.import" : "screen.config", resource: "screens/\(id)",
-                    before: stored.map { ScreenAudit.encode($0.head) }, after: ScreenAudit.encode(head)))
+            record(file.bytes, fingerprint: file.fingerprint, as: id, resource: "screens/\(id)", action: "screen", runtime, now, &change)
+        }
+        if let routes = baseline.routes {
+            record(routes.bytes, fingerprint: routes.fingerprint, as: RuntimeState.routeTableName, resource: "routes", action: "routes", runtime, now, &change)
         }
         return change
+    }
+
+    /// Adds the file stored under `name` as its next revision, served, unless the store already
+    /// recorded this very content from the configuration.
+    private static func record(
+        _ bytes: [UInt8], fingerprint: String, as name: String, resource: String, action: String, _ runtime: RuntimeState,
+        _ now: Double, _ change: inout StoreChange
+    ) {
+        let stored = runtime.revisioned(name)
+        guard stored?.latestConfigFingerprint != fingerprint else { return }
+        let number = (stored?.latestRevision ?? 0) + 1
+        change.revisions.append(
+            ScreenRevision(
+                screen: name, number: number, document: bytes, fingerprint: fingerprint, origin: .config, createdAt: now, createdBy: actor))
+        var head = stored?.head ?? ScreenHead(screen: name, current: number, version: 0, updatedAt: now, updatedBy: actor)
+        head.current = number
+        head.version += 1
+        head.updatedAt = now
+        head.updatedBy = actor
+        change.heads.append(head)
+        change.audit.append(
+            AuditDraft(
+                at: now, actor: actor, action: action + (stored == nil ? ".import" : ".config"), resource: resource,
+                before: stored.map { ScreenAudit.encode($0.head) }, after: ScreenAudit.encode(head)))
     }
 }
 

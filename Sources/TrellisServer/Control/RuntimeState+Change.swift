@@ -13,7 +13,7 @@ extension RuntimeState {
             }
         }
         for head in change.heads {
-            let old = screens[head.screen]
+            let old = revisioned(head.screen)
             func revision(_ number: Int) -> ScreenRevision? {
                 change.revisions.first { $0.screen == head.screen && $0.number == number }
                     ?? [old?.current, old?.staged].compactMap { $0 }.first { $0.number == number }
@@ -21,10 +21,10 @@ extension RuntimeState {
             guard let current = revision(head.current) else { continue }  // the store refuses such a head too
             let added = change.revisions.filter { $0.screen == head.screen }
             let newestConfig = added.filter { $0.origin == .config }.max { $0.number < $1.number }
-            next.screens[head.screen] = StoredScreen(
+            next.setRevisioned(StoredScreen(
                 head: head, current: current, staged: head.staged.flatMap(revision),
                 latestRevision: max(old?.latestRevision ?? 0, added.map(\.number).max() ?? 0),
-                latestConfigFingerprint: newestConfig?.fingerprint ?? old?.latestConfigFingerprint)
+                latestConfigFingerprint: newestConfig?.fingerprint ?? old?.latestConfigFingerprint))
         }
         return next
     }

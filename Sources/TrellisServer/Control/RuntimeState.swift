@@ -6,6 +6,12 @@ public struct RuntimeState: Sendable {
     public var rollouts: [String: StoredDocument] = [:]
     public var experiments: [String: StoredDocument] = [:]
     public var screens: [String: StoredScreen] = [:]
+    /// The route table's revisions, kept by the store as a screen's are, under ``routeTableName``.
+    public var routes: StoredScreen?
+
+    /// The name the route table's revisions and head are stored under. The store keeps revisions
+    /// per name and knows nothing of what they are; no screen id can start with `@`.
+    public static let routeTableName = "@routes"
 
     public init() {}
 
@@ -21,6 +27,13 @@ public struct RuntimeState: Sendable {
     /// Whether `kind` `key` has a runtime value in force (stored and not reset).
     func hasOverride(kind: String, key: String) -> Bool { document(kind: kind, key: key).map { $0.body != Self.resetBody } ?? false }
 
+    /// The revisioned document stored under `name`: a screen, or the route table.
+    func revisioned(_ name: String) -> StoredScreen? { name == Self.routeTableName ? routes : screens[name] }
+
+    mutating func setRevisioned(_ stored: StoredScreen) {
+        if stored.head.screen == Self.routeTableName { routes = stored } else { screens[stored.head.screen] = stored }
+    }
+
     public init(_ stored: StoredState) {
         for document in stored.documents {
             switch document.kind {
@@ -29,6 +42,6 @@ public struct RuntimeState: Sendable {
             default: break  // a kind a newer version writes; not ours to interpret
             }
         }
-        for screen in stored.screens { screens[screen.head.screen] = screen }
+        for screen in stored.screens { setRevisioned(screen) }
     }
 }

@@ -1,4 +1,5 @@
 import TrellisJSON
+import TrellisRoutes
 import TrellisScreens
 import TrellisStore
 import TrellisTargeting
@@ -42,6 +43,11 @@ struct SnapshotBuilder: Sendable {
                 staged[id] = StagedScreen(entry: entry, percentage: percentage)
             }
         }
+        let routes = routeTable(baseline, runtime, targeting, sameBaseline ? previous : nil, &errors)
+        guard errors.isEmpty else { return .failure(ConfigLoadError(errors: errors)) }
+        errors = NavigationCheck.errors(
+            routes: routes.map { NavigationCheck.TableSource(table: $0.entry.table, source: $0.source, bytes: $0.entry.document) },
+            screens: screenSources(screens, staged, baseline, runtime), targeting: targeting)
         guard errors.isEmpty else { return .failure(ConfigLoadError(errors: errors)) }
         var answers = AnswerCache()
         if sameBaseline, let previous {
@@ -51,7 +57,47 @@ struct SnapshotBuilder: Sendable {
         return .success(
             Snapshot(
                 screens: screens, targeting: targeting, resolver: loader.resolver, generation: (previous?.generation ?? 0) + 1,
-                fonts: baseline.fonts, staged: staged, runtime: runtime, baselineTargeting: baseline.targeting, answers: answers))
+                fonts: baseline.fonts, staged: staged, runtime: runtime, baselineTargeting: baseline.targeting, answers: answers,
+                routes: routes?.entry))
+    }
+
+    /// The route table in force: the stored head's revision while the file is there or ops
+    /// published one, else the configuration's file, else none.
+    /// - Parameter previous: the snapshot built on this same baseline, whose table may be reused.
+    private func routeTable(
+        _ baseline: ConfigBaseline, _ runtime: RuntimeState, _ targeting: TargetingConfiguration, _ previous: Snapshot?,
+        _ errors: inout [DiagnosticsError]
+    ) -> (entry: RouteTableEntry, source: String)? {
+        guard let stored = runtime.routes, baseline.routes != nil || stored.current.origin != .config else {
+            return baseline.routes.map { (RouteTableEntry(table: $0.table, revision: 1, document: $0.bytes), "routes.json") }
+        }
+        let revision = stored.current
+        let source = "routes revision \(revision.number)"
+        // Runtime values never add or remove a rule, rollout or experiment a guard could name, so on
+        // the same baseline the table in force needs no second check (`previous` is nil otherwise).
+        if let reusable = previous?.routes, reusable.revision == revision.number, reusable.fingerprint == revision.fingerprint {
+            return (reusable, source)
+        }
+        switch loader.checkRoutes(revision.document, source: source, targeting: targeting) {
+        case .success(let table): return (RouteTableEntry(table: table, revision: revision.number, document: revision.document), source)
+        case .failure(let error):
+            errors.append(error)
+            return nil
+        }
+    }
+
+    /// Every screen the snapshot serves (staged revisions too), with where it came from.
+    private func screenSources(
+        _ screens: [String: ScreenEntry], _ staged: [String: StagedScreen], _ baseline: ConfigBaseline, _ runtime: RuntimeState
+    ) -> [NavigationCheck.ScreenSource] {
+        func source(_ entry: ScreenEntry, _ stored: ScreenRevision?) -> NavigationCheck.ScreenSource {
+            if let stored, stored.number == entry.revision {
+                return .init(screen: entry.screen, source: "screens/\(entry.screen.id) revision \(entry.revision)", bytes: stored.document)
+            }
+            return .init(screen: entry.screen, source: "screens/\(entry.screen.id).json", bytes: baseline.screens[entry.screen.id]?.bytes ?? [])
+        }
+        return screens.values.map { source($0, runtime.screens[$0.screen.id]?.current) }
+            + staged.values.map { source($0.entry, runtime.screens[$0.entry.screen.id]?.staged) }
     }
 
     /// A screen is served while its file is in the configuration directory or ops published it;

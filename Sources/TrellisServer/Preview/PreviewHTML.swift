@@ -1,4 +1,6 @@
+import TrellisJSON
 import TrellisLayout
+import TrellisRoutes
 import TrellisScreens
 import TrellisText
 
@@ -6,7 +8,9 @@ import TrellisText
 /// component, each with `data-id` = its layout id. Text is drawn line by line as TrellisText broke
 /// it, so the picture shows the server's line breaks even where the browser's fonts differ.
 enum PreviewHTML {
-    static func render(_ frames: ScreenFrames, check: Bool) -> String {
+    /// - Parameter linkQuery: the query a link to another preview carries on (who is looking, at
+    ///   what size); each component that navigates becomes a link to `/preview?url=…` with it.
+    static func render(_ frames: ScreenFrames, check: Bool, linkQuery: String = "") -> String {
         let v = frames.viewport
         var out = """
             <!DOCTYPE html>
@@ -20,10 +24,12 @@ enum PreviewHTML {
             .line{position:absolute;white-space:pre;overflow:hidden;text-overflow:clip}
             .ph{position:absolute;display:flex;align-items:center;justify-content:center;overflow:hidden;font:11px/13px system-ui,sans-serif;color:#6B7280;text-align:center;word-break:break-all}
             .bar-title{position:absolute;white-space:pre;overflow:hidden}
+            a.link{position:absolute;left:0;top:0;right:0;bottom:0;z-index:1;cursor:pointer}
+            a.link:hover{outline:2px solid rgba(37,99,235,.6);outline-offset:-2px}
             </style></head>
             <body><div id="screen" dir="\(v.direction.rawValue)">
             """
-        if let root = frames.root { draw(root, frames, into: &out) }
+        if let root = frames.root { draw(root, frames, linkQuery, into: &out) }
         out += "</div>\n"
         if check {
             // Reports where the browser drew every element, for the Chromium test (and for people).
@@ -44,7 +50,7 @@ enum PreviewHTML {
         "left:\(Markup.number(frame.left))px;top:\(Markup.number(frame.top))px;width:\(Markup.number(frame.width))px;height:\(Markup.number(frame.height))px"
     }
 
-    private static func draw(_ node: LaidOutComponent, _ frames: ScreenFrames, into out: inout String) {
+    private static func draw(_ node: LaidOutComponent, _ frames: ScreenFrames, _ linkQuery: String, into out: inout String) {
         guard !node.isHidden else { return }
         let paint = PreviewPaint(node)
         var css = box(node.frame)
@@ -73,8 +79,23 @@ enum PreviewHTML {
         for separator in node.separators {
             out += "<div data-id=\"\(Markup.escape(separator.layoutId))\" style=\"\(box(separator.frame));background:rgba(229,231,235,1)\"></div>"
         }
-        for child in node.subviews { draw(child, frames, into: &out) }
+        for child in node.subviews { draw(child, frames, linkQuery, into: &out) }
+        if let url = navigation(node.component.properties.first { $0.key == "action" }?.value) {
+            // Last, so it lies over the component's own drawing; a child's link lies over its parent's.
+            let href = "/preview?" + QueryParameters.encode([("url", url)]) + (linkQuery.isEmpty ? "" : "&" + linkQuery)
+            out += "<a class=\"link\" href=\"\(Markup.escape(href))\" title=\"\(Markup.escape(url))\"></a>"
+        }
         out += "</div>\n"
+    }
+
+    /// The in-app URL an action navigates to: a `navigate`'s, or the first in a `sequence`.
+    static func navigation(_ action: JSONValue?) -> String? {
+        guard let action else { return nil }
+        switch action["type"]?.stringValue {
+        case "navigate": return action["url"]?.stringValue
+        case "sequence": return action["actions"]?.arrayValue?.lazy.compactMap(navigation).first
+        default: return nil
+        }
     }
 
     private static func drawText(
@@ -111,5 +132,26 @@ enum PreviewHTML {
             out += "<span class=\"bar-title\" style=\"left:\(Markup.number(tab.left))px;width:\(Markup.number(tab.width))px;top:0;font:500 11px \(family);line-height:\(Markup.number(paint.tabLabelHeight))px;text-align:center;color:\(tab.color)\">\(Markup.escape(tab.title))</span>"
         }
         out += "</div>"
+    }
+}
+
+extension PreviewHTML {
+    /// The page a preview link leads to when the app handles the URL itself: which handler, with
+    /// what parameters, and how it would be presented.
+    static func nativeTarget(_ resolution: RouteResolution, handler: String) -> String {
+        let rows = resolution.parameters.map { "<tr><th>\(Markup.escape($0.name))</th><td>\(Markup.escape(JSONWriter.string($0.value)))</td></tr>" }
+        let redirects = resolution.redirects.map { "<li>\(Markup.escape($0.from)) → \(Markup.escape($0.to)) (\(Markup.escape($0.because.description)))</li>" }
+        return """
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8"><title>\(Markup.escape(handler)) — Trellis preview</title>
+            <style>body{font:15px/1.5 system-ui,sans-serif;margin:24px;color:#111827}code{background:#F3F4F6;padding:1px 4px;border-radius:4px}th{text-align:left;padding-right:16px}</style>
+            </head><body>
+            <p><code>\(Markup.escape(resolution.url))</code> opens <strong>\(Markup.escape(handler))</strong>, a screen the app implements itself
+            (route <code>\(Markup.escape(resolution.route))</code>, presented as \(Markup.escape(resolution.presentation.style.rawValue))).</p>
+            \(rows.isEmpty ? "" : "<table>" + rows.joined() + "</table>")
+            \(redirects.isEmpty ? "" : "<p>Redirected on the way:</p><ul>" + redirects.joined() + "</ul>")
+            </body></html>
+
+            """
     }
 }

@@ -1,0 +1,115 @@
+import TrellisJSON
+import TrellisRoutes
+import TrellisScreens
+import TrellisTargeting
+
+/// Checks that the screens and the route table of one snapshot fit together, so that no button in
+/// any screen leads nowhere:
+/// - every screen a route opens exists;
+/// - every `navigate` URL in every screen matches a route (with its required query parameters);
+/// - every parameter a screen uses without a default is given, with a fitting type, by every route
+///   that opens it.
+///
+/// Runs wherever a snapshot is built (start, reload, every publish), so a change that would break a
+/// link is refused with the screen's or the table's path and line, and nothing changes.
+enum NavigationCheck {
+    struct TableSource {
+        let table: RouteTable
+        let source: String
+        let bytes: [UInt8]
+    }
+
+    struct ScreenSource {
+        let screen: Screen
+        /// `screens/home.json`, `screens/home revision 4`.
+        let source: String
+        let bytes: [UInt8]
+    }
+
+    /// Every problem, by source; empty when the screens and the table agree (or there is no table).
+    static func errors(routes: TableSource?, screens: [ScreenSource], targeting: TargetingConfiguration) -> [DiagnosticsError] {
+        guard let routes else { return [] }
+        var errors: [DiagnosticsError] = []
+        let ids = Set(screens.map(\.screen.id))
+        let missing = routes.table.screenReferences().filter { !ids.contains($0.screen) }.map { reference in
+            Diagnostic(
+                path: reference.path, location: .unknown,
+                message: "route \(reference.route.pattern) opens screen \"\(reference.screen)\", which does not exist; screens: \(ids.sorted().joined(separator: ", "))")
+        }
+        if !missing.isEmpty { errors.append(located(DiagnosticsError(source: routes.source, diagnostics: missing), routes.bytes)) }
+        for source in screens.sorted(by: { $0.source < $1.source }) {
+            let diagnostics = links(of: source.screen, routes.table) + parameters(of: source.screen, routes.table)
+            if !diagnostics.isEmpty { errors.append(located(DiagnosticsError(source: source.source, diagnostics: diagnostics), source.bytes)) }
+        }
+        return errors
+    }
+
+    /// A dead link is one the table cannot resolve for anybody: no route matches it, or it lacks a
+    /// required query parameter. A link that is a whole `$param` is known only per request.
+    private static func links(of screen: Screen, _ table: RouteTable) -> [Diagnostic] {
+        let types = parameterTypes(of: screen, table)
+        return screen.links.compactMap { link in
+            let problem: String? =
+                switch link.target {
+                case .url(let url): table.linkProblem(url)
+                case .template(let template, _): table.linkProblem(template: template, parameters: types)
+                case .parameter: nil
+                }
+            return problem.map { Diagnostic(path: link.path, location: .unknown, message: "dead link: \($0)") }
+        }
+    }
+
+    /// The type of each parameter as the routes that open the screen declare it (the first route
+    /// that declares it), for checking link templates with sample values.
+    private static func parameterTypes(of screen: Screen, _ table: RouteTable) -> [String: ParameterType] {
+        var types: [String: ParameterType] = [:]
+        for route in table.routesOpening(screen: screen.id) {
+            for parameter in route.parameters where types[parameter.name] == nil { types[parameter.name] = parameter.type }
+        }
+        return types
+    }
+
+    private static func parameters(of screen: Screen, _ table: RouteTable) -> [Diagnostic] {
+        var diagnostics: [Diagnostic] = []
+        let routes = table.routesOpening(screen: screen.id)
+        for use in screen.parameters where !use.hasDefault {
+            for route in routes {
+                guard let given = route.parameters.first(where: { $0.name == use.name }), given.required else {
+                    diagnostics.append(
+                        Diagnostic(
+                            path: use.path, location: .unknown,
+                            message: "parameter \"\(use.name)\" is not always given by route \(route.pattern), which opens this screen; declare it there (required) or give the value a \"default\""))
+                    continue
+                }
+                if let mismatch = mismatch(use.expects, given.type) {
+                    diagnostics.append(
+                        Diagnostic(path: use.path, location: .unknown, message: "parameter \"\(use.name)\" must be \(mismatch), but route \(route.pattern) declares it \(given.type)"))
+                }
+            }
+        }
+        return diagnostics
+    }
+
+    /// What a value needs that a route parameter's type cannot promise, or nil when it fits.
+    private static func mismatch(_ expects: ParameterUse.Expectation, _ type: ParameterType) -> String? {
+        // An enum fits when every choice does; the parameter type's own parser decides.
+        let choices: [String]
+        switch type {
+        case .choice(let list): choices = list
+        case .int: choices = ["1"]
+        case .number: choices = ["1.5"]
+        case .bool: choices = ["true"]
+        default: choices = ["x"]
+        }
+        switch expects {
+        case .number: return choices.allSatisfy { Double($0) != nil } ? nil : "a number"
+        case .integer: return choices.allSatisfy { Int($0) != nil } ? nil : "an integer"
+        case .bool: return choices.allSatisfy { $0 == "true" || $0 == "false" } ? nil : "true or false"
+        default: return nil
+        }
+    }
+
+    private static func located(_ error: DiagnosticsError, _ bytes: [UInt8]) -> DiagnosticsError {
+        (try? JSONParser.parse(bytes)).map(error.locating(in:)) ?? error
+    }
+}
