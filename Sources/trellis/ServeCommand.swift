@@ -34,8 +34,9 @@ struct ServeCommand: ParsableCommand {
         } catch {
             throw CommandFailure(error.description)
         }
-        try application.start()
+        // Before "serving" is logged, so that a signal sent as soon as it appears is never lost.
         let signals = SignalHandlers(application: application)
+        try application.start()
         application.waitUntilStopped()
         withExtendedLifetime(signals) { logger.info("stopped") }
     }

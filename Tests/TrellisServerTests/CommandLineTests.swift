@@ -44,6 +44,22 @@ import TrellisTesting
         #expect(output.contains("2 problems in 1 file"))
     }
 
+    @Test func validateReportsDeadLinksWithTheRest() throws {
+        let config = try TemporaryConfig(screens: [
+            "home": """
+            {"id": "home", "schemaVersion": 2,
+             "root": {"type": "Button", "id": "go",
+                      "properties": {"action": {"type": "navigate", "url": "app://prodcut/42"}},
+                      "values": {"title": "Go"}}}
+            """
+        ])
+        try config.write(routes: #"{"routes": [{"pattern": "app://product/:id(int)", "screen": "home"}]}"#)
+        let (status, output) = try run(["validate", "--config", config.url.path])
+        #expect(status == 1)
+        #expect(output.contains("screens/home.json: $.root.properties.action.url (line 3): dead link: no route matches \"app://prodcut/42\""))
+        #expect(output.contains("app://product/:id(int)"))
+    }
+
     @Test func serveRefusesABadSettingBeforeListening() throws {
         let config = try TemporaryConfig()
         try Data(#"{"port": "eighty"}"#.utf8).write(to: config.url.appendingPathComponent("server.json"))

@@ -105,6 +105,27 @@ import TrellisTesting
         #expect(try server.request("GET", "/v1/routes/resolve?url=app://deals/x").json["native"]?.string == "deals.deal")
     }
 
+    @Test func anEditedRoutesFileIsTheNextRevisionOnReload() throws {
+        let server = try Self.served()
+        try server.config.write(routes: """
+            {"routes": [
+              {"pattern": "app://home", "screen": "home"},
+              {"pattern": "app://deals/:slug", "native": "deals.deal", "presentation": "sheet"}
+            ]}
+            """)
+        #expect(try server.reload().contains("reloaded"))
+        let head = try server.request("GET", "/admin/routes", token: ServedBinary.readToken)
+        #expect(head.json["revision"]?.number == 2)
+        #expect(head.json["origin"]?.string == "config")
+        #expect(try server.request("GET", "/v1/routes/resolve?url=app://deals/x").json["presentation"]?["style"]?.string == "sheet")
+
+        // A file that breaks a link is refused and the table in force keeps serving.
+        try server.config.write(routes: #"{"routes": [{"pattern": "app://home", "screen": "home"}]}"#)
+        #expect(try server.reload().contains("reload refused"))
+        #expect(server.log?.text.contains("dead link: no route matches") == true)
+        #expect(try server.request("GET", "/v1/routes/resolve?url=app://deals/x").status == 200)
+    }
+
     @Test func aScreenWithADeadLinkIsRefused() throws {
         let server = try Self.served()
         let dead = try server.request("PUT", "/admin/screens/home", body: Self.screen(linkingTo: "app://dael/autumn"))
