@@ -1,3 +1,5 @@
+import TrellisJSON
+
 /// A URL the app opens, such as `app://product/42?ref=home#reviews`, split into the parts routes
 /// match: `scheme://segment/segment…?query#fragment`.
 ///

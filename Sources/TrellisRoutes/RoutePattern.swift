@@ -1,3 +1,5 @@
+import TrellisJSON
+
 /// One segment of a route pattern.
 public enum PatternSegment: Sendable, Equatable, CustomStringConvertible {
     /// Text the URL's segment must equal (case-sensitively, after percent-decoding).

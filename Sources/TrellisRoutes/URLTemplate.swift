@@ -1,3 +1,5 @@
+import TrellisJSON
+
 /// A URL with `{name}` placeholders, as `otherwise`, `to` and `external` are written:
 /// `app://login?next={url}`, `https://help.example.com/{path}`.
 ///

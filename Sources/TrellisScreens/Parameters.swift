@@ -152,22 +152,6 @@ struct FormatTemplate: Sendable {
         return out
     }
 
-    /// `s` with every byte but RFC 3986's unreserved characters (§2.3: `A-Z a-z 0-9 - . _ ~`)
-    /// percent-encoded (§2.1, upper-case hex), so a value cannot add a path segment, query or fragment.
-    static func percentEncoded(_ s: String) -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
-        var out: [UInt8] = []
-        for byte in s.utf8 {
-            let unreserved = (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-                || byte == 0x2D || byte == 0x2E || byte == 0x5F || byte == 0x7E
-            if unreserved {
-                out.append(byte)
-            } else {
-                out += [0x25, hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
 }
 
 /// What a value must be where a parameter may stand, and so what the parameter is expected to give.

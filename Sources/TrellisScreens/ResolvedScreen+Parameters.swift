@@ -111,7 +111,7 @@ private struct Substitution {
                 guard let text = Self.text(given) else {
                     throw ParameterError(name: name, path: path, reason: "expected a string, number or bool, found \(given.typeName)")
                 }
-                return encodes ? FormatTemplate.percentEncoded(text) : text
+                return encodes ? PercentEncoding.encode(text) : text
             }
             if let problem = slot.problem(with: .string(text)) {
                 throw ParameterError(name: template.placeholders.joined(separator: ", "), path: path, reason: problem)

@@ -246,7 +246,8 @@ struct ScreenRequest: Sendable {
 
     /// The values of the parameters this screen uses, canonically: part of the answer's cache key.
     var parameterKey: String {
-        entry.parameterNames.map { name in name + "=" + (screenParameters[name].map { JSONWriter.string($0) } ?? "-") }
+        guard !entry.parameterNames.isEmpty else { return "" }
+        return entry.parameterNames.map { name in name + "=" + (screenParameters[name].map { JSONWriter.string($0) } ?? "-") }
             .joined(separator: "&")
     }
 

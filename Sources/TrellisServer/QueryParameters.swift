@@ -1,4 +1,5 @@
 import TrellisHTTP
+import TrellisJSON
 
 /// Reads a request's query string against the parameters an endpoint knows. An unknown or
 /// repeated parameter is an error, so a typo (`?prety=1`) is reported instead of ignored.
@@ -45,19 +46,5 @@ extension QueryParameters {
         items.map { component($0.name) + "=" + component($0.value) }.joined(separator: "&")
     }
 
-    static func component(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                let hex = Array("0123456789ABCDEF".utf8)
-                out += "%" + String(UnicodeScalar(hex[Int(byte >> 4)])) + String(UnicodeScalar(hex[Int(byte & 0xF)]))
-            }
-        }
-        return out
-    }
+    static func component(_ text: String) -> String { PercentEncoding.encode(text) }
 }
