@@ -34,7 +34,8 @@ extension Endpoints {
         let snapshot = state.store.snapshot
         let resolution = try Self.resolve(url, in: try Self.routeTable(snapshot), for: context, snapshot)
         let pretty = try query.flag("pretty")
-        var content: EncodedBody?
+        // Asked for and the URL opens no screen (a native handler, an external page): null.
+        var content = include.map { _ in Self.null }
         if let include, case .screen(let id) = resolution.target {
             let resolving = try ScreenRequest(
                 query: query, context: context, snapshot: snapshot, id: id, state: state,
@@ -46,7 +47,7 @@ extension Endpoints {
                     resolving, viewport: try LayoutViewport.parse(query, platform: context.platform), pretty: pretty)
             }
         }
-        let body = Self.composed(resolution.jsonValue, content: include == nil ? nil : .some(content), pretty: pretty)
+        let body = Self.composed(resolution.jsonValue, content: content, pretty: pretty)
         return Self.cached(body, request, cacheControl: state.screenCacheControl, vary: state.screenVary)
     }
 
@@ -92,12 +93,13 @@ extension Endpoints {
         }
     }
 
-    /// The resolution with the screen answer spliced in under `content` (null when asked for and
-    /// the URL opens no screen). The compact form is joined byte for byte, so the cached answer is
-    /// never decoded again; the pretty one (for people) is re-indented whole.
-    static func composed(_ resolution: JSONValue, content asked: EncodedBody??, pretty: Bool) -> EncodedBody {
-        guard let asked else { return EncodedBody(bytes: JSONWriter.encode(resolution, style: pretty ? .pretty : .compact), compressionLevel: 1) }
-        let content = asked ?? EncodedBody(bytes: Array("null".utf8))
+    private static let null = EncodedBody(bytes: Array("null".utf8))
+
+    /// The resolution with `content` (an answer) spliced in, when there is one. The compact form is
+    /// joined byte for byte, so the cached answer is never decoded again; the pretty one (for
+    /// people) is re-indented whole.
+    static func composed(_ resolution: JSONValue, content: EncodedBody?, pretty: Bool) -> EncodedBody {
+        guard let content else { return EncodedBody(bytes: JSONWriter.encode(resolution, style: pretty ? .pretty : .compact), compressionLevel: 1) }
         if pretty, let members = resolution.objectValue, let parsed = try? JSONParser.parse(content.bytes) {
             let whole = JSONValue.object(members.map { ($0.key, $0.value) } + [("content", parsed)])
             return EncodedBody(bytes: JSONWriter.encode(whole, style: .pretty), compressionLevel: 1)
