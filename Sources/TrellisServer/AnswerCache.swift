@@ -29,6 +29,9 @@ public enum AnswerFormat: Hashable, Sendable {
     case html(check: Bool)
     /// `GET /preview/{id}/preview.svg`.
     case svg
+    /// `GET /v1/routes/resolve?include=…`: the route's resolution (its JSON, which depends on the URL
+    /// and the user's guards and redirects) with the screen answer, or its layout, in it.
+    case route(resolution: [UInt8], layout: Bool)
 }
 
 /// Encoded answers of one snapshot, shared by every request that reads it.

@@ -256,10 +256,20 @@ struct ScreenRequest: Sendable {
         format: AnswerFormat, pretty: Bool = false, viewport: LayoutViewport? = nil, linkQuery: String = "",
         encode: (ResolvedScreen) -> [UInt8]
     ) throws(Problem) -> EncodedBody {
+        try cached(format: format, pretty: pretty, viewport: viewport, linkQuery: linkQuery) { () throws(Problem) in
+            EncodedBody(bytes: encode(try resolve()))
+        }
+    }
+
+    /// The cached answer in `format` for this outcome (and viewport), or `make`'s, stored.
+    func cached(
+        format: AnswerFormat, pretty: Bool = false, viewport: LayoutViewport? = nil, linkQuery: String = "",
+        make: () throws(Problem) -> EncodedBody
+    ) throws(Problem) -> EncodedBody {
         let key = AnswerKey(
             screen: id, revision: entry.revision, schemaVersion: schemaVersion, outcomes: outcomes, pretty: pretty,
             format: format, viewport: viewport, parameters: parameterKey, linkQuery: linkQuery)
-        let (body, hit) = try snapshot.answers.answer(for: key) { () throws(Problem) in EncodedBody(bytes: encode(try resolve())) }
+        let (body, hit) = try snapshot.answers.answer(for: key, make: make)
         state.recordAnswer(hit: hit)
         return body
     }

@@ -34,20 +34,22 @@ extension Endpoints {
         let snapshot = state.store.snapshot
         let resolution = try Self.resolve(url, in: try Self.routeTable(snapshot), for: context, snapshot)
         let pretty = try query.flag("pretty")
-        // Asked for and the URL opens no screen (a native handler, an external page): null.
-        var content = include.map { _ in Self.null }
-        if let include, case .screen(let id) = resolution.target {
-            let resolving = try ScreenRequest(
-                query: query, context: context, snapshot: snapshot, id: id, state: state,
-                screenParameters: Dictionary(resolution.parameters.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 }))
-            switch include {
-            case .screen: content = try screenAnswer(resolving, pretty: pretty)
-            case .layout:
-                content = try layoutAnswer(
-                    resolving, viewport: try LayoutViewport.parse(query, platform: context.platform), pretty: pretty)
-            }
+        guard let include, case .screen(let id) = resolution.target else {
+            // Without include nothing is cached: the answer is small. Asked for, when the URL opens
+            // no screen (a native handler, an external page), the content is null.
+            let body = Self.composed(resolution.jsonValue, content: include.map { _ in Self.null }, pretty: pretty, compressionLevel: 1)
+            return Self.cached(body, request, cacheControl: state.screenCacheControl, vary: state.screenVary)
         }
-        let body = Self.composed(resolution.jsonValue, content: content, pretty: pretty)
+        let resolving = try ScreenRequest(
+            query: query, context: context, snapshot: snapshot, id: id, state: state,
+            screenParameters: Dictionary(resolution.parameters.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 }))
+        let viewport = include == .layout ? try LayoutViewport.parse(query, platform: context.platform) : nil
+        let format = AnswerFormat.route(resolution: JSONWriter.encode(resolution.jsonValue), layout: include == .layout)
+        let body = try resolving.cached(format: format, pretty: pretty, viewport: viewport) { () throws(Problem) in
+            let content =
+                if let viewport { try layoutAnswer(resolving, viewport: viewport, pretty: pretty) } else { try screenAnswer(resolving, pretty: pretty) }
+            return Self.composed(resolution.jsonValue, content: content, pretty: pretty)
+        }
         return Self.cached(body, request, cacheControl: state.screenCacheControl, vary: state.screenVary)
     }
 
@@ -98,16 +100,19 @@ extension Endpoints {
     /// The resolution with `content` (an answer) spliced in, when there is one. The compact form is
     /// joined byte for byte, so the cached answer is never decoded again; the pretty one (for
     /// people) is re-indented whole.
-    static func composed(_ resolution: JSONValue, content: EncodedBody?, pretty: Bool) -> EncodedBody {
-        guard let content else { return EncodedBody(bytes: JSONWriter.encode(resolution, style: pretty ? .pretty : .compact), compressionLevel: 1) }
+    /// - Parameter compressionLevel: 9 for an answer the answer cache keeps; lower for one made per request.
+    static func composed(_ resolution: JSONValue, content: EncodedBody?, pretty: Bool, compressionLevel: Int = 9) -> EncodedBody {
+        guard let content else {
+            return EncodedBody(bytes: JSONWriter.encode(resolution, style: pretty ? .pretty : .compact), compressionLevel: compressionLevel)
+        }
         if pretty, let members = resolution.objectValue, let parsed = try? JSONParser.parse(content.bytes) {
             let whole = JSONValue.object(members.map { ($0.key, $0.value) } + [("content", parsed)])
-            return EncodedBody(bytes: JSONWriter.encode(whole, style: .pretty), compressionLevel: 1)
+            return EncodedBody(bytes: JSONWriter.encode(whole, style: .pretty), compressionLevel: compressionLevel)
         }
         var bytes = JSONWriter.encode(resolution)
         bytes.removeLast()  // the closing brace
         bytes += Array(#","content":"#.utf8) + content.bytes + [UInt8(ascii: "}")]
-        return EncodedBody(bytes: bytes, compressionLevel: 1)
+        return EncodedBody(bytes: bytes, compressionLevel: compressionLevel)
     }
 }
 
