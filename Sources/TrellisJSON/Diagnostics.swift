@@ -48,6 +48,12 @@ public final class DiagnosticsCollector {
         report(message, at: path, value.location)
     }
 
+    /// Rewrites the diagnostics reported since there were `start` of them: for a part of a document
+    /// that came from elsewhere (a template expanded into a screen), whose lines are another file's.
+    public func rewrite(since start: Int, _ transform: (inout Diagnostic) -> Void) {
+        for index in diagnostics.indices where index >= start { transform(&diagnostics[index]) }
+    }
+
     /// Reads `value` as an object whose keys must come from `allowedKeys`; each unknown key is
     /// reported (a typo must never be silently ignored). Returns nil, after reporting, when
     /// `value` is not an object.

@@ -16,10 +16,12 @@ public struct Screen: Sendable {
     /// Where every navigate action leads, in the same order, including those under every Rule
     /// branch, variant, component fallback, sequence and action fallback, as the decoder found them.
     public var links: [ScreenLink]
+    /// The templates the screen uses (expanded into `root` when it was decoded), first use first.
+    public var templates: [String]
 
     public init(
         id: String, schemaVersion: Int, title: String? = nil, root: Node, metadata: [JSONMember] = [],
-        parameters: [ParameterUse] = [], links: [ScreenLink] = []
+        parameters: [ParameterUse] = [], links: [ScreenLink] = [], templates: [String] = []
     ) {
         self.id = id
         self.schemaVersion = schemaVersion
@@ -28,6 +30,7 @@ public struct Screen: Sendable {
         self.metadata = metadata
         self.parameters = parameters
         self.links = links
+        self.templates = templates
     }
 
     /// Whether a request must give this screen parameters; when not, its answer needs no substitution.

@@ -12,10 +12,13 @@ public struct ScreenDecoder: Sendable {
     ///   - bytes: the document's UTF-8 text.
     ///   - source: a name for error messages, such as `screens/home.json`.
     ///   - expectedID: when given, the screen's `id` must equal it (a file's name, a URL's id).
+    ///   - templates: the templates `Template` nodes may use.
     /// - Returns: the screen, or every diagnostic found.
-    public func decode(_ bytes: [UInt8], source: String, expectedID: String? = nil) -> Result<Screen, DiagnosticsError> {
+    public func decode(
+        _ bytes: [UInt8], source: String, expectedID: String? = nil, templates: TemplateLibrary = TemplateLibrary()
+    ) -> Result<Screen, DiagnosticsError> {
         DiagnosticsCollector.decode(bytes, source: source) { document, collector in
-            var walk = TreeWalk(registry: registry, collector: collector)
+            var walk = TreeWalk(registry: registry, collector: collector, templates: templates)
             return walk.screen(document, expectedID: expectedID)
         }
     }
@@ -28,10 +31,16 @@ private struct TreeWalk {
     /// Checks every property, value and action, and records the parameters and links they use.
     var check: ValueCheck
     var seenIDs: [String: SourceLocation] = [:]
+    let templates: TemplateLibrary
+    /// The templates being expanded, outermost first (to refuse a cycle).
+    var expanding: [String] = []
+    /// Every template the screen uses, first use first.
+    var used: [String] = []
 
-    init(registry: ComponentRegistry, collector: DiagnosticsCollector) {
+    init(registry: ComponentRegistry, collector: DiagnosticsCollector, templates: TemplateLibrary) {
         self.registry = registry
         self.collector = collector
+        self.templates = templates
         self.check = ValueCheck(collector: collector, schemaVersion: ComponentRegistry.latestSchemaVersion)
     }
 
@@ -55,7 +64,7 @@ private struct TreeWalk {
         guard let id, let version, let root else { return nil }
         return Screen(
             id: id, schemaVersion: version, title: title, root: root, metadata: metadata ?? [], parameters: check.parameters,
-            links: check.links)
+            links: check.links, templates: used)
     }
 
     mutating func node(_ value: JSONValue, at path: JSONPath) -> Node? {
@@ -74,8 +83,77 @@ private struct TreeWalk {
         switch type {
         case "Rule": return rule(value, at: path)
         case "Experiment": return experiment(value, at: path)
+        case "Template": return instance(value, at: path)
         default: return component(type, value, at: path).map(Node.component)
         }
+    }
+
+    /// A template instance, expanded and decoded in its place. What is wrong in the expansion is
+    /// reported at the instance's path and line, naming the template's file and line as well.
+    private mutating func instance(_ value: JSONValue, at path: JSONPath) -> Node? {
+        guard let object = collector.object(value, at: path, allowedKeys: ["type", "template", "args"]) else { return nil }
+        guard let nameValue = object.value("template", required: true) else { return nil }
+        guard let name = nameValue.stringValue, let template = templates[name] else {
+            let known = templates.templates.keys.sorted().joined(separator: ", ")
+            collector.report(
+                "unknown template \(JSONWriter.string(nameValue)); templates: \(known.isEmpty ? "none (templates/*.json)" : known)",
+                at: path.appending("template"), nameValue)
+            return nil
+        }
+        guard !expanding.contains(name), expanding.count < TemplateLibrary.maximumDepth else {
+            collector.report("templates use each other in a cycle: \((expanding + [name]).joined(separator: " → "))", at: path, value)
+            return nil
+        }
+        guard let arguments = self.arguments(object, of: template, at: path) else { return nil }
+        if !used.contains(name) { used.append(name) }
+        let start = collector.diagnostics.count
+        expanding.append(name)
+        let node = self.node(template.expand(arguments), at: path)
+        expanding.removeLast()
+        collector.rewrite(since: start) { diagnostic in
+            guard !diagnostic.message.hasPrefix("in template") else { return }
+            diagnostic.message = "in template \"\(name)\" (\(template.source), line \(diagnostic.location.line)): \(diagnostic.message)"
+            diagnostic.location = value.location
+        }
+        return node
+    }
+
+    /// The arguments of an instance: each one a parameter of the template, of its kind; every
+    /// parameter without a default given.
+    private func arguments(_ object: JSONObjectReader, of template: Template, at path: JSONPath) -> [String: JSONValue]? {
+        let argsPath = path.appending("args")
+        var arguments: [String: JSONValue] = [:]
+        var valid = true
+        if let given = object.value("args") {
+            guard let members = given.objectValue else {
+                collector.report("expected an object of argument name → value, found \(given.typeName)", at: argsPath, given)
+                return nil
+            }
+            for member in members {
+                guard let parameter = template.parameter(member.key) else {
+                    let declared = template.parameters.map(\.name).joined(separator: ", ")
+                    collector.report(
+                        "template \"\(template.id)\" has no parameter \"\(member.key)\"; its parameters: \(declared.isEmpty ? "none" : declared)",
+                        at: argsPath.appending(member.key), member.keyLocation)
+                    valid = false
+                    continue
+                }
+                if let expected = parameter.problem(with: member.value) {
+                    collector.report(
+                        "argument \"\(member.key)\" of template \"\(template.id)\" must be \(expected), found \(member.value.typeName) (declared at \(template.source), line \(parameter.location.line))",
+                        at: argsPath.appending(member.key), member.value)
+                    valid = false
+                }
+                arguments[member.key] = member.value
+            }
+        }
+        for parameter in template.parameters where parameter.defaultValue == nil && arguments[parameter.name] == nil {
+            collector.report(
+                "template \"\(template.id)\" needs the argument \"\(parameter.name)\" (\(parameter.kind.rawValue), declared at \(template.source), line \(parameter.location.line))",
+                at: argsPath, object.value("args")?.location ?? object.location)
+            valid = false
+        }
+        return valid ? arguments : nil
     }
 
     private mutating func rule(_ value: JSONValue, at path: JSONPath) -> Node? {
@@ -122,7 +200,7 @@ private struct TreeWalk {
     private mutating func component(_ typeName: String, _ value: JSONValue, at path: JSONPath) -> Component? {
         guard let type = registry[typeName] else {
             let known = registry.types.keys.sorted().joined(separator: ", ")
-            collector.report("unknown component type \"\(typeName)\"; known types: Rule, Experiment, \(known)", at: path.appending("type"), value["type"]!)
+            collector.report("unknown component type \"\(typeName)\"; known types: Rule, Experiment, Template, \(known)", at: path.appending("type"), value["type"]!)
             return nil
         }
         guard let object = collector.object(value, at: path, allowedKeys: Self.componentKeys) else { return nil }

@@ -31,6 +31,8 @@ public struct ConfigBaseline: Sendable {
     }
 
     public let targeting: TargetingConfiguration
+    /// `templates/*.json`: the subtrees screens instantiate (empty without the directory).
+    public let templates: TemplateLibrary
     public let screens: [String: ScreenFile]
     /// Nil when the directory has no `routes.json`: no route table, so links are not checked.
     public let routes: RoutesFile?
@@ -54,6 +56,7 @@ public struct ConfigLoader: Sendable {
 
     public var screensDirectory: URL { directory.appendingPathComponent("screens", isDirectory: true) }
     public var fontsDirectory: URL { directory.appendingPathComponent("fonts", isDirectory: true) }
+    public var templatesDirectory: URL { directory.appendingPathComponent("templates", isDirectory: true) }
 
     /// Loads `targeting.json` (optional: no file means no rules, rollouts or experiments) and every
     /// `screens/*.json`, and checks that every rule, rollout and experiment a screen names exists.
@@ -94,6 +97,7 @@ public struct ConfigLoader: Sendable {
         let targeting = loadTargeting(&errors)
         let fonts = loadFonts(&errors)
         let routes = loadRoutes(&errors, targeting: targeting)
+        let templates = loadTemplates(&errors)
         var screens: [String: ConfigBaseline.ScreenFile] = [:]
         let files: [URL]
         do {
@@ -105,7 +109,7 @@ public struct ConfigLoader: Sendable {
             let source = "screens/" + file.lastPathComponent
             let id = file.deletingPathExtension().lastPathComponent
             switch read(file, source: source).flatMap({ bytes in
-                checkScreen(bytes, source: source, id: id, targeting: targeting).map { (bytes, $0) }
+                checkScreen(bytes, source: source, id: id, targeting: targeting, templates: templates).map { (bytes, $0) }
             }) {
             case .failure(let error):
                 errors.append(error)
@@ -115,15 +119,15 @@ public struct ConfigLoader: Sendable {
             }
         }
         guard errors.isEmpty, let targeting else { return .failure(ConfigLoadError(errors: errors)) }
-        return .success(ConfigBaseline(targeting: targeting, screens: screens, routes: routes, fonts: fonts))
+        return .success(ConfigBaseline(targeting: targeting, templates: templates, screens: screens, routes: routes, fonts: fonts))
     }
 
     /// Decodes and validates one screen document, then checks every rule, rollout and experiment it
     /// names against `targeting` (skipped when the targeting itself failed to load).
     public func checkScreen(
-        _ bytes: [UInt8], source: String, id: String, targeting: TargetingConfiguration?
+        _ bytes: [UInt8], source: String, id: String, targeting: TargetingConfiguration?, templates: TemplateLibrary
     ) -> Result<Screen, DiagnosticsError> {
-        decoder.decode(bytes, source: source, expectedID: id).flatMap { screen in
+        decoder.decode(bytes, source: source, expectedID: id, templates: templates).flatMap { screen in
             guard let targeting else { return .success(screen) }
             do throws(DiagnosticsError) {
                 try screen.checkReferences(in: targeting, source: source)
@@ -163,6 +167,34 @@ public struct ConfigLoader: Sendable {
         case .success(let (bytes, table)):
             return ConfigBaseline.RoutesFile(table: table, bytes: bytes, fingerprint: RouteTableEntry.fingerprint(of: bytes))
         }
+    }
+
+    /// Every `templates/*.json` (optional: no directory means no templates), each checked on its
+    /// own, then together for cycles. A template is checked as a screen's part where it is used.
+    private func loadTemplates(_ errors: inout [DiagnosticsError]) -> TemplateLibrary {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: templatesDirectory.path, isDirectory: &isDirectory), isDirectory.boolValue
+        else { return TemplateLibrary() }
+        let files: [URL]
+        do {
+            files = try jsonFiles(in: templatesDirectory)
+        } catch {
+            errors.append(Self.fileError("templates/", error))
+            return TemplateLibrary()
+        }
+        var templates: [Template] = []
+        for file in files {
+            let source = "templates/" + file.lastPathComponent
+            switch read(file, source: source).flatMap({
+                TemplateLibrary.decode($0, source: source, expectedID: file.deletingPathExtension().lastPathComponent)
+            }) {
+            case .success(let template): templates.append(template)
+            case .failure(let error): errors.append(error)
+            }
+        }
+        let library = TemplateLibrary(templates)
+        errors += library.cycles()
+        return library
     }
 
     private func loadTargeting(_ errors: inout [DiagnosticsError]) -> TargetingConfiguration? {
@@ -220,8 +252,10 @@ public struct ConfigLoader: Sendable {
         return collection
     }
 
-    private func screenFiles() throws -> [URL] {
-        try FileManager.default.contentsOfDirectory(at: screensDirectory, includingPropertiesForKeys: nil)
+    private func screenFiles() throws -> [URL] { try jsonFiles(in: screensDirectory) }
+
+    private func jsonFiles(in directory: URL) throws -> [URL] {
+        try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
             .filter { $0.pathExtension == "json" && !$0.lastPathComponent.hasPrefix(".") }
             .sorted { $0.lastPathComponent < $1.lastPathComponent }
     }

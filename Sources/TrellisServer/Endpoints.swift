@@ -102,7 +102,9 @@ struct Endpoints: Sendable {
             guard let stored else { throw Problem(.notFound, "screen \(id) has no revision \(number)") }
             let source = "screens/\(id) revision \(number)"
             let screen: Screen
-            switch control.builder.loader.checkScreen(stored.document, source: source, id: id, targeting: resolving.snapshot.targeting) {
+            switch control.builder.loader.checkScreen(
+                stored.document, source: source, id: id, targeting: resolving.snapshot.targeting,
+                templates: control.currentBaseline.templates) {
             case .success(let checked): screen = checked
             case .failure(let error):
                 throw Problem.invalid("revision \(number) no longer fits the targeting in force", error.diagnostics, source: source, status: .conflict)

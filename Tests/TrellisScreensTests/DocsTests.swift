@@ -27,17 +27,25 @@ import TrellisTargeting
         return found
     }
 
-    /// Every JSON example decodes, except the one under "Errors", whose description is quoted verbatim.
+    /// Every JSON example decodes (a template file as a template, the rest as screens using it),
+    /// except the one under "Errors", whose description is quoted verbatim.
     @Test func jsonExamplesDecodeAsDocumented() throws {
         let examples = blocks(after: "```json\n")
-        #expect(examples.count == 7)
+        #expect(examples.count == 9)
         let quoted = blocks(after: "fails with exactly this description:\n\n```\n")
         #expect(quoted.count == 1)
+        var templates: [Template] = []
+        for example in examples where try JSONParser.parse(example)["parameters"] != nil {
+            let id = try JSONParser.parse(example)["id"]?.stringValue ?? ""
+            templates.append(try TemplateLibrary.decode(Array(example.utf8), source: "templates/\(id).json", expectedID: id).get())
+        }
+        #expect(templates.count == 1)
         var failures = 0
         for example in examples {
             let value = try JSONParser.parse(example)
+            guard value["parameters"] == nil else { continue }
             let text = value["root"] != nil ? example : document(root: example, schemaVersion: ComponentRegistry.latestSchemaVersion)
-            switch ScreenDecoder().decode(Array(text.utf8), source: "screens/home.json") {
+            switch ScreenDecoder().decode(Array(text.utf8), source: "screens/home.json", templates: TemplateLibrary(templates)) {
             case .success: continue
             case .failure(let error):
                 failures += 1

@@ -7,7 +7,7 @@ import TrellisTargeting
 /// Config/screens/<name>.json, decoded.
 func configScreen(_ name: String) throws -> Screen {
     let bytes = Array(try Data(contentsOf: screensDirectory.appendingPathComponent(name + ".json")))
-    return try ScreenDecoder().decode(bytes, source: name, expectedID: name).get()
+    return try ScreenDecoder().decode(bytes, source: name, expectedID: name, templates: configTemplates).get()
 }
 
 /// Config/targeting.json, decoded.

@@ -8,6 +8,17 @@ let screensDirectory = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("Config").appendingPathComponent("screens")
 
+/// `Config/templates`, decoded: what the sample screens instantiate.
+let configTemplates: TemplateLibrary = {
+    let directory = screensDirectory.deletingLastPathComponent().appendingPathComponent("templates")
+    let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+    return TemplateLibrary(files.filter { $0.hasSuffix(".json") }.compactMap { file in
+        let id = String(file.dropLast(5))
+        let bytes = Array((try? Data(contentsOf: directory.appendingPathComponent(file))) ?? Data())
+        return try? TemplateLibrary.decode(bytes, source: "templates/" + file, expectedID: id).get()
+    })
+}()
+
 func decodeScreen(_ text: String, expectedID: String? = nil) -> Result<Screen, DiagnosticsError> {
     ScreenDecoder().decode(Array(text.utf8), source: "test.json", expectedID: expectedID)
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrellisJSON
+import TrellisScreens
 @testable import TrellisServer
 
 /// Screens and the route table are checked against each other wherever a snapshot is built:
@@ -64,5 +65,43 @@ import TrellisJSON
         let problems = try errors(screen: Self.product("2"), routes: routes)
         #expect(problems.count == 1)
         #expect(problems.first?.hasPrefix("routes.json: $.routes[1].screen (line 1): route app://cart opens screen \"cart\", which does not exist") == true)
+    }
+}
+
+/// `templates/*.json` in a configuration directory: loaded, checked, and expanded into screens,
+/// which get a new revision when a template they use changes.
+@Suite struct TemplateLoadingTests {
+    static let template = """
+        {"id": "greeting", "parameters": {"name": {"type": "string"}},
+         "root": {"type": "Text", "id": "hello", "values": {"text": {"$format": "Hello, {name}"}}}}
+        """
+
+    func config(template: String) throws -> TemporaryConfig {
+        let config = try TemporaryConfig(screens: [
+            "home": #"{"id": "home", "schemaVersion": 2, "root": {"type": "Template", "template": "greeting", "args": {"name": "Ada"}}}"#
+        ])
+        try FileManager.default.createDirectory(at: config.url.appendingPathComponent("templates"), withIntermediateDirectories: true)
+        try Data(template.utf8).write(to: config.url.appendingPathComponent("templates/greeting.json"))
+        return config
+    }
+
+    @Test func screensAreExpandedAndRevisedWhenTheirTemplateChanges() throws {
+        let config = try self.config(template: Self.template)
+        let first = try loadSnapshot(config)
+        let home = try #require(first.screens["home"])
+        #expect(JSONWriter.string(home.screen.jsonValue(revision: 1)).contains("Hello, Ada"))
+        try Data(Self.template.replacingOccurrences(of: "Hello", with: "Welcome").utf8)
+            .write(to: config.url.appendingPathComponent("templates/greeting.json"))
+        let second = try loadSnapshot(config, previous: first)
+        #expect(second.screens["home"]?.revision == 2)
+        #expect(JSONWriter.string(second.screens["home"]!.screen.jsonValue(revision: 2)).contains("Welcome, Ada"))
+    }
+
+    @Test func aBadTemplateRefusesTheLoadNamingItsFile() throws {
+        let config = try self.config(template: #"{"id": "greeting", "root": {"type": "Text", "values": {"text": {"$param": "name"}}}}"#)
+        let error = try #require(ConfigLoader(directory: config.url).load(previous: nil).failure)
+        // The template's own mistake, then what it leaves the screen that uses it.
+        #expect(error.errors.map(\.source) == ["templates/greeting.json", "screens/home.json"])
+        #expect(error.errors.first?.diagnostics.first?.message.hasPrefix("\"name\" is not a parameter of this template") == true)
     }
 }

@@ -78,7 +78,8 @@ extension AdminEndpoints {
             let existing = snapshot.runtime.screens[id]
             try checkPrecondition(request, etag: existing.map { RevisionedResource.screen(id).etag($0.head) })
             let screen: Screen
-            switch control.builder.loader.checkScreen(body, source: "body", id: id, targeting: snapshot.targeting) {
+            switch control.builder.loader.checkScreen(
+                body, source: "body", id: id, targeting: snapshot.targeting, templates: control.currentBaseline.templates) {
             case .success(let checked): screen = checked
             case .failure(let error):
                 throw Problem.invalid("the screen does not validate; nothing was published", error.diagnostics, source: "body", status: .unprocessableContent)

@@ -34,11 +34,11 @@ struct SnapshotBuilder: Sendable {
             screens[id] = ScreenEntry(screen: file.screen, revision: 1, resolver: loader.resolver)
         }
         for (id, stored) in runtime.screens where Self.isServed(stored, baseline: baseline) {
-            guard let current = entry(stored.current, targeting, previous, sameBaseline, checked, &errors) else { continue }
+            guard let current = entry(stored.current, targeting, baseline.templates, previous, sameBaseline, checked, &errors) else { continue }
             screens[id] = current
             if let revision = stored.staged, let basisPoints = stored.head.stagedBasisPoints,
                 let percentage = RolloutPercentage(basisPoints: basisPoints),
-                let entry = entry(revision, targeting, previous, sameBaseline, checked, &errors)
+                let entry = entry(revision, targeting, baseline.templates, previous, sameBaseline, checked, &errors)
             {
                 staged[id] = StagedScreen(entry: entry, percentage: percentage)
             }
@@ -140,13 +140,14 @@ struct SnapshotBuilder: Sendable {
     /// (its references checked again when the targeting's names may have changed); else one made
     /// of a screen already checked with the same content; else decoded and checked anew.
     private func entry(
-        _ revision: ScreenRevision, _ targeting: TargetingConfiguration, _ previous: Snapshot?, _ sameBaseline: Bool,
-        _ checked: [String: Screen], _ errors: inout [DiagnosticsError]
+        _ revision: ScreenRevision, _ targeting: TargetingConfiguration, _ templates: TemplateLibrary, _ previous: Snapshot?,
+        _ sameBaseline: Bool, _ checked: [String: Screen], _ errors: inout [DiagnosticsError]
     ) -> ScreenEntry? {
         let source = "screens/\(revision.screen) revision \(revision.number)"
         let reusable = [previous?.screens[revision.screen], previous?.staged[revision.screen]?.entry]
             .compactMap { $0 }.first { $0.revision == revision.number && $0.contentFingerprint == revision.fingerprint }
-        if let reusable {
+        // A screen made of templates is expanded again on a new baseline: its templates may have changed.
+        if let reusable, sameBaseline || reusable.screen.templates.isEmpty {
             if sameBaseline { return reusable }
             do throws(DiagnosticsError) {
                 try reusable.screen.checkReferences(in: targeting, source: source)
@@ -160,7 +161,8 @@ struct SnapshotBuilder: Sendable {
         if let screen = checked[revision.fingerprint] {
             return ScreenEntry(screen: screen, revision: revision.number, resolver: loader.resolver)
         }
-        switch loader.checkScreen(revision.document, source: source, id: revision.screen, targeting: targeting) {
+        switch loader.checkScreen(
+            revision.document, source: source, id: revision.screen, targeting: targeting, templates: templates) {
         case .success(let screen): return ScreenEntry(screen: screen, revision: revision.number, resolver: loader.resolver)
         case .failure(let error):
             errors.append(error)
