@@ -30,6 +30,12 @@ public enum MatrioskaFormat {
         return .object([("structure", root)])
     }
 
+    /// The envelope, as response headers: the same as DrivenUI's (``DrivenUIFormat/headers(_:revision:)``),
+    /// since Matrioska's document has no place for it either.
+    public static func headers(_ resolved: ResolvedScreen, revision: Int) -> [(name: String, value: String)] {
+        DrivenUIFormat.headers(resolved, revision: revision)
+    }
+
     /// One component, or nil when it is hidden.
     static func node(_ component: ResolvedComponent, registry: ComponentRegistry, inTabBar: Bool = false) -> JSONValue? {
         let properties = ComponentProperties(members: component.properties)
