@@ -23,6 +23,8 @@ public struct AnswerKey: Hashable, Sendable {
 public enum AnswerFormat: Hashable, Sendable {
     /// `GET /v1/screens/{id}`: JSON.
     case screen
+    /// `GET /v1/screens/{id}?format=drivenui|matrioska`: a third-party client's body.
+    case client(ClientFormat)
     /// `GET /v1/screens/{id}/layout`: JSON with frames.
     case layout
     /// `GET /preview/{id}`: HTML; `check` adds the script that reports drawn positions.

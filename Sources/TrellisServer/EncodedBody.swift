@@ -8,14 +8,17 @@ public struct EncodedBody: Sendable {
     public let gzip: [UInt8]?
     /// A strong entity tag (RFC 9110 §8.8.3), quoted, derived from the bytes.
     public let etag: String
+    /// Headers that belong to these bytes (a client format's envelope facts), sent with them.
+    public let headers: [(name: String, value: String)]
 
     /// Bodies smaller than this are sent as they are: gzip's 18-byte frame eats the gain.
     static let minimumCompressedSize = 256
 
     /// - Parameter compressionLevel: 9 (the default) for answers compressed once and sent many
     ///   times, where the best ratio is worth its CPU; lower for an answer made for one request.
-    public init(bytes: [UInt8], compressionLevel: Int = 9) {
+    public init(bytes: [UInt8], compressionLevel: Int = 9, headers: [(name: String, value: String)] = []) {
         self.bytes = bytes
+        self.headers = headers
         gzip = bytes.count >= Self.minimumCompressedSize ? Gzip.compress(bytes, level: compressionLevel) : nil
         etag = "\"" + EncodedBody.fingerprint(bytes) + "\""
     }

@@ -67,11 +67,55 @@ struct Endpoints: Sendable {
     /// rollouts and experiments decided, components the client's schema version cannot render
     /// replaced. Answers are cached per outcome; 304 when the client has this one already.
     func screen(_ request: HTTPRequest, _ context: HTTPRequestContext, id: String) throws(Problem) -> HTTPReply {
-        let resolving = try ScreenRequest(request, id: id, state: state, parameters: ["pretty", "revision"])
+        let parameters = LayoutViewport.parameterNames.union(["pretty", "revision", "format"])
+        var resolving = try ScreenRequest(request, id: id, state: state, parameters: parameters)
+        let format = try ClientFormat.negotiate(request, query: resolving.query)
         let pretty = try resolving.query.flag("pretty")
-        if let revision = resolving.query["revision"] { return try earlierRevision(resolving, request, context, revision: revision) }
+        if let revision = resolving.query["revision"] {
+            guard format == .trellis else { throw Problem(.badRequest, "revision=N is answered in Trellis's format only") }
+            return try earlierRevision(resolving, request, context, revision: revision)
+        }
+        guard format == .trellis else {
+            resolving = resolving.limited(toSchemaVersion: format.schemaVersionLimit)
+            let body = try clientAnswer(resolving, format: format, pretty: pretty)
+            return .response(Self.cached(body, request, cacheControl: state.screenCacheControl, contentType: format.contentType, vary: state.screenVary))
+        }
+        if let name = resolving.query.items.first(where: { LayoutViewport.parameterNames.contains($0.name) })?.name {
+            throw Problem(.badRequest, "query parameter \"\(name)\" describes a viewport: it sizes format=drivenui answers, or use /v1/screens/\(id)/layout")
+        }
         let body = try screenAnswer(resolving, pretty: pretty)
         return .response(Self.cached(body, request, cacheControl: state.screenCacheControl, vary: state.screenVary))
+    }
+
+    /// A third-party client's body, with the envelope's facts in headers. DrivenUI cannot say
+    /// "fill" or a percentage, so with a viewport (`width`, `height`) those sizes are computed by
+    /// the layout core; without one they are left out.
+    func clientAnswer(_ resolving: ScreenRequest, format: ClientFormat, pretty: Bool) throws(Problem) -> EncodedBody {
+        let hasViewport = resolving.query.items.contains { LayoutViewport.parameterNames.contains($0.name) }
+        let viewport = hasViewport && format == .drivenui ? try LayoutViewport.parse(resolving.query, platform: resolving.context.platform) : nil
+        if viewport != nil { try Self.requireFonts(resolving.snapshot) }
+        if hasViewport && format != .drivenui {
+            throw Problem(.badRequest, "the viewport parameters size format=drivenui answers only")
+        }
+        let revision = resolving.entry.revision
+        let fonts = resolving.snapshot.fonts
+        return try resolving.cached(format: .client(format), pretty: pretty, viewport: viewport) { () throws(Problem) in
+            let resolved = try resolving.resolve()
+            let style: JSONWriter.Style = pretty ? .pretty : .compact
+            switch format {
+            case .drivenui:
+                let frames = viewport.map { ScreenLayout(viewport: $0, fonts: fonts).layOut(resolved) }
+                return EncodedBody(
+                    bytes: JSONWriter.encode(DrivenUIFormat.body(resolved, frames: frames), style: style),
+                    headers: DrivenUIFormat.headers(resolved, revision: revision))
+            case .matrioska:
+                return EncodedBody(
+                    bytes: JSONWriter.encode(MatrioskaFormat.document(resolved), style: style),
+                    headers: MatrioskaFormat.headers(resolved, revision: revision))
+            case .trellis:
+                return EncodedBody(bytes: JSONWriter.encode(resolved.jsonValue(revision: revision), style: style))
+            }
+        }
     }
 
     /// The screen answer for one resolved request, from the answer cache.
@@ -156,6 +200,7 @@ struct Endpoints: Sendable {
         vary: String = "Accept-Encoding"
     ) -> HTTPResponse {
         var headers: HTTPHeaders = ["ETag": body.etag, "Cache-Control": cacheControl, "Vary": vary]
+        for header in body.headers { headers.add(name: header.name, value: header.value) }
         if request.headers.ifNoneMatchMatches(body.etag) {
             return HTTPResponse(status: .notModified, headers: headers)
         }
@@ -172,8 +217,8 @@ struct ScreenRequest: Sendable {
     let snapshot: Snapshot
     let entry: ScreenEntry
     let id: String
-    /// The client's schema version capped at the screen's.
-    let schemaVersion: Int
+    /// The client's schema version capped at the screen's (and at its format's, ``limited(toSchemaVersion:)``).
+    private(set) var schemaVersion: Int
     let outcomes: Outcomes
     /// Values for the screen's `$param`s: `param.NAME` from the query, or the route's parameters.
     let screenParameters: [String: JSONValue]
@@ -225,6 +270,14 @@ struct ScreenRequest: Sendable {
         // A client without a schema version is a person exploring: show the screen as written.
         schemaVersion = min(context.schemaVersion ?? entry.screen.schemaVersion, entry.screen.schemaVersion)
         outcomes = snapshot.resolver.outcomes(of: entry.decisions, for: context, evaluator: snapshot.evaluator)
+    }
+
+    /// The same request for a client that renders at most `limit` (nil: no limit).
+    func limited(toSchemaVersion limit: Int?) -> ScreenRequest {
+        guard let limit, limit < schemaVersion else { return self }
+        var copy = self
+        copy.schemaVersion = limit
+        return copy
     }
 
     /// The same request for another revision of the screen.

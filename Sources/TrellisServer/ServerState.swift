@@ -14,7 +14,7 @@ public final class ServerState: Sendable {
     public let screenCacheControl: String
     /// Reads who is asking from the query, the headers and a signed context.
     public let contextReader: ContextReader
-    /// The `Vary` of screen answers: the encoding and every header the user context is read from.
+    /// The `Vary` of screen answers: the encoding, the format, and every header the user context is read from.
     public let screenVary: String
     public let metrics: PrometheusCollectorRegistry
     /// Seconds since 1970 (UTC): the `now` that date rules compare with. Tests set their own.
@@ -31,7 +31,7 @@ public final class ServerState: Sendable {
         self.metrics = metrics
         self.clock = clock
         contextReader = ContextReader(configuration: configuration.context)
-        screenVary = (["Accept-Encoding"] + ContextReader.varyHeaders).joined(separator: ", ")
+        screenVary = (["Accept-Encoding", "Accept"] + ContextReader.varyHeaders).joined(separator: ", ")
         // Screens are personalised (private); with max-age 0 clients revalidate each time, so a
         // killed rollout disappears on the next request while unchanged screens cost a 304.
         let maxAge = configuration.screenMaxAgeSeconds

@@ -21,7 +21,7 @@ import TrellisJSON
         #expect(response.route == "/v1/screens/{id}")
         #expect(response.headers["Content-Type"] == "application/json")
         #expect(response.headers["Cache-Control"] == "private, no-cache")
-        #expect(response.headers["Vary"] == "Accept-Encoding, X-User-Id, X-Platform, X-App-Version, X-OS-Version, X-Schema-Version, X-Country, Accept-Language, X-Trellis-Context")
+        #expect(response.headers["Vary"] == "Accept-Encoding, Accept, X-User-Id, X-Platform, X-App-Version, X-OS-Version, X-Schema-Version, X-Country, Accept-Language, X-Trellis-Context")
         let etag = try #require(response.headers["ETag"])
         #expect(etag.hasPrefix("\"") && etag.hasSuffix("\"") && etag.count == 18)
         let json = try #require(response.json)
@@ -72,7 +72,7 @@ import TrellisJSON
     }
 
     @Test(arguments: [
-        ("/v1/screens/home?prety=1", "unknown query parameter \"prety\"; known: appVersion, country, locale, osVersion, platform, pretty, revision, schemaVersion, user, attr.NAME, param.NAME"),
+        ("/v1/screens/home?prety=1", "unknown query parameter \"prety\"; known: appVersion, country, direction, fontScale, format, height, locale, osVersion, platform, pretty, revision, safeBottom, safeTop, scale, schemaVersion, user, web, width, attr.NAME, param.NAME"),
         ("/v1/screens/home?pretty=yes", "query parameter \"pretty\" must be 1, true, 0 or false, not \"yes\""),
         ("/v1/screens/home?pretty=1&pretty=0", "query parameter \"pretty\" is given more than once"),
         ("/healthz?x=1", "unknown query parameter \"x\"; this endpoint takes no query parameters"),

@@ -32,7 +32,7 @@ import TrellisTesting
         let response = try get("/v1/screens/home?user=u1")
         #expect(response.status == 200)
         #expect(response.header("Content-Type") == "application/json")
-        #expect(response.header("Vary")?.hasPrefix("Accept-Encoding, X-User-Id") == true)
+        #expect(response.header("Vary")?.hasPrefix("Accept-Encoding, Accept, X-User-Id") == true)
         let json = try JSONParser.parse(response.body)
         #expect(json["id"]?.stringValue == "home")
         #expect(FileManager.default.fileExists(atPath: config.url.appendingPathComponent("data").path))

@@ -82,7 +82,7 @@ extension Endpoints {
     static let previewContentSecurityPolicy =
         "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
 
-    private static func requireFonts(_ snapshot: Snapshot) throws(Problem) {
+    static func requireFonts(_ snapshot: Snapshot) throws(Problem) {
         guard snapshot.fonts.families.isEmpty else { return }
         throw Problem(
             .serviceUnavailable,
