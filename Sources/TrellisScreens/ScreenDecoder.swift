@@ -50,8 +50,11 @@ private struct TreeWalk {
     static let componentKeys: Set<String> = ["type", "id", "properties", "values", "style", "subviews", "fallback", "metadata"]
 
     mutating func screen(_ value: JSONValue, expectedID: String?) -> Screen? {
-        guard let object = collector.object(value, at: .root, allowedKeys: ["id", "schemaVersion", "title", "root", "metadata"])
+        // "$schema" names the JSON Schema for editors (docs/screen.schema.json); the screen does not keep it,
+        // so it is neither encoded nor part of the content fingerprint.
+        guard let object = collector.object(value, at: .root, allowedKeys: ["$schema", "id", "schemaVersion", "title", "root", "metadata"])
         else { return nil }
+        _ = object.string("$schema")
         let id = object.value("id", required: true).flatMap { identifier($0, at: JSONPath.root.appending("id")) }
         if let id, let expectedID, id != expectedID {
             collector.report("screen id \"\(id)\" does not match \"\(expectedID)\"", at: JSONPath.root.appending("id"), object.value("id")!)

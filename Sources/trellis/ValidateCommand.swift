@@ -13,11 +13,27 @@ struct ValidateCommand: ParsableCommand {
         discussion: """
             With --data-dir, also checks the runtime store there (what ops changed through the admin API) against \
             the configuration, as a start or a reload would, and writes nothing: run it before sending SIGHUP.
+
+            With PATHs, checks only those screens, for an editor or a pre-commit hook: each *.json file given, or \
+            found in a folder given (not in its subfolders), is decoded as a screen whose id must be its file name, \
+            and the rules, rollouts and experiments it names are checked against the targeting.json of --config. \
+            Prints "ok: PATH" or every problem with path and line; exits 1 on any problem. Links are checked \
+            against the route table only when the whole configuration is (without PATHs).
             """)
 
     @OptionGroup var options: ConfigOptions
 
+    @Argument(help: ArgumentHelp("Screen files or folders of them to check, instead of the whole configuration.", valueName: "path"))
+    var paths: [String] = []
+
+    func validate() throws {
+        if !paths.isEmpty && options.dataDir != nil {
+            throw ValidationError("--data-dir checks a whole configuration; give it without PATHs")
+        }
+    }
+
     func run() throws {
+        guard paths.isEmpty else { return try ScreenFiles(paths: paths, config: options.directory).check() }
         let settings = try options.loadConfiguration()
         let loader = ConfigLoader(directory: options.directory)
         guard options.dataDir != nil else {

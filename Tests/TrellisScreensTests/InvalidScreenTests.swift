@@ -44,7 +44,7 @@ let invalidScreens: [Invalid] = [
     Invalid(
         "revision in an authored document",
         text: "{\n  \"id\": \"test\",\n  \"revision\": 3,\n  \"schemaVersion\": 2,\n  \"root\": {\"type\": \"Spacer\"}\n}",
-        "$.revision", line: 3, "unknown key \"revision\"; expected one of: id, metadata, root, schemaVersion, title"),
+        "$.revision", line: 3, "unknown key \"revision\"; expected one of: $schema, id, metadata, root, schemaVersion, title"),
     Invalid(
         "nesting deeper than 128 levels",
         text: document(root: String(repeating: "[", count: 130) + String(repeating: "]", count: 130)), "$", line: 4,

@@ -60,6 +60,58 @@ import TrellisTesting
         #expect(output.contains("app://product/:id(int)"))
     }
 
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    @Test func validateChecksScreenFilesAndFolders() throws {
+        let screens = Self.repository.appendingPathComponent("Config/screens").path
+        let fixture = Self.repository.appendingPathComponent("Fixtures/screens/valid/actions.json").path
+        let (status, output) = try run(["validate", "--config", Self.repository.appendingPathComponent("Config").path, screens, fixture])
+        #expect(status == 0, "\(output)")
+        let lines = output.split(separator: "\n").map(String.init)
+        #expect(lines == ["home", "order", "product", "profile"].map { "ok: \(screens)/\($0).json" } + ["ok: \(fixture)"])
+    }
+
+    /// Each file on its own, as the loader checks it: its id is its name, and what it names must be in
+    /// the targeting of --config.
+    @Test func validateReportsEveryProblemOfEveryFileWithPathAndLine() throws {
+        let folder = try TemporaryConfig(screens: [:])
+        let screens = folder.url.appendingPathComponent("screens")
+        try folder.write(screen: "good", TemporaryConfig.screen(id: "good", text: "Hi"))
+        try folder.write(screen: "colour", "{\"id\": \"colour\", \"schemaVersion\": 1,\n \"root\": {\"type\": \"Circle\", \"properties\": {\"backgroundColor\": \"#12345\"}}}")
+        try folder.write(screen: "renamed", TemporaryConfig.screen(id: "other", text: "Hi"))
+        try folder.write(screen: "rollout", """
+            {"id": "rollout", "schemaVersion": 2,
+             "root": {"type": "Rule", "rule": {"rollout": "nope"},
+                      "child": {"type": "Text", "values": {"text": "Hi"}}}}
+            """)
+        let config = Self.repository.appendingPathComponent("Config").path
+        let (status, output) = try run(["validate", "--config", config, screens.path])
+        #expect(status == 1)
+        #expect(output.contains("ok: \(screens.path)/good.json"))
+        #expect(output.contains("\(screens.path)/colour.json: $.root.properties.backgroundColor (line 2): \"#12345\" is not a colour"))
+        #expect(output.contains("\(screens.path)/renamed.json: $.id (line 2): screen id \"other\" does not match \"renamed\""))
+        #expect(output.contains("\(screens.path)/rollout.json: $.root.rule.rollout (line 2): unknown rollout \"nope\""))
+        #expect(output.contains("3 problems in 3 files"))
+
+        let one = try run(["validate", "--config", config, screens.appendingPathComponent("good.json").path])
+        #expect(one.status == 0)
+        #expect(one.output == "ok: \(screens.path)/good.json\n")
+        #expect(try run(["validate", "--config", config, screens.appendingPathComponent("missing.json").path]).status == 1)
+    }
+
+    @Test func schemaPrintsOrWritesTheCommittedSchema() throws {
+        let committed = try String(contentsOf: Self.repository.appendingPathComponent("docs/screen.schema.json"), encoding: .utf8)
+        let printed = try run(["schema"])
+        #expect(printed.status == 0)
+        #expect(printed.output == committed)
+        let folder = try TemporaryConfig(screens: [:])
+        let file = folder.url.appendingPathComponent("schema.json")
+        let written = try run(["schema", "--output", file.path])
+        #expect(written.status == 0)
+        #expect(try String(contentsOf: file, encoding: .utf8) == committed)
+    }
+
     @Test func serveRefusesABadSettingBeforeListening() throws {
         let config = try TemporaryConfig()
         try Data(#"{"port": "eighty"}"#.utf8).write(to: config.url.appendingPathComponent("server.json"))
