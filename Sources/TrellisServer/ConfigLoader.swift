@@ -169,6 +169,13 @@ public struct ConfigLoader: Sendable {
         }
     }
 
+    /// The directory's templates alone, for checking screen files one by one (`trellis validate PATH…`).
+    public func loadTemplates() -> Result<TemplateLibrary, ConfigLoadError> {
+        var errors: [DiagnosticsError] = []
+        let library = loadTemplates(&errors)
+        return errors.isEmpty ? .success(library) : .failure(ConfigLoadError(errors: errors))
+    }
+
     /// Every `templates/*.json` (optional: no directory means no templates), each checked on its
     /// own, then together for cycles. A template is checked as a screen's part where it is used.
     private func loadTemplates(_ errors: inout [DiagnosticsError]) -> TemplateLibrary {

@@ -1,5 +1,6 @@
 import Foundation
 import TrellisJSON
+import TrellisScreens
 import TrellisServer
 import TrellisTargeting
 
@@ -7,7 +8,7 @@ extension ValidateCommand {
     /// `trellis validate PATH…`: screen files checked one by one, as the loader checks `screens/*.json`.
     struct ScreenFiles {
         let paths: [String]
-        /// The configuration directory whose `targeting.json` the screens are checked against.
+        /// The configuration directory whose `targeting.json` and templates the screens are checked against.
         let config: URL
 
         /// Prints `ok: PATH` or the problems of each file.
@@ -15,11 +16,16 @@ extension ValidateCommand {
         func check() throws {
             let loader = ConfigLoader(directory: config)
             let targeting = try loadTargeting()
+            let templates: TemplateLibrary
+            switch loader.loadTemplates() {
+            case .success(let library): templates = library
+            case .failure(let error): throw CommandFailure(error.description + "\nthe screens are checked with these templates; fix them first")
+            }
             var problems = 0
             var failedFiles = 0
             for file in try files() {
                 let id = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
-                let result = read(file).flatMap { loader.checkScreen($0, source: file, id: id, targeting: targeting) }
+                let result = read(file).flatMap { loader.checkScreen($0, source: file, id: id, targeting: targeting, templates: templates) }
                 switch result {
                 case .success: print("ok: \(file)")
                 case .failure(let error):
