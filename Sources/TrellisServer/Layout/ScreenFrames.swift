@@ -7,8 +7,14 @@ extension LayoutFrame {
     /// The frame on the wire: `x`, `y`, `width`, `height` in points (position relative to the
     /// parent's frame, rounded to the pixel grid), the names clients' frame types use.
     var jsonMembers: [(String, TrellisJSON.JSONValue)] {
-        [("x", .number(Double(left))), ("y", .number(Double(top))), ("width", .number(Double(width))), ("height", .number(Double(height)))]
+        [("x", .number(left.json)), ("y", .number(top.json)), ("width", .number(width.json)), ("height", .number(height.json))]
     }
+}
+
+extension Float {
+    /// The number on the wire: the shortest decimal that reads back as this Float (`227.33333`).
+    /// `Double(self)` is exact, so it would print the binary value's every digit (`227.33331298828125`).
+    var json: Double { Double(description) ?? Double(self) }
 }
 
 /// Text as it was measured for a frame: what a preview needs to draw it the same way.
@@ -64,9 +70,9 @@ public struct ScreenFrames: Sendable {
         members.append((
             "viewport",
             .object([
-                ("width", .number(Double(v.width))), ("height", .number(Double(v.height))), ("scale", .number(Double(v.scale))),
-                ("fontScale", .number(Double(v.fontScale))), ("safeTop", .number(Double(v.safeTop))),
-                ("safeBottom", .number(Double(v.safeBottom))), ("direction", .string(v.direction.rawValue)),
+                ("width", .number(v.width.json)), ("height", .number(v.height.json)), ("scale", .number(v.scale.json)),
+                ("fontScale", .number(v.fontScale.json)), ("safeTop", .number(v.safeTop.json)),
+                ("safeBottom", .number(v.safeBottom.json)), ("direction", .string(v.direction.rawValue)),
                 ("platform", .string(v.platform.rawValue)), ("mode", .string(v.mode == .web ? "web" : "yoga")),
             ])
         ))

@@ -151,26 +151,4 @@ extension ScreenLayout {
         let align: Align = lower.hasSuffix("leading") ? .flexStart : lower.hasSuffix("trailing") ? .flexEnd : .center
         return (justify, align)
     }
-
-    // MARK: Results
-
-    func result(_ pending: Pending) -> LaidOutComponent {
-        let frame = pending.node.frame
-        var text: LaidOutText?
-        if let spec = pending.text, !pending.hidden {
-            let width = frame.width - pending.insets.left - pending.insets.right
-            text = LaidOutText(
-                text: spec.text, family: spec.chain.faces.first?.family ?? spec.family,
-                weight: spec.chain.faces.first?.weight ?? spec.weight, size: spec.size, lineHeight: spec.lineHeight,
-                lines: spec.lines(width: width))
-        }
-        return LaidOutComponent(
-            component: pending.component, layoutId: pending.layoutId, frame: frame, isHidden: pending.hidden,
-            insets: pending.insets, text: text,
-            bar: pending.bar.map { LaidOutPart(layoutId: pending.layoutId + "/bar", frame: $0.frame) },
-            separators: pending.separators.enumerated().map {
-                LaidOutPart(layoutId: pending.layoutId + "/separator[\($0.offset)]", frame: $0.element.frame)
-            },
-            subviews: pending.children.map(result))
-    }
 }

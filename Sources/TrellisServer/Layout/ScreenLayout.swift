@@ -45,7 +45,7 @@ public struct ScreenLayout {
         screenNode.calculateLayout(
             availableWidth: viewport.width, availableHeight: viewport.height, direction: viewport.direction,
             config: LayoutConfig(mode: viewport.mode, pointScaleFactor: viewport.scale))
-        return ScreenFrames(screen: screen, viewport: viewport, root: root.map(result))
+        return ScreenFrames(screen: screen, viewport: viewport, root: root.map { result($0) })
     }
 
     // MARK: Building the tree

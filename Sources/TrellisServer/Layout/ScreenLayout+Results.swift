@@ -1,0 +1,75 @@
+import TrellisLayout
+import TrellisScreens
+import TrellisText
+
+/// Reading the laid-out tree back, with the viewport's edges kept where they are.
+extension ScreenLayout {
+    /// Absolute positions of a parent's top-left corner in points: as TrellisLayout placed it
+    /// (`laidOut`, what its children's frames are relative to) and as the answer gives it (`given`).
+    struct Origin {
+        var laidOut: (x: Float, y: Float)
+        var given: (x: Float, y: Float)
+        static let screen = Origin(laidOut: (0, 0), given: (0, 0))
+    }
+
+    /// The component's frame, bar, separators and subviews, relative to the parent at `origin`.
+    func result(_ pending: Pending, in origin: Origin = .screen) -> LaidOutComponent {
+        let (frame, own) = place(pending.node.frame, in: origin)
+        var text: LaidOutText?
+        if let spec = pending.text, !pending.hidden {
+            let width = frame.width - pending.insets.left - pending.insets.right
+            text = LaidOutText(
+                text: spec.text, family: spec.chain.faces.first?.family ?? spec.family,
+                weight: spec.chain.faces.first?.weight ?? spec.weight, size: spec.size, lineHeight: spec.lineHeight,
+                lines: spec.lines(width: width))
+        }
+        return LaidOutComponent(
+            component: pending.component, layoutId: pending.layoutId, frame: frame, isHidden: pending.hidden,
+            insets: pending.insets, text: text,
+            bar: pending.bar.map { LaidOutPart(layoutId: pending.layoutId + "/bar", frame: place($0.frame, in: own).frame) },
+            separators: pending.separators.enumerated().map {
+                LaidOutPart(layoutId: pending.layoutId + "/separator[\($0.offset)]", frame: place($0.element.frame, in: own).frame)
+            },
+            subviews: pending.children.map { result($0, in: own) })
+    }
+
+    /// `frame` (relative, as laid out) as the answer gives it, and the origin it makes for its
+    /// children. The screen is the viewport, exactly: TrellisLayout rounds edges to the pixel grid,
+    /// and where the viewport is not a whole number of pixels (412 points at scale 2.625 are
+    /// 1081.5 px) an edge at the viewport's right or bottom lands on the pixel next to it (a root
+    /// 412.19 wide). So an edge that rounds to the same pixel as one of the screen's own lines (its
+    /// right and bottom edges, and the safe area's top and bottom) is put on that line; every other
+    /// edge stays where TrellisLayout put it, so children keep their place.
+    func place(_ frame: LayoutFrame, in origin: Origin) -> (frame: LayoutFrame, origin: Origin) {
+        let x = place(frame.left, frame.width, parent: (origin.laidOut.x, origin.given.x), lines: [viewport.width])
+        let y = place(
+            frame.top, frame.height, parent: (origin.laidOut.y, origin.given.y),
+            lines: [viewport.safeTop, viewport.height - viewport.safeBottom, viewport.height])
+        return (
+            LayoutFrame(left: x.position, top: y.position, width: x.size, height: y.size),
+            Origin(laidOut: (x.start.laidOut, y.start.laidOut), given: (x.start.given, y.start.given)))
+    }
+
+    /// One axis of `place(_:in:)`; the frame's own numbers whenever nothing moved, so that no
+    /// arithmetic touches them.
+    private func place(_ position: Float, _ size: Float, parent: (laidOut: Float, given: Float), lines: [Float])
+        -> (position: Float, size: Float, start: (laidOut: Float, given: Float))
+    {
+        let start = parent.laidOut + position, end = start + size
+        let givenStart = snap(start, to: lines), givenEnd = snap(end, to: lines)
+        let startMoved = givenStart != start || parent.given != parent.laidOut
+        return (
+            startMoved ? givenStart - parent.given : position,
+            givenStart != start || givenEnd != end ? givenEnd - givenStart : size,
+            (start, givenStart))
+    }
+
+    /// `edge` (absolute, points), or the first of `lines` that rounds to the same pixel (as
+    /// TrellisLayout rounds: halves up).
+    private func snap(_ edge: Float, to lines: [Float]) -> Float {
+        let scale = Double(viewport.scale)
+        func pixel(_ points: Float) -> Double { (Double(points) * scale).rounded(.toNearestOrAwayFromZero) }
+        let edgePixel = pixel(edge)
+        return lines.first { pixel($0) == edgePixel } ?? edge
+    }
+}
