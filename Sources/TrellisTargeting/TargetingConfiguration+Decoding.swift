@@ -96,19 +96,3 @@ extension TargetingConfiguration {
         return Rollout(percentage: percentage, groupID: groupID, enabled: enabled, description: description)
     }
 }
-
-extension JSONValue {
-    /// The value at `path` below this one, or nil.
-    func value(at path: JSONPath) -> JSONValue? {
-        var current = self
-        for component in path.components {
-            switch component {
-            case .key(let key): guard let next = current[key] else { return nil }; current = next
-            case .index(let i):
-                guard let list = current.arrayValue, list.indices.contains(i) else { return nil }
-                current = list[i]
-            }
-        }
-        return current
-    }
-}
