@@ -16,10 +16,10 @@ public enum AhemText {
             case .atMost: usedWidth = max(min(width, maxContent), minContent)
             case .undefined: usedWidth = maxContent
             }
-            var usedHeight = Float(words.lineCount(maxEms: Int(max(0, usedWidth / fontSize + 0.0001)))) * fontSize
-            if heightMode == .exactly { usedHeight = height }
-            if heightMode == .atMost { usedHeight = min(usedHeight, height) }
-            return Size(width: usedWidth, height: usedHeight)
+            // Text is never shorter than its lines: under an `atMost` height it reports its own
+            // height and the engine decides the overflow, as a browser does (only `exactly` wins).
+            let lines = Float(words.lineCount(maxEms: Int(max(0, usedWidth / fontSize + 0.0001)))) * fontSize
+            return Size(width: usedWidth, height: heightMode == .exactly ? height : lines)
         }
     }
 

@@ -98,9 +98,9 @@ struct TextSpec {
             let measured = spec.measure(availableWidth: available)
             var usedWidth = Float(measured.width)
             if widthMode == .exactly { usedWidth = width } else if widthMode == .atMost { usedWidth = min(usedWidth, width) }
-            var usedHeight = Float(measured.height)
-            if heightMode == .exactly { usedHeight = height } else if heightMode == .atMost { usedHeight = min(usedHeight, height) }
-            return Size(width: usedWidth, height: usedHeight)
+            // Its lines' height under any `atMost` offer (lineLimit already applied): a label never
+            // shrinks below its lines; the engine, not the text, decides what overflows.
+            return Size(width: usedWidth, height: heightMode == .exactly ? height : Float(measured.height))
         }
     }
 
