@@ -1,6 +1,7 @@
 import CoreMetrics
 import TrellisHTTP
 import TrellisJSON
+import TrellisRoutes
 import TrellisScreens
 import TrellisStore
 
@@ -79,6 +80,8 @@ struct AdminEndpoints: Sendable {
         var change: StoreChange
         /// Screens the change adds, already decoded and checked, by fingerprint (not decoded again).
         var checked: [String: Screen] = [:]
+        /// The same for a route table the change adds.
+        var checkedRoutes: [String: RouteTable] = [:]
         var answer: @Sendable (Snapshot) -> HTTPResponse
     }
 
@@ -99,7 +102,7 @@ struct AdminEndpoints: Sendable {
                 control.refused.increment()
                 throw error
             }
-            switch control.publish(planned.change, over: current, checked: planned.checked) {
+            switch control.publish(planned.change, over: current, checked: planned.checked, checkedRoutes: planned.checkedRoutes) {
             case .success(let published): return planned.answer(published)
             case .failure(.invalid(let error)):
                 control.refused.increment()

@@ -43,8 +43,9 @@ extension AdminEndpoints {
         return write(request, context, actor) { snapshot, actor throws(Problem) in
             let existing = snapshot.runtime.routes
             try checkPrecondition(request, etag: existing.map { Self.routeTable.etag($0.head) })
+            let table: RouteTable
             switch control.builder.loader.checkRoutes(body, source: "body", targeting: snapshot.targeting) {
-            case .success: break
+            case .success(let checked): table = checked
             case .failure(let error):
                 throw Problem.invalid("the route table does not validate; nothing was published", error.diagnostics, source: "body", status: .unprocessableContent)
             }
@@ -55,7 +56,9 @@ extension AdminEndpoints {
                 origin: .publish, createdAt: now, createdBy: actor)
             var head = existing?.head ?? ScreenHead(screen: RuntimeState.routeTableName, current: number, version: 0, updatedAt: now, updatedBy: actor)
             head.current = number
-            return planHead(head, existing: existing, revisions: [revision], actor: actor, now: now, action: "routes.publish", resource: Self.routeTable)
+            var plan = planHead(head, existing: existing, revisions: [revision], actor: actor, now: now, action: "routes.publish", resource: Self.routeTable)
+            plan.checkedRoutes = [revision.fingerprint: table]
+            return plan
         }
     }
 

@@ -4,6 +4,7 @@ import Metrics
 import Logging
 import Synchronization
 import TrellisJSON
+import TrellisRoutes
 import TrellisScreens
 import TrellisStore
 
@@ -118,14 +119,18 @@ public final class ControlPlane: Sendable {
 
     /// Checks, commits and publishes `change` over `current`. Call on `writeQueue` only.
     /// - Parameter checked: screens the change adds, already decoded and checked, by fingerprint.
+    /// - Parameter checkedRoutes: the same for a route table.
     func publish(
-        _ change: StoreChange, baseline fresh: ConfigBaseline? = nil, over current: Snapshot, checked: [String: Screen] = [:]
+        _ change: StoreChange, baseline fresh: ConfigBaseline? = nil, over current: Snapshot, checked: [String: Screen] = [:],
+        checkedRoutes: [String: RouteTable] = [:]
     ) -> Result<Snapshot, PublishFailure> {
         dispatchPrecondition(condition: .onQueue(writeQueue))
         let base = fresh ?? baseline.withLock { $0 }
         let candidate: Snapshot
         let runtime = current.runtime.applying(change)
-        switch builder.build(baseline: base, runtime: runtime, previous: current, sameBaseline: fresh == nil, checked: checked) {
+        switch builder.build(
+            baseline: base, runtime: runtime, previous: current, sameBaseline: fresh == nil, checked: checked,
+            checkedRoutes: checkedRoutes) {
         case .failure(let error):
             return .failure(.invalid(error))
         case .success(let built): candidate = built

@@ -18,9 +18,10 @@ struct SnapshotBuilder: Sendable {
     ///   reload may bring new targeting and new fonts, which change references, layouts and previews.)
     /// - Parameter checked: screens already decoded and checked against these names (a body a
     ///   publish just checked), by content fingerprint; the baseline's files count as such too.
+    /// - Parameter checkedRoutes: the same for route tables.
     func build(
         baseline: ConfigBaseline, runtime: RuntimeState, previous: Snapshot?, sameBaseline: Bool = false,
-        checked: [String: Screen] = [:]
+        checked: [String: Screen] = [:], checkedRoutes: [String: RouteTable] = [:]
     ) -> Result<Snapshot, ConfigLoadError> {
         var errors: [DiagnosticsError] = []
         guard let targeting = effectiveTargeting(baseline.targeting, runtime, &errors) else {
@@ -43,7 +44,7 @@ struct SnapshotBuilder: Sendable {
                 staged[id] = StagedScreen(entry: entry, percentage: percentage)
             }
         }
-        let routes = routeTable(baseline, runtime, targeting, sameBaseline ? previous : nil, &errors)
+        let routes = routeTable(baseline, runtime, targeting, sameBaseline ? previous : nil, checkedRoutes, &errors)
         guard errors.isEmpty else { return .failure(ConfigLoadError(errors: errors)) }
         errors = NavigationCheck.errors(
             routes: routes.map { NavigationCheck.TableSource(table: $0.entry.table, source: $0.source, bytes: $0.entry.document) },
@@ -66,7 +67,7 @@ struct SnapshotBuilder: Sendable {
     /// - Parameter previous: the snapshot built on this same baseline, whose table may be reused.
     private func routeTable(
         _ baseline: ConfigBaseline, _ runtime: RuntimeState, _ targeting: TargetingConfiguration, _ previous: Snapshot?,
-        _ errors: inout [DiagnosticsError]
+        _ checked: [String: RouteTable], _ errors: inout [DiagnosticsError]
     ) -> (entry: RouteTableEntry, source: String)? {
         guard let stored = runtime.routes, baseline.routes != nil || stored.current.origin != .config else {
             return baseline.routes.map { (RouteTableEntry(table: $0.table, revision: 1, document: $0.bytes), "routes.json") }
@@ -77,6 +78,12 @@ struct SnapshotBuilder: Sendable {
         // the same baseline the table in force needs no second check (`previous` is nil otherwise).
         if let reusable = previous?.routes, reusable.revision == revision.number, reusable.fingerprint == revision.fingerprint {
             return (reusable, source)
+        }
+        // Checked against this baseline's names, as the baseline's own file was.
+        var checked = checked
+        if let file = baseline.routes { checked[file.fingerprint] = file.table }
+        if let table = checked[revision.fingerprint] {
+            return (RouteTableEntry(table: table, revision: revision.number, document: revision.document), source)
         }
         switch loader.checkRoutes(revision.document, source: source, targeting: targeting) {
         case .success(let table): return (RouteTableEntry(table: table, revision: revision.number, document: revision.document), source)
