@@ -67,8 +67,7 @@ struct Endpoints: Sendable {
     /// rollouts and experiments decided, components the client's schema version cannot render
     /// replaced. Answers are cached per outcome; 304 when the client has this one already.
     func screen(_ request: HTTPRequest, _ context: HTTPRequestContext, id: String) throws(Problem) -> HTTPReply {
-        let parameters = LayoutViewport.parameterNames.union(["pretty", "revision", "format"])
-        var resolving = try ScreenRequest(request, id: id, state: state, parameters: parameters)
+        var resolving = try ScreenRequest(request, id: id, state: state, parameters: Self.screenQueryNames)
         let format = try ClientFormat.negotiate(request, query: resolving.query)
         let pretty = try resolving.query.flag("pretty")
         if let revision = resolving.query["revision"] {
@@ -86,6 +85,9 @@ struct Endpoints: Sendable {
         let body = try screenAnswer(resolving, pretty: pretty)
         return .response(Self.cached(body, request, cacheControl: state.screenCacheControl, vary: state.screenVary))
     }
+
+    /// The query parameters `GET /v1/screens/{id}` takes besides the user context; made once, not per request.
+    static let screenQueryNames = LayoutViewport.parameterNames.union(["pretty", "revision", "format"])
 
     /// A third-party client's body, with the envelope's facts in headers. DrivenUI cannot say
     /// "fill" or a percentage, so with a viewport (`width`, `height`) those sizes are computed by
