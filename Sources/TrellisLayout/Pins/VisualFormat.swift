@@ -56,9 +56,14 @@
 ///   ``doublePinPriority`` (249, Tack's `.defaultLow - 1`) when none is written: it prefers N but may grow.
 /// - A name in a gap, a constant or a priority is looked up in `metrics`. In a view predicate, a
 ///   bare name found in `metrics` is a constant, any other name is a view (Apple's rule).
+/// - View names are C identifiers. Trellis ids may also contain `-` and `.`, which the grammar
+///   uses for gaps and attributes, so such a child cannot be named in a pin string; the parser
+///   says so when a name stops at one of them.
+/// - Whitespace is an error, and so is a view or metric name the caller does not know (checked by
+///   the caller with ``viewReferences``, by the parser for metrics).
 /// - Constraints come out in reading order: a connection's when the item after it is named, then
 ///   that view's predicates; `alignAll` constraints last.
-public struct VisualFormat: Sendable {
+public struct VisualFormat: Sendable, Equatable {
     /// The gap a bare `-` gives between two views (Apple's historical standard spacing).
     public static let standardSpacing = 8.0
     /// The gap a bare `-` gives between a view and the container or safe-area edge (Apple's historical value).
