@@ -64,7 +64,7 @@ final class ConstraintPropertyTests: XCTestCase {
 
     func testRequiredConstraintsHoldAndIncrementalEqualsFresh() throws {
         var checkedSystems = 0
-        for seed in 1...150 as ClosedRange<UInt64> {
+        for seed in 1...120 as ClosedRange<UInt64> {
             var random = SplitMix64(state: seed)
             var priorities = Self.shuffledPriorities(&random)
             var solver = ConstraintSolver()

@@ -15,37 +15,43 @@ extension ConstraintSolver {
         for term in constraint.expression.terms where symbol(of: term.variable) == nil {
             throw .unknownVariable
         }
-        // Only the artificial-variable path can fail after the tableau has changed; it restores this.
-        let before = self
         let handle = ConstraintHandle(id: Int32(records.count))
-        var (row, record) = makeRow(for: constraint)
-        records.append(record)
+        var (row, record, newKinds) = plannedRow(for: constraint)
+        let oldKinds = kinds
+        let kind = { (symbol: Int32) in
+            Int(symbol) < oldKinds.count ? oldKinds[Int(symbol)] : newKinds[Int(symbol) - oldKinds.count]
+        }
 
-        if let subject = chooseSubject(row, record) {
+        if let subject = chooseSubject(row, record, kind) {
+            commit(record, newKinds)
             row.solve(for: subject)
             substitute(subject, by: row)
             appendRow(row, basic: subject)
-        } else if row.cells.allSatisfy({ kinds[Int($0.symbol)] == .dummy }) {
+        } else if row.cells.allSatisfy({ kind($0.symbol) == .dummy }) {
             // Only dummies: a required equality that the others already imply (constant 0), which
             // its dummy then marks, or one that contradicts them.
-            guard isNearZero(row.constant) else {
-                self = before
-                throw .unsatisfiable
-            }
+            guard isNearZero(row.constant) else { throw .unsatisfiable }
+            commit(record, newKinds)
             row.solve(for: record.marker)
             substitute(record.marker, by: row)
             appendRow(row, basic: record.marker)
-        } else if !addWithArtificialVariable(row) {
-            self = before
-            throw .unsatisfiable
+        } else {
+            // Only this path can fail after the tableau has changed, so only it pays for a snapshot.
+            let before = self
+            commit(record, newKinds)
+            guard addWithArtificialVariable(row) else {
+                self = before
+                throw .unsatisfiable
+            }
         }
         optimize()
         return handle
     }
 
     /// The constraint's row over parametric symbols (basic ones replaced by their rows), with its
-    /// slack, errors or dummy, and its errors entered in the objective at its priority.
-    private mutating func makeRow(for constraint: LinearConstraint) -> (Row, ConstraintRecord) {
+    /// slack, errors or dummy. The new symbols are numbered from `kinds.count` but not yet made:
+    /// nothing changes until `commit`, so a refused constraint costs no snapshot.
+    private func plannedRow(for constraint: LinearConstraint) -> (Row, ConstraintRecord, [SymbolKind]) {
         let expression = constraint.expression
         var row = Row(constant: expression.constant)
         for term in expression.terms where !isNearZero(term.coefficient) {
@@ -56,45 +62,56 @@ extension ConstraintSolver {
                 row.add(symbol, term.coefficient)
             }
         }
+        var newKinds: [SymbolKind] = []
+        func plan(_ kind: SymbolKind) -> Int32 {
+            newKinds.append(kind)
+            return Int32(kinds.count + newKinds.count - 1)
+        }
         var record = ConstraintRecord(constraint: constraint, marker: -1, other: -1)
-        let level = constraint.isRequired ? nil : objective.levelIndex(for: constraint.priority)
-        if let level { objective.retain(level: level) }
-        switch constraint.relation {
-        case .lessThanOrEqual, .greaterThanOrEqual:
+        switch (constraint.relation, constraint.isRequired) {
+        case (.lessThanOrEqual, _), (.greaterThanOrEqual, _):
             // expression + slack = 0 for ≤, expression - slack = 0 for ≥.
             let sign: Double = constraint.relation == .lessThanOrEqual ? 1 : -1
-            record.marker = makeSymbol(.slack)
+            record.marker = plan(.slack)
             row.add(record.marker, sign)
-            if let level {
+            if !constraint.isRequired {
                 // The error absorbs the violation: expression ± slack ∓ error = 0.
-                record.other = makeSymbol(.error)
+                record.other = plan(.error)
                 row.add(record.other, -sign)
-                objective.add(record.other, 1, level: level)
             }
-        case .equal:
-            if let level {
-                // expression = errorPlus - errorMinus; the objective sums both, |expression| at the optimum.
-                record.marker = makeSymbol(.error)
-                record.other = makeSymbol(.error)
-                row.add(record.marker, -1)
-                row.add(record.other, 1)
-                objective.add(record.marker, 1, level: level)
-                objective.add(record.other, 1, level: level)
-            } else {
-                record.marker = makeSymbol(.dummy)
-                row.add(record.marker, 1)
-            }
+        case (.equal, false):
+            // expression = errorPlus - errorMinus; the objective sums both, |expression| at the optimum.
+            record.marker = plan(.error)
+            record.other = plan(.error)
+            row.add(record.marker, -1)
+            row.add(record.other, 1)
+        case (.equal, true):
+            record.marker = plan(.dummy)
+            row.add(record.marker, 1)
         }
         // A non-negative constant lets a restricted subject with a negative coefficient start feasible.
         if row.constant < 0 { row.multiply(by: -1) }
-        return (row, record)
+        return (row, record, newKinds)
+    }
+
+    /// Makes the planned symbols, records the constraint and enters its errors in the objective at
+    /// its priority (they are new, hence parametric: a plain coefficient).
+    private mutating func commit(_ record: ConstraintRecord, _ newKinds: [SymbolKind]) {
+        for kind in newKinds { _ = makeSymbol(kind) }
+        records.append(record)
+        guard !record.constraint.isRequired else { return }
+        let level = objective.levelIndex(for: record.constraint.priority)
+        objective.retain(level: level)
+        for symbol in [record.marker, record.other] where symbol >= 0 && kinds[Int(symbol)] == .error {
+            objective.add(symbol, 1, level: level)
+        }
     }
 
     /// The symbol to solve the new row for: its first variable (unrestricted, so any value is
     /// feasible), else its own slack or error when that is ≥ 0 once solved for; nil if neither.
-    private func chooseSubject(_ row: Row, _ record: ConstraintRecord) -> Int32? {
-        if let cell = row.cells.first(where: { kinds[Int($0.symbol)] == .external }) { return cell.symbol }
-        for symbol in [record.marker, record.other] where symbol >= 0 && kinds[Int(symbol)].isRestricted {
+    private func chooseSubject(_ row: Row, _ record: ConstraintRecord, _ kind: (Int32) -> SymbolKind) -> Int32? {
+        if let cell = row.cells.first(where: { kind($0.symbol) == .external }) { return cell.symbol }
+        for symbol in [record.marker, record.other] where symbol >= 0 && kind(symbol).isRestricted {
             if row.coefficient(of: symbol) < 0 { return symbol }
         }
         return nil
