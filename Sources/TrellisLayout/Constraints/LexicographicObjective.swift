@@ -49,9 +49,6 @@ struct LexicographicObjective: Sendable, Equatable {
         for index in levels.indices { levels[index].row.substitute(symbol, by: row) }
     }
 
-    /// Each level's current total error, highest priority first.
-    var values: [Double] { levels.map(\.row.constant) }
-
     /// The sign of `symbol`'s reduced cost: that of its first non-zero level coefficient.
     func sign(of symbol: Int32) -> Int {
         for level in levels {

@@ -8,13 +8,16 @@ public struct LinearExpression: Sendable, Equatable {
         public var variable: ConstraintVariable
         public var coefficient: Double
 
+        /// `coefficient · variable`.
         public init(_ variable: ConstraintVariable, _ coefficient: Double) {
             self.variable = variable
             self.coefficient = coefficient
         }
     }
 
+    /// The terms in the order they were written; not merged, so a variable may repeat.
     public var terms: [Term]
+    /// The number added to the terms.
     public var constant: Double
 
     /// `constant` alone (0 by default).
