@@ -97,9 +97,14 @@ public final class DiagnosticsCollector {
     }
 
     private static func suggestion(for key: String, among keys: Set<String>) -> String {
-        let close = keys.filter { editDistance($0.lowercased(), key.lowercased()) <= min(2, key.count / 2) }.sorted()
-        guard let best = close.first else { return "; expected one of: " + keys.sorted().joined(separator: ", ") }
+        guard let best = closest(to: key, among: keys) else { return "; expected one of: " + keys.sorted().joined(separator: ", ") }
         return "; did you mean \"\(best)\"?"
+    }
+
+    /// The candidate a typo most likely meant: within two edits (and half the word's length),
+    /// the first in sorted order; nil when none is that close.
+    public static func closest(to word: String, among candidates: some Sequence<String>) -> String? {
+        candidates.filter { editDistance($0.lowercased(), word.lowercased()) <= min(2, word.count / 2) }.sorted().first
     }
 
     /// Levenshtein distance, for "did you mean" hints on short keys.

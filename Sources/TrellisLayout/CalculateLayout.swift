@@ -114,6 +114,14 @@ struct FlexLayoutEngine {
             node.cleanupContentsNodesRecursively()
             return
         }
+        if let pins = node.pinLayoutStorage {
+            node.cleanupContentsNodesRecursively()
+            layOutPinsContainer(node, pins, direction: direction, availableWidth: availableWidth - margins.row,
+                                availableHeight: availableHeight - margins.column, widthMode: widthMode,
+                                heightMode: heightMode, ownerWidth: ownerWidth, ownerHeight: ownerHeight,
+                                performLayout: performLayout, depth: depth)
+            return
+        }
         let children = node.layoutChildren
         if children.isEmpty {
             measureWithoutChildren(node, direction, availableWidth - margins.row, availableHeight - margins.column,

@@ -73,6 +73,19 @@ public final class LayoutNode {
         didSet { markDirty() }
     }
 
+    /// Places the children by constraints instead of flexbox (a Pins container); nil for flexbox.
+    public var pinLayout: PinLayout? {
+        get { pinLayoutStorage }
+        set {
+            pinLayoutStorage = newValue
+            markDirty()
+        }
+    }
+    var pinLayoutStorage: PinLayout?
+    /// The frames a Pins container's last solve gave its views, for the layout that follows a
+    /// measurement in the same pass at the size the measurement found.
+    var pinSolution: PinSolution?
+
     /// Use this child's baseline as its parent's baseline, even if it is not the first item.
     public var isReferenceBaseline = false {
         didSet { if isReferenceBaseline != oldValue { markDirty() } }

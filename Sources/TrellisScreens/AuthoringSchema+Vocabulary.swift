@@ -1,4 +1,5 @@
 import TrellisJSON
+import TrellisLayout
 
 extension AuthoringSchema {
     /// The definitions of one schema version: its nodes, its component types and its actions, named
@@ -91,6 +92,10 @@ extension AuthoringSchema {
             if values.values.contains(where: \.required) || !type.oneValueOf.isEmpty { required.append("values") }
             members.append(("values", group(values, of: type, kind: "values")))
             members.append(("style", ref("style")))
+            if type.name == "Pins" {
+                required.append("pins")
+                members += pinMembers
+            }
             switch type.children {
             case .none: break
             case .many:
@@ -106,6 +111,23 @@ extension AuthoringSchema {
             }
             members.append(("metadata", ref("metadata")))
             return described(description(of: type), closedObject(required: required, members))
+        }
+
+        /// A Pins container's `pins`, `align` and `metrics` (docs/screens.md, "Pins").
+        private var pinMembers: [(String, JSONValue)] {
+            let string = object([("type", .string("string")), ("minLength", .number(1)), ("maxLength", .number(Double(VisualFormat.Limits.maximumLength)))])
+            return [
+                ("pins", described(
+                    "Visual format strings placing the subviews by id, e.g. \"H:|-16-[title]-(>=8)-[badge]-16-|\".",
+                    object([("type", .string("array")), ("minItems", .number(1)), ("maxItems", .number(Double(PinsCheck.maximumFormats))),
+                            ("items", string)]))),
+                ("align", described(
+                    "Subview id → attributes set equal to another view's, e.g. {\"badge\": \"centerY:title\"}.",
+                    object([("type", .string("object")), ("additionalProperties", string)]))),
+                ("metrics", described(
+                    "Names for points used in the pin strings, e.g. {\"margin\": 16}.",
+                    object([("type", .string("object")), ("additionalProperties", object([("type", .string("number"))]))]))),
+            ]
         }
 
         private func childNode(of type: ComponentType) -> String {

@@ -37,7 +37,7 @@ public struct ComponentType: Sendable {
 
 /// The component vocabulary, keyed by `type`. Schema version 1 is the DrivenUI set; version 2 adds
 /// buttons, actions, scrolling, tab bars, navigation and carousels; version 3 adds the action kinds
-/// back, reload, share, copy and sequence (``ActionKind``), and no component type.
+/// back, reload, share, copy and sequence (``ActionKind``) and the Pins container.
 public struct ComponentRegistry: Sendable {
     public static let latestSchemaVersion = 3
 
@@ -68,6 +68,9 @@ public struct ComponentRegistry: Sendable {
         "accessibilityLabel": PropertySpec(.string),
         "hidden": PropertySpec(.bool),
         "action": PropertySpec(.action, since: 2),
+        // On the root: lay it out under the status bar and the home indicator too (the frames of
+        // a Pins container's `|>-` and `-<|` pins then keep clear of them).
+        "ignoresSafeArea": PropertySpec(.bool, since: 3),
     ]
 
     static let textStyles = [
@@ -165,5 +168,8 @@ public struct ComponentRegistry: Sendable {
                 "pageIndicator": PropertySpec(.bool), "autoScrollSeconds": PropertySpec(.number(0...600)),
             ],
             defaultFallback: "HStack"),
+        // Places its subviews by pin strings (`pins`, `align`, `metrics`: ``PinSpec``) instead of
+        // stacking them; a client too old for it gets a VStack of the same subviews.
+        type("Pins", since: 3, children: .many, defaultFallback: "VStack"),
     ])
 }

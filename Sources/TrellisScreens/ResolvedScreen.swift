@@ -141,10 +141,14 @@ public struct ResolvedComponent: Sendable {
     public var metadata: [JSONMember]
     /// The author's raw flexbox style (Yoga style names), as written.
     public var style: [JSONMember]
+    /// A Pins container's pins; nil for every other component (and for a Pins container shown to a
+    /// client too old for it, which gets a VStack).
+    public var pins: PinSpec?
 
     public init(
         type: String, id: String? = nil, properties: [JSONMember] = [], values: [JSONMember] = [],
-        subviews: [ResolvedComponent] = [], metadata: [JSONMember] = [], style: [JSONMember] = []
+        subviews: [ResolvedComponent] = [], metadata: [JSONMember] = [], style: [JSONMember] = [],
+        pins: PinSpec? = nil
     ) {
         self.type = type
         self.id = id
@@ -153,13 +157,14 @@ public struct ResolvedComponent: Sendable {
         self.subviews = subviews
         self.metadata = metadata
         self.style = style
+        self.pins = pins
     }
 
-    /// Keys in the order `type`, `id`, `properties`, `values`, `style`, `subviews`, `metadata`;
+    /// Keys in the order `type`, `id`, `properties`, `values`, `style`, pins, `subviews`, `metadata`;
     /// empty ones and a missing id are left out, as in the authoring format.
     public var jsonValue: JSONValue {
         Component.encode(
-            type: type, id: id, properties: properties, values: values, style: style,
+            type: type, id: id, properties: properties, values: values, style: style, pins: pins,
             subviews: subviews.map(\.jsonValue), fallback: nil, metadata: metadata)
     }
 }

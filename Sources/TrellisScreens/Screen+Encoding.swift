@@ -42,22 +42,24 @@ extension Component {
     /// and `metadata` when present.
     public var jsonValue: JSONValue {
         Self.encode(
-            type: type, id: id, properties: properties, values: values, style: style,
+            type: type, id: id, properties: properties, values: values, style: style, pins: pins,
             subviews: subviews.map(\.jsonValue), fallback: fallback?.jsonValue, metadata: metadata)
     }
 
     /// The one writer of the component shape, for authored and resolved components alike: keys in
-    /// the order `type`, `id`, `properties`, `values`, `style`, `subviews`, `fallback`, `metadata`;
-    /// empty ones and a missing id are left out, as in the authoring format.
+    /// the order `type`, `id`, `properties`, `values`, `style`, a Pins container's `pins`, `align`
+    /// and `metrics`, `subviews`, `fallback`, `metadata`; empty ones and a missing id are left out,
+    /// as in the authoring format.
     static func encode(
         type: String, id: String?, properties: [JSONMember], values: [JSONMember], style: [JSONMember],
-        subviews: [JSONValue], fallback: JSONValue?, metadata: [JSONMember]
+        pins: PinSpec? = nil, subviews: [JSONValue], fallback: JSONValue?, metadata: [JSONMember]
     ) -> JSONValue {
         var members: [(String, JSONValue)] = [("type", .string(type))]
         if let id { members.append(("id", .string(id))) }
         if !properties.isEmpty { members.append(("properties", JSONValue(.object(properties)))) }
         if !values.isEmpty { members.append(("values", JSONValue(.object(values)))) }
         if !style.isEmpty { members.append(("style", JSONValue(.object(style)))) }
+        if let pins { members += pins.members }
         if !subviews.isEmpty { members.append(("subviews", .array(subviews))) }
         if let fallback { members.append(("fallback", fallback)) }
         if !metadata.isEmpty { members.append(("metadata", JSONValue(.object(metadata)))) }

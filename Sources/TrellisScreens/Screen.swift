@@ -76,10 +76,13 @@ public struct Component: Sendable {
     /// Flexbox properties by their Yoga style names (`"flexDirection": "row"`), applied by the
     /// layout over what the component's type and properties give; checked when the screen loads.
     public var style: [JSONMember]
+    /// A Pins container's pins; nil for every other component.
+    public var pins: PinSpec?
 
     public init(
         type: String, id: String? = nil, properties: [JSONMember] = [], values: [JSONMember] = [],
-        subviews: [Node] = [], fallback: Node? = nil, metadata: [JSONMember] = [], style: [JSONMember] = []
+        subviews: [Node] = [], fallback: Node? = nil, metadata: [JSONMember] = [], style: [JSONMember] = [],
+        pins: PinSpec? = nil
     ) {
         self.type = type
         self.id = id
@@ -89,5 +92,6 @@ public struct Component: Sendable {
         self.fallback = fallback
         self.metadata = metadata
         self.style = style
+        self.pins = pins
     }
 }

@@ -206,7 +206,9 @@ private struct TreeWalk {
             collector.report("unknown component type \"\(typeName)\"; known types: Rule, Experiment, Template, \(known)", at: path.appending("type"), value["type"]!)
             return nil
         }
-        guard let object = collector.object(value, at: path, allowedKeys: Self.componentKeys) else { return nil }
+        let isPins = type.name == "Pins"
+        let keys = isPins ? Self.componentKeys.union(PinSpec.keys) : Self.componentKeys
+        guard let object = collector.object(value, at: path, allowedKeys: keys) else { return nil }
         if type.introduced > schemaVersion {
             collector.report(
                 "\(type.name) needs schema version \(type.introduced), but the screen declares schemaVersion \(schemaVersion)",
@@ -221,9 +223,14 @@ private struct TreeWalk {
         let metadata = object.value("metadata").flatMap { self.metadata($0, at: path.appending("metadata")) }
         let style = object.value("style").flatMap { LayoutStyleCheck.members($0, at: path.appending("style"), collector) }
         guard let properties, let values, let subviews, object.value("style") == nil || style != nil else { return nil }
+        var pins: PinSpec?
+        if isPins {
+            pins = PinsCheck(collector: collector).spec(object, subviews: subviews, at: path)
+            if pins == nil { return nil }
+        }
         return Component(
             type: type.name, id: id, properties: properties, values: values, subviews: subviews, fallback: fallback,
-            metadata: metadata ?? [], style: style ?? [])
+            metadata: metadata ?? [], style: style ?? [], pins: pins)
     }
 
     /// `properties` or `values`: every key known to the type, new enough, and well typed.

@@ -235,7 +235,7 @@ struct ResolveWalk {
             skip(component.fallback)
             return ResolvedComponent(
                 type: component.type, id: component.id, properties: properties, values: values, subviews: subviews,
-                metadata: component.metadata, style: component.style)
+                metadata: component.metadata, style: component.style, pins: component.pins)
         }
         if let fallback = component.fallback {
             for child in component.subviews { skip(child) }

@@ -7,6 +7,8 @@
 //   trellis-layout-bench --scaling       relayout time per node for trees of 500 to 20,000 nodes
 //   trellis-layout-bench --profile N     relayout the 1,000-node tree N times (for perf record)
 //   trellis-layout-bench --profile-relayout N   lay out a 10,000-node tree, then relayout it N times
+//   trellis-layout-bench --pins [RUNS]   1,000 pinned views in 100 Pins cards beside the same
+//                                        cards in flexbox (PinsFeed.swift)
 import TrellisJSON
 import TrellisLayout
 import TrellisLayoutJSON
@@ -171,6 +173,8 @@ if arguments.count == 3, arguments[1] == "--emit-tree", let count = Int(argument
         root.style = style
         root.calculateLayout(availableWidth: Feed.viewportWidth, availableHeight: nil)
     }
+} else if arguments.count >= 2, arguments[1] == "--pins" {
+    PinsFeed.run(runs: arguments.count == 3 ? Int(arguments[2]) ?? 21 : 21)
 } else if arguments.count == 2, arguments[1] == "--scaling" {
     // Time per node as the tree grows: does anything grow faster than the node count?
     for count in [500, 1_000, 2_000, 5_000, 10_000, 20_000] {

@@ -58,7 +58,7 @@ import TrellisScreens
         #expect(error.description == """
             screens/home.json: $.root.properties.paddng (line 6): unknown key "paddng"; did you mean "padding"?
             screens/home.json: $.root.properties.spacing (line 6): expected a number, found a string
-            screens/home.json: $.root.subviews[0].type (line 8): unknown component type "Txt"; known types: Rule, Experiment, Template, Button, Carousel, Circle, Divider, HStack, Image, List, Navigation, Rectangle, ScrollView, Spacer, Tab, TabBar, Text, VStack, ZStack
+            screens/home.json: $.root.subviews[0].type (line 8): unknown component type "Txt"; known types: Rule, Experiment, Template, Button, Carousel, Circle, Divider, HStack, Image, List, Navigation, Pins, Rectangle, ScrollView, Spacer, Tab, TabBar, Text, VStack, ZStack
             screens/home.json: $.root.subviews[1].values (line 9): Image needs exactly one of the values imageUrl, systemIconName, localImageName; found 2
             """)
     }

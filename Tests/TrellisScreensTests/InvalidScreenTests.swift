@@ -74,7 +74,7 @@ let invalidScreens: [Invalid] = [
     // Types and keys
     Invalid(
         "unknown type with the list of types (nothing inside checked)", root: "{\"type\": \"Txt\", \"values\": {\"text\": 5}, \"bogus\": 1}", "$.root.type",
-        "unknown component type \"Txt\"; known types: Rule, Experiment, Template, Button, Carousel, Circle, Divider, HStack, Image, List, Navigation, Rectangle, ScrollView, Spacer, Tab, TabBar, Text, VStack, ZStack"
+        "unknown component type \"Txt\"; known types: Rule, Experiment, Template, Button, Carousel, Circle, Divider, HStack, Image, List, Navigation, Pins, Rectangle, ScrollView, Spacer, Tab, TabBar, Text, VStack, ZStack"
     ),
     Invalid("unknown component key", root: "{\"type\": \"VStack\", \"subview\": []}", "$.root.subview", "unknown key \"subview\"; did you mean \"subviews\"?"),
     Invalid(

@@ -191,18 +191,19 @@ import TrellisTargeting
     let registry = ComponentRegistry.standard
 
     @Test func versions() {
-        // Version 3 added action kinds only.
+        // Version 3 added action kinds and the Pins container.
         #expect(ComponentRegistry.latestSchemaVersion == 3)
         let byVersion = Dictionary(grouping: registry.types.values, by: \.introduced).mapValues { Set($0.map(\.name)) }
         #expect(byVersion[1] == ["Text", "Image", "HStack", "VStack", "ZStack", "List", "Rectangle", "Circle", "Spacer", "Divider"])
         #expect(byVersion[2] == ["Button", "ScrollView", "TabBar", "Tab", "Navigation", "Carousel"])
-        #expect(byVersion.count == 2)
+        #expect(byVersion[3] == ["Pins"])
+        #expect(byVersion.count == 3)
     }
 
     @Test func children() {
         let many = Set(registry.types.values.filter { $0.children == .many }.map(\.name))
         let one = Set(registry.types.values.filter { $0.children == .one }.map(\.name))
-        #expect(many == ["HStack", "VStack", "ZStack", "List", "ScrollView", "TabBar", "Carousel"])
+        #expect(many == ["HStack", "VStack", "ZStack", "List", "ScrollView", "TabBar", "Carousel", "Pins"])
         #expect(one == ["Tab", "Navigation"])
         #expect(registry.types.values.filter { $0.allowedChildren != nil }.map(\.name) == ["TabBar"])
         #expect(registry["TabBar"]?.allowedChildren == ["Tab"])
@@ -211,7 +212,10 @@ import TrellisTargeting
     @Test func defaultFallbacks() {
         let fallbacks = Dictionary(uniqueKeysWithValues: registry.types.values.compactMap { t in t.defaultFallback.map { (t.name, $0) } })
         #expect(
-            fallbacks == ["ScrollView": "VStack", "Carousel": "HStack", "TabBar": "VStack", "Tab": "VStack", "Navigation": "VStack"])
+            fallbacks == [
+                "ScrollView": "VStack", "Carousel": "HStack", "TabBar": "VStack", "Tab": "VStack", "Navigation": "VStack",
+                "Pins": "VStack",
+            ])
         for (type, fallback) in fallbacks {
             #expect(registry[fallback]!.introduced < registry[type]!.introduced)
         }
@@ -221,6 +225,7 @@ import TrellisTargeting
         let common = [
             "padding", "backgroundColor", "foregroundColor", "cornerRadius", "borderWidth", "borderColor", "opacity", "width",
             "height", "minWidth", "maxWidth", "minHeight", "maxHeight", "flexGrow", "accessibilityLabel", "hidden", "action",
+            "ignoresSafeArea",
         ]
         for type in registry.types.values {
             for name in common { #expect(type.properties[name] != nil, "\(type.name).\(name)") }
@@ -233,6 +238,7 @@ import TrellisTargeting
         let common: Set<String> = [
             "padding", "backgroundColor", "foregroundColor", "cornerRadius", "borderWidth", "borderColor", "opacity", "width",
             "height", "minWidth", "maxWidth", "minHeight", "maxHeight", "flexGrow", "accessibilityLabel", "hidden", "action",
+            "ignoresSafeArea",
         ]
         let expected: [String: (properties: Set<String>, values: Set<String>, required: Set<String>)] = [
             "Text": (["font", "fontSize", "weight", "alignment", "lineLimit", "lineHeight"], ["text"], ["text"]),
@@ -250,6 +256,7 @@ import TrellisTargeting
             "Tab": ([], ["title", "icon"], ["title"]),
             "Navigation": (["titleDisplayMode"], ["title"], ["title"]),
             "Carousel": (["spacing", "itemWidth", "pageIndicator", "autoScrollSeconds"], [], []),
+            "Pins": ([], [], []),
         ]
         #expect(Set(expected.keys) == Set(registry.types.keys))
         for (name, spec) in expected {
@@ -258,7 +265,7 @@ import TrellisTargeting
             #expect(Set(type.values.keys) == spec.values, "\(name)")
             #expect(Set(type.values.filter(\.value.required).keys) == spec.required, "\(name)")
             #expect(type.properties.values.allSatisfy { !$0.required }, "\(name)")
-            #expect(type.properties.filter { $0.value.introduced > 1 }.keys.sorted() == ["action"], "\(name)")
+            #expect(type.properties.filter { $0.value.introduced > 1 }.keys.sorted() == ["action", "ignoresSafeArea"], "\(name)")
             #expect(type.values.values.allSatisfy { $0.introduced == 1 }, "\(name)")
         }
         #expect(registry["Image"]?.oneValueOf == ["imageUrl", "systemIconName", "localImageName"])

@@ -19,6 +19,8 @@ extension ScreenLayout {
             }
         case .overlay:
             style.positionType = .absolute
+        case .pinned:
+            break
         }
     }
 
@@ -78,8 +80,11 @@ extension ScreenLayout {
         case .percent(let p): dimension = .percent(p)
         case .auto: dimension = .auto
         case .fill:
-            fill(horizontal ? .horizontal : .vertical, in: parent, &style)
-            return
+            guard case .pinned = parent.role else {
+                fill(horizontal ? .horizontal : .vertical, in: parent, &style)
+                return
+            }
+            dimension = .percent(100)  // the Pins container's content box
         }
         if horizontal { style.width = dimension } else { style.height = dimension }
     }
@@ -95,6 +100,7 @@ extension ScreenLayout {
             }
             return
         }
+        if case .pinned = parent.role { return }  // a pinned view's pins say how big it is
         if parent.axis == axis {
             // Equal shares of the free space, as SwiftUI offers flexible views equal proposals.
             // (Where the parent's size is unbounded, Yoga sizes the item by its content instead.)

@@ -33,8 +33,10 @@ public struct ScreenLayout {
         screenStyle.alignItems = .stretch
         screenStyle.width = .points(viewport.width)
         screenStyle.height = .points(viewport.height)
-        screenStyle.padding.top = .points(viewport.safeTop)
-        screenStyle.padding.bottom = .points(viewport.safeBottom)
+        if ComponentProperties(members: screen.root?.properties ?? []).bool("ignoresSafeArea") != true {
+            screenStyle.padding.top = .points(viewport.safeTop)
+            screenStyle.padding.bottom = .points(viewport.safeBottom)
+        }
         let screenNode = LayoutNode(style: screenStyle)
         var root: Pending?
         if let component = screen.root {
@@ -42,9 +44,13 @@ public struct ScreenLayout {
             screenNode.addChild(pending.node)
             root = pending
         }
+        let config = LayoutConfig(mode: viewport.mode, pointScaleFactor: viewport.scale)
         screenNode.calculateLayout(
-            availableWidth: viewport.width, availableHeight: viewport.height, direction: viewport.direction,
-            config: LayoutConfig(mode: viewport.mode, pointScaleFactor: viewport.scale))
+            availableWidth: viewport.width, availableHeight: viewport.height, direction: viewport.direction, config: config)
+        if let root, updateSafeAreaInsets(root, left: 0, top: 0) {
+            screenNode.calculateLayout(
+                availableWidth: viewport.width, availableHeight: viewport.height, direction: viewport.direction, config: config)
+        }
         return ScreenFrames(screen: screen, viewport: viewport, root: root.map { result($0) })
     }
 
@@ -62,6 +68,9 @@ public struct ScreenLayout {
             /// A ZStack layer above the first: absolutely positioned; `fill` insets it by the
             /// ZStack's padding (top, leading, bottom, trailing).
             case overlay(top: Float, leading: Float, bottom: Float, trailing: Float)
+            /// A Pins subview: placed by its container's pins; its size comes from its content
+            /// and from the sizes it is given (`fill` is the container's content box).
+            case pinned
         }
         var axis: Axis?
         var role: Role
@@ -79,6 +88,8 @@ public struct ScreenLayout {
         var bar: LayoutNode?
         var separators: [LayoutNode] = []
         var children: [Pending] = []
+        /// Whether this is a Pins container with pins to its safe area.
+        var usesSafeArea = false
 
         init(_ component: ResolvedComponent, _ layoutId: String, _ node: LayoutNode) {
             self.component = component
@@ -155,6 +166,11 @@ public struct ScreenLayout {
             if let ratio = properties.number("aspectRatio") {
                 style.aspectRatio = ratio
                 if !hasWidth && !hasHeight { style.alignSelf = .stretch }
+            } else if case .pinned = parent.role, !hasWidth || !hasHeight {
+                // The placeholder is the image's content size, which pins may stretch, as Auto
+                // Layout treats an image view's intrinsic size.
+                let side = values["systemIconName"] != nil ? Self.iconPlaceholder : Self.imagePlaceholder
+                measure = { _, _, _, _ in Size(width: side, height: side) }
             } else {
                 let side = values["systemIconName"] != nil ? Self.iconPlaceholder : Self.imagePlaceholder
                 if !hasWidth { style.width = .points(side) }
@@ -178,6 +194,13 @@ public struct ScreenLayout {
                 fill(.vertical, in: parent, &style)
             } else if component.type == "Circle" && hasWidth != hasHeight {
                 style.aspectRatio = 1
+            }
+        case "Pins":
+            style.alignItems = .stretch
+            childParent = Parent(axis: nil, role: .pinned)
+            if let pins = component.pins {
+                pending.node.pinLayout = pins.layout(views: component.subviews.map { $0.id ?? "" })
+                pending.usesSafeArea = pins.constraints.contains { $0.first.item == .safeArea || $0.second?.item == .safeArea }
             }
         case "Navigation":
             style.alignItems = .stretch
@@ -237,6 +260,29 @@ public struct ScreenLayout {
         }
         if let bar = pending.bar, component.type == "TabBar" { pending.node.addChild(bar) }
         return pending
+    }
+
+    /// Gives each Pins container that pins to its safe area the part of it the status bar and the
+    /// home indicator cover, from where the last layout put it; returns whether any changed (the
+    /// screen is then laid out again: a container's insets do not move the container itself).
+    private func updateSafeAreaInsets(_ pending: Pending, left: Float, top: Float) -> Bool {
+        let frame = pending.node.frame
+        let absoluteTop = top + frame.top, absoluteBottom = absoluteTop + frame.height
+        var changed = false
+        if pending.usesSafeArea, var pins = pending.node.pinLayout {
+            let insets = PinInsets(
+                top: Double(max(0, min(frame.height, viewport.safeTop - absoluteTop))), left: 0,
+                bottom: Double(max(0, min(frame.height, absoluteBottom - (viewport.height - viewport.safeBottom)))), right: 0)
+            if insets != pins.safeAreaInsets {
+                pins.safeAreaInsets = insets
+                pending.node.pinLayout = pins
+                changed = true
+            }
+        }
+        for child in pending.children where updateSafeAreaInsets(child, left: left + frame.left, top: absoluteTop) {
+            changed = true
+        }
+        return changed
     }
 
     private func barNode(height: Float) -> LayoutNode {
