@@ -90,21 +90,6 @@ import TrellisScreens
         #expect(app.state.store.snapshot.answers.count == variants.count + 1)
     }
 
-    @Test func layoutsFillAtMostHalfTheAnswerCache() {
-        let cache = AnswerCache(capacity: 4)
-        func key(_ width: Float?) -> AnswerKey {
-            AnswerKey(
-                screen: "s", revision: 1, schemaVersion: 1, outcomes: Outcomes([]), pretty: false,
-                format: width == nil ? .screen : .layout, viewport: width.map { LayoutViewport(width: $0, height: 800) })
-        }
-        for width in [300, 301, 302, 303] as [Float] { _ = cache.answer(for: key(width)) { EncodedBody(bytes: [1]) } }
-        #expect(cache.count == 2)
-        #expect(cache.answer(for: key(300)) { EncodedBody(bytes: [2]) }.hit)
-        #expect(!cache.answer(for: key(303)) { EncodedBody(bytes: [2]) }.hit)
-        _ = cache.answer(for: key(nil)) { EncodedBody(bytes: [3]) }
-        #expect(cache.answer(for: key(nil)) { EncodedBody(bytes: [4]) }.hit, "screen answers still find room")
-    }
-
     @Test func usersWithTheSameOutcomeShareOneLayout() throws {
         let app = try InProcessApp(config)
         var variants: Set<String> = []
