@@ -169,32 +169,30 @@ enum AccessLog {
     /// `"protocol":"HTTP/1.1","status":200,"bytes":5,"duration_ms":0.412,"request_id":"req-42",`
     /// `"route":"/hello","referer":null,"user_agent":"curl/8.5.0"}`
     private static func appendJSON(_ r: RequestRecord, _ time: AccessLogTime, _ out: inout [UInt8]) {
-        out.append(contentsOf: #"{"time":""#.utf8)
+        func key(_ name: StaticString) {
+            out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        }
+        func string(_ name: StaticString, _ value: String?) {
+            key(name)
+            appendJSONString(value, &out)
+        }
+        key(#"{"time":""#)
         out.append(contentsOf: time.iso8601)
-        out.append(contentsOf: #"","remote":"#.utf8)
-        appendJSONString(r.remote, &out)
-        out.append(contentsOf: #","method":"#.utf8)
-        appendJSONString(r.method, &out)
-        out.append(contentsOf: #","target":"#.utf8)
-        appendJSONString(r.target, &out)
-        out.append(contentsOf: #","path":"#.utf8)
-        appendJSONString(r.path, &out)
-        out.append(contentsOf: #","protocol":"#.utf8)
-        appendJSONString(r.version?.description, &out)
-        out.append(contentsOf: #","status":"#.utf8)
+        string(#"","remote":"#, r.remote)
+        string(#","method":"#, r.method)
+        string(#","target":"#, r.target)
+        string(#","path":"#, r.path)
+        string(#","protocol":"#, r.version?.description)
+        key(#","status":"#)
         ResponseWriter.appendDecimal(r.status, to: &out)
-        out.append(contentsOf: #","bytes":"#.utf8)
+        key(#","bytes":"#)
         ResponseWriter.appendDecimal(r.bodyBytes, to: &out)
-        out.append(contentsOf: #","duration_ms":"#.utf8)
+        key(#","duration_ms":"#)
         appendMillis(r.durationNanos, &out)
-        out.append(contentsOf: #","request_id":"#.utf8)
-        appendJSONString(r.requestID, &out)
-        out.append(contentsOf: #","route":"#.utf8)
-        appendJSONString(r.route, &out)
-        out.append(contentsOf: #","referer":"#.utf8)
-        appendJSONString(r.referer, &out)
-        out.append(contentsOf: #","user_agent":"#.utf8)
-        appendJSONString(r.userAgent, &out)
+        string(#","request_id":"#, r.requestID)
+        string(#","route":"#, r.route)
+        string(#","referer":"#, r.referer)
+        string(#","user_agent":"#, r.userAgent)
         out.append(UInt8(ascii: "}"))
     }
 
