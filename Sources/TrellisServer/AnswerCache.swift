@@ -121,6 +121,9 @@ public final class AnswerCache: Sendable {
     /// Whether `key` is cached now, without counting as a hit (tests, diagnostics).
     public func contains(_ key: AnswerKey) -> Bool { table.load(ordering: .acquiring).entries[key] != nil }
 
+    /// Every key cached now (tests, diagnostics).
+    var keys: [AnswerKey] { Array(table.load(ordering: .acquiring).entries.keys) }
+
     /// The cached answer for `key`, or `make()`'s, stored for the next request (evicting one when full).
     /// - Returns: the body, and whether it came from the cache.
     public func answer<Failure: Error>(

@@ -90,6 +90,26 @@ import TrellisScreens
         #expect(app.state.store.snapshot.answers.count == variants.count + 1)
     }
 
+    @Test func aSweepOfWidthsThroughTheEndpointKeepsTheRepeatedViewportAndTheScreenAnswer() throws {
+        let app = try InProcessApp(config)
+        let loaded = app.state.store.snapshot
+        app.state.store.publish(Snapshot(
+            screens: loaded.screens, targeting: loaded.targeting, resolver: loaded.resolver, generation: loaded.generation + 1,
+            fonts: loaded.fonts, answers: AnswerCache(capacity: 16)))
+        let popular = "/v1/screens/feed/layout?user=u1&width=390&height=844"
+        let bytes = app.request(popular).body
+        #expect(app.request("/v1/screens/feed?user=u1").status == .ok)
+        for n in 0..<40 {
+            #expect(app.request("/v1/screens/feed/layout?user=u1&width=\(300 + n)&height=700").status == .ok)
+            if n % 4 == 0 { #expect(app.request(popular).body == bytes) }
+        }
+        let keys = app.state.store.snapshot.answers.keys
+        #expect(keys.count == 1 + 8, "the screen answer and half the cache of viewports")
+        #expect(keys.contains { $0.viewport == nil })
+        #expect(keys.contains { $0.viewport?.width == 390 })
+        #expect(keys.contains { $0.viewport?.width == 339 }, "the newest sweep width replaced an older one")
+    }
+
     @Test func usersWithTheSameOutcomeShareOneLayout() throws {
         let app = try InProcessApp(config)
         var variants: Set<String> = []
