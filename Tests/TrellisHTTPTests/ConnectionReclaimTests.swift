@@ -106,4 +106,26 @@ import TrellisTesting
         #expect(Self.reclaimed(metrics, "keepalive") == 1)
         #expect(Self.reclaimed(metrics, "silent") == 0)
     }
+
+    @Test func theOnlyIdleConnectionIsFoundOnWhicheverLoopHoldsIt() throws {
+        let metrics = TestMetrics()
+        let server = try startServer(metrics: metrics) {
+            $0.eventLoopCount = 2
+            $0.maxConnections = 8
+        }
+        defer { stop(server) }
+        let busy = try (0..<7).map { _ in try Self.busy(server) }
+        var idle = try Self.keptAlive(server)
+        usleep(100_000)
+        // Each newcomer takes the place of the one before it, wherever the two were accepted:
+        // the loop that accepts it hands it on when the idle connection is on the other loop.
+        for round in 0..<8 {
+            let (client, response) = try Self.newcomer(server)
+            #expect(response?.status == 200, "round \(round)")
+            #expect(idle.readResponse() == nil)
+            idle = client
+        }
+        #expect(Self.reclaimed(metrics, "keepalive") == 8)
+        #expect(busy.allSatisfy(Self.isOpen))
+    }
 }
