@@ -1,116 +1,264 @@
-import Logging
-import Metrics
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// One finished request, as the access log and the metrics see it.
+/// How each access-log line is written (docs/http.md has an example of each).
+public enum AccessLogFormat: String, Sendable, CaseIterable {
+    /// Trellis's own line: time, method, path, status, then `name=value` fields.
+    case text
+    /// Apache's and nginx's combined format, which log tools read:
+    /// `$remote_addr - - [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent"`.
+    case combined
+    /// One JSON object per line, for log shippers.
+    case json
+
+    /// Whether lines carry `Referer` and `User-Agent` (looked up only when they do).
+    var needsAgent: Bool { self != .text }
+}
+
+/// One finished request, as the access log and the metrics see it. The request's fields are nil
+/// when the server refused it before its head was complete (a parse error, a 408).
 struct RequestRecord {
-    var method: String
-    var path: String
+    var method: String?
+    /// The request-target as sent (`/a%20b?x=1`).
+    var target: String?
+    /// The percent-decoded path.
+    var path: String?
+    var version: HTTPVersion?
     var status: Int
     var bodyBytes: Int
     var durationNanos: Int64
     var requestID: String
+    /// `127.0.0.1:53122` or `[::1]:53122`.
     var remote: String
     var route: String?
+    var referer: String? = nil
+    var userAgent: String? = nil
 }
 
-/// The per-request log line: one `info` record with the request's facts as metadata.
-enum AccessLog {
-    static func log(_ r: RequestRecord, to logger: Logger) {
-        logger.info("\(r.method) \(r.path) \(r.status)", metadata: [
-            "method": .string(r.method),
-            "path": .string(r.path),
-            "status": .stringConvertible(r.status),
-            "bytes": .stringConvertible(r.bodyBytes),
-            "duration_ms": .string(formatMillis(r.durationNanos)),
-            "request-id": .string(r.requestID),
-            "remote": .string(r.remote),
-            "route": .string(r.route ?? "unmatched"),
-        ])
+/// The time fields of the current second, formatted once and reused by every line of that second.
+struct AccessLogTime {
+    private(set) var second = Int.min
+    /// `2026-11-22T10:04:11+01:00` (nginx `$time_iso8601`).
+    private(set) var iso8601: [UInt8] = []
+    /// `22/Nov/2026:10:04:11 +0100` (nginx `$time_local`).
+    private(set) var local: [UInt8] = []
+
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    /// Reformats when `epochSeconds` moved on.
+    /// - Parameter utcOffsetSeconds: the local time's offset from UTC; nil asks `localtime_r` (tests fix it).
+    mutating func update(epochSeconds: Int, utcOffsetSeconds: Int? = nil) {
+        guard epochSeconds != second else { return }
+        second = epochSeconds
+        var t = time_t(epochSeconds)
+        var parts = tm()
+        let offset: Int
+        if let utcOffsetSeconds {
+            offset = utcOffsetSeconds
+            t += time_t(offset)
+            gmtime_r(&t, &parts)
+        } else {
+            localtime_r(&t, &parts)
+            offset = Int(parts.tm_gmtoff)
+        }
+        let year = Int(parts.tm_year) + 1900, month = Int(parts.tm_mon), day = Int(parts.tm_mday)
+        let hour = Int(parts.tm_hour), minute = Int(parts.tm_min), sec = Int(parts.tm_sec)
+        let sign = UInt8(ascii: offset < 0 ? "-" : "+")
+        let offsetHours = abs(offset) / 3600, offsetMinutes = abs(offset) % 3600 / 60
+
+        iso8601.removeAll(keepingCapacity: true)
+        ResponseWriter.appendDecimal(year, to: &iso8601)
+        for (separator, n) in [("-", month + 1), ("-", day), ("T", hour), (":", minute), (":", sec)] {
+            iso8601.append(contentsOf: separator.utf8)
+            Self.twoDigits(n, &iso8601)
+        }
+        iso8601.append(sign)
+        Self.twoDigits(offsetHours, &iso8601)
+        iso8601.append(HTTPBytes.colon)
+        Self.twoDigits(offsetMinutes, &iso8601)
+
+        local.removeAll(keepingCapacity: true)
+        Self.twoDigits(day, &local)
+        local.append(contentsOf: ("/" + Self.months[month] + "/").utf8)
+        ResponseWriter.appendDecimal(year, to: &local)
+        for n in [hour, minute, sec] {
+            local.append(HTTPBytes.colon)
+            Self.twoDigits(n, &local)
+        }
+        local.append(HTTPBytes.sp)
+        local.append(sign)
+        Self.twoDigits(offsetHours, &local)
+        Self.twoDigits(offsetMinutes, &local)
     }
 
-    static func formatMillis(_ nanos: Int64) -> String {
-        let micros = nanos / 1000
-        let frac = micros % 1000
-        return "\(micros / 1000)." + (frac < 100 ? (frac < 10 ? "00" : "0") : "") + "\(frac)"
+    private static func twoDigits(_ n: Int, _ out: inout [UInt8]) {
+        out.append(UInt8(48 + n / 10 % 10))
+        out.append(UInt8(48 + n % 10))
     }
 }
 
-/// The server's metrics, recorded through swift-metrics (the application bootstraps the backend):
-/// - `http_requests_total{route,status}` counter,
-/// - `http_request_duration_seconds{route}` timer,
-/// - `http_open_connections` gauge (recorded by the server, not here).
+/// Formats access-log lines into a byte buffer: no `String` is built per line, and nothing is
+/// written here (an event loop's `AccessLogWriter` owns the buffer and its destination).
 ///
-/// Each event loop owns one `HTTPMetrics`, so the handle caches are read and filled by one
-/// thread only: no lock in the request path beyond what the metrics backend itself takes.
-final class HTTPMetrics {
-    private struct CounterKey: Hashable {
-        var route: String?
-        var status: Int
-    }
-
-    private let factory: any MetricsFactory
-    private var counters: [CounterKey: Counter] = [:]
-    private var timers: [String: Metrics.Timer] = [:]
-
-    init(factory: any MetricsFactory) { self.factory = factory }
-
-    func record(route: String?, status: Int, durationNanos: Int64) {
-        let key = CounterKey(route: route, status: status)
-        let counter: Counter
-        if let cached = counters[key] {
-            counter = cached
-        } else {
-            counter = Counter(
-                label: "http_requests_total", dimensions: [("route", route ?? "unmatched"), ("status", String(status))],
-                factory: factory)
-            counters[key] = counter
+/// Escaping, so that a line is always one line and its fields can be told apart whatever a client
+/// sends: `text` and `combined` write `"`, `\`, control bytes and bytes from 0x7F as `\xHH` (as
+/// nginx does), and `text` a space too; `json` escapes as RFC 8259 asks.
+enum AccessLog {
+    static func append(_ r: RequestRecord, format: AccessLogFormat, time: AccessLogTime, to out: inout [UInt8]) {
+        switch format {
+        case .text: appendText(r, time, &out)
+        case .combined: appendCombined(r, time, &out)
+        case .json: appendJSON(r, time, &out)
         }
-        counter.increment()
-        let routeLabel = route ?? "unmatched"
-        let timer: Metrics.Timer
-        if let cached = timers[routeLabel] {
-            timer = cached
+        out.append(HTTPBytes.lf)
+    }
+
+    /// `2026-11-22T10:04:11+00:00 GET /hello 200 bytes=5 duration_ms=0.412 request-id=req-42 remote=127.0.0.1:53122 route=/hello`
+    private static func appendText(_ r: RequestRecord, _ time: AccessLogTime, _ out: inout [UInt8]) {
+        out.append(contentsOf: time.iso8601)
+        out.append(HTTPBytes.sp)
+        appendEscaped(r.method ?? "-", space: true, &out)
+        out.append(HTTPBytes.sp)
+        appendEscaped(r.path ?? "-", space: true, &out)
+        out.append(HTTPBytes.sp)
+        ResponseWriter.appendDecimal(r.status, to: &out)
+        out.append(contentsOf: " bytes=".utf8)
+        ResponseWriter.appendDecimal(r.bodyBytes, to: &out)
+        out.append(contentsOf: " duration_ms=".utf8)
+        appendMillis(r.durationNanos, &out)
+        out.append(contentsOf: " request-id=".utf8)
+        appendEscaped(r.requestID, space: true, &out)
+        out.append(contentsOf: " remote=".utf8)
+        out.append(contentsOf: r.remote.utf8)
+        out.append(contentsOf: " route=".utf8)
+        appendEscaped(r.route ?? "unmatched", space: true, &out)
+    }
+
+    /// `127.0.0.1 - - [22/Nov/2026:10:04:11 +0000] "GET /hello?x=1 HTTP/1.1" 200 5 "-" "curl/8.5.0"`
+    private static func appendCombined(_ r: RequestRecord, _ time: AccessLogTime, _ out: inout [UInt8]) {
+        appendAddress(of: r.remote, &out)
+        out.append(contentsOf: " - - [".utf8)
+        out.append(contentsOf: time.local)
+        out.append(contentsOf: "] \"".utf8)
+        if let method = r.method, let target = r.target {
+            appendEscaped(method, space: false, &out)
+            out.append(HTTPBytes.sp)
+            appendEscaped(target, space: false, &out)
+            if let version = r.version {
+                out.append(contentsOf: " HTTP/".utf8)
+                ResponseWriter.appendDecimal(version.major, to: &out)
+                out.append(UInt8(ascii: "."))
+                ResponseWriter.appendDecimal(version.minor, to: &out)
+            }
         } else {
-            timer = Metrics.Timer(
-                label: "http_request_duration_seconds", dimensions: [("route", routeLabel)],
-                preferredDisplayUnit: .seconds, factory: factory)
-            timers[routeLabel] = timer
+            out.append(UInt8(ascii: "-"))
         }
-        timer.recordNanoseconds(durationNanos)
-    }
-}
-
-/// Request ids: `X-Request-Id` from the client when it is sane, else a per-process random prefix,
-/// the loop number and a counter (unique within the process, cheap, no lock).
-struct RequestIDGenerator {
-    static let processPrefix: String = {
-        var rng = SystemRandomNumberGenerator()
-        let n = rng.next() as UInt64
-        return String(n & 0xFFFF_FFFF_FFFF, radix: 36)
-    }()
-
-    private let prefix: String
-    private var counter: UInt64 = 0
-
-    init(loop: Int) { prefix = Self.processPrefix + "-" + String(loop, radix: 36) + "-" }
-
-    mutating func next() -> String {
-        counter &+= 1
-        return prefix + String(counter, radix: 36)
+        out.append(contentsOf: "\" ".utf8)
+        ResponseWriter.appendDecimal(r.status, to: &out)
+        out.append(HTTPBytes.sp)
+        ResponseWriter.appendDecimal(r.bodyBytes, to: &out)
+        for field in [r.referer, r.userAgent] {
+            out.append(contentsOf: " \"".utf8)
+            appendEscaped(field ?? "-", space: false, &out)
+            out.append(UInt8(ascii: "\""))
+        }
     }
 
-    /// 1…`maxLength` characters from `A-Z a-z 0-9 - _ . : / + =`.
-    static func isSane(_ id: String, maxLength: Int) -> Bool {
-        let utf8 = id.utf8
-        guard !utf8.isEmpty, utf8.count <= maxLength else { return false }
-        return utf8.allSatisfy { b in
-            switch b {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"):
-                return true
-            default:
-                return "-_.:/+=".utf8.contains(b)
+    /// `{"time":"…","remote":"127.0.0.1:53122","method":"GET","target":"/hello?x=1","path":"/hello",`
+    /// `"protocol":"HTTP/1.1","status":200,"bytes":5,"duration_ms":0.412,"request_id":"req-42",`
+    /// `"route":"/hello","referer":null,"user_agent":"curl/8.5.0"}`
+    private static func appendJSON(_ r: RequestRecord, _ time: AccessLogTime, _ out: inout [UInt8]) {
+        func key(_ name: StaticString) {
+            out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        }
+        func string(_ name: StaticString, _ value: String?) {
+            key(name)
+            appendJSONString(value, &out)
+        }
+        key(#"{"time":""#)
+        out.append(contentsOf: time.iso8601)
+        string(#"","remote":"#, r.remote)
+        string(#","method":"#, r.method)
+        string(#","target":"#, r.target)
+        string(#","path":"#, r.path)
+        string(#","protocol":"#, r.version?.description)
+        key(#","status":"#)
+        ResponseWriter.appendDecimal(r.status, to: &out)
+        key(#","bytes":"#)
+        ResponseWriter.appendDecimal(r.bodyBytes, to: &out)
+        key(#","duration_ms":"#)
+        appendMillis(r.durationNanos, &out)
+        string(#","request_id":"#, r.requestID)
+        string(#","route":"#, r.route)
+        string(#","referer":"#, r.referer)
+        string(#","user_agent":"#, r.userAgent)
+        out.append(UInt8(ascii: "}"))
+    }
+
+    /// Milliseconds with three decimals: `0.412`.
+    static func appendMillis(_ nanos: Int64, _ out: inout [UInt8]) {
+        let micros = Int(max(0, nanos) / 1000)
+        ResponseWriter.appendDecimal(micros / 1000, to: &out)
+        out.append(UInt8(ascii: "."))
+        let fraction = micros % 1000
+        out.append(UInt8(48 + fraction / 100))
+        out.append(UInt8(48 + fraction / 10 % 10))
+        out.append(UInt8(48 + fraction % 10))
+    }
+
+    /// The address part of `127.0.0.1:53122` / `[::1]:53122`: nginx's `$remote_addr`.
+    static func appendAddress(of remote: String, _ out: inout [UInt8]) {
+        let utf8 = remote.utf8
+        guard let colon = utf8.lastIndex(of: HTTPBytes.colon) else { return out.append(contentsOf: utf8) }
+        var host = utf8[..<colon]
+        if host.first == UInt8(ascii: "["), host.last == UInt8(ascii: "]") { host = host.dropFirst().dropLast() }
+        out.append(contentsOf: host)
+    }
+
+    /// nginx's escaping of logged values: `"`, `\`, control bytes, DEL and non-ASCII bytes as `\xHH`;
+    /// with `space`, a space too (for unquoted fields).
+    static func appendEscaped(_ value: String, space: Bool, _ out: inout [UInt8]) {
+        let utf8 = value.utf8
+        func escaped(_ b: UInt8) -> Bool {
+            b < 0x20 || b >= 0x7F || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") || (space && b == HTTPBytes.sp)
+        }
+        guard utf8.contains(where: escaped) else { return out.append(contentsOf: utf8) }
+        for b in utf8 {
+            if escaped(b) {
+                out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "x"), hexDigit(b >> 4), hexDigit(b & 0xF)])
+            } else {
+                out.append(b)
             }
         }
     }
+
+    /// A JSON string (RFC 8259 §7), or `null`.
+    static func appendJSONString(_ value: String?, _ out: inout [UInt8]) {
+        guard let value else { return out.append(contentsOf: "null".utf8) }
+        out.append(UInt8(ascii: "\""))
+        let utf8 = value.utf8
+        func escaped(_ b: UInt8) -> Bool { b < 0x20 || b == 0x7F || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") }
+        if !utf8.contains(where: escaped) {
+            out.append(contentsOf: utf8)
+        } else {
+            for b in utf8 {
+                switch b {
+                case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
+                case UInt8(ascii: "\\"): out.append(contentsOf: #"\\"#.utf8)
+                case 0x0A: out.append(contentsOf: #"\n"#.utf8)
+                case 0x0D: out.append(contentsOf: #"\r"#.utf8)
+                case 0x09: out.append(contentsOf: #"\t"#.utf8)
+                case _ where b < 0x20 || b == 0x7F:
+                    out.append(contentsOf: #"\u00"#.utf8)
+                    out.append(hexDigit(b >> 4))
+                    out.append(hexDigit(b & 0xF))
+                default: out.append(b)
+                }
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    private static func hexDigit(_ n: UInt8) -> UInt8 { n < 10 ? 48 + n : 55 + n }
 }

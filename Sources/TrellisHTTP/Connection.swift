@@ -35,6 +35,8 @@ final class Connection {
     private var awaiting: RequestInFlight?
     /// Pause parsing pipelined requests while this much output waits.
     private static let outputHighWater = 256 * 1024
+    /// Links in the loop's lists of idle connections (see `EventLoop.reclaimIdleConnection`).
+    var idle = IdleLink()
 
     var hasPendingOutput: Bool { written < outbound.count }
     private(set) var isClosed = false
@@ -58,7 +60,11 @@ final class Connection {
         }
         if n == 0 { return close(loop) }  // peer closed; anything complete was answered already
         if machine.phase == .lingering { return }  // discarding input until EOF
-        if case .idle = machine.phase { machine.bytesReceived(now: loop.now); headStarted = loop.now }
+        if case .idle = machine.phase {
+            machine.bytesReceived(now: loop.now)
+            headStarted = loop.now
+            loop.unlinkIdle(self)  // busy now: never reclaimed in the middle of a request
+        }
         let fresh = UnsafeBufferPointer(start: loop.scratch.baseAddress!.assumingMemoryBound(to: UInt8.self), count: n)
         if inbound.isEmpty {
             let consumed = process(fresh, loop)
@@ -84,7 +90,8 @@ final class Connection {
     private func processInbound(_ loop: EventLoop) {
         let data = inbound
         let consumed = data.withUnsafeBufferPointer { process($0, loop) }
-        inbound.removeFirst(consumed)
+        // Released when empty: an idle connection holds no input buffer.
+        if consumed == inbound.count { inbound = [] } else { inbound.removeFirst(consumed) }
     }
 
     /// Runs the parser over `bytes`, answering every complete request.
@@ -104,7 +111,10 @@ final class Connection {
                 head = h
                 body = []
                 // RFC 9110 §10.1.1: send 100 only when the body is wanted and not already here.
-                if h.expectsContinue && offset == bytes.count { outbound.append(contentsOf: ResponseWriter.continueLine) }
+                if h.expectsContinue && offset == bytes.count {
+                    takeOutputBuffer(loop)
+                    outbound.append(contentsOf: ResponseWriter.continueLine)
+                }
             case .body(let piece):
                 body.append(contentsOf: piece)
             case .end:
@@ -125,7 +135,8 @@ final class Connection {
         self.head = nil
         requests += 1
         let core = loop.core!
-        let inFlight = RequestInFlight(head: head, requestID: requestID(for: head, loop), started: headStarted)
+        let inFlight = RequestInFlight(
+            head: head, requestID: requestID(for: head, loop), started: headStarted, withAgent: loop.accessLog?.format.needsAgent == true)
         var logger = core.logger
         logger[metadataKey: "request-id"] = .string(inFlight.requestID)
         let request = HTTPRequest(
@@ -167,11 +178,15 @@ final class Connection {
         // deferred reply was worked on closes the connection too.
         let keepAlive = request.keepAliveRequested && !core.isDraining
             && requests < (core.configuration.maxRequestsPerConnection ?? .max)
+        takeOutputBuffer(loop)
         let outcome = ResponseWriter.write(
             response, facts: request.facts, keepAlive: keepAlive, requestID: request.requestID,
             date: loop.date.line, options: core.writerOptions, into: &outbound)
-        finish(outcome, method: request.method, path: request.path, route: response.route,
-               requestID: request.requestID, started: request.started, loop)
+        finish(outcome, RequestRecord(
+            method: request.method, target: request.target, path: request.path, version: request.version,
+            status: outcome.status, bodyBytes: outcome.bodyBytes, durationNanos: 0, requestID: request.requestID,
+            remote: remote, route: response.route, referer: request.referer, userAgent: request.userAgent),
+            started: request.started, loop)
         if machine.responseQueued(now: ContinuousClock.now, keepAlive: outcome.keepAlive) == .lingerClose {
             shutWriteAfterFlush = true
         }
@@ -180,25 +195,34 @@ final class Connection {
     /// Answers a request the server refuses itself (parse error, timeout), then closes.
     private func answerError(_ status: HTTPStatus, reason: String, _ loop: EventLoop) {
         let requestID = loop.requestIDs.next()
+        takeOutputBuffer(loop)
         let outcome = ResponseWriter.writeError(status, requestID: requestID, date: loop.date.line, into: &outbound)
         loop.core.logger.debug("refused request: \(reason)", metadata: ["remote": .string(remote), "status": .stringConvertible(status.code)])
-        finish(outcome, method: head?.method.rawValue ?? "-", path: head?.path ?? "-", route: nil,
-               requestID: requestID, started: headStarted, loop)
+        finish(outcome, RequestRecord(
+            method: head?.method.rawValue, target: head?.target, path: head?.path, version: head?.version,
+            status: outcome.status, bodyBytes: outcome.bodyBytes, durationNanos: 0, requestID: requestID,
+            remote: remote, route: nil), started: headStarted, loop)
         _ = machine.startLingering(now: loop.now)
         shutWriteAfterFlush = true
     }
 
+    /// Counts the request and hands its line to the loop's access log; `record` gets its duration here.
     private func finish(
-        _ outcome: ResponseWriter.Outcome, method: String, path: String, route: String?, requestID: String,
-        started: ContinuousClock.Instant, _ loop: EventLoop
+        _ outcome: ResponseWriter.Outcome, _ record: RequestRecord, started: ContinuousClock.Instant, _ loop: EventLoop
     ) {
         let nanos = (ContinuousClock.now - started).nanoseconds
-        loop.metrics.record(route: route, status: outcome.status, durationNanos: nanos)
-        if loop.core.configuration.accessLog {
-            AccessLog.log(RequestRecord(
-                method: method, path: path, status: outcome.status, bodyBytes: outcome.bodyBytes,
-                durationNanos: nanos, requestID: requestID, remote: remote, route: route), to: loop.core.logger)
+        loop.metrics.record(route: record.route, status: outcome.status, durationNanos: nanos)
+        if let log = loop.accessLog {
+            var record = record
+            record.durationNanos = nanos
+            log.append(record, epochSeconds: loop.epochSeconds, now: loop.now)
         }
+    }
+
+    /// Borrows one of the loop's output buffers when this connection has none: an idle connection
+    /// holds no buffer (see `flush`), as nginx frees a keep-alive connection's buffers.
+    private func takeOutputBuffer(_ loop: EventLoop) {
+        if outbound.capacity == 0 { outbound = loop.takeOutputBuffer() }
     }
 
     // MARK: - Writing
@@ -225,15 +249,16 @@ final class Connection {
             }
             return close(loop)
         }
-        outbound.removeAll(keepingCapacity: outbound.capacity <= 1 << 20)
+        loop.recycleOutputBuffer(&outbound)
         written = 0
         machine.writeCompleted()
         updateInterest(loop)
         if shutWriteAfterFlush {
             shutWriteAfterFlush = false
             shutdown(fd, Int32(SHUT_WR))  // lingering close: the client sees EOF after the response
-            inbound.removeAll()
+            inbound = []
         }
+        if isIdleBetweenRequests { loop.markIdle(self, .keepAlive) }
     }
 
     /// Registers for what the connection can act on: writability while output waits (and no
@@ -263,21 +288,45 @@ final class Connection {
         if machine.beginDrain(now: loop.now) == .close { close(loop) }
     }
 
+    /// A new connection that has sent nothing yet.
+    var isSilent: Bool { machine.phase == .idle(fresh: true) && !hasPendingOutput }
+
+    /// A kept-alive connection between two requests: nothing received, nothing to send, nothing pending.
+    var isIdleBetweenRequests: Bool {
+        machine.phase == .idle(fresh: false) && !hasPendingOutput && inbound.isEmpty && awaiting == nil && !isClosed
+    }
+
     /// Closes the socket and leaves the loop; safe to call more than once.
-    private func close(_ loop: EventLoop) {
+    /// - Parameter releasingSlot: false when a newcomer takes this connection's place under `maxConnections`.
+    func close(_ loop: EventLoop, releasingSlot: Bool = true) {
         guard !isClosed else { return }
         isClosed = true
         awaiting = nil  // a reply still being worked on finds no connection and is dropped
         _ = machine.close()
-        loop.remove(self)
+        loop.remove(self, releasingSlot: releasingSlot)
     }
+}
+
+/// Where a connection stands in its loop's lists of idle connections: descriptors of its
+/// neighbours (-1 at an end), which list, and since when. Intrusive, so the lists allocate nothing.
+struct IdleLink {
+    enum List: UInt8 { case none, silent, keepAlive }
+    var previous: Int32 = -1
+    var next: Int32 = -1
+    var list = List.none
+    var since = ContinuousClock.Instant.now
 }
 
 /// A request between the call to its responder and its response being queued: what writing,
 /// logging and timing the response need, kept while a deferred reply is worked on.
 struct RequestInFlight {
     var method: String
+    var target: String
     var path: String
+    var version: HTTPVersion
+    /// For the access log's `combined` and `json` formats; not looked up for `text`.
+    var referer: String?
+    var userAgent: String?
     /// What the request asked for (RFC 9112 §9.3); the server may still close.
     var keepAliveRequested: Bool
     var facts: RequestFacts
@@ -285,9 +334,15 @@ struct RequestInFlight {
     /// When the head began to arrive: durations include the responder and any deferred work.
     var started: ContinuousClock.Instant
 
-    init(head: HTTPRequestHead, requestID: String, started: ContinuousClock.Instant) {
+    init(head: HTTPRequestHead, requestID: String, started: ContinuousClock.Instant, withAgent: Bool) {
         method = head.method.rawValue
+        target = head.target
         path = head.path
+        version = head.version
+        if withAgent {
+            referer = head.headers["Referer"]
+            userAgent = head.headers["User-Agent"]
+        }
         keepAliveRequested = head.keepAlive
         facts = RequestFacts(
             isHead: head.method == .head,

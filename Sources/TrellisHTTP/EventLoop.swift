@@ -18,6 +18,11 @@ import Metrics
 final class EventLoop: @unchecked Sendable {
     enum Message: Sendable {
         case adopt(fd: Int32, remote: String)
+        /// A connection accepted while every slot was taken: adopted if this loop can reclaim an
+        /// idle connection for it, else passed on (`hopsLeft` more loops) or closed.
+        case adoptReclaiming(fd: Int32, remote: String, hopsLeft: Int)
+        /// Write the buffered access-log lines, open the log file anew, then leave `done`.
+        case reopenAccessLog(DispatchGroup)
         case drain
         /// A deferred reply, back from its queue, for the connection the ticket names.
         case reply(ReplyTicket, HTTPResponse)
@@ -37,7 +42,20 @@ final class EventLoop: @unchecked Sendable {
     private var lastSerial: UInt64 = 0
     private(set) var liveConnections = 0
     private(set) var now = ContinuousClock.now
+    /// `time(2)` when the loop last woke: the second the `Date` header and the access log show.
+    private(set) var epochSeconds = 0
     var date = HTTPDateCache()
+    /// This loop's access-log buffer and file; nil when the access log is off.
+    let accessLog: AccessLogWriter?
+    /// Idle connections by descriptor, oldest first: the ones that have sent nothing since they
+    /// were accepted, and the kept-alive ones between requests (see `reclaimIdleConnection`).
+    private var silent = IdleList()
+    private var keptAlive = IdleList()
+    /// Output buffers lent to connections while they write (`takeOutputBuffer`), so that an idle
+    /// connection holds none and a busy one rarely allocates.
+    private var spareOutputBuffers: [[UInt8]] = []
+    private static let spareOutputBufferCount = 32
+    private static let spareOutputBufferBytes = 256 * 1024
     let metrics: HTTPMetrics
     var requestIDs: RequestIDGenerator
     let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
@@ -46,8 +64,9 @@ final class EventLoop: @unchecked Sendable {
     private var acceptPausedUntil: ContinuousClock.Instant?
     private static let tick = Duration.milliseconds(50)
 
-    init(index: Int, metricsFactory: any MetricsFactory) throws(HTTPServerError) {
+    init(index: Int, metricsFactory: any MetricsFactory, accessLog: AccessLogWriter?) throws(HTTPServerError) {
         self.index = index
+        self.accessLog = accessLog
         metrics = HTTPMetrics(factory: metricsFactory)
         requestIDs = RequestIDGenerator(loop: index)
         epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
@@ -58,6 +77,13 @@ final class EventLoop: @unchecked Sendable {
     }
 
     deinit { scratch.deallocate() }
+
+    /// Releases the descriptors of a loop that never ran (`start()` failed after creating it).
+    func discard() {
+        accessLog?.close()
+        close(epollFD)
+        close(wakeFD)
+    }
 
     /// Hands `message` to the loop's thread, from any thread.
     /// - Returns: false when the loop has already exited; the caller keeps the message's work.
@@ -88,10 +114,12 @@ final class EventLoop: @unchecked Sendable {
         while !(draining && liveConnections == 0) {
             let n = epoll_wait(epollFD, events, Int32(capacity), Int32(Self.tick / .milliseconds(1)))
             now = .now
-            date.update(epochSeconds: time(nil))
+            epochSeconds = time(nil)
+            date.update(epochSeconds: epochSeconds)
             if n > 0 {
                 for i in 0..<n { dispatch(fd: trellis_event_fd(events, i), flags: trellis_event_flags(events, i)) }
             }
+            accessLog?.flushIfDue(now: now)
             if now >= nextSweep {
                 sweep()
                 nextSweep = now.advanced(by: Self.tick)
@@ -108,12 +136,18 @@ final class EventLoop: @unchecked Sendable {
             case .adopt(let fd, _):
                 close(fd)
                 core.connectionClosed()
+            case .adoptReclaiming(let fd, _, _):
+                close(fd)
+                core.connectionRefused()
             case .reply(let ticket, _):
                 core.replyDropped(ticket, because: "the event loop has stopped")
+            case .reopenAccessLog(let done):
+                done.leave()
             case .drain:
                 break
             }
         }
+        accessLog?.close()  // every line of this loop is written before the server reports it stopped
         close(epollFD)
         close(wakeFD)
         core.loopStopped()
@@ -159,17 +193,54 @@ final class EventLoop: @unchecked Sendable {
                     return
                 }
             }
+            Socket.setNoDelay(fd)
+            let remote = Socket.describe(storage)
             guard core.reserveConnection() else {
-                close(fd)  // over maxConnections: closed at once; existing connections unaffected
+                adoptReclaiming(fd: fd, remote: remote, hopsLeft: core.loops.count - 1)
                 continue
             }
-            Socket.setNoDelay(fd)
             let target = core.nextLoop()
-            let remote = Socket.describe(storage)
             if target === self || !target.post(.adopt(fd: fd, remote: remote)) {
                 adopt(fd: fd, remote: remote)  // closes it at once if this loop is draining too
             }
         }
+    }
+
+    /// A newcomer while `maxConnections` are open: it takes the place of an idle connection of
+    /// this loop, or of the next loop (`hopsLeft`), and is closed at once, with no response,
+    /// only when no loop has one (existing connections are then unaffected).
+    private func adoptReclaiming(fd: Int32, remote: String, hopsLeft: Int) {
+        if !draining && (core.reserveConnection() || reclaimIdleConnection()) {
+            return adopt(fd: fd, remote: remote)
+        }
+        if !draining && hopsLeft > 0 {
+            let next = core.loops[(index + 1) % core.loops.count]
+            if next.post(.adoptReclaiming(fd: fd, remote: remote, hopsLeft: hopsLeft - 1)) { return }
+        }
+        core.connectionRefused()  // counted first: the client may look as soon as it is closed
+        close(fd)
+    }
+
+    /// Closes one idle connection, whose slot under `maxConnections` passes to a newcomer: the one
+    /// silent the longest if it has been silent for `silentConnectionGrace`, else the kept-alive
+    /// one idle the longest (nginx drains its reusable connections the same way). A connection in
+    /// the middle of a request is never chosen.
+    /// - Returns: false when this loop has no idle connection to give up.
+    private func reclaimIdleConnection() -> Bool {
+        while let oldest = first(of: silent) {
+            guard oldest.isSilent else { unlinkIdle(oldest); continue }
+            guard now - oldest.idle.since >= core.configuration.silentConnectionGrace else { break }
+            core.connectionReclaimed(silent: true)
+            oldest.close(self, releasingSlot: false)
+            return true
+        }
+        while let oldest = first(of: keptAlive) {
+            guard oldest.isIdleBetweenRequests else { unlinkIdle(oldest); continue }
+            core.connectionReclaimed(silent: false)
+            oldest.close(self, releasingSlot: false)
+            return true
+        }
+        return false
     }
 
     private func adopt(fd: Int32, remote: String) {
@@ -186,14 +257,62 @@ final class EventLoop: @unchecked Sendable {
         connections[Int(fd)] = connection
         liveConnections += 1
         register(fd, events: TRELLIS_EPOLLIN)
+        markIdle(connection, .silent)
     }
 
     /// Forgets and closes a connection (called by the connection itself).
-    func remove(_ connection: Connection) {
+    /// - Parameter releasingSlot: false when a newcomer takes its place under `maxConnections`.
+    func remove(_ connection: Connection, releasingSlot: Bool = true) {
+        unlinkIdle(connection)
         connections[Int(connection.fd)] = nil
         liveConnections -= 1
         close(connection.fd)  // also removes it from the epoll set
-        core.connectionClosed()
+        if releasingSlot { core.connectionClosed() }
+    }
+
+    // MARK: - Idle connections
+
+    /// Puts `connection` at the end of `list` (moving it from wherever it was), idle from now.
+    func markIdle(_ connection: Connection, _ list: IdleLink.List) {
+        unlinkIdle(connection)
+        connection.idle = IdleLink(previous: -1, next: -1, list: list, since: now)
+        switch list {
+        case .silent: silent.append(connection, in: &connections)
+        case .keepAlive: keptAlive.append(connection, in: &connections)
+        case .none: break
+        }
+    }
+
+    /// Takes `connection` out of its idle list, if it is in one.
+    func unlinkIdle(_ connection: Connection) {
+        switch connection.idle.list {
+        case .silent: silent.remove(connection, in: &connections)
+        case .keepAlive: keptAlive.remove(connection, in: &connections)
+        case .none: return
+        }
+        connection.idle.list = .none
+    }
+
+    private func first(of list: IdleList) -> Connection? {
+        list.head < 0 ? nil : connections[Int(list.head)]
+    }
+
+    // MARK: - Output buffers
+
+    /// An empty buffer with room, from the spares when there is one.
+    func takeOutputBuffer() -> [UInt8] {
+        spareOutputBuffers.popLast() ?? []
+    }
+
+    /// Takes back a connection's written-out buffer (leaving it none); kept as a spare unless
+    /// there are enough spares or it grew large.
+    func recycleOutputBuffer(_ buffer: inout [UInt8]) {
+        guard buffer.capacity > 0 else { return }
+        var taken: [UInt8] = []
+        swap(&taken, &buffer)
+        guard spareOutputBuffers.count < Self.spareOutputBufferCount, taken.capacity <= Self.spareOutputBufferBytes else { return }
+        taken.removeAll(keepingCapacity: true)
+        spareOutputBuffers.append(taken)
     }
 
     // MARK: - Messages, timers, drain
@@ -208,6 +327,10 @@ final class EventLoop: @unchecked Sendable {
         for message in messages {
             switch message {
             case .adopt(let fd, let remote): adopt(fd: fd, remote: remote)
+            case .adoptReclaiming(let fd, let remote, let hopsLeft): adoptReclaiming(fd: fd, remote: remote, hopsLeft: hopsLeft)
+            case .reopenAccessLog(let done):
+                accessLog?.reopen()
+                done.leave()
             case .drain: beginDrain()
             case .reply(let ticket, let response): deliver(response, to: ticket)
             }
@@ -283,4 +406,25 @@ struct ReplyTicket: Sendable {
     var serial: UInt64
     /// For the log line when the reply is dropped.
     var requestID: String
+}
+
+/// A doubly linked list of connections threaded through their `IdleLink`s, by descriptor.
+struct IdleList {
+    private(set) var head: Int32 = -1
+    private var tail: Int32 = -1
+
+    mutating func append(_ connection: Connection, in connections: inout [Connection?]) {
+        connection.idle.previous = tail
+        connection.idle.next = -1
+        if tail >= 0 { connections[Int(tail)]?.idle.next = connection.fd } else { head = connection.fd }
+        tail = connection.fd
+    }
+
+    mutating func remove(_ connection: Connection, in connections: inout [Connection?]) {
+        let (previous, next) = (connection.idle.previous, connection.idle.next)
+        if previous >= 0 { connections[Int(previous)]?.idle.next = next } else { head = next }
+        if next >= 0 { connections[Int(next)]?.idle.previous = previous } else { tail = previous }
+        connection.idle.previous = -1
+        connection.idle.next = -1
+    }
 }

@@ -63,9 +63,23 @@ extension HTTPServer {
 
         // MARK: Connections
 
-        /// Most open client connections. A connection beyond it is closed as soon as it is
-        /// accepted, with no response; existing connections are not disturbed. Default 1024.
-        public var maxConnections: Int = 1024
+        /// Most open client connections. nil (the default): sized from the descriptor limit —
+        /// `start()` raises the soft `RLIMIT_NOFILE` to the hard limit (nginx
+        /// `worker_rlimit_nofile`) and allows that many less `reservedDescriptors`.
+        /// When they are all open, a newcomer takes the place of an idle connection, closed
+        /// silently: first one that has sent nothing for `silentConnectionGrace` since it was
+        /// accepted (oldest first), else the keep-alive connection idle the longest (nginx's
+        /// reusable connections). Only when none is idle is the newcomer closed at once, with no
+        /// response; connections in the middle of a request are never disturbed.
+        public var maxConnections: Int? = nil
+        /// Descriptors left for everything but client connections (listeners, epoll and eventfd,
+        /// log files, the application's files and database) when `maxConnections` is sized from
+        /// the descriptor limit. Default 128.
+        public var reservedDescriptors: Int = 128
+        /// How long a new connection may stay silent before, with every slot taken, it is closed
+        /// to make room for a newcomer. Default 1 s. (`headTimeout` still closes it after 60 s
+        /// whatever the load.)
+        public var silentConnectionGrace: Duration = .seconds(1)
         /// Most requests served on one connection; the last response carries `Connection: close`.
         /// nil = unlimited. Default 1000 (nginx `keepalive_requests`).
         public var maxRequestsPerConnection: Int? = 1000
@@ -80,9 +94,20 @@ extension HTTPServer {
 
         // MARK: Logging
 
-        /// One structured `info` line per request on the server's logger (label of the logger you
-        /// pass). Default on. Switch off for benchmarks that compare with `access_log off`.
+        /// One line per request (see `accessLogFormat`), written by each event loop in batches.
+        /// Default on.
         public var accessLog: Bool = true
+        /// `text`, `combined` (Apache/nginx) or `json`. Default `text`.
+        public var accessLogFormat: AccessLogFormat = .text
+        /// The file lines are appended to (created if missing, mode 0644; `HTTPServer.reopenAccessLog()`
+        /// opens it anew after logrotate moved it). nil (the default): standard output.
+        public var accessLogPath: String? = nil
+        /// Each event loop writes its lines once this many bytes wait. Default 64 KiB (nginx
+        /// `access_log … buffer=64k`); 0 writes every line at once.
+        public var accessLogBufferBytes: Int = 64 * 1024
+        /// Longest a line waits in a loop's buffer before it is written. Default 1 s (nginx
+        /// `flush=1s`). Every line is written when the server stops.
+        public var accessLogFlushInterval: Duration = .seconds(1)
         /// Longest `X-Request-Id` accepted from a client, characters; a longer one (or one with
         /// characters outside `A-Z a-z 0-9 - _ . : /`) is replaced by a generated id. Default 128.
         public var maxRequestIDLength: Int = 128
@@ -108,12 +133,23 @@ extension HTTPServer {
                                   ("lingerTimeout", lingerTimeout), ("drainTimeout", drainTimeout)] {
                 check(value > .zero, "\(name) must be positive")
             }
-            check(maxConnections >= 1, "maxConnections must be at least 1")
+            check((maxConnections ?? 1) >= 1, "maxConnections must be at least 1 or nil")
+            check(reservedDescriptors >= 0, "reservedDescriptors must not be negative")
+            check(silentConnectionGrace >= .zero, "silentConnectionGrace must not be negative")
+            check(accessLogPath.map { !$0.isEmpty } ?? true, "accessLogPath must not be empty (nil is standard output)")
+            check((0...(64 << 20)).contains(accessLogBufferBytes), "accessLogBufferBytes must be in 0…67108864")
+            check(accessLogFlushInterval > .zero, "accessLogFlushInterval must be positive")
             check((maxRequestsPerConnection ?? 1) >= 1, "maxRequestsPerConnection must be at least 1 or nil")
             check(gzipMinimumBytes >= 0, "gzipMinimumBytes must not be negative")
             check((1...9).contains(gzipLevel), "gzipLevel must be in 1…9")
             check(maxRequestIDLength >= 8, "maxRequestIDLength must be at least 8")
             if !problems.isEmpty { throw ConfigurationError(problems: problems) }
+        }
+
+        /// The connection limit in force: `maxConnections`, or the descriptor limit less
+        /// `reservedDescriptors` (at least 1).
+        func connectionLimit(descriptorLimit: Int) -> Int {
+            maxConnections ?? max(1, descriptorLimit - reservedDescriptors)
         }
 
         var parserLimits: HTTPParserLimits {

@@ -27,13 +27,14 @@ public final class HTTPServer: Sendable {
     private struct State {
         var core: ServerCore?
         var port = 0
+        var connectionLimit = 0
         var shutdownRequested = false
     }
 
     /// - Parameters:
     ///   - configuration: addresses, limits and timeouts; validated by `start()`.
     ///   - responder: called synchronously for every request, on the connection's loop thread.
-    ///   - logger: server events, and one access-log line per request when `accessLog` is on.
+    ///   - logger: server events (the access log has its own destination, `accessLogPath`).
     public convenience init(configuration: Configuration, responder: some HTTPResponder, logger: Logger) {
         self.init(configuration: configuration, responder: responder, logger: logger, metricsFactory: MetricsSystem.factory)
     }
@@ -49,26 +50,43 @@ public final class HTTPServer: Sendable {
     /// The port the server listens on; with `port: 0`, the one the kernel chose. 0 before `start()`.
     public var port: Int { state.withLock { $0.port } }
 
-    /// Validates the configuration, binds every listener and starts the event loops.
+    /// The most connections open at once: `maxConnections`, or what `start()` sized from the
+    /// descriptor limit. 0 before `start()`.
+    public var connectionLimit: Int { state.withLock { $0.connectionLimit } }
+
+    /// Validates the configuration, raises the descriptor limit, opens the access log, binds every
+    /// listener and starts the event loops.
     /// - Throws: `HTTPServer.ConfigurationError` for an invalid configuration, `HTTPServerError`
-    ///   when a socket cannot be bound (for example "bind 127.0.0.1:8080: Address already in use").
+    ///   when a socket cannot be bound (for example "bind 127.0.0.1:8080: Address already in use")
+    ///   or the access log cannot be opened ("open access log /var/log/trellis/access.log: …").
     public func start() throws {
         try configuration.validate()
         signal(SIGPIPE, SIG_IGN)  // writes use MSG_NOSIGNAL too; this covers any other path
-        let (listeners, port) = try bindListeners()
+        let connectionLimit = sizeConnectionLimit()
         var loops: [EventLoop] = []
         do {
-            for i in 0..<configuration.eventLoopCount { loops.append(try EventLoop(index: i, metricsFactory: metricsFactory)) }
+            for i in 0..<configuration.eventLoopCount {
+                let accessLog = configuration.accessLog ? try AccessLogWriter(configuration: configuration, logger: logger) : nil
+                loops.append(try EventLoop(index: i, metricsFactory: metricsFactory, accessLog: accessLog))
+            }
         } catch {
-            listeners.forEach { close($0) }
+            loops.forEach { $0.discard() }
             throw error
         }
-        let core = ServerCore(configuration: configuration, responder: responder, logger: logger,
-                              listeners: listeners, loops: loops, stopped: stopped, metricsFactory: metricsFactory)
+        let listeners: [Int32], port: Int
+        do {
+            (listeners, port) = try bindListeners()
+        } catch {
+            loops.forEach { $0.discard() }
+            throw error
+        }
+        let core = ServerCore(configuration: configuration, responder: responder, logger: logger, listeners: listeners,
+                              loops: loops, maxConnections: connectionLimit, stopped: stopped, metricsFactory: metricsFactory)
         let alreadyStarted = state.withLock { s -> Bool in
             if s.core != nil { return true }
             s.core = core
             s.port = port
+            s.connectionLimit = connectionLimit
             return false
         }
         guard !alreadyStarted else {
@@ -80,7 +98,40 @@ public final class HTTPServer: Sendable {
             stopped.enter()
             spawnThread { loop.run() }
         }
-        logger.info("HTTP server listening", metadata: ["host": .string(configuration.host), "port": .stringConvertible(port)])
+        logger.info("HTTP server listening", metadata: [
+            "host": .string(configuration.host), "port": .stringConvertible(port),
+            "maxConnections": .stringConvertible(connectionLimit),
+        ])
+    }
+
+    /// Raises the soft descriptor limit to the hard one and sizes the connection limit from it
+    /// (unless `maxConnections` is set); logs what it did.
+    private func sizeConnectionLimit() -> Int {
+        let (before, after) = DescriptorLimit.raiseSoftToHard()
+        let limit = configuration.connectionLimit(descriptorLimit: after)
+        if after != before {
+            logger.info("descriptor limit raised", metadata: ["from": .stringConvertible(before), "to": .stringConvertible(after)])
+        }
+        if limit > after - configuration.reservedDescriptors {
+            logger.warning("maxConnections is above the descriptor limit; accepts will fail with EMFILE before it is reached",
+                           metadata: ["maxConnections": .stringConvertible(limit), "descriptorLimit": .stringConvertible(after)])
+        }
+        return limit
+    }
+
+    /// Opens the access-log file anew in every event loop, each first writing the lines it holds to
+    /// the file open before: call it after logrotate renamed the file (the application does on
+    /// `SIGUSR1`). Returns when every loop has done so (or after 5 s); standard output is left as is.
+    /// - Returns: false if some loop did not answer within 5 s.
+    @discardableResult
+    public func reopenAccessLog() -> Bool {
+        guard let core = state.withLock({ $0.core }) else { return true }
+        let done = DispatchGroup()
+        for loop in core.loops {
+            done.enter()
+            if !loop.post(.reopenAccessLog(done)) { done.leave() }
+        }
+        return done.wait(timeout: .now() + 5) == .success
     }
 
     /// Graceful shutdown, callable from any thread and more than once: stop accepting, close idle
@@ -143,13 +194,22 @@ final class ServerCore: Sendable {
     private let roundRobin = Atomic<Int>(0)
     private let draining = Atomic<Bool>(false)
     private let loopsHoldingListeners: Atomic<Int>
+    /// The connection limit in force (`Configuration.connectionLimit(descriptorLimit:)`).
+    let maxConnections: Int
     private let connectionsGauge: Gauge
     private let droppedReplies: Counter
+    private let reclaimedSilent: Counter
+    private let reclaimedKeptAlive: Counter
+    private let refused: Counter
 
-    init(configuration: HTTPServer.Configuration, responder: any HTTPResponder, logger: Logger,
-         listeners: [Int32], loops: [EventLoop], stopped: DispatchGroup, metricsFactory: any MetricsFactory) {
+    init(configuration: HTTPServer.Configuration, responder: any HTTPResponder, logger: Logger, listeners: [Int32],
+         loops: [EventLoop], maxConnections: Int, stopped: DispatchGroup, metricsFactory: any MetricsFactory) {
         connectionsGauge = Gauge(label: "http_open_connections", factory: metricsFactory)
         droppedReplies = Counter(label: "http_deferred_replies_dropped_total", factory: metricsFactory)
+        reclaimedSilent = Counter(label: "http_connections_reclaimed_total", dimensions: [("state", "silent")], factory: metricsFactory)
+        reclaimedKeptAlive = Counter(label: "http_connections_reclaimed_total", dimensions: [("state", "keepalive")], factory: metricsFactory)
+        refused = Counter(label: "http_connections_refused_total", factory: metricsFactory)
+        self.maxConnections = maxConnections
         self.configuration = configuration
         self.responder = responder
         self.logger = logger
@@ -176,7 +236,7 @@ final class ServerCore: Sendable {
     /// Counts a new connection; false when `maxConnections` are already open.
     func reserveConnection() -> Bool {
         let (_, now) = openConnections.add(1, ordering: .relaxed)
-        if now > configuration.maxConnections {
+        if now > maxConnections {
             openConnections.subtract(1, ordering: .relaxed)
             return false
         }
@@ -187,6 +247,16 @@ final class ServerCore: Sendable {
     func connectionClosed() {
         let (_, now) = openConnections.subtract(1, ordering: .relaxed)
         connectionsGauge.record(now)
+    }
+
+    /// An idle connection was closed so that a newcomer could have its slot.
+    func connectionReclaimed(silent: Bool) {
+        (silent ? reclaimedSilent : reclaimedKeptAlive).increment()
+    }
+
+    /// A newcomer was closed at once: every slot was taken and no connection was idle.
+    func connectionRefused() {
+        refused.increment()
     }
 
     /// A deferred reply had nowhere to go (its client left, the drain deadline closed the

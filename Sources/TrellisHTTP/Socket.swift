@@ -174,3 +174,20 @@ func spawnThread(_ body: @escaping @Sendable () -> Void) {
     precondition(rc == 0, "pthread_create failed: \(rc)")
     pthread_detach(thread)
 }
+
+/// The process's limit on open descriptors (`RLIMIT_NOFILE`).
+enum DescriptorLimit {
+    /// Raises the soft limit to the hard one, as nginx's `worker_rlimit_nofile` does (an unlimited
+    /// hard limit counts as 1,048,576, Linux's default `nr_open`).
+    /// - Returns: the soft limit before and after (equal when it could not be raised).
+    static func raiseSoftToHard() -> (before: Int, after: Int) {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return (1024, 1024) }
+        let before = Int(clamping: limit.rlim_cur)
+        let hard = limit.rlim_max == rlim_t.max ? rlim_t(1 << 20) : limit.rlim_max  // RLIM_INFINITY
+        guard limit.rlim_cur < hard else { return (before, before) }
+        limit.rlim_cur = hard
+        guard setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return (before, before) }
+        return (before, Int(clamping: hard))
+    }
+}

@@ -129,6 +129,17 @@ public final class Application: Sendable {
         adminServer?.shutdown()
     }
 
+    /// Opens the access-log file anew (logrotate moved it; `SIGUSR1`), once every event loop has
+    /// written the lines it held to the file open before. Standard output is left as is.
+    public func reopenAccessLog() {
+        let done = server.reopenAccessLog() && (adminServer?.reopenAccessLog() ?? true)
+        if done {
+            logger.info("access log reopened", metadata: ["path": "\(configuration.accessLogPath ?? "standard output")"])
+        } else {
+            logger.error("access log reopen did not finish within 5 s")
+        }
+    }
+
     public func waitUntilStopped() {
         server.waitUntilStopped()
         adminServer?.waitUntilStopped()
@@ -141,6 +152,8 @@ public final class Application: Sendable {
         http.host = c.host
         http.port = c.port
         http.accessLog = c.accessLog
+        http.accessLogFormat = AccessLogFormat(rawValue: c.accessLogFormat) ?? .text
+        http.accessLogPath = c.accessLogPath
         http.maxRequestLineBytes = c.limits.maxRequestLineBytes
         http.maxHeaderBytes = c.limits.maxHeaderBytes
         http.maxHeaderCount = c.limits.maxHeaderCount

@@ -84,7 +84,17 @@ extension ServerConfiguration {
         guard let object = collector.object(value, at: path, allowedKeys: keys) else { return }
         for member in object.members where keys.contains(member.key) {
             let memberPath = path.appending(member.key)
-            if let setting = Setting.byName[prefix + member.key] {
+            if prefix + member.key == "accessLog", member.value.boolValue == nil {
+                // `"accessLog": {"format": "combined", "path": "…"}`: on, with these settings.
+                guard member.value.objectValue != nil else {
+                    collector.report(
+                        "expected true, false or an object with \"format\" and \"path\", found \(member.value.typeName)",
+                        at: memberPath, member.value)
+                    continue
+                }
+                config.accessLog = true
+                apply(member.value, prefix: "accessLog.", path: memberPath, to: &config, environment: environment, collector)
+            } else if let setting = Setting.byName[prefix + member.key] {
                 setting.apply(member.value, to: &config, at: memberPath, collector)
             } else if let setting = FileOnlySetting(rawValue: prefix + member.key) {
                 setting.apply(member.value, to: &config, at: memberPath, environment: environment, collector)

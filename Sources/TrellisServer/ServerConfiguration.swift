@@ -1,3 +1,4 @@
+import TrellisHTTP
 import TrellisJSON
 
 /// Everything `Config/server.json` can say, with the defaults a deployment gets when it says nothing.
@@ -10,7 +11,12 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var port = 8080
     public var dataDirectory = "data"
     public var logLevel = "info"
+    /// One line per request; `"accessLog": {"format": …, "path": …}` in `server.json` sets the two below.
     public var accessLog = true
+    /// `text`, `combined` or `json` (TrellisHTTP's `AccessLogFormat`).
+    public var accessLogFormat = "text"
+    /// The file the access log is appended to; nil writes it to standard output.
+    public var accessLogPath: String? = nil
     /// `Cache-Control` max-age of screen answers, in seconds; 0 means clients revalidate every time.
     public var screenMaxAgeSeconds = 0
     public var limits = Limits()
@@ -29,7 +35,8 @@ public struct ServerConfiguration: Sendable, Equatable {
         public var bodyTimeoutSeconds = 60.0
         public var sendTimeoutSeconds = 60.0
         public var keepAliveTimeoutSeconds = 75.0
-        public var maxConnections = 1024
+        /// nil: sized from the descriptor limit at start (see docs/http.md).
+        public var maxConnections: Int? = nil
         public var maxRequestsPerConnection = 1000
         public var drainTimeoutSeconds = 10.0
         public init() {}
@@ -42,6 +49,8 @@ public struct ServerConfiguration: Sendable, Equatable {
 struct Setting: Sendable {
     enum Kind: Sendable {
         case string(any WritableKeyPath<ServerConfiguration, String> & Sendable, allowed: [String]?)
+        /// A string that may be absent (unset by default); setting it always gives a value.
+        case optionalString(any WritableKeyPath<ServerConfiguration, String?> & Sendable)
         case integer(any WritableKeyPath<ServerConfiguration, Int> & Sendable, ClosedRange<Int>)
         /// An integer that may be absent (unset by default); setting it always gives a value.
         case optionalInteger(any WritableKeyPath<ServerConfiguration, Int?> & Sendable, ClosedRange<Int>)
@@ -71,6 +80,8 @@ struct Setting: Sendable {
         Setting(name: "dataDirectory", kind: .string(\.dataDirectory, allowed: nil)),
         Setting(name: "logLevel", kind: .string(\.logLevel, allowed: logLevels)),
         Setting(name: "accessLog", kind: .bool(\.accessLog)),
+        Setting(name: "accessLog.format", kind: .string(\.accessLogFormat, allowed: AccessLogFormat.allCases.map(\.rawValue))),
+        Setting(name: "accessLog.path", kind: .optionalString(\.accessLogPath)),
         Setting(name: "screenMaxAgeSeconds", kind: .integer(\.screenMaxAgeSeconds, 0...31_536_000)),
         Setting(name: "limits.maxRequestLineBytes", kind: .integer(\.limits.maxRequestLineBytes, 256...1_048_576)),
         Setting(name: "limits.maxHeaderBytes", kind: .integer(\.limits.maxHeaderBytes, 1024...1_048_576)),
@@ -80,7 +91,7 @@ struct Setting: Sendable {
         Setting(name: "limits.bodyTimeoutSeconds", kind: .seconds(\.limits.bodyTimeoutSeconds, 0.01...3600)),
         Setting(name: "limits.sendTimeoutSeconds", kind: .seconds(\.limits.sendTimeoutSeconds, 0.01...3600)),
         Setting(name: "limits.keepAliveTimeoutSeconds", kind: .seconds(\.limits.keepAliveTimeoutSeconds, 0.01...3600)),
-        Setting(name: "limits.maxConnections", kind: .integer(\.limits.maxConnections, 1...1_000_000)),
+        Setting(name: "limits.maxConnections", kind: .optionalInteger(\.limits.maxConnections, 1...1_000_000)),
         Setting(name: "limits.maxRequestsPerConnection", kind: .integer(\.limits.maxRequestsPerConnection, 1...100_000_000)),
         Setting(name: "limits.drainTimeoutSeconds", kind: .seconds(\.limits.drainTimeoutSeconds, 0.01...3600)),
         Setting(name: "admin.port", kind: .optionalInteger(\.admin.port, 0...65535)),
@@ -96,6 +107,10 @@ struct Setting: Sendable {
         case .string(let keyPath, let allowed):
             guard let s = value.stringValue else { return collector.report("expected a string, found \(value.typeName)", at: path, value) }
             if let problem = check(string: s, allowed: allowed) { return collector.report(problem, at: path, value) }
+            config[keyPath: keyPath] = s
+        case .optionalString(let keyPath):
+            guard let s = value.stringValue else { return collector.report("expected a string, found \(value.typeName)", at: path, value) }
+            if let problem = check(string: s, allowed: nil) { return collector.report(problem, at: path, value) }
             config[keyPath: keyPath] = s
         case .integer(let keyPath, let range):
             if let i = integer(value, in: range, at: path, collector) { config[keyPath: keyPath] = i }
@@ -117,6 +132,9 @@ struct Setting: Sendable {
         switch kind {
         case .string(let keyPath, let allowed):
             if let problem = check(string: text, allowed: allowed) { return problem }
+            config[keyPath: keyPath] = text
+        case .optionalString(let keyPath):
+            if let problem = check(string: text, allowed: nil) { return problem }
             config[keyPath: keyPath] = text
         case .integer(let keyPath, let range):
             guard let i = Int(text), range.contains(i) else { return integerProblem(range, found: "\"\(text)\"") }

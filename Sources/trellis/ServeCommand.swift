@@ -11,7 +11,7 @@ struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Serve the screens of a configuration directory over HTTP.",
-        discussion: "SIGHUP reloads the configuration (only a valid one replaces the current); SIGTERM and SIGINT drain and stop.")
+        discussion: "SIGHUP reloads the configuration (only a valid one replaces the current); SIGUSR1 reopens the access-log file (after logrotate); SIGTERM and SIGINT drain and stop.")
 
     @OptionGroup var options: ConfigOptions
 
@@ -42,7 +42,8 @@ struct ServeCommand: ParsableCommand {
     }
 }
 
-/// SIGHUP reloads; SIGTERM and SIGINT start a graceful shutdown (a second one is ignored while draining).
+/// SIGHUP reloads; SIGUSR1 reopens the access-log file; SIGTERM and SIGINT start a graceful shutdown
+/// (a second one is ignored while draining).
 final class SignalHandlers {
     private let sources: [any DispatchSourceSignal]
 
@@ -51,7 +52,8 @@ final class SignalHandlers {
         var sources: [any DispatchSourceSignal] = []
         let reload: @Sendable () -> Void = { _ = application.reload() }
         let shutdown: @Sendable () -> Void = { application.shutdown() }
-        for (number, action) in [(SIGHUP, reload), (SIGTERM, shutdown), (SIGINT, shutdown)] {
+        let reopen: @Sendable () -> Void = { application.reopenAccessLog() }
+        for (number, action) in [(SIGHUP, reload), (SIGUSR1, reopen), (SIGTERM, shutdown), (SIGINT, shutdown)] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler(handler: action)

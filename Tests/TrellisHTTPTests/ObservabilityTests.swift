@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 import Logging
 import Metrics
 import MetricsTestKit
@@ -41,14 +42,15 @@ struct CapturingLogHandler: LogHandler {
 
 @Suite struct ObservabilityTests {
     @Test func accessLogAndMetricsRecordEveryRequest() throws {
-        let store = CapturingLogHandler.Store()
+        let log = try TemporaryLog()
         let metrics = TestMetrics()
         var config = HTTPServer.Configuration()
         config.host = "127.0.0.1"
         config.port = 0
         config.eventLoopCount = 1
-        let logger = Logger(label: "access") { _ in CapturingLogHandler(store: store) }
-        let server = HTTPServer(configuration: config, responder: TestResponder(), logger: logger, metricsFactory: metrics)
+        config.accessLogFormat = .json
+        config.accessLogPath = log.path
+        let server = HTTPServer(configuration: config, responder: TestResponder(), logger: Logger(label: "t"), metricsFactory: metrics)
         try server.start()
         let client = try TestClient(port: server.port)
         client.send("GET /hello?x=1 HTTP/1.1\r\nHost: a\r\nX-Request-Id: req-42\r\n\r\nGET /nowhere HTTP/1.1\r\nHost: a\r\n\r\n")
@@ -57,18 +59,19 @@ struct CapturingLogHandler: LogHandler {
         #expect(try metrics.expectGauge("http_open_connections").lastValue == 1)
         stop(server)
 
-        let lines = store.records.withLock { $0 }.filter { $0.metadata["status"] != nil }
+        let lines = try log.jsonLines()
         #expect(lines.count == 2)
         let first = try #require(lines.first)
-        #expect(first.message == "GET /hello 200")
-        #expect(first.metadata["method"] == "GET")
-        #expect(first.metadata["path"] == "/hello")
-        #expect(first.metadata["bytes"]?.description == "5")
-        #expect(first.metadata["request-id"] == "req-42")
-        #expect(first.metadata["route"] == "/hello")
-        #expect(first.metadata["duration_ms"] != nil)
-        #expect(first.metadata["remote"]?.description.hasPrefix("127.0.0.1:") == true)
-        #expect(lines.last?.metadata["route"] == "unmatched")
+        #expect(first["method"] as? String == "GET")
+        #expect(first["path"] as? String == "/hello")
+        #expect(first["target"] as? String == "/hello?x=1")
+        #expect(first["status"] as? Int == 200)
+        #expect(first["bytes"] as? Int == 5)
+        #expect(first["request_id"] as? String == "req-42")
+        #expect(first["route"] as? String == "/hello")
+        #expect(first["duration_ms"] is Double || first["duration_ms"] is Int)
+        #expect((first["remote"] as? String)?.hasPrefix("127.0.0.1:") == true)
+        #expect(lines.last?["route"] is NSNull)
 
         #expect(try metrics.expectCounter("http_requests_total", [("route", "/hello"), ("status", "200")]).totalValue == 1)
         #expect(try metrics.expectCounter("http_requests_total", [("route", "unmatched"), ("status", "404")]).totalValue == 1)
@@ -77,18 +80,15 @@ struct CapturingLogHandler: LogHandler {
     }
 
     @Test func accessLogCanBeSwitchedOff() throws {
-        let store = CapturingLogHandler.Store()
-        var config = HTTPServer.Configuration()
-        config.host = "127.0.0.1"
-        config.port = 0
-        config.accessLog = false
-        let logger = Logger(label: "access") { _ in CapturingLogHandler(store: store) }
-        let server = HTTPServer(configuration: config, responder: TestResponder(), logger: logger, metricsFactory: TestMetrics())
-        try server.start()
+        let log = try TemporaryLog()
+        let server = try startServer {
+            $0.accessLog = false
+            $0.accessLogPath = log.path
+        }
         let client = try TestClient(port: server.port)
         client.send("GET /hello HTTP/1.1\r\nHost: a\r\n\r\n")
         #expect(client.readResponse()?.status == 200)
         stop(server)
-        #expect(store.records.withLock { $0 }.allSatisfy { $0.metadata["status"] == nil })
+        #expect(!FileManager.default.fileExists(atPath: log.path))
     }
 }

@@ -118,3 +118,34 @@ func stop(_ server: HTTPServer) {
     server.shutdown()
     server.waitUntilStopped()
 }
+
+/// A log file path in a fresh temporary directory, removed when the value goes.
+final class TemporaryLog {
+    let directory: URL
+    var path: String { directory.appendingPathComponent("access.log").path }
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-log-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
+    /// The lines of the file at `path` (default: the log), without their newlines; [] when it does not exist.
+    func lines(_ path: String? = nil) -> [String] {
+        guard let data = FileManager.default.contents(atPath: path ?? self.path) else { return [] }
+        return String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+    }
+
+    /// Each line parsed as a JSON object.
+    func jsonLines(_ path: String? = nil) throws -> [[String: Any]] {
+        try lines(path).map { line in
+            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                throw NotAnObject(line: line)
+            }
+            return object
+        }
+    }
+
+    struct NotAnObject: Error { var line: String }
+}

@@ -90,19 +90,24 @@ import TrellisScreens
         #expect(app.state.store.snapshot.answers.count == variants.count + 1)
     }
 
-    @Test func layoutsFillAtMostHalfTheAnswerCache() {
-        let cache = AnswerCache(capacity: 4)
-        func key(_ width: Float?) -> AnswerKey {
-            AnswerKey(
-                screen: "s", revision: 1, schemaVersion: 1, outcomes: Outcomes([]), pretty: false,
-                format: width == nil ? .screen : .layout, viewport: width.map { LayoutViewport(width: $0, height: 800) })
+    @Test func aSweepOfWidthsThroughTheEndpointKeepsTheRepeatedViewportAndTheScreenAnswer() throws {
+        let app = try InProcessApp(config)
+        let loaded = app.state.store.snapshot
+        app.state.store.publish(Snapshot(
+            screens: loaded.screens, targeting: loaded.targeting, resolver: loaded.resolver, generation: loaded.generation + 1,
+            fonts: loaded.fonts, answers: AnswerCache(capacity: 16)))
+        let popular = "/v1/screens/feed/layout?user=u1&width=390&height=844"
+        let bytes = app.request(popular).body
+        #expect(app.request("/v1/screens/feed?user=u1").status == .ok)
+        for n in 0..<40 {
+            #expect(app.request("/v1/screens/feed/layout?user=u1&width=\(300 + n)&height=700").status == .ok)
+            if n % 4 == 0 { #expect(app.request(popular).body == bytes) }
         }
-        for width in [300, 301, 302, 303] as [Float] { _ = cache.answer(for: key(width)) { EncodedBody(bytes: [1]) } }
-        #expect(cache.count == 2)
-        #expect(cache.answer(for: key(300)) { EncodedBody(bytes: [2]) }.hit)
-        #expect(!cache.answer(for: key(303)) { EncodedBody(bytes: [2]) }.hit)
-        _ = cache.answer(for: key(nil)) { EncodedBody(bytes: [3]) }
-        #expect(cache.answer(for: key(nil)) { EncodedBody(bytes: [4]) }.hit, "screen answers still find room")
+        let keys = app.state.store.snapshot.answers.keys
+        #expect(keys.count == 1 + 8, "the screen answer and half the cache of viewports")
+        #expect(keys.contains { $0.viewport == nil })
+        #expect(keys.contains { $0.viewport?.width == 390 })
+        #expect(keys.contains { $0.viewport?.width == 339 }, "the newest sweep width replaced an older one")
     }
 
     @Test func usersWithTheSameOutcomeShareOneLayout() throws {

@@ -13,6 +13,8 @@ final class ServedBinary {
     private(set) var process: Process?
     private(set) var log: LogReader?
     private(set) var port = 0
+    /// How the access log is set up on the command line; off unless a test says otherwise.
+    var accessLogArguments = ["--set", "accessLog=false"]
 
     /// Writes `server.json` with an `ops-bot` write token and an `auditor` read token, plus `extra`
     /// top-level members (JSON text without braces).
@@ -37,8 +39,7 @@ final class ServedBinary {
         process.executableURL = CommandLineTests.executable
         process.arguments = [
             "serve", "--config", config.url.path, "--host", "127.0.0.1", "--port", "0", "--data-dir", dataDirectory.path,
-            "--set", "accessLog=false",
-        ]
+        ] + accessLogArguments
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
@@ -74,6 +75,13 @@ final class ServedBinary {
         let deadline = Date().addingTimeInterval(10)
         while log.text.components(separatedBy: "reload").count == before, Date() < deadline { usleep(10_000) }
         return String(log.text.split(separator: "\n").last { $0.contains("reload") } ?? "")
+    }
+
+    /// SIGUSR1, and wait for the "access log reopened" line.
+    func reopenAccessLog() throws {
+        guard let process, let log else { throw StartFailure(output: "not running") }
+        kill(process.processIdentifier, SIGUSR1)
+        guard log.waitForLine(containing: "access log reopened") != nil else { throw StartFailure(output: log.text) }
     }
 
     /// SIGTERM and wait for a clean exit.

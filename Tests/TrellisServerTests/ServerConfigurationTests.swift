@@ -1,4 +1,5 @@
 import Testing
+@testable import TrellisHTTP
 import TrellisJSON
 @testable import TrellisServer
 
@@ -66,5 +67,48 @@ import TrellisJSON
     @Test func environmentNamesFollowTheSettingNames() {
         #expect(Setting.byName["limits.maxBodyBytes"]?.environmentName == "TRELLIS_LIMITS_MAX_BODY_BYTES")
         #expect(Setting.byName["dataDirectory"]?.environmentName == "TRELLIS_DATA_DIRECTORY")
+    }
+
+    @Test func theAccessLogIsTrueFalseOrAnObjectWithFormatAndPath() throws {
+        #expect(try load(#"{"accessLog": false}"#).get().accessLog == false)
+        let object = try load(#"{"accessLog": {"format": "combined", "path": "/var/log/trellis/access.log"}}"#).get()
+        #expect(object.accessLog == true)
+        #expect(object.accessLogFormat == "combined")
+        #expect(object.accessLogPath == "/var/log/trellis/access.log")
+        let stdout = try load(#"{"accessLog": {"format": "json"}}"#).get()
+        #expect(stdout.accessLogFormat == "json" && stdout.accessLogPath == nil)
+        let env = try load(nil, env: ["TRELLIS_ACCESS_LOG_FORMAT": "json", "TRELLIS_ACCESS_LOG_PATH": "/tmp/a.log"]).get()
+        #expect(env.accessLogFormat == "json" && env.accessLogPath == "/tmp/a.log")
+        let flags = try load(nil, overrides: [SettingOverride(name: "accessLog.format", value: "combined", origin: "--set")]).get()
+        #expect(flags.accessLogFormat == "combined")
+        let http = Application.httpConfiguration(object)
+        #expect(http.accessLogFormat == .combined && http.accessLogPath == "/var/log/trellis/access.log")
+    }
+
+    @Test func accessLogMistakesAreReportedWithPathAndLine() throws {
+        let file = """
+            {
+              "accessLog": {"format": "xml", "pth": "/tmp/a.log"},
+              "limits": {"maxConnections": 0}
+            }
+            """
+        guard case .failure(let error) = load(file) else { Issue.record("expected failure"); return }
+        let lines = error.description.split(separator: "\n").map(String.init)
+        #expect(lines.contains("server.json: $.accessLog.format (line 2): \"xml\" is not one of: text, combined, json"))
+        #expect(lines.contains("server.json: $.accessLog.pth (line 2): unknown key \"pth\"; did you mean \"path\"?"))
+        #expect(lines.contains("server.json: $.limits.maxConnections (line 3): expected an integer from 1 to 1000000, found 0"))
+        #expect(lines.count == 3)
+        guard case .failure(let wrongType) = load(#"{"accessLog": "yes"}"#) else { Issue.record("expected failure"); return }
+        #expect(wrongType.description == #"server.json: $.accessLog (line 1): expected true, false or an object with "format" and "path", found a string"#)
+        guard case .failure(let emptyPath) = load(nil, env: ["TRELLIS_ACCESS_LOG_PATH": ""]) else { Issue.record("expected failure"); return }
+        #expect(emptyPath.description.contains("settings: $.accessLog.path: TRELLIS_ACCESS_LOG_PATH: must not be empty"))
+    }
+
+    @Test func maxConnectionsIsSizedFromTheDescriptorLimitUnlessSet() throws {
+        let unset = try load(nil).get()
+        #expect(unset.limits.maxConnections == nil)
+        #expect(Application.httpConfiguration(unset).connectionLimit(descriptorLimit: 20_000) == 20_000 - 128)
+        let set = try load(#"{"limits": {"maxConnections": 5000}}"#).get()
+        #expect(Application.httpConfiguration(set).connectionLimit(descriptorLimit: 20_000) == 5000)
     }
 }

@@ -1,0 +1,81 @@
+import Metrics
+
+/// The server's metrics, recorded through swift-metrics (the application bootstraps the backend):
+/// - `http_requests_total{route,status}` counter,
+/// - `http_request_duration_seconds{route}` timer,
+/// - `http_open_connections` gauge (recorded by the server, not here).
+///
+/// Each event loop owns one `HTTPMetrics`, so the handle caches are read and filled by one
+/// thread only: no lock in the request path beyond what the metrics backend itself takes.
+final class HTTPMetrics {
+    private struct CounterKey: Hashable {
+        var route: String?
+        var status: Int
+    }
+
+    private let factory: any MetricsFactory
+    private var counters: [CounterKey: Counter] = [:]
+    private var timers: [String: Metrics.Timer] = [:]
+
+    init(factory: any MetricsFactory) { self.factory = factory }
+
+    func record(route: String?, status: Int, durationNanos: Int64) {
+        let key = CounterKey(route: route, status: status)
+        let counter: Counter
+        if let cached = counters[key] {
+            counter = cached
+        } else {
+            counter = Counter(
+                label: "http_requests_total", dimensions: [("route", route ?? "unmatched"), ("status", String(status))],
+                factory: factory)
+            counters[key] = counter
+        }
+        counter.increment()
+        let routeLabel = route ?? "unmatched"
+        let timer: Metrics.Timer
+        if let cached = timers[routeLabel] {
+            timer = cached
+        } else {
+            timer = Metrics.Timer(
+                label: "http_request_duration_seconds", dimensions: [("route", routeLabel)],
+                preferredDisplayUnit: .seconds, factory: factory)
+            timers[routeLabel] = timer
+        }
+        timer.recordNanoseconds(durationNanos)
+    }
+}
+
+/// Request ids: `X-Request-Id` from the client when it is sane, else a per-process random prefix,
+/// the loop number and a counter (unique within the process, cheap, no lock).
+struct RequestIDGenerator {
+    static let processPrefix: String = {
+        var rng = SystemRandomNumberGenerator()
+        let n = rng.next() as UInt64
+        return String(n & 0xFFFF_FFFF_FFFF, radix: 36)
+    }()
+
+    private let prefix: String
+    private var counter: UInt64 = 0
+
+    init(loop: Int) { prefix = Self.processPrefix + "-" + String(loop, radix: 36) + "-" }
+
+    mutating func next() -> String {
+        counter &+= 1
+        return prefix + String(counter, radix: 36)
+    }
+
+    /// 1…`maxLength` characters from `A-Z a-z 0-9 - _ . : / + =`.
+    static func isSane(_ id: String, maxLength: Int) -> Bool {
+        let utf8 = id.utf8
+        guard !utf8.isEmpty, utf8.count <= maxLength else { return false }
+        return utf8.allSatisfy { b in
+            switch b {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"):
+                return true
+            default:
+                return "-_.:/+=".utf8.contains(b)
+            }
+        }
+    }
+}

@@ -1,0 +1,131 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import MetricsTestKit
+import Testing
+import TrellisTesting
+@testable import TrellisHTTP
+
+/// With every slot of `maxConnections` taken, a newcomer takes the place of an idle connection —
+/// silent past its grace, else kept alive between requests, oldest first — and is refused only
+/// when every connection is in the middle of a request. Real sockets on 127.0.0.1.
+@Suite struct ConnectionReclaimTests {
+    static let get = "GET /hello HTTP/1.1\r\nHost: a\r\n\r\n"
+
+    /// A connection that made one request and now waits for the next.
+    static func keptAlive(_ server: HTTPServer) throws -> TestClient {
+        let client = try TestClient(port: server.port)
+        client.send(get)
+        #expect(client.readResponse()?.status == 200)
+        return client
+    }
+
+    /// A connection in the middle of a head.
+    static func busy(_ server: HTTPServer) throws -> TestClient {
+        let client = try TestClient(port: server.port)
+        client.send("GET /hello HTTP/1.1\r\nHost: a\r\n")
+        return client
+    }
+
+    /// A newcomer's request and its answer (nil when it was refused, waiting at most a second);
+    /// the connection is kept open, so it goes on holding its slot.
+    static func newcomer(_ server: HTTPServer) throws -> (client: TestClient, response: WireResponse?) {
+        let client = try TestClient(port: server.port, timeout: 1)
+        client.send(get)
+        return (client, client.readResponse())
+    }
+
+    /// Still open: nothing to read, not even an EOF.
+    static func isOpen(_ client: TestClient) -> Bool { isQuiet(client, seconds: 0.05) }
+
+    static func reclaimed(_ metrics: TestMetrics, _ state: String) -> Int64 {
+        (try? metrics.expectCounter("http_connections_reclaimed_total", [("state", state)]).totalValue) ?? 0
+    }
+
+    @Test func aFloodOfSilentAndKeptAliveConnectionsLeavesRoomForARealClient() throws {
+        let metrics = TestMetrics()
+        let server = try startServer(metrics: metrics) {
+            $0.maxConnections = 16
+            $0.silentConnectionGrace = .milliseconds(400)
+        }
+        defer { stop(server) }
+        #expect(server.connectionLimit == 16)
+        let idle = try (0..<8).map { _ in try Self.keptAlive(server) }
+        let silent = try (0..<8).map { _ in try TestClient(port: server.port) }
+        usleep(100_000)  // every one accepted
+
+        // The silent ones are within their grace: kept-alive connections make room.
+        let first = try (0..<3).map { _ in try Self.newcomer(server) }
+        #expect(first.allSatisfy { $0.response?.status == 200 })
+        #expect(idle.count { !Self.isOpen($0) } == 3)
+        #expect(silent.allSatisfy(Self.isOpen))
+        #expect(Self.reclaimed(metrics, "keepalive") == 3)
+
+        // Past their grace the silent ones go first.
+        usleep(500_000)
+        let second = try (0..<2).map { _ in try Self.newcomer(server) }
+        #expect(second.allSatisfy { $0.response?.status == 200 })
+        #expect(silent.count { !Self.isOpen($0) } == 2)
+        #expect(idle.count { !Self.isOpen($0) } == 3)
+        #expect(Self.reclaimed(metrics, "silent") == 2)
+        #expect(try metrics.expectGauge("http_open_connections").lastValue == 16)
+    }
+
+    @Test func busyConnectionsAreNeverReclaimedAndTheOldestIdleGoesFirst() throws {
+        let metrics = TestMetrics()
+        let server = try startServer(metrics: metrics) {
+            $0.eventLoopCount = 1  // one loop: "oldest" is the whole server's
+            $0.maxConnections = 16
+            $0.silentConnectionGrace = .zero
+        }
+        defer { stop(server) }
+        let older = try Self.keptAlive(server)
+        let newer = try Self.keptAlive(server)
+        let busy = try (0..<14).map { _ in try Self.busy(server) }
+        usleep(100_000)  // every partial head read
+
+        let first = try TestClient(port: server.port, timeout: 1)
+        first.send(Self.get)
+        #expect(first.readResponse()?.status == 200, "answered within a second")
+        #expect(older.readResponse() == nil, "closed silently, without a response")
+        #expect(Self.isOpen(newer))
+        #expect(busy.allSatisfy(Self.isOpen))
+
+        // Every slot in the middle of a request: the newcomer is refused and nobody else disturbed.
+        newer.send("GET /hello HTTP/1.1\r\n")
+        first.send("GET /hello HTTP/1.1\r\nHost: a\r\n")
+        usleep(100_000)
+        #expect(try Self.newcomer(server).response == nil)
+        #expect(try metrics.expectCounter("http_connections_refused_total").totalValue == 1)
+        newer.send("Host: a\r\n\r\n")
+        #expect(newer.readResponse()?.status == 200)
+        for client in busy + [first] {
+            client.send("\r\n")
+            #expect(client.readResponse()?.status == 200)
+        }
+        #expect(Self.reclaimed(metrics, "keepalive") == 1)
+        #expect(Self.reclaimed(metrics, "silent") == 0)
+    }
+
+    @Test func theOnlyIdleConnectionIsFoundOnWhicheverLoopHoldsIt() throws {
+        let metrics = TestMetrics()
+        let server = try startServer(metrics: metrics) {
+            $0.eventLoopCount = 2
+            $0.maxConnections = 8
+        }
+        defer { stop(server) }
+        let busy = try (0..<7).map { _ in try Self.busy(server) }
+        var idle = try Self.keptAlive(server)
+        usleep(100_000)
+        // Each newcomer takes the place of the one before it, wherever the two were accepted:
+        // the loop that accepts it hands it on when the idle connection is on the other loop.
+        for round in 0..<8 {
+            let (client, response) = try Self.newcomer(server)
+            #expect(response?.status == 200, "round \(round)")
+            #expect(idle.readResponse() == nil)
+            idle = client
+        }
+        #expect(Self.reclaimed(metrics, "keepalive") == 8)
+        #expect(busy.allSatisfy(Self.isOpen))
+    }
+}
