@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TrellisHTTP
 import TrellisJSON
+import TrellisTesting
 @testable import TrellisServer
 
 /// Pins containers in the layout endpoint: frames solved from the pin strings, checked by hand;
@@ -120,6 +121,43 @@ import TrellisJSON
         let inset = try layout(root.replacingOccurrences(of: #""ignoresSafeArea": true"#, with: #""opacity": 1"#), query)
         #expect(inset.frame("card") == ReadFrame(0, safeTop, 200, 400 - safeTop - safeBottom))
         #expect(inset.frame("title")?.y == 8)
+    }
+
+    /// The preview draws the pinned views where the layout put them.
+    @Test func thePreviewDrawsThePinnedFrames() throws {
+        let app = try InProcessApp(try TemporaryConfig.withFonts(roots: ["s": Self.card], schemaVersion: 3))
+        let page = app.request("/preview/s?\(Self.viewport)")
+        #expect(page.status == .ok)
+        let answer = try layout(Self.card)
+        let badge = try #require(answer.frame("badge"))
+        #expect(page.text.contains(#"data-id="badge""#))
+        #expect(page.text.contains("left:\(Int(badge.x))px;top:\(Int(badge.y))px;width:\(Int(badge.width))px;height:\(Int(badge.height))px"),
+                "the badge's box at \(badge)")
+    }
+
+    /// A publish is checked like a file: a pin naming no subview is refused with the string's
+    /// path, line and column, and nothing changes; a good one is served at once.
+    @Test func aPublishIsCheckedWithTheColumnOfTheMistake() throws {
+        let config = try TemporaryConfig.withFonts(roots: ["s": Self.card], schemaVersion: 3)
+        let application = try ControlPlaneLiveTests.application(config)
+        defer { application.shutdown(); application.waitUntilStopped() }
+        func put(_ root: String) throws -> WireResponse {
+            let body = #"{"id": "s", "schemaVersion": 3,\#n"root": \#(root)}"#
+            let client = try TestClient(port: application.port)
+            client.send("PUT /admin/screens/s HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(ControlPlaneLiveTests.token)\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+            return try #require(client.readResponse())
+        }
+        let typo = try put(Self.card.replacingOccurrences(of: "H:|-16-[body]-16-|", with: "H:|-16-[bdy]-16-|"))
+        #expect(typo.status == 422)
+        #expect(typo.text.contains(#""path": "$.root.pins[1]""#), "\(typo.text)")
+        #expect(typo.text.contains(#"col 9: unknown view \"bdy\"; did you mean \"body\"?"#), "\(typo.text)")
+        #expect(typo.text.contains(#""line": 2,"#), "\(typo.text)")
+        let moved = try put(Self.card.replacingOccurrences(of: "H:|-16-[body]-16-|", with: "H:|-32-[body]-16-|"))
+        #expect(moved.status == 200, "\(moved.text)")
+        let client = try TestClient(port: application.port)
+        client.send("GET /v1/screens/s/layout?\(Self.viewport) HTTP/1.1\r\nHost: t\r\n\r\n")
+        let laidOut = try #require(client.readResponse())
+        #expect(laidOut.text.contains(#""layoutId":"body","frame":{"x":32,"#), "\(laidOut.text.prefix(600))")
     }
 
     @Test func anOlderClientsLayoutStacksTheSubviews() throws {
