@@ -4,20 +4,6 @@ import XCTest
 /// Seeded random systems: required constraints hold, and incremental edits end where a fresh solve
 /// of the final system does.
 final class ConstraintPropertyTests: XCTestCase {
-    /// SplitMix64: small, seedable, the same on every platform.
-    struct SplitMix64 {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-        mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
-    }
-
     /// A random constraint over `variables`: one to three terms with small integer coefficients.
     /// Optional constraints get distinct priorities, so the optimum's errors are unique and two
     /// optimal solutions can differ only in undetermined variables.
@@ -65,7 +51,7 @@ final class ConstraintPropertyTests: XCTestCase {
     func testRequiredConstraintsHoldAndIncrementalEqualsFresh() throws {
         var checkedSystems = 0
         for seed in 1...120 as ClosedRange<UInt64> {
-            var random = SplitMix64(state: seed)
+            var random = SplitMix64(seed: seed)
             var priorities = Self.shuffledPriorities(&random)
             var solver = ConstraintSolver()
             let variables = (0..<(3 + random.below(6))).map { _ in solver.makeVariable() }
@@ -131,7 +117,7 @@ final class ConstraintPropertyTests: XCTestCase {
     /// The same calls give the same solution, bit for bit.
     func testSolvingIsDeterministic() throws {
         func solve(seed: UInt64) throws -> [UInt64] {
-            var random = SplitMix64(state: seed)
+            var random = SplitMix64(seed: seed)
             var priorities = Self.shuffledPriorities(&random)
             var solver = ConstraintSolver()
             let variables = (0..<8).map { _ in solver.makeVariable() }
