@@ -15,7 +15,7 @@ public struct PinSpec: Sendable {
     static let keys: Set<String> = ["pins", "align", "metrics"]
 
     /// The members written into the component's JSON, after `style`.
-    var members: [(String, JSONValue)] {
+    public var members: [(String, JSONValue)] {
         var members: [(String, JSONValue)] = [("pins", .array(pins))]
         if !align.isEmpty { members.append(("align", JSONValue(.object(align)))) }
         if !metrics.isEmpty { members.append(("metrics", JSONValue(.object(metrics)))) }

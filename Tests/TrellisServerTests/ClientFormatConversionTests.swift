@@ -228,6 +228,17 @@ func screen(root: ResolvedComponent?, replaced: [ResolvedScreen.Replacement] = [
             """#)
     }
 
+    @Test func pinsContainersCarryTheirPins() throws {
+        let document = MatrioskaFormat.document(try resolvedScreen(#"""
+            {"type": "Pins", "id": "card", "pins": ["H:|-[title]-|", "V:|-[title]-|"], "align": {"title": "centerX:|"},
+             "subviews": [{"type": "Text", "id": "title", "values": {"text": "Hi"}}]}
+            """#, schemaVersion: 3))
+        #expect(compact(document) == #"""
+            {"structure":{"type":"Pins","meta":{"id":"card","pins":["H:|-[title]-|","V:|-[title]-|"],"align":{"title":"centerX:|"}},\#
+            "children":[{"type":"Text","meta":{"id":"title","text":"Hi"}}]}}
+            """#)
+    }
+
     @Test func tabBars() throws {
         let tab = { (title: String, icon: String?, hidden: Bool) in
             let iconValue = icon.map { #", "icon": "\#($0)""# } ?? ""

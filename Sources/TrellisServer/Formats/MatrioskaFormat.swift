@@ -61,6 +61,8 @@ public enum MatrioskaFormat {
             return object(type: "tabbar", meta: meta, children: children)
         default:
             meta += flattened
+            // A Pins container's strings, for an app whose Pins builder runs Auto Layout itself.
+            if let pins = component.pins { meta += pins.members }
             if inTabBar { meta = tabMeta(meta, component) }
             let hasChildren = registry[component.type]?.children ?? .none != .none
             return object(type: component.type, meta: meta, children: hasChildren ? children : nil)
