@@ -175,49 +175,66 @@ struct PinSystem {
 
     /// `first - (second × multiplier + constant)`, or nil when the pin names a view not present.
     private func expression(of pin: PinConstraint) -> LinearExpression? {
-        guard let first = value(of: pin.first) else { return nil }
-        guard let anchor = pin.second else { return first - pin.constant }
-        guard let second = value(of: anchor) else { return nil }
-        return first - second * pin.multiplier - pin.constant
+        var terms: [(ConstraintVariable, Double)] = []
+        terms.reserveCapacity(6)
+        guard var constant = addValue(of: pin.first, times: 1, to: &terms) else { return nil }
+        constant -= pin.constant
+        if let anchor = pin.second {
+            guard let second = addValue(of: anchor, times: -pin.multiplier, to: &terms) else { return nil }
+            constant += second
+        }
+        return LinearExpression(terms, constant: constant)
     }
 
-    /// An anchor's value, in content-box coordinates. Leading and trailing are measured in the
-    /// reading direction, as Auto Layout measures them: in right-to-left layouts from the right
-    /// edge leftwards, so that `leading + 16` is 16 points further in whichever the direction.
-    private func value(of anchor: PinAnchor) -> LinearExpression? {
-        let box: (left: LinearExpression, top: LinearExpression, width: LinearExpression, height: LinearExpression)
+    /// Appends `factor ×` an anchor's value, in content-box coordinates, to `terms` and returns
+    /// `factor ×` its constant part; nil for a view not present. Leading and trailing are measured
+    /// in the reading direction, as Auto Layout measures them: in right-to-left layouts from the
+    /// right edge leftwards, so that `leading + 16` is 16 points further in whichever the direction.
+    private func addValue(of anchor: PinAnchor, times factor: Double,
+                          to terms: inout [(ConstraintVariable, Double)]) -> Double? {
+        // The box as origin + size: each is a variable, a constant, or (the safe area's size) both.
+        let x: (ConstraintVariable?, Double), y: (ConstraintVariable?, Double)
+        let width: (ConstraintVariable?, Double), height: (ConstraintVariable?, Double)
         var baseline: (first: Double, descent: Double) = (0, 0)
         switch anchor.item {
         case .container:
-            box = (LinearExpression(constant: 0), LinearExpression(constant: 0),
-                   LinearExpression(containerWidth), LinearExpression(containerHeight))
+            (x, y, width, height) = ((nil, 0), (nil, 0), (containerWidth, 0), (containerHeight, 0))
         case .safeArea:
-            box = (LinearExpression(constant: safeArea.left), LinearExpression(constant: safeArea.top),
-                   LinearExpression(containerWidth) - (safeArea.left + safeArea.right),
-                   LinearExpression(containerHeight) - (safeArea.top + safeArea.bottom))
+            (x, y) = ((nil, safeArea.left), (nil, safeArea.top))
+            width = (containerWidth, -(safeArea.left + safeArea.right))
+            height = (containerHeight, -(safeArea.top + safeArea.bottom))
         case .view(let name):
             guard let view = index[name] else { return nil }
             let f = frames[view]
-            box = (LinearExpression(f.x), LinearExpression(f.y), LinearExpression(f.width), LinearExpression(f.height))
+            (x, y, width, height) = ((f.x, 0), (f.y, 0), (f.width, 0), (f.height, 0))
             let content = sizing[view].intrinsicHeight ?? 0
             let first = sizing[view].baseline ?? content
             baseline = (first, max(0, content - first))
         }
-        let right = box.left + box.width, bottom = box.top + box.height
-        let width = LinearExpression(containerWidth)
-        switch anchor.attribute {
-        case .left: return box.left
-        case .right: return right
-        case .leading: return isRightToLeft ? width - right : box.left
-        case .trailing: return isRightToLeft ? width - box.left : right
-        case .centerX: return box.left + box.width * 0.5
-        case .width: return box.width
-        case .top: return box.top
-        case .bottom: return bottom
-        case .centerY: return box.top + box.height * 0.5
-        case .height: return box.height
-        case .firstBaseline: return box.top + baseline.first
-        case .lastBaseline: return bottom - baseline.descent
+        var constant = 0.0
+        func add(_ part: (ConstraintVariable?, Double), _ coefficient: Double) {
+            if let variable = part.0 { terms.append((variable, coefficient * factor)) }
+            constant += part.1 * coefficient * factor
         }
+        switch anchor.attribute {
+        case .left: add(x, 1)
+        case .right: add(x, 1); add(width, 1)
+        case .leading, .trailing:
+            // Physical left edge (leading in LTR, trailing in RTL) or right edge; in RTL, W − edge.
+            let isLeftEdge = (anchor.attribute == .leading) != isRightToLeft
+            if isRightToLeft { terms.append((containerWidth, factor)) }
+            let sign = isRightToLeft ? -1.0 : 1.0
+            add(x, sign)
+            if !isLeftEdge { add(width, sign) }
+        case .centerX: add(x, 1); add(width, 0.5)
+        case .width: add(width, 1)
+        case .top: add(y, 1)
+        case .bottom: add(y, 1); add(height, 1)
+        case .centerY: add(y, 1); add(height, 0.5)
+        case .height: add(height, 1)
+        case .firstBaseline: add(y, 1); constant += baseline.first * factor
+        case .lastBaseline: add(y, 1); add(height, 1); constant -= baseline.descent * factor
+        }
+        return constant
     }
 }
