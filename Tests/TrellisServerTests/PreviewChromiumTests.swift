@@ -176,9 +176,9 @@ import TrellisJSON
         for (id, w) in hugging.sorted(by: { $0.key < $1.key }) {
             #expect(abs(w.drawn - w.box) <= 1, "\(id): widest line drawn \(w.drawn) px in a content box \(w.box) px wide")
         }
-        // The clipped titles are among the lines checked.
-        let texts = Set(lines.compactMap { $0["text"]?.stringValue })
-        #expect(texts.contains("Today's deals") && texts.contains("Recommended for you"))
+        // The clipped titles are among the texts checked.
+        let ids = Set(lines.compactMap { $0["id"]?.stringValue })
+        #expect(ids.contains("deals-header") && ids.contains("recommended-title"))
         #expect(answer.json["root"] != nil)
     }
 }

@@ -44,7 +44,7 @@ import TrellisText
         #expect(frame.height == 22)
 
         let html = app.request("/preview/cut?\(query)").text
-        #expect(html.contains(">\(Markup.escape(shown))</span>"), "the preview draws \(shown)")
+        #expect(html.contains("<bdi>\(Markup.escape(shown))</bdi></span>"), "the preview draws \(shown)")
         let svg = app.request("/preview/cut/preview.svg?\(query)").text
         #expect(svg.contains(">\(Markup.escape(shown))</tspan>"))
     }

@@ -121,10 +121,14 @@ enum PreviewHTML {
         var top = insets.top
         if node.component.type == "Button" { top += max(0, (contentHeight - lineCount * Float(text.lineHeight)) / 2) }
         let font = "font-family:\(Markup.fontFamily(text.family));font-size:\(Markup.number(Float(text.size)))px;font-weight:\(text.weight);line-height:\(Markup.number(Float(text.lineHeight)))px;color:\(paint.textColor);text-align:\(align)"
+        // Each line is aligned by the layout's direction, but its own text runs in the direction
+        // of its first strong character (`<bdi>`), as both platforms lay out a paragraph: English in
+        // a right-to-left screen keeps "VAT." with its period after the T, shaped (and kerned) as
+        // one run, as TrellisText measured it.
         for (index, line) in text.lines.enumerated() {
             let y = top + Float(index) * Float(text.lineHeight)
             let measured = check && index < text.lineWidths.count ? " data-width=\"\(Markup.number(Float(text.lineWidths[index])))\"" : ""
-            out += "<span class=\"line\"\(measured) style=\"left:\(Markup.number(insets.left))px;right:\(Markup.number(insets.right))px;top:\(Markup.number(y))px;height:\(Markup.number(Float(text.lineHeight)))px;\(font)\">\(Markup.escape(line))</span>"
+            out += "<span class=\"line\"\(measured) style=\"left:\(Markup.number(insets.left))px;right:\(Markup.number(insets.right))px;top:\(Markup.number(y))px;height:\(Markup.number(Float(text.lineHeight)))px;\(font)\"><bdi>\(Markup.escape(line))</bdi></span>"
         }
     }
 
