@@ -23,7 +23,7 @@ import TrellisJSON
     }
 
     /// Runs headless Chromium on `url` and returns the DOM after the page's scripts ran.
-    static func dumpDOM(_ chromium: String, _ url: String, width: Int, height: Int) throws -> String {
+    static func dumpDOM(_ chromium: String, _ url: String, width: Int, height: Int, flags: [String] = []) throws -> String {
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-chromium-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: profile) }
         let process = Process()
@@ -32,8 +32,8 @@ import TrellisJSON
             "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
             "--user-data-dir=\(profile.path)", "--window-size=\(width),\(height)",
             // Lets the page's web fonts load and its check script run before the DOM is dumped.
-            "--virtual-time-budget=10000", "--dump-dom", url,
-        ]
+            "--virtual-time-budget=10000",
+        ] + flags + ["--dump-dom", url]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -90,9 +90,28 @@ import TrellisJSON
         "user=u3&platform=android&width=412&height=915&scale=2.625&safeTop=24",
     ]
 
+    /// A page around the SVG preview that reports, once its fonts are in, each `<tspan>` line's
+    /// drawn length (`getComputedTextLength`), font and layout id, and the state of every
+    /// `@font-face`, into `<pre id="svg-text">`. The SVG's font URLs are made absolute, on `origin`.
+    static func svgCheckPage(_ svg: String, origin: String) -> String {
+        let inline = svg.replacingOccurrences(of: "<?xml version=\"1.0\" encoding=\"UTF-8\"?>", with: "")
+            .replacingOccurrences(of: "url('/fonts/", with: "url('\(origin)/fonts/")
+        return """
+            <!DOCTYPE html><html><head><meta charset="utf-8"></head><body style="margin:0">\(inline)
+            <script>
+            document.fonts.ready.then(function(){var t=[];document.querySelectorAll('g[data-id] > text > tspan').forEach(function(e){
+            var g=e.parentElement.parentElement,c=getComputedStyle(e.parentElement);t.push({id:g.getAttribute('data-id'),text:e.textContent,
+            width:e.getComputedTextLength(),family:c.fontFamily.split(',')[0].replace(/["']/g,'').trim(),weight:c.fontWeight});});
+            var f=[];document.fonts.forEach(function(x){f.push({family:x.family.replace(/["']/g,''),weight:x.weight,status:x.status});});
+            var p=document.createElement('pre');p.id='svg-text';p.textContent=JSON.stringify({lines:t,fonts:f});document.body.appendChild(p);});
+            </script></body></html>
+            """
+    }
+
     /// The real server on a free port, the layout answer for `query`, and the DOM Chromium dumped
-    /// after drawing `/preview/home?query&check=1`.
-    static func drawHome(_ query: String) throws -> (answer: LayoutAnswer, dom: String)? {
+    /// after drawing `/preview/home?query&check=1` — and, with `svg`, after drawing the SVG
+    /// preview in ``svgCheckPage(_:origin:)`` (a file page, so its fonts come cross-origin).
+    static func drawHome(_ query: String, svg: Bool = false) throws -> (answer: LayoutAnswer, dom: String, svgDOM: String)? {
         guard let chromium = Self.chromium() else {
             Issue.record("chromium is not installed: install it (apt-get install -y chromium) to run the preview test; .ci/run installs it")
             return nil
@@ -123,13 +142,25 @@ import TrellisJSON
         let dom = try Self.dumpDOM(
             chromium, "http://127.0.0.1:\(app.port)/preview/home?\(query)&check=1",
             width: Int(viewport["width"]?.numberValue ?? 390), height: Int(viewport["height"]?.numberValue ?? 844))
-        return (answer, dom)
+        guard svg else { return (answer, dom, "") }
+        let svgTarget = "/preview/home/preview.svg?\(query)"
+        let (svgPath, svgItems) = InProcessApp.split(svgTarget)
+        let svgResponse = responder.respond(
+            to: HTTPRequest(method: .get, target: svgTarget, path: svgPath, query: svgItems),
+            context: HTTPRequestContext(requestID: "t", remoteAddress: "127.0.0.1:1", logger: logger))
+        let page = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-svg-\(UUID().uuidString).html")
+        defer { try? FileManager.default.removeItem(at: page) }
+        try Data(Self.svgCheckPage(svgResponse.inProcessResponse.text, origin: "http://127.0.0.1:\(app.port)").utf8).write(to: page)
+        let svgDOM = try Self.dumpDOM(
+            chromium, page.absoluteString, width: Int(viewport["width"]?.numberValue ?? 390),
+            height: Int(viewport["height"]?.numberValue ?? 844), flags: ["--disable-web-security", "--allow-file-access-from-files"])
+        return (answer, dom, svgDOM)
     }
 
     @Test(arguments: queries)
     func chromiumDrawsEveryBoxWhereTheLayoutPutsIt(query: String) throws {
         guard let home = try Self.drawHome(query) else { return }
-        let (answer, dom) = home
+        let (answer, dom, _) = home
         let expected = Self.expectedFrames(answer)
         #expect(expected.count > 20)
         let drawn = try Self.positions(in: dom)
@@ -146,8 +177,8 @@ import TrellisJSON
     /// width within 1 px.
     @Test(arguments: queries)
     func chromiumDrawsEveryLineInTheMeasuredFontAtTheMeasuredWidth(query: String) throws {
-        guard let home = try Self.drawHome(query) else { return }
-        let (answer, dom) = home
+        guard let home = try Self.drawHome(query, svg: true) else { return }
+        let (answer, dom, svgDOM) = home
         let report = try Self.report("text", in: dom)
         let lines = report["lines"]?.arrayValue ?? []
         let loaded = Set((report["fonts"]?.arrayValue ?? []).compactMap { face -> String? in
@@ -180,5 +211,27 @@ import TrellisJSON
         let ids = Set(lines.compactMap { $0["id"]?.stringValue })
         #expect(ids.contains("deals-header") && ids.contains("recommended-title"))
         #expect(answer.json["root"] != nil)
+
+        // The SVG draws the same lines in the same loaded faces, each as long as measured.
+        let measured = Dictionary(grouping: lines, by: { $0["id"]?.stringValue ?? "?" }).mapValues { $0.map { $0["measured"]?.numberValue ?? .nan } }
+        let svgReport = try Self.report("svg-text", in: svgDOM)
+        let svgLoaded = Set((svgReport["fonts"]?.arrayValue ?? []).compactMap { face -> String? in
+            face["status"]?.stringValue == "loaded" ? "\(face["family"]?.stringValue ?? "") \(face["weight"]?.stringValue ?? "")" : nil
+        })
+        var svgLines: [String: Int] = [:]
+        for line in svgReport["lines"]?.arrayValue ?? [] {
+            let id = line["id"]?.stringValue ?? "?", text = line["text"]?.stringValue ?? ""
+            let index = svgLines[id, default: 0]
+            svgLines[id] = index + 1
+            let face = "\(line["family"]?.stringValue ?? "") \(line["weight"]?.stringValue ?? "")"
+            #expect(svgLoaded.contains(face), "SVG \(id) \"\(text)\" is drawn in \(face), whose web font did not load (\(svgLoaded))")
+            guard let widths = measured[id], index < widths.count else {
+                Issue.record("SVG \(id) line \(index) \"\(text)\" is not a line of the HTML preview")
+                continue
+            }
+            let width = line["width"]?.numberValue ?? .nan
+            #expect(abs(width - widths[index]) <= 1, "SVG \(id) \"\(text)\": Chromium drew \(width) px, TrellisText measured \(widths[index])")
+        }
+        #expect(svgLines.values.reduce(0, +) == lines.count, "the SVG draws \(svgLines.values.reduce(0, +)) lines, the HTML \(lines.count)")
     }
 }
