@@ -37,6 +37,8 @@ public struct ConfigBaseline: Sendable {
     /// Nil when the directory has no `routes.json`: no route table, so links are not checked.
     public let routes: RoutesFile?
     public let fonts: FontCollection
+    /// The font files the packs were built from, served to previews (`GET /fonts/{file}`).
+    public let webFonts: WebFonts
 }
 
 /// Reads a directory shaped like `Config/` into a snapshot, all or nothing.
@@ -87,7 +89,7 @@ public struct ConfigLoader: Sendable {
             return .success(
                 Snapshot(
                     screens: screens, targeting: baseline.targeting, resolver: resolver,
-                    generation: (previous?.generation ?? 0) + 1, fonts: baseline.fonts, routes: routes))
+                    generation: (previous?.generation ?? 0) + 1, fonts: baseline.fonts, webFonts: baseline.webFonts, routes: routes))
         }
     }
 
@@ -95,7 +97,7 @@ public struct ConfigLoader: Sendable {
     public func loadBaseline() -> Result<ConfigBaseline, ConfigLoadError> {
         var errors: [DiagnosticsError] = []
         let targeting = loadTargeting(&errors)
-        let fonts = loadFonts(&errors)
+        let (fonts, webFonts) = loadFonts(&errors)
         let routes = loadRoutes(&errors, targeting: targeting)
         let templates = loadTemplates(&errors)
         var screens: [String: ConfigBaseline.ScreenFile] = [:]
@@ -119,7 +121,7 @@ public struct ConfigLoader: Sendable {
             }
         }
         guard errors.isEmpty, let targeting else { return .failure(ConfigLoadError(errors: errors)) }
-        return .success(ConfigBaseline(targeting: targeting, templates: templates, screens: screens, routes: routes, fonts: fonts))
+        return .success(ConfigBaseline(targeting: targeting, templates: templates, screens: screens, routes: routes, fonts: fonts, webFonts: webFonts))
     }
 
     /// Decodes and validates one screen document, then checks every rule, rollout and experiment it
@@ -226,12 +228,14 @@ public struct ConfigLoader: Sendable {
     }
 
     /// Every `fonts/*.trfm` metrics pack (optional: no directory means no fonts, and layouts are
-    /// refused). A pack that cannot be read or decoded is an error naming the file, table and offset.
-    private func loadFonts(_ errors: inout [DiagnosticsError]) -> FontCollection {
+    /// refused), and the font file each was built from when it is beside it (``WebFonts``). A pack
+    /// that cannot be read or decoded is an error naming the file, table and offset; so is a font
+    /// file that is not the one its pack was built from (another CRC-32).
+    private func loadFonts(_ errors: inout [DiagnosticsError]) -> (FontCollection, WebFonts) {
         var collection = FontCollection(fallbackFamilies: FontCollection.shippedFallbackFamilies)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: fontsDirectory.path, isDirectory: &isDirectory), isDirectory.boolValue
-        else { return collection }
+        else { return (collection, WebFonts()) }
         let files: [URL]
         do {
             files = try FileManager.default.contentsOfDirectory(at: fontsDirectory, includingPropertiesForKeys: nil)
@@ -239,8 +243,9 @@ public struct ConfigLoader: Sendable {
                 .sorted { $0.lastPathComponent < $1.lastPathComponent }
         } catch {
             errors.append(Self.fileError("fonts/", error))
-            return collection
+            return (collection, WebFonts())
         }
+        var faces: [FontFace] = []
         for file in files {
             let source = "fonts/" + file.lastPathComponent
             switch read(file, source: source) {
@@ -248,7 +253,7 @@ public struct ConfigLoader: Sendable {
                 errors.append(error)
             case .success(let bytes):
                 do throws(FontError) {
-                    try collection.addPack(bytes)
+                    faces.append(try collection.addPack(bytes))
                 } catch {
                     errors.append(DiagnosticsError(source: source, diagnostics: [
                         Diagnostic(path: .root, location: .unknown, message: "not a valid font metrics pack: \(error.description)")
@@ -256,7 +261,39 @@ public struct ConfigLoader: Sendable {
                 }
             }
         }
-        return collection
+        return (collection, WebFonts(faces: faces, files: loadFontFiles(faces, &errors)))
+    }
+
+    /// The bytes of each pack's source file present in `fonts/`, checked against the CRC-32 its
+    /// pack recorded. A pack whose file is absent, or not a `.ttf`/`.otf`, has none.
+    private func loadFontFiles(_ faces: [FontFace], _ errors: inout [DiagnosticsError]) -> [String: [UInt8]] {
+        var files: [String: [UInt8]] = [:]
+        for face in faces where WebFonts.contentType(of: face.sourceFile) != nil && files[face.sourceFile] == nil {
+            // The name comes from a pack: take it only as a plain name in fonts/, never as a path.
+            guard !face.sourceFile.contains("/"), !face.sourceFile.hasPrefix(".") else { continue }
+            let file = fontsDirectory.appendingPathComponent(face.sourceFile)
+            guard FileManager.default.fileExists(atPath: file.path) else { continue }
+            let source = "fonts/" + face.sourceFile
+            switch read(file, source: source) {
+            case .failure(let error):
+                errors.append(error)
+            case .success(let bytes):
+                let checksum = crc32(bytes)
+                guard checksum == face.sourceChecksum else {
+                    errors.append(DiagnosticsError(source: source, diagnostics: [
+                        Diagnostic(path: .root, location: .unknown, message: "CRC-32 is \(Self.hex(checksum)), but the \(face.family) \(face.weight) pack was built from a file with CRC-32 \(Self.hex(face.sourceChecksum)): put the font file the pack was built from here, or rebuild the pack from this one (trellis fonts build)")
+                    ]))
+                    continue
+                }
+                files[face.sourceFile] = bytes
+            }
+        }
+        return files
+    }
+
+    private static func hex(_ value: UInt32) -> String {
+        let digits = String(value, radix: 16)
+        return "0x" + String(repeating: "0", count: 8 - digits.count) + digits
     }
 
     private func screenFiles() throws -> [URL] { try jsonFiles(in: screensDirectory) }

@@ -24,6 +24,7 @@ struct Endpoints: Sendable {
                     ("routes", .string("GET /v1/routes")),
                     ("route", .string("GET /v1/routes/resolve?url=app://product/42&user=…&include=screen|layout")),
                     ("preview", .string("GET /preview/{id}?width=390&height=844&… (HTML), GET /preview/{id}/preview.svg?… (SVG), GET /preview?url=app://… (follows a link)")),
+                    ("fonts", .string("GET /fonts/{file} (the font files the previews draw text in)")),
                     ("health", .string("GET /healthz")),
                     ("readiness", .string("GET /readyz")),
                     ("metrics", .string("GET /metrics")),
@@ -59,6 +60,9 @@ struct Endpoints: Sendable {
         }
         router.add(.get, "/preview/{id}/preview.svg") { request, parameters, _ throws(Problem) in
             try preview(request, id: parameters["id"] ?? "", svg: true)
+        }
+        router.add(.get, "/fonts/{file}") { request, parameters, _ throws(Problem) in
+            try fontFile(request, name: parameters["file"] ?? "")
         }
         return router
     }

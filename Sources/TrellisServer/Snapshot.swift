@@ -73,6 +73,8 @@ public final class Snapshot: Sendable, AtomicReference {
     public let resolver: ScreenResolver
     /// The font metrics packs of `fonts/*.trfm`, for measuring text in layouts; empty without them.
     public let fonts: FontCollection
+    /// The font files the packs were built from, served to previews; empty without them.
+    public let webFonts: WebFonts
     /// `GET /v1/screens`, pre-encoded: compact and pretty.
     public let screenList: (compact: EncodedBody, pretty: EncodedBody)
     /// Answers resolved from this snapshot. A reload starts with an empty cache; a runtime change
@@ -89,7 +91,7 @@ public final class Snapshot: Sendable, AtomicReference {
 
     public init(
         screens: [String: ScreenEntry], targeting: TargetingConfiguration, resolver: ScreenResolver, generation: Int,
-        fonts: FontCollection = FontCollection(), staged: [String: StagedScreen] = [:], runtime: RuntimeState = RuntimeState(),
+        fonts: FontCollection = FontCollection(), webFonts: WebFonts = WebFonts(), staged: [String: StagedScreen] = [:], runtime: RuntimeState = RuntimeState(),
         baselineTargeting: TargetingConfiguration? = nil, answers: AnswerCache = AnswerCache(), routes: RouteTableEntry? = nil
     ) {
         self.screens = screens
@@ -98,6 +100,7 @@ public final class Snapshot: Sendable, AtomicReference {
         self.runtime = runtime
         self.baselineTargeting = baselineTargeting ?? targeting
         self.fonts = fonts
+        self.webFonts = webFonts
         self.targeting = targeting
         self.evaluator = Evaluator(targeting)
         self.resolver = resolver

@@ -35,7 +35,8 @@ public struct FontChain: Sendable {
     /// zero-width spaces, around CJK characters), greedily: each line takes as much as fits. A word
     /// wider than the whole line is broken before the character that overflows. Trailing spaces hang
     /// and do not count toward a line's width. With `lineLimit` > 0 at most that many lines are
-    /// kept; ``TextMeasurement/isTruncated`` tells whether text was cut.
+    /// kept; ``TextMeasurement/isTruncated`` tells whether text was cut, and then the last line
+    /// ends in "…" (``TextLine/isEllipsized``, its width measured with the ellipsis).
     public func measure(
         _ text: String, size: Double, lineHeight: LineHeight = .font, lineLimit: Int = 0,
         availableWidth: Double = .infinity
@@ -58,11 +59,62 @@ public struct FontChain: Sendable {
             start = line.next
             pendingEmptyLine = line.endedByHardBreak
         }
+        if truncated, let last = lines.last {
+            lines[lines.count - 1] = Self.ellipsized(glyphs, from: last.range.lowerBound, limit: limit, ellipsis: ellipsis(after:size:), size: size)
+        }
         var width = 0.0
         for line in lines { width = max(width, line.width) }
         return TextMeasurement(
             width: width, height: Double(lines.count) * oneLine, lineHeight: oneLine, lines: lines,
             isTruncated: truncated)
+    }
+
+    /// The ellipsis U+2026 measured after `previous` (nil at the start of a line): its advance and
+    /// the kerning between them, in points, as ``layOut(_:size:)`` measures it in a string.
+    func ellipsis(after previous: UInt32?, size: Double) -> (advance: Double, kern: Double) {
+        var text = String.UnicodeScalarView()
+        if let previous, let scalar = Unicode.Scalar(previous) { text.append(scalar) }
+        text.append(FontChain.ellipsisScalar)
+        let glyphs = layOut(String(text), size: size)
+        return (glyphs[glyphs.count - 1].advance, glyphs.count > 1 ? glyphs[glyphs.count - 1].kernBefore : 0)
+    }
+
+    /// The horizontal ellipsis "…" a truncated last line ends in.
+    public static let ellipsisScalar: Unicode.Scalar = "\u{2026}"
+
+    /// The last line a line limit keeps, truncated at its tail as UIKit's `byTruncatingTail` and
+    /// Android's `TextUtils.TruncateAt.END` do: the line takes the rest of its paragraph (up to the
+    /// next hard break), then drops scalars from the end — and the spaces before the cut — until
+    /// what is left plus "…" fits `limit`. It never cuts before a scalar without width (a mark, a
+    /// joiner, the folded part of an emoji sequence); when not even "…" alone fits, the line is "…".
+    static func ellipsized(
+        _ glyphs: [Glyph], from start: Int, limit: Double,
+        ellipsis: (UInt32?, Double) -> (advance: Double, kern: Double), size: Double
+    ) -> TextLine {
+        var end = start
+        while end < glyphs.count && !CharacterClass.isHardBreak(glyphs[end].codepoint) { end += 1 }
+        // widths[k]: the width of glyphs start..<start+k.
+        var widths = [0.0]
+        widths.reserveCapacity(end - start + 1)
+        for j in start..<end { widths.append(widths[widths.count - 1] + (j > start ? glyphs[j].kernBefore : 0) + glyphs[j].advance) }
+        let bare = ellipsis(nil, size)
+        var cut = end
+        while cut > start {
+            if cut == end || glyphs[cut].advance > 0 {
+                var shown = cut
+                while shown > start && CharacterClass.isBreakingSpace(glyphs[shown - 1].codepoint) { shown -= 1 }
+                let content = widths[shown - start]
+                // Kerning with the last character is small; only a cut that nearly fits needs it.
+                if content + bare.advance - 0.5 * size <= limit {
+                    let e = shown > start ? ellipsis(glyphs[shown - 1].codepoint, size) : bare
+                    if content + e.kern + e.advance <= limit {
+                        return TextLine(range: start..<shown, width: content + e.kern + e.advance, isEllipsized: true)
+                    }
+                }
+            }
+            cut -= 1
+        }
+        return TextLine(range: start..<start, width: bare.advance, isEllipsized: true)
     }
 
     /// One measured scalar: its advance and the kerning between it and the previous scalar, in points.

@@ -27,6 +27,10 @@ public struct FontFace: Equatable, Sendable {
     public let notdefAdvance: Int
     /// CRC-32 of the font file the metrics came from (0 when unknown).
     public let sourceChecksum: UInt32
+    /// The name (no directory) of the font file the metrics came from, e.g. `Roboto-Regular.ttf`;
+    /// empty when unknown (packs of format version 1 do not record it). A preview serves that file
+    /// as a web font so the browser draws the face that was measured.
+    public let sourceFile: String
     public let runs: [Run]
     public let leftClassCount: Int
     public let rightClassCount: Int
@@ -43,7 +47,7 @@ public struct FontFace: Equatable, Sendable {
 
     init(
         family: String, weight: Int, isItalic: Bool, unitsPerEm: Int, ascender: Int, descender: Int,
-        lineGap: Int, notdefAdvance: Int, sourceChecksum: UInt32, runs: [Run], leftClassCount: Int,
+        lineGap: Int, notdefAdvance: Int, sourceChecksum: UInt32, sourceFile: String = "", runs: [Run], leftClassCount: Int,
         rightClassCount: Int, kerningMatrix: [Int16]
     ) {
         self.family = family
@@ -55,6 +59,7 @@ public struct FontFace: Equatable, Sendable {
         self.lineGap = lineGap
         self.notdefAdvance = notdefAdvance
         self.sourceChecksum = sourceChecksum
+        self.sourceFile = sourceFile
         self.runs = runs
         self.leftClassCount = leftClassCount
         self.rightClassCount = rightClassCount
@@ -129,7 +134,11 @@ public struct FontFace: Equatable, Sendable {
 extension FontFace {
     /// The metrics of a parsed font: every mapped code point's advance, and its kerning folded into
     /// classes (glyphs whose kerning rows, or columns, are identical share a class).
-    public init(font: OpenTypeFont, sourceChecksum: UInt32 = 0) {
+    /// - Parameters:
+    ///   - sourceChecksum: CRC-32 of the font file (``crc32(_:)``), recorded in the pack.
+    ///   - sourceFile: the font file's name without its directory, recorded in the pack (at most
+    ///     255 UTF-8 bytes are kept).
+    public init(font: OpenTypeFont, sourceChecksum: UInt32 = 0, sourceFile: String = "") {
         let glyphsUsed = Set(font.glyphs).sorted()
         // Per subtable, what decides each glyph's kerning as the left or the right glyph.
         let subtables = font.gpos.flatMap(\.subtables)
@@ -216,7 +225,7 @@ extension FontFace {
             family: font.familyName, weight: font.weight, isItalic: font.isItalic,
             unitsPerEm: font.unitsPerEm, ascender: font.ascender, descender: font.descender,
             lineGap: font.lineGap, notdefAdvance: Int(font.advances[0]), sourceChecksum: sourceChecksum,
-            runs: runs, leftClassCount: leftCount, rightClassCount: rightCount, kerningMatrix: kern)
+            sourceFile: sourceFile, runs: runs, leftClassCount: leftCount, rightClassCount: rightCount, kerningMatrix: kern)
     }
 }
 
@@ -226,6 +235,6 @@ extension FontFace {
         FontFace(
             family: family, weight: weight, isItalic: isItalic, unitsPerEm: unitsPerEm, ascender: ascender,
             descender: descender, lineGap: lineGap, notdefAdvance: notdefAdvance, sourceChecksum: sourceChecksum,
-            runs: runs, leftClassCount: leftClassCount, rightClassCount: rightClassCount, kerningMatrix: kerningMatrix)
+            sourceFile: sourceFile, runs: runs, leftClassCount: leftClassCount, rightClassCount: rightClassCount, kerningMatrix: kerningMatrix)
     }
 }

@@ -5,7 +5,7 @@
 /// | offset | size | field |
 /// |---|---|---|
 /// | 0 | 4 | magic `TRFM` |
-/// | 4 | 2 | format version (1) |
+/// | 4 | 2 | format version (1 or 2) |
 /// | 6 | 2 | flags: bit 0 italic |
 /// | 8 | 2 | weight (100…1000) |
 /// | 10 | 2 | unitsPerEm |
@@ -19,22 +19,29 @@
 /// | 30 | 2 | right kerning classes C (≥ 1) |
 /// | 32 | 1 | family name length N |
 /// | 33 | N | family name, UTF-8 |
+/// | 33+N | 1 | version 2 only: M, source file name length in bytes |
+/// | 34+N | M | version 2 only: source font file name (no directory), UTF-8 |
 /// | … | 12·R | runs: first code point u32, count u16, advance u16, left class u16, right class u16 |
 /// | … | 2·L·C | kerning matrix, signed, row-major, font units; row 0 and column 0 are zero |
 /// | … | 4 | CRC-32 of every byte before it |
 public enum MetricsPack {
     public static let magic: [UInt8] = Array("TRFM".utf8)
-    public static let version: UInt16 = 1
+    /// The newest format version this code reads and writes: 2 adds the source file name.
+    public static let version: UInt16 = 2
+    /// The format versions ``decode(_:)`` reads.
+    public static let readableVersions: ClosedRange<UInt16> = 1...2
     /// The file name extension packs use in `Config/fonts/`.
     public static let fileExtension = "trfm"
 
-    /// Encodes a face as a pack.
+    /// Encodes a face as a pack: version 2 when the face knows its source file, else version 1
+    /// (byte for byte what earlier builds wrote).
     public static func encode(_ face: FontFace) -> [UInt8] {
+        let source = utf8Prefix(face.sourceFile, 255)
         var out: [UInt8] = []
         func le16(_ v: UInt16) { out.append(UInt8(v & 0xFF)); out.append(UInt8(v >> 8)) }
         func le32(_ v: UInt32) { for s in stride(from: 0, to: 32, by: 8) { out.append(UInt8((v >> UInt32(s)) & 0xFF)) } }
         out += magic
-        le16(version)
+        le16(source.isEmpty ? 1 : version)
         le16(face.isItalic ? 1 : 0)
         le16(UInt16(clamping: face.weight))
         le16(UInt16(clamping: face.unitsPerEm))
@@ -46,9 +53,13 @@ public enum MetricsPack {
         le32(UInt32(face.runs.count))
         le16(UInt16(face.leftClassCount))
         le16(UInt16(face.rightClassCount))
-        let name = Array(face.family.utf8.prefix(255))
+        let name = utf8Prefix(face.family, 255)
         out.append(UInt8(name.count))
         out += name
+        if !source.isEmpty {
+            out.append(UInt8(source.count))
+            out += source
+        }
         for run in face.runs {
             le32(run.start)
             le16(UInt16(run.count))
@@ -70,7 +81,9 @@ public enum MetricsPack {
             throw header.fail(0, "magic is not TRFM: not a Trellis metrics pack")
         }
         let v = try header.le16(4)
-        guard v == version else { throw header.fail(4, "pack format version \(v), this reader reads version \(version)") }
+        guard readableVersions.contains(v) else {
+            throw header.fail(4, "pack format version \(v), this reader reads versions \(readableVersions.lowerBound)…\(readableVersions.upperBound)")
+        }
         guard bytes.count >= 37 else { throw header.fail(bytes.count, "pack is \(bytes.count) bytes, too short for a header and checksum") }
         let stored = try header.le32(bytes.count - 4)
         let actual = crc32(bytes[0..<(bytes.count - 4)])
@@ -97,7 +110,14 @@ public enum MetricsPack {
         try body.require(33, nameLength, "family name")
         let family = String(decoding: bytes[33..<(33 + nameLength)], as: UTF8.self)
 
-        let runsAt = 33 + nameLength
+        var runsAt = 33 + nameLength
+        var sourceFile = ""
+        if v >= 2 {
+            let sourceLength = Int(try body.u8(runsAt))
+            try body.require(runsAt + 1, sourceLength, "source file name")
+            sourceFile = String(decoding: bytes[(runsAt + 1)..<(runsAt + 1 + sourceLength)], as: UTF8.self)
+            runsAt += 1 + sourceLength
+        }
         let runsReader = ByteReader(bytes, table: "pack runs", end: bytes.count - 4)
         try runsReader.require(runsAt, 12 * runCount, "\(runCount) runs")
         var runs: [FontFace.Run] = []
@@ -130,9 +150,20 @@ public enum MetricsPack {
         return FontFace(
             family: family, weight: weight, isItalic: flags & 1 != 0, unitsPerEm: unitsPerEm,
             ascender: ascender, descender: descender, lineGap: lineGap, notdefAdvance: notdef,
-            sourceChecksum: checksum, runs: runs, leftClassCount: leftCount, rightClassCount: rightCount,
+            sourceChecksum: checksum, sourceFile: sourceFile, runs: runs, leftClassCount: leftCount, rightClassCount: rightCount,
             kerningMatrix: matrix)
     }
+}
+
+/// The UTF-8 bytes of `text`, cut to at most `limit` bytes at a scalar boundary.
+private func utf8Prefix(_ text: String, _ limit: Int) -> [UInt8] {
+    var out: [UInt8] = []
+    for scalar in text.unicodeScalars {
+        let bytes = Array(String(scalar).utf8)
+        guard out.count + bytes.count <= limit else { break }
+        out += bytes
+    }
+    return out
 }
 
 /// CRC-32 (IEEE 802.3, the zlib/PNG polynomial), as Python's `zlib.crc32`.

@@ -39,12 +39,15 @@ public struct TextLine: Equatable, Sendable {
     /// Unicode scalar offsets into the measured string: the line's text including its trailing
     /// spaces, excluding a hard line break that ended it.
     public var range: Range<Int>
-    /// Width in points, trailing spaces not counted.
+    /// Width in points, trailing spaces not counted; with the ellipsis when ``isEllipsized``.
     public var width: Double
+    /// The last line of truncated text: "…" is drawn after `range` (its trailing spaces dropped).
+    public var isEllipsized: Bool
 
-    public init(range: Range<Int>, width: Double) {
+    public init(range: Range<Int>, width: Double, isEllipsized: Bool = false) {
         self.range = range
         self.width = width
+        self.isEllipsized = isEllipsized
     }
 }
 
@@ -62,6 +65,22 @@ public struct TextMeasurement: Equatable, Sendable {
     public var isTruncated: Bool
 
     public var lineCount: Int { lines.count }
+
+    /// What each line shows of `text` (the string that was measured): its scalars without the
+    /// trailing spaces, which hang, and with "…" at the end of an ellipsized line. What a
+    /// renderer draws line by line.
+    public func lineTexts(of text: String) -> [String] {
+        let scalars = Array(text.unicodeScalars)
+        return lines.map { line in
+            var end = min(scalars.count, line.range.upperBound)
+            let start = min(max(0, line.range.lowerBound), end)
+            while end > start && CharacterClass.isBreakingSpace(scalars[end - 1].value) { end -= 1 }
+            var shown = String.UnicodeScalarView()
+            shown.append(contentsOf: scalars[start..<end])
+            if line.isEllipsized { shown.append(FontChain.ellipsisScalar) }
+            return String(shown)
+        }
+    }
 
     public init(width: Double, height: Double, lineHeight: Double, lines: [TextLine], isTruncated: Bool) {
         self.width = width

@@ -16,8 +16,10 @@ struct FontsCommand: ParsableCommand {
             abstract: "Build metrics packs from TrueType/OpenType font files (the default).",
             discussion: """
                 Reads each font's cmap, hmtx, hhea, OS/2, head, name and GPOS/kern tables and writes \
-                DIR/<font file name>.trfm: advances per code point, kerning classes, line metrics. \
-                Packs in Config/fonts/ are loaded at server start. See docs/text.md.
+                DIR/<font file name>.trfm: advances per code point, kerning classes, line metrics, \
+                and the font file's name and CRC-32. Packs in Config/fonts/ are loaded at server \
+                start; a .ttf/.otf of that name beside a pack is served to previews as a web font. \
+                See docs/text.md.
                 """)
 
         @Argument(help: "Font files (.ttf, .otf, .ttc).")
@@ -42,17 +44,18 @@ struct FontsCommand: ParsableCommand {
                 } catch {
                     throw FontsCommandError("\(path): \(error)")
                 }
-                var face = FontFace(font: font, sourceChecksum: crc32(bytes))
+                let fileName = (path as NSString).lastPathComponent
+                var face = FontFace(font: font, sourceChecksum: crc32(bytes), sourceFile: fileName)
                 if let family { face = face.renamed(family) }
                 let pack = MetricsPack.encode(face)
-                let name = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+                let name = (fileName as NSString).deletingPathExtension
                 let target = (output as NSString).appendingPathComponent("\(name).\(MetricsPack.fileExtension)")
                 try Data(pack).write(to: URL(fileURLWithPath: target))
                 let mapped = face.runs.reduce(0) { $0 + Int($1.count) }
                 print(
                     "\(target): \(face.family) weight \(face.weight)\(face.isItalic ? " italic" : ""), "
                         + "\(mapped) code points in \(face.runs.count) runs, kerning from \(font.kerningSource) "
-                        + "in \(face.leftClassCount)×\(face.rightClassCount) classes, \(pack.count) bytes")
+                        + "in \(face.leftClassCount)×\(face.rightClassCount) classes, from \(fileName), \(pack.count) bytes")
             }
         }
     }

@@ -2,7 +2,7 @@ import Testing
 @testable import TrellisText
 
 /// Line breaking on a grid face where widths are easy to add up: at 10 pt every ASCII character is
-/// 1 pt wide, a space 0.5 pt, a CJK character 10 pt; "AV" kerns by −0.2 pt.
+/// 1 pt wide (and "…"), a space 0.5 pt, a CJK character 10 pt; "AV" kerns by −0.2 pt.
 @Suite struct LineBreakingTests {
     static let grid: FontFace = {
         func run(_ a: UInt32, _ b: UInt32, _ advance: UInt16, left: UInt16 = 0, right: UInt16 = 0) -> FontFace.Run {
@@ -14,7 +14,7 @@ import Testing
             runs: [
                 run(0x20, 0x20, 50), run(0x21, 0x40, 100), run(0x41, 0x41, 100, left: 1),
                 run(0x42, 0x55, 100), run(0x56, 0x56, 100, right: 1), run(0x57, 0x7E, 100),
-                run(0xA0, 0xA0, 100), run(0x2010, 0x2014, 100), run(0x3000, 0x30FF, 1000),
+                run(0xA0, 0xA0, 100), run(0x2010, 0x2014, 100), run(0x2026, 0x2026, 100), run(0x3000, 0x30FF, 1000),
                 run(0x4E00, 0x9FFF, 1000), run(0xFF01, 0xFF60, 1000),
             ],
             leftClassCount: 2, rightClassCount: 2, kerningMatrix: [0, 0, 0, -20])
@@ -113,7 +113,7 @@ import Testing
         let m = Self.chain.measure("aaa bbbbb cc", size: 10, lineLimit: 2, availableWidth: 5)
         #expect(m.lineCount == 2)
         #expect(m.isTruncated)
-        #expect(m.width == 5)  // widest line shown: "bbbbb"
+        #expect(m.width == 5)  // widest line shown: "bbbbb", then "bbbb…" (EllipsisTests)
         #expect(m.height == 24)
         let all = Self.chain.measure("aaa bbbbb cc", size: 10, lineLimit: 3, availableWidth: 5)
         #expect(!all.isTruncated)

@@ -38,16 +38,51 @@ import TrellisText
     }
 
     @Test func shippedPacksAreCurrent() throws {
-        // The shipped packs for fonts also in Fixtures/fonts equal a fresh build from the font.
-        for (pack, file) in [("Roboto-Regular", "Roboto-Regular.ttf"), ("Roboto-Bold", "Roboto-Bold.ttf"),
-                             ("Inter-Regular", "Inter-Regular.otf"), ("Inter-SemiBold", "Inter-SemiBold.otf")] {
-            #expect(try Fixture.pack(pack) == Fixture.face(file), "rebuild Config/fonts/\(pack).trfm with trellis fonts")
+        // Each shipped Roboto and Inter pack names its font file, shipped beside it, and equals a
+        // fresh build from that file; the fixtures' copies are the same files.
+        for pack in ["Roboto-Regular", "Roboto-Medium", "Roboto-Bold", "Inter-Regular", "Inter-Medium", "Inter-SemiBold", "Inter-Bold"] {
+            let face = try Fixture.pack(pack)
+            #expect(face.sourceFile.hasPrefix(pack + "."), "\(pack).trfm names \(face.sourceFile)")
+            let bytes = try Fixture.bytes("Config/fonts/\(face.sourceFile)")
+            #expect(crc32(bytes) == face.sourceChecksum)
+            let fresh = FontFace(font: try OpenTypeFont(bytes: bytes), sourceChecksum: crc32(bytes), sourceFile: face.sourceFile)
+            #expect(face == fresh, "rebuild Config/fonts/\(pack).trfm with trellis fonts")
+        }
+        for file in ["Roboto-Regular.ttf", "Roboto-Bold.ttf", "Inter-Regular.otf", "Inter-SemiBold.otf"] {
+            #expect(try Fixture.bytes("Config/fonts/\(file)") == Fixture.bytes("Fixtures/fonts/\(file)"))
         }
         let collection = try Fixture.shippedCollection()
         #expect(collection.families == ["Droid Sans Fallback", "Inter", "Noto Color Emoji", "Roboto"])
         #expect(collection.faces(family: "Roboto").map(\.weight) == [400, 500, 700])
         #expect(collection.faces(family: "Inter").map(\.weight) == [400, 500, 600, 700])
         #expect(try #require(collection.face(family: "Droid Sans Fallback")).contains(0x6771))
+    }
+
+    /// Format 2 records the source file's name; a face without one still writes format 1, byte for
+    /// byte as before, and both read back as the same metrics.
+    @Test func versionTwoRecordsTheSourceFileAndVersionOneStillReads() throws {
+        let bytes = try Fixture.bytes("Fixtures/fonts/TrellisKernTest.ttf")
+        let font = try OpenTypeFont(bytes: bytes)
+        let named = FontFace(font: font, sourceChecksum: crc32(bytes), sourceFile: "TrellisKernTest.ttf")
+        let unnamed = FontFace(font: font, sourceChecksum: crc32(bytes))
+        let v2 = MetricsPack.encode(named), v1 = MetricsPack.encode(unnamed)
+        #expect(v2[4] == 2 && v1[4] == 1)
+        #expect(v2.count == v1.count + 1 + "TrellisKernTest.ttf".utf8.count)
+        let read2 = try MetricsPack.decode(v2), read1 = try MetricsPack.decode(v1)
+        #expect(read2 == named && read1 == unnamed)
+        #expect(read2.sourceFile == "TrellisKernTest.ttf" && read1.sourceFile == "")
+        #expect(read1.runs == read2.runs && read1.kerningMatrix == read2.kerningMatrix && read1.naturalLineHeight(size: 17) == read2.naturalLineHeight(size: 17))
+        // The shipped fallback packs are format 1 (their fonts are not shipped) and still load.
+        #expect(try Fixture.bytes("Config/fonts/NotoColorEmoji.trfm")[4] == 1)
+        #expect(try Fixture.pack("NotoColorEmoji").sourceFile == "")
+        // Every truncation of a format 2 pack fails cleanly, the file name's bytes included.
+        for length in 0..<v2.count {
+            #expect(throws: FontError.self) { try MetricsPack.decode(Array(v2.prefix(length))) }
+        }
+        // A name longer than 255 bytes is cut at a scalar boundary.
+        let long = String(repeating: "é", count: 200) + ".ttf"
+        let cut = try MetricsPack.decode(MetricsPack.encode(FontFace(font: font, sourceFile: long))).sourceFile
+        #expect(cut == String(repeating: "é", count: 127))
     }
 
     @Test func brokenPacksGivePreciseErrors() throws {
@@ -61,7 +96,7 @@ import TrellisText
             copy[0] = 0x58
             _ = try MetricsPack.decode(copy)
         }
-        #expect(throws: FontError(table: "pack header", offset: 4, reason: "pack format version 9, this reader reads version 1")) {
+        #expect(throws: FontError(table: "pack header", offset: 4, reason: "pack format version 9, this reader reads versions 1…2")) {
             var copy = pack
             copy[4] = 9
             _ = try MetricsPack.decode(copy)

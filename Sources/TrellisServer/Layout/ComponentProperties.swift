@@ -104,13 +104,10 @@ struct TextSpec {
         }
     }
 
-    /// The lines shown in a content box `width` points wide.
-    func lines(width: Float) -> [String] {
-        let scalars = Array(text.unicodeScalars)
-        return measure(availableWidth: Double(width) + 0.01).lines.map { line in
-            var s = String.UnicodeScalarView()
-            s.append(contentsOf: scalars[max(0, line.range.lowerBound)..<min(scalars.count, line.range.upperBound)])
-            return String(s)
-        }
+    /// The lines shown in a content box `width` points wide (trailing spaces dropped, "…" ending
+    /// a line the line limit cut), and whether the line limit cut the text.
+    func lines(width: Float) -> (lines: [String], widths: [Double], truncated: Bool) {
+        let measured = measure(availableWidth: Double(width) + 0.01)
+        return (measured.lineTexts(of: text), measured.lines.map(\.width), measured.isTruncated)
     }
 }

@@ -36,8 +36,12 @@ extension Endpoints {
         let linkQuery = svg ? "" : QueryParameters.encode(
             resolving.query.items.filter { $0.name != "check" && !$0.name.hasPrefix(ScreenRequest.parameterPrefix) }.map { ($0.name, $0.value) })
         let body = try resolving.answer(format: svg ? .svg : .html(check: check), viewport: viewport, linkQuery: linkQuery) { resolved in
-            let frames = ScreenLayout(viewport: viewport, fonts: resolving.snapshot.fonts).layOut(resolved)
-            return Array((svg ? PreviewSVG.render(frames) : PreviewHTML.render(frames, check: check, linkQuery: linkQuery)).utf8)
+            let fonts = resolving.snapshot.fonts
+            let frames = ScreenLayout(viewport: viewport, fonts: fonts).layOut(resolved)
+            let fontFaces = resolving.snapshot.webFonts.fontFaceRules(frames, fonts: fonts)
+            return Array(
+                (svg ? PreviewSVG.render(frames, fontFaces: fontFaces)
+                    : PreviewHTML.render(frames, check: check, linkQuery: linkQuery, fontFaces: fontFaces)).utf8)
         }
         var response = Self.cached(
             body, request, cacheControl: state.screenCacheControl,
@@ -78,9 +82,10 @@ extension Endpoints {
         return HTTPResponse(status: .seeOther, headers: ["Location": location, "Cache-Control": "no-store"])
     }
 
-    /// Inline styles (and the `check=1` script) only: no fetches, no frames, no forms.
+    /// Inline styles (and the `check=1` script) and this server's font files only: no other
+    /// fetches, no frames, no forms.
     static let previewContentSecurityPolicy =
-        "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
+        "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; font-src 'self'; base-uri 'none'; form-action 'none'"
 
     static func requireFonts(_ snapshot: Snapshot) throws(Problem) {
         guard snapshot.fonts.families.isEmpty else { return }

@@ -25,8 +25,13 @@ public struct LaidOutText: Sendable {
     public var weight: Int
     public var size: Double
     public var lineHeight: Double
-    /// The lines TrellisText broke the text into at the frame's content width.
+    /// The lines TrellisText broke the text into at the frame's content width, as drawn: trailing
+    /// spaces dropped, and the last line ending in "…" when the line limit cut the text.
     public var lines: [String]
+    /// Each line's width as TrellisText measured it, in points (with the "…" of a cut line).
+    public var lineWidths: [Double]
+    /// Whether `lineLimit` cut the text (the answer's `truncated`).
+    public var isTruncated: Bool
 }
 
 /// A laid-out part that is not a component: a navigation or tab bar, a list separator.
@@ -90,6 +95,7 @@ public struct ScreenFrames: Sendable {
         if let bar = node.bar { members.append(("bar", part(bar))) }
         if !node.separators.isEmpty { members.append(("separators", .array(node.separators.map(part)))) }
         if let text = node.text, text.lines.count > 0 { members.append(("lines", .number(text.lines.count))) }
+        if node.text?.isTruncated == true { members.append(("truncated", .bool(true))) }
         if !c.properties.isEmpty { members.append(("properties", TrellisJSON.JSONValue(.object(c.properties)))) }
         if !c.values.isEmpty { members.append(("values", TrellisJSON.JSONValue(.object(c.values)))) }
         if !c.style.isEmpty { members.append(("style", TrellisJSON.JSONValue(.object(c.style)))) }

@@ -18,10 +18,11 @@ extension ScreenLayout {
         var text: LaidOutText?
         if let spec = pending.text, !pending.hidden {
             let width = frame.width - pending.insets.left - pending.insets.right
+            let shown = spec.lines(width: width)
             text = LaidOutText(
                 text: spec.text, family: spec.chain.faces.first?.family ?? spec.family,
                 weight: spec.chain.faces.first?.weight ?? spec.weight, size: spec.size, lineHeight: spec.lineHeight,
-                lines: spec.lines(width: width))
+                lines: shown.lines, lineWidths: shown.widths, isTruncated: shown.truncated)
         }
         return LaidOutComponent(
             component: pending.component, layoutId: pending.layoutId, frame: frame, isHidden: pending.hidden,

@@ -6,11 +6,14 @@ import TrellisText
 
 /// `GET /preview/{id}`: the layout as an HTML page of absolutely positioned boxes, one per
 /// component, each with `data-id` = its layout id. Text is drawn line by line as TrellisText broke
-/// it, so the picture shows the server's line breaks even where the browser's fonts differ.
+/// it, in the face it was measured with (served by `GET /fonts/{file}`, declared by `fontFaces`),
+/// with ligatures off as TrellisText measures.
 enum PreviewHTML {
-    /// - Parameter linkQuery: the query a link to another preview carries on (who is looking, at
-    ///   what size); each component that navigates becomes a link to `/preview?url=…` with it.
-    static func render(_ frames: ScreenFrames, check: Bool, linkQuery: String = "") -> String {
+    /// - Parameters:
+    ///   - linkQuery: the query a link to another preview carries on (who is looking, at what size);
+    ///     each component that navigates becomes a link to `/preview?url=…` with it.
+    ///   - fontFaces: the `@font-face` rules of the faces the page draws (``WebFonts``).
+    static func render(_ frames: ScreenFrames, check: Bool, linkQuery: String = "", fontFaces: String = "") -> String {
         let v = frames.viewport
         var out = """
             <!DOCTYPE html>
@@ -18,10 +21,10 @@ enum PreviewHTML {
             <meta name="viewport" content="width=\(Markup.number(v.width))">
             <title>\(Markup.escape(frames.screen.title ?? frames.screen.id)) — Trellis preview</title>
             <style>
-            html,body{margin:0;padding:0;background:#fff}
+            \(fontFaces)html,body{margin:0;padding:0;background:#fff}
             #screen{position:relative;overflow:hidden;background:#fff;width:\(Markup.number(v.width))px;height:\(Markup.number(v.height))px}
             #screen div{position:absolute;box-sizing:border-box;margin:0;padding:0}
-            .line{position:absolute;white-space:pre;overflow:hidden;text-overflow:clip}
+            .line{position:absolute;white-space:pre;overflow:hidden;text-overflow:clip;font-variant-ligatures:none;font-kerning:normal}
             .ph{position:absolute;display:flex;align-items:center;justify-content:center;overflow:hidden;font:11px/13px system-ui,sans-serif;color:#6B7280;text-align:center;word-break:break-all}
             .bar-title{position:absolute;white-space:pre;overflow:hidden}
             a.link{position:absolute;left:0;top:0;right:0;bottom:0;z-index:1;cursor:pointer}
@@ -29,19 +32,9 @@ enum PreviewHTML {
             </style></head>
             <body><div id="screen" dir="\(v.direction.rawValue)">
             """
-        if let root = frames.root { draw(root, frames, linkQuery, into: &out) }
+        if let root = frames.root { draw(root, frames, linkQuery, check: check, into: &out) }
         out += "</div>\n"
-        if check {
-            // Reports where the browser drew every element, for the Chromium test (and for people).
-            out += """
-                <script>
-                (function(){var r=[];document.querySelectorAll('[data-id]').forEach(function(e){var b=e.getBoundingClientRect();
-                r.push({id:e.getAttribute('data-id'),x:b.x,y:b.y,width:b.width,height:b.height});});
-                var p=document.createElement('pre');p.id='positions';p.textContent=JSON.stringify(r);document.body.appendChild(p);})();
-                </script>
-
-                """
-        }
+        if check { out += checkScript }
         out += "</body></html>\n"
         return out
     }
@@ -50,7 +43,25 @@ enum PreviewHTML {
         "left:\(Markup.number(frame.left))px;top:\(Markup.number(frame.top))px;width:\(Markup.number(frame.width))px;height:\(Markup.number(frame.height))px"
     }
 
-    private static func draw(_ node: LaidOutComponent, _ frames: ScreenFrames, _ linkQuery: String, into out: inout String) {
+    /// Once the web fonts are in, reports where the browser drew every element into
+    /// `<pre id="positions">`, and into `<pre id="text">` each text line's drawn extent (a Range
+    /// over its text), its box, the width TrellisText measured (`data-width`), its font, and the
+    /// state of every `@font-face` — for the Chromium test, and for people.
+    static let checkScript = """
+        <script>
+        (function(){function report(){var r=[];document.querySelectorAll('[data-id]').forEach(function(e){var b=e.getBoundingClientRect();
+        r.push({id:e.getAttribute('data-id'),x:b.x,y:b.y,width:b.width,height:b.height});});
+        var t=[];document.querySelectorAll('.line').forEach(function(e){var g=document.createRange();g.selectNodeContents(e);var b=g.getBoundingClientRect(),s=e.getBoundingClientRect(),c=getComputedStyle(e);
+        t.push({id:e.parentElement.getAttribute('data-id'),text:e.textContent,left:b.left,right:b.right,width:b.width,boxLeft:s.left,boxRight:s.right,
+        measured:parseFloat(e.getAttribute('data-width')),family:c.fontFamily.split(',')[0].replace(/["']/g,'').trim(),weight:c.fontWeight});});
+        var f=[];if(document.fonts){document.fonts.forEach(function(x){f.push({family:x.family.replace(/["']/g,''),weight:x.weight,status:x.status});});}
+        [['positions',r],['text',{lines:t,fonts:f}]].forEach(function(a){var p=document.createElement('pre');p.id=a[0];p.textContent=JSON.stringify(a[1]);document.body.appendChild(p);});}
+        if(document.fonts&&document.fonts.ready){document.fonts.ready.then(report);}else{report();}})();
+        </script>
+
+        """
+
+    private static func draw(_ node: LaidOutComponent, _ frames: ScreenFrames, _ linkQuery: String, check: Bool, into out: inout String) {
         guard !node.isHidden else { return }
         let paint = PreviewPaint(node)
         var css = box(node.frame)
@@ -74,12 +85,12 @@ enum PreviewHTML {
             let legible = node.frame.width >= 40 && node.frame.height >= 20
             out += "<span class=\"ph\" title=\"\(Markup.escape(label))\" style=\"\(ph)\">\(legible ? Markup.escape(label) : "")</span>"
         }
-        if let text = node.text { drawText(text, node, paint, frames, into: &out) }
+        if let text = node.text { drawText(text, node, paint, frames, check: check, into: &out) }
         if let bar = node.bar { drawBar(bar, node, frames, into: &out) }
         for separator in node.separators {
             out += "<div data-id=\"\(Markup.escape(separator.layoutId))\" style=\"\(box(separator.frame));background:rgba(229,231,235,1)\"></div>"
         }
-        for child in node.subviews { draw(child, frames, linkQuery, into: &out) }
+        for child in node.subviews { draw(child, frames, linkQuery, check: check, into: &out) }
         if let url = navigation(node.component.properties.first { $0.key == "action" }?.value) {
             // Last, so it lies over the component's own drawing; a child's link lies over its parent's.
             let href = "/preview?" + QueryParameters.encode([("url", url)]) + (linkQuery.isEmpty ? "" : "&" + linkQuery)
@@ -99,7 +110,8 @@ enum PreviewHTML {
     }
 
     private static func drawText(
-        _ text: LaidOutText, _ node: LaidOutComponent, _ paint: PreviewPaint, _ frames: ScreenFrames, into out: inout String
+        _ text: LaidOutText, _ node: LaidOutComponent, _ paint: PreviewPaint, _ frames: ScreenFrames, check: Bool,
+        into out: inout String
     ) {
         let align = switch paint.textAlign { case .leading: "start"; case .center: "center"; case .trailing: "end" }
         let insets = node.insets
@@ -109,9 +121,14 @@ enum PreviewHTML {
         var top = insets.top
         if node.component.type == "Button" { top += max(0, (contentHeight - lineCount * Float(text.lineHeight)) / 2) }
         let font = "font-family:\(Markup.fontFamily(text.family));font-size:\(Markup.number(Float(text.size)))px;font-weight:\(text.weight);line-height:\(Markup.number(Float(text.lineHeight)))px;color:\(paint.textColor);text-align:\(align)"
+        // Each line is aligned by the layout's direction, but its own text runs in the direction
+        // of its first strong character (`<bdi>`), as both platforms lay out a paragraph: English in
+        // a right-to-left screen keeps "VAT." with its period after the T, shaped (and kerned) as
+        // one run, as TrellisText measured it.
         for (index, line) in text.lines.enumerated() {
             let y = top + Float(index) * Float(text.lineHeight)
-            out += "<span class=\"line\" style=\"left:\(Markup.number(insets.left))px;right:\(Markup.number(insets.right))px;top:\(Markup.number(y))px;height:\(Markup.number(Float(text.lineHeight)))px;\(font)\">\(Markup.escape(line))</span>"
+            let measured = check && index < text.lineWidths.count ? " data-width=\"\(Markup.number(Float(text.lineWidths[index])))\"" : ""
+            out += "<span class=\"line\"\(measured) style=\"left:\(Markup.number(insets.left))px;right:\(Markup.number(insets.right))px;top:\(Markup.number(y))px;height:\(Markup.number(Float(text.lineHeight)))px;\(font)\"><bdi>\(Markup.escape(line))</bdi></span>"
         }
     }
 
@@ -122,14 +139,14 @@ enum PreviewHTML {
         out += "<div data-id=\"\(Markup.escape(bar.layoutId))\" style=\"\(box(bar.frame));background:\(BarPaint.background);box-shadow:\(edge)\">"
         switch paint.title {
         case .inline(let title, let centered):
-            out += "<span class=\"bar-title\" style=\"left:16px;right:16px;top:0;font:600 17px \(family);line-height:\(Markup.number(bar.frame.height))px;text-align:\(centered ? "center" : "start");color:\(BarPaint.titleColor)\">\(Markup.escape(title))</span>"
+            out += "<span class=\"bar-title\" style=\"left:16px;right:16px;top:0;font:\(BarPaint.inlineTitleWeight) 17px \(family);line-height:\(Markup.number(bar.frame.height))px;text-align:\(centered ? "center" : "start");color:\(BarPaint.titleColor)\">\(Markup.escape(title))</span>"
         case .large(let title):
-            out += "<span class=\"bar-title\" style=\"left:16px;right:16px;bottom:8px;font:700 34px \(family);line-height:41px;text-align:start;color:\(BarPaint.titleColor)\">\(Markup.escape(title))</span>"
+            out += "<span class=\"bar-title\" style=\"left:16px;right:16px;bottom:8px;font:\(BarPaint.largeTitleWeight) 34px \(family);line-height:41px;text-align:start;color:\(BarPaint.titleColor)\">\(Markup.escape(title))</span>"
         case nil:
             break
         }
         for tab in paint.tabs {
-            out += "<span class=\"bar-title\" style=\"left:\(Markup.number(tab.left))px;width:\(Markup.number(tab.width))px;top:0;font:500 11px \(family);line-height:\(Markup.number(paint.tabLabelHeight))px;text-align:center;color:\(tab.color)\">\(Markup.escape(tab.title))</span>"
+            out += "<span class=\"bar-title\" style=\"left:\(Markup.number(tab.left))px;width:\(Markup.number(tab.width))px;top:0;font:\(BarPaint.tabWeight) 11px \(family);line-height:\(Markup.number(paint.tabLabelHeight))px;text-align:center;color:\(tab.color)\">\(Markup.escape(tab.title))</span>"
         }
         out += "</div>"
     }

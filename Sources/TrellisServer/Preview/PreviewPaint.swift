@@ -122,6 +122,19 @@ enum Markup {
         return (negative && magnitude != 0 ? "-" : "") + String(whole) + (fraction.isEmpty ? "" : "." + fraction)
     }
 
+    /// A quoted CSS string that is safe as it is in an HTML `<style>` (raw text, no entities) and
+    /// in an XML one: anything but letters, digits, space and `-_.:/?=` is a CSS hex escape.
+    static func cssString(_ text: String) -> String {
+        var out = "'"
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "a"..."z", "A"..."Z", "0"..."9", " ", "-", "_", ".", ":", "/", "?", "=", "%": out.unicodeScalars.append(scalar)
+            default: out += "\\" + String(scalar.value, radix: 16) + " "
+            }
+        }
+        return out + "'"
+    }
+
     static func fontFamily(_ family: String) -> String {
         "'\(escape(family))', Inter, Roboto, 'Helvetica Neue', Arial, sans-serif"
     }
@@ -137,6 +150,8 @@ enum Markup {
 /// What a preview draws in a Navigation or TabBar bar, decided once for both renderers.
 struct BarPaint {
     static let background = "rgba(249,250,251,1)"
+    /// The weights bar text is drawn in.
+    static let inlineTitleWeight = 600, largeTitleWeight = 700, tabWeight = 500
     static let titleColor = "#111827"
 
     enum Title {

@@ -4,15 +4,18 @@ import TrellisText
 
 /// `GET /preview/{id}/preview.svg`: the same picture as the HTML preview, as one SVG document
 /// (`curl -o home.svg`). Each component is a `<g>` translated to its frame, with `data-id`.
+/// Text names the face it was measured with, declared by `fontFaces` (``WebFonts``) with URLs on
+/// this server: opened from the server the SVG draws in those faces; saved to a file, in the
+/// viewer's own fonts.
 enum PreviewSVG {
-    static func render(_ frames: ScreenFrames) -> String {
+    static func render(_ frames: ScreenFrames, fontFaces: String = "") -> String {
         let v = frames.viewport
         let w = Markup.number(v.width), h = Markup.number(v.height)
         var out = """
             <?xml version="1.0" encoding="UTF-8"?>
             <svg xmlns="http://www.w3.org/2000/svg" width="\(w)" height="\(h)" viewBox="0 0 \(w) \(h)">
             <title>\(Markup.escape(frames.screen.title ?? frames.screen.id)) — Trellis preview</title>
-            <defs><clipPath id="screen-clip"><rect width="\(w)" height="\(h)"/></clipPath></defs>
+            <defs><style>\(fontFaces)text{font-variant-ligatures:none;font-kerning:normal}</style><clipPath id="screen-clip"><rect width="\(w)" height="\(h)"/></clipPath></defs>
             <rect width="\(w)" height="\(h)" fill="#FFFFFF"/>
             <g clip-path="url(#screen-clip)">
 
@@ -103,17 +106,17 @@ enum PreviewSVG {
         out += rect(f, fill: BarPaint.background)
         switch paint.title {
         case .large(let title):
-            out += "<text x=\"16\" y=\"\(Markup.number(f.height - 16))\" font-family=\"\(family)\" font-size=\"34\" font-weight=\"700\" fill=\"\(BarPaint.titleColor)\">\(Markup.escape(title))</text>"
+            out += "<text x=\"16\" y=\"\(Markup.number(f.height - 16))\" font-family=\"\(family)\" font-size=\"34\" font-weight=\"\(BarPaint.largeTitleWeight)\" fill=\"\(BarPaint.titleColor)\">\(Markup.escape(title))</text>"
         case .inline(let title, centered: false):
             let rtl = frames.viewport.direction == .rtl
-            out += "<text x=\"\(Markup.number(rtl ? f.width - 16 : 16))\" y=\"\(Markup.number(f.height / 2))\" text-anchor=\"\(rtl ? "end" : "start")\" dominant-baseline=\"central\" font-family=\"\(family)\" font-size=\"17\" font-weight=\"600\" fill=\"\(BarPaint.titleColor)\">\(Markup.escape(title))</text>"
+            out += "<text x=\"\(Markup.number(rtl ? f.width - 16 : 16))\" y=\"\(Markup.number(f.height / 2))\" text-anchor=\"\(rtl ? "end" : "start")\" dominant-baseline=\"central\" font-family=\"\(family)\" font-size=\"17\" font-weight=\"\(BarPaint.inlineTitleWeight)\" fill=\"\(BarPaint.titleColor)\">\(Markup.escape(title))</text>"
         case .inline(let title, centered: true):
-            out += "<text x=\"\(Markup.number(f.width / 2))\" y=\"\(Markup.number(f.height / 2))\" text-anchor=\"middle\" dominant-baseline=\"central\" font-family=\"\(family)\" font-size=\"17\" font-weight=\"600\" fill=\"\(BarPaint.titleColor)\">\(Markup.escape(title))</text>"
+            out += "<text x=\"\(Markup.number(f.width / 2))\" y=\"\(Markup.number(f.height / 2))\" text-anchor=\"middle\" dominant-baseline=\"central\" font-family=\"\(family)\" font-size=\"17\" font-weight=\"\(BarPaint.inlineTitleWeight)\" fill=\"\(BarPaint.titleColor)\">\(Markup.escape(title))</text>"
         case nil:
             break
         }
         for tab in paint.tabs {
-            out += "<text x=\"\(Markup.number(tab.left + tab.width / 2))\" y=\"\(Markup.number(paint.tabLabelHeight / 2))\" text-anchor=\"middle\" dominant-baseline=\"central\" font-family=\"\(family)\" font-size=\"11\" font-weight=\"500\" fill=\"\(tab.color)\">\(Markup.escape(tab.title))</text>"
+            out += "<text x=\"\(Markup.number(tab.left + tab.width / 2))\" y=\"\(Markup.number(paint.tabLabelHeight / 2))\" text-anchor=\"middle\" dominant-baseline=\"central\" font-family=\"\(family)\" font-size=\"11\" font-weight=\"\(BarPaint.tabWeight)\" fill=\"\(tab.color)\">\(Markup.escape(tab.title))</text>"
         }
         out += "</g>"
     }
