@@ -41,7 +41,7 @@ struct FlexLayoutEngine {
                                    widthMode: widthMode, heightMode: heightMode, ownerWidth: ownerWidth,
                                    ownerHeight: ownerHeight, performLayout: true, depth: 0)
         if didLayout {
-            node.setInitialPosition(node.layout.direction, ownerWidth, ownerHeight)
+            node.setInitialPosition(node.layout.direction, ownerWidth, ownerHeight, errata: config.errata)
             roundToPixelGrid(node, absoluteLeft: 0, absoluteTop: 0)
         }
     }

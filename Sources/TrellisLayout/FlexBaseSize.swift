@@ -13,7 +13,7 @@ extension FlexLayoutEngine {
             }
             if container.performLayout {
                 child.setInitialPosition(child.resolveDirection(container.direction),
-                                         container.availableInnerWidth, container.availableInnerHeight)
+                                         container.availableInnerWidth, container.availableInnerHeight, errata: config.errata)
             }
             if child.styleStorage.positionType != .relative { container.hasOutOfFlowCandidates = true }
             if child.styleStorage.positionType == .absolute { return }
@@ -118,13 +118,15 @@ extension FlexLayoutEngine {
             childHeight = child.resolvedDimension(direction, .column, ownerHeight, ownerWidth) + marginColumn
             childHeightMode = .stretchFit
         }
-        // Browsers let content overflow a scroll container's main axis, but not its cross axis.
-        let scrolls = node.styleStorage.overflow == .scroll
-        if (!isMainAxisRow && scrolls) || !scrolls, childWidth.isNaN, !width.isNaN {
+        // §9.2 step 3 E: the content-based flex basis is the max-content main size; the item
+        // fits the container only in the cross axis. Yoga (an erratum) fits it in the main axis
+        // too, unless the container scrolls.
+        let fitsMainAxis = config.errata.contains(.flexBasisFitsContainer) && node.styleStorage.overflow != .scroll
+        if !isMainAxisRow || fitsMainAxis, childWidth.isNaN, !width.isNaN {
             childWidth = width
             childWidthMode = .fitContent
         }
-        if (isMainAxisRow && scrolls) || !scrolls, childHeight.isNaN, !height.isNaN {
+        if isMainAxisRow || fitsMainAxis, childHeight.isNaN, !height.isNaN {
             childHeight = height
             childHeightMode = .fitContent
         }

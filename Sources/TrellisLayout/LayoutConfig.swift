@@ -19,8 +19,20 @@ public struct LayoutErrata: OptionSet, Sendable, Hashable {
     public static let absolutePositionWithoutInsetsExcludesPadding = LayoutErrata(rawValue: 1 << 1)
     /// Resolve absolute children's percentages against the parent's inner size.
     public static let absolutePercentAgainstInnerSize = LayoutErrata(rawValue: 1 << 2)
+    /// Move a relatively positioned item in a reversed axis (`row-reverse`, `column-reverse`) the
+    /// wrong way: Yoga 3.2 adds the offset to the edge the reversed axis starts from, so `top: 5`
+    /// in a `column-reverse` container moves the item up. CSS moves it down
+    /// ([CSS Position §3.4](https://www.w3.org/TR/css-position-3/#relpos-insets)).
+    public static let reversedAxisRelativeOffset = LayoutErrata(rawValue: 1 << 3)
+    /// Measure an item's content-based flex basis at most as big as the container's main size
+    /// (Yoga 3.2, unless the container scrolls) instead of at its max-content size
+    /// ([§9.2 step 3 E](https://www.w3.org/TR/css-flexbox-1/#algo-main-item)): an item that does
+    /// not shrink then wraps its text to the container although its line does not fit.
+    public static let flexBasisFitsContainer = LayoutErrata(rawValue: 1 << 4)
+    /// Every erratum: Yoga 3.2's answer wherever Trellis knows it to differ from a browser's.
     public static let all: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
-                                           .absolutePercentAgainstInnerSize]
+                                           .absolutePercentAgainstInnerSize, .reversedAxisRelativeOffset,
+                                           .flexBasisFitsContainer]
     /// Yoga's "classic" errata set.
     public static let classic: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
                                                .absolutePercentAgainstInnerSize]

@@ -125,16 +125,24 @@ extension LayoutNode {
     }
 
     /// Sets the node's initial position from its margins and relative offset, before alignment.
-    func setInitialPosition(_ direction: Direction, _ ownerWidth: Float, _ ownerHeight: Float) {
+    func setInitialPosition(_ direction: Direction, _ ownerWidth: Float, _ ownerHeight: Float, errata: LayoutErrata) {
         let directionRespectingRoot = hasParent ? direction : .ltr
         let mainAxis = styleStorage.flexDirection.resolved(directionRespectingRoot)
         let crossAxis = mainAxis.cross(directionRespectingRoot)
         let relativeMain = relativePosition(mainAxis, directionRespectingRoot, mainAxis.isRow ? ownerWidth : ownerHeight)
         let relativeCross = relativePosition(crossAxis, directionRespectingRoot, mainAxis.isRow ? ownerHeight : ownerWidth)
-        layout.position[mainAxis.inlineStartEdge(direction)] = margin(inlineStart: mainAxis, direction, ownerWidth) + relativeMain
-        layout.position[mainAxis.inlineEndEdge(direction)] = margin(inlineEnd: mainAxis, direction, ownerWidth) + relativeMain
-        layout.position[crossAxis.inlineStartEdge(direction)] = margin(inlineStart: crossAxis, direction, ownerWidth) + relativeCross
-        layout.position[crossAxis.inlineEndEdge(direction)] = margin(inlineEnd: crossAxis, direction, ownerWidth) + relativeCross
+        // An offset moves the box towards the end of its axis in `directionRespectingRoot`
+        // (CSS Position §3.4): added to the start edge, taken from the end edge, where a reversed
+        // axis starts. Yoga's erratum adds it to both edges.
+        let yogaOffsets = errata.contains(.reversedAxisRelativeOffset)
+        @inline(__always) func place(_ axis: FlexDirection, _ relative: Float) {
+            let start = axis.inlineStartEdge(direction), end = axis.inlineEndEdge(direction)
+            let startIsStart = yogaOffsets || start == axis.inlineStartEdge(directionRespectingRoot)
+            layout.position[start] = margin(inlineStart: axis, direction, ownerWidth) + (startIsStart ? relative : -relative)
+            layout.position[end] = margin(inlineEnd: axis, direction, ownerWidth) + (yogaOffsets || !startIsStart ? relative : -relative)
+        }
+        place(mainAxis, relativeMain)
+        place(crossAxis, relativeCross)
     }
 
     /// Resets the layout of a `display: none` subtree to zero.

@@ -16,6 +16,11 @@ struct FixtureCase: Sendable, CustomTestStringConvertible {
     let expectedLTR: JSONValue
     let expectedRTL: JSONValue
     let available: (width: Float?, height: Float?)
+    /// How far a frame value may be from the expected one (Chromium's unrounded frames: 0.6).
+    let tolerance: Double
+    /// Directions in which the engine is known to differ from the expected frames, with the reason
+    /// (Chromium fixtures only): such a case must still differ, so the list stays honest.
+    let expectedToDiffer: [String: String]
 
     var testDescription: String { name }
 
@@ -30,6 +35,10 @@ struct FixtureCase: Sendable, CustomTestStringConvertible {
         tree = json["tree"] ?? .null
         expectedLTR = json["expected"]?["ltr"] ?? .null
         expectedRTL = json["expected"]?["rtl"] ?? .null
+        tolerance = json["tolerance"]?.numberValue ?? 0.01
+        var differ: [String: String] = [:]
+        for member in json["expectedToDiffer"]?.objectValue ?? [] { differ[member.key] = member.value.stringValue ?? "" }
+        expectedToDiffer = differ
         if let sizes = json["available"]?.arrayValue, sizes.count == 2 {
             available = (sizes[0].numberValue.map(Float.init), sizes[1].numberValue.map(Float.init))
         } else {
@@ -79,7 +88,7 @@ struct FixtureCase: Sendable, CustomTestStringConvertible {
         let frame = node.frame
         for (key, actual) in [("left", frame.left), ("top", frame.top), ("width", frame.width), ("height", frame.height)] {
             guard let value = expected[key]?.numberValue else { continue }
-            if !(abs(Double(actual) - value) < 0.01) {
+            if !(abs(Double(actual) - value) <= tolerance) {
                 differences.append("\(path).\(key): expected \(value), got \(actual)")
             }
         }
@@ -108,8 +117,26 @@ enum Fixtures {
         return items.map(FixtureCase.init)
     }
 
+    /// Every `*.json` case in a directory of one-case files, sorted by file name.
+    static func loadDirectory(_ name: String) -> [FixtureCase] {
+        let url = directory.appendingPathComponent(name)
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).filter { $0.hasSuffix(".json") }.sorted()
+        return files.compactMap { file in
+            guard let data = try? Data(contentsOf: url.appendingPathComponent(file)),
+                  let json = try? JSONParser.parse([UInt8](data)) else { return nil }
+            return FixtureCase(json)
+        }
+    }
+
     static let yoga: [FixtureCase] = load("yoga_cases.json")
     static let taffy: [FixtureCase] = load("taffy_flex_cases.json")
+    /// Random trees shrunk by `scripts/layout-vs-chromium`, with Chromium's frames.
+    static let chromium: [FixtureCase] = loadDirectory("chromium")
+    /// The number of files in `chromium/`, so that one that fails to parse is noticed.
+    static var chromiumFileCount: Int {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent("chromium").path)) ?? [])
+            .filter { $0.hasSuffix(".json") }.count
+    }
 
     /// Yoga cases that Yoga itself runs (including those with the sizing keywords `max-content`,
     /// `fit-content` and `stretch`, which are beyond Yoga 3.2 but implemented here).
