@@ -128,6 +128,18 @@ for id in screenIDs {
     }
 }
 
+// A font file the previews name, revalidated as a browser without the fingerprinted URL would.
+await check.raw("getFontFile", contentType: "font/ttf") {
+    let ok = try await client.getFontFile(path: .init(file: "Roboto-Regular.ttf")).ok
+    _ = ok.body
+    return ok.headers.eTag
+} again: { etag in
+    if case .notModified = try await client.getFontFile(path: .init(file: "Roboto-Regular.ttf"), headers: .init(ifNoneMatch: etag)) {
+        return true
+    }
+    return false
+}
+
 // MARK: Admin (read token). Admin GETs take no If-None-Match in the spec: their ETags are for If-Match.
 
 var rolloutKeys: [String] = []
