@@ -207,7 +207,8 @@ struct Endpoints: Sendable {
             return HTTPResponse(status: .notModified, headers: headers)
         }
         headers.add(name: "Content-Type", value: contentType)
-        return HTTPResponse(headers: headers, body: body.bytes, gzipBody: body.gzip)
+        // The gzip form is made on its first use: not for a client that takes identity only.
+        return HTTPResponse(headers: headers, body: body.bytes, gzipBody: request.headers.acceptsGzip ? body.gzip : nil)
     }
 }
 
