@@ -37,15 +37,31 @@ public enum AnswerFormat: Hashable, Sendable {
     case route(resolution: [UInt8], layout: Bool)
 }
 
-/// Encoded answers of one snapshot, shared by every request that reads it.
+/// The encoded answers of one snapshot (``Snapshot/answers``).
+public typealias AnswerCache = SnapshotCache<EncodedBody>
+
+/// The sizes of a snapshot's caches, in one place.
+public enum SnapshotCacheLimits {
+    /// Most answers one snapshot keeps. A screen with ten independent rules has 1,024 outcomes.
+    public static let answers = 4096
+    /// Most resolved screens one snapshot keeps for layout and preview misses
+    /// (``Snapshot/resolvedScreens``): one per outcome, schema version and parameters in use.
+    public static let resolvedScreens = 256
+    /// Entries of capacity per shard: what a miss copies at most. A cache of less than twice
+    /// this capacity is one shard, whose CLOCK runs over the whole table.
+    public static let entriesPerShard = 64
+}
+
+/// Values made from one snapshot (encoded answers, resolved screens), shared by every request that
+/// reads it, keyed by what they are a pure function of.
 ///
 /// The table is split into shards by the key's hash (``shardCount``: one per
-/// ``entriesPerShard`` entries of capacity, a power of two). Each shard is a dictionary published
+/// ``SnapshotCacheLimits/entriesPerShard`` entries of capacity, a power of two). Each shard is a dictionary published
 /// by one atomic store. A hit hashes the key once, loads its shard's dictionary (one atomic load),
 /// looks the key up and, the first time the entry is hit since the clock hand last passed it, does
 /// one relaxed store of its `referenced` bit: no lock in the request path. A miss encodes the
-/// answer outside any lock, then, under its shard's `Mutex` (misses only), publishes a copy of that
-/// shard with it added: a miss copies at most ``entriesPerShard`` entries, not the whole table,
+/// value outside any lock, then, under its shard's `Mutex` (misses only), publishes a copy of that
+/// shard with it added: a miss copies at most ``SnapshotCacheLimits/entriesPerShard`` entries, not the whole table,
 /// and misses in different shards do not wait for each other.
 ///
 /// When a shard is full the miss evicts with CLOCK (second chance, as an OS pages): a hand goes
@@ -56,12 +72,12 @@ public enum AnswerFormat: Hashable, Sendable {
 /// Viewports are the client's to choose, so entries with a viewport (layouts, previews) are a class
 /// of their own, bounded to half of each shard: a full viewport class evicts only viewport entries,
 /// and a client sweeping widths can never take more than half the table from screen answers.
-public final class AnswerCache: Sendable {
+public final class SnapshotCache<Value: Sendable>: Sendable {
     /// One cached answer; `referenced` is CLOCK's bit, set by hits, cleared by the hand.
     final class Entry: Sendable {
-        let body: EncodedBody
+        let body: Value
         let referenced = Atomic<Bool>(false)
-        init(_ body: EncodedBody) { self.body = body }
+        init(_ body: Value) { self.body = body }
     }
 
     /// A key with its hash computed once: the same hash picks the shard and places the key in
@@ -111,12 +127,6 @@ public final class AnswerCache: Sendable {
         let rings = Mutex(Rings())
     }
 
-    /// Most answers one snapshot keeps. A screen with ten independent rules has 1,024 outcomes.
-    public static let defaultCapacity = 4096
-    /// Entries of capacity per shard: what a miss copies at most. A cache of less than twice
-    /// this capacity is one shard, whose CLOCK runs over the whole table.
-    public static let entriesPerShard = 64
-
     public let capacity: Int
     /// Most entries of one shard, and of those, most with a viewport (half).
     let shardCapacity: Int
@@ -126,10 +136,10 @@ public final class AnswerCache: Sendable {
     private let shards: [Shard]
     private let shardMask: Int
 
-    public init(capacity: Int = AnswerCache.defaultCapacity) {
+    public init(capacity: Int = SnapshotCacheLimits.answers) {
         self.capacity = capacity
         var count = 1
-        while count * 2 * Self.entriesPerShard <= capacity { count *= 2 }
+        while count * 2 * SnapshotCacheLimits.entriesPerShard <= capacity { count *= 2 }
         shards = (0..<count).map { _ in Shard() }
         shardMask = count - 1
         shardCapacity = capacity / count
@@ -142,7 +152,7 @@ public final class AnswerCache: Sendable {
     /// function of its key (the resolver's contract), so a runtime change that leaves a screen
     /// revision served keeps its answers valid: a new rollout percentage changes which outcome a
     /// user gets, never the bytes of an outcome. The kept answers start unreferenced.
-    public convenience init(carrying other: AnswerCache, where keep: (AnswerKey) -> Bool) {
+    public convenience init(carrying other: SnapshotCache, where keep: (AnswerKey) -> Bool) {
         self.init(capacity: other.capacity)
         for (from, to) in zip(other.shards, shards) {
             var entries: [HashedKey: Entry] = [:]
@@ -172,8 +182,8 @@ public final class AnswerCache: Sendable {
     /// The cached answer for `key`, or `make()`'s, stored for the next request (evicting one when full).
     /// - Returns: the body, and whether it came from the cache.
     public func answer<Failure: Error>(
-        for key: AnswerKey, make: () throws(Failure) -> EncodedBody
-    ) throws(Failure) -> (body: EncodedBody, hit: Bool) {
+        for key: AnswerKey, make: () throws(Failure) -> Value
+    ) throws(Failure) -> (body: Value, hit: Bool) {
         let hashed = HashedKey(key)
         let shard = shard(hashed)
         if let entry = shard.table.load(ordering: .acquiring).entries[hashed] {
@@ -188,7 +198,7 @@ public final class AnswerCache: Sendable {
     /// Publishes `made` under `key` in its shard (misses of one shard serialize here), unless
     /// another miss stored the key first: then that body is returned, so every caller serves the
     /// bytes the cache holds.
-    private func store(_ made: EncodedBody, for key: HashedKey, in shard: Shard) -> EncodedBody {
+    private func store(_ made: Value, for key: HashedKey, in shard: Shard) -> Value {
         let isViewport = key.key.viewport != nil
         if isViewport && shardViewportCapacity == 0 || shardCapacity == 0 { return made }
         return shard.rings.withLock { rings in

@@ -315,8 +315,17 @@ struct ScreenRequest: Sendable {
         encode: (ResolvedScreen) -> [UInt8]
     ) throws(Problem) -> EncodedBody {
         try cached(format: format, pretty: pretty, viewport: viewport, linkQuery: linkQuery) { () throws(Problem) in
-            EncodedBody(bytes: encode(try resolve()))
+            EncodedBody(bytes: encode(viewport == nil ? try resolve() : try resolvedForViewports()))
         }
+    }
+
+    /// ``resolve()`` through the snapshot's cache of resolved screens: many viewports of one
+    /// outcome (a layout or preview miss each) resolve the screen once.
+    func resolvedForViewports() throws(Problem) -> ResolvedScreen {
+        let key = AnswerKey(
+            screen: id, revision: entry.revision, schemaVersion: schemaVersion, outcomes: outcomes, pretty: false,
+            parameters: parameterKey)
+        return try snapshot.resolvedScreens.answer(for: key) { () throws(Problem) in try resolve() }.body
     }
 
     /// The cached answer in `format` for this outcome (and viewport), or `make`'s, stored.

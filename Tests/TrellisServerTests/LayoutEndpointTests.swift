@@ -3,6 +3,7 @@ import Testing
 import TrellisHTTP
 import TrellisJSON
 import TrellisScreens
+import TrellisTargeting
 @testable import TrellisServer
 
 /// `GET /v1/screens/{id}/layout`: parameters, errors, and the answer cache.
@@ -108,6 +109,36 @@ import TrellisScreens
         #expect(keys.contains { $0.viewport == nil })
         #expect(keys.contains { $0.viewport?.width == 390 })
         #expect(keys.contains { $0.viewport?.width == 339 }, "the newest sweep width replaced an older one")
+    }
+
+    /// A miss writes the layout answer straight from the frames; the bytes are those of the
+    /// `JSONValue` the pretty form is made from, for every shipped screen and awkward viewports.
+    @Test func theDirectlyWrittenAnswerIsTheEncodedJSONValue() throws {
+        guard case .success(let snapshot) = ConfigLoader(directory: RepositoryConfig.url).load(previous: nil) else {
+            Issue.record("the shipped Config/ does not load")
+            return
+        }
+        let viewports = [
+            LayoutViewport(width: 390, height: 844, scale: 3, safeTop: 47, safeBottom: 34),
+            LayoutViewport(width: 333.37, height: 700.5, scale: 2, fontScale: 1.35, direction: .rtl, platform: .android),
+            LayoutViewport(width: 1, height: 1, scale: 1, fontScale: 0.5, mode: .web),
+        ]
+        for (id, entry) in snapshot.screens {
+            for users in ["u1", "u2", "u3"] {
+                let context = UserContext(userID: users, platform: "ios", appVersion: SemanticVersion("5.3"))
+                let outcomes = snapshot.resolver.outcomes(of: entry.decisions, for: context, evaluator: snapshot.evaluator)
+                var resolved = snapshot.resolver.resolve(
+                    entry.screen, decisions: entry.decisions, outcomes: outcomes, clientSchemaVersion: entry.screen.schemaVersion)
+                if !entry.parameterNames.isEmpty {
+                    resolved = try resolved.substituting(Dictionary(uniqueKeysWithValues: entry.parameterNames.map { ($0, JSONValue.string("p\"1")) }))
+                }
+                for viewport in viewports {
+                    let frames = ScreenLayout(viewport: viewport, fonts: snapshot.fonts).layOut(resolved)
+                    let counted = ScreenLayout(viewport: viewport, fonts: snapshot.fonts, keepsLines: false).layOut(resolved)
+                    #expect(counted.encoded(revision: 7) == JSONWriter.encode(frames.jsonValue(revision: 7)), "\(id), \(users), \(viewport)")
+                }
+            }
+        }
     }
 
     @Test func usersWithTheSameOutcomeShareOneLayout() throws {

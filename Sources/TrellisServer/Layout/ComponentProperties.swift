@@ -104,6 +104,9 @@ struct TextSpec {
         }
     }
 
+    /// The number of lines shown in a content box `width` points wide.
+    func lineCount(width: Float) -> Int { measure(availableWidth: Double(width) + 0.01).lines.count }
+
     /// The lines shown in a content box `width` points wide.
     func lines(width: Float) -> [String] {
         let scalars = Array(text.unicodeScalars)

@@ -21,7 +21,7 @@ extension ScreenLayout {
             text = LaidOutText(
                 text: spec.text, family: spec.chain.faces.first?.family ?? spec.family,
                 weight: spec.chain.faces.first?.weight ?? spec.weight, size: spec.size, lineHeight: spec.lineHeight,
-                lines: spec.lines(width: width))
+                lines: keepsLines ? spec.lines(width: width) : nil, lineCount: keepsLines ? nil : spec.lineCount(width: width))
         }
         return LaidOutComponent(
             component: pending.component, layoutId: pending.layoutId, frame: frame, isHidden: pending.hidden,
