@@ -315,7 +315,9 @@ struct ScreenRequest: Sendable {
         encode: (ResolvedScreen) -> [UInt8]
     ) throws(Problem) -> EncodedBody {
         try cached(format: format, pretty: pretty, viewport: viewport, linkQuery: linkQuery) { () throws(Problem) in
-            EncodedBody(bytes: encode(viewport == nil ? try resolve() : try resolvedForViewports()))
+            viewport == nil
+                ? EncodedBody(bytes: encode(try resolve()))
+                : EncodedBody(bytes: encode(try resolvedForViewports()), compressionLevel: EncodedBody.viewportCompressionLevel)
         }
     }
 

@@ -117,7 +117,7 @@ struct BenchLayoutCommand: ParsableCommand {
             lap(3)
             let body = EncodedBody(bytes: encoded)
             lap(4)
-            let gzip = Gzip.compress(body.bytes, level: EncodedBody.compressionLevel)
+            let gzip = Gzip.compress(body.bytes, level: EncodedBody.viewportCompressionLevel)
             lap(5)
             bytes = encoded.count
             gzipBytes = gzip.count
@@ -125,7 +125,7 @@ struct BenchLayoutCommand: ParsableCommand {
         let stages = ["outcomes", "resolve", "layout", "encode (JSON bytes)", "ETag", "gzip (only when asked)"]
         let total = time.reduce(Duration.zero, +)
         let totalWithoutGzip = total - time[5]
-        print("layout misses of \(screen), \(widths) widths, \(bytes) B JSON, \(gzipBytes) B gzip (level \(EncodedBody.compressionLevel)); µs per answer:")
+        print("layout misses of \(screen), \(widths) widths, \(bytes) B JSON, \(gzipBytes) B gzip (level \(EncodedBody.viewportCompressionLevel)); µs per answer:")
         for (name, spent) in zip(stages, time) {
             print("  " + BenchCommand.padded(name) + String(format: "%9.1f", BenchCommand.seconds(spent) / Double(widths) * 1e6))
         }

@@ -2,8 +2,10 @@ import Foundation
 import Testing
 import TrellisHTTP
 import TrellisJSON
+import TrellisLayout
 import TrellisScreens
 import TrellisTargeting
+import TrellisText
 @testable import TrellisServer
 
 /// `GET /v1/screens/{id}/layout`: parameters, errors, and the answer cache.
@@ -68,7 +70,10 @@ import TrellisTargeting
         let first = app.request("/v1/screens/feed/layout?user=u1&\(Self.viewport)")
         #expect(first.status == .ok)
         #expect(first.headers["Content-Type"] == "application/json")
-        #expect(first.gzipBody != nil)
+        #expect(first.gzipBody == nil, "no gzip form for a client that did not ask for one")
+        let gzipped = app.request("/v1/screens/feed/layout?user=u1&\(Self.viewport)", headers: ["Accept-Encoding": "gzip"])
+        #expect(try Gzip.decompress(#require(gzipped.gzipBody)) == first.body, "made when a client takes gzip")
+        #expect(gzipped.headers["ETag"] == first.headers["ETag"])
         let again = app.request("/v1/screens/feed/layout?user=u1&\(Self.viewport)")
         #expect(again.body == first.body)
         #expect(app.state.store.snapshot.answers.count == 1)
