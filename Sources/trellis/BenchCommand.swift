@@ -24,16 +24,6 @@ struct BenchCommand: ParsableCommand {
         }
     }
 
-    static func load(_ directory: String, screen: String) throws -> (Snapshot, ScreenEntry) {
-        switch ConfigLoader(directory: URL(fileURLWithPath: directory, isDirectory: true)).load(previous: nil) {
-        case .failure(let error): throw CommandFailure(error.description)
-        case .success(let snapshot):
-            guard let entry = snapshot.screens[screen] else {
-                throw CommandFailure("no screen \"\(screen)\" in \(directory); screens: \(snapshot.screens.keys.sorted().joined(separator: ", "))")
-            }
-            return (snapshot, entry)
-        }
-    }
 
     static func padded(_ label: String) -> String { label + String(repeating: " ", count: max(0, 24 - label.count)) }
 
@@ -48,13 +38,13 @@ struct BenchOutcomesCommand: ParsableCommand {
         commandName: "outcomes",
         abstract: "Evaluate every decision point of a screen for many users; print evaluations per second.")
 
-    @Option(help: "A directory shaped like Config/.") var config = "Config"
-    @Option(help: "The screen whose decision points are evaluated.") var screen = "home"
+    @OptionGroup var source: BenchSource
     @Option(help: "Distinct users, each evaluated once per round.") var users = 100_000
     @Option(help: "Rounds; the best is printed.") var rounds = 5
 
     func run() throws {
-        let (snapshot, entry) = try BenchCommand.load(config, screen: screen)
+        let (snapshot, entry) = try source.load()
+        let screen = source.screen
         let contexts = BenchCommand.users(users)
         let resolver = snapshot.resolver
         var best = Double.infinity
@@ -84,14 +74,14 @@ struct BenchLayoutCommand: ParsableCommand {
         commandName: "layout",
         abstract: "Build layout answers for many widths as a miss does; print each stage's time per answer.")
 
-    @Option(help: "A directory shaped like Config/.") var config = "Config"
-    @Option(help: "The screen laid out.") var screen = "home"
+    @OptionGroup var source: BenchSource
     @Option(help: "Distinct widths (300.00, 300.01, …), one answer each.") var widths = 2_000
     @Option(help: "The user asking: platform.") var platform = "ios"
     @Option(help: "The user asking: app version.") var appVersion = "5.3"
 
     func run() throws {
-        let (snapshot, entry) = try BenchCommand.load(config, screen: screen)
+        let (snapshot, entry) = try source.load()
+        let screen = source.screen
         let context = UserContext(userID: "u1", platform: platform, appVersion: SemanticVersion(appVersion))
         let resolver = snapshot.resolver
         var time = [Duration](repeating: .zero, count: 6)
@@ -132,6 +122,23 @@ struct BenchLayoutCommand: ParsableCommand {
         for (name, spent) in [("total, identity", totalWithoutGzip), ("total, gzip", total)] {
             let seconds = BenchCommand.seconds(spent)
             print("  " + BenchCommand.padded(name) + String(format: "%9.1f  (%.0f answers/s on one core)", seconds / Double(widths) * 1e6, Double(widths) / seconds))
+        }
+    }
+}
+
+/// The configuration and the screen a benchmark reads.
+struct BenchSource: ParsableArguments {
+    @Option(help: "A directory shaped like Config/.") var config = "Config"
+    @Option(help: "The screen measured.") var screen = "home"
+
+    func load() throws -> (Snapshot, ScreenEntry) {
+        switch ConfigLoader(directory: URL(fileURLWithPath: config, isDirectory: true)).load(previous: nil) {
+        case .failure(let error): throw CommandFailure(error.description)
+        case .success(let snapshot):
+            guard let entry = snapshot.screens[screen] else {
+                throw CommandFailure("no screen \"\(screen)\" in \(config); screens: \(snapshot.screens.keys.sorted().joined(separator: ", "))")
+            }
+            return (snapshot, entry)
         }
     }
 }

@@ -174,6 +174,20 @@ extension ScreenFrames {
         out.append(0x7D)
     }
 
+    /// `"key":[…]` with each element written by `write`; nothing when there are none.
+    static func append<Element>(
+        array key: String, _ elements: [Element], first: inout Bool, to out: inout [UInt8], _ write: (Element, inout [UInt8]) -> Void
+    ) {
+        guard !elements.isEmpty else { return }
+        JSONWriter.appendKey(key, first: &first, to: &out)
+        out.append(0x5B)
+        for (i, element) in elements.enumerated() {
+            if i > 0 { out.append(0x2C) }
+            write(element, &out)
+        }
+        out.append(0x5D)
+    }
+
     /// One component as ``jsonValue(_:)`` has it, member for member.
     static func append(_ node: LaidOutComponent, to out: inout [UInt8]) {
         let c = node.component
@@ -200,15 +214,7 @@ extension ScreenFrames {
             JSONWriter.appendKey("bar", first: &first, to: &out)
             append(bar, to: &out)
         }
-        if !node.separators.isEmpty {
-            JSONWriter.appendKey("separators", first: &first, to: &out)
-            out.append(0x5B)
-            for (i, separator) in node.separators.enumerated() {
-                if i > 0 { out.append(0x2C) }
-                append(separator, to: &out)
-            }
-            out.append(0x5D)
-        }
+        append(array: "separators", node.separators, first: &first, to: &out) { part, out in append(part, to: &out) }
         if let text = node.text, text.lineCount > 0 {
             JSONWriter.appendKey("lines", first: &first, to: &out)
             JSONWriter.append(number: Double(text.lineCount), to: &out)
@@ -217,15 +223,7 @@ extension ScreenFrames {
             JSONWriter.appendKey(key, first: &first, to: &out)
             JSONWriter.append(members: members, to: &out)
         }
-        if !node.subviews.isEmpty {
-            JSONWriter.appendKey("subviews", first: &first, to: &out)
-            out.append(0x5B)
-            for (i, subview) in node.subviews.enumerated() {
-                if i > 0 { out.append(0x2C) }
-                append(subview, to: &out)
-            }
-            out.append(0x5D)
-        }
+        append(array: "subviews", node.subviews, first: &first, to: &out) { subview, out in append(subview, to: &out) }
         if !c.metadata.isEmpty {
             JSONWriter.appendKey("metadata", first: &first, to: &out)
             JSONWriter.append(members: c.metadata, to: &out)
