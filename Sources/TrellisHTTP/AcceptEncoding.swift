@@ -69,3 +69,10 @@ struct AcceptEncoding: Sendable, Equatable {
         return value <= 1000 ? value : nil
     }
 }
+
+extension HTTPHeaders {
+    /// Whether `Accept-Encoding` admits gzip at all (q > 0, by name or through `*`; RFC 9110
+    /// §12.5.3). When false the server never sends a gzip body for this request, so a responder
+    /// need not make one.
+    public var acceptsGzip: Bool { self["Accept-Encoding"].map { AcceptEncoding.parse($0).gzip > 0 } ?? false }
+}

@@ -74,19 +74,53 @@ public struct JSONWriter {
 
     static func writeString(_ s: String, to out: inout [UInt8]) {
         out.append(0x22)
-        for b in s.utf8 {
-            switch b {
-            case 0x22: out.append(contentsOf: [0x5C, 0x22])
-            case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: out.append(contentsOf: [0x5C, 0x6E])
-            case 0x0D: out.append(contentsOf: [0x5C, 0x72])
-            case 0x09: out.append(contentsOf: [0x5C, 0x74])
-            case 0x00..<0x20:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 0xF)]])
-            default: out.append(b)
+        var s = s
+        s.withUTF8 { bytes in
+            // Runs that need no escape are copied whole; only `"`, `\` and controls are rewritten.
+            var start = 0
+            for (i, b) in bytes.enumerated() where b == 0x22 || b == 0x5C || b < 0x20 {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<i]))
+                start = i + 1
+                switch b {
+                case 0x22: out.append(0x5C); out.append(0x22)
+                case 0x5C: out.append(0x5C); out.append(0x5C)
+                case 0x0A: out.append(0x5C); out.append(0x6E)
+                case 0x0D: out.append(0x5C); out.append(0x72)
+                case 0x09: out.append(0x5C); out.append(0x74)
+                default:
+                    let hex: StaticString = "0123456789abcdef"
+                    out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex.utf8Start[Int(b >> 4)], hex.utf8Start[Int(b & 0xF)]])
+                }
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
         }
         out.append(0x22)
+    }
+}
+
+/// Appending compact JSON piece by piece, for answers written straight from their own types
+/// instead of through a `JSONValue` tree (the layout answer). The bytes are those `encode` would
+/// give for the same members in the same order.
+extension JSONWriter {
+    /// Appends `value`, compact.
+    public static func append(_ value: JSONValue, to out: inout [UInt8]) { write(value, to: &out, style: .compact, indent: 0) }
+
+    /// Appends `s` as a string literal.
+    public static func append(string s: String, to out: inout [UInt8]) { writeString(s, to: &out) }
+
+    /// Appends `n` as `encode` writes `.number(n)`.
+    public static func append(number n: Double, to out: inout [UInt8]) { writeNumber(n, to: &out) }
+
+    /// Appends `members` as an object, compact.
+    public static func append(members: [JSONMember], to out: inout [UInt8]) {
+        write(JSONValue(.object(members)), to: &out, style: .compact, indent: 0)
+    }
+
+    /// Appends `,` unless this is the first member, then `"key":`.
+    public static func appendKey(_ key: String, first: inout Bool, to out: inout [UInt8]) {
+        if !first { out.append(0x2C) }
+        first = false
+        writeString(key, to: &out)
+        out.append(0x3A)
     }
 }

@@ -100,6 +100,14 @@ public struct ResolvedScreen: Sendable {
     /// which is lower-case where component types are capitalised:
     /// `{"path": "$.root.properties.action", "type": "share", "how": "defaultFallback", "replacement": "openURL"}`.
     public func jsonValue(revision: Int) -> JSONValue {
+        var members = envelopeMembers(revision: revision)
+        members.append(("root", root?.jsonValue ?? .null))
+        return .object(members)
+    }
+
+    /// Every member of ``jsonValue(revision:)`` but `root`, in order: what a layout answer wraps
+    /// its frames in, without encoding the component tree twice.
+    public func envelopeMembers(revision: Int) -> [(String, JSONValue)] {
         var members: [(String, JSONValue)] = [
             ("id", .string(id)), ("revision", .number(revision)), ("schemaVersion", .number(schemaVersion)),
         ]
@@ -113,8 +121,7 @@ public struct ResolvedScreen: Sendable {
             ])
         ))
         members.append(("replaced", .array(replaced.map(\.jsonValue))))
-        members.append(("root", root?.jsonValue ?? .null))
-        return .object(members)
+        return members
     }
 }
 

@@ -37,42 +37,75 @@ public enum AnswerFormat: Hashable, Sendable {
     case route(resolution: [UInt8], layout: Bool)
 }
 
-/// Encoded answers of one snapshot, shared by every request that reads it.
+/// The encoded answers of one snapshot (``Snapshot/answers``).
+public typealias AnswerCache = SnapshotCache<EncodedBody>
+
+/// The sizes of a snapshot's caches, in one place.
+public enum SnapshotCacheLimits {
+    /// Most answers one snapshot keeps. A screen with ten independent rules has 1,024 outcomes.
+    public static let answers = 4096
+    /// Most resolved screens one snapshot keeps for layout and preview misses
+    /// (``Snapshot/resolvedScreens``): one per outcome, schema version and parameters in use.
+    public static let resolvedScreens = 256
+    /// Entries of capacity per shard: what a miss copies at most. A cache of less than twice
+    /// this capacity is one shard, whose CLOCK runs over the whole table.
+    public static let entriesPerShard = 64
+}
+
+/// Values made from one snapshot (encoded answers, resolved screens), shared by every request that
+/// reads it, keyed by what they are a pure function of.
 ///
-/// A hit is one atomic load, a dictionary lookup and, the first time the entry is hit since the
-/// clock hand last passed it, one relaxed store of its `referenced` bit: no lock in the request
-/// path. A miss encodes the answer outside any lock, then, under the cache's one `Mutex` (misses
-/// only), publishes a copy of the table with it added. Copying is O(entries), paid by misses only.
+/// The table is split into shards by the key's hash (``shardCount``: one per
+/// ``SnapshotCacheLimits/entriesPerShard`` entries of capacity, a power of two). Each shard is a dictionary published
+/// by one atomic store. A hit hashes the key once, loads its shard's dictionary (one atomic load),
+/// looks the key up and, the first time the entry is hit since the clock hand last passed it, does
+/// one relaxed store of its `referenced` bit: no lock in the request path. A miss encodes the
+/// value outside any lock, then, under its shard's `Mutex` (misses only), publishes a copy of that
+/// shard with it added: a miss copies at most ``SnapshotCacheLimits/entriesPerShard`` entries, not the whole table,
+/// and misses in different shards do not wait for each other.
 ///
-/// When the table is full the miss evicts with CLOCK (second chance, as an OS pages): a hand goes
-/// round the entries of one class; an entry hit since the hand last passed loses its bit and stays,
-/// the first one not hit makes room. New entries start unreferenced, so a sweep of keys seen once
-/// replaces its own entries while answers asked for again survive it.
+/// When a shard is full the miss evicts with CLOCK (second chance, as an OS pages): a hand goes
+/// round the shard's entries of one class; an entry hit since the hand last passed loses its bit
+/// and stays, the first one not hit makes room. New entries start unreferenced, so a sweep of keys
+/// seen once replaces its own entries while answers asked for again survive it.
 ///
 /// Viewports are the client's to choose, so entries with a viewport (layouts, previews) are a class
-/// of their own, bounded to `capacity / 2`: a full viewport class evicts only viewport entries, and
-/// a client sweeping widths can never take more than half the table from screen answers.
-public final class AnswerCache: Sendable {
+/// of their own, bounded to half of each shard: a full viewport class evicts only viewport entries,
+/// and a client sweeping widths can never take more than half the table from screen answers.
+public final class SnapshotCache<Value: Sendable>: Sendable {
     /// One cached answer; `referenced` is CLOCK's bit, set by hits, cleared by the hand.
     final class Entry: Sendable {
-        let body: EncodedBody
+        let body: Value
         let referenced = Atomic<Bool>(false)
-        init(_ body: EncodedBody) { self.body = body }
+        init(_ body: Value) { self.body = body }
+    }
+
+    /// A key with its hash computed once: the same hash picks the shard and places the key in
+    /// the shard's dictionary, so a lookup hashes the key's strings and arrays once.
+    struct HashedKey: Hashable {
+        let key: AnswerKey
+        let hash: Int
+        init(_ key: AnswerKey) {
+            self.key = key
+            hash = key.hashValue
+        }
+        func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+        static func == (a: HashedKey, b: HashedKey) -> Bool { a.hash == b.hash && a.key == b.key }
     }
 
     final class Table: AtomicReference, Sendable {
-        let entries: [AnswerKey: Entry]
-        init(_ entries: [AnswerKey: Entry]) { self.entries = entries }
+        let entries: [HashedKey: Entry]
+        init(_ entries: [HashedKey: Entry]) { self.entries = entries }
     }
 
-    /// The eviction order of one class of entries, kept by misses under the lock.
-    private struct Ring {
-        var keys: [AnswerKey] = []
+    /// The eviction order of one class of entries of a shard, kept by misses under its lock.
+    struct Ring {
+        var keys: [HashedKey] = []
         var hand = 0
 
         /// Finds the entry to replace: the first one from the hand on that has not been hit since
         /// the hand last passed it, clearing the bits it passes (at most one full turn plus one).
-        mutating func victim(in entries: [AnswerKey: Entry]) -> Int {
+        mutating func victim(in entries: [HashedKey: Entry]) -> Int {
             while true {
                 if hand >= keys.count { hand = 0 }
                 let index = hand
@@ -83,87 +116,112 @@ public final class AnswerCache: Sendable {
         }
     }
 
-    private struct Rings {
+    struct Rings {
         var screens = Ring()
         var viewports = Ring()
     }
 
-    /// Most answers one snapshot keeps. A screen with ten independent rules has 1,024 outcomes.
-    public static let defaultCapacity = 4096
+    /// One part of the table: its entries, published whole, and its CLOCK rings.
+    final class Shard: Sendable {
+        let table = ManagedAtomic(Table([:]))
+        let rings = Mutex(Rings())
+    }
 
     public let capacity: Int
-    /// Most entries with a viewport: half the capacity.
-    public var viewportCapacity: Int { capacity / 2 }
-    private let table = ManagedAtomic(Table([:]))
-    private let rings = Mutex(Rings())
+    /// Most entries of one shard, and of those, most with a viewport (half).
+    let shardCapacity: Int
+    var shardViewportCapacity: Int { shardCapacity / 2 }
+    /// Most entries with a viewport: half of every shard.
+    public var viewportCapacity: Int { shardViewportCapacity * shards.count }
+    private let shards: [Shard]
+    private let shardMask: Int
 
-    public init(capacity: Int = AnswerCache.defaultCapacity) { self.capacity = capacity }
+    public init(capacity: Int = SnapshotCacheLimits.answers) {
+        self.capacity = capacity
+        var count = 1
+        while count * 2 * SnapshotCacheLimits.entriesPerShard <= capacity { count *= 2 }
+        shards = (0..<count).map { _ in Shard() }
+        shardMask = count - 1
+        shardCapacity = capacity / count
+    }
+
+    /// The number of shards (tests, diagnostics).
+    public var shardCount: Int { shards.count }
 
     /// A cache starting with the answers of `other` that `keep` accepts. An answer is a pure
     /// function of its key (the resolver's contract), so a runtime change that leaves a screen
     /// revision served keeps its answers valid: a new rollout percentage changes which outcome a
     /// user gets, never the bytes of an outcome. The kept answers start unreferenced.
-    public init(carrying other: AnswerCache, where keep: (AnswerKey) -> Bool) {
-        capacity = other.capacity
-        let kept = other.table.load(ordering: .acquiring).entries.filter { keep($0.key) }
-        var entries: [AnswerKey: Entry] = [:]
-        var carried = Rings()
-        for (key, entry) in kept {
-            entries[key] = Entry(entry.body)
-            if key.viewport == nil { carried.screens.keys.append(key) } else { carried.viewports.keys.append(key) }
+    public convenience init(carrying other: SnapshotCache, where keep: (AnswerKey) -> Bool) {
+        self.init(capacity: other.capacity)
+        for (from, to) in zip(other.shards, shards) {
+            var entries: [HashedKey: Entry] = [:]
+            var carried = Rings()
+            for (key, entry) in from.table.load(ordering: .acquiring).entries where keep(key.key) {
+                entries[key] = Entry(entry.body)
+                if key.key.viewport == nil { carried.screens.keys.append(key) } else { carried.viewports.keys.append(key) }
+            }
+            to.table.store(Table(entries), ordering: .releasing)
+            to.rings.withLock { $0 = carried }
         }
-        table.store(Table(entries), ordering: .releasing)
-        rings.withLock { $0 = carried }
     }
 
-    public var count: Int { table.load(ordering: .acquiring).entries.count }
+    public var count: Int { shards.reduce(0) { $0 + $1.table.load(ordering: .acquiring).entries.count } }
 
     /// Whether `key` is cached now, without counting as a hit (tests, diagnostics).
-    public func contains(_ key: AnswerKey) -> Bool { table.load(ordering: .acquiring).entries[key] != nil }
+    public func contains(_ key: AnswerKey) -> Bool {
+        let hashed = HashedKey(key)
+        return shard(hashed).table.load(ordering: .acquiring).entries[hashed] != nil
+    }
 
     /// Every key cached now (tests, diagnostics).
-    var keys: [AnswerKey] { Array(table.load(ordering: .acquiring).entries.keys) }
+    var keys: [AnswerKey] { shards.flatMap { $0.table.load(ordering: .acquiring).entries.keys.map(\.key) } }
+
+    private func shard(_ key: HashedKey) -> Shard { shards[key.hash & shardMask] }
 
     /// The cached answer for `key`, or `make()`'s, stored for the next request (evicting one when full).
     /// - Returns: the body, and whether it came from the cache.
     public func answer<Failure: Error>(
-        for key: AnswerKey, make: () throws(Failure) -> EncodedBody
-    ) throws(Failure) -> (body: EncodedBody, hit: Bool) {
-        if let entry = table.load(ordering: .acquiring).entries[key] {
+        for key: AnswerKey, make: () throws(Failure) -> Value
+    ) throws(Failure) -> (body: Value, hit: Bool) {
+        let hashed = HashedKey(key)
+        let shard = shard(hashed)
+        if let entry = shard.table.load(ordering: .acquiring).entries[hashed] {
             // Only the first hit after the hand passed writes: a popular entry's line stays shared.
             if !entry.referenced.load(ordering: .relaxed) { entry.referenced.store(true, ordering: .relaxed) }
             return (entry.body, true)
         }
         let made = try make()
-        return (store(made, for: key), false)
+        return (store(made, for: hashed, in: shard), false)
     }
 
-    /// Publishes `made` under `key` (misses serialize here), unless another miss stored the key
-    /// first: then that body is returned, so every caller serves the bytes the cache holds.
-    private func store(_ made: EncodedBody, for key: AnswerKey) -> EncodedBody {
-        let isViewport = key.viewport != nil
-        if isViewport && viewportCapacity == 0 || capacity == 0 { return made }
-        return rings.withLock { rings in
-            let current = table.load(ordering: .acquiring)
+    /// Publishes `made` under `key` in its shard (misses of one shard serialize here), unless
+    /// another miss stored the key first: then that body is returned, so every caller serves the
+    /// bytes the cache holds.
+    private func store(_ made: Value, for key: HashedKey, in shard: Shard) -> Value {
+        let isViewport = key.key.viewport != nil
+        if isViewport && shardViewportCapacity == 0 || shardCapacity == 0 { return made }
+        return shard.rings.withLock { rings in
+            let current = shard.table.load(ordering: .acquiring)
             if let raced = current.entries[key] { return raced.body }
             var entries = current.entries
             let entry = Entry(made)
-            if isViewport && rings.viewports.keys.count >= viewportCapacity {
+            if isViewport && rings.viewports.keys.count >= shardViewportCapacity {
                 Self.replace(in: &rings.viewports, &entries, with: key, entry)
             } else {
-                // A full table with this key's class under its share: the screen class holds more
+                // A full shard with this key's class under its share: the screen class holds more
                 // than half, so it gives up one entry.
-                if entries.count >= capacity { Self.evict(from: &rings.screens, &entries) }
+                if entries.count >= shardCapacity { Self.evict(from: &rings.screens, &entries) }
                 entries[key] = entry
                 if isViewport { rings.viewports.keys.append(key) } else { rings.screens.keys.append(key) }
             }
-            table.store(Table(entries), ordering: .releasing)
+            shard.table.store(Table(entries), ordering: .releasing)
             return made
         }
     }
 
     /// The victim's slot in the ring takes the new key.
-    private static func replace(in ring: inout Ring, _ entries: inout [AnswerKey: Entry], with key: AnswerKey, _ entry: Entry) {
+    private static func replace(in ring: inout Ring, _ entries: inout [HashedKey: Entry], with key: HashedKey, _ entry: Entry) {
         let index = ring.victim(in: entries)
         entries[ring.keys[index]] = nil
         ring.keys[index] = key
@@ -171,7 +229,7 @@ public final class AnswerCache: Sendable {
     }
 
     /// Removes the victim, closing the gap in the ring (the hand stays on the entry after it).
-    private static func evict(from ring: inout Ring, _ entries: inout [AnswerKey: Entry]) {
+    private static func evict(from ring: inout Ring, _ entries: inout [HashedKey: Entry]) {
         let index = ring.victim(in: entries)
         entries[ring.keys[index]] = nil
         ring.keys.remove(at: index)

@@ -211,7 +211,8 @@ struct Endpoints: Sendable {
             return HTTPResponse(status: .notModified, headers: headers)
         }
         headers.add(name: "Content-Type", value: contentType)
-        return HTTPResponse(headers: headers, body: body.bytes, gzipBody: body.gzip)
+        // The gzip form is made on its first use: not for a client that takes identity only.
+        return HTTPResponse(headers: headers, body: body.bytes, gzipBody: request.headers.acceptsGzip ? body.gzip : nil)
     }
 }
 
@@ -318,8 +319,19 @@ struct ScreenRequest: Sendable {
         encode: (ResolvedScreen) -> [UInt8]
     ) throws(Problem) -> EncodedBody {
         try cached(format: format, pretty: pretty, viewport: viewport, linkQuery: linkQuery) { () throws(Problem) in
-            EncodedBody(bytes: encode(try resolve()))
+            viewport == nil
+                ? EncodedBody(bytes: encode(try resolve()))
+                : EncodedBody(bytes: encode(try resolvedForViewports()), compressionLevel: EncodedBody.viewportCompressionLevel)
         }
+    }
+
+    /// ``resolve()`` through the snapshot's cache of resolved screens: many viewports of one
+    /// outcome (a layout or preview miss each) resolve the screen once.
+    func resolvedForViewports() throws(Problem) -> ResolvedScreen {
+        let key = AnswerKey(
+            screen: id, revision: entry.revision, schemaVersion: schemaVersion, outcomes: outcomes, pretty: false,
+            parameters: parameterKey)
+        return try snapshot.resolvedScreens.answer(for: key) { () throws(Problem) in try resolve() }.body
     }
 
     /// The cached answer in `format` for this outcome (and viewport), or `make`'s, stored.

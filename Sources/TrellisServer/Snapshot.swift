@@ -80,6 +80,10 @@ public final class Snapshot: Sendable, AtomicReference {
     /// Answers resolved from this snapshot. A reload starts with an empty cache; a runtime change
     /// keeps the answers of the revisions still served (``AnswerCache/init(carrying:where:)``).
     public let answers: AnswerCache
+    /// Screens resolved from this snapshot for layout and preview misses, keyed as the screen
+    /// answer (viewport nil): a client sweeping viewports resolves each outcome once. Starts empty
+    /// with every snapshot.
+    public let resolvedScreens = SnapshotCache<ResolvedScreen>(capacity: SnapshotCacheLimits.resolvedScreens)
     /// Counts the snapshots this process has published, starting at 1.
     public let generation: Int
 

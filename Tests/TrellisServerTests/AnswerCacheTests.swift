@@ -53,6 +53,28 @@ import TrellisScreens
         #expect(Self.ask(cache, late).hit)
     }
 
+    /// The shipped size is 64 shards of 64 (a miss copies one shard): the sweep still cannot
+    /// push out the repeated viewport or any screen answer, and a new viewport is cached again.
+    @Test func theDefaultCacheIsShardedAndASweepKeepsTheRepeatedViewport() {
+        let cache = AnswerCache()
+        #expect(cache.shardCount == 64)
+        #expect(cache.viewportCapacity == 2048)
+        let screens = (0..<500).map { Self.key(screen: "screen-\($0)") }
+        for key in screens { Self.ask(cache, key) }
+        let popular = Self.key(width: 390)
+        Self.ask(cache, popular, [42])
+        for n in 0..<10_000 {
+            Self.ask(cache, Self.key(width: 1000 + Float(n) / 100))
+            if n % 8 == 0 { #expect(Self.ask(cache, popular).hit) }
+        }
+        #expect(Self.ask(cache, popular).body.bytes == [42])
+        #expect(screens.allSatisfy { cache.contains($0) })
+        #expect(cache.count <= cache.capacity)
+        let late = Self.key(width: 391)
+        #expect(!Self.ask(cache, late).hit)
+        #expect(Self.ask(cache, late).hit)
+    }
+
     @Test func viewportsTakeAtMostHalfFromAFullTableOfScreenAnswers() {
         let cache = AnswerCache(capacity: 8)
         for n in 0..<8 { Self.ask(cache, Self.key(screen: "screen-\(n)")) }

@@ -2,7 +2,10 @@ import Foundation
 import Testing
 import TrellisHTTP
 import TrellisJSON
+import TrellisLayout
 import TrellisScreens
+import TrellisTargeting
+import TrellisText
 @testable import TrellisServer
 
 /// `GET /v1/screens/{id}/layout`: parameters, errors, and the answer cache.
@@ -67,7 +70,10 @@ import TrellisScreens
         let first = app.request("/v1/screens/feed/layout?user=u1&\(Self.viewport)")
         #expect(first.status == .ok)
         #expect(first.headers["Content-Type"] == "application/json")
-        #expect(first.gzipBody != nil)
+        #expect(first.gzipBody == nil, "no gzip form for a client that did not ask for one")
+        let gzipped = app.request("/v1/screens/feed/layout?user=u1&\(Self.viewport)", headers: ["Accept-Encoding": "gzip"])
+        #expect(try Gzip.decompress(#require(gzipped.gzipBody)) == first.body, "made when a client takes gzip")
+        #expect(gzipped.headers["ETag"] == first.headers["ETag"])
         let again = app.request("/v1/screens/feed/layout?user=u1&\(Self.viewport)")
         #expect(again.body == first.body)
         #expect(app.state.store.snapshot.answers.count == 1)
@@ -108,6 +114,36 @@ import TrellisScreens
         #expect(keys.contains { $0.viewport == nil })
         #expect(keys.contains { $0.viewport?.width == 390 })
         #expect(keys.contains { $0.viewport?.width == 339 }, "the newest sweep width replaced an older one")
+    }
+
+    /// A miss writes the layout answer straight from the frames; the bytes are those of the
+    /// `JSONValue` the pretty form is made from, for every shipped screen and awkward viewports.
+    @Test func theDirectlyWrittenAnswerIsTheEncodedJSONValue() throws {
+        guard case .success(let snapshot) = ConfigLoader(directory: RepositoryConfig.url).load(previous: nil) else {
+            Issue.record("the shipped Config/ does not load")
+            return
+        }
+        let viewports = [
+            LayoutViewport(width: 390, height: 844, scale: 3, safeTop: 47, safeBottom: 34),
+            LayoutViewport(width: 333.37, height: 700.5, scale: 2, fontScale: 1.35, direction: .rtl, platform: .android),
+            LayoutViewport(width: 1, height: 1, scale: 1, fontScale: 0.5, mode: .web),
+        ]
+        for (id, entry) in snapshot.screens {
+            for users in ["u1", "u2", "u3"] {
+                let context = UserContext(userID: users, platform: "ios", appVersion: SemanticVersion("5.3"))
+                let outcomes = snapshot.resolver.outcomes(of: entry.decisions, for: context, evaluator: snapshot.evaluator)
+                var resolved = snapshot.resolver.resolve(
+                    entry.screen, decisions: entry.decisions, outcomes: outcomes, clientSchemaVersion: entry.screen.schemaVersion)
+                if !entry.parameterNames.isEmpty {
+                    resolved = try resolved.substituting(Dictionary(uniqueKeysWithValues: entry.parameterNames.map { ($0, JSONValue.string("p\"1")) }))
+                }
+                for viewport in viewports {
+                    let frames = ScreenLayout(viewport: viewport, fonts: snapshot.fonts).layOut(resolved)
+                    let counted = ScreenLayout(viewport: viewport, fonts: snapshot.fonts, keepsLines: false).layOut(resolved)
+                    #expect(counted.encoded(revision: 7) == JSONWriter.encode(frames.jsonValue(revision: 7)), "\(id), \(users), \(viewport)")
+                }
+            }
+        }
     }
 
     @Test func usersWithTheSameOutcomeShareOneLayout() throws {

@@ -110,4 +110,11 @@ struct TextSpec {
         let measured = measure(availableWidth: Double(width) + 0.01)
         return (measured.lineTexts(of: text), measured.lines.map(\.width), measured.isTruncated)
     }
+
+    /// How many lines are shown in a content box `width` points wide, and whether the line limit
+    /// cut the text: what a layout answer gives, without the lines' strings.
+    func lineSummary(width: Float) -> (count: Int, truncated: Bool) {
+        let measured = measure(availableWidth: Double(width) + 0.01)
+        return (measured.lines.count, measured.isTruncated)
+    }
 }

@@ -20,8 +20,10 @@ extension Endpoints {
     func layoutAnswer(_ resolving: ScreenRequest, viewport: LayoutViewport, pretty: Bool) throws(Problem) -> EncodedBody {
         try Self.requireFonts(resolving.snapshot)
         return try resolving.answer(format: .layout, pretty: pretty, viewport: viewport) { resolved in
-            let frames = ScreenLayout(viewport: viewport, fonts: resolving.snapshot.fonts).layOut(resolved)
-            return JSONWriter.encode(frames.jsonValue(revision: resolving.entry.revision), style: pretty ? .pretty : .compact)
+            let frames = ScreenLayout(viewport: viewport, fonts: resolving.snapshot.fonts, keepsLines: false).layOut(resolved)
+            return pretty
+                ? JSONWriter.encode(frames.jsonValue(revision: resolving.entry.revision), style: .pretty)
+                : frames.encoded(revision: resolving.entry.revision)
         }
     }
 

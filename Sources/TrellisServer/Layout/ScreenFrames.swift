@@ -26,12 +26,29 @@ public struct LaidOutText: Sendable {
     public var size: Double
     public var lineHeight: Double
     /// The lines TrellisText broke the text into at the frame's content width, as drawn: trailing
-    /// spaces dropped, and the last line ending in "…" when the line limit cut the text.
+    /// spaces dropped, and the last line ending in "…" when the line limit cut the text; empty
+    /// when the layout kept only their number (``ScreenLayout/keepsLines``).
     public var lines: [String]
-    /// Each line's width as TrellisText measured it, in points (with the "…" of a cut line).
+    /// Each line's width as TrellisText measured it, in points (with the "…" of a cut line); empty
+    /// with `lines`.
     public var lineWidths: [Double]
+    /// How many lines the text was broken into.
+    public var lineCount: Int
     /// Whether `lineLimit` cut the text (the answer's `truncated`).
     public var isTruncated: Bool
+
+    public init(text: String, family: String, weight: Int, size: Double, lineHeight: Double, lines: [String],
+                lineWidths: [Double], lineCount: Int, isTruncated: Bool) {
+        self.text = text
+        self.family = family
+        self.weight = weight
+        self.size = size
+        self.lineHeight = lineHeight
+        self.lines = lines
+        self.lineWidths = lineWidths
+        self.lineCount = lineCount
+        self.isTruncated = isTruncated
+    }
 }
 
 /// A laid-out part that is not a component: a navigation or tab bar, a list separator.
@@ -70,7 +87,7 @@ public struct ScreenFrames: Sendable {
     /// The layout answer: the resolved envelope, the viewport, and every component with `layoutId`
     /// and `frame` (relative to its parent's frame; the root's relative to the screen).
     public func jsonValue(revision: Int) -> TrellisJSON.JSONValue {
-        var members = screen.jsonValue(revision: revision).objectValue?.filter { $0.key != "root" }.map { ($0.key, $0.value) } ?? []
+        var members = screen.envelopeMembers(revision: revision)
         let v = viewport
         members.append((
             "viewport",
@@ -94,7 +111,7 @@ public struct ScreenFrames: Sendable {
         if node.isHidden { members.append(("hidden", .bool(true))) }
         if let bar = node.bar { members.append(("bar", part(bar))) }
         if !node.separators.isEmpty { members.append(("separators", .array(node.separators.map(part)))) }
-        if let text = node.text, text.lines.count > 0 { members.append(("lines", .number(text.lines.count))) }
+        if let text = node.text, text.lineCount > 0 { members.append(("lines", .number(text.lineCount))) }
         if node.text?.isTruncated == true { members.append(("truncated", .bool(true))) }
         if !c.properties.isEmpty { members.append(("properties", TrellisJSON.JSONValue(.object(c.properties)))) }
         if !c.values.isEmpty { members.append(("values", TrellisJSON.JSONValue(.object(c.values)))) }
@@ -106,5 +123,124 @@ public struct ScreenFrames: Sendable {
 
     private static func part(_ part: LaidOutPart) -> TrellisJSON.JSONValue {
         .object([("layoutId", .string(part.layoutId))] + part.frame.jsonMembers)
+    }
+}
+
+extension ScreenFrames {
+    /// The compact bytes of ``jsonValue(revision:)``, written straight from the frames: a layout
+    /// miss builds no `JSONValue` tree for them (LayoutEndpointTests checks the two agree).
+    public func encoded(revision: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(16 << 10)
+        out.append(0x7B)
+        var first = true
+        for (key, value) in screen.envelopeMembers(revision: revision) {
+            JSONWriter.appendKey(key, first: &first, to: &out)
+            JSONWriter.append(value, to: &out)
+        }
+        let v = viewport
+        JSONWriter.appendKey("viewport", first: &first, to: &out)
+        out.append(0x7B)
+        var inner = true
+        for (key, number) in [("width", v.width), ("height", v.height), ("scale", v.scale), ("fontScale", v.fontScale),
+                              ("safeTop", v.safeTop), ("safeBottom", v.safeBottom)] {
+            JSONWriter.appendKey(key, first: &inner, to: &out)
+            Self.append(number, to: &out)
+        }
+        for (key, string) in [("direction", v.direction.rawValue), ("platform", v.platform.rawValue), ("mode", v.mode == .web ? "web" : "yoga")] {
+            JSONWriter.appendKey(key, first: &inner, to: &out)
+            JSONWriter.append(string: string, to: &out)
+        }
+        out.append(0x7D)
+        JSONWriter.appendKey("root", first: &first, to: &out)
+        if let root { Self.append(root, to: &out) } else { out.append(contentsOf: "null".utf8) }
+        out.append(0x7D)
+        return out
+    }
+
+    /// A point value as `.number(value.json)` writes it, without the round trip through a Double.
+    static func append(_ value: Float, to out: inout [UInt8]) {
+        if value == value.rounded(), abs(value) <= 9_007_199_254_740_992 {
+            out.append(contentsOf: String(Int64(value)).utf8)
+        } else {
+            out.append(contentsOf: value.description.utf8)
+        }
+    }
+
+    static func append(_ frame: LayoutFrame, first: inout Bool, to out: inout [UInt8]) {
+        for (key, value) in [("x", frame.left), ("y", frame.top), ("width", frame.width), ("height", frame.height)] {
+            JSONWriter.appendKey(key, first: &first, to: &out)
+            append(value, to: &out)
+        }
+    }
+
+    static func append(_ part: LaidOutPart, to out: inout [UInt8]) {
+        out.append(0x7B)
+        var first = true
+        JSONWriter.appendKey("layoutId", first: &first, to: &out)
+        JSONWriter.append(string: part.layoutId, to: &out)
+        append(part.frame, first: &first, to: &out)
+        out.append(0x7D)
+    }
+
+    /// `"key":[…]` with each element written by `write`; nothing when there are none.
+    static func append<Element>(
+        array key: String, _ elements: [Element], first: inout Bool, to out: inout [UInt8], _ write: (Element, inout [UInt8]) -> Void
+    ) {
+        guard !elements.isEmpty else { return }
+        JSONWriter.appendKey(key, first: &first, to: &out)
+        out.append(0x5B)
+        for (i, element) in elements.enumerated() {
+            if i > 0 { out.append(0x2C) }
+            write(element, &out)
+        }
+        out.append(0x5D)
+    }
+
+    /// One component as ``jsonValue(_:)`` has it, member for member.
+    static func append(_ node: LaidOutComponent, to out: inout [UInt8]) {
+        let c = node.component
+        out.append(0x7B)
+        var first = true
+        JSONWriter.appendKey("type", first: &first, to: &out)
+        JSONWriter.append(string: c.type, to: &out)
+        if let id = c.id {
+            JSONWriter.appendKey("id", first: &first, to: &out)
+            JSONWriter.append(string: id, to: &out)
+        }
+        JSONWriter.appendKey("layoutId", first: &first, to: &out)
+        JSONWriter.append(string: node.layoutId, to: &out)
+        JSONWriter.appendKey("frame", first: &first, to: &out)
+        out.append(0x7B)
+        var inFrame = true
+        append(node.frame, first: &inFrame, to: &out)
+        out.append(0x7D)
+        if node.isHidden {
+            JSONWriter.appendKey("hidden", first: &first, to: &out)
+            out.append(contentsOf: "true".utf8)
+        }
+        if let bar = node.bar {
+            JSONWriter.appendKey("bar", first: &first, to: &out)
+            append(bar, to: &out)
+        }
+        append(array: "separators", node.separators, first: &first, to: &out) { part, out in append(part, to: &out) }
+        if let text = node.text, text.lineCount > 0 {
+            JSONWriter.appendKey("lines", first: &first, to: &out)
+            JSONWriter.append(number: Double(text.lineCount), to: &out)
+        }
+        if node.text?.isTruncated == true {
+            JSONWriter.appendKey("truncated", first: &first, to: &out)
+            out.append(contentsOf: "true".utf8)
+        }
+        for (key, members) in [("properties", c.properties), ("values", c.values), ("style", c.style)] where !members.isEmpty {
+            JSONWriter.appendKey(key, first: &first, to: &out)
+            JSONWriter.append(members: members, to: &out)
+        }
+        append(array: "subviews", node.subviews, first: &first, to: &out) { subview, out in append(subview, to: &out) }
+        if !c.metadata.isEmpty {
+            JSONWriter.appendKey("metadata", first: &first, to: &out)
+            JSONWriter.append(members: c.metadata, to: &out)
+        }
+        out.append(0x7D)
     }
 }

@@ -18,11 +18,18 @@ extension ScreenLayout {
         var text: LaidOutText?
         if let spec = pending.text, !pending.hidden {
             let width = frame.width - pending.insets.left - pending.insets.right
-            let shown = spec.lines(width: width)
-            text = LaidOutText(
-                text: spec.text, family: spec.chain.faces.first?.family ?? spec.family,
-                weight: spec.chain.faces.first?.weight ?? spec.weight, size: spec.size, lineHeight: spec.lineHeight,
-                lines: shown.lines, lineWidths: shown.widths, isTruncated: shown.truncated)
+            let face = (family: spec.chain.faces.first?.family ?? spec.family, weight: spec.chain.faces.first?.weight ?? spec.weight)
+            if keepsLines {
+                let shown = spec.lines(width: width)
+                text = LaidOutText(
+                    text: spec.text, family: face.family, weight: face.weight, size: spec.size, lineHeight: spec.lineHeight,
+                    lines: shown.lines, lineWidths: shown.widths, lineCount: shown.lines.count, isTruncated: shown.truncated)
+            } else {
+                let summary = spec.lineSummary(width: width)
+                text = LaidOutText(
+                    text: spec.text, family: face.family, weight: face.weight, size: spec.size, lineHeight: spec.lineHeight,
+                    lines: [], lineWidths: [], lineCount: summary.count, isTruncated: summary.truncated)
+            }
         }
         return LaidOutComponent(
             component: pending.component, layoutId: pending.layoutId, frame: frame, isHidden: pending.hidden,

@@ -10,10 +10,14 @@ import TrellisText
 public struct ScreenLayout {
     public let viewport: LayoutViewport
     public let fonts: FontCollection
+    /// Whether laid-out text keeps the string of each line (``LaidOutText/lines``), which previews
+    /// draw; without, only their number (``LaidOutText/lineCount``), all a layout answer gives.
+    public let keepsLines: Bool
 
-    public init(viewport: LayoutViewport, fonts: FontCollection) {
+    public init(viewport: LayoutViewport, fonts: FontCollection, keepsLines: Bool = true) {
         self.viewport = viewport
         self.fonts = fonts
+        self.keepsLines = keepsLines
     }
 
     /// Platform bar heights in points: navigation bar (inline, large title), tab bar.
