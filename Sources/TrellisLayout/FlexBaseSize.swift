@@ -23,7 +23,7 @@ extension FlexLayoutEngine {
             } else {
                 determineFlexBaseSize(of: child, in: container)
             }
-            total += child.layout.computedFlexBasis + child.marginForAxis(container.mainAxis, container.availableInnerWidth)
+            total += child.layout.computedFlexBasis + child.marginForAxis(container.mainAxis, container.direction, container.availableInnerWidth)
         }
         if container.children.count > 1 {
             total += container.node.gap(container.mainAxis, container.availableInnerMainDim)
@@ -105,8 +105,8 @@ extension FlexLayoutEngine {
         let ownerWidth = width, ownerHeight = height
         var childWidth = Float.nan, childHeight = Float.nan
         var childWidthMode = SizingMode.maxContent, childHeightMode = SizingMode.maxContent
-        let marginRow = child.marginForAxis(.row, ownerWidth)
-        let marginColumn = child.marginForAxis(.column, ownerWidth)
+        let marginRow = child.marginForAxis(.row, direction, ownerWidth)
+        let marginColumn = child.marginForAxis(.column, direction, ownerWidth)
         let isRowDefinite = child.hasDefiniteLength(.row, ownerWidth)
         let isColumnDefinite = child.hasDefiniteLength(.column, ownerHeight)
 
@@ -197,7 +197,7 @@ extension FlexLayoutEngine {
                                  _ ownerAxisSize: Float, _ ownerWidth: Float, _ mode: inout SizingMode,
                                  _ size: inout Float) {
         let maxSize = node.resolvedMax(axis, direction, ownerAxisSize, ownerWidth)
-            + node.marginForAxis(axis, ownerWidth)
+            + node.marginForAxis(axis, direction, ownerWidth)
         switch mode {
         case .stretchFit, .fitContent:
             if !maxSize.isNaN && !(size < maxSize) { size = maxSize }

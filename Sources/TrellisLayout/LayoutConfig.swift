@@ -29,10 +29,16 @@ public struct LayoutErrata: OptionSet, Sendable, Hashable {
     /// ([§9.2 step 3 E](https://www.w3.org/TR/css-flexbox-1/#algo-main-item)): an item that does
     /// not shrink then wraps its text to the container although its line does not fit.
     public static let flexBasisFitsContainer = LayoutErrata(rawValue: 1 << 4)
+    /// Align items aligned `baseline` in a column container `flex-start`, as Yoga 3.2 does, instead
+    /// of lining up their baselines in the cross axis: a box has no baseline in that axis, so CSS
+    /// synthesizes one at its line-left border edge
+    /// ([CSS Align §9.1](https://www.w3.org/TR/css-align-3/#baseline-export)), which moves the
+    /// group by the largest cross-start margin (LTR) or lines up the items' left edges (RTL).
+    public static let columnBaselineIsFlexStart = LayoutErrata(rawValue: 1 << 5)
     /// Every erratum: Yoga 3.2's answer wherever Trellis knows it to differ from a browser's.
     public static let all: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
                                            .absolutePercentAgainstInnerSize, .reversedAxisRelativeOffset,
-                                           .flexBasisFitsContainer]
+                                           .flexBasisFitsContainer, .columnBaselineIsFlexStart]
     /// Yoga's "classic" errata set.
     public static let classic: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
                                                .absolutePercentAgainstInnerSize]

@@ -10,9 +10,12 @@ extension LayoutNode {
         direction == .rtl ? rtlEdges : ltrEdges
     }
 
+    /// The item's margins on both sides of `axis`, resolved for `direction`: Yoga 3.2 resolves
+    /// them left to right, which counts a side twice (or not at all) when it has both a physical
+    /// and a logical margin, as `marginRight` and `marginStart` in RTL.
     @inline(__always)
-    func marginForAxis(_ axis: FlexDirection, _ widthSize: Float) -> Float {
-        let margin = ltrEdges.margin
+    func marginForAxis(_ axis: FlexDirection, _ direction: Direction, _ widthSize: Float) -> Float {
+        let margin = edges(direction).margin
         return axis.isRow
             ? zeroIfUndefined(margin.left.resolve(widthSize)) + zeroIfUndefined(margin.right.resolve(widthSize))
             : zeroIfUndefined(margin.top.resolve(widthSize)) + zeroIfUndefined(margin.bottom.resolve(widthSize))

@@ -39,18 +39,17 @@ extension FlexLayoutEngine {
             }
             if canSkipFlex {
                 // Sizes were not computed; the flex basis stands in for them.
-                line.mainDim += child.marginForAxis(mainAxis, innerWidth) + child.layout.computedFlexBasis
+                line.mainDim += child.marginForAxis(mainAxis, direction, innerWidth) + child.layout.computedFlexBasis
                 line.crossDim = container.availableInnerCrossDim
             } else {
-                line.mainDim += child.dimensionWithMargin(mainAxis, innerWidth)
+                line.mainDim += child.dimensionWithMargin(mainAxis, direction, innerWidth)
                 if isBaseline && participatesInBaselineAlignment(node, child, direction) {
-                    let ascent = baselineAscent(child, node, direction, innerWidth,
-                                                usePositions: container.performLayout)
-                    let descent = child.layout.measuredHeight + child.marginForAxis(.column, innerWidth) - ascent
+                    let (ascent, descent) = baselineMetrics(child, node, crossAxis, direction, innerWidth,
+                                                            usePositions: container.performLayout)
                     maxAscent = maxOrDefined(maxAscent, ascent)
                     maxDescent = maxOrDefined(maxDescent, descent)
                 } else {
-                    line.crossDim = maxOrDefined(line.crossDim, child.dimensionWithMargin(crossAxis, innerWidth))
+                    line.crossDim = maxOrDefined(line.crossDim, child.dimensionWithMargin(crossAxis, direction, innerWidth))
                 }
             }
         }
