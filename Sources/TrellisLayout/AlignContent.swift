@@ -137,7 +137,8 @@ extension FlexLayoutEngine {
         let isRow = container.isMainAxisRow
         let width = isRow ? child.layout.measuredWidth + child.marginForAxis(container.mainAxis, container.direction, innerWidth)
             : leadPerLine + lineHeight
-        let height = !isRow ? child.layout.measuredHeight + child.marginForAxis(container.crossAxis, container.direction, innerWidth)
+        // (Yoga 3.2 adds the cross-axis margins to a column item's height here.)
+        let height = !isRow ? child.layout.measuredHeight + child.marginForAxis(container.mainAxis, container.direction, innerWidth)
             : leadPerLine + lineHeight
         if inexactEquals(width, child.layout.measuredWidth) && inexactEquals(height, child.layout.measuredHeight) { return }
         layoutNode(child, availableWidth: width, availableHeight: height, ownerDirection: container.direction,

@@ -30,7 +30,7 @@ extension FlexLayoutEngine {
             ? Array(children.reversed()) : children
         for child in ordered {
             if child.lineIndex > 0 { break }
-            if child.styleStorage.positionType == .absolute { continue }
+            if child.styleStorage.positionType == .absolute || child.styleStorage.display == .none { continue }
             if resolveChildAlignment(node, child) == .baseline || child.isReferenceBaseline {
                 baselineChild = child
                 break

@@ -44,7 +44,11 @@ extension FlexLayoutEngine {
         var several = false
         _ = container.children.forEachUnretained(from: 0) { index, child in
             guard child.isFlexible(config) else { return true }
-            if single != nil || inexactEquals(child.resolveFlexGrow(), 0)
+            // Flex factors below 1 take only that fraction of the free space (§9.7 step 4.b), so
+            // the item does not fill the container and its own flex base size counts.
+            let partial = !config.errata.contains(.singleFlexChildFillsContainer)
+                && (child.resolveFlexGrow() < 1 || child.resolveFlexShrink(config) < 1)
+            if single != nil || partial || inexactEquals(child.resolveFlexGrow(), 0)
                 || inexactEquals(child.resolveFlexShrink(config), 0) {
                 several = true
                 return false

@@ -35,10 +35,16 @@ public struct LayoutErrata: OptionSet, Sendable, Hashable {
     /// ([CSS Align §9.1](https://www.w3.org/TR/css-align-3/#baseline-export)), which moves the
     /// group by the largest cross-start margin (LTR) or lines up the items' left edges (RTL).
     public static let columnBaselineIsFlexStart = LayoutErrata(rawValue: 1 << 5)
+    /// Give the only flexible item of a container with a definite main size a flex base size of
+    /// 0 even when its flex factors are below 1 (Yoga 3.2's shortcut, which assumes the item fills
+    /// the container): an item with `flexGrow: 0.5` then gets half the container instead of its
+    /// own size plus half the free space ([§9.7 step 4.b](https://www.w3.org/TR/css-flexbox-1/#resolve-flexible-lengths)).
+    public static let singleFlexChildFillsContainer = LayoutErrata(rawValue: 1 << 6)
     /// Every erratum: Yoga 3.2's answer wherever Trellis knows it to differ from a browser's.
     public static let all: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
                                            .absolutePercentAgainstInnerSize, .reversedAxisRelativeOffset,
-                                           .flexBasisFitsContainer, .columnBaselineIsFlexStart]
+                                           .flexBasisFitsContainer, .columnBaselineIsFlexStart,
+                                           .singleFlexChildFillsContainer]
     /// Yoga's "classic" errata set.
     public static let classic: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
                                                .absolutePercentAgainstInnerSize]
