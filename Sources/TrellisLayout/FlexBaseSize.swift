@@ -31,7 +31,11 @@ extension FlexLayoutEngine {
         }
         container.totalMainDim = total
         container.mainAxisOverflows = container.mainMode != .maxContent && total > container.availableInnerMainDim
-        if container.isWrapping && container.mainAxisOverflows && container.mainMode == .fitContent {
+        // A wrapping container (Yoga), and a row whose items overflow the width offered to it
+        // (CSS: a fit-content width is at most the available width, the items shrink or
+        // overflow; https://www.w3.org/TR/css-sizing-3/#fit-content-size), takes the offered size.
+        let overflowingRow = container.isMainAxisRow && !config.errata.contains(.rowFitsContentPastAvailableWidth)
+        if (container.isWrapping || overflowingRow) && container.mainAxisOverflows && container.mainMode == .fitContent {
             container.mainMode = .stretchFit
         }
     }

@@ -40,11 +40,17 @@ public struct LayoutErrata: OptionSet, Sendable, Hashable {
     /// the container): an item with `flexGrow: 0.5` then gets half the container instead of its
     /// own size plus half the free space ([§9.7 step 4.b](https://www.w3.org/TR/css-flexbox-1/#resolve-flexible-lengths)).
     public static let singleFlexChildFillsContainer = LayoutErrata(rawValue: 1 << 6)
+    /// Size a row container whose width is fit-content (not stretched, not set) to its items'
+    /// flex bases even when they add up to more than the width offered to it, as Yoga 3.2 does;
+    /// CSS makes it no wider than that (nor than its min-content width,
+    /// [CSS Sizing §5.1](https://www.w3.org/TR/css-sizing-3/#fit-content-size)), and the items
+    /// shrink or overflow it. Matters once flex bases are max-content (`flexBasisFitsContainer` off).
+    public static let rowFitsContentPastAvailableWidth = LayoutErrata(rawValue: 1 << 7)
     /// Every erratum: Yoga 3.2's answer wherever Trellis knows it to differ from a browser's.
     public static let all: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
                                            .absolutePercentAgainstInnerSize, .reversedAxisRelativeOffset,
                                            .flexBasisFitsContainer, .columnBaselineIsFlexStart,
-                                           .singleFlexChildFillsContainer]
+                                           .singleFlexChildFillsContainer, .rowFitsContentPastAvailableWidth]
     /// Yoga's "classic" errata set.
     public static let classic: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
                                                .absolutePercentAgainstInnerSize]
