@@ -46,11 +46,18 @@ public struct LayoutErrata: OptionSet, Sendable, Hashable {
     /// [CSS Sizing §5.1](https://www.w3.org/TR/css-sizing-3/#fit-content-size)), and the items
     /// shrink or overflow it. Matters once flex bases are max-content (`flexBasisFitsContainer` off).
     public static let rowFitsContentPastAvailableWidth = LayoutErrata(rawValue: 1 << 7)
+    /// When a line's items overflow it, align them `flex-start` for `space-around` and
+    /// `space-evenly`, and let auto margins keep `justify-content` from applying (Yoga 3.2). CSS
+    /// falls back to `safe center`, the start of the container's direction (its flex-end in
+    /// `row-reverse` and `column-reverse`), and auto margins take only positive free space
+    /// ([§8.1](https://www.w3.org/TR/css-flexbox-1/#auto-margins)).
+    public static let distributedJustifyFallsBackToFlexStart = LayoutErrata(rawValue: 1 << 8)
     /// Every erratum: Yoga 3.2's answer wherever Trellis knows it to differ from a browser's.
     public static let all: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
                                            .absolutePercentAgainstInnerSize, .reversedAxisRelativeOffset,
                                            .flexBasisFitsContainer, .columnBaselineIsFlexStart,
-                                           .singleFlexChildFillsContainer, .rowFitsContentPastAvailableWidth]
+                                           .singleFlexChildFillsContainer, .rowFitsContentPastAvailableWidth,
+                                           .distributedJustifyFallsBackToFlexStart]
     /// Yoga's "classic" errata set.
     public static let classic: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
                                                .absolutePercentAgainstInnerSize]

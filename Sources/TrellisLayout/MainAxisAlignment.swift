@@ -72,11 +72,21 @@ extension FlexLayoutEngine {
 
     /// The space before the first item and between items for `justify-content`
     /// ([§8.2](https://www.w3.org/TR/css-flexbox-1/#justify-content-property)); none when
-    /// auto margins take the free space.
+    /// auto margins take the free space ([§8.1](https://www.w3.org/TR/css-flexbox-1/#auto-margins):
+    /// only positive free space, so `justify-content` still places overflowing items).
     private func justifySpacing(_ container: FlexContainer, _ line: FlexLine, gap: Float) -> (leading: Float, between: Float) {
-        guard line.numberOfAutoMargins == 0 else { return (0, gap) }
         let free = line.remainingFreeSpace
-        let justify = free >= 0 ? container.node.styleStorage.justifyContent : fallbackAlignment(container.node.styleStorage.justifyContent)
+        let yoga = config.errata.contains(.distributedJustifyFallsBackToFlexStart)
+        guard line.numberOfAutoMargins == 0 || (free < 0 && !yoga) else { return (0, gap) }
+        let style = container.node.styleStorage
+        var justify = free >= 0 ? style.justifyContent : fallbackAlignment(style.justifyContent)
+        // `space-around` and `space-evenly` fall back to `safe center`, which aligns overflowing
+        // items to the start of the container's own direction: its flex-end in a reversed axis
+        // ([CSS Align §4.3](https://www.w3.org/TR/css-align-3/#distribution-values)).
+        if free < 0 && !yoga && (style.justifyContent == .spaceAround || style.justifyContent == .spaceEvenly)
+            && style.flexDirection.isReverse {
+            justify = .flexEnd
+        }
         let count = Float(line.items.count)
         switch justify {
         case .flexStart: return (0, gap)
