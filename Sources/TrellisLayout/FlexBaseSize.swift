@@ -37,6 +37,15 @@ extension FlexLayoutEngine {
         let overflowingRow = container.isMainAxisRow && !config.errata.contains(.rowFitsContentPastAvailableWidth)
         if (container.isWrapping || overflowingRow) && container.mainAxisOverflows && container.mainMode == .fitContent {
             container.mainMode = .stretchFit
+            if overflowingRow && !container.isWrapping {
+                // ... but never less than its min-content width.
+                let minContent = minContentWidth(container.node, container.direction, container.ownerWidth)
+                if minContent > container.availableWidth {
+                    container.availableWidth = minContent
+                    container.availableInnerWidth = minContent - container.paddingAndBorderMain
+                    container.availableInnerMainDim = container.availableInnerWidth
+                }
+            }
         }
     }
 

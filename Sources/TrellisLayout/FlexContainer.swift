@@ -16,7 +16,7 @@ struct FlexContainer {
     let depth: Int
 
     /// The space offered to the container (border box, without its margins), NaN if unbounded.
-    let availableWidth: Float
+    var availableWidth: Float
     let availableHeight: Float
     let ownerWidth: Float
     let ownerHeight: Float

@@ -52,12 +52,17 @@ public struct LayoutErrata: OptionSet, Sendable, Hashable {
     /// `row-reverse` and `column-reverse`), and auto margins take only positive free space
     /// ([§8.1](https://www.w3.org/TR/css-flexbox-1/#auto-margins)).
     public static let distributedJustifyFallsBackToFlexStart = LayoutErrata(rawValue: 1 << 8)
+    /// Size a container offered a fit-content size of 0 or less in one axis (and a fixed or
+    /// equally empty one in the other) at that size without laying out its content, as Yoga 3.2
+    /// does; CSS gives it its min-content size ([CSS Sizing §5.1](https://www.w3.org/TR/css-sizing-3/#fit-content-size)),
+    /// so a column of text in a zero-width box is as wide as its widest word.
+    public static let fitContentWithoutSpaceIsEmpty = LayoutErrata(rawValue: 1 << 9)
     /// Every erratum: Yoga 3.2's answer wherever Trellis knows it to differ from a browser's.
     public static let all: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
                                            .absolutePercentAgainstInnerSize, .reversedAxisRelativeOffset,
                                            .flexBasisFitsContainer, .columnBaselineIsFlexStart,
                                            .singleFlexChildFillsContainer, .rowFitsContentPastAvailableWidth,
-                                           .distributedJustifyFallsBackToFlexStart]
+                                           .distributedJustifyFallsBackToFlexStart, .fitContentWithoutSpaceIsEmpty]
     /// Yoga's "classic" errata set.
     public static let classic: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
                                                .absolutePercentAgainstInnerSize]
