@@ -38,7 +38,11 @@ extension FlexLayoutEngine {
             if baselineChild == nil { baselineChild = child }
         }
         guard let baselineChild else { return node.layout.height }
-        return laidOutBaseline(baselineChild) + baselineChild.layout.position.top
+        // A relative offset moves the item after layout, not the baseline it gives its container
+        // (Yoga 3.2 counts it).
+        let offset = config.errata.contains(.baselineMovesWithRelativeOffset) ? 0
+            : baselineChild.relativePosition(.column, node.layout.direction, node.layout.height)
+        return laidOutBaseline(baselineChild) + baselineChild.layout.position.top - offset
     }
 
     /// The item's baseline measured from the edge lines are stacked from: its top, or its bottom

@@ -57,12 +57,17 @@ public struct LayoutErrata: OptionSet, Sendable, Hashable {
     /// does; CSS gives it its min-content size ([CSS Sizing §5.1](https://www.w3.org/TR/css-sizing-3/#fit-content-size)),
     /// so a column of text in a zero-width box is as wide as its widest word.
     public static let fitContentWithoutSpaceIsEmpty = LayoutErrata(rawValue: 1 << 9)
+    /// Let an item's relative offset (`top`, `bottom`) move the baseline its container takes from
+    /// it, as Yoga 3.2 does; in a browser the offset moves the item after layout and the
+    /// container's baseline stays where it was.
+    public static let baselineMovesWithRelativeOffset = LayoutErrata(rawValue: 1 << 10)
     /// Every erratum: Yoga 3.2's answer wherever Trellis knows it to differ from a browser's.
     public static let all: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
                                            .absolutePercentAgainstInnerSize, .reversedAxisRelativeOffset,
                                            .flexBasisFitsContainer, .columnBaselineIsFlexStart,
                                            .singleFlexChildFillsContainer, .rowFitsContentPastAvailableWidth,
-                                           .distributedJustifyFallsBackToFlexStart, .fitContentWithoutSpaceIsEmpty]
+                                           .distributedJustifyFallsBackToFlexStart, .fitContentWithoutSpaceIsEmpty,
+                                           .baselineMovesWithRelativeOffset]
     /// Yoga's "classic" errata set.
     public static let classic: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
                                                .absolutePercentAgainstInnerSize]

@@ -15,7 +15,7 @@ extension LayoutNode {
     /// and a logical margin, as `marginRight` and `marginStart` in RTL.
     @inline(__always)
     func marginForAxis(_ axis: FlexDirection, _ direction: Direction, _ widthSize: Float) -> Float {
-        let margin = edges(direction).margin
+        let margin = direction == .rtl ? rtlEdges.margin : ltrEdges.margin
         return axis.isRow
             ? zeroIfUndefined(margin.left.resolve(widthSize)) + zeroIfUndefined(margin.right.resolve(widthSize))
             : zeroIfUndefined(margin.top.resolve(widthSize)) + zeroIfUndefined(margin.bottom.resolve(widthSize))

@@ -43,7 +43,9 @@ extension FlexLayoutEngine {
                 line.crossDim = container.availableInnerCrossDim
             } else {
                 line.mainDim += child.dimensionWithMargin(mainAxis, direction, innerWidth)
-                if isBaseline && participatesInBaselineAlignment(node, child, direction) {
+                // Across a column, baselines place the items but do not size the line (Chromium's
+                // intrinsic width of a column ignores them).
+                if isBaseline && !crossAxis.isRow && participatesInBaselineAlignment(node, child, direction) {
                     let (ascent, descent) = baselineMetrics(child, node, crossAxis, direction, innerWidth,
                                                             usePositions: container.performLayout)
                     maxAscent = maxOrDefined(maxAscent, ascent)
