@@ -56,8 +56,8 @@ extension FlexLayoutEngine {
                                      direction: Direction, depth: Int) {
         let mainAxis = node.styleStorage.flexDirection.resolved(direction)
         let crossAxis = mainAxis.cross(direction)
-        let marginRow = child.marginForAxis(.row, blockWidth)
-        let marginColumn = child.marginForAxis(.column, blockWidth)
+        let marginRow = child.marginForAxis(.row, direction, blockWidth)
+        let marginColumn = child.marginForAxis(.column, direction, blockWidth)
         var childWidth = sizeFromInsets(containingNode, child, .row, direction, blockWidth, blockWidth, marginRow)
         var childHeight = sizeFromInsets(containingNode, child, .column, direction, blockHeight, blockWidth, marginColumn)
 
@@ -206,7 +206,7 @@ extension FlexLayoutEngine {
         let start = axis.flexStartEdge, end = axis.flexEndEdge
         var contentBoxSize = parent.measured(axis) - parent.layout.border[start] - parent.layout.border[end]
         if includesPadding { contentBoxSize -= parent.layout.padding[start] + parent.layout.padding[end] }
-        let childOuterSize = child.measured(axis) + child.marginForAxis(axis, blockWidth)
+        let childOuterSize = child.measured(axis) + child.marginForAxis(axis, direction, blockWidth)
         var position = (contentBoxSize - childOuterSize) / 2 + parent.layout.border[start]
             + child.margin(flexStart: axis, direction, blockWidth)
         if includesPadding { position += parent.layout.padding[start] }

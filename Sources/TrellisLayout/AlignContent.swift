@@ -70,11 +70,11 @@ extension FlexLayoutEngine {
             if child.styleStorage.display == .none || child.styleStorage.positionType == .absolute { return true }
             if Int(child.lineIndex) != lineIndex { return false }
             if child.isLayoutDimensionDefined(crossAxis) {
-                lineHeight = maxOrDefined(lineHeight, child.measured(crossAxis) + child.marginForAxis(crossAxis, innerWidth))
+                lineHeight = maxOrDefined(lineHeight, child.measured(crossAxis) + child.marginForAxis(crossAxis, container.direction, innerWidth))
             }
             if participatesInBaselineAlignment(node, child, container.direction) {
-                let ascent = baselineAscent(child, container.node, container.direction, innerWidth, usePositions: true)
-                let descent = child.layout.measuredHeight + child.marginForAxis(.column, innerWidth) - ascent
+                let (ascent, descent) = baselineMetrics(child, node, crossAxis, container.direction, innerWidth,
+                                                        usePositions: true)
                 maxAscent = maxOrDefined(maxAscent, ascent)
                 maxDescent = maxOrDefined(maxDescent, descent)
                 lineHeight = maxOrDefined(lineHeight, maxAscent + maxDescent)
@@ -95,28 +95,36 @@ extension FlexLayoutEngine {
         // margin for flex-start and centres the border box (see docs/layout.md).
         let relative = child.relativePosition(crossAxis, direction, container.availableInnerCrossDim)
         let marginStart = child.margin(flexStart: crossAxis, direction, innerWidth)
-        switch resolveChildAlignment(container.node, child) {
+        let align = alignmentInLine(container.node, child)
+        let startAuto = child.marginIsAuto(flexStart: crossAxis, direction)
+        let endAuto = child.marginIsAuto(flexEnd: crossAxis, direction)
+        if startAuto || endAuto {
+            // Auto cross margins take the line's free space, whatever `align-self` says
+            // ([§8.1](https://www.w3.org/TR/css-flexbox-1/#auto-margins)).
+            let free = lineHeight - child.measured(crossAxis) - child.marginForAxis(crossAxis, direction, innerWidth)
+            let offset: Float = startAuto && endAuto ? max(free, 0) / 2 : (startAuto ? max(free, 0) : 0)
+            child.layout.position[startEdge] = lead + offset + marginStart + relative
+            return
+        }
+        switch align {
         case .flexStart:
             child.layout.position[startEdge] = lead + marginStart + relative
         case .flexEnd:
             child.layout.position[startEdge] = lead + lineHeight - child.margin(flexEnd: crossAxis, direction, innerWidth)
                 - child.measured(crossAxis) + relative
         case .center:
-            let outer = child.measured(crossAxis) + child.marginForAxis(crossAxis, innerWidth)
+            let outer = child.measured(crossAxis) + child.marginForAxis(crossAxis, direction, innerWidth)
             child.layout.position[startEdge] = lead + (lineHeight - outer) / 2 + marginStart + relative
         case .stretch:
             child.layout.position[startEdge] = lead + marginStart + relative
             restretchItem(child, container, lineHeight: lineHeight, leadPerLine: leadPerLine)
-        case .baseline where !participatesInBaselineAlignment(container.node, child, direction):
-            // An item with auto cross margins is placed by them within its line.
-            let startAuto = child.marginIsAuto(flexStart: crossAxis, direction)
-            let endAuto = child.marginIsAuto(flexEnd: crossAxis, direction)
-            let free = lineHeight - child.measured(crossAxis) - child.marginForAxis(crossAxis, innerWidth)
-            let offset: Float = startAuto && endAuto ? max(free, 0) / 2 : (startAuto ? max(free, 0) : 0)
-            child.layout.position[startEdge] = lead + offset + marginStart + relative
+        case .baseline where crossAxis.isRow:
+            // The synthesized baseline is the line-left border edge (see `baselineMetrics`).
+            let ascentInBorderBox: Float = crossAxis == .rowReverse ? child.layout.measuredWidth : 0
+            child.layout.position[startEdge] = lead + maxAscent - ascentInBorderBox + relative
         case .baseline:
             child.layout.position[.top] = lead + maxAscent - baselineFromLeadingEdge(child, container.node, usePositions: true)
-                + child.insetValue(FlexDirection.column.flexStartEdge, direction, container.availableInnerCrossDim)
+                + relative
         case .auto, .spaceBetween, .spaceAround, .spaceEvenly:
             break
         }
@@ -127,9 +135,10 @@ extension FlexLayoutEngine {
         guard !child.hasDefiniteLength(container.crossAxis, container.availableInnerCrossDim) else { return }
         let innerWidth = container.availableInnerWidth
         let isRow = container.isMainAxisRow
-        let width = isRow ? child.layout.measuredWidth + child.marginForAxis(container.mainAxis, innerWidth)
+        let width = isRow ? child.layout.measuredWidth + child.marginForAxis(container.mainAxis, container.direction, innerWidth)
             : leadPerLine + lineHeight
-        let height = !isRow ? child.layout.measuredHeight + child.marginForAxis(container.crossAxis, innerWidth)
+        // (Yoga 3.2 adds the cross-axis margins to a column item's height here.)
+        let height = !isRow ? child.layout.measuredHeight + child.marginForAxis(container.mainAxis, container.direction, innerWidth)
             : leadPerLine + lineHeight
         if inexactEquals(width, child.layout.measuredWidth) && inexactEquals(height, child.layout.measuredHeight) { return }
         layoutNode(child, availableWidth: width, availableHeight: height, ownerDirection: container.direction,

@@ -42,7 +42,7 @@ extension FlexLayoutEngine {
             width = innerWidth
             widthMode = width.isNaN ? .maxContent : (stretches ? .stretchFit : .fitContent)
         } else {
-            width += child.marginForAxis(.row, innerWidth)
+            width += child.marginForAxis(.row, container.direction, innerWidth)
         }
         layoutNode(child, availableWidth: width, availableHeight: .nan, ownerDirection: container.direction,
                    widthMode: widthMode, heightMode: .maxContent, ownerWidth: innerWidth,
@@ -73,10 +73,10 @@ extension FlexLayoutEngine {
                 let childStyle = child.styleStorage
                 if childStyle.display == .none || childStyle.positionType == .absolute { continue }
                 var contribution = minContentWidth(child, child.resolveDirection(direction), .nan)
-                    + child.marginForAxis(.row, .nan)
+                    + child.marginForAxis(.row, direction, .nan)
                 if isRow && childStyle.overflow != .visible {
                     // A scrolling item may shrink below its content: it contributes only its min size.
-                    contribution = zeroIfUndefined(child.resolvedMin(.row, direction, .nan, .nan)) + child.marginForAxis(.row, .nan)
+                    contribution = zeroIfUndefined(child.resolvedMin(.row, direction, .nan, .nan)) + child.marginForAxis(.row, direction, .nan)
                 }
                 content = sums ? content + contribution : max(content, contribution)
                 count += 1

@@ -30,7 +30,7 @@ extension FlexLayoutEngine {
             ? Array(children.reversed()) : children
         for child in ordered {
             if child.lineIndex > 0 { break }
-            if child.styleStorage.positionType == .absolute { continue }
+            if child.styleStorage.positionType == .absolute || child.styleStorage.display == .none { continue }
             if resolveChildAlignment(node, child) == .baseline || child.isReferenceBaseline {
                 baselineChild = child
                 break
@@ -38,7 +38,11 @@ extension FlexLayoutEngine {
             if baselineChild == nil { baselineChild = child }
         }
         guard let baselineChild else { return node.layout.height }
-        return laidOutBaseline(baselineChild) + baselineChild.layout.position.top
+        // A relative offset moves the item after layout, not the baseline it gives its container
+        // (Yoga 3.2 counts it).
+        let offset = config.errata.contains(.baselineMovesWithRelativeOffset) ? 0
+            : baselineChild.relativePosition(.column, node.layout.direction, node.layout.height)
+        return laidOutBaseline(baselineChild) + baselineChild.layout.position.top - offset
     }
 
     /// The item's baseline measured from the edge lines are stacked from: its top, or its bottom
@@ -54,28 +58,51 @@ extension FlexLayoutEngine {
         return baseline
     }
 
-    /// The distance from the item's leading margin edge to its baseline.
+    /// The distance from the item's cross-start margin edge to its baseline (its ascent) and from
+    /// there to its cross-end margin edge (its descent), for baseline alignment in `container`.
+    /// In a row that is the item's own first baseline. A box has no baseline across a column, so
+    /// one is synthesized at its line-left border edge
+    /// ([CSS Align §9.1](https://www.w3.org/TR/css-align-3/#baseline-export)): the cross-start
+    /// margin in LTR, that margin plus the width in RTL, where the cross axis starts at the right.
     @inline(__always)
-    func baselineAscent(_ child: LayoutNode, _ container: LayoutNode, _ direction: Direction, _ widthSize: Float,
-                        usePositions: Bool) -> Float {
-        let leadingMargin = config.useWebDefaults && container.styleStorage.flexWrap == .wrapReverse
-            ? child.margin(flexEnd: .column, direction, widthSize) : child.margin(flexStart: .column, direction, widthSize)
-        return baselineFromLeadingEdge(child, container, usePositions: usePositions) + leadingMargin
+    func baselineMetrics(_ child: LayoutNode, _ container: LayoutNode, _ crossAxis: FlexDirection,
+                         _ direction: Direction, _ widthSize: Float, usePositions: Bool) -> (ascent: Float, descent: Float) {
+        let ascent: Float
+        if crossAxis.isRow {
+            ascent = child.margin(flexStart: crossAxis, direction, widthSize)
+                + (crossAxis == .rowReverse ? child.layout.measuredWidth : 0)
+        } else {
+            let leadingMargin = config.useWebDefaults && container.styleStorage.flexWrap == .wrapReverse
+                ? child.margin(flexEnd: .column, direction, widthSize) : child.margin(flexStart: .column, direction, widthSize)
+            ascent = baselineFromLeadingEdge(child, container, usePositions: usePositions) + leadingMargin
+        }
+        return (ascent, child.measured(crossAxis) + child.marginForAxis(crossAxis, direction, widthSize) - ascent)
     }
 
+    /// Whether `child` takes part in baseline alignment: it is aligned `baseline` and has no auto
+    /// margin in the cross axis ([§8.3](https://www.w3.org/TR/css-flexbox-1/#baseline-participation)).
+    @inline(__always)
+    func participatesInBaselineAlignment(_ node: LayoutNode, _ child: LayoutNode, _ direction: Direction) -> Bool {
+        let crossAxis: FlexDirection = node.styleStorage.flexDirection.isColumn ? .row : .column
+        return alignmentInLine(node, child) == .baseline
+            && !child.marginIsAuto(flexStart: crossAxis, direction) && !child.marginIsAuto(flexEnd: crossAxis, direction)
+    }
+
+    /// The item's alignment within its line: `resolveChildAlignment`, except that `baseline` in a
+    /// column container stays `baseline` unless `LayoutErrata.columnBaselineIsFlexStart` is set.
+    @inline(__always)
+    func alignmentInLine(_ node: LayoutNode, _ child: LayoutNode) -> Align {
+        let align = child.styleStorage.alignSelf == .auto ? node.styleStorage.alignItems : child.styleStorage.alignSelf
+        if align == .baseline, node.styleStorage.flexDirection.isColumn,
+           config.errata.contains(.columnBaselineIsFlexStart) { return .flexStart }
+        return align
+    }
 }
 
-/// Whether `child` takes part in baseline alignment: it is aligned `baseline` and has no auto
-/// margin in the cross axis ([§8.3](https://www.w3.org/TR/css-flexbox-1/#baseline-participation)).
-@inline(__always)
-func participatesInBaselineAlignment(_ node: LayoutNode, _ child: LayoutNode, _ direction: Direction) -> Bool {
-    resolveChildAlignment(node, child) == .baseline
-        && !child.marginIsAuto(flexStart: .column, direction) && !child.marginIsAuto(flexEnd: .column, direction)
-}
-
-/// Whether the container aligns items by baseline (a row with a baseline-aligned item).
-func isBaselineLayout(_ node: LayoutNode, _ children: [LayoutNode]) -> Bool {
-    if node.styleStorage.flexDirection.isColumn { return false }
+/// Whether the container aligns items by baseline: a row with a baseline-aligned item, or a
+/// column with one when `columnBaselines` (see `LayoutErrata.columnBaselineIsFlexStart`).
+func isBaselineLayout(_ node: LayoutNode, _ children: [LayoutNode], columnBaselines: Bool) -> Bool {
+    if node.styleStorage.flexDirection.isColumn && !columnBaselines { return false }
     if node.styleStorage.alignItems == .baseline { return true }
     let end = children.forEachUnretained(from: 0) { _, child in
         child.styleStorage.positionType == .absolute || child.styleStorage.alignSelf != .baseline

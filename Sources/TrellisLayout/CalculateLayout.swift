@@ -49,7 +49,7 @@ struct FlexLayoutEngine {
     private func rootSize(_ node: LayoutNode, _ axis: FlexDirection, _ direction: Direction,
                           _ ownerSize: Float, _ ownerWidth: Float) -> (Float, SizingMode) {
         if node.hasDefiniteLength(axis, ownerSize) {
-            let size = node.resolvedDimension(direction, axis, ownerSize, ownerWidth) + node.marginForAxis(axis, ownerWidth)
+            let size = node.resolvedDimension(direction, axis, ownerSize, ownerWidth) + node.marginForAxis(axis, direction, ownerWidth)
             return (size, .stretchFit)
         }
         if let keywordMode = node.styleStorage.dimension(axis).sizingKeywordMode(available: ownerSize) {
@@ -73,7 +73,8 @@ struct FlexLayoutEngine {
 
         let request = CachedMeasurement(availableWidth: availableWidth, availableHeight: availableHeight,
                                         widthMode: widthMode, heightMode: heightMode)
-        let cached = needToVisitNode ? nil : cachedResult(node, request, ownerWidth: ownerWidth, performLayout: performLayout)
+        let cached = needToVisitNode ? nil : cachedResult(node, request, ownerDirection: ownerDirection, ownerWidth: ownerWidth,
+                                                               performLayout: performLayout)
         if let cached {
             node.layout.measuredWidth = cached.computedWidth
             node.layout.measuredHeight = cached.computedHeight
@@ -142,7 +143,8 @@ struct FlexLayoutEngine {
                                       availableWidth: availableWidth - margins.row,
                                       availableHeight: availableHeight - margins.column,
                                       widthMode: widthMode, heightMode: heightMode, ownerWidth: ownerWidth,
-                                      ownerHeight: ownerHeight, performLayout: performLayout, depth: depth)
+                                      ownerHeight: ownerHeight, performLayout: performLayout, depth: depth,
+                                      columnBaselines: !config.errata.contains(.columnBaselineIsFlexStart))
         determineAvailableSpace(&container)
         determineFlexBaseSizes(&container)
         if config.useWebDefaults { determineAutomaticMinimumSizes(&container) }
@@ -187,12 +189,12 @@ struct FlexLayoutEngine {
     }
 
     /// The cached size for `request`, if one is valid (Yoga's Cache.cpp).
-    private func cachedResult(_ node: LayoutNode, _ request: CachedMeasurement, ownerWidth: Float,
+    private func cachedResult(_ node: LayoutNode, _ request: CachedMeasurement, ownerDirection direction: Direction, ownerWidth: Float,
                               performLayout: Bool) -> CachedMeasurement? {
         let count = Int(node.layout.nextCachedMeasurementsIndex)
         if node.hasMeasureFunction {
-            let marginRow = node.marginForAxis(.row, ownerWidth)
-            let marginColumn = node.marginForAxis(.column, ownerWidth)
+            let marginRow = node.marginForAxis(.row, direction, ownerWidth)
+            let marginColumn = node.marginForAxis(.column, direction, ownerWidth)
             if canUseCachedMeasurement(request, node.layout.cachedLayout, marginRow, marginColumn) {
                 return node.layout.cachedLayout
             }

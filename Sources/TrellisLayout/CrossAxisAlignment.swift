@@ -46,7 +46,7 @@ extension FlexLayoutEngine {
                     stretchItem(child, container, lineCrossDim: line.crossDim)
                 }
             } else {
-                let remaining = containerCrossAxis - child.dimensionWithMargin(crossAxis, innerWidth)
+                let remaining = containerCrossAxis - child.dimensionWithMargin(crossAxis, direction, innerWidth)
                 if startAuto && endAuto {
                     leadingCrossDim += maxOrDefined(0, remaining / 2)
                 } else if endAuto {
@@ -74,11 +74,11 @@ extension FlexLayoutEngine {
         var childMainSize = child.measured(mainAxis)
         var childCrossSize: Float
         if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite, !config.useWebDefaults {
-            childCrossSize = child.marginForAxis(crossAxis, innerWidth) + (isRow ? childMainSize / ratio : childMainSize * ratio)
+            childCrossSize = child.marginForAxis(crossAxis, direction, innerWidth) + (isRow ? childMainSize / ratio : childMainSize * ratio)
         } else {
             childCrossSize = lineCrossDim
         }
-        childMainSize += child.marginForAxis(mainAxis, innerWidth)
+        childMainSize += child.marginForAxis(mainAxis, direction, innerWidth)
         var mainMode = SizingMode.stretchFit, crossMode = SizingMode.stretchFit
         constrainMaxSizeForMode(child, direction, mainAxis, container.availableInnerMainDim, innerWidth, &mainMode, &childMainSize)
         constrainMaxSizeForMode(child, direction, crossAxis, container.availableInnerCrossDim, innerWidth, &crossMode, &childCrossSize)

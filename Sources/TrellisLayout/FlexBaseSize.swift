@@ -23,7 +23,7 @@ extension FlexLayoutEngine {
             } else {
                 determineFlexBaseSize(of: child, in: container)
             }
-            total += child.layout.computedFlexBasis + child.marginForAxis(container.mainAxis, container.availableInnerWidth)
+            total += child.layout.computedFlexBasis + child.marginForAxis(container.mainAxis, container.direction, container.availableInnerWidth)
         }
         if container.children.count > 1 {
             total += container.node.gap(container.mainAxis, container.availableInnerMainDim)
@@ -31,8 +31,21 @@ extension FlexLayoutEngine {
         }
         container.totalMainDim = total
         container.mainAxisOverflows = container.mainMode != .maxContent && total > container.availableInnerMainDim
-        if container.isWrapping && container.mainAxisOverflows && container.mainMode == .fitContent {
+        // A wrapping container (Yoga), and a row whose items overflow the width offered to it
+        // (CSS: a fit-content width is at most the available width, the items shrink or
+        // overflow; https://www.w3.org/TR/css-sizing-3/#fit-content-size), takes the offered size.
+        let overflowingRow = container.isMainAxisRow && !config.errata.contains(.rowFitsContentPastAvailableWidth)
+        if (container.isWrapping || overflowingRow) && container.mainAxisOverflows && container.mainMode == .fitContent {
             container.mainMode = .stretchFit
+            if overflowingRow && !container.isWrapping {
+                // ... but never less than its min-content width.
+                let minContent = minContentWidth(container.node, container.direction, container.ownerWidth)
+                if minContent > container.availableWidth {
+                    container.availableWidth = minContent
+                    container.availableInnerWidth = minContent - container.paddingAndBorderMain
+                    container.availableInnerMainDim = container.availableInnerWidth
+                }
+            }
         }
     }
 
@@ -44,7 +57,11 @@ extension FlexLayoutEngine {
         var several = false
         _ = container.children.forEachUnretained(from: 0) { index, child in
             guard child.isFlexible(config) else { return true }
-            if single != nil || inexactEquals(child.resolveFlexGrow(), 0)
+            // Flex factors below 1 take only that fraction of the free space (§9.7 step 4.b), so
+            // the item does not fill the container and its own flex base size counts.
+            let partial = !config.errata.contains(.singleFlexChildFillsContainer)
+                && (child.resolveFlexGrow() < 1 || child.resolveFlexShrink(config) < 1)
+            if single != nil || partial || inexactEquals(child.resolveFlexGrow(), 0)
                 || inexactEquals(child.resolveFlexShrink(config), 0) {
                 several = true
                 return false
@@ -105,8 +122,8 @@ extension FlexLayoutEngine {
         let ownerWidth = width, ownerHeight = height
         var childWidth = Float.nan, childHeight = Float.nan
         var childWidthMode = SizingMode.maxContent, childHeightMode = SizingMode.maxContent
-        let marginRow = child.marginForAxis(.row, ownerWidth)
-        let marginColumn = child.marginForAxis(.column, ownerWidth)
+        let marginRow = child.marginForAxis(.row, direction, ownerWidth)
+        let marginColumn = child.marginForAxis(.column, direction, ownerWidth)
         let isRowDefinite = child.hasDefiniteLength(.row, ownerWidth)
         let isColumnDefinite = child.hasDefiniteLength(.column, ownerHeight)
 
@@ -197,7 +214,7 @@ extension FlexLayoutEngine {
                                  _ ownerAxisSize: Float, _ ownerWidth: Float, _ mode: inout SizingMode,
                                  _ size: inout Float) {
         let maxSize = node.resolvedMax(axis, direction, ownerAxisSize, ownerWidth)
-            + node.marginForAxis(axis, ownerWidth)
+            + node.marginForAxis(axis, direction, ownerWidth)
         switch mode {
         case .stretchFit, .fitContent:
             if !maxSize.isNaN && !(size < maxSize) { size = maxSize }

@@ -16,7 +16,7 @@ struct FlexContainer {
     let depth: Int
 
     /// The space offered to the container (border box, without its margins), NaN if unbounded.
-    let availableWidth: Float
+    var availableWidth: Float
     let availableHeight: Float
     let ownerWidth: Float
     let ownerHeight: Float
@@ -46,7 +46,7 @@ struct FlexContainer {
 
     init(node: LayoutNode, children: [LayoutNode], direction: Direction, ownerDirection: Direction,
          availableWidth: Float, availableHeight: Float, widthMode: SizingMode, heightMode: SizingMode,
-         ownerWidth: Float, ownerHeight: Float, performLayout: Bool, depth: Int) {
+         ownerWidth: Float, ownerHeight: Float, performLayout: Bool, depth: Int, columnBaselines: Bool) {
         self.node = node
         self.children = children
         self.direction = direction
@@ -54,7 +54,7 @@ struct FlexContainer {
         self.mainAxis = node.styleStorage.flexDirection.resolved(direction)
         self.crossAxis = mainAxis.cross(direction)
         self.isWrapping = node.styleStorage.flexWrap != .noWrap
-        self.isBaselineLayout = TrellisLayout.isBaselineLayout(node, children)
+        self.isBaselineLayout = TrellisLayout.isBaselineLayout(node, children, columnBaselines: columnBaselines)
         self.performLayout = performLayout
         self.depth = depth
         self.availableWidth = availableWidth

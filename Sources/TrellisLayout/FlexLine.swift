@@ -99,7 +99,7 @@ extension FlexLayoutEngine {
             // tree laid out earlier (baselines read them).
             if container.performLayout { child.lineIndex = Int32(lineIndex) }
             let outerMain = hypotheticalMainSize(child, container)
-                + child.marginForAxis(mainAxis, container.availableInnerWidth) + leadingGap
+                + child.marginForAxis(mainAxis, container.direction, container.availableInnerWidth) + leadingGap
             if line.sizeConsumed + outerMain > container.availableInnerMainDim && container.isWrapping && itemCount != 0 {
                 return false  // this item starts the next line
             }

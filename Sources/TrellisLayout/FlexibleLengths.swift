@@ -181,8 +181,8 @@ extension FlexLayoutEngine {
         let direction = container.direction
         let innerWidth = container.availableInnerWidth
         let innerCross = container.availableInnerCrossDim
-        let marginMain = child.marginForAxis(mainAxis, innerWidth)
-        let marginCross = child.marginForAxis(crossAxis, innerWidth)
+        let marginMain = child.marginForAxis(mainAxis, direction, innerWidth)
+        let marginCross = child.marginForAxis(crossAxis, direction, innerWidth)
         var childMainSize = mainSize + marginMain
         var childMainMode = SizingMode.stretchFit
         var childCrossSize: Float

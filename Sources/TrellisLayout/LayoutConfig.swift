@@ -29,10 +29,45 @@ public struct LayoutErrata: OptionSet, Sendable, Hashable {
     /// ([§9.2 step 3 E](https://www.w3.org/TR/css-flexbox-1/#algo-main-item)): an item that does
     /// not shrink then wraps its text to the container although its line does not fit.
     public static let flexBasisFitsContainer = LayoutErrata(rawValue: 1 << 4)
+    /// Align items aligned `baseline` in a column container `flex-start`, as Yoga 3.2 does, instead
+    /// of lining up their baselines in the cross axis: a box has no baseline in that axis, so CSS
+    /// synthesizes one at its line-left border edge
+    /// ([CSS Align §9.1](https://www.w3.org/TR/css-align-3/#baseline-export)), which moves the
+    /// group by the largest cross-start margin (LTR) or lines up the items' left edges (RTL).
+    public static let columnBaselineIsFlexStart = LayoutErrata(rawValue: 1 << 5)
+    /// Give the only flexible item of a container with a definite main size a flex base size of
+    /// 0 even when its flex factors are below 1 (Yoga 3.2's shortcut, which assumes the item fills
+    /// the container): an item with `flexGrow: 0.5` then gets half the container instead of its
+    /// own size plus half the free space ([§9.7 step 4.b](https://www.w3.org/TR/css-flexbox-1/#resolve-flexible-lengths)).
+    public static let singleFlexChildFillsContainer = LayoutErrata(rawValue: 1 << 6)
+    /// Size a row container whose width is fit-content (not stretched, not set) to its items'
+    /// flex bases even when they add up to more than the width offered to it, as Yoga 3.2 does;
+    /// CSS makes it no wider than that (nor than its min-content width,
+    /// [CSS Sizing §5.1](https://www.w3.org/TR/css-sizing-3/#fit-content-size)), and the items
+    /// shrink or overflow it. Matters once flex bases are max-content (`flexBasisFitsContainer` off).
+    public static let rowFitsContentPastAvailableWidth = LayoutErrata(rawValue: 1 << 7)
+    /// When a line's items overflow it, align them `flex-start` for `space-around` and
+    /// `space-evenly`, and let auto margins keep `justify-content` from applying (Yoga 3.2). CSS
+    /// falls back to `safe center`, the start of the container's direction (its flex-end in
+    /// `row-reverse` and `column-reverse`), and auto margins take only positive free space
+    /// ([§8.1](https://www.w3.org/TR/css-flexbox-1/#auto-margins)).
+    public static let distributedJustifyFallsBackToFlexStart = LayoutErrata(rawValue: 1 << 8)
+    /// Size a container offered a fit-content size of 0 or less in one axis (and a fixed or
+    /// equally empty one in the other) at that size without laying out its content, as Yoga 3.2
+    /// does; CSS gives it its min-content size ([CSS Sizing §5.1](https://www.w3.org/TR/css-sizing-3/#fit-content-size)),
+    /// so a column of text in a zero-width box is as wide as its widest word.
+    public static let fitContentWithoutSpaceIsEmpty = LayoutErrata(rawValue: 1 << 9)
+    /// Let an item's relative offset (`top`, `bottom`) move the baseline its container takes from
+    /// it, as Yoga 3.2 does; in a browser the offset moves the item after layout and the
+    /// container's baseline stays where it was.
+    public static let baselineMovesWithRelativeOffset = LayoutErrata(rawValue: 1 << 10)
     /// Every erratum: Yoga 3.2's answer wherever Trellis knows it to differ from a browser's.
     public static let all: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
                                            .absolutePercentAgainstInnerSize, .reversedAxisRelativeOffset,
-                                           .flexBasisFitsContainer]
+                                           .flexBasisFitsContainer, .columnBaselineIsFlexStart,
+                                           .singleFlexChildFillsContainer, .rowFitsContentPastAvailableWidth,
+                                           .distributedJustifyFallsBackToFlexStart, .fitContentWithoutSpaceIsEmpty,
+                                           .baselineMovesWithRelativeOffset]
     /// Yoga's "classic" errata set.
     public static let classic: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
                                                .absolutePercentAgainstInnerSize]

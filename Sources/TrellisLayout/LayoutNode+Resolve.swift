@@ -82,8 +82,8 @@ extension LayoutNode {
 
     /// The measured size on `axis` plus the margins.
     @inline(__always)
-    func dimensionWithMargin(_ axis: FlexDirection, _ widthSize: Float) -> Float {
-        measured(axis) + marginForAxis(axis, widthSize)
+    func dimensionWithMargin(_ axis: FlexDirection, _ direction: Direction, _ widthSize: Float) -> Float {
+        measured(axis) + marginForAxis(axis, direction, widthSize)
     }
 
     @inline(__always)

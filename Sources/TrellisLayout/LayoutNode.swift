@@ -180,6 +180,11 @@ public final class LayoutNode {
     /// Whether the content overflowed the node in the last layout.
     public var hadOverflow: Bool { layout.hadOverflow }
 
+    /// The node's top border plus top padding as its last layout or measurement resolved them
+    /// (Yoga's `YGNodeLayoutGetBorder` plus `YGNodeLayoutGetPadding` for the top edge): where its
+    /// content box starts, for a baseline function that measures from the content, as text does.
+    public var contentBoxTop: Float { layout.border.top + layout.padding.top }
+
     // MARK: Layout children
 
     /// The children that take part in this node's layout: `display: contents` children are

@@ -39,18 +39,19 @@ extension FlexLayoutEngine {
             }
             if canSkipFlex {
                 // Sizes were not computed; the flex basis stands in for them.
-                line.mainDim += child.marginForAxis(mainAxis, innerWidth) + child.layout.computedFlexBasis
+                line.mainDim += child.marginForAxis(mainAxis, direction, innerWidth) + child.layout.computedFlexBasis
                 line.crossDim = container.availableInnerCrossDim
             } else {
-                line.mainDim += child.dimensionWithMargin(mainAxis, innerWidth)
-                if isBaseline && participatesInBaselineAlignment(node, child, direction) {
-                    let ascent = baselineAscent(child, node, direction, innerWidth,
-                                                usePositions: container.performLayout)
-                    let descent = child.layout.measuredHeight + child.marginForAxis(.column, innerWidth) - ascent
+                line.mainDim += child.dimensionWithMargin(mainAxis, direction, innerWidth)
+                // Across a column, baselines place the items but do not size the line (Chromium's
+                // intrinsic width of a column ignores them).
+                if isBaseline && !crossAxis.isRow && participatesInBaselineAlignment(node, child, direction) {
+                    let (ascent, descent) = baselineMetrics(child, node, crossAxis, direction, innerWidth,
+                                                            usePositions: container.performLayout)
                     maxAscent = maxOrDefined(maxAscent, ascent)
                     maxDescent = maxOrDefined(maxDescent, descent)
                 } else {
-                    line.crossDim = maxOrDefined(line.crossDim, child.dimensionWithMargin(crossAxis, innerWidth))
+                    line.crossDim = maxOrDefined(line.crossDim, child.dimensionWithMargin(crossAxis, direction, innerWidth))
                 }
             }
         }
@@ -73,11 +74,21 @@ extension FlexLayoutEngine {
 
     /// The space before the first item and between items for `justify-content`
     /// ([§8.2](https://www.w3.org/TR/css-flexbox-1/#justify-content-property)); none when
-    /// auto margins take the free space.
+    /// auto margins take the free space ([§8.1](https://www.w3.org/TR/css-flexbox-1/#auto-margins):
+    /// only positive free space, so `justify-content` still places overflowing items).
     private func justifySpacing(_ container: FlexContainer, _ line: FlexLine, gap: Float) -> (leading: Float, between: Float) {
-        guard line.numberOfAutoMargins == 0 else { return (0, gap) }
         let free = line.remainingFreeSpace
-        let justify = free >= 0 ? container.node.styleStorage.justifyContent : fallbackAlignment(container.node.styleStorage.justifyContent)
+        let yoga = config.errata.contains(.distributedJustifyFallsBackToFlexStart)
+        guard line.numberOfAutoMargins == 0 || (free < 0 && !yoga) else { return (0, gap) }
+        let style = container.node.styleStorage
+        var justify = free >= 0 ? style.justifyContent : fallbackAlignment(style.justifyContent)
+        // `space-around` and `space-evenly` fall back to `safe center`, which aligns overflowing
+        // items to the start of the container's own direction: its flex-end in a reversed axis
+        // ([CSS Align §4.3](https://www.w3.org/TR/css-align-3/#distribution-values)).
+        if free < 0 && !yoga && (style.justifyContent == .spaceAround || style.justifyContent == .spaceEvenly)
+            && style.flexDirection.isReverse {
+            justify = .flexEnd
+        }
         let count = Float(line.items.count)
         switch justify {
         case .flexStart: return (0, gap)

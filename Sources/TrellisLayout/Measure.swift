@@ -70,8 +70,11 @@ extension FlexLayoutEngine {
     func measureWithFixedSize(_ node: LayoutNode, _ direction: Direction, _ availableWidth: Float,
                               _ availableHeight: Float, _ widthMode: SizingMode, _ heightMode: SizingMode,
                               _ ownerWidth: Float, _ ownerHeight: Float) -> Bool {
+        // CSS sizes a fit-content box offered no space at its min-content size, so only Yoga's
+        // erratum takes a fit-content size of 0 or less as fixed.
+        let zeroFitContentIsFixed = config.errata.contains(.fitContentWithoutSpaceIsEmpty)
         func isFixed(_ size: Float, _ mode: SizingMode) -> Bool {
-            mode == .stretchFit || (!size.isNaN && mode == .fitContent && size <= 0)
+            mode == .stretchFit || (zeroFitContentIsFixed && !size.isNaN && mode == .fitContent && size <= 0)
         }
         guard isFixed(availableWidth, widthMode) && isFixed(availableHeight, heightMode) else { return false }
         let width = availableWidth.isNaN || (widthMode == .fitContent && availableWidth < 0) ? 0 : availableWidth

@@ -7,9 +7,10 @@ import TrellisLayout
 ///     {"id": "root", "style": {"width": 100, "flexDirection": "row"},
 ///      "children": [{"style": {"flexGrow": 1}, "text": "Hello"}]}
 ///
-/// `text` makes a leaf measured as Ahem 10px (`"textMeasure": "yoga-intrinsic"` selects Yoga's
-/// test measure function instead). This lives beside the engine, not in it, because the engine
-/// imports nothing and JSON is read by TrellisJSON, whose errors carry paths and lines.
+/// `text` makes a leaf measured as Ahem 10px, with its first line's baseline (`"textMeasure":
+/// "yoga-intrinsic"` selects Yoga's test measure function, without a baseline, instead). This
+/// lives beside the engine, not in it, because the engine imports nothing and JSON is read by
+/// TrellisJSON, whose errors carry paths and lines.
 public enum LayoutTree {
     /// Builds the node tree described by `json`.
     /// - Parameters:
@@ -90,9 +91,15 @@ public enum LayoutTree {
             if !node.children.isEmpty {
                 collector.report("a text leaf cannot have children", at: path.appending("text"), object.value("text")!)
             }
-            node.measureFunction = measure == "yoga-intrinsic"
-                ? AhemText.yogaIntrinsicMeasure(text, flexDirection: node.style.flexDirection)
-                : AhemText.measure(text)
+            if measure == "yoga-intrinsic" {
+                node.measureFunction = AhemText.yogaIntrinsicMeasure(text, flexDirection: node.style.flexDirection)
+            } else {
+                node.measureFunction = AhemText.measure(text)
+                // A browser puts a text box's baseline on its first line, 0.8em below the top of
+                // its content box (Ahem's ascent), whatever the box's border and padding.
+                let baseline = AhemText.baseline()
+                node.baselineFunction = { [unowned node] width, height in node.contentBoxTop + baseline(width, height) }
+            }
         }
         return node
     }

@@ -1,0 +1,48 @@
+import Testing
+import TrellisJSON
+import TrellisLayout
+import TrellisLayoutJSON
+
+/// Each erratum added for the Chromium judge gives Yoga 3.2's answer when set and the browser's
+/// (the fixtures' Chromium frames) when not, on the smallest tree that shows the difference.
+@Suite("Layout errata")
+struct ErrataTests {
+    /// Lays `json` out 390 wide, LTR, unrounded, and returns the frame of the node tagged `id`.
+    private func frame(_ json: String, _ id: String, errata: LayoutErrata) throws -> LayoutFrame {
+        let root = try LayoutTree.build(try JSONParser.parse(json), mode: .yoga)
+        root.calculateLayout(availableWidth: 390, availableHeight: nil, direction: .ltr,
+                             config: LayoutConfig(mode: .yoga, pointScaleFactor: 0, errata: errata))
+        func find(_ node: LayoutNode) -> LayoutNode? {
+            node.tag == id ? node : node.children.lazy.compactMap(find).first
+        }
+        return try #require(find(root)).frame
+    }
+
+    @Test("Baseline alignment across a column: Chromium lines up the line-left edges, Yoga aligns flex-start")
+    func columnBaseline() throws {
+        let tree = #"{"style": {"alignItems": "baseline"}, "children": [{"style": {"width": 10, "marginLeft": 12}}, {"id": "b", "style": {"width": 10}}]}"#
+        #expect(try frame(tree, "b", errata: []).left == 12)
+        #expect(try frame(tree, "b", errata: .columnBaselineIsFlexStart).left == 0)
+    }
+
+    @Test("A single flexible item with flexGrow 0.5 keeps its own size in a container sized by it")
+    func singleFlexChild() throws {
+        let tree = #"{"children": [{"children": [{"id": "i", "style": {"height": 5, "flexGrow": 0.5, "flexShrink": 1}}]}]}"#
+        #expect(try frame(tree, "i", errata: []).height == 5)
+        #expect(try frame(tree, "i", errata: .singleFlexChildFillsContainer).height == 2.5)
+    }
+
+    @Test("space-evenly in an overflowing row-reverse line falls back to the start of the direction")
+    func distributedFallback() throws {
+        let tree = #"{"children": [{"style": {"width": 0, "flexDirection": "row-reverse", "justifyContent": "space-evenly"}, "children": [{"id": "i", "style": {"width": 5}}]}]}"#
+        #expect(try frame(tree, "i", errata: []).left == 0)
+        #expect(try frame(tree, "i", errata: .distributedJustifyFallsBackToFlexStart).left == -5)
+    }
+
+    @Test("A fit-content column offered no width is as wide as its widest word")
+    func fitContentWithoutSpace() throws {
+        let tree = #"{"children": [{"style": {"width": 0, "alignItems": "flex-start"}, "children": [{"id": "c", "children": [{"children": [{"text": "HH"}]}]}]}]}"#
+        #expect(try frame(tree, "c", errata: []).width == 20)
+        #expect(try frame(tree, "c", errata: .fitContentWithoutSpaceIsEmpty).width == 0)
+    }
+}
