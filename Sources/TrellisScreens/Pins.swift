@@ -53,7 +53,8 @@ struct PinsCheck {
         var constraints: [PinConstraint] = []
         var sources: [Source] = []
         var valid = metrics != nil
-        if let list = object.array("pins", required: true) {
+        let list = object.array("pins", required: true)
+        if let list {
             if list.isEmpty || list.count > Self.maximumFormats {
                 collector.report("a Pins container needs 1 to \(Self.maximumFormats) pin strings, found \(list.count)",
                                  at: path.appending("pins"), object.value("pins")!)
@@ -82,7 +83,7 @@ struct PinsCheck {
         guard valid else { return nil }
         let layout = PinLayout(constraints: constraints, views: names.map(\.name))
         reportProblems(layout.problems(sizing: subviews.map(Self.sizing)), layout, sources, at: path, object)
-        return PinSpec(pins: object.array("pins") ?? [], align: align ?? [], metrics: metrics?.members ?? [],
+        return PinSpec(pins: list ?? [], align: align ?? [], metrics: metrics?.members ?? [],
                        constraints: constraints)
     }
 

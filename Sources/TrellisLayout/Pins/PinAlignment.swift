@@ -16,128 +16,84 @@ public enum PinAlignment {
 
     /// The constraints `text` asks for, for the view named `view`; each names the column of its
     /// attribute. Views named are listed with their columns, as ``VisualFormat`` lists them.
+    /// Read with the pin strings' own scanner, so names, numbers and their limits are the same.
     public static func parse(_ text: String, view: String) throws(VisualFormatError) -> (constraints: [PinConstraint], views: [PinViewReference]) {
-        let scalars = Array(text.unicodeScalars)
-        guard scalars.count <= maximumLength else {
+        guard text.unicodeScalars.count <= maximumLength else {
             throw VisualFormatError(column: maximumLength + 1, message: "longer than \(maximumLength) characters")
         }
-        var reader = Reader(scalars: scalars)
+        guard !text.isEmpty else { throw VisualFormatError(column: 1, message: "expected an attribute") }
+        var scanner = try VisualFormatScanner(text)
         var constraints: [PinConstraint] = []
         var views: [PinViewReference] = []
         repeat {
-            reader.skipSpaces()
-            let column = reader.column
-            let attribute = try reader.attribute()
-            try reader.expect(":")
-            reader.skipSpaces()
-            let targetColumn = reader.column
+            skipSpaces(&scanner)
+            let column = scanner.column
+            let attribute = try self.attribute(&scanner)
+            skipSpaces(&scanner)
+            guard scanner.skip(":") else { throw VisualFormatError(column: scanner.column, message: "expected \":\"") }
+            skipSpaces(&scanner)
+            let targetColumn = scanner.column
             let target: PinItem
-            if reader.take("|") {
+            if scanner.skip("|") {
                 target = .container
-            } else {
-                let name = try reader.name()
+            } else if let name = try scanner.name() {
                 views.append(PinViewReference(name: name, column: targetColumn))
                 target = .view(name)
+            } else {
+                throw VisualFormatError(column: scanner.column, message: "expected a view name or \"|\"")
             }
-            let targetAttribute = reader.take(".") ? try reader.attribute() : attribute
-            reader.skipSpaces()
+            skipSpaces(&scanner)
+            let targetAttribute = scanner.skip(".") ? try self.attribute(&scanner) : attribute
+            skipSpaces(&scanner)
             var constant = 0.0
-            if reader.peek == "+" || reader.peek == "-" {
-                let negative = reader.peek == "-"
-                reader.advance()
-                reader.skipSpaces()
-                constant = try reader.number() * (negative ? -1 : 1)
-                reader.skipSpaces()
+            if scanner.isNext("+") || scanner.isNext("-") {
+                let negative = scanner.isNext("-")
+                scanner.advance()
+                skipSpaces(&scanner)
+                constant = try number(&scanner) * (negative ? -1 : 1)
+                skipSpaces(&scanner)
             }
             var priority = ConstraintPriority.required
-            if reader.take("@") {
-                let priorityColumn = reader.column
-                priority = try reader.number()
+            if scanner.skip("@") {
+                let priorityColumn = scanner.column
+                priority = try number(&scanner)
                 guard priority >= 1 && priority <= 1000 else {
                     throw VisualFormatError(column: priorityColumn, message: "a priority is from 1 to 1000")
                 }
-                reader.skipSpaces()
+                skipSpaces(&scanner)
             }
             constraints.append(PinConstraint(
                 PinAnchor(.view(view), attribute), .equal, PinAnchor(target, targetAttribute), constant: constant,
                 priority: priority, column: column))
-        } while reader.take(",")
-        guard reader.isAtEnd else {
-            throw VisualFormatError(column: reader.column, message: "expected \",\" or the end, found \"\(reader.peek.map(String.init) ?? "")\"")
+        } while scanner.skip(",")
+        guard scanner.isAtEnd else {
+            let found = scanner.text(from: scanner.column, to: scanner.column + 1)
+            throw VisualFormatError(column: scanner.column, message: "expected \",\" or the end, found \"\(found)\"")
         }
         return (constraints, views)
     }
 
-    /// A cursor over the text's scalars with 1-based columns.
-    private struct Reader {
-        let scalars: [Unicode.Scalar]
-        var offset = 0
+    private static func skipSpaces(_ scanner: inout VisualFormatScanner) {
+        while scanner.skip(" ") {}
+    }
 
-        var column: Int { offset + 1 }
-        var isAtEnd: Bool { offset >= scalars.count }
-        var peek: Unicode.Scalar? { isAtEnd ? nil : scalars[offset] }
-
-        mutating func advance() { offset += 1 }
-
-        mutating func skipSpaces() {
-            while peek == " " { advance() }
+    private static func attribute(_ scanner: inout VisualFormatScanner) throws(VisualFormatError) -> PinAttribute {
+        skipSpaces(&scanner)
+        let start = scanner.column
+        guard let word = try scanner.name() else {
+            throw VisualFormatError(column: start, message: "expected an attribute")
         }
-
-        mutating func take(_ scalar: Unicode.Scalar) -> Bool {
-            skipSpaces()
-            guard peek == scalar else { return false }
-            advance()
-            return true
+        guard let found = PinAttribute(name: word) else {
+            let names = PinAttribute.allCases.map(\.name).joined(separator: ", ")
+            throw VisualFormatError(column: start, message: "unknown attribute \"\(word)\"; attributes: \(names)")
         }
+        return found
+    }
 
-        mutating func expect(_ scalar: Unicode.Scalar) throws(VisualFormatError) {
-            guard take(scalar) else {
-                throw VisualFormatError(column: column, message: "expected \"\(scalar)\"")
-            }
+    private static func number(_ scanner: inout VisualFormatScanner) throws(VisualFormatError) -> Double {
+        guard let value = try scanner.unsignedNumber() else {
+            throw VisualFormatError(column: scanner.column, message: "expected a number")
         }
-
-        mutating func name() throws(VisualFormatError) -> String {
-            let start = offset
-            while let s = peek, s.properties.isAlphabetic && s.isASCII || s == "_" || (offset > start && ("0"..."9").contains(s)) {
-                advance()
-            }
-            guard offset > start else {
-                throw VisualFormatError(column: column, message: "expected a view name or \"|\"")
-            }
-            var name = String.UnicodeScalarView()
-            name.append(contentsOf: scalars[start..<offset])
-            return String(name)
-        }
-
-        mutating func attribute() throws(VisualFormatError) -> PinAttribute {
-            skipSpaces()
-            let start = column
-            let word = try name()
-            guard let found = PinAttribute(name: word) else {
-                let names = PinAttribute.allCases.map(\.name).joined(separator: ", ")
-                throw VisualFormatError(column: start, message: "unknown attribute \"\(word)\"; attributes: \(names)")
-            }
-            return found
-        }
-
-        mutating func number() throws(VisualFormatError) -> Double {
-            let start = offset
-            var value = 0.0, scale = 0.0
-            while let s = peek, ("0"..."9").contains(s) || (s == "." && scale == 0) {
-                if s == "." {
-                    scale = 1
-                } else if scale > 0 {
-                    scale /= 10
-                    value += Double(s.value - 48) * scale
-                } else if value < 1e9 {
-                    value = value * 10 + Double(s.value - 48)
-                }
-                advance()
-            }
-            guard offset > start, scalars[offset - 1] != "." else {
-                throw VisualFormatError(column: start + 1, message: "expected a number")
-            }
-            return value
-        }
+        return value
     }
 }

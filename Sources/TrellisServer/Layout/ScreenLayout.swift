@@ -28,6 +28,9 @@ public struct ScreenLayout {
     /// Image size when a screen gives neither a size nor an aspect ratio: icons and pictures.
     static let iconPlaceholder: Float = 24
     static let imagePlaceholder: Float = 100
+    static func placeholderSide(_ values: ComponentProperties) -> Float {
+        values["systemIconName"] != nil ? iconPlaceholder : imagePlaceholder
+    }
     /// Button padding when the screen gives none (`plain` buttons have none).
     static let buttonPadding: (vertical: Float, horizontal: Float) = (10, 16)
 
@@ -173,10 +176,10 @@ public struct ScreenLayout {
             } else if case .pinned = parent.role, !hasWidth || !hasHeight {
                 // The placeholder is the image's content size, which pins may stretch, as Auto
                 // Layout treats an image view's intrinsic size.
-                let side = values["systemIconName"] != nil ? Self.iconPlaceholder : Self.imagePlaceholder
+                let side = Self.placeholderSide(values)
                 measure = { _, _, _, _ in Size(width: side, height: side) }
             } else {
-                let side = values["systemIconName"] != nil ? Self.iconPlaceholder : Self.imagePlaceholder
+                let side = Self.placeholderSide(values)
                 if !hasWidth { style.width = .points(side) }
                 if !hasHeight { style.height = .points(side) }
             }
