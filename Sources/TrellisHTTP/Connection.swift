@@ -8,7 +8,7 @@ import CTrellisLinux
 /// One client connection. It belongs to one `EventLoop` and is used only on that loop's thread.
 ///
 /// Reads feed the parser; each complete request is answered synchronously by the responder and
-/// its response appended to `outbound`; everything answered by one read goes out in one `send`
+/// its response appended to `outbound`; everything answered by one read goes out in one `sendmsg`
 /// (pipelined responses in order, RFC 9112 §9.3.2). A partial write waits for EPOLLOUT and stops
 /// reading until the output drains (backpressure). A deferred reply parks the connection: no
 /// further request is parsed and nothing is read until the loop hands it the response
@@ -22,8 +22,7 @@ final class Connection {
     private var parser: HTTPParser
     private var machine: ConnectionStateMachine<ContinuousClock>
     private var inbound: [UInt8] = []
-    private var outbound: [UInt8] = []
-    private var written = 0
+    private var outbound = OutboundQueue()
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
     private var requests = 0
@@ -38,7 +37,7 @@ final class Connection {
     /// Links in the loop's lists of idle connections (see `EventLoop.reclaimIdleConnection`).
     var idle = IdleLink()
 
-    var hasPendingOutput: Bool { written < outbound.count }
+    var hasPendingOutput: Bool { !outbound.isEmpty }
     private(set) var isClosed = false
 
     init(fd: Int32, serial: UInt64, remote: String, loop: EventLoop) {
@@ -98,7 +97,7 @@ final class Connection {
     /// - Returns: how many bytes were consumed; the rest waits for more input or for the output to drain.
     private func process(_ bytes: UnsafeBufferPointer<UInt8>, _ loop: EventLoop) -> Int {
         var offset = 0
-        while machine.acceptsRequests && !isClosed && outbound.count - written < Self.outputHighWater {
+        while machine.acceptsRequests && !isClosed && outbound.pending < Self.outputHighWater {
             let (event, consumed) = parser.next(UnsafeBufferPointer(rebasing: bytes[offset...]))
             offset += consumed
             switch event {
@@ -113,7 +112,7 @@ final class Connection {
                 // RFC 9110 §10.1.1: send 100 only when the body is wanted and not already here.
                 if h.expectsContinue && offset == bytes.count {
                     takeOutputBuffer(loop)
-                    outbound.append(contentsOf: ResponseWriter.continueLine)
+                    outbound.append(ResponseWriter.continueLine)
                 }
             case .body(let piece):
                 body.append(contentsOf: piece)
@@ -137,13 +136,11 @@ final class Connection {
         let core = loop.core!
         let inFlight = RequestInFlight(
             head: head, requestID: requestID(for: head, loop), started: headStarted, withAgent: loop.accessLog?.format.needsAgent == true)
-        var logger = core.logger
-        logger[metadataKey: "request-id"] = .string(inFlight.requestID)
         let request = HTTPRequest(
             method: head.method, target: head.target, path: head.path, query: head.query,
             version: head.version, headers: head.headers, body: body)
         body = []
-        let context = HTTPRequestContext(requestID: inFlight.requestID, remoteAddress: remote, logger: logger)
+        let context = HTTPRequestContext(requestID: inFlight.requestID, remoteAddress: remote, logger: core.logger)
         switch core.responder.respond(to: request, context: context) {
         case .response(let response):
             enqueue(response, answering: inFlight, loop)
@@ -196,7 +193,7 @@ final class Connection {
     private func answerError(_ status: HTTPStatus, reason: String, _ loop: EventLoop) {
         let requestID = loop.requestIDs.next()
         takeOutputBuffer(loop)
-        let outcome = ResponseWriter.writeError(status, requestID: requestID, date: loop.date.line, into: &outbound)
+        let outcome = ResponseWriter.writeError(status, requestID: requestID, date: loop.date.line, into: &outbound.buffer)
         loop.core.logger.debug("refused request: \(reason)", metadata: ["remote": .string(remote), "status": .stringConvertible(status.code)])
         finish(outcome, RequestRecord(
             method: head?.method.rawValue, target: head?.target, path: head?.path, version: head?.version,
@@ -222,7 +219,7 @@ final class Connection {
     /// Borrows one of the loop's output buffers when this connection has none: an idle connection
     /// holds no buffer (see `flush`), as nginx frees a keep-alive connection's buffers.
     private func takeOutputBuffer(_ loop: EventLoop) {
-        if outbound.capacity == 0 { outbound = loop.takeOutputBuffer() }
+        if outbound.buffer.capacity == 0 { outbound.buffer = loop.takeOutputBuffer() }
     }
 
     // MARK: - Writing
@@ -235,22 +232,15 @@ final class Connection {
 
     /// Writes as much pending output as the socket takes (EAGAIN and partial writes survive).
     private func flush(_ loop: EventLoop) {
-        var progressed = false
-        while written < outbound.count {
-            let n = outbound.withUnsafeBytes { buf in
-                send(fd, buf.baseAddress! + written, buf.count - written, Int32(MSG_NOSIGNAL))
-            }
-            if n > 0 { written += n; progressed = true; continue }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
-                machine.writePending(now: loop.now, progressed: progressed)
-                updateInterest(loop)
-                return
-            }
-            return close(loop)
+        switch outbound.send(to: fd) {
+        case .done: break
+        case .wouldBlock(let progressed):
+            machine.writePending(now: loop.now, progressed: progressed)
+            updateInterest(loop)
+            return
+        case .failed: return close(loop)
         }
-        loop.recycleOutputBuffer(&outbound)
-        written = 0
+        loop.recycleOutputBuffer(&outbound.buffer)
         machine.writeCompleted()
         updateInterest(loop)
         if shutWriteAfterFlush {

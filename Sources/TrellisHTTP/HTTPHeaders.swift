@@ -39,11 +39,15 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
     /// ASCII case-insensitive comparison without allocating lowercased copies.
     static func equalNames(_ a: String, _ b: String) -> Bool {
-        let a = a.utf8, b = b.utf8
-        guard a.count == b.count else { return false }
-        for (x, y) in zip(a, b) where x != y {
-            guard x | 0x20 == y | 0x20, (x | 0x20) >= 0x61, (x | 0x20) <= 0x7A else { return false }
+        guard a.utf8.count == b.utf8.count else { return false }
+        return HTTPBytes.withBytes(a) { a in
+            HTTPBytes.withBytes(b) { b in
+                for i in 0..<a.count where a[i] != b[i] {
+                    let x = a[i] | 0x20
+                    guard x == b[i] | 0x20, x >= 0x61, x <= 0x7A else { return false }
+                }
+                return true
+            }
         }
-        return true
     }
 }

@@ -7,13 +7,21 @@ public struct HTTPRequestContext: Sendable {
     public var requestID: String
     /// The peer address, e.g. `127.0.0.1:53122` or `[::1]:53122`.
     public var remoteAddress: String
-    /// A logger carrying `request-id` metadata.
-    public var logger: Logger
+    private let serverLogger: Logger
 
+    /// A logger carrying `request-id` metadata. Made when asked, not for every request: a log
+    /// handler may format all its metadata whenever one key is set (swift-log's StreamLogHandler does).
+    public var logger: Logger {
+        var logger = serverLogger
+        logger[metadataKey: "request-id"] = .string(requestID)
+        return logger
+    }
+
+    /// - Parameter logger: the server's logger; ``logger`` adds the request's id to it.
     public init(requestID: String, remoteAddress: String, logger: Logger) {
         self.requestID = requestID
         self.remoteAddress = remoteAddress
-        self.logger = logger
+        self.serverLogger = logger
     }
 }
 

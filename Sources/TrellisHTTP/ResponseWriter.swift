@@ -26,13 +26,25 @@ enum ResponseWriter {
 
     static let continueLine: [UInt8] = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
 
-    /// Appends `response` to `out`.
+    /// Appends `response` to `out` (a large body by reference).
     /// - Parameter keepAlive: whether the server intends to keep the connection; a responder's
     ///   `Connection: close` turns it off.
     static func write(
         _ response: HTTPResponse, facts: RequestFacts, keepAlive: Bool, requestID: String,
-        date: [UInt8], options: Options, into out: inout [UInt8]
+        date: [UInt8], options: Options, into queue: inout OutboundQueue
     ) -> Outcome {
+        let (outcome, body) = writeHead(
+            response, facts: facts, keepAlive: keepAlive, requestID: requestID, date: date, options: options,
+            into: &queue.buffer)
+        if outcome.bodyBytes > 0 { queue.append(body: body) }
+        return outcome
+    }
+
+    /// Appends the status line and header fields; returns the body to send after them.
+    private static func writeHead(
+        _ response: HTTPResponse, facts: RequestFacts, keepAlive: Bool, requestID: String,
+        date: [UInt8], options: Options, into out: inout [UInt8]
+    ) -> (Outcome, body: [UInt8]) {
         var status = response.status
         if status.code < 200 || status.code > 999 { status = .internalServerError }
         var keepAlive = keepAlive
@@ -45,20 +57,20 @@ enum ResponseWriter {
         case .notAcceptable: body = []
         }
         let bodyAllowed = status.code != 204 && status.code != 304
-        out.reserveCapacity(out.count + 256 + body.count)
+        let sent = bodyAllowed && !facts.isHead ? body.count : 0
+        out.reserveCapacity(out.count + 512 + (sent < OutboundQueue.referenceThreshold ? sent : 0))
         appendStatusLine(status, to: &out)
         var sawRequestID = false, sawVary = false
         if coding != .notAcceptable {
             for field in response.headers {
                 switch classify(field.name) {
                 case .owned: continue
-                case .connection: if containsClose(field.value) { keepAlive = false }; continue
+                case .connection: if listContains(field.value, "close") { keepAlive = false }; continue
                 case .requestID: sawRequestID = true
-                case .vary: sawVary = sawVary || field.value.lowercased().contains("accept-encoding")
+                case .vary: sawVary = sawVary || listContains(field.value, "accept-encoding") || listContains(field.value, "*")
                 case .other: break
                 }
-                guard isValidField(field.name, field.value) else { continue }
-                appendField(field.name, field.value, to: &out)
+                appendFieldIfValid(field.name, field.value, to: &out)
             }
         }
         if bodyAllowed {
@@ -76,9 +88,7 @@ enum ResponseWriter {
             out.append(contentsOf: "Connection: keep-alive\r\n".utf8)
         }
         out.append(contentsOf: "\r\n".utf8)
-        let sent = bodyAllowed && !facts.isHead ? body.count : 0
-        if sent > 0 { out.append(contentsOf: body) }
-        return Outcome(status: status.code, bodyBytes: sent, keepAlive: keepAlive)
+        return (Outcome(status: status.code, bodyBytes: sent, keepAlive: keepAlive), body)
     }
 
     /// An error the server answers itself (parse errors, timeouts): a short text body, then close.
@@ -132,13 +142,41 @@ enum ResponseWriter {
         }
     }
 
-    private static func containsClose(_ value: String) -> Bool {
-        value.split(separator: ",").contains { $0.trimmingASCIIWhitespace().lowercased() == "close" }
+    /// Whether the list field `value` (RFC 9110 §5.6.1) has the element `lower`, ignoring case.
+    /// One pass over the bytes, an element compared only when its length fits: every cached answer
+    /// carries a long `Vary`, and searching it as a String cost more than writing the rest of the head.
+    private static func listContains(_ value: String, _ lower: StaticString) -> Bool {
+        HTTPBytes.withBytes(value) { bytes in
+            var start = 0
+            for i in 0...bytes.count where i == bytes.count || bytes[i] == UInt8(ascii: ",") {
+                var first = start, end = i
+                while first < end, HTTPBytes.isWhitespace(bytes[first]) { first += 1 }
+                while end > first, HTTPBytes.isWhitespace(bytes[end - 1]) { end -= 1 }
+                if end - first == lower.utf8CodeUnitCount,
+                    HTTPBytes.equalsLowercase(UnsafeBufferPointer(rebasing: bytes[first..<end]), lower) {
+                    return true
+                }
+                start = i + 1
+            }
+            return false
+        }
     }
 
-    private static func isValidField(_ name: String, _ value: String) -> Bool {
-        !name.isEmpty && name.utf8.allSatisfy(HTTPBytes.isToken) && value.utf8.allSatisfy(HTTPBytes.isFieldByte)
+    /// Appends a responder's field unless its name is not a token or its value holds a control
+    /// character. On the strings' bytes: per-character String iteration cost more than all the
+    /// rest of writing a cached answer's head.
+    private static func appendFieldIfValid(_ name: String, _ value: String, to out: inout [UInt8]) {
+        HTTPBytes.withBytes(name) { name in
+            HTTPBytes.withBytes(value) { value in
+                guard !name.isEmpty, name.allSatisfy(HTTPBytes.isToken), value.allSatisfy(HTTPBytes.isFieldByte) else { return }
+                out.append(contentsOf: name)
+                out.append(contentsOf: ": ".utf8)
+                out.append(contentsOf: value)
+                out.append(contentsOf: "\r\n".utf8)
+            }
+        }
     }
+
 }
 
 extension Substring {

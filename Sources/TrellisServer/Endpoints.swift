@@ -241,7 +241,7 @@ struct ScreenRequest: Sendable {
         _ request: HTTPRequest, id: String, state: ServerState, parameters: Set<String>, reader: ContextReader? = nil
     ) throws(Problem) {
         let query = try QueryParameters(
-            request.query, allowed: UserContext.parameterNames.union(parameters), allowedPrefixes: ["attr.", Self.parameterPrefix])
+            request.query, allowed: UserContext.parameterNames, alsoAllowed: parameters, allowedPrefixes: ["attr.", Self.parameterPrefix])
         let context = try (reader ?? state.contextReader).context(
             of: request, queryItems: query.items.filter { UserContext.isParameter($0.name) }, now: state.clock())
         var given: [String: JSONValue] = [:]

@@ -8,22 +8,32 @@ struct QueryParameters: Sendable {
 
     /// - Parameters:
     ///   - allowed: the parameter names the endpoint takes.
+    ///   - alsoAllowed: more names it takes (the user context's beside the endpoint's own, without
+    ///     building their union for every request).
     ///   - allowedPrefixes: name prefixes it also takes (`attr.` for free user attributes).
-    init(_ query: HTTPQuery, allowed: Set<String>, allowedPrefixes: [String] = []) throws(Problem) {
-        var seen: Set<String> = []
-        for item in query {
-            guard allowed.contains(item.name) || allowedPrefixes.contains(where: { item.name.hasPrefix($0) }) else {
-                let known = (allowed.sorted() + allowedPrefixes.map { $0 + "NAME" }).joined(separator: ", ")
+    init(
+        _ query: HTTPQuery, allowed: Set<String>, alsoAllowed: Set<String> = [], allowedPrefixes: [String] = []
+    ) throws(Problem) {
+        let items = query.items
+        // A query has a handful of items: comparing each with the earlier ones costs less than
+        // hashing every name into a set. Only a long one (a crafted one may hold thousands) gets a set.
+        var seen: Set<String>? = items.count > 16 ? Set(minimumCapacity: items.count) : nil
+        for (index, item) in items.enumerated() {
+            guard allowed.contains(item.name) || alsoAllowed.contains(item.name)
+                || allowedPrefixes.contains(where: { item.name.hasPrefix($0) })
+            else {
+                let known = (allowed.union(alsoAllowed).sorted() + allowedPrefixes.map { $0 + "NAME" }).joined(separator: ", ")
                 throw Problem(
                     .badRequest,
                     "unknown query parameter \"\(item.name)\"; "
                         + (known.isEmpty ? "this endpoint takes no query parameters" : "known: " + known))
             }
-            guard seen.insert(item.name).inserted else {
+            let repeated = seen != nil ? !seen!.insert(item.name).inserted : items[..<index].contains { $0.name == item.name }
+            guard !repeated else {
                 throw Problem(.badRequest, "query parameter \"\(item.name)\" is given more than once")
             }
         }
-        items = query.items
+        self.items = items
     }
 
     subscript(name: String) -> String? { items.first { $0.name == name }?.value }

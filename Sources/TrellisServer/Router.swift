@@ -15,7 +15,7 @@ public typealias RouteHandler = @Sendable (HTTPRequest, RouteParameters, HTTPReq
 public struct Router: Sendable {
     struct Route: Sendable {
         enum Segment: Sendable, Equatable {
-            case literal(String)
+            case literal([UInt8])
             case parameter(String)
         }
         let method: HTTPMethod
@@ -41,7 +41,7 @@ public struct Router: Sendable {
     /// Adds `pattern` for `method` with a handler that may answer later, from another queue.
     public mutating func add(_ method: HTTPMethod, _ pattern: String, replying handler: @escaping RouteHandler) {
         let segments = pattern.split(separator: "/").map { part -> Route.Segment in
-            part.hasPrefix("{") && part.hasSuffix("}") ? .parameter(String(part.dropFirst().dropLast())) : .literal(String(part))
+            part.hasPrefix("{") && part.hasSuffix("}") ? .parameter(String(part.dropFirst().dropLast())) : .literal(Array(part.utf8))
         }
         precondition(!routes.contains { $0.method == method && $0.segments == segments }, "route \(method) \(pattern) added twice")
         routes.append(Route(method: method, pattern: pattern, segments: segments, handler: handler))
@@ -59,15 +59,28 @@ public struct Router: Sendable {
     /// Finds the route for `method` and `path`. Paths compare segment by segment; empty segments
     /// (`//`, a trailing `/`) never match, so every resource has one spelling.
     public func match(_ method: HTTPMethod, _ path: String) -> Match {
-        guard path.hasPrefix("/") else { return .notFound }
-        let parts = path == "/" ? [] : path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst()
-        if parts.contains(where: \.isEmpty) { return .notFound }
+        var path = path
+        return path.withUTF8 { match(method, $0) }
+    }
+
+    /// On the path's bytes, every route compared without allocating: this runs for every request.
+    private func match(_ method: HTTPMethod, _ path: UnsafeBufferPointer<UInt8>) -> Match {
+        let slash = UInt8(ascii: "/")
+        guard path.first == slash else { return .notFound }
+        var parts: [Range<Int>] = []
+        if path.count > 1 {
+            var start = 1
+            for i in 1...path.count where i == path.count || path[i] == slash {
+                guard i > start else { return .notFound }
+                parts.append(start..<i)
+                start = i + 1
+            }
+        }
         let lookup = method == .head ? HTTPMethod.get : method
         var allowed: [HTTPMethod] = []
         var allowedPattern = ""
-        for route in routes {
-            guard let parameters = Self.bind(route.segments, to: parts) else { continue }
-            if route.method == lookup { return .found(pattern: route.pattern, parameters, route.handler) }
+        for route in routes where Self.literalsMatch(route.segments, parts, path) {
+            if route.method == lookup { return .found(pattern: route.pattern, Self.bind(route.segments, parts, path), route.handler) }
             allowed.append(route.method)
             allowedPattern = route.pattern
         }
@@ -76,13 +89,22 @@ public struct Router: Sendable {
         return .methodNotAllowed(pattern: allowedPattern, allowed: allowed)
     }
 
-    private static func bind(_ segments: [Route.Segment], to parts: ArraySlice<Substring.UTF8View.SubSequence>) -> RouteParameters? {
-        guard segments.count == parts.count else { return nil }
+    private static func literalsMatch(_ segments: [Route.Segment], _ parts: [Range<Int>], _ path: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard segments.count == parts.count else { return false }
+        for (segment, part) in zip(segments, parts) {
+            guard case .literal(let literal) = segment else { continue }
+            guard literal.count == part.count else { return false }
+            for (i, byte) in literal.enumerated() where path[part.lowerBound + i] != byte { return false }
+        }
+        return true
+    }
+
+    /// The parameters of a route whose literals match the path.
+    private static func bind(_ segments: [Route.Segment], _ parts: [Range<Int>], _ path: UnsafeBufferPointer<UInt8>) -> RouteParameters {
         var parameters = RouteParameters()
         for (segment, part) in zip(segments, parts) {
-            switch segment {
-            case .literal(let literal): guard literal.utf8.elementsEqual(part) else { return nil }
-            case .parameter(let name): parameters.values.append((name, String(Substring(part))))
+            if case .parameter(let name) = segment {
+                parameters.values.append((name, String(decoding: UnsafeBufferPointer(rebasing: path[part]), as: UTF8.self)))
             }
         }
         return parameters

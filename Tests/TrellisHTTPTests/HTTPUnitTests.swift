@@ -83,15 +83,22 @@ import Testing
     }
 }
 
+@Suite struct ByteClassTests {
+    @Test func tokenBytesAreExactlyRFC9110Tchars() {
+        let tchars = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
+        for b in 0...255 { #expect(HTTPBytes.isToken(UInt8(b)) == tchars.contains(UInt8(b)), "byte \(b)") }
+    }
+}
+
 @Suite struct ResponseWriterTests {
     static let date = Array("Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n".utf8)
     static let options = ResponseWriter.Options(gzipMinimumBytes: 256, gzipLevel: 6)
 
     func render(_ r: HTTPResponse, head: Bool = false, keepAlive: Bool = true) -> String {
-        var out: [UInt8] = []
+        var out = OutboundQueue()
         _ = ResponseWriter.write(r, facts: RequestFacts(isHead: head, acceptEncoding: .absent), keepAlive: keepAlive,
                                  requestID: "id1", date: Self.date, options: Self.options, into: &out)
-        return String(decoding: out, as: UTF8.self)
+        return String(decoding: out.contents, as: UTF8.self)
     }
 
     @Test func plainResponseIsExact() {
@@ -126,6 +133,24 @@ import Testing
         #expect(!text.contains("yesterday"))
         #expect(text.contains("X-Ok: ok\r\n"))
         #expect(text.contains("Content-Length: 1\r\n"))
+    }
+
+    @Test func aResponderVaryListIsReadAsAList() {
+        func varyLines(_ vary: String) -> Int {
+            let response = HTTPResponse(headers: ["Content-Type": "application/json", "Vary": vary], body: Array(repeating: 65, count: 300))
+            return render(response).split(separator: "\r\n").filter { $0.lowercased().hasPrefix("vary:") }.count
+        }
+        #expect(varyLines("Accept, ACCEPT-ENCODING") == 1)
+        #expect(varyLines("*") == 1)
+        #expect(varyLines("Accept") == 2)  // ours is added: the body is compressible
+        #expect(varyLines("X-Accept-Encoding-Hint") == 2)  // an element, not a substring
+    }
+
+    @Test func aLargeBodyIsReferencedAndSentInOrder() {
+        let body = (0..<5000).map { UInt8(truncatingIfNeeded: $0) }
+        let text = render(HTTPResponse(headers: ["Content-Type": "image/png"], body: body))
+        #expect(text.hasSuffix(String(decoding: body, as: UTF8.self)))
+        #expect(text.contains("Content-Length: 5000\r\n"))
     }
 
     @Test func informationalStatusFromAResponderBecomes500() {

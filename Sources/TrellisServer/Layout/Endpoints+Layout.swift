@@ -10,11 +10,14 @@ extension Endpoints {
     /// laid out for the viewport the query describes, with every component's frame. Cached by
     /// outcome and viewport like the screen answer.
     func layout(_ request: HTTPRequest, id: String) throws(Problem) -> HTTPResponse {
-        let resolving = try ScreenRequest(request, id: id, state: state, parameters: LayoutViewport.parameterNames.union(["pretty"]))
+        let resolving = try ScreenRequest(request, id: id, state: state, parameters: Self.layoutQueryNames)
         let viewport = try LayoutViewport.parse(resolving.query, platform: resolving.context.platform)
         let body = try layoutAnswer(resolving, viewport: viewport, pretty: try resolving.query.flag("pretty"))
         return Self.cached(body, request, cacheControl: state.screenCacheControl, vary: state.screenVary)
     }
+
+    /// The query parameters of the layout endpoint beside the user context's.
+    static let layoutQueryNames = LayoutViewport.parameterNames.union(["pretty"])
 
     /// The layout answer for one resolved request, from the answer cache.
     func layoutAnswer(_ resolving: ScreenRequest, viewport: LayoutViewport, pretty: Bool) throws(Problem) -> EncodedBody {
