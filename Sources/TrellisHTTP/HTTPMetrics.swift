@@ -8,40 +8,44 @@ import Metrics
 /// Each event loop owns one `HTTPMetrics`, so the handle caches are read and filled by one
 /// thread only: no lock in the request path beyond what the metrics backend itself takes.
 final class HTTPMetrics {
-    private struct CounterKey: Hashable {
+    private struct Key: Hashable {
         var route: String?
         var status: Int
     }
 
+    /// The handles one (route, status) records into: found with one lookup a request.
+    private struct Handles {
+        let requests: Counter
+        let duration: Metrics.Timer
+    }
+
     private let factory: any MetricsFactory
-    private var counters: [CounterKey: Counter] = [:]
+    private var handles: [Key: Handles] = [:]
+    /// One timer a route, shared by its statuses.
     private var timers: [String: Metrics.Timer] = [:]
 
     init(factory: any MetricsFactory) { self.factory = factory }
 
     func record(route: String?, status: Int, durationNanos: Int64) {
-        let key = CounterKey(route: route, status: status)
-        let counter: Counter
-        if let cached = counters[key] {
-            counter = cached
-        } else {
-            counter = Counter(
-                label: "http_requests_total", dimensions: [("route", route ?? "unmatched"), ("status", String(status))],
-                factory: factory)
-            counters[key] = counter
-        }
-        counter.increment()
-        let routeLabel = route ?? "unmatched"
-        let timer: Metrics.Timer
-        if let cached = timers[routeLabel] {
-            timer = cached
-        } else {
-            timer = Metrics.Timer(
-                label: "http_request_duration_seconds", dimensions: [("route", routeLabel)],
-                preferredDisplayUnit: .seconds, factory: factory)
-            timers[routeLabel] = timer
-        }
-        timer.recordNanoseconds(durationNanos)
+        let key = Key(route: route, status: status)
+        let found = handles[key] ?? makeHandles(key)
+        found.requests.increment()
+        found.duration.recordNanoseconds(durationNanos)
+    }
+
+    private func makeHandles(_ key: Key) -> Handles {
+        let routeLabel = key.route ?? "unmatched"
+        let timer = timers[routeLabel] ?? Metrics.Timer(
+            label: "http_request_duration_seconds", dimensions: [("route", routeLabel)],
+            preferredDisplayUnit: .seconds, factory: factory)
+        timers[routeLabel] = timer
+        let made = Handles(
+            requests: Counter(
+                label: "http_requests_total", dimensions: [("route", routeLabel), ("status", String(key.status))],
+                factory: factory),
+            duration: timer)
+        handles[key] = made
+        return made
     }
 }
 

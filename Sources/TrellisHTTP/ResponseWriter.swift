@@ -74,20 +74,20 @@ enum ResponseWriter {
             }
         }
         if bodyAllowed {
-            out.append(contentsOf: "Content-Length: ".utf8)
+            out.append(literal: "Content-Length: ")
             appendDecimal(body.count, to: &out)
-            out.append(contentsOf: "\r\n".utf8)
+            out.append(literal: "\r\n")
         }
         out.append(contentsOf: date)
         if !sawRequestID { appendField("X-Request-Id", requestID, to: &out) }
-        if case .gzip = coding { out.append(contentsOf: "Content-Encoding: gzip\r\n".utf8) }
-        if coding.variesOnAcceptEncoding && !sawVary { out.append(contentsOf: "Vary: Accept-Encoding\r\n".utf8) }
+        if case .gzip = coding { out.append(literal: "Content-Encoding: gzip\r\n") }
+        if coding.variesOnAcceptEncoding && !sawVary { out.append(literal: "Vary: Accept-Encoding\r\n") }
         if !keepAlive {
-            out.append(contentsOf: "Connection: close\r\n".utf8)
+            out.append(literal: "Connection: close\r\n")
         } else if facts.isHTTP10 {
-            out.append(contentsOf: "Connection: keep-alive\r\n".utf8)
+            out.append(literal: "Connection: keep-alive\r\n")
         }
-        out.append(contentsOf: "\r\n".utf8)
+        out.append(literal: "\r\n")
         return (Outcome(status: status.code, bodyBytes: sent, keepAlive: keepAlive), body)
     }
 
@@ -95,30 +95,30 @@ enum ResponseWriter {
     static func writeError(_ status: HTTPStatus, requestID: String, date: [UInt8], into out: inout [UInt8]) -> Outcome {
         let body = Array("\(status.code) \(status.reasonPhrase)\n".utf8)
         appendStatusLine(status, to: &out)
-        out.append(contentsOf: "Content-Type: text/plain; charset=utf-8\r\nContent-Length: ".utf8)
+        out.append(literal: "Content-Type: text/plain; charset=utf-8\r\nContent-Length: ")
         appendDecimal(body.count, to: &out)
-        out.append(contentsOf: "\r\n".utf8)
+        out.append(literal: "\r\n")
         out.append(contentsOf: date)
         appendField("X-Request-Id", requestID, to: &out)
-        out.append(contentsOf: "Connection: close\r\n\r\n".utf8)
+        out.append(literal: "Connection: close\r\n\r\n")
         out.append(contentsOf: body)
         return Outcome(status: status.code, bodyBytes: body.count, keepAlive: false)
     }
 
     /// `HTTP/1.1 SP status-code SP reason-phrase CRLF` (RFC 9112 §4). We always speak 1.1.
     static func appendStatusLine(_ status: HTTPStatus, to out: inout [UInt8]) {
-        out.append(contentsOf: "HTTP/1.1 ".utf8)
+        out.append(literal: "HTTP/1.1 ")
         appendDecimal(status.code, to: &out)
         out.append(HTTPBytes.sp)
         for b in status.reasonPhrase.utf8 where HTTPBytes.isFieldByte(b) { out.append(b) }
-        out.append(contentsOf: "\r\n".utf8)
+        out.append(literal: "\r\n")
     }
 
     static func appendField(_ name: String, _ value: String, to out: inout [UInt8]) {
-        out.append(contentsOf: name.utf8)
-        out.append(contentsOf: ": ".utf8)
-        out.append(contentsOf: value.utf8)
-        out.append(contentsOf: "\r\n".utf8)
+        out.append(utf8: name)
+        out.append(literal: ": ")
+        out.append(utf8: value)
+        out.append(literal: "\r\n")
     }
 
     static func appendDecimal(_ n: Int, to out: inout [UInt8]) {
@@ -170,9 +170,9 @@ enum ResponseWriter {
             HTTPBytes.withBytes(value) { value in
                 guard !name.isEmpty, name.allSatisfy(HTTPBytes.isToken), value.allSatisfy(HTTPBytes.isFieldByte) else { return }
                 out.append(contentsOf: name)
-                out.append(contentsOf: ": ".utf8)
+                out.append(literal: ": ")
                 out.append(contentsOf: value)
-                out.append(contentsOf: "\r\n".utf8)
+                out.append(literal: "\r\n")
             }
         }
     }
@@ -185,5 +185,17 @@ extension Substring {
         while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
         while let l = s.last, l == " " || l == "\t" { s.removeLast() }
         return s
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Appends a literal's bytes in one copy (appending a String's `utf8` view goes byte by byte).
+    @inline(__always) mutating func append(literal: StaticString) {
+        append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    /// Appends a string's UTF-8 bytes in one copy.
+    @inline(__always) mutating func append(utf8 string: String) {
+        HTTPBytes.withBytes(string) { append(contentsOf: $0) }
     }
 }

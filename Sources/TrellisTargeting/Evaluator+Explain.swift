@@ -56,8 +56,8 @@ extension Evaluator {
         switch condition.op.operandKind {
         case .string, .stringSet: true
         case .number: number(text) != nil
-        case .date: date(condition.attribute, text, context) != nil
-        case .version: version(condition.attribute, text, context) != nil
+        case .date: date(of: condition.attribute, context) != nil
+        case .version: version(of: condition.attribute, context) != nil
         }
     }
 }

@@ -46,6 +46,15 @@ public struct Evaluator: Sendable {
 
     /// One attribute condition; false when the attribute is missing or does not parse.
     public static func holds(_ condition: AttributeCondition, for context: UserContext) -> Bool {
+        // Versions and dates are compared as the context holds them, not formatted and parsed again.
+        switch (condition.op, condition.operand) {
+        case (.before, .date(let d)): return date(of: condition.attribute, context).map { $0 < d } ?? false
+        case (.after, .date(let d)): return date(of: condition.attribute, context).map { $0 > d } ?? false
+        case (.versionBelow, .version(let v)): return version(of: condition.attribute, context).map { $0 < v } ?? false
+        case (.versionAtLeast, .version(let v)): return version(of: condition.attribute, context).map { $0 >= v } ?? false
+        case (.versionEquals, .version(let v)): return version(of: condition.attribute, context).map { $0 == v } ?? false
+        default: break
+        }
         guard let text = context.text(of: condition.attribute) else { return false }
         switch (condition.op, condition.operand) {
         case (.equals, .string(let s)): return text.utf8.elementsEqual(s.utf8)
@@ -59,11 +68,6 @@ public struct Evaluator: Sendable {
         case (.lessThanOrEqual, .number(let n)): return number(text).map { $0 <= n } ?? false
         case (.greaterThan, .number(let n)): return number(text).map { $0 > n } ?? false
         case (.greaterThanOrEqual, .number(let n)): return number(text).map { $0 >= n } ?? false
-        case (.before, .date(let d)): return date(condition.attribute, text, context).map { $0 < d } ?? false
-        case (.after, .date(let d)): return date(condition.attribute, text, context).map { $0 > d } ?? false
-        case (.versionBelow, .version(let v)): return version(condition.attribute, text, context).map { $0 < v } ?? false
-        case (.versionAtLeast, .version(let v)): return version(condition.attribute, text, context).map { $0 >= v } ?? false
-        case (.versionEquals, .version(let v)): return version(condition.attribute, text, context).map { $0 == v } ?? false
         default: return false  // an operand of the wrong kind; the decoder never builds one
         }
     }
@@ -88,15 +92,15 @@ public struct Evaluator: Sendable {
         return n
     }
 
-    static func date(_ attribute: String, _ text: String, _ context: UserContext) -> Double? {
-        attribute == "now" ? context.now : RFC3339.seconds(from: text)
+    static func date(of attribute: String, _ context: UserContext) -> Double? {
+        attribute == "now" ? context.now : context.text(of: attribute).flatMap(RFC3339.seconds(from:))
     }
 
-    static func version(_ attribute: String, _ text: String, _ context: UserContext) -> SemanticVersion? {
+    static func version(of attribute: String, _ context: UserContext) -> SemanticVersion? {
         switch attribute {
         case "appVersion": context.appVersion
         case "osVersion": context.osVersion
-        default: SemanticVersion(text)
+        default: context.text(of: attribute).flatMap(SemanticVersion.init)
         }
     }
 }

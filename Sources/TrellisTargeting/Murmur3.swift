@@ -30,7 +30,14 @@ public enum Murmur3 {
 
         /// Appends `bytes` to the input.
         public mutating func combine(_ bytes: some Sequence<UInt8>) {
-            for byte in bytes { combine(byte) }
+            // A native string's bytes are contiguous: reading them through the buffer, not the
+            // view's iterator, is what makes bucketing cheap enough for every request.
+            let contiguous: Void? = bytes.withContiguousStorageIfAvailable { buffer in
+                for byte in buffer { combine(byte) }
+            }
+            if contiguous == nil {
+                for byte in bytes { combine(byte) }
+            }
         }
 
         /// Appends one byte to the input.

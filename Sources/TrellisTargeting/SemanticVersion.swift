@@ -6,31 +6,50 @@ public struct SemanticVersion: Comparable, Hashable, Sendable, CustomStringConve
 
     /// Parses `MAJOR[.MINOR[.PATCH[.…]]][-PRERELEASE][+BUILD]`; build metadata is ignored.
     public init?(_ text: String) {
-        var rest = Substring(text)
-        if let plus = rest.firstIndex(of: "+") { rest = rest[..<plus] }
-        var pre: [String] = []
-        if let dash = rest.firstIndex(of: "-") {
-            pre = rest[rest.index(after: dash)...].split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-            guard pre.allSatisfy(Self.isPrereleaseIdentifier) else { return nil }
-            rest = rest[..<dash]
-        }
-        let parts = rest.split(separator: ".", omittingEmptySubsequences: false)
-        guard !parts.isEmpty, parts.count <= 4 else { return nil }
-        var numbers: [Int] = []
-        for part in parts {
-            guard !part.isEmpty, part.count <= 9, part.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let n = Int(part) else {
-                return nil
+        var text = text
+        guard let parsed = text.withUTF8(Self.parse) else { return nil }
+        numbers = parsed.numbers
+        prerelease = parsed.prerelease
+    }
+
+    /// One pass over the bytes (a client's version is read on every request): `N(.N){0,3}`, then
+    /// `-` and dot-separated prerelease identifiers, then `+build`, which is ignored.
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> (numbers: [Int], prerelease: [String])? {
+        let end = bytes.firstIndex(of: 0x2B) ?? bytes.count  // "+"
+        let coreEnd = bytes[..<end].firstIndex(of: 0x2D) ?? end  // "-"
+        var prerelease: [String] = []
+        if coreEnd < end {
+            var start = coreEnd + 1
+            for i in start...end where i == end || bytes[i] == 0x2E {
+                let identifier = UnsafeBufferPointer(rebasing: bytes[start..<i])
+                guard isPrereleaseIdentifier(identifier) else { return nil }
+                prerelease.append(String(decoding: identifier, as: UTF8.self))
+                start = i + 1
             }
-            numbers.append(n)
         }
-        self.numbers = numbers
-        self.prerelease = pre
+        var numbers: [Int] = []
+        numbers.reserveCapacity(4)
+        var value = 0, digits = 0
+        for i in 0...coreEnd {
+            if i == coreEnd || bytes[i] == 0x2E {
+                guard digits > 0, numbers.count < 4 else { return nil }
+                numbers.append(value)
+                value = 0
+                digits = 0
+            } else {
+                let digit = bytes[i] &- 0x30
+                guard digit <= 9, digits < 9 else { return nil }
+                value = value * 10 + Int(digit)
+                digits += 1
+            }
+        }
+        return (numbers, prerelease)
     }
 
     /// SemVer §9: `[0-9A-Za-z-]+`, and a numeric identifier has no leading zero.
-    private static func isPrereleaseIdentifier(_ id: String) -> Bool {
-        guard !id.isEmpty, id.utf8.allSatisfy({ isAlphanumeric($0) || $0 == 0x2D }) else { return false }
-        return numericValue(id) == nil || id == "0" || id.utf8.first != 0x30
+    private static func isPrereleaseIdentifier(_ id: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard !id.isEmpty, id.allSatisfy({ isAlphanumeric($0) || $0 == 0x2D }) else { return false }
+        return id.count == 1 || id[0] != 0x30 || !id.allSatisfy({ (0x30...0x39).contains($0) })
     }
 
     private static func isAlphanumeric(_ c: UInt8) -> Bool {

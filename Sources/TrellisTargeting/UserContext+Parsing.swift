@@ -49,15 +49,18 @@ extension UserContext {
     public static func parse(_ parameters: [(name: String, value: String)]) throws(UserContextError) -> UserContext {
         var context = UserContext()
         var problems: [ContextParameterProblem] = []
-        var seen: Set<String> = []
+        // A context has a handful of parameters: comparing each with the earlier ones costs less
+        // than hashing them into a set. Only a long list (a crafted query) gets a set.
+        var seen: Set<String>? = parameters.count > 16 ? Set(minimumCapacity: parameters.count) : nil
         func fail(_ name: String, _ reason: String) { problems.append(ContextParameterProblem(parameter: name, reason: reason)) }
 
-        for (name, value) in parameters {
+        for (index, (name, value)) in parameters.enumerated() {
             guard isParameter(name) else {
                 fail(name, "unknown parameter; expected one of: \(parameterNames.sorted().joined(separator: ", ")), attr.NAME")
                 continue
             }
-            guard seen.insert(name).inserted else { fail(name, "given more than once"); continue }
+            let repeated = seen != nil ? !seen!.insert(name).inserted : parameters[..<index].contains { $0.name == name }
+            guard !repeated else { fail(name, "given more than once"); continue }
             guard !value.isEmpty else { fail(name, "must not be empty"); continue }
             guard value.utf8.count <= Limits.maximumValueBytes else {
                 fail(name, "longer than \(Limits.maximumValueBytes) bytes (\(value.utf8.count))")
@@ -71,7 +74,7 @@ extension UserContext {
                 }
                 context.userID = value
             case "platform":
-                let lower = value.lowercased()
+                let lower = value.utf8.allSatisfy(isPlatformByte) ? value : value.lowercased()
                 guard lower.utf8.count <= 32, lower.utf8.allSatisfy(isPlatformByte) else {
                     fail(name, "\"\(value)\" is not a platform: use 1 to 32 of a-z, 0-9, '-', '_' (such as ios, android, web)")
                     continue
