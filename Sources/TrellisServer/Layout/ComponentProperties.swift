@@ -43,6 +43,28 @@ struct ComponentProperties {
     }
 }
 
+/// The font chains of one layout, each looked up once: a screen has many texts in a few styles,
+/// and finding a chain (families lowercased, faces ranked by weight) cost more than measuring.
+final class FontChains {
+    private struct Key: Hashable {
+        var family: String
+        var weight: Int
+    }
+
+    private let fonts: FontCollection
+    private var chains: [Key: FontChain] = [:]
+
+    init(_ fonts: FontCollection) { self.fonts = fonts }
+
+    func chain(family: String, weight: Int) -> FontChain {
+        let key = Key(family: family, weight: weight)
+        if let known = chains[key] { return known }
+        let chain = fonts.chain(family: family, weight: weight)
+        chains[key] = chain
+        return chain
+    }
+}
+
 /// How one Text (or a Button's title) is measured: resolved once per layout, used by the measure
 /// function and again to break the lines a preview draws.
 struct TextSpec {
@@ -58,7 +80,7 @@ struct TextSpec {
 
     /// `font` (a platform text style) or `fontSize` (points, system family), `weight`,
     /// `lineHeight` (a multiple of the style's or font's line height), `lineLimit`, and the font scale.
-    init(_ text: String, _ properties: ComponentProperties, defaultStyle: TextStyle, viewport: LayoutViewport, fonts: FontCollection) {
+    init(_ text: String, _ properties: ComponentProperties, defaultStyle: TextStyle, viewport: LayoutViewport, fonts: FontChains) {
         let fontScale = Double(viewport.fontScale)
         let weight = properties.string("weight").flatMap { ComponentRegistry.fontWeights[$0] }
         family = viewport.platform.systemFamily

@@ -13,11 +13,13 @@ public struct ScreenLayout {
     /// Whether laid-out text keeps the string of each line (``LaidOutText/lines``), which previews
     /// draw; without, only their number (``LaidOutText/lineCount``), all a layout answer gives.
     public let keepsLines: Bool
+    private let chains: FontChains
 
     public init(viewport: LayoutViewport, fonts: FontCollection, keepsLines: Bool = true) {
         self.viewport = viewport
         self.fonts = fonts
         self.keepsLines = keepsLines
+        chains = FontChains(fonts)
     }
 
     /// Platform bar heights in points: navigation bar (inline, large title), tab bar.
@@ -155,13 +157,13 @@ public struct ScreenLayout {
             childParent.itemWidth = properties.size("itemWidth")
             fill(.horizontal, in: parent, &style)
         case "Text":
-            let spec = TextSpec(values.string("text") ?? "", properties, defaultStyle: .body, viewport: viewport, fonts: fonts)
+            let spec = TextSpec(values.string("text") ?? "", properties, defaultStyle: .body, viewport: viewport, fonts: chains)
             pending.text = spec
             measure = spec.measureFunction
         case "Button":
             let plain = properties.string("style") == "plain"
             let spec = TextSpec(
-                values.string("title") ?? "", properties, defaultStyle: plain ? .body : .headline, viewport: viewport, fonts: fonts)
+                values.string("title") ?? "", properties, defaultStyle: plain ? .body : .headline, viewport: viewport, fonts: chains)
             pending.text = spec
             measure = spec.measureFunction
             if !plain {
