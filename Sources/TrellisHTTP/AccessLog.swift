@@ -123,30 +123,30 @@ enum AccessLog {
         appendEscaped(r.path ?? "-", space: true, &out)
         out.append(HTTPBytes.sp)
         ResponseWriter.appendDecimal(r.status, to: &out)
-        out.append(contentsOf: " bytes=".utf8)
+        out.append(literal: " bytes=")
         ResponseWriter.appendDecimal(r.bodyBytes, to: &out)
-        out.append(contentsOf: " duration_ms=".utf8)
+        out.append(literal: " duration_ms=")
         appendMillis(r.durationNanos, &out)
-        out.append(contentsOf: " request-id=".utf8)
+        out.append(literal: " request-id=")
         appendEscaped(r.requestID, space: true, &out)
-        out.append(contentsOf: " remote=".utf8)
-        out.append(contentsOf: r.remote.utf8)
-        out.append(contentsOf: " route=".utf8)
+        out.append(literal: " remote=")
+        out.append(utf8: r.remote)
+        out.append(literal: " route=")
         appendEscaped(r.route ?? "unmatched", space: true, &out)
     }
 
     /// `127.0.0.1 - - [22/Nov/2026:10:04:11 +0000] "GET /hello?x=1 HTTP/1.1" 200 5 "-" "curl/8.5.0"`
     private static func appendCombined(_ r: RequestRecord, _ time: AccessLogTime, _ out: inout [UInt8]) {
         appendAddress(of: r.remote, &out)
-        out.append(contentsOf: " - - [".utf8)
+        out.append(literal: " - - [")
         out.append(contentsOf: time.local)
-        out.append(contentsOf: "] \"".utf8)
+        out.append(literal: "] \"")
         if let method = r.method, let target = r.target {
             appendEscaped(method, space: false, &out)
             out.append(HTTPBytes.sp)
             appendEscaped(target, space: false, &out)
             if let version = r.version {
-                out.append(contentsOf: " HTTP/".utf8)
+                out.append(literal: " HTTP/")
                 ResponseWriter.appendDecimal(version.major, to: &out)
                 out.append(UInt8(ascii: "."))
                 ResponseWriter.appendDecimal(version.minor, to: &out)
@@ -154,12 +154,12 @@ enum AccessLog {
         } else {
             out.append(UInt8(ascii: "-"))
         }
-        out.append(contentsOf: "\" ".utf8)
+        out.append(literal: "\" ")
         ResponseWriter.appendDecimal(r.status, to: &out)
         out.append(HTTPBytes.sp)
         ResponseWriter.appendDecimal(r.bodyBytes, to: &out)
         for field in [r.referer, r.userAgent] {
-            out.append(contentsOf: " \"".utf8)
+            out.append(literal: " \"")
             appendEscaped(field ?? "-", space: false, &out)
             out.append(UInt8(ascii: "\""))
         }
@@ -219,23 +219,24 @@ enum AccessLog {
     /// nginx's escaping of logged values: `"`, `\`, control bytes, DEL and non-ASCII bytes as `\xHH`;
     /// with `space`, a space too (for unquoted fields).
     static func appendEscaped(_ value: String, space: Bool, _ out: inout [UInt8]) {
-        let utf8 = value.utf8
-        func escaped(_ b: UInt8) -> Bool {
-            b < 0x20 || b >= 0x7F || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") || (space && b == HTTPBytes.sp)
-        }
-        guard utf8.contains(where: escaped) else { return out.append(contentsOf: utf8) }
-        for b in utf8 {
-            if escaped(b) {
-                out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "x"), hexDigit(b >> 4), hexDigit(b & 0xF)])
-            } else {
-                out.append(b)
+        HTTPBytes.withBytes(value) { bytes in
+            func escaped(_ b: UInt8) -> Bool {
+                b < 0x20 || b >= 0x7F || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") || (space && b == HTTPBytes.sp)
+            }
+            guard bytes.contains(where: escaped) else { return out.append(contentsOf: bytes) }
+            for b in bytes {
+                if escaped(b) {
+                    out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "x"), hexDigit(b >> 4), hexDigit(b & 0xF)])
+                } else {
+                    out.append(b)
+                }
             }
         }
     }
 
     /// A JSON string (RFC 8259 §7), or `null`.
     static func appendJSONString(_ value: String?, _ out: inout [UInt8]) {
-        guard let value else { return out.append(contentsOf: "null".utf8) }
+        guard let value else { return out.append(literal: "null") }
         out.append(UInt8(ascii: "\""))
         let utf8 = value.utf8
         func escaped(_ b: UInt8) -> Bool { b < 0x20 || b == 0x7F || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") }
