@@ -11,8 +11,17 @@ public struct JSONPath: Hashable, Sendable, CustomStringConvertible {
 
     public static let root = JSONPath()
 
-    public func appending(_ key: String) -> JSONPath { JSONPath(components + [.key(key)]) }
-    public func appending(_ index: Int) -> JSONPath { JSONPath(components + [.index(index)]) }
+    public func appending(_ key: String) -> JSONPath { appending(.key(key)) }
+    public func appending(_ index: Int) -> JSONPath { appending(.index(index)) }
+
+    /// One allocation: `components + [c]` made two (the literal and the sum).
+    private func appending(_ component: Component) -> JSONPath {
+        var longer: [Component] = []
+        longer.reserveCapacity(components.count + 1)
+        longer.append(contentsOf: components)
+        longer.append(component)
+        return JSONPath(longer)
+    }
 
     public var description: String {
         var out = "$"
