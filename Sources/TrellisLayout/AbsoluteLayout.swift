@@ -15,7 +15,8 @@ extension FlexLayoutEngine {
                 let blockHeight = useInnerSize ? availableInnerHeight
                     : containingNode.layout.measuredHeight - containingNode.borderForAxis(.column)
                 layoutAbsoluteChild(containingNode: containingNode, node: node, child: child, blockWidth: blockWidth,
-                                    blockHeight: blockHeight, widthMode: widthMode, direction: direction, depth: depth)
+                                    blockHeight: blockHeight, widthMode: widthMode, direction: direction, depth: depth,
+                                    leftOffset: leftOffset)
                 convertToParentRelative(containingNode: containingNode, node: node, child: child, direction: direction,
                                         leftOffset: leftOffset, topOffset: topOffset)
             } else if child.styleStorage.positionType == .static {
@@ -53,13 +54,23 @@ extension FlexLayoutEngine {
     /// then lays it out and places it.
     private func layoutAbsoluteChild(containingNode: LayoutNode, node: LayoutNode, child: LayoutNode,
                                      blockWidth: Float, blockHeight: Float, widthMode: SizingMode,
-                                     direction: Direction, depth: Int) {
+                                     direction: Direction, depth: Int, leftOffset: Float) {
         let mainAxis = node.styleStorage.flexDirection.resolved(direction)
         let crossAxis = mainAxis.cross(direction)
         let marginRow = child.marginForAxis(.row, direction, blockWidth)
         let marginColumn = child.marginForAxis(.column, direction, blockWidth)
         var childWidth = sizeFromInsets(containingNode, child, .row, direction, blockWidth, blockWidth, marginRow)
         var childHeight = sizeFromInsets(containingNode, child, .column, direction, blockHeight, blockWidth, marginColumn)
+        // `align-self` applies to an absolutely positioned box in its block axis (CSS Align §6.1):
+        // anything but `stretch` (or `auto`, `normal`) sizes an auto height between `top` and
+        // `bottom` to its content and aligns it in the space they leave.
+        let cssSizing = !config.errata.contains(.absoluteSizedWithoutInsetsOrAlignment)
+        let blockAxisSelfAlignment = cssSizing ? selfAlignmentBetweenVerticalInsets(child, direction) : nil
+        var heightLimit = Float.nan
+        if blockAxisSelfAlignment != nil && !child.hasDefiniteLength(.column, blockHeight) {
+            heightLimit = childHeight
+            childHeight = .nan
+        }
 
         if config.useWebDefaults, let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
             (childWidth, childHeight) = sizeWithAspectRatio(child, ratio, childWidth, childHeight, margins: (marginRow, marginColumn),
@@ -75,11 +86,24 @@ extension FlexLayoutEngine {
         }
         if childWidth.isNaN || childHeight.isNaN {
             var childWidthMode: SizingMode = childWidth.isNaN ? .maxContent : .stretchFit
-            let childHeightMode: SizingMode = childHeight.isNaN ? .maxContent : .stretchFit
-            // Text in an absolute child wraps at its containing block's width, as in browsers.
-            if !mainAxis.isRow && childWidth.isNaN && widthMode != .maxContent && !blockWidth.isNaN && blockWidth > 0 {
+            var childHeightMode: SizingMode = childHeight.isNaN ? .maxContent : .stretchFit
+            if childWidth.isNaN && cssSizing {
+                // Shrink-to-fit ([CSS Position §5.1](https://www.w3.org/TR/css-position-3/#abspos-auto-size)):
+                // at most the width between its insets, or from its static position.
+                let available = availableWidth(containingNode, node, child, direction, mainAxis, crossAxis,
+                                               blockWidth, leftOffset: leftOffset)
+                if !available.isNaN {
+                    childWidth = maxOrDefined(available, 0)
+                    childWidthMode = .fitContent
+                }
+            } else if !mainAxis.isRow && childWidth.isNaN && widthMode != .maxContent && !blockWidth.isNaN && blockWidth > 0 {
+                // Yoga 3.2: text in an absolute child of a column wraps at its containing block's width.
                 childWidth = blockWidth
                 childWidthMode = .fitContent
+            }
+            if childHeight.isNaN && !heightLimit.isNaN {
+                childHeight = maxOrDefined(heightLimit, 0)
+                childHeightMode = .fitContent
             }
             layoutNode(child, availableWidth: childWidth, availableHeight: childHeight, ownerDirection: direction,
                        widthMode: childWidthMode, heightMode: childHeightMode, ownerWidth: blockWidth,
@@ -92,6 +116,72 @@ extension FlexLayoutEngine {
                    performLayout: true, depth: depth)
         positionAbsoluteChild(containingNode, node, child, direction, mainAxis, isMainAxis: true, blockWidth, blockHeight)
         positionAbsoluteChild(containingNode, node, child, direction, crossAxis, isMainAxis: false, blockWidth, blockHeight)
+        if let align = blockAxisSelfAlignment, align == .center || align == .flexEnd {
+            let space = containingNode.measured(.column) - containingNode.borderForAxis(.column)
+                - child.insetValue(.top, direction, blockHeight) - child.insetValue(.bottom, direction, blockHeight)
+            let free = space - child.layout.measuredHeight - marginColumn
+            if free > 0 {
+                let shift = align == .center ? free / 2 : free
+                let verticalAxis = mainAxis.isRow ? crossAxis : mainAxis
+                if verticalAxis.flexStartEdge == .top { child.layout.position.top += shift } else { child.layout.position.bottom -= shift }
+            }
+        }
+    }
+
+    /// The `align-self` of an absolutely positioned box with both `top` and `bottom`, when it is
+    /// neither `auto` nor `stretch` (CSS Align applies it in the block axis, whatever the axes of
+    /// the flex container).
+    @inline(__always)
+    private func selfAlignmentBetweenVerticalInsets(_ child: LayoutNode, _ direction: Direction) -> Align? {
+        let align = child.styleStorage.alignSelf
+        guard align != .auto && align != .stretch, child.hasInset(.top, direction), child.hasInset(.bottom, direction) else {
+            return nil
+        }
+        return align
+    }
+
+    /// The width an absolutely positioned box with an auto width may take
+    /// ([CSS Position §4.1](https://www.w3.org/TR/css-position-3/#resolving-insets)): its containing
+    /// block's padding box less its insets; where both horizontal insets are auto, the room on the
+    /// side its static position is aligned to (both sides, twice the nearer, when centred).
+    private func availableWidth(_ containingNode: LayoutNode, _ parent: LayoutNode, _ child: LayoutNode, _ direction: Direction,
+                                _ mainAxis: FlexDirection, _ crossAxis: FlexDirection, _ blockWidth: Float,
+                                leftOffset: Float) -> Float {
+        guard !blockWidth.isNaN else { return .nan }
+        let hasLeft = child.hasInset(.left, direction), hasRight = child.hasInset(.right, direction)
+        if hasLeft || hasRight {
+            return blockWidth - child.insetValue(.left, direction, blockWidth) - child.insetValue(.right, direction, blockWidth)
+        }
+        // The parent's content box in the containing block's padding box.
+        let start = leftOffset + parent.layout.border.left + parent.layout.padding.left - containingNode.layout.border.left
+        let end = leftOffset + parent.layout.measuredWidth - parent.layout.border.right - parent.layout.padding.right
+            - containingNode.layout.border.left
+        let axis = mainAxis.isRow ? mainAxis : crossAxis
+        var edge: PhysicalEdge?  // nil: centred
+        if mainAxis.isRow {
+            switch parent.styleStorage.justifyContent {
+            case .flexStart, .spaceBetween: edge = axis.flexStartEdge
+            case .flexEnd: edge = axis.flexEndEdge
+            case .center, .spaceAround, .spaceEvenly: edge = nil
+            }
+        } else {
+            var align = resolveChildAlignment(parent, child)
+            if parent.styleStorage.flexWrap == .wrapReverse {
+                if align == .flexEnd { align = .flexStart } else if align != .center { align = .flexEnd }
+            }
+            switch align {
+            case .flexEnd: edge = axis.flexEndEdge
+            case .center: edge = nil
+            default: edge = axis.flexStartEdge
+            }
+        }
+        switch edge {
+        case .left: return blockWidth - start
+        case .right: return end
+        default:
+            let middle = (start + end) / 2
+            return 2 * min(middle, blockWidth - middle)
+        }
     }
 
     /// CSS sizing of an absolutely positioned box with an aspect ratio

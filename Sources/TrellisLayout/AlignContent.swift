@@ -135,11 +135,14 @@ extension FlexLayoutEngine {
         guard !child.hasDefiniteLength(container.crossAxis, container.availableInnerCrossDim) else { return }
         let innerWidth = container.availableInnerWidth
         let isRow = container.isMainAxisRow
+        // A line is as big as its items (plus its share of `align-content: stretch`); the space
+        // `space-*` puts between lines is not the items' (Yoga 3.2 stretches them into it).
+        let crossSize = config.errata.contains(.stretchIntoSpaceBetweenLines) ? leadPerLine + lineHeight : lineHeight
         let width = isRow ? child.layout.measuredWidth + child.marginForAxis(container.mainAxis, container.direction, innerWidth)
-            : leadPerLine + lineHeight
+            : crossSize
         // (Yoga 3.2 adds the cross-axis margins to a column item's height here.)
         let height = !isRow ? child.layout.measuredHeight + child.marginForAxis(container.mainAxis, container.direction, innerWidth)
-            : leadPerLine + lineHeight
+            : crossSize
         if inexactEquals(width, child.layout.measuredWidth) && inexactEquals(height, child.layout.measuredHeight) { return }
         layoutNode(child, availableWidth: width, availableHeight: height, ownerDirection: container.direction,
                    widthMode: .stretchFit, heightMode: .stretchFit, ownerWidth: innerWidth,

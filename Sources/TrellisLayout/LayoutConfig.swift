@@ -61,13 +61,37 @@ public struct LayoutErrata: OptionSet, Sendable, Hashable {
     /// it, as Yoga 3.2 does; in a browser the offset moves the item after layout and the
     /// container's baseline stays where it was.
     public static let baselineMovesWithRelativeOffset = LayoutErrata(rawValue: 1 << 10)
+    /// Mirror the items of a `wrap-reverse` container across its whole border box, as Yoga 3.2
+    /// does, instead of mirroring each item's margin box within the content box and keeping its
+    /// relative offset ([§5.2](https://www.w3.org/TR/css-flexbox-1/#flex-wrap-property)): with
+    /// unequal padding, border or margins on the two cross sides, or a relative offset, Yoga's
+    /// items land off by the difference.
+    public static let wrapReverseMirrorsBorderBox = LayoutErrata(rawValue: 1 << 20)
+    /// Stretch the items of a multi-line container with `align-content: space-between`,
+    /// `space-around` or `space-evenly` over their line and the space after it, as Yoga 3.2 does;
+    /// CSS stretches them to their line only ([§9.4 step 11](https://www.w3.org/TR/css-flexbox-1/#algo-stretch)).
+    public static let stretchIntoSpaceBetweenLines = LayoutErrata(rawValue: 1 << 21)
+    /// Lay out a stretched item of a multi-line container whose `align-content` is not
+    /// `stretch` at its max-content cross size, as Yoga 3.2 does, instead of at the cross size of
+    /// its line ([§9.4 step 11](https://www.w3.org/TR/css-flexbox-1/#algo-stretch)): a wrapping
+    /// text stretched in a wrapping column becomes as wide as its unwrapped text.
+    public static let multiLineStretchIsMaxContent = LayoutErrata(rawValue: 1 << 22)
+    /// Size an absolutely positioned box with an auto width at most as wide as its containing
+    /// block only in a column container (and not at all in a zero-width one), as Yoga 3.2 does,
+    /// and stretch its auto height between `top` and `bottom` whatever its `align-self`. CSS
+    /// offers it the width between its insets, or beside its static position
+    /// ([CSS Position §4.1](https://www.w3.org/TR/css-position-3/#resolving-insets)), and sizes
+    /// and aligns it by `align-self` in the block axis ([CSS Align §6.1](https://www.w3.org/TR/css-align-3/#align-abspos)).
+    public static let absoluteSizedWithoutInsetsOrAlignment = LayoutErrata(rawValue: 1 << 23)
     /// Every erratum: Yoga 3.2's answer wherever Trellis knows it to differ from a browser's.
     public static let all: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
                                            .absolutePercentAgainstInnerSize, .reversedAxisRelativeOffset,
                                            .flexBasisFitsContainer, .columnBaselineIsFlexStart,
                                            .singleFlexChildFillsContainer, .rowFitsContentPastAvailableWidth,
                                            .distributedJustifyFallsBackToFlexStart, .fitContentWithoutSpaceIsEmpty,
-                                           .baselineMovesWithRelativeOffset]
+                                           .baselineMovesWithRelativeOffset, .wrapReverseMirrorsBorderBox,
+                                           .stretchIntoSpaceBetweenLines, .multiLineStretchIsMaxContent,
+                                           .absoluteSizedWithoutInsetsOrAlignment]
     /// Yoga's "classic" errata set.
     public static let classic: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
                                                .absolutePercentAgainstInnerSize]

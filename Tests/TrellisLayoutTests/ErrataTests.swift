@@ -45,4 +45,36 @@ struct ErrataTests {
         #expect(try frame(tree, "c", errata: []).width == 20)
         #expect(try frame(tree, "c", errata: .fitContentWithoutSpaceIsEmpty).width == 0)
     }
+
+    @Test("wrap-reverse mirrors each item's margin box within the content box, keeping its relative offset")
+    func wrapReverseMirror() throws {
+        let tree = #"{"style": {"width": 250, "flexWrap": "wrap-reverse", "paddingRight": 5}, "children": [{"id": "i", "style": {"marginRight": 5, "left": 3}}]}"#
+        #expect(try frame(tree, "i", errata: []).left == 243)
+        #expect(try frame(tree, "i", errata: .wrapReverseMirrorsBorderBox).left == 247)
+    }
+
+    @Test("Items stretch to their line, not into the space align-content puts between lines")
+    func stretchBetweenLines() throws {
+        let tree = #"{"style": {"width": 390}, "children": [{"style": {"flexWrap": "wrap", "alignContent": "space-around"}, "children": [{"id": "i"}]}]}"#
+        #expect(try frame(tree, "i", errata: []).width == 0)
+        #expect(try frame(tree, "i", errata: .stretchIntoSpaceBetweenLines).width == 390)
+    }
+
+    @Test("A text stretched in a wrapping column is as wide as its line, not its unwrapped text")
+    func multiLineStretch() throws {
+        let tree = #"{"style": {"width": 250, "flexWrap": "wrap"}, "children": [{"id": "t", "text": "HHHHHHHHHHHHHHH​HHHHHHHHHHHHH"}]}"#
+        #expect(try frame(tree, "t", errata: []).width == 250)
+        #expect(try frame(tree, "t", errata: .multiLineStretchIsMaxContent).width == 280)
+    }
+
+    @Test("An absolute box with an auto width fits between its inset and the far edge; align-self sizes its height")
+    func absoluteShrinkToFit() throws {
+        let text = #""text": "HHHHHHHHHHHHHHHHHHHH\u200BHHHHHHHHHHHHHHHHHHHH""#
+        let row = #"{"style": {"width": 300, "height": 200, "flexDirection": "row"}, "children": [{"id": "a", "style": {"positionType": "absolute", "left": 40}, \#(text)}]}"#
+        #expect(try frame(row, "a", errata: []).width == 260)
+        #expect(try frame(row, "a", errata: .absoluteSizedWithoutInsetsOrAlignment).width == 400)
+        let column = #"{"style": {"width": 300, "height": 200}, "children": [{"id": "a", "style": {"positionType": "absolute", "top": 0, "bottom": 0, "alignSelf": "center"}, "text": "H"}]}"#
+        #expect(try frame(column, "a", errata: []) == LayoutFrame(left: 145, top: 95, width: 10, height: 10))
+        #expect(try frame(column, "a", errata: .absoluteSizedWithoutInsetsOrAlignment).height == 200)
+    }
 }
