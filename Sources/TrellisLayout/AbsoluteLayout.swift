@@ -72,7 +72,7 @@ extension FlexLayoutEngine {
             childHeight = .nan
         }
 
-        if config.useWebDefaults, let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
+        if config.cssAspectRatio, let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
             (childWidth, childHeight) = sizeWithAspectRatio(child, ratio, childWidth, childHeight, margins: (marginRow, marginColumn),
                                                             block: (blockWidth, blockHeight), direction: direction, depth: depth)
         }

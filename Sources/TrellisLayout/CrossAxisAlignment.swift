@@ -73,7 +73,7 @@ extension FlexLayoutEngine {
         let isRow = container.isMainAxisRow
         var childMainSize = child.measured(mainAxis)
         var childCrossSize: Float
-        if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite, !config.useWebDefaults {
+        if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite, !config.cssAspectRatio {
             childCrossSize = child.marginForAxis(crossAxis, direction, innerWidth) + (isRow ? childMainSize / ratio : childMainSize * ratio)
         } else {
             childCrossSize = lineCrossDim

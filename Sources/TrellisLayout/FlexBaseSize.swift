@@ -156,14 +156,18 @@ extension FlexLayoutEngine {
                 childWidthMode = .stretchFit
             }
         }
-        // An item stretched in the cross axis is measured at the container's cross size.
+        // An item stretched in the cross axis is measured at the container's cross size (auto
+        // cross margins keep it from stretching, §8.1).
         let stretches = resolveChildAlignment(node, child) == .stretch
+            && !child.marginIsAuto(flexStart: container.crossAxis, direction)
+            && !child.marginIsAuto(flexEnd: container.crossAxis, direction)
         if !isMainAxisRow && !isRowDefinite && !width.isNaN && container.crossMode == .stretchFit
             && stretches && childWidthMode != .stretchFit {
             childWidth = width
             childWidthMode = .stretchFit
             if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
-                childHeight = (childWidth - marginRow) / ratio
+                // (Yoga 3.2 leaves the margins out of this outer height.)
+                childHeight = (childWidth - marginRow) / ratio + (config.cssAspectRatio ? marginColumn : 0)
                 childHeightMode = .stretchFit
             }
         }
@@ -172,7 +176,7 @@ extension FlexLayoutEngine {
             childHeight = height
             childHeightMode = .stretchFit
             if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
-                childWidth = (childHeight - marginColumn) * ratio
+                childWidth = (childHeight - marginColumn) * ratio + (config.cssAspectRatio ? marginRow : 0)
                 childWidthMode = .stretchFit
             }
         }
@@ -183,7 +187,7 @@ extension FlexLayoutEngine {
         }
         constrainMaxSizeForMode(child, direction, .row, ownerWidth, ownerWidth, &childWidthMode, &childWidth)
         constrainMaxSizeForMode(child, direction, .column, ownerHeight, ownerWidth, &childHeightMode, &childHeight)
-        if config.useWebDefaults, let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
+        if config.cssAspectRatio, let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
             // CSS transfers the definite cross size *after* its min/max clamp through the ratio.
             if isMainAxisRow && childHeightMode == .stretchFit {
                 childWidth = marginRow + (childHeight - marginColumn) * ratio
@@ -194,6 +198,21 @@ extension FlexLayoutEngine {
                 childHeightMode = .stretchFit
                 constrainMaxSizeForMode(child, direction, .column, ownerHeight, ownerWidth, &childHeightMode, &childHeight)
             }
+        }
+        if config.cssAspectRatio && !isMainAxisRow && childWidthMode != .stretchFit && childHeightMode != .stretchFit,
+           let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
+            // A box with an aspect ratio and no definite size takes its width from its content and
+            // its height from that width ([CSS Sizing 4 §2](https://www.w3.org/TR/css-sizing-4/#aspect-ratio));
+            // Yoga 3.2 measures the height and derives the width from it.
+            layoutNode(child, availableWidth: childWidth, availableHeight: .nan, ownerDirection: direction,
+                       widthMode: childWidthMode, heightMode: .maxContent, ownerWidth: ownerWidth,
+                       ownerHeight: ownerHeight, performLayout: false, depth: container.depth)
+            let innerWidth = child.layout.measuredWidth
+            childWidth = innerWidth + marginRow
+            childWidthMode = .stretchFit
+            childHeight = innerWidth / ratio + marginColumn
+            childHeightMode = .stretchFit
+            constrainMaxSizeForMode(child, direction, .column, ownerHeight, ownerWidth, &childHeightMode, &childHeight)
         }
         layoutNode(child, availableWidth: childWidth, availableHeight: childHeight, ownerDirection: direction,
                    widthMode: childWidthMode, heightMode: childHeightMode, ownerWidth: ownerWidth,

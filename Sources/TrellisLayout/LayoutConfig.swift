@@ -83,6 +83,19 @@ public struct LayoutErrata: OptionSet, Sendable, Hashable {
     /// ([CSS Position §4.1](https://www.w3.org/TR/css-position-3/#resolving-insets)), and sizes
     /// and aligns it by `align-self` in the block axis ([CSS Align §6.1](https://www.w3.org/TR/css-align-3/#align-abspos)).
     public static let absoluteSizedWithoutInsetsOrAlignment = LayoutErrata(rawValue: 1 << 23)
+    /// Derive an item's cross size from its main size through its aspect ratio even when it is
+    /// stretched, measure a column item's height before its width, leave the margins out of the
+    /// size transferred from a stretched cross size, and size absolutely positioned boxes with a
+    /// ratio from their insets alone, as Yoga 3.2 does. CSS lets stretching win over the ratio,
+    /// sizes a box with a ratio and no definite size from its content's width, and transfers
+    /// min/max sizes through the ratio ([CSS Sizing 4 §2](https://www.w3.org/TR/css-sizing-4/#aspect-ratio)).
+    public static let aspectRatioFromMainSize = LayoutErrata(rawValue: 1 << 24)
+    /// Lay out a column whose width depends on its content (fit-content or max-content) with that
+    /// width still unknown, as Yoga 3.2 does: its stretched items are measured under the space
+    /// offered to the column, then stretched. CSS finds the column's width first, so its items
+    /// stretch to a definite width: a text wraps at it, an item with an aspect ratio takes its
+    /// height from it ([§9.8](https://www.w3.org/TR/css-flexbox-1/#definite-sizes)).
+    public static let columnStretchesToIndefiniteWidth = LayoutErrata(rawValue: 1 << 25)
     /// Every erratum: Yoga 3.2's answer wherever Trellis knows it to differ from a browser's.
     public static let all: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
                                            .absolutePercentAgainstInnerSize, .reversedAxisRelativeOffset,
@@ -91,7 +104,8 @@ public struct LayoutErrata: OptionSet, Sendable, Hashable {
                                            .distributedJustifyFallsBackToFlexStart, .fitContentWithoutSpaceIsEmpty,
                                            .baselineMovesWithRelativeOffset, .wrapReverseMirrorsBorderBox,
                                            .stretchIntoSpaceBetweenLines, .multiLineStretchIsMaxContent,
-                                           .absoluteSizedWithoutInsetsOrAlignment]
+                                           .absoluteSizedWithoutInsetsOrAlignment, .aspectRatioFromMainSize,
+                                           .columnStretchesToIndefiniteWidth]
     /// Yoga's "classic" errata set.
     public static let classic: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
                                                .absolutePercentAgainstInnerSize]
@@ -143,4 +157,6 @@ public struct LayoutConfig: Sendable, Equatable {
     public static let web = LayoutConfig(mode: .web)
 
     @inline(__always) var useWebDefaults: Bool { mode == .web }
+    /// Whether aspect ratios follow CSS (see `LayoutErrata.aspectRatioFromMainSize`).
+    @inline(__always) var cssAspectRatio: Bool { !errata.contains(.aspectRatioFromMainSize) }
 }

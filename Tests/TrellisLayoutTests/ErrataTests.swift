@@ -77,4 +77,21 @@ struct ErrataTests {
         #expect(try frame(column, "a", errata: []) == LayoutFrame(left: 145, top: 95, width: 10, height: 10))
         #expect(try frame(column, "a", errata: .absoluteSizedWithoutInsetsOrAlignment).height == 200)
     }
+
+    @Test("An aspect ratio gives the height from the content's width, and stretching wins over it")
+    func aspectRatio() throws {
+        let text = #"{"children": [{"id": "i", "style": {"aspectRatio": 2, "alignSelf": "flex-start"}, "text": "H"}]}"#
+        #expect(try frame(text, "i", errata: []) == LayoutFrame(left: 0, top: 0, width: 10, height: 5))
+        #expect(try frame(text, "i", errata: .aspectRatioFromMainSize) == LayoutFrame(left: 0, top: 0, width: 20, height: 10))
+        let stretched = #"{"children": [{"id": "s", "style": {"height": 0, "aspectRatio": 1}}]}"#
+        #expect(try frame(stretched, "s", errata: []).width == 390)
+        #expect(try frame(stretched, "s", errata: .aspectRatioFromMainSize).width == 0)
+    }
+
+    @Test("A column sized by its content stretches its items to a definite width")
+    func columnWidthFirst() throws {
+        let tree = #"{"style": {"alignItems": "flex-start"}, "children": [{"children": [{"text": "H"}, {"id": "a", "style": {"aspectRatio": 1}}]}]}"#
+        #expect(try frame(tree, "a", errata: []).height == 10)
+        #expect(try frame(tree, "a", errata: .columnStretchesToIndefiniteWidth).height == 0)
+    }
 }
