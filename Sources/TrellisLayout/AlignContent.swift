@@ -14,7 +14,7 @@ extension FlexLayoutEngine {
         } else if node.hasDefiniteLength(crossAxis, container.crossAxisOwnerSize) {
             unclampedCrossDim = node.resolvedDimension(direction, crossAxis, container.crossAxisOwnerSize, container.ownerWidth)
         } else {
-            unclampedCrossDim = container.totalLineCrossDim + container.paddingAndBorderCross
+            unclampedCrossDim = container.contentCrossSize(config.errata)
         }
         let innerCrossDim = node.boundAxis(crossAxis, direction, unclampedCrossDim, container.crossAxisOwnerSize,
                                            container.ownerWidth) - container.paddingAndBorderCross
@@ -96,8 +96,13 @@ extension FlexLayoutEngine {
         let relative = child.relativePosition(crossAxis, direction, container.availableInnerCrossDim)
         let marginStart = child.margin(flexStart: crossAxis, direction, innerWidth)
         let align = alignmentInLine(container.node, child)
-        let startAuto = child.marginIsAuto(flexStart: crossAxis, direction)
-        let endAuto = child.marginIsAuto(flexEnd: crossAxis, direction)
+        var startAuto = child.marginIsAuto(flexStart: crossAxis, direction)
+        var endAuto = child.marginIsAuto(flexEnd: crossAxis, direction)
+        if container.node.styleStorage.flexWrap == .wrapReverse && !config.errata.contains(.wrapReverseMirrorsBorderBox) {
+            // Lines are mirrored afterwards (`reverseWrappedLines`): an auto margin on the physical
+            // start side takes the space on what is then the other side.
+            swap(&startAuto, &endAuto)
+        }
         if startAuto || endAuto {
             // Auto cross margins take the line's free space, whatever `align-self` says
             // ([§8.1](https://www.w3.org/TR/css-flexbox-1/#auto-margins)).

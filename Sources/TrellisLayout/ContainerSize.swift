@@ -23,7 +23,7 @@ extension FlexLayoutEngine {
                 minOrDefined(container.availableInnerMainDim + container.paddingAndBorderMain, content),
                 container.paddingAndBorderMain))
         }
-        let contentCross = container.totalLineCrossDim + container.paddingAndBorderCross
+        let contentCross = container.contentCrossSize(config.errata)
         if container.crossMode == .maxContent || (!scrolls && container.crossMode == .fitContent) {
             node.setMeasured(crossAxis, node.boundAxis(crossAxis, direction, contentCross,
                                                               container.crossAxisOwnerSize, container.ownerWidth))

@@ -3,7 +3,10 @@ extension FlexLayoutEngine {
     /// Computes every item's flex base size and sums the outer sizes and gaps into
     /// `totalMainDim`; also sets each item's initial position.
     func determineFlexBaseSizes(_ container: inout FlexContainer) {
-        let singleFlexChild = container.mainMode == .stretchFit ? findSingleFlexChild(container) : nil
+        // The shortcut assumes one line: a wrapping container breaks its lines by flex bases.
+        let singleFlexChild = container.mainMode == .stretchFit
+            && (!container.isWrapping || config.errata.contains(.singleFlexChildFillsContainer))
+            ? findSingleFlexChild(container) : nil
         var total: Float = 0
         let children = container.children
         children.forEachUnretained { index, child in
@@ -37,7 +40,7 @@ extension FlexLayoutEngine {
         let overflowingRow = container.isMainAxisRow && !config.errata.contains(.rowFitsContentPastAvailableWidth)
         if (container.isWrapping || overflowingRow) && container.mainAxisOverflows && container.mainMode == .fitContent {
             container.mainMode = .stretchFit
-            if overflowingRow && !container.isWrapping {
+            if overflowingRow {
                 // ... but never less than its min-content width.
                 let minContent = minContentWidth(container.node, container.direction, container.ownerWidth)
                 if minContent > container.availableWidth {
@@ -157,10 +160,12 @@ extension FlexLayoutEngine {
             }
         }
         // An item stretched in the cross axis is measured at the container's cross size (auto
-        // cross margins keep it from stretching, §8.1).
+        // cross margins keep it from stretching, §8.1); in a multi-line container it stretches to
+        // its line, whose size is not known yet (Yoga 3.2 takes the container's).
         let stretches = resolveChildAlignment(node, child) == .stretch
             && !child.marginIsAuto(flexStart: container.crossAxis, direction)
             && !child.marginIsAuto(flexEnd: container.crossAxis, direction)
+            && (!container.isWrapping || config.errata.contains(.multiLineStretchIsMaxContent))
         if !isMainAxisRow && !isRowDefinite && !width.isNaN && container.crossMode == .stretchFit
             && stretches && childWidthMode != .stretchFit {
             childWidth = width

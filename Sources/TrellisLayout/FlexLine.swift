@@ -73,6 +73,7 @@ extension FlexLayoutEngine {
                 alignCrossAxis(container, line, containerCrossAxis: containerCrossAxis)
             }
             container.totalLineCrossDim += line.crossDim + (container.lineCount != 0 ? crossGap : 0)
+            container.maxLineCrossDim = maxOrDefined(container.maxLineCrossDim, line.crossDim)
             container.maxLineMainDim = maxOrDefined(container.maxLineMainDim, line.mainDim)
             container.lineCount += 1
         }

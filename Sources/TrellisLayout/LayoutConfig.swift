@@ -36,9 +36,11 @@ public struct LayoutErrata: OptionSet, Sendable, Hashable {
     /// group by the largest cross-start margin (LTR) or lines up the items' left edges (RTL).
     public static let columnBaselineIsFlexStart = LayoutErrata(rawValue: 1 << 5)
     /// Give the only flexible item of a container with a definite main size a flex base size of
-    /// 0 even when its flex factors are below 1 (Yoga 3.2's shortcut, which assumes the item fills
-    /// the container): an item with `flexGrow: 0.5` then gets half the container instead of its
-    /// own size plus half the free space ([§9.7 step 4.b](https://www.w3.org/TR/css-flexbox-1/#resolve-flexible-lengths)).
+    /// 0 even when its flex factors are below 1 or the container wraps (Yoga 3.2's shortcut, which
+    /// assumes the item fills the container's one line): an item with `flexGrow: 0.5` then gets
+    /// half the container instead of its own size plus half the free space
+    /// ([§9.7 step 4.b](https://www.w3.org/TR/css-flexbox-1/#resolve-flexible-lengths)), and a
+    /// wrapping container puts the items after it on the same line.
     public static let singleFlexChildFillsContainer = LayoutErrata(rawValue: 1 << 6)
     /// Size a row container whose width is fit-content (not stretched, not set) to its items'
     /// flex bases even when they add up to more than the width offered to it, as Yoga 3.2 does;
@@ -71,10 +73,14 @@ public struct LayoutErrata: OptionSet, Sendable, Hashable {
     /// `space-around` or `space-evenly` over their line and the space after it, as Yoga 3.2 does;
     /// CSS stretches them to their line only ([§9.4 step 11](https://www.w3.org/TR/css-flexbox-1/#algo-stretch)).
     public static let stretchIntoSpaceBetweenLines = LayoutErrata(rawValue: 1 << 21)
-    /// Lay out a stretched item of a multi-line container whose `align-content` is not
-    /// `stretch` at its max-content cross size, as Yoga 3.2 does, instead of at the cross size of
-    /// its line ([§9.4 step 11](https://www.w3.org/TR/css-flexbox-1/#algo-stretch)): a wrapping
-    /// text stretched in a wrapping column becomes as wide as its unwrapped text.
+    /// Treat the stretched items of a multi-line container as Yoga 3.2 does: measure their flex
+    /// basis stretched to the container's cross size, lay them out at their max-content cross
+    /// size when `align-content` is not `stretch`, and make a fit-content wrapping column as wide
+    /// as all its lines. CSS stretches an item to its line only
+    /// ([§9.4 step 11](https://www.w3.org/TR/css-flexbox-1/#algo-stretch)), whose size comes from
+    /// the items' own sizes, and a fit-content column is no wider than the space offered to it
+    /// (unless one line is): a wrapping text stretched in a wrapping column would otherwise become
+    /// as wide as its unwrapped text.
     public static let multiLineStretchIsMaxContent = LayoutErrata(rawValue: 1 << 22)
     /// Size an absolutely positioned box with an auto width at most as wide as its containing
     /// block only in a column container (and not at all in a zero-width one), as Yoga 3.2 does,

@@ -94,4 +94,18 @@ struct ErrataTests {
         #expect(try frame(tree, "a", errata: []).height == 10)
         #expect(try frame(tree, "a", errata: .columnStretchesToIndefiniteWidth).height == 0)
     }
+
+    @Test("A wrapping container breaks its only flexible item's line by its own size")
+    func singleFlexChildInWrap() throws {
+        let tree = #"{"children": [{"style": {"height": 5, "flexWrap": "wrap"}, "children": [{"style": {"height": 10, "flexGrow": 1, "flexShrink": 1}}, {"id": "b"}]}]}"#
+        #expect(try frame(tree, "b", errata: []).top == 0)
+        #expect(try frame(tree, "b", errata: .singleFlexChildFillsContainer).top == 5)
+    }
+
+    @Test("A fit-content wrapping column is no wider than the space offered to it")
+    func fitContentWrappingColumn() throws {
+        let tree = #"{"style": {"width": 250, "alignItems": "flex-end"}, "children": [{"id": "c", "style": {"height": 0, "flexWrap": "wrap"}, "children": [{"style": {"width": 65}}, {"style": {"width": 190, "marginBottom": 5}}]}]}"#
+        #expect(try frame(tree, "c", errata: []).width == 250)
+        #expect(try frame(tree, "c", errata: .multiLineStretchIsMaxContent).width == 255)
+    }
 }
