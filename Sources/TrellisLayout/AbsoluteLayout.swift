@@ -73,8 +73,12 @@ extension FlexLayoutEngine {
         }
 
         if config.cssAspectRatio, let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
+            let available = childWidth.isNaN && childHeight.isNaN
+                ? availableWidth(containingNode, node, child, direction, mainAxis, crossAxis, blockWidth, leftOffset: leftOffset)
+                : .nan
             (childWidth, childHeight) = sizeWithAspectRatio(child, ratio, childWidth, childHeight, margins: (marginRow, marginColumn),
-                                                            block: (blockWidth, blockHeight), direction: direction, depth: depth)
+                                                            block: (blockWidth, blockHeight), available: available,
+                                                            direction: direction, depth: depth)
         }
         // With one size known, the aspect ratio gives the other.
         if childWidth.isNaN != childHeight.isNaN, let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
@@ -128,6 +132,14 @@ extension FlexLayoutEngine {
         }
     }
 
+    /// Whether the child's `align-self` (or the parent's `align-items`) is `baseline`, in a row or
+    /// a column: Chrome keeps such an absolute child at the start edge of a `wrap-reverse` container.
+    @inline(__always)
+    private func isAlignedBaseline(_ parent: LayoutNode, _ child: LayoutNode) -> Bool {
+        let align = child.styleStorage.alignSelf == .auto ? parent.styleStorage.alignItems : child.styleStorage.alignSelf
+        return align == .baseline
+    }
+
     /// The `align-self` of an absolutely positioned box with both `top` and `bottom`, when it is
     /// neither `auto` nor `stretch` (CSS Align applies it in the block axis, whatever the axes of
     /// the flex container).
@@ -166,7 +178,7 @@ extension FlexLayoutEngine {
             }
         } else {
             var align = resolveChildAlignment(parent, child)
-            if parent.styleStorage.flexWrap == .wrapReverse {
+            if parent.styleStorage.flexWrap == .wrapReverse && !isAlignedBaseline(parent, child) {
                 if align == .flexEnd { align = .flexStart } else if align != .center { align = .flexEnd }
             }
             switch align {
@@ -190,21 +202,28 @@ extension FlexLayoutEngine {
     /// width does, and min/max sizes transfer through the ratio. Returns outer sizes.
     private func sizeWithAspectRatio(_ child: LayoutNode, _ ratio: Float, _ width: Float, _ height: Float,
                                      margins: (row: Float, column: Float), block: (width: Float, height: Float),
-                                     direction: Direction, depth: Int) -> (Float, Float) {
+                                     available: Float, direction: Direction, depth: Int) -> (Float, Float) {
         let heightFromStyle = child.hasDefiniteLength(.column, block.height)
+        // The ratio transfers the border box, never smaller than its padding and border.
+        let paddingAndBorderRow = child.paddingAndBorder(.row, direction, block.width)
+        let paddingAndBorderColumn = child.paddingAndBorder(.column, direction, block.width)
         if !width.isNaN && !heightFromStyle {
-            let innerHeight = child.boundAxis(.column, direction, (width - margins.row) / ratio, block.height, block.width)
+            let innerHeight = child.boundAxis(.column, direction, max(width - margins.row, paddingAndBorderRow) / ratio,
+                                              block.height, block.width)
             return (width, innerHeight + margins.column)
         }
         if !height.isNaN && width.isNaN {
-            let innerWidth = child.boundAxis(.row, direction, (height - margins.column) * ratio, block.width, block.width)
+            let innerWidth = child.boundAxis(.row, direction, max(height - margins.column, paddingAndBorderColumn) * ratio,
+                                             block.width, block.width)
             return (innerWidth + margins.row, height)
         }
         guard width.isNaN && height.isNaN else { return (width, height) }
-        layoutNode(child, availableWidth: .nan, availableHeight: .nan, ownerDirection: direction, widthMode: .maxContent,
+        // Shrink-to-fit in the width available beside its static position.
+        layoutNode(child, availableWidth: available.isNaN ? .nan : max(available, 0), availableHeight: .nan,
+                   ownerDirection: direction, widthMode: available.isNaN ? .maxContent : .fitContent,
                    heightMode: .maxContent, ownerWidth: block.width, ownerHeight: block.height, performLayout: false,
                    depth: depth)
-        var innerWidth = child.layout.measuredWidth
+        var innerWidth = max(child.layout.measuredWidth, paddingAndBorderColumn * ratio)
         var innerHeight = innerWidth / ratio
         let boundedHeight = child.boundAxis(.column, direction, innerHeight, block.height, block.width)
         if boundedHeight != innerHeight {
@@ -259,7 +278,8 @@ extension FlexLayoutEngine {
             var align = resolveChildAlignment(parent, child)
             // Chrome places a baseline-aligned absolute child at the start edge even in a
             // wrap-reverse container; Yoga flips it to the end.
-            let keepsStart = config.useWebDefaults && align == .baseline
+            let keepsStart = (config.useWebDefaults || !config.errata.contains(.wrapReverseMirrorsBorderBox))
+                && isAlignedBaseline(parent, child)
             if parent.styleStorage.flexWrap == .wrapReverse && !keepsStart {
                 if align == .flexEnd { align = .flexStart } else if align != .center { align = .flexEnd }
             }

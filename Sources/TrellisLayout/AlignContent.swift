@@ -19,7 +19,17 @@ extension FlexLayoutEngine {
         let innerCrossDim = node.boundAxis(crossAxis, direction, unclampedCrossDim, container.crossAxisOwnerSize,
                                            container.ownerWidth) - container.paddingAndBorderCross
         let remaining = innerCrossDim - container.totalLineCrossDim
-        let alignContent = remaining >= 0 ? node.styleStorage.alignContent : fallbackAlignment(node.styleStorage.alignContent)
+        var alignContent = remaining >= 0 ? node.styleStorage.alignContent : fallbackAlignment(node.styleStorage.alignContent)
+        // Distributed alignments fall back to `safe` alignments, which put overflowing lines at the
+        // container's start ([CSS Align §4.3](https://www.w3.org/TR/css-align-3/#distribution-values)):
+        // its flex-end once `wrap-reverse` has mirrored the lines.
+        if remaining < 0 && node.styleStorage.flexWrap == .wrapReverse
+            && !config.errata.contains(.distributedJustifyFallsBackToFlexStart) {
+            switch node.styleStorage.alignContent {
+            case .spaceBetween, .spaceAround, .spaceEvenly: alignContent = .flexEnd
+            default: break
+            }
+        }
 
         var currentLead = container.leadingPaddingAndBorderCross
         var leadPerLine: Float = 0

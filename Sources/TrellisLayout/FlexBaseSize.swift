@@ -38,7 +38,9 @@ extension FlexLayoutEngine {
         // (CSS: a fit-content width is at most the available width, the items shrink or
         // overflow; https://www.w3.org/TR/css-sizing-3/#fit-content-size), takes the offered size.
         let overflowingRow = container.isMainAxisRow && !config.errata.contains(.rowFitsContentPastAvailableWidth)
-        if (container.isWrapping || overflowingRow) && container.mainAxisOverflows && container.mainMode == .fitContent {
+        let wrapsAtOfferedSize = container.isWrapping
+            && (container.isMainAxisRow || config.errata.contains(.columnWrapsAtOfferedHeight))
+        if (wrapsAtOfferedSize || overflowingRow) && container.mainAxisOverflows && container.mainMode == .fitContent {
             container.mainMode = .stretchFit
             if overflowingRow {
                 // ... but never less than its min-content width.
@@ -150,12 +152,18 @@ extension FlexLayoutEngine {
             childHeight = height
             childHeightMode = .fitContent
         }
+        // A ratio transfers the border box, which is never smaller than its padding and border
+        // (CSS; Yoga 3.2 transfers the size asked for).
+        let cssAspect = config.cssAspectRatio
+        @inline(__always) func borderBox(_ size: Float, _ axis: FlexDirection) -> Float {
+            cssAspect ? maxOrDefined(size, child.paddingAndBorder(axis, direction, ownerWidth)) : size
+        }
         if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
             if !isMainAxisRow && childWidthMode == .stretchFit {
-                childHeight = marginColumn + (childWidth - marginRow) / ratio
+                childHeight = marginColumn + borderBox(childWidth - marginRow, .row) / ratio
                 childHeightMode = .stretchFit
             } else if isMainAxisRow && childHeightMode == .stretchFit {
-                childWidth = marginRow + (childHeight - marginColumn) * ratio
+                childWidth = marginRow + borderBox(childHeight - marginColumn, .column) * ratio
                 childWidthMode = .stretchFit
             }
         }
@@ -172,7 +180,7 @@ extension FlexLayoutEngine {
             childWidthMode = .stretchFit
             if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
                 // (Yoga 3.2 leaves the margins out of this outer height.)
-                childHeight = (childWidth - marginRow) / ratio + (config.cssAspectRatio ? marginColumn : 0)
+                childHeight = borderBox(childWidth - marginRow, .row) / ratio + (cssAspect ? marginColumn : 0)
                 childHeightMode = .stretchFit
             }
         }
@@ -181,7 +189,7 @@ extension FlexLayoutEngine {
             childHeight = height
             childHeightMode = .stretchFit
             if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
-                childWidth = (childHeight - marginColumn) * ratio + (config.cssAspectRatio ? marginRow : 0)
+                childWidth = borderBox(childHeight - marginColumn, .column) * ratio + (cssAspect ? marginRow : 0)
                 childWidthMode = .stretchFit
             }
         }
@@ -195,24 +203,26 @@ extension FlexLayoutEngine {
         if config.cssAspectRatio, let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
             // CSS transfers the definite cross size *after* its min/max clamp through the ratio.
             if isMainAxisRow && childHeightMode == .stretchFit {
-                childWidth = marginRow + (childHeight - marginColumn) * ratio
+                childWidth = marginRow + borderBox(childHeight - marginColumn, .column) * ratio
                 childWidthMode = .stretchFit
                 constrainMaxSizeForMode(child, direction, .row, ownerWidth, ownerWidth, &childWidthMode, &childWidth)
             } else if !isMainAxisRow && childWidthMode == .stretchFit {
-                childHeight = marginColumn + (childWidth - marginRow) / ratio
+                childHeight = marginColumn + borderBox(childWidth - marginRow, .row) / ratio
                 childHeightMode = .stretchFit
                 constrainMaxSizeForMode(child, direction, .column, ownerHeight, ownerWidth, &childHeightMode, &childHeight)
             }
         }
-        if config.cssAspectRatio && !isMainAxisRow && childWidthMode != .stretchFit && childHeightMode != .stretchFit,
+        if cssAspect && childWidthMode != .stretchFit && childHeightMode != .stretchFit,
            let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
-            // A box with an aspect ratio and no definite size takes its width from its content and
+            // A box with an aspect ratio and no definite size (in a row, an unstretched item; in a
+            // column, any) takes its width from its content and
             // its height from that width ([CSS Sizing 4 §2](https://www.w3.org/TR/css-sizing-4/#aspect-ratio));
             // Yoga 3.2 measures the height and derives the width from it.
             layoutNode(child, availableWidth: childWidth, availableHeight: .nan, ownerDirection: direction,
                        widthMode: childWidthMode, heightMode: .maxContent, ownerWidth: ownerWidth,
                        ownerHeight: ownerHeight, performLayout: false, depth: container.depth)
-            let innerWidth = child.layout.measuredWidth
+            // (Its height is at least its padding and border, which the ratio transfers too.)
+            let innerWidth = max(child.layout.measuredWidth, child.paddingAndBorder(.column, direction, ownerWidth) * ratio)
             childWidth = innerWidth + marginRow
             childWidthMode = .stretchFit
             childHeight = innerWidth / ratio + marginColumn

@@ -102,6 +102,11 @@ public struct LayoutErrata: OptionSet, Sendable, Hashable {
     /// stretch to a definite width: a text wraps at it, an item with an aspect ratio takes its
     /// height from it ([§9.8](https://www.w3.org/TR/css-flexbox-1/#definite-sizes)).
     public static let columnStretchesToIndefiniteWidth = LayoutErrata(rawValue: 1 << 25)
+    /// Break the lines of a wrapping column whose height is not fixed at the height offered to
+    /// it, and make it that tall, as Yoga 3.2 does. A browser gives a column an auto height
+    /// whatever the space around it, so its lines break only at its `max-height`
+    /// ([§9.2 step 2](https://www.w3.org/TR/css-flexbox-1/#algo-available)).
+    public static let columnWrapsAtOfferedHeight = LayoutErrata(rawValue: 1 << 26)
     /// Every erratum: Yoga 3.2's answer wherever Trellis knows it to differ from a browser's.
     public static let all: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
                                            .absolutePercentAgainstInnerSize, .reversedAxisRelativeOffset,
@@ -111,7 +116,7 @@ public struct LayoutErrata: OptionSet, Sendable, Hashable {
                                            .baselineMovesWithRelativeOffset, .wrapReverseMirrorsBorderBox,
                                            .stretchIntoSpaceBetweenLines, .multiLineStretchIsMaxContent,
                                            .absoluteSizedWithoutInsetsOrAlignment, .aspectRatioFromMainSize,
-                                           .columnStretchesToIndefiniteWidth]
+                                           .columnStretchesToIndefiniteWidth, .columnWrapsAtOfferedHeight]
     /// Yoga's "classic" errata set.
     public static let classic: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
                                                .absolutePercentAgainstInnerSize]

@@ -108,4 +108,11 @@ struct ErrataTests {
         #expect(try frame(tree, "c", errata: []).width == 250)
         #expect(try frame(tree, "c", errata: .multiLineStretchIsMaxContent).width == 255)
     }
+
+    @Test("A wrapping column of auto height keeps one line whatever the height offered to it")
+    func columnWrapAutoHeight() throws {
+        let tree = #"{"style": {"flexDirection": "row", "height": 0}, "children": [{"id": "c", "style": {"alignSelf": "flex-start", "flexWrap": "wrap"}, "children": [{"style": {"height": 5}}]}]}"#
+        #expect(try frame(tree, "c", errata: []).height == 5)
+        #expect(try frame(tree, "c", errata: .columnWrapsAtOfferedHeight).height == 0)
+    }
 }
