@@ -170,12 +170,14 @@ extension FlexLayoutEngine {
         // An item stretched in the cross axis is measured at the container's cross size (auto
         // cross margins keep it from stretching, §8.1); in a multi-line container it stretches to
         // its line, whose size is not known yet (Yoga 3.2 takes the container's).
-        let stretches = resolveChildAlignment(node, child) == .stretch
-            && !child.marginIsAuto(flexStart: container.crossAxis, direction)
-            && !child.marginIsAuto(flexEnd: container.crossAxis, direction)
-            && (!container.isWrapping || config.errata.contains(.multiLineStretchIsMaxContent))
+        @inline(__always) func stretches() -> Bool {
+            resolveChildAlignment(node, child) == .stretch
+                && !child.marginIsAuto(flexStart: container.crossAxis, direction)
+                && !child.marginIsAuto(flexEnd: container.crossAxis, direction)
+                && (!container.isWrapping || config.errata.contains(.multiLineStretchIsMaxContent))
+        }
         if !isMainAxisRow && !isRowDefinite && !width.isNaN && container.crossMode == .stretchFit
-            && stretches && childWidthMode != .stretchFit {
+            && childWidthMode != .stretchFit && stretches() {
             childWidth = width
             childWidthMode = .stretchFit
             if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
@@ -185,7 +187,7 @@ extension FlexLayoutEngine {
             }
         }
         if isMainAxisRow && !isColumnDefinite && !height.isNaN && container.crossMode == .stretchFit
-            && stretches && childHeightMode != .stretchFit {
+            && childHeightMode != .stretchFit && stretches() {
             childHeight = height
             childHeightMode = .stretchFit
             if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
@@ -214,24 +216,35 @@ extension FlexLayoutEngine {
         }
         if cssAspect && childWidthMode != .stretchFit && childHeightMode != .stretchFit,
            let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
-            // A box with an aspect ratio and no definite size (in a row, an unstretched item; in a
-            // column, any) takes its width from its content and
-            // its height from that width ([CSS Sizing 4 §2](https://www.w3.org/TR/css-sizing-4/#aspect-ratio));
-            // Yoga 3.2 measures the height and derives the width from it.
-            layoutNode(child, availableWidth: childWidth, availableHeight: .nan, ownerDirection: direction,
-                       widthMode: childWidthMode, heightMode: .maxContent, ownerWidth: ownerWidth,
-                       ownerHeight: ownerHeight, performLayout: false, depth: container.depth)
-            // (Its height is at least its padding and border, which the ratio transfers too.)
-            let innerWidth = max(child.layout.measuredWidth, child.paddingAndBorder(.column, direction, ownerWidth) * ratio)
-            childWidth = innerWidth + marginRow
-            childWidthMode = .stretchFit
-            childHeight = innerWidth / ratio + marginColumn
-            childHeightMode = .stretchFit
-            constrainMaxSizeForMode(child, direction, .column, ownerHeight, ownerWidth, &childHeightMode, &childHeight)
+            sizeFromContentWidth(child, ratio, container, margins: (marginRow, marginColumn), &childWidth, &childWidthMode,
+                                 &childHeight, &childHeightMode)
         }
         layoutNode(child, availableWidth: childWidth, availableHeight: childHeight, ownerDirection: direction,
                    widthMode: childWidthMode, heightMode: childHeightMode, ownerWidth: ownerWidth,
                    ownerHeight: ownerHeight, performLayout: false, depth: container.depth)
+    }
+
+    /// A box with an aspect ratio and no definite size (in a row, an unstretched item; in a
+    /// column, any) takes its width from its content and its height from that width
+    /// ([CSS Sizing 4 §2](https://www.w3.org/TR/css-sizing-4/#aspect-ratio)); Yoga 3.2 measures
+    /// the height and derives the width from it.
+    @inline(never)
+    private func sizeFromContentWidth(_ child: LayoutNode, _ ratio: Float, _ container: FlexContainer,
+                                      margins: (row: Float, column: Float), _ childWidth: inout Float,
+                                      _ childWidthMode: inout SizingMode, _ childHeight: inout Float,
+                                      _ childHeightMode: inout SizingMode) {
+        let direction = container.direction
+        let ownerWidth = container.availableInnerWidth, ownerHeight = container.availableInnerHeight
+        layoutNode(child, availableWidth: childWidth, availableHeight: .nan, ownerDirection: direction,
+                   widthMode: childWidthMode, heightMode: .maxContent, ownerWidth: ownerWidth,
+                   ownerHeight: ownerHeight, performLayout: false, depth: container.depth)
+        // (Its height is at least its padding and border, which the ratio transfers too.)
+        let innerWidth = max(child.layout.measuredWidth, child.paddingAndBorder(.column, direction, ownerWidth) * ratio)
+        childWidth = innerWidth + margins.row
+        childWidthMode = .stretchFit
+        childHeight = innerWidth / ratio + margins.column
+        childHeightMode = .stretchFit
+        constrainMaxSizeForMode(child, direction, .column, ownerHeight, ownerWidth, &childHeightMode, &childHeight)
     }
 
     /// A `max-content`, `fit-content` or `stretch` preferred size replaces the rule the item would
