@@ -257,12 +257,28 @@ extension FlexLayoutEngine {
         let blockSize = axis.isRow ? blockWidth : blockHeight
         let startEdge = axis.inlineStartEdge(direction), endEdge = axis.inlineEndEdge(direction)
         let flexStart = axis.flexStartEdge
-        if child.hasInset(startEdge, direction) {
+        let hasStart = child.hasInset(startEdge, direction), hasEnd = child.hasInset(endEdge, direction)
+        // Between two insets, auto margins take the space left
+        // ([CSS Position §5.1](https://www.w3.org/TR/css-position-3/#abspos-margins)): an auto start
+        // margin alone puts the box at its end inset, two centre it.
+        var autoShift: Float = 0, endWins = false
+        if hasStart && hasEnd && !config.errata.contains(.absoluteSizedWithoutInsetsOrAlignment) {
+            let margins = child.edges(direction).margin
+            let startAuto = margins[startEdge].isAuto, endAuto = margins[endEdge].isAuto
+            if startAuto && endAuto {
+                let space = containingNode.measured(axis) - containingNode.borderForAxis(axis)
+                    - child.insetValue(startEdge, direction, blockSize) - child.insetValue(endEdge, direction, blockSize)
+                autoShift = max(0, space - child.measured(axis)) / 2
+            } else if startAuto {
+                endWins = true
+            }
+        }
+        if hasStart && !endWins {
             let position = child.insetValue(startEdge, direction, blockSize) + containingNode.border(startEdge, direction)
-                + child.margin(inlineStart: axis, direction, blockSize)
+                + child.margin(inlineStart: axis, direction, blockSize) + autoShift
             child.layout.position[flexStart] = startEdge != flexStart
                 ? positionOfOppositeEdge(position, axis, containingNode, child) : position
-        } else if child.hasInset(endEdge, direction) {
+        } else if hasEnd {
             let position = containingNode.measured(axis) - child.measured(axis)
                 - containingNode.border(endEdge, direction) - child.margin(inlineEnd: axis, direction, blockSize)
                 - child.insetValue(endEdge, direction, blockSize)

@@ -76,6 +76,9 @@ struct ErrataTests {
         let column = #"{"style": {"width": 300, "height": 200}, "children": [{"id": "a", "style": {"positionType": "absolute", "top": 0, "bottom": 0, "alignSelf": "center"}, "text": "H"}]}"#
         #expect(try frame(column, "a", errata: []) == LayoutFrame(left: 145, top: 95, width: 10, height: 10))
         #expect(try frame(column, "a", errata: .absoluteSizedWithoutInsetsOrAlignment).height == 200)
+        let margins = #"{"style": {"width": 300, "height": 200}, "children": [{"id": "m", "style": {"positionType": "absolute", "left": 0, "right": 0, "width": 0, "marginLeft": "auto"}}]}"#
+        #expect(try frame(margins, "m", errata: []).left == 300)
+        #expect(try frame(margins, "m", errata: .absoluteSizedWithoutInsetsOrAlignment).left == 0)
     }
 
     @Test("An aspect ratio gives the height from the content's width, and stretching wins over it")
