@@ -15,7 +15,8 @@ extension FlexLayoutEngine {
                 let blockHeight = useInnerSize ? availableInnerHeight
                     : containingNode.layout.measuredHeight - containingNode.borderForAxis(.column)
                 layoutAbsoluteChild(containingNode: containingNode, node: node, child: child, blockWidth: blockWidth,
-                                    blockHeight: blockHeight, widthMode: widthMode, direction: direction, depth: depth)
+                                    blockHeight: blockHeight, widthMode: widthMode, direction: direction, depth: depth,
+                                    leftOffset: leftOffset)
                 convertToParentRelative(containingNode: containingNode, node: node, child: child, direction: direction,
                                         leftOffset: leftOffset, topOffset: topOffset)
             } else if child.styleStorage.positionType == .static {
@@ -53,17 +54,31 @@ extension FlexLayoutEngine {
     /// then lays it out and places it.
     private func layoutAbsoluteChild(containingNode: LayoutNode, node: LayoutNode, child: LayoutNode,
                                      blockWidth: Float, blockHeight: Float, widthMode: SizingMode,
-                                     direction: Direction, depth: Int) {
+                                     direction: Direction, depth: Int, leftOffset: Float) {
         let mainAxis = node.styleStorage.flexDirection.resolved(direction)
         let crossAxis = mainAxis.cross(direction)
         let marginRow = child.marginForAxis(.row, direction, blockWidth)
         let marginColumn = child.marginForAxis(.column, direction, blockWidth)
         var childWidth = sizeFromInsets(containingNode, child, .row, direction, blockWidth, blockWidth, marginRow)
         var childHeight = sizeFromInsets(containingNode, child, .column, direction, blockHeight, blockWidth, marginColumn)
+        // `align-self` applies to an absolutely positioned box in its block axis (CSS Align §6.1):
+        // anything but `stretch` (or `auto`, `normal`) sizes an auto height between `top` and
+        // `bottom` to its content and aligns it in the space they leave.
+        let cssSizing = !config.errata.contains(.absoluteSizedWithoutInsetsOrAlignment)
+        let blockAxisSelfAlignment = cssSizing ? selfAlignmentBetweenVerticalInsets(child, direction) : nil
+        var heightLimit = Float.nan
+        if blockAxisSelfAlignment != nil && !child.hasDefiniteLength(.column, blockHeight) {
+            heightLimit = childHeight
+            childHeight = .nan
+        }
 
-        if config.useWebDefaults, let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
+        if config.cssAspectRatio, let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
+            let available = childWidth.isNaN && childHeight.isNaN
+                ? availableWidth(containingNode, node, child, direction, mainAxis, crossAxis, blockWidth, leftOffset: leftOffset)
+                : .nan
             (childWidth, childHeight) = sizeWithAspectRatio(child, ratio, childWidth, childHeight, margins: (marginRow, marginColumn),
-                                                            block: (blockWidth, blockHeight), direction: direction, depth: depth)
+                                                            block: (blockWidth, blockHeight), available: available,
+                                                            direction: direction, depth: depth)
         }
         // With one size known, the aspect ratio gives the other.
         if childWidth.isNaN != childHeight.isNaN, let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
@@ -75,11 +90,24 @@ extension FlexLayoutEngine {
         }
         if childWidth.isNaN || childHeight.isNaN {
             var childWidthMode: SizingMode = childWidth.isNaN ? .maxContent : .stretchFit
-            let childHeightMode: SizingMode = childHeight.isNaN ? .maxContent : .stretchFit
-            // Text in an absolute child wraps at its containing block's width, as in browsers.
-            if !mainAxis.isRow && childWidth.isNaN && widthMode != .maxContent && !blockWidth.isNaN && blockWidth > 0 {
+            var childHeightMode: SizingMode = childHeight.isNaN ? .maxContent : .stretchFit
+            if childWidth.isNaN && cssSizing {
+                // Shrink-to-fit ([CSS Position §5.1](https://www.w3.org/TR/css-position-3/#abspos-auto-size)):
+                // at most the width between its insets, or from its static position.
+                let available = availableWidth(containingNode, node, child, direction, mainAxis, crossAxis,
+                                               blockWidth, leftOffset: leftOffset)
+                if !available.isNaN {
+                    childWidth = maxOrDefined(available, 0)
+                    childWidthMode = .fitContent
+                }
+            } else if !mainAxis.isRow && childWidth.isNaN && widthMode != .maxContent && !blockWidth.isNaN && blockWidth > 0 {
+                // Yoga 3.2: text in an absolute child of a column wraps at its containing block's width.
                 childWidth = blockWidth
                 childWidthMode = .fitContent
+            }
+            if childHeight.isNaN && !heightLimit.isNaN {
+                childHeight = maxOrDefined(heightLimit, 0)
+                childHeightMode = .fitContent
             }
             layoutNode(child, availableWidth: childWidth, availableHeight: childHeight, ownerDirection: direction,
                        widthMode: childWidthMode, heightMode: childHeightMode, ownerWidth: blockWidth,
@@ -92,6 +120,80 @@ extension FlexLayoutEngine {
                    performLayout: true, depth: depth)
         positionAbsoluteChild(containingNode, node, child, direction, mainAxis, isMainAxis: true, blockWidth, blockHeight)
         positionAbsoluteChild(containingNode, node, child, direction, crossAxis, isMainAxis: false, blockWidth, blockHeight)
+        if let align = blockAxisSelfAlignment, align == .center || align == .flexEnd {
+            let space = containingNode.measured(.column) - containingNode.borderForAxis(.column)
+                - child.insetValue(.top, direction, blockHeight) - child.insetValue(.bottom, direction, blockHeight)
+            let free = space - child.layout.measuredHeight - marginColumn
+            if free > 0 {
+                let shift = align == .center ? free / 2 : free
+                let verticalAxis = mainAxis.isRow ? crossAxis : mainAxis
+                if verticalAxis.flexStartEdge == .top { child.layout.position.top += shift } else { child.layout.position.bottom -= shift }
+            }
+        }
+    }
+
+    /// Whether the child's `align-self` (or the parent's `align-items`) is `baseline`, in a row or
+    /// a column: Chrome keeps such an absolute child at the start edge of a `wrap-reverse` container.
+    @inline(__always)
+    private func isAlignedBaseline(_ parent: LayoutNode, _ child: LayoutNode) -> Bool {
+        let align = child.styleStorage.alignSelf == .auto ? parent.styleStorage.alignItems : child.styleStorage.alignSelf
+        return align == .baseline
+    }
+
+    /// The `align-self` of an absolutely positioned box with both `top` and `bottom`, when it is
+    /// neither `auto` nor `stretch` (CSS Align applies it in the block axis, whatever the axes of
+    /// the flex container).
+    @inline(__always)
+    private func selfAlignmentBetweenVerticalInsets(_ child: LayoutNode, _ direction: Direction) -> Align? {
+        let align = child.styleStorage.alignSelf
+        guard align != .auto && align != .stretch, child.hasInset(.top, direction), child.hasInset(.bottom, direction) else {
+            return nil
+        }
+        return align
+    }
+
+    /// The width an absolutely positioned box with an auto width may take
+    /// ([CSS Position §4.1](https://www.w3.org/TR/css-position-3/#resolving-insets)): its containing
+    /// block's padding box less its insets; where both horizontal insets are auto, the room on the
+    /// side its static position is aligned to (both sides, twice the nearer, when centred).
+    private func availableWidth(_ containingNode: LayoutNode, _ parent: LayoutNode, _ child: LayoutNode, _ direction: Direction,
+                                _ mainAxis: FlexDirection, _ crossAxis: FlexDirection, _ blockWidth: Float,
+                                leftOffset: Float) -> Float {
+        guard !blockWidth.isNaN else { return .nan }
+        let hasLeft = child.hasInset(.left, direction), hasRight = child.hasInset(.right, direction)
+        if hasLeft || hasRight {
+            return blockWidth - child.insetValue(.left, direction, blockWidth) - child.insetValue(.right, direction, blockWidth)
+        }
+        // The parent's content box in the containing block's padding box.
+        let start = leftOffset + parent.layout.border.left + parent.layout.padding.left - containingNode.layout.border.left
+        let end = leftOffset + parent.layout.measuredWidth - parent.layout.border.right - parent.layout.padding.right
+            - containingNode.layout.border.left
+        let axis = mainAxis.isRow ? mainAxis : crossAxis
+        var edge: PhysicalEdge?  // nil: centred
+        if mainAxis.isRow {
+            switch parent.styleStorage.justifyContent {
+            case .flexStart, .spaceBetween: edge = axis.flexStartEdge
+            case .flexEnd: edge = axis.flexEndEdge
+            case .center, .spaceAround, .spaceEvenly: edge = nil
+            }
+        } else {
+            var align = resolveChildAlignment(parent, child)
+            if parent.styleStorage.flexWrap == .wrapReverse && !isAlignedBaseline(parent, child) {
+                if align == .flexEnd { align = .flexStart } else if align != .center { align = .flexEnd }
+            }
+            switch align {
+            case .flexEnd: edge = axis.flexEndEdge
+            case .center: edge = nil
+            default: edge = axis.flexStartEdge
+            }
+        }
+        switch edge {
+        case .left: return blockWidth - start
+        case .right: return end
+        default:
+            let middle = (start + end) / 2
+            return 2 * min(middle, blockWidth - middle)
+        }
     }
 
     /// CSS sizing of an absolutely positioned box with an aspect ratio
@@ -100,21 +202,28 @@ extension FlexLayoutEngine {
     /// width does, and min/max sizes transfer through the ratio. Returns outer sizes.
     private func sizeWithAspectRatio(_ child: LayoutNode, _ ratio: Float, _ width: Float, _ height: Float,
                                      margins: (row: Float, column: Float), block: (width: Float, height: Float),
-                                     direction: Direction, depth: Int) -> (Float, Float) {
+                                     available: Float, direction: Direction, depth: Int) -> (Float, Float) {
         let heightFromStyle = child.hasDefiniteLength(.column, block.height)
+        // The ratio transfers the border box, never smaller than its padding and border.
+        let paddingAndBorderRow = child.paddingAndBorder(.row, direction, block.width)
+        let paddingAndBorderColumn = child.paddingAndBorder(.column, direction, block.width)
         if !width.isNaN && !heightFromStyle {
-            let innerHeight = child.boundAxis(.column, direction, (width - margins.row) / ratio, block.height, block.width)
+            let innerHeight = child.boundAxis(.column, direction, max(width - margins.row, paddingAndBorderRow) / ratio,
+                                              block.height, block.width)
             return (width, innerHeight + margins.column)
         }
         if !height.isNaN && width.isNaN {
-            let innerWidth = child.boundAxis(.row, direction, (height - margins.column) * ratio, block.width, block.width)
+            let innerWidth = child.boundAxis(.row, direction, max(height - margins.column, paddingAndBorderColumn) * ratio,
+                                             block.width, block.width)
             return (innerWidth + margins.row, height)
         }
         guard width.isNaN && height.isNaN else { return (width, height) }
-        layoutNode(child, availableWidth: .nan, availableHeight: .nan, ownerDirection: direction, widthMode: .maxContent,
+        // Shrink-to-fit in the width available beside its static position.
+        layoutNode(child, availableWidth: available.isNaN ? .nan : max(available, 0), availableHeight: .nan,
+                   ownerDirection: direction, widthMode: available.isNaN ? .maxContent : .fitContent,
                    heightMode: .maxContent, ownerWidth: block.width, ownerHeight: block.height, performLayout: false,
                    depth: depth)
-        var innerWidth = child.layout.measuredWidth
+        var innerWidth = max(child.layout.measuredWidth, paddingAndBorderColumn * ratio)
         var innerHeight = innerWidth / ratio
         let boundedHeight = child.boundAxis(.column, direction, innerHeight, block.height, block.width)
         if boundedHeight != innerHeight {
@@ -148,12 +257,28 @@ extension FlexLayoutEngine {
         let blockSize = axis.isRow ? blockWidth : blockHeight
         let startEdge = axis.inlineStartEdge(direction), endEdge = axis.inlineEndEdge(direction)
         let flexStart = axis.flexStartEdge
-        if child.hasInset(startEdge, direction) {
+        let hasStart = child.hasInset(startEdge, direction), hasEnd = child.hasInset(endEdge, direction)
+        // Between two insets, auto margins take the space left
+        // ([CSS Position §5.1](https://www.w3.org/TR/css-position-3/#abspos-margins)): an auto start
+        // margin alone puts the box at its end inset, two centre it.
+        var autoShift: Float = 0, endWins = false
+        if hasStart && hasEnd && !config.errata.contains(.absoluteSizedWithoutInsetsOrAlignment) {
+            let margins = child.edges(direction).margin
+            let startAuto = margins[startEdge].isAuto, endAuto = margins[endEdge].isAuto
+            if startAuto && endAuto {
+                let space = containingNode.measured(axis) - containingNode.borderForAxis(axis)
+                    - child.insetValue(startEdge, direction, blockSize) - child.insetValue(endEdge, direction, blockSize)
+                autoShift = max(0, space - child.measured(axis)) / 2
+            } else if startAuto {
+                endWins = true
+            }
+        }
+        if hasStart && !endWins {
             let position = child.insetValue(startEdge, direction, blockSize) + containingNode.border(startEdge, direction)
-                + child.margin(inlineStart: axis, direction, blockSize)
+                + child.margin(inlineStart: axis, direction, blockSize) + autoShift
             child.layout.position[flexStart] = startEdge != flexStart
                 ? positionOfOppositeEdge(position, axis, containingNode, child) : position
-        } else if child.hasInset(endEdge, direction) {
+        } else if hasEnd {
             let position = containingNode.measured(axis) - child.measured(axis)
                 - containingNode.border(endEdge, direction) - child.margin(inlineEnd: axis, direction, blockSize)
                 - child.insetValue(endEdge, direction, blockSize)
@@ -169,7 +294,8 @@ extension FlexLayoutEngine {
             var align = resolveChildAlignment(parent, child)
             // Chrome places a baseline-aligned absolute child at the start edge even in a
             // wrap-reverse container; Yoga flips it to the end.
-            let keepsStart = config.useWebDefaults && align == .baseline
+            let keepsStart = (config.useWebDefaults || !config.errata.contains(.wrapReverseMirrorsBorderBox))
+                && isAlignedBaseline(parent, child)
             if parent.styleStorage.flexWrap == .wrapReverse && !keepsStart {
                 if align == .flexEnd { align = .flexStart } else if align != .center { align = .flexEnd }
             }

@@ -14,12 +14,22 @@ extension FlexLayoutEngine {
         } else if node.hasDefiniteLength(crossAxis, container.crossAxisOwnerSize) {
             unclampedCrossDim = node.resolvedDimension(direction, crossAxis, container.crossAxisOwnerSize, container.ownerWidth)
         } else {
-            unclampedCrossDim = container.totalLineCrossDim + container.paddingAndBorderCross
+            unclampedCrossDim = container.contentCrossSize(config.errata)
         }
         let innerCrossDim = node.boundAxis(crossAxis, direction, unclampedCrossDim, container.crossAxisOwnerSize,
                                            container.ownerWidth) - container.paddingAndBorderCross
         let remaining = innerCrossDim - container.totalLineCrossDim
-        let alignContent = remaining >= 0 ? node.styleStorage.alignContent : fallbackAlignment(node.styleStorage.alignContent)
+        var alignContent = remaining >= 0 ? node.styleStorage.alignContent : fallbackAlignment(node.styleStorage.alignContent)
+        // Distributed alignments fall back to `safe` alignments, which put overflowing lines at the
+        // container's start ([CSS Align §4.3](https://www.w3.org/TR/css-align-3/#distribution-values)):
+        // its flex-end once `wrap-reverse` has mirrored the lines.
+        if remaining < 0 && node.styleStorage.flexWrap == .wrapReverse
+            && !config.errata.contains(.distributedJustifyFallsBackToFlexStart) {
+            switch node.styleStorage.alignContent {
+            case .spaceBetween, .spaceAround, .spaceEvenly: alignContent = .flexEnd
+            default: break
+            }
+        }
 
         var currentLead = container.leadingPaddingAndBorderCross
         var leadPerLine: Float = 0
@@ -96,8 +106,13 @@ extension FlexLayoutEngine {
         let relative = child.relativePosition(crossAxis, direction, container.availableInnerCrossDim)
         let marginStart = child.margin(flexStart: crossAxis, direction, innerWidth)
         let align = alignmentInLine(container.node, child)
-        let startAuto = child.marginIsAuto(flexStart: crossAxis, direction)
-        let endAuto = child.marginIsAuto(flexEnd: crossAxis, direction)
+        var startAuto = child.marginIsAuto(flexStart: crossAxis, direction)
+        var endAuto = child.marginIsAuto(flexEnd: crossAxis, direction)
+        if container.node.styleStorage.flexWrap == .wrapReverse && !config.errata.contains(.wrapReverseMirrorsBorderBox) {
+            // Lines are mirrored afterwards (`reverseWrappedLines`): an auto margin on the physical
+            // start side takes the space on what is then the other side.
+            swap(&startAuto, &endAuto)
+        }
         if startAuto || endAuto {
             // Auto cross margins take the line's free space, whatever `align-self` says
             // ([§8.1](https://www.w3.org/TR/css-flexbox-1/#auto-margins)).
@@ -135,11 +150,14 @@ extension FlexLayoutEngine {
         guard !child.hasDefiniteLength(container.crossAxis, container.availableInnerCrossDim) else { return }
         let innerWidth = container.availableInnerWidth
         let isRow = container.isMainAxisRow
+        // A line is as big as its items (plus its share of `align-content: stretch`); the space
+        // `space-*` puts between lines is not the items' (Yoga 3.2 stretches them into it).
+        let crossSize = config.errata.contains(.stretchIntoSpaceBetweenLines) ? leadPerLine + lineHeight : lineHeight
         let width = isRow ? child.layout.measuredWidth + child.marginForAxis(container.mainAxis, container.direction, innerWidth)
-            : leadPerLine + lineHeight
+            : crossSize
         // (Yoga 3.2 adds the cross-axis margins to a column item's height here.)
         let height = !isRow ? child.layout.measuredHeight + child.marginForAxis(container.mainAxis, container.direction, innerWidth)
-            : leadPerLine + lineHeight
+            : crossSize
         if inexactEquals(width, child.layout.measuredWidth) && inexactEquals(height, child.layout.measuredHeight) { return }
         layoutNode(child, availableWidth: width, availableHeight: height, ownerDirection: container.direction,
                    widthMode: .stretchFit, heightMode: .stretchFit, ownerWidth: innerWidth,

@@ -62,6 +62,13 @@ extension FlexLayoutEngine {
                                   ownerWidth, ownerWidth)
         }
         let paddingAndBorder = node.paddingAndBorder(.row, direction, ownerWidth)
+        if config.cssAspectRatio, let ratio = style.aspectRatio, ratio > 0, ratio.isFinite,
+           case .points = node.processedDimension(.column) {
+            // A definite height gives the width through the ratio.
+            let borderBoxHeight = node.resolvedDimension(direction, .column, .nan, ownerWidth)
+            return node.boundAxis(.row, direction, max(borderBoxHeight, node.paddingAndBorder(.column, direction, ownerWidth)) * ratio,
+                                  ownerWidth, ownerWidth)
+        }
         var content: Float = 0
         if node.hasMeasureFunction {
             content = callMeasureFunction(node, 0, .atMost, .nan, .undefined).width

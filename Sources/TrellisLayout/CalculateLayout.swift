@@ -100,7 +100,8 @@ struct FlexLayoutEngine {
     /// Lays out `node` under the given constraints: the steps of [§9](https://www.w3.org/TR/css-flexbox-1/#layout-algorithm).
     private func layoutNodeImpl(_ node: LayoutNode, availableWidth: Float, availableHeight: Float,
                                 ownerDirection: Direction, widthMode: SizingMode, heightMode: SizingMode,
-                                ownerWidth: Float, ownerHeight: Float, performLayout: Bool, depth: Int) {
+                                ownerWidth: Float, ownerHeight: Float, performLayout: Bool, depth: Int,
+                                widthIsFinal: Bool = false) {
         let direction = node.resolveDirection(ownerDirection)
         node.layout.direction = direction
         node.layout.contentWidth = .nan
@@ -136,6 +137,24 @@ struct FlexLayoutEngine {
             node.cleanupContentsNodesRecursively()
             return
         }
+        var availableWidth = availableWidth, widthMode = widthMode
+        if widthMode != .stretchFit && !widthIsFinal && !config.errata.contains(.columnStretchesToIndefiniteWidth)
+            && node.styleStorage.flexDirection.isColumn && hasStretchedItem(node, children) {
+            // CSS finds a column's width before laying out its content, so its items stretch to a
+            // definite width (and an item with an aspect ratio takes its height from it).
+            if performLayout {
+                layoutNode(node, availableWidth: availableWidth, availableHeight: availableHeight, ownerDirection: ownerDirection,
+                           widthMode: widthMode, heightMode: heightMode, ownerWidth: ownerWidth, ownerHeight: ownerHeight,
+                           performLayout: false, depth: depth - 1)
+            } else {
+                layoutNodeImpl(node, availableWidth: availableWidth, availableHeight: availableHeight,
+                               ownerDirection: ownerDirection, widthMode: widthMode, heightMode: heightMode,
+                               ownerWidth: ownerWidth, ownerHeight: ownerHeight, performLayout: false, depth: depth,
+                               widthIsFinal: true)
+            }
+            availableWidth = node.layout.measuredWidth + margins.row
+            widthMode = .stretchFit
+        }
         node.layout.hadOverflow = false
         node.cleanupContentsNodesRecursively()
 
@@ -162,6 +181,18 @@ struct FlexLayoutEngine {
                                        availableInnerHeight: container.availableInnerHeight)
             }
         }
+    }
+
+    /// Whether an in-flow child of a column stretches across it: an auto width, `stretch`
+    /// alignment and no auto margin across.
+    private func hasStretchedItem(_ node: LayoutNode, _ children: [LayoutNode]) -> Bool {
+        let end = children.forEachUnretained(from: 0) { _, child in
+            let style = child.styleStorage
+            return style.positionType == .absolute || style.display == .none || !style.width.isAuto && style.width.isDefined
+                || resolveChildAlignment(node, child) != .stretch
+                || child.marginIsAuto(flexStart: .row, .ltr) || child.marginIsAuto(flexEnd: .row, .ltr)
+        }
+        return end < children.count
     }
 
     /// Records the node's used margins, borders and paddings for its physical edges.

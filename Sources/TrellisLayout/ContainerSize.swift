@@ -23,7 +23,7 @@ extension FlexLayoutEngine {
                 minOrDefined(container.availableInnerMainDim + container.paddingAndBorderMain, content),
                 container.paddingAndBorderMain))
         }
-        let contentCross = container.totalLineCrossDim + container.paddingAndBorderCross
+        let contentCross = container.contentCrossSize(config.errata)
         if container.crossMode == .maxContent || (!scrolls && container.crossMode == .fitContent) {
             node.setMeasured(crossAxis, node.boundAxis(crossAxis, direction, contentCross,
                                                               container.crossAxisOwnerSize, container.ownerWidth))
@@ -48,14 +48,30 @@ extension FlexLayoutEngine {
 
     /// `flex-wrap: wrap-reverse` stacks lines from the cross-end side
     /// ([§5.2](https://www.w3.org/TR/css-flexbox-1/#flex-wrap-property)): lines were placed in
-    /// normal order, so each item's cross position is mirrored.
+    /// normal order, so each item's margin box is mirrored within the container's content box
+    /// (its margins stay on their physical sides) and its relative offset is applied again after.
     func reverseWrappedLines(_ container: inout FlexContainer) {
         guard container.node.styleStorage.flexWrap == .wrapReverse else { return }
+        let node = container.node
         let crossAxis = container.crossAxis
+        let direction = container.direction
+        let innerWidth = container.availableInnerWidth
         let edge = crossAxis.flexStartEdge
-        let size = container.node.measured(crossAxis)
-        for child in container.children where child.styleStorage.positionType != .absolute {
-            child.layout.position[edge] = size - child.layout.position[edge] - child.measured(crossAxis)
+        let yoga = config.errata.contains(.wrapReverseMirrorsBorderBox)
+        // size - pos - measured mirrors the border box across the whole container (Yoga 3.2).
+        var size = node.measured(crossAxis)
+        if !yoga {
+            size += container.leadingPaddingAndBorderCross - node.paddingAndBorder(trailing: crossAxis, direction, container.ownerWidth)
+        }
+        for child in container.children
+        where child.styleStorage.positionType != .absolute && child.styleStorage.display != .none {
+            var position = size - child.layout.position[edge] - child.measured(crossAxis)
+            if !yoga {
+                let relative = child.relativePosition(crossAxis, direction, container.availableInnerCrossDim)
+                position += 2 * relative + child.margin(flexStart: crossAxis, direction, innerWidth)
+                    - child.margin(flexEnd: crossAxis, direction, innerWidth)
+            }
+            child.layout.position[edge] = position
         }
     }
 

@@ -73,7 +73,7 @@ extension FlexLayoutEngine {
         let isRow = container.isMainAxisRow
         var childMainSize = child.measured(mainAxis)
         var childCrossSize: Float
-        if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite, !config.useWebDefaults {
+        if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite, !config.cssAspectRatio {
             childCrossSize = child.marginForAxis(crossAxis, direction, innerWidth) + (isRow ? childMainSize / ratio : childMainSize * ratio)
         } else {
             childCrossSize = lineCrossDim
@@ -84,7 +84,11 @@ extension FlexLayoutEngine {
         constrainMaxSizeForMode(child, direction, crossAxis, container.availableInnerCrossDim, innerWidth, &crossMode, &childCrossSize)
         let width = isRow ? childMainSize : childCrossSize
         let height = isRow ? childCrossSize : childMainSize
-        let crossAxisDoesNotGrow = container.node.styleStorage.alignContent != .stretch && container.isWrapping
+        // The line's cross size is the item's: CSS stretches to it exactly. Yoga 3.2 measures the
+        // cross axis of an item in a multi-line container that does not stretch its lines at
+        // max-content instead, so a text stretched in a wrapping column is as wide as its one line.
+        let crossAxisDoesNotGrow = config.errata.contains(.multiLineStretchIsMaxContent)
+            && container.node.styleStorage.alignContent != .stretch && container.isWrapping
         let widthMode: SizingMode = width.isNaN || (!isRow && crossAxisDoesNotGrow) ? .maxContent : .stretchFit
         let heightMode: SizingMode = height.isNaN || (isRow && crossAxisDoesNotGrow) ? .maxContent : .stretchFit
         layoutNode(child, availableWidth: width, availableHeight: height, ownerDirection: direction,

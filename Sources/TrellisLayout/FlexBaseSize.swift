@@ -3,7 +3,10 @@ extension FlexLayoutEngine {
     /// Computes every item's flex base size and sums the outer sizes and gaps into
     /// `totalMainDim`; also sets each item's initial position.
     func determineFlexBaseSizes(_ container: inout FlexContainer) {
-        let singleFlexChild = container.mainMode == .stretchFit ? findSingleFlexChild(container) : nil
+        // The shortcut assumes one line: a wrapping container breaks its lines by flex bases.
+        let singleFlexChild = container.mainMode == .stretchFit
+            && (!container.isWrapping || config.errata.contains(.singleFlexChildFillsContainer))
+            ? findSingleFlexChild(container) : nil
         var total: Float = 0
         let children = container.children
         children.forEachUnretained { index, child in
@@ -35,9 +38,11 @@ extension FlexLayoutEngine {
         // (CSS: a fit-content width is at most the available width, the items shrink or
         // overflow; https://www.w3.org/TR/css-sizing-3/#fit-content-size), takes the offered size.
         let overflowingRow = container.isMainAxisRow && !config.errata.contains(.rowFitsContentPastAvailableWidth)
-        if (container.isWrapping || overflowingRow) && container.mainAxisOverflows && container.mainMode == .fitContent {
+        let wrapsAtOfferedSize = container.isWrapping
+            && (container.isMainAxisRow || config.errata.contains(.columnWrapsAtOfferedHeight))
+        if (wrapsAtOfferedSize || overflowingRow) && container.mainAxisOverflows && container.mainMode == .fitContent {
             container.mainMode = .stretchFit
-            if overflowingRow && !container.isWrapping {
+            if overflowingRow {
                 // ... but never less than its min-content width.
                 let minContent = minContentWidth(container.node, container.direction, container.ownerWidth)
                 if minContent > container.availableWidth {
@@ -147,32 +152,46 @@ extension FlexLayoutEngine {
             childHeight = height
             childHeightMode = .fitContent
         }
+        // A ratio transfers the border box, which is never smaller than its padding and border
+        // (CSS; Yoga 3.2 transfers the size asked for).
+        let cssAspect = config.cssAspectRatio
+        @inline(__always) func borderBox(_ size: Float, _ axis: FlexDirection) -> Float {
+            cssAspect ? maxOrDefined(size, child.paddingAndBorder(axis, direction, ownerWidth)) : size
+        }
         if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
             if !isMainAxisRow && childWidthMode == .stretchFit {
-                childHeight = marginColumn + (childWidth - marginRow) / ratio
+                childHeight = marginColumn + borderBox(childWidth - marginRow, .row) / ratio
                 childHeightMode = .stretchFit
             } else if isMainAxisRow && childHeightMode == .stretchFit {
-                childWidth = marginRow + (childHeight - marginColumn) * ratio
+                childWidth = marginRow + borderBox(childHeight - marginColumn, .column) * ratio
                 childWidthMode = .stretchFit
             }
         }
-        // An item stretched in the cross axis is measured at the container's cross size.
-        let stretches = resolveChildAlignment(node, child) == .stretch
+        // An item stretched in the cross axis is measured at the container's cross size (auto
+        // cross margins keep it from stretching, §8.1); in a multi-line container it stretches to
+        // its line, whose size is not known yet (Yoga 3.2 takes the container's).
+        @inline(__always) func stretches() -> Bool {
+            resolveChildAlignment(node, child) == .stretch
+                && !child.marginIsAuto(flexStart: container.crossAxis, direction)
+                && !child.marginIsAuto(flexEnd: container.crossAxis, direction)
+                && (!container.isWrapping || config.errata.contains(.multiLineStretchIsMaxContent))
+        }
         if !isMainAxisRow && !isRowDefinite && !width.isNaN && container.crossMode == .stretchFit
-            && stretches && childWidthMode != .stretchFit {
+            && childWidthMode != .stretchFit && stretches() {
             childWidth = width
             childWidthMode = .stretchFit
             if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
-                childHeight = (childWidth - marginRow) / ratio
+                // (Yoga 3.2 leaves the margins out of this outer height.)
+                childHeight = borderBox(childWidth - marginRow, .row) / ratio + (cssAspect ? marginColumn : 0)
                 childHeightMode = .stretchFit
             }
         }
         if isMainAxisRow && !isColumnDefinite && !height.isNaN && container.crossMode == .stretchFit
-            && stretches && childHeightMode != .stretchFit {
+            && childHeightMode != .stretchFit && stretches() {
             childHeight = height
             childHeightMode = .stretchFit
             if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
-                childWidth = (childHeight - marginColumn) * ratio
+                childWidth = borderBox(childHeight - marginColumn, .column) * ratio + (cssAspect ? marginRow : 0)
                 childWidthMode = .stretchFit
             }
         }
@@ -183,21 +202,49 @@ extension FlexLayoutEngine {
         }
         constrainMaxSizeForMode(child, direction, .row, ownerWidth, ownerWidth, &childWidthMode, &childWidth)
         constrainMaxSizeForMode(child, direction, .column, ownerHeight, ownerWidth, &childHeightMode, &childHeight)
-        if config.useWebDefaults, let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
+        if config.cssAspectRatio, let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
             // CSS transfers the definite cross size *after* its min/max clamp through the ratio.
             if isMainAxisRow && childHeightMode == .stretchFit {
-                childWidth = marginRow + (childHeight - marginColumn) * ratio
+                childWidth = marginRow + borderBox(childHeight - marginColumn, .column) * ratio
                 childWidthMode = .stretchFit
                 constrainMaxSizeForMode(child, direction, .row, ownerWidth, ownerWidth, &childWidthMode, &childWidth)
             } else if !isMainAxisRow && childWidthMode == .stretchFit {
-                childHeight = marginColumn + (childWidth - marginRow) / ratio
+                childHeight = marginColumn + borderBox(childWidth - marginRow, .row) / ratio
                 childHeightMode = .stretchFit
                 constrainMaxSizeForMode(child, direction, .column, ownerHeight, ownerWidth, &childHeightMode, &childHeight)
             }
         }
+        if cssAspect && childWidthMode != .stretchFit && childHeightMode != .stretchFit,
+           let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
+            sizeFromContentWidth(child, ratio, container, margins: (marginRow, marginColumn), &childWidth, &childWidthMode,
+                                 &childHeight, &childHeightMode)
+        }
         layoutNode(child, availableWidth: childWidth, availableHeight: childHeight, ownerDirection: direction,
                    widthMode: childWidthMode, heightMode: childHeightMode, ownerWidth: ownerWidth,
                    ownerHeight: ownerHeight, performLayout: false, depth: container.depth)
+    }
+
+    /// A box with an aspect ratio and no definite size (in a row, an unstretched item; in a
+    /// column, any) takes its width from its content and its height from that width
+    /// ([CSS Sizing 4 §2](https://www.w3.org/TR/css-sizing-4/#aspect-ratio)); Yoga 3.2 measures
+    /// the height and derives the width from it.
+    @inline(never)
+    private func sizeFromContentWidth(_ child: LayoutNode, _ ratio: Float, _ container: FlexContainer,
+                                      margins: (row: Float, column: Float), _ childWidth: inout Float,
+                                      _ childWidthMode: inout SizingMode, _ childHeight: inout Float,
+                                      _ childHeightMode: inout SizingMode) {
+        let direction = container.direction
+        let ownerWidth = container.availableInnerWidth, ownerHeight = container.availableInnerHeight
+        layoutNode(child, availableWidth: childWidth, availableHeight: .nan, ownerDirection: direction,
+                   widthMode: childWidthMode, heightMode: .maxContent, ownerWidth: ownerWidth,
+                   ownerHeight: ownerHeight, performLayout: false, depth: container.depth)
+        // (Its height is at least its padding and border, which the ratio transfers too.)
+        let innerWidth = max(child.layout.measuredWidth, child.paddingAndBorder(.column, direction, ownerWidth) * ratio)
+        childWidth = innerWidth + margins.row
+        childWidthMode = .stretchFit
+        childHeight = innerWidth / ratio + margins.column
+        childHeightMode = .stretchFit
+        constrainMaxSizeForMode(child, direction, .column, ownerHeight, ownerWidth, &childHeightMode, &childHeight)
     }
 
     /// A `max-content`, `fit-content` or `stretch` preferred size replaces the rule the item would

@@ -42,6 +42,7 @@ struct FlexContainer {
     // Steps 5–8: totals over the flex lines.
     var lineCount = 0
     var totalLineCrossDim: Float = 0
+    var maxLineCrossDim: Float = 0
     var maxLineMainDim: Float = 0
 
     init(node: LayoutNode, children: [LayoutNode], direction: Direction, ownerDirection: Direction,
@@ -73,6 +74,19 @@ struct FlexContainer {
     var crossAxisOwnerSize: Float { mainAxis.isRow ? ownerHeight : ownerWidth }
     var paddingAndBorderRow: Float { mainAxis.isRow ? paddingAndBorderMain : paddingAndBorderCross }
     var paddingAndBorderColumn: Float { mainAxis.isRow ? paddingAndBorderCross : paddingAndBorderMain }
+
+    /// The cross size (border box) the lines ask for. A multi-line column whose width is
+    /// fit-content is no wider than the width offered to it, unless one line is
+    /// ([CSS Sizing §5.1](https://www.w3.org/TR/css-sizing-3/#fit-content-size): at least its
+    /// min-content width, here its widest line); Yoga 3.2 takes the sum of its lines.
+    func contentCrossSize(_ errata: LayoutErrata) -> Float {
+        let content = totalLineCrossDim + paddingAndBorderCross
+        guard isWrapping && crossMode == .fitContent && crossAxis.isRow && !availableInnerCrossDim.isNaN
+                && !errata.contains(.multiLineStretchIsMaxContent) && node.styleStorage.overflow != .scroll else {
+            return content
+        }
+        return min(content, max(availableInnerCrossDim, maxLineCrossDim) + paddingAndBorderCross)
+    }
 }
 
 extension FlexLayoutEngine {

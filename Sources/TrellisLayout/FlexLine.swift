@@ -73,6 +73,7 @@ extension FlexLayoutEngine {
                 alignCrossAxis(container, line, containerCrossAxis: containerCrossAxis)
             }
             container.totalLineCrossDim += line.crossDim + (container.lineCount != 0 ? crossGap : 0)
+            container.maxLineCrossDim = maxOrDefined(container.maxLineCrossDim, line.crossDim)
             container.maxLineMainDim = maxOrDefined(container.maxLineMainDim, line.mainDim)
             container.lineCount += 1
         }
@@ -84,6 +85,14 @@ extension FlexLayoutEngine {
         let mainAxis = container.mainAxis
         let gap = container.node.gap(mainAxis, container.availableInnerMainDim)
         var line = FlexLine()
+        // A column's auto height does not depend on the height offered to it, so its lines break
+        // only at its max height (CSS); Yoga 3.2 breaks them at the offered height.
+        var limit = container.availableInnerMainDim
+        if container.isWrapping && !mainAxis.isRow && container.mainMode != .stretchFit
+            && !config.errata.contains(.columnWrapsAtOfferedHeight) {
+            let maxHeight = container.node.resolvedMax(.column, container.direction, container.ownerHeight, container.ownerWidth)
+            limit = maxHeight.isNaN ? .infinity : maxHeight - container.paddingAndBorderMain
+        }
         var firstIndex = start
         var itemCount = 0
         var skippedWithin = false
@@ -100,7 +109,7 @@ extension FlexLayoutEngine {
             if container.performLayout { child.lineIndex = Int32(lineIndex) }
             let outerMain = hypotheticalMainSize(child, container)
                 + child.marginForAxis(mainAxis, container.direction, container.availableInnerWidth) + leadingGap
-            if line.sizeConsumed + outerMain > container.availableInnerMainDim && container.isWrapping && itemCount != 0 {
+            if line.sizeConsumed + outerMain > limit && container.isWrapping && itemCount != 0 {
                 return false  // this item starts the next line
             }
             line.sizeConsumed += outerMain

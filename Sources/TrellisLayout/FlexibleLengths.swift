@@ -193,10 +193,13 @@ extension FlexLayoutEngine {
             && !child.marginIsAuto(flexEnd: crossAxis, direction)
         let crossDefinite = child.hasDefiniteLength(crossAxis, innerCross)
 
-        // CSS stretches an item with an aspect ratio and an auto cross size (stretch wins);
-        // Yoga derives the cross size from the ratio.
-        let stretchBeatsRatio = config.useWebDefaults && stretches && !crossDefinite
-        if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite, !stretchBeatsRatio {
+        // CSS stretches an item with an aspect ratio and an auto cross size to a definite line
+        // (stretch wins); Yoga derives the cross size from the ratio.
+        let stretchBeatsRatio = config.cssAspectRatio && stretches && !crossDefinite
+            && (config.useWebDefaults || (container.crossMode == .stretchFit && !container.isWrapping))
+        // A definite cross size wins over the ratio in CSS too.
+        if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite, !stretchBeatsRatio,
+           !(crossDefinite && config.cssAspectRatio) {
             childCrossSize = (container.isMainAxisRow ? (childMainSize - marginMain) / ratio
                               : (childMainSize - marginMain) * ratio) + marginCross
             childCrossMode = .stretchFit

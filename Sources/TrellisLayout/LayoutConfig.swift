@@ -36,9 +36,11 @@ public struct LayoutErrata: OptionSet, Sendable, Hashable {
     /// group by the largest cross-start margin (LTR) or lines up the items' left edges (RTL).
     public static let columnBaselineIsFlexStart = LayoutErrata(rawValue: 1 << 5)
     /// Give the only flexible item of a container with a definite main size a flex base size of
-    /// 0 even when its flex factors are below 1 (Yoga 3.2's shortcut, which assumes the item fills
-    /// the container): an item with `flexGrow: 0.5` then gets half the container instead of its
-    /// own size plus half the free space ([§9.7 step 4.b](https://www.w3.org/TR/css-flexbox-1/#resolve-flexible-lengths)).
+    /// 0 even when its flex factors are below 1 or the container wraps (Yoga 3.2's shortcut, which
+    /// assumes the item fills the container's one line): an item with `flexGrow: 0.5` then gets
+    /// half the container instead of its own size plus half the free space
+    /// ([§9.7 step 4.b](https://www.w3.org/TR/css-flexbox-1/#resolve-flexible-lengths)), and a
+    /// wrapping container puts the items after it on the same line.
     public static let singleFlexChildFillsContainer = LayoutErrata(rawValue: 1 << 6)
     /// Size a row container whose width is fit-content (not stretched, not set) to its items'
     /// flex bases even when they add up to more than the width offered to it, as Yoga 3.2 does;
@@ -61,13 +63,60 @@ public struct LayoutErrata: OptionSet, Sendable, Hashable {
     /// it, as Yoga 3.2 does; in a browser the offset moves the item after layout and the
     /// container's baseline stays where it was.
     public static let baselineMovesWithRelativeOffset = LayoutErrata(rawValue: 1 << 10)
+    /// Mirror the items of a `wrap-reverse` container across its whole border box, as Yoga 3.2
+    /// does, instead of mirroring each item's margin box within the content box and keeping its
+    /// relative offset ([§5.2](https://www.w3.org/TR/css-flexbox-1/#flex-wrap-property)): with
+    /// unequal padding, border or margins on the two cross sides, or a relative offset, Yoga's
+    /// items land off by the difference.
+    public static let wrapReverseMirrorsBorderBox = LayoutErrata(rawValue: 1 << 20)
+    /// Stretch the items of a multi-line container with `align-content: space-between`,
+    /// `space-around` or `space-evenly` over their line and the space after it, as Yoga 3.2 does;
+    /// CSS stretches them to their line only ([§9.4 step 11](https://www.w3.org/TR/css-flexbox-1/#algo-stretch)).
+    public static let stretchIntoSpaceBetweenLines = LayoutErrata(rawValue: 1 << 21)
+    /// Treat the stretched items of a multi-line container as Yoga 3.2 does: measure their flex
+    /// basis stretched to the container's cross size, lay them out at their max-content cross
+    /// size when `align-content` is not `stretch`, and make a fit-content wrapping column as wide
+    /// as all its lines. CSS stretches an item to its line only
+    /// ([§9.4 step 11](https://www.w3.org/TR/css-flexbox-1/#algo-stretch)), whose size comes from
+    /// the items' own sizes, and a fit-content column is no wider than the space offered to it
+    /// (unless one line is): a wrapping text stretched in a wrapping column would otherwise become
+    /// as wide as its unwrapped text.
+    public static let multiLineStretchIsMaxContent = LayoutErrata(rawValue: 1 << 22)
+    /// Size an absolutely positioned box with an auto width at most as wide as its containing
+    /// block only in a column container (and not at all in a zero-width one), as Yoga 3.2 does,
+    /// and stretch its auto height between `top` and `bottom` whatever its `align-self`. CSS
+    /// offers it the width between its insets, or beside its static position
+    /// ([CSS Position §4.1](https://www.w3.org/TR/css-position-3/#resolving-insets)), and sizes
+    /// and aligns it by `align-self` in the block axis ([CSS Align §6.1](https://www.w3.org/TR/css-align-3/#align-abspos)).
+    public static let absoluteSizedWithoutInsetsOrAlignment = LayoutErrata(rawValue: 1 << 23)
+    /// Derive an item's cross size from its main size through its aspect ratio even when it is
+    /// stretched, measure a column item's height before its width, leave the margins out of the
+    /// size transferred from a stretched cross size, and size absolutely positioned boxes with a
+    /// ratio from their insets alone, as Yoga 3.2 does. CSS lets stretching win over the ratio,
+    /// sizes a box with a ratio and no definite size from its content's width, and transfers
+    /// min/max sizes through the ratio ([CSS Sizing 4 §2](https://www.w3.org/TR/css-sizing-4/#aspect-ratio)).
+    public static let aspectRatioFromMainSize = LayoutErrata(rawValue: 1 << 24)
+    /// Lay out a column whose width depends on its content (fit-content or max-content) with that
+    /// width still unknown, as Yoga 3.2 does: its stretched items are measured under the space
+    /// offered to the column, then stretched. CSS finds the column's width first, so its items
+    /// stretch to a definite width: a text wraps at it, an item with an aspect ratio takes its
+    /// height from it ([§9.8](https://www.w3.org/TR/css-flexbox-1/#definite-sizes)).
+    public static let columnStretchesToIndefiniteWidth = LayoutErrata(rawValue: 1 << 25)
+    /// Break the lines of a wrapping column whose height is not fixed at the height offered to
+    /// it, and make it that tall, as Yoga 3.2 does. A browser gives a column an auto height
+    /// whatever the space around it, so its lines break only at its `max-height`
+    /// ([§9.2 step 2](https://www.w3.org/TR/css-flexbox-1/#algo-available)).
+    public static let columnWrapsAtOfferedHeight = LayoutErrata(rawValue: 1 << 26)
     /// Every erratum: Yoga 3.2's answer wherever Trellis knows it to differ from a browser's.
     public static let all: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
                                            .absolutePercentAgainstInnerSize, .reversedAxisRelativeOffset,
                                            .flexBasisFitsContainer, .columnBaselineIsFlexStart,
                                            .singleFlexChildFillsContainer, .rowFitsContentPastAvailableWidth,
                                            .distributedJustifyFallsBackToFlexStart, .fitContentWithoutSpaceIsEmpty,
-                                           .baselineMovesWithRelativeOffset]
+                                           .baselineMovesWithRelativeOffset, .wrapReverseMirrorsBorderBox,
+                                           .stretchIntoSpaceBetweenLines, .multiLineStretchIsMaxContent,
+                                           .absoluteSizedWithoutInsetsOrAlignment, .aspectRatioFromMainSize,
+                                           .columnStretchesToIndefiniteWidth, .columnWrapsAtOfferedHeight]
     /// Yoga's "classic" errata set.
     public static let classic: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
                                                .absolutePercentAgainstInnerSize]
@@ -119,4 +168,6 @@ public struct LayoutConfig: Sendable, Equatable {
     public static let web = LayoutConfig(mode: .web)
 
     @inline(__always) var useWebDefaults: Bool { mode == .web }
+    /// Whether aspect ratios follow CSS (see `LayoutErrata.aspectRatioFromMainSize`).
+    @inline(__always) var cssAspectRatio: Bool { !errata.contains(.aspectRatioFromMainSize) }
 }

@@ -83,7 +83,8 @@ extension LayoutNode {
 
     @inline(__always)
     func borderForAxis(_ axis: FlexDirection) -> Float {
-        axis.isRow ? border(.left, .ltr) + border(.right, .ltr) : border(.top, .ltr) + border(.bottom, .ltr)
+        // The borders resolved for the node's own direction by its last layout.
+        axis.isRow ? layout.border.left + layout.border.right : layout.border.top + layout.border.bottom
     }
 
     /// The min size on `axis` as a border-box size, or NaN.

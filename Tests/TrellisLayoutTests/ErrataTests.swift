@@ -45,4 +45,77 @@ struct ErrataTests {
         #expect(try frame(tree, "c", errata: []).width == 20)
         #expect(try frame(tree, "c", errata: .fitContentWithoutSpaceIsEmpty).width == 0)
     }
+
+    @Test("wrap-reverse mirrors each item's margin box within the content box, keeping its relative offset")
+    func wrapReverseMirror() throws {
+        let tree = #"{"style": {"width": 250, "flexWrap": "wrap-reverse", "paddingRight": 5}, "children": [{"id": "i", "style": {"marginRight": 5, "left": 3}}]}"#
+        #expect(try frame(tree, "i", errata: []).left == 243)
+        #expect(try frame(tree, "i", errata: .wrapReverseMirrorsBorderBox).left == 247)
+    }
+
+    @Test("Items stretch to their line, not into the space align-content puts between lines")
+    func stretchBetweenLines() throws {
+        let tree = #"{"style": {"width": 390}, "children": [{"style": {"flexWrap": "wrap", "alignContent": "space-around"}, "children": [{"id": "i"}]}]}"#
+        #expect(try frame(tree, "i", errata: []).width == 0)
+        #expect(try frame(tree, "i", errata: .stretchIntoSpaceBetweenLines).width == 390)
+    }
+
+    @Test("A text stretched in a wrapping column is as wide as its line, not its unwrapped text")
+    func multiLineStretch() throws {
+        let tree = #"{"style": {"width": 250, "flexWrap": "wrap"}, "children": [{"id": "t", "text": "HHHHHHHHHHHHHHH​HHHHHHHHHHHHH"}]}"#
+        #expect(try frame(tree, "t", errata: []).width == 250)
+        #expect(try frame(tree, "t", errata: .multiLineStretchIsMaxContent).width == 280)
+    }
+
+    @Test("An absolute box with an auto width fits between its inset and the far edge; align-self sizes its height")
+    func absoluteShrinkToFit() throws {
+        let text = #""text": "HHHHHHHHHHHHHHHHHHHH\u200BHHHHHHHHHHHHHHHHHHHH""#
+        let row = #"{"style": {"width": 300, "height": 200, "flexDirection": "row"}, "children": [{"id": "a", "style": {"positionType": "absolute", "left": 40}, \#(text)}]}"#
+        #expect(try frame(row, "a", errata: []).width == 260)
+        #expect(try frame(row, "a", errata: .absoluteSizedWithoutInsetsOrAlignment).width == 400)
+        let column = #"{"style": {"width": 300, "height": 200}, "children": [{"id": "a", "style": {"positionType": "absolute", "top": 0, "bottom": 0, "alignSelf": "center"}, "text": "H"}]}"#
+        #expect(try frame(column, "a", errata: []) == LayoutFrame(left: 145, top: 95, width: 10, height: 10))
+        #expect(try frame(column, "a", errata: .absoluteSizedWithoutInsetsOrAlignment).height == 200)
+        let margins = #"{"style": {"width": 300, "height": 200}, "children": [{"id": "m", "style": {"positionType": "absolute", "left": 0, "right": 0, "width": 0, "marginLeft": "auto"}}]}"#
+        #expect(try frame(margins, "m", errata: []).left == 300)
+        #expect(try frame(margins, "m", errata: .absoluteSizedWithoutInsetsOrAlignment).left == 0)
+    }
+
+    @Test("An aspect ratio gives the height from the content's width, and stretching wins over it")
+    func aspectRatio() throws {
+        let text = #"{"children": [{"id": "i", "style": {"aspectRatio": 2, "alignSelf": "flex-start"}, "text": "H"}]}"#
+        #expect(try frame(text, "i", errata: []) == LayoutFrame(left: 0, top: 0, width: 10, height: 5))
+        #expect(try frame(text, "i", errata: .aspectRatioFromMainSize) == LayoutFrame(left: 0, top: 0, width: 20, height: 10))
+        let stretched = #"{"children": [{"id": "s", "style": {"height": 0, "aspectRatio": 1}}]}"#
+        #expect(try frame(stretched, "s", errata: []).width == 390)
+        #expect(try frame(stretched, "s", errata: .aspectRatioFromMainSize).width == 0)
+    }
+
+    @Test("A column sized by its content stretches its items to a definite width")
+    func columnWidthFirst() throws {
+        let tree = #"{"style": {"alignItems": "flex-start"}, "children": [{"children": [{"text": "H"}, {"id": "a", "style": {"aspectRatio": 1}}]}]}"#
+        #expect(try frame(tree, "a", errata: []).height == 10)
+        #expect(try frame(tree, "a", errata: .columnStretchesToIndefiniteWidth).height == 0)
+    }
+
+    @Test("A wrapping container breaks its only flexible item's line by its own size")
+    func singleFlexChildInWrap() throws {
+        let tree = #"{"children": [{"style": {"height": 5, "flexWrap": "wrap"}, "children": [{"style": {"height": 10, "flexGrow": 1, "flexShrink": 1}}, {"id": "b"}]}]}"#
+        #expect(try frame(tree, "b", errata: []).top == 0)
+        #expect(try frame(tree, "b", errata: .singleFlexChildFillsContainer).top == 5)
+    }
+
+    @Test("A fit-content wrapping column is no wider than the space offered to it")
+    func fitContentWrappingColumn() throws {
+        let tree = #"{"style": {"width": 250, "alignItems": "flex-end"}, "children": [{"id": "c", "style": {"height": 0, "flexWrap": "wrap"}, "children": [{"style": {"width": 65}}, {"style": {"width": 190, "marginBottom": 5}}]}]}"#
+        #expect(try frame(tree, "c", errata: []).width == 250)
+        #expect(try frame(tree, "c", errata: .multiLineStretchIsMaxContent).width == 255)
+    }
+
+    @Test("A wrapping column of auto height keeps one line whatever the height offered to it")
+    func columnWrapAutoHeight() throws {
+        let tree = #"{"style": {"flexDirection": "row", "height": 0}, "children": [{"id": "c", "style": {"alignSelf": "flex-start", "flexWrap": "wrap"}, "children": [{"style": {"height": 5}}]}]}"#
+        #expect(try frame(tree, "c", errata: []).height == 5)
+        #expect(try frame(tree, "c", errata: .columnWrapsAtOfferedHeight).height == 0)
+    }
 }
