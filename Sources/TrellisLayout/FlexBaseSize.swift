@@ -84,11 +84,15 @@ extension FlexLayoutEngine {
         let paddingAndBorderMain = child.paddingAndBorder(mainAxis, direction, ownerWidth)
 
         let resolvedBasis = child.resolveFlexBasis(config, direction, mainAxis, mainAxisOwnerSize, ownerWidth)
-        // A definite basis is used as is; Yoga only does so when the container's main size is
-        // known too, unless `fixFlexBasisFitContent` is on (and in web mode, as in CSS).
+        // A definite basis is used as is (CSS); Yoga 3.2 only does so when the container's main
+        // size is known too (`flexBasisIgnoredInUnboundedContainer`), unless
+        // `fixFlexBasisFitContent` is on (and in web mode), and keeps the first basis it computed
+        // (`flexBasisKeptAcrossPasses`, unless `webFlexBasis` is on).
+        let errata = config.errata
         if !resolvedBasis.isNaN && (!mainAxisSize.isNaN || config.useWebDefaults
+                                    || !errata.contains(.flexBasisIgnoredInUnboundedContainer)
                                     || config.experiments.contains(.fixFlexBasisFitContent)) {
-            if child.layout.computedFlexBasis.isNaN
+            if !errata.contains(.flexBasisKeptAcrossPasses) || child.layout.computedFlexBasis.isNaN
                 || (config.experiments.contains(.webFlexBasis) && child.layout.computedFlexBasisGeneration != generation) {
                 child.layout.computedFlexBasis = maxOrDefined(resolvedBasis, paddingAndBorderMain)
             }

@@ -61,13 +61,23 @@ public struct LayoutErrata: OptionSet, Sendable, Hashable {
     /// it, as Yoga 3.2 does; in a browser the offset moves the item after layout and the
     /// container's baseline stays where it was.
     public static let baselineMovesWithRelativeOffset = LayoutErrata(rawValue: 1 << 10)
+    /// Ignore a definite `flex-basis` when the container's main size is not known (a column of
+    /// unset height), measuring the item's content instead, as Yoga 3.2 does; CSS uses the basis
+    /// ([§9.2 step 3 A](https://www.w3.org/TR/css-flexbox-1/#algo-main-item)), so `flexBasis: 5`
+    /// in such a column is 5 points tall.
+    public static let flexBasisIgnoredInUnboundedContainer = LayoutErrata(rawValue: 1 << 11)
+    /// Keep the flex basis first resolved from a definite `flex-basis` for every later pass over
+    /// the item, as Yoga 3.2 does (unless `webFlexBasis` is on): a percentage basis measured while
+    /// the container's size was unknown stays its content size. CSS resolves it again each time.
+    public static let flexBasisKeptAcrossPasses = LayoutErrata(rawValue: 1 << 12)
     /// Every erratum: Yoga 3.2's answer wherever Trellis knows it to differ from a browser's.
     public static let all: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
                                            .absolutePercentAgainstInnerSize, .reversedAxisRelativeOffset,
                                            .flexBasisFitsContainer, .columnBaselineIsFlexStart,
                                            .singleFlexChildFillsContainer, .rowFitsContentPastAvailableWidth,
                                            .distributedJustifyFallsBackToFlexStart, .fitContentWithoutSpaceIsEmpty,
-                                           .baselineMovesWithRelativeOffset]
+                                           .baselineMovesWithRelativeOffset, .flexBasisIgnoredInUnboundedContainer,
+                                           .flexBasisKeptAcrossPasses]
     /// Yoga's "classic" errata set.
     public static let classic: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
                                                .absolutePercentAgainstInnerSize]

@@ -45,4 +45,18 @@ struct ErrataTests {
         #expect(try frame(tree, "c", errata: []).width == 20)
         #expect(try frame(tree, "c", errata: .fitContentWithoutSpaceIsEmpty).width == 0)
     }
+
+    @Test("A definite flex-basis counts in a column of unset height")
+    func flexBasisInUnboundedContainer() throws {
+        let tree = #"{"children": [{"id": "i", "style": {"flexBasis": 5}}]}"#
+        #expect(try frame(tree, "i", errata: []).height == 5)
+        #expect(try frame(tree, "i", errata: .flexBasisIgnoredInUnboundedContainer).height == 0)
+    }
+
+    @Test("A percentage flex-basis is resolved again once the container's size is known")
+    func flexBasisResolvedAgain() throws {
+        let tree = #"{"style": {"height": 100}, "children": [{"style": {"flexGrow": 1}, "children": [{"id": "i", "style": {"flexBasis": "50%"}}]}]}"#
+        #expect(try frame(tree, "i", errata: []).height == 50)
+        #expect(try frame(tree, "i", errata: .flexBasisKeptAcrossPasses).height == 0)
+    }
 }
