@@ -105,9 +105,9 @@ extension FlexLayoutEngine {
         } else {
             measureContentFlexBasis(of: child, in: container)
             // CSS takes the content's size unclamped (min/max apply to the hypothetical size);
-            // Yoga takes the measured, clamped size.
+            // Yoga takes the measured, clamped size (`flexBasisClampedByMinMax`).
             var contentSize = child.measured(mainAxis)
-            if config.useWebDefaults {
+            if config.useWebDefaults || !config.errata.contains(.flexBasisClampedByMinMax) {
                 let unclamped = mainAxis.isRow ? child.layout.contentWidth : child.layout.contentHeight
                 if !unclamped.isNaN { contentSize = unclamped }
             }

@@ -70,6 +70,17 @@ public struct LayoutErrata: OptionSet, Sendable, Hashable {
     /// the item, as Yoga 3.2 does (unless `webFlexBasis` is on): a percentage basis measured while
     /// the container's size was unknown stays its content size. CSS resolves it again each time.
     public static let flexBasisKeptAcrossPasses = LayoutErrata(rawValue: 1 << 12)
+    /// Resolve flexible lengths with Yoga 3.2's two passes (`FlexibleLengthsAlgorithm.yogaTwoPass`)
+    /// instead of the spec's loop: the free space is what the *clamped* flex bases leave, so two
+    /// growing items in 10 points, one with `minHeight: 5`, get 7.5 and 2.5 instead of 5 and 5,
+    /// and shrinking is scaled by border-box instead of content-box flex bases
+    /// ([§9.7](https://www.w3.org/TR/css-flexbox-1/#resolve-flexible-lengths)).
+    public static let flexibleLengthsInTwoPasses = LayoutErrata(rawValue: 1 << 13)
+    /// Take an item's content-based flex basis after clamping it by the item's min and max sizes,
+    /// as Yoga 3.2 does; CSS takes the content size itself and clamps only the hypothetical main
+    /// size ([§9.2 step 3 E](https://www.w3.org/TR/css-flexbox-1/#algo-main-item)), so an empty
+    /// growing item with `minHeight: 5` starts from 0 when free space is shared.
+    public static let flexBasisClampedByMinMax = LayoutErrata(rawValue: 1 << 14)
     /// Every erratum: Yoga 3.2's answer wherever Trellis knows it to differ from a browser's.
     public static let all: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
                                            .absolutePercentAgainstInnerSize, .reversedAxisRelativeOffset,
@@ -77,7 +88,8 @@ public struct LayoutErrata: OptionSet, Sendable, Hashable {
                                            .singleFlexChildFillsContainer, .rowFitsContentPastAvailableWidth,
                                            .distributedJustifyFallsBackToFlexStart, .fitContentWithoutSpaceIsEmpty,
                                            .baselineMovesWithRelativeOffset, .flexBasisIgnoredInUnboundedContainer,
-                                           .flexBasisKeptAcrossPasses]
+                                           .flexBasisKeptAcrossPasses, .flexibleLengthsInTwoPasses,
+                                           .flexBasisClampedByMinMax]
     /// Yoga's "classic" errata set.
     public static let classic: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
                                                .absolutePercentAgainstInnerSize]
@@ -97,9 +109,9 @@ public struct LayoutExperiments: OptionSet, Sendable, Hashable {
 /// How [§9.7 Resolving Flexible Lengths](https://www.w3.org/TR/css-flexbox-1/#resolve-flexible-lengths) is done.
 public enum FlexibleLengthsAlgorithm: Sendable, Equatable {
     /// Yoga's two passes (freeze min/max violators once, then distribute), starting from the
-    /// clamped flex basis. Yoga mode's default.
+    /// clamped flex basis (Yoga 3.2); also chosen by `LayoutErrata.flexibleLengthsInTwoPasses`.
     case yogaTwoPass
-    /// The spec's loop, as browsers do. Web mode's default.
+    /// The spec's loop, as browsers do. The default in both modes.
     case specLoop
 }
 
@@ -120,7 +132,7 @@ public struct LayoutConfig: Sendable, Equatable {
         self.pointScaleFactor = pointScaleFactor
         self.errata = errata
         self.experiments = experiments
-        self.flexibleLengthsAlgorithm = flexibleLengthsAlgorithm ?? (mode == .web ? .specLoop : .yogaTwoPass)
+        self.flexibleLengthsAlgorithm = flexibleLengthsAlgorithm ?? .specLoop
     }
 
     /// Yoga's defaults.

@@ -38,8 +38,8 @@ extension FlexLayoutEngine {
                 line.mainDim += autoMarginShare
             }
             if canSkipFlex {
-                // Sizes were not computed; the flex basis stands in for them.
-                line.mainDim += child.marginForAxis(mainAxis, direction, innerWidth) + child.layout.computedFlexBasis
+                // Sizes were not computed; the hypothetical main size stands in for them.
+                line.mainDim += child.marginForAxis(mainAxis, direction, innerWidth) + hypotheticalMainSize(child, container)
                 line.crossDim = container.availableInnerCrossDim
             } else {
                 line.mainDim += child.dimensionWithMargin(mainAxis, direction, innerWidth)

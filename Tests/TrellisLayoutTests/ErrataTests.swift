@@ -59,4 +59,12 @@ struct ErrataTests {
         #expect(try frame(tree, "i", errata: []).height == 50)
         #expect(try frame(tree, "i", errata: .flexBasisKeptAcrossPasses).height == 0)
     }
+
+    @Test("Flexible lengths: growing items share the space their unclamped flex bases leave")
+    func flexibleLengthsLoop() throws {
+        let tree = #"{"style": {"height": 10}, "children": [{"id": "a", "style": {"flexGrow": 1, "minHeight": 5}}, {"style": {"flexGrow": 1}}]}"#
+        #expect(try frame(tree, "a", errata: []).height == 5)
+        #expect(try frame(tree, "a", errata: .flexibleLengthsInTwoPasses).height == 7.5)
+        #expect(try frame(tree, "a", errata: .flexBasisClampedByMinMax).height == 7.5)
+    }
 }
