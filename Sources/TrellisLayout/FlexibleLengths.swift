@@ -109,9 +109,7 @@ extension FlexLayoutEngine {
     private func clampedFlexBasis(_ child: LayoutNode, _ container: FlexContainer) -> Float {
         // As in Yoga 3.2, percentage min/max sizes resolve here against the container's owner;
         // the final sizes (`boundMainSize`) resolve them against the container.
-        let clamped = child.boundAxisWithinMinAndMax(container.direction, container.mainAxis, child.layout.computedFlexBasis,
-                                                     container.mainAxisOwnerSize, container.ownerWidth)
-        return applyAutomaticMinimum(child, clamped)
+        hypotheticalMainSize(child, container)
     }
 
     /// A target main size clamped by min, max and padding plus border.

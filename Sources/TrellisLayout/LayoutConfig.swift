@@ -81,6 +81,11 @@ public struct LayoutErrata: OptionSet, Sendable, Hashable {
     /// size ([§9.2 step 3 E](https://www.w3.org/TR/css-flexbox-1/#algo-main-item)), so an empty
     /// growing item with `minHeight: 5` starts from 0 when free space is shared.
     public static let flexBasisClampedByMinMax = LayoutErrata(rawValue: 1 << 14)
+    /// Offer a measure function (text) the space available to the node even when its max size is
+    /// smaller (or its min size larger), as Yoga 3.2 does, and clamp the answer afterwards; CSS
+    /// lays the content out at the size the box will have: text in a box with `maxWidth: 0` wraps
+    /// at every word, not at its widest word ([CSS Sizing §5.2](https://www.w3.org/TR/css-sizing-3/#intrinsic-contribution)).
+    public static let measureIgnoresMinMax = LayoutErrata(rawValue: 1 << 15)
     /// Every erratum: Yoga 3.2's answer wherever Trellis knows it to differ from a browser's.
     public static let all: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
                                            .absolutePercentAgainstInnerSize, .reversedAxisRelativeOffset,
@@ -89,7 +94,7 @@ public struct LayoutErrata: OptionSet, Sendable, Hashable {
                                            .distributedJustifyFallsBackToFlexStart, .fitContentWithoutSpaceIsEmpty,
                                            .baselineMovesWithRelativeOffset, .flexBasisIgnoredInUnboundedContainer,
                                            .flexBasisKeptAcrossPasses, .flexibleLengthsInTwoPasses,
-                                           .flexBasisClampedByMinMax]
+                                           .flexBasisClampedByMinMax, .measureIgnoresMinMax]
     /// Yoga's "classic" errata set.
     public static let classic: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
                                                .absolutePercentAgainstInnerSize]

@@ -67,4 +67,11 @@ struct ErrataTests {
         #expect(try frame(tree, "a", errata: .flexibleLengthsInTwoPasses).height == 7.5)
         #expect(try frame(tree, "a", errata: .flexBasisClampedByMinMax).height == 7.5)
     }
+
+    @Test("Text in a box with maxWidth 0 is measured at that width and wraps at every word")
+    func measureWithinMinMax() throws {
+        let tree = #"{"style": {"alignItems": "flex-start"}, "children": [{"id": "t", "style": {"maxWidth": 0}, "text": "HH\u200bH\u200bH"}]}"#
+        #expect(try frame(tree, "t", errata: []).height == 30)
+        #expect(try frame(tree, "t", errata: .measureIgnoresMinMax).height == 20)
+    }
 }
