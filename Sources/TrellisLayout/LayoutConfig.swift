@@ -86,6 +86,11 @@ public struct LayoutErrata: OptionSet, Sendable, Hashable {
     /// lays the content out at the size the box will have: text in a box with `maxWidth: 0` wraps
     /// at every word, not at its widest word ([CSS Sizing §5.2](https://www.w3.org/TR/css-sizing-3/#intrinsic-contribution)).
     public static let measureIgnoresMinMax = LayoutErrata(rawValue: 1 << 15)
+    /// Lay out the items of a fit-content column that ends up wider than the width offered to it
+    /// (its min-content or min width is larger) in the offered width, as Yoga 3.2 does; CSS lays
+    /// them out in the column's own width, so a text stretched in it wraps at that width
+    /// ([CSS Sizing §5.1](https://www.w3.org/TR/css-sizing-3/#fit-content-size)).
+    public static let fitContentColumnKeepsOfferedWidth = LayoutErrata(rawValue: 1 << 16)
     /// Every erratum: Yoga 3.2's answer wherever Trellis knows it to differ from a browser's.
     public static let all: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
                                            .absolutePercentAgainstInnerSize, .reversedAxisRelativeOffset,
@@ -94,7 +99,8 @@ public struct LayoutErrata: OptionSet, Sendable, Hashable {
                                            .distributedJustifyFallsBackToFlexStart, .fitContentWithoutSpaceIsEmpty,
                                            .baselineMovesWithRelativeOffset, .flexBasisIgnoredInUnboundedContainer,
                                            .flexBasisKeptAcrossPasses, .flexibleLengthsInTwoPasses,
-                                           .flexBasisClampedByMinMax, .measureIgnoresMinMax]
+                                           .flexBasisClampedByMinMax, .measureIgnoresMinMax,
+                                           .fitContentColumnKeepsOfferedWidth]
     /// Yoga's "classic" errata set.
     public static let classic: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
                                                .absolutePercentAgainstInnerSize]

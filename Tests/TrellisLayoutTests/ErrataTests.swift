@@ -74,4 +74,11 @@ struct ErrataTests {
         #expect(try frame(tree, "t", errata: []).height == 30)
         #expect(try frame(tree, "t", errata: .measureIgnoresMinMax).height == 20)
     }
+
+    @Test("A text stretched in a fit-content column wider than its offered width wraps at the column's width")
+    func fitContentColumnWidth() throws {
+        let tree = #"{"style": {"width": 0, "alignItems": "flex-start"}, "children": [{"children": [{"style": {"width": 20}}, {"id": "t", "text": "H\u200bH"}]}]}"#
+        #expect(try frame(tree, "t", errata: []).height == 10)
+        #expect(try frame(tree, "t", errata: .fitContentColumnKeepsOfferedWidth).height == 20)
+    }
 }
