@@ -91,6 +91,11 @@ public struct LayoutErrata: OptionSet, Sendable, Hashable {
     /// them out in the column's own width, so a text stretched in it wraps at that width
     /// ([CSS Sizing §5.1](https://www.w3.org/TR/css-sizing-3/#fit-content-size)).
     public static let fitContentColumnKeepsOfferedWidth = LayoutErrata(rawValue: 1 << 16)
+    /// Take a `row-reverse` or `column-reverse` container's baseline from its first child (the
+    /// one at main-start), as Yoga 3.2 does; Chromium takes its items last first, so the
+    /// visually first one (top, or left in LTR) gives the baseline
+    /// ([§8.5](https://www.w3.org/TR/css-flexbox-1/#flex-baselines)).
+    public static let baselineFromFirstChildInReversedAxis = LayoutErrata(rawValue: 1 << 17)
     /// Every erratum: Yoga 3.2's answer wherever Trellis knows it to differ from a browser's.
     public static let all: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
                                            .absolutePercentAgainstInnerSize, .reversedAxisRelativeOffset,
@@ -100,7 +105,7 @@ public struct LayoutErrata: OptionSet, Sendable, Hashable {
                                            .baselineMovesWithRelativeOffset, .flexBasisIgnoredInUnboundedContainer,
                                            .flexBasisKeptAcrossPasses, .flexibleLengthsInTwoPasses,
                                            .flexBasisClampedByMinMax, .measureIgnoresMinMax,
-                                           .fitContentColumnKeepsOfferedWidth]
+                                           .fitContentColumnKeepsOfferedWidth, .baselineFromFirstChildInReversedAxis]
     /// Yoga's "classic" errata set.
     public static let classic: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
                                                .absolutePercentAgainstInnerSize]

@@ -81,4 +81,11 @@ struct ErrataTests {
         #expect(try frame(tree, "t", errata: []).height == 10)
         #expect(try frame(tree, "t", errata: .fitContentColumnKeepsOfferedWidth).height == 20)
     }
+
+    @Test("A row-reverse container's baseline comes from its visually first item")
+    func reversedAxisBaseline() throws {
+        let tree = #"{"style": {"flexDirection": "row", "alignItems": "baseline"}, "children": [{"style": {"flexDirection": "row-reverse"}, "children": [{}, {"text": "H"}]}, {"id": "b"}]}"#
+        #expect(try frame(tree, "b", errata: []).top == 8)
+        #expect(try frame(tree, "b", errata: .baselineFromFirstChildInReversedAxis).top == 10)
+    }
 }
