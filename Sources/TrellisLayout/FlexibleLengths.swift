@@ -8,6 +8,14 @@ extension FlexLayoutEngine {
     func resolveFlexibleLengths(_ container: inout FlexContainer, _ line: inout FlexLine) {
         let originalFreeSpace = line.remainingFreeSpace
         if config.flexibleLengthsAlgorithm == .specLoop && !config.errata.contains(.flexibleLengthsInTwoPasses) {
+            let free = line.remainingFreeSpace
+            if free.isNaN || free == 0 || (free > 0 ? line.totalFlexGrowFactors == 0 : line.totalFlexShrinkScaledFactors == 0) {
+                // Nothing flexes (the common case): every item keeps its hypothetical main size.
+                line.items.forEachUnretained { _, child in
+                    layOutItemAtMainSize(child, &container, mainSize: hypotheticalMainSize(child, container))
+                }
+                return
+            }
             // Per-item state on the stack for small lines (no heap allocation on the hot path).
             let distributed = withUnsafeTemporaryAllocation(of: FlexItemState.self, capacity: line.items.count) { state in
                 resolveTargetMainSizes(container, line, state)
