@@ -80,6 +80,8 @@ extension FlexLayoutEngine {
         let free = line.remainingFreeSpace
         let yoga = config.errata.contains(.distributedJustifyFallsBackToFlexStart)
         guard line.numberOfAutoMargins == 0 || (free < 0 && !yoga) else { return (0, gap) }
+        // A line without items (only `display: none` or absolute children) has nothing to space.
+        guard !line.items.isEmpty else { return (0, gap) }
         let style = container.node.styleStorage
         var justify = free >= 0 ? style.justifyContent : fallbackAlignment(style.justifyContent)
         // `space-around` and `space-evenly` fall back to `safe center`, which aligns overflowing
