@@ -131,11 +131,9 @@ extension FlexLayoutEngine {
         // Yoga 3.2 resolves percentage min/max sizes here against the container's owner.
         let clamped = child.boundAxisWithinMinAndMax(container.direction, container.mainAxis, child.layout.computedFlexBasis,
                                                      container.mainAxisOwnerSize, container.ownerWidth)
-        // A box is never smaller than its padding and border, whatever its max size says (the
-        // flex basis itself never is, so only a max size that cut it needs the check).
-        let floored = clamped < child.layout.computedFlexBasis
-            ? maxOrDefined(clamped, child.paddingAndBorder(container.mainAxis, container.direction, container.availableInnerWidth))
-            : clamped
+        // A box is never smaller than its padding and border, whatever its max size says.
+        let floored = maxOrDefined(clamped, child.paddingAndBorder(container.mainAxis, container.direction,
+                                                                   container.availableInnerWidth))
         return applyAutomaticMinimum(child, floored)
     }
 
