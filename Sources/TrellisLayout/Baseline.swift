@@ -24,12 +24,20 @@ extension FlexLayoutEngine {
             return baseline(node.layout.width, node.layout.height)
         }
         var baselineChild: LayoutNode?
-        // The first item is the one at the main-start edge: the last one in `column-reverse`.
+        // Chromium takes the items of a reversed axis (`row-reverse`, `column-reverse`) last
+        // first: the visually first one (top, or left in LTR). Yoga 3.2 takes the first child
+        // (`baselineFromFirstChildInReversedAxis`; web mode reverses `column-reverse` only).
         let children = node.layoutChildren
-        let ordered = node.styleStorage.flexDirection == .columnReverse && config.useWebDefaults
-            ? Array(children.reversed()) : children
-        for child in ordered {
-            if child.lineIndex > 0 { break }
+        let flexDirection = node.styleStorage.flexDirection
+        let reversed = flexDirection.isReverse && (!config.errata.contains(.baselineFromFirstChildInReversedAxis)
+                                                   || (flexDirection == .columnReverse && config.useWebDefaults))
+        let count = children.count
+        for position in 0..<count {
+            let child = children[reversed ? count - 1 - position : position]
+            if child.lineIndex > 0 {
+                if reversed { continue }
+                break
+            }
             if child.styleStorage.positionType == .absolute || child.styleStorage.display == .none { continue }
             if resolveChildAlignment(node, child) == .baseline || child.isReferenceBaseline {
                 baselineChild = child

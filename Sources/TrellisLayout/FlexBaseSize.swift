@@ -89,11 +89,15 @@ extension FlexLayoutEngine {
         let paddingAndBorderMain = child.paddingAndBorder(mainAxis, direction, ownerWidth)
 
         let resolvedBasis = child.resolveFlexBasis(config, direction, mainAxis, mainAxisOwnerSize, ownerWidth)
-        // A definite basis is used as is; Yoga only does so when the container's main size is
-        // known too, unless `fixFlexBasisFitContent` is on (and in web mode, as in CSS).
+        // A definite basis is used as is (CSS); Yoga 3.2 only does so when the container's main
+        // size is known too (`flexBasisIgnoredInUnboundedContainer`), unless
+        // `fixFlexBasisFitContent` is on (and in web mode), and keeps the first basis it computed
+        // (`flexBasisKeptAcrossPasses`, unless `webFlexBasis` is on).
+        let errata = config.errata
         if !resolvedBasis.isNaN && (!mainAxisSize.isNaN || config.useWebDefaults
+                                    || !errata.contains(.flexBasisIgnoredInUnboundedContainer)
                                     || config.experiments.contains(.fixFlexBasisFitContent)) {
-            if child.layout.computedFlexBasis.isNaN
+            if !errata.contains(.flexBasisKeptAcrossPasses) || child.layout.computedFlexBasis.isNaN
                 || (config.experiments.contains(.webFlexBasis) && child.layout.computedFlexBasisGeneration != generation) {
                 child.layout.computedFlexBasis = maxOrDefined(resolvedBasis, paddingAndBorderMain)
             }
@@ -106,9 +110,9 @@ extension FlexLayoutEngine {
         } else {
             measureContentFlexBasis(of: child, in: container)
             // CSS takes the content's size unclamped (min/max apply to the hypothetical size);
-            // Yoga takes the measured, clamped size.
+            // Yoga takes the measured, clamped size (`flexBasisClampedByMinMax`).
             var contentSize = child.measured(mainAxis)
-            if config.useWebDefaults {
+            if config.useWebDefaults || !config.errata.contains(.flexBasisClampedByMinMax) {
                 let unclamped = mainAxis.isRow ? child.layout.contentWidth : child.layout.contentHeight
                 if !unclamped.isNaN { contentSize = unclamped }
             }

@@ -140,7 +140,10 @@ extension FlexLayoutEngine {
         // Yoga 3.2 resolves percentage min/max sizes here against the container's owner.
         let clamped = child.boundAxisWithinMinAndMax(container.direction, container.mainAxis, child.layout.computedFlexBasis,
                                                      container.mainAxisOwnerSize, container.ownerWidth)
-        return applyAutomaticMinimum(child, clamped)
+        // A box is never smaller than its padding and border, whatever its max size says.
+        let floored = maxOrDefined(clamped, child.paddingAndBorder(container.mainAxis, container.direction,
+                                                                   container.availableInnerWidth))
+        return applyAutomaticMinimum(child, floored)
     }
 
     private func finishFlexLine(_ line: inout FlexLine) {

@@ -1,17 +1,30 @@
 /// [§9.7 Resolving Flexible Lengths](https://www.w3.org/TR/css-flexbox-1/#resolve-flexible-lengths).
 ///
-/// Like Yoga, this makes two passes instead of the spec's loop: the first freezes the items whose
-/// min or max constraint is violated and removes them from the free space; the second sizes
-/// every item, laying it out at its final main size.
+/// The spec's loop by default (as browsers); `FlexibleLengthsAlgorithm.yogaTwoPass` makes Yoga's two
+/// passes instead: the first freezes the items whose min or max constraint is violated and
+/// removes them from the free space; the second sizes every item, laying it out at its final
+/// main size.
 extension FlexLayoutEngine {
     func resolveFlexibleLengths(_ container: inout FlexContainer, _ line: inout FlexLine) {
         let originalFreeSpace = line.remainingFreeSpace
-        if config.flexibleLengthsAlgorithm == .specLoop {
-            let targets = resolveTargetMainSizes(container, line)
-            var distributed: Float = 0
-            for (index, child) in line.items.enumerated() {
-                distributed += targets[index] - clampedFlexBasis(child, container)
-                layOutItemAtMainSize(child, &container, mainSize: targets[index])
+        if config.flexibleLengthsAlgorithm == .specLoop && !config.errata.contains(.flexibleLengthsInTwoPasses) {
+            let free = line.remainingFreeSpace
+            if free.isNaN || free == 0 || (free > 0 ? line.totalFlexGrowFactors == 0 : line.totalFlexShrinkScaledFactors == 0) {
+                // Nothing flexes (the common case): every item keeps its hypothetical main size.
+                line.items.forEachUnretained { _, child in
+                    layOutItemAtMainSize(child, &container, mainSize: hypotheticalMainSize(child, container))
+                }
+                return
+            }
+            // Per-item state on the stack for small lines (no heap allocation on the hot path).
+            let distributed = withUnsafeTemporaryAllocation(of: FlexItemState.self, capacity: line.items.count) { state in
+                resolveTargetMainSizes(container, line, state)
+                var distributed: Float = 0
+                line.items.forEachUnretained { index, child in
+                    distributed += state[index].target - clampedFlexBasis(child, container)
+                    layOutItemAtMainSize(child, &container, mainSize: state[index].target)
+                }
+                return distributed
             }
             line.remainingFreeSpace = originalFreeSpace - distributed
             return
@@ -21,73 +34,82 @@ extension FlexLayoutEngine {
         line.remainingFreeSpace = originalFreeSpace - distributed
     }
 
+    /// One item's state in the spec's loop.
+    private struct FlexItemState {
+        var base: Float
+        var target: Float
+        var factor: Float
+        var violation: Float
+        var frozen: Bool
+    }
+
     /// The spec's loop ([§9.7 steps 1–5](https://www.w3.org/TR/css-flexbox-1/#resolve-flexible-lengths)):
     /// distribute the free space by flex factors, clamp, freeze the violators, repeat.
-    /// Returns each item's target main size (border box).
-    private func resolveTargetMainSizes(_ container: FlexContainer, _ line: FlexLine) -> [Float] {
+    /// Leaves each item's target main size (border box) in `state[index].target`.
+    private func resolveTargetMainSizes(_ container: FlexContainer, _ line: FlexLine,
+                                        _ state: UnsafeMutableBufferPointer<FlexItemState>) {
         let items = line.items
         let count = items.count
-        var base = [Float](repeating: 0, count: count)
-        var target = [Float](repeating: 0, count: count)
-        var frozen = [Bool](repeating: false, count: count)
-        var factor = [Float](repeating: 0, count: count)
         let free = line.remainingFreeSpace.isNaN ? 0 : line.remainingFreeSpace
         // Step 1: grow when the hypothetical sizes leave space, else shrink.
         let growing = free > 0
         var hypotheticalSum: Float = 0
-        for (index, child) in items.enumerated() {
-            base[index] = child.layout.computedFlexBasis
+        var unfrozen = 0
+        items.forEachUnretained { index, child in
+            let base = child.layout.computedFlexBasis
             let hypothetical = clampedFlexBasis(child, container)
             hypotheticalSum += hypothetical
-            target[index] = hypothetical
+            let factor: Float
             if growing {
-                factor[index] = child.resolveFlexGrow()
+                factor = child.resolveFlexGrow()
             } else {
-                let innerBase = base[index] - child.paddingAndBorder(container.mainAxis, container.direction,
-                                                                                  container.ownerWidth)
-                factor[index] = child.resolveFlexShrink(config) * max(innerBase, 0)
+                // The scaled flex shrink factor uses the inner (content-box) flex base size.
+                let innerBase = base - child.paddingAndBorder(container.mainAxis, container.direction, container.ownerWidth)
+                factor = child.resolveFlexShrink(config) * max(innerBase, 0)
             }
             // Step 2: items that cannot flex, or whose min/max already pushes them the other way.
-            if factor[index] == 0 || factor[index].isNaN || (growing && base[index] > hypothetical)
-                || (!growing && base[index] < hypothetical) || free == 0 {
-                frozen[index] = true
-            }
+            let frozen = factor == 0 || factor.isNaN || (growing && base > hypothetical)
+                || (!growing && base < hypothetical) || free == 0
+            if !frozen { unfrozen += 1 }
+            (state.baseAddress! + index).initialize(to: FlexItemState(base: base, target: hypothetical, factor: factor,
+                                                                      violation: 0, frozen: frozen))
         }
+        guard unfrozen > 0 else { return }
         // Step 3: free space relative to the flex base sizes of unfrozen items.
         func remainingFreeSpace() -> Float {
             var used: Float = 0
-            for index in 0..<count { used += frozen[index] ? target[index] : base[index] }
+            for index in 0..<count { used += state[index].frozen ? state[index].target : state[index].base }
             return free + hypotheticalSum - used
         }
         let initialFreeSpace = remainingFreeSpace()
         // Step 4.
         for _ in 0...count {
-            guard frozen.contains(false) else { break }
+            guard unfrozen > 0 else { break }
             var remaining = remainingFreeSpace()
             var factorSum: Float = 0
-            for index in 0..<count where !frozen[index] { factorSum += factor[index] }
+            for index in 0..<count where !state[index].frozen { factorSum += state[index].factor }
             if factorSum < 1 && growing {
                 let scaled = initialFreeSpace * factorSum
                 if abs(scaled) < abs(remaining) { remaining = scaled }
             }
             var totalViolation: Float = 0
-            var violation = [Float](repeating: 0, count: count)
-            for index in 0..<count where !frozen[index] {
-                let share = factorSum > 0 ? factor[index] / factorSum : 0
-                let unclamped = growing ? base[index] + remaining * share : base[index] - abs(remaining) * share
+            for index in 0..<count where !state[index].frozen {
+                let share = factorSum > 0 ? state[index].factor / factorSum : 0
+                let base = state[index].base
+                let unclamped = growing ? base + remaining * share : base - abs(remaining) * share
                 let clamped = boundMainSize(items[index], container, unclamped)
-                target[index] = clamped
-                violation[index] = clamped - unclamped
-                totalViolation += violation[index]
+                state[index].target = clamped
+                state[index].violation = clamped - unclamped
+                totalViolation += clamped - unclamped
             }
-            for index in 0..<count where !frozen[index] {
-                if totalViolation == 0 || (totalViolation > 0 && violation[index] > 0)
-                    || (totalViolation < 0 && violation[index] < 0) {
-                    frozen[index] = true
+            for index in 0..<count where !state[index].frozen {
+                let violation = state[index].violation
+                if totalViolation == 0 || (totalViolation > 0 && violation > 0) || (totalViolation < 0 && violation < 0) {
+                    state[index].frozen = true
+                    unfrozen -= 1
                 }
             }
         }
-        return target
     }
 
     /// The min/max-clamped flex base size used as the starting point of both passes.
@@ -95,9 +117,7 @@ extension FlexLayoutEngine {
     private func clampedFlexBasis(_ child: LayoutNode, _ container: FlexContainer) -> Float {
         // As in Yoga 3.2, percentage min/max sizes resolve here against the container's owner;
         // the final sizes (`boundMainSize`) resolve them against the container.
-        let clamped = child.boundAxisWithinMinAndMax(container.direction, container.mainAxis, child.layout.computedFlexBasis,
-                                                     container.mainAxisOwnerSize, container.ownerWidth)
-        return applyAutomaticMinimum(child, clamped)
+        hypotheticalMainSize(child, container)
     }
 
     /// A target main size clamped by min, max and padding plus border.

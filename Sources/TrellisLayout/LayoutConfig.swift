@@ -63,6 +63,41 @@ public struct LayoutErrata: OptionSet, Sendable, Hashable {
     /// it, as Yoga 3.2 does; in a browser the offset moves the item after layout and the
     /// container's baseline stays where it was.
     public static let baselineMovesWithRelativeOffset = LayoutErrata(rawValue: 1 << 10)
+    /// Ignore a definite `flex-basis` when the container's main size is not known (a column of
+    /// unset height), measuring the item's content instead, as Yoga 3.2 does; CSS uses the basis
+    /// ([§9.2 step 3 A](https://www.w3.org/TR/css-flexbox-1/#algo-main-item)), so `flexBasis: 5`
+    /// in such a column is 5 points tall.
+    public static let flexBasisIgnoredInUnboundedContainer = LayoutErrata(rawValue: 1 << 11)
+    /// Keep the flex basis first resolved from a definite `flex-basis` for every later pass over
+    /// the item, as Yoga 3.2 does (unless `webFlexBasis` is on): a percentage basis measured while
+    /// the container's size was unknown stays its content size. CSS resolves it again each time.
+    public static let flexBasisKeptAcrossPasses = LayoutErrata(rawValue: 1 << 12)
+    /// Resolve flexible lengths with Yoga 3.2's two passes (`FlexibleLengthsAlgorithm.yogaTwoPass`)
+    /// instead of the spec's loop: the free space is what the *clamped* flex bases leave, so two
+    /// growing items in 10 points, one with `minHeight: 5`, get 7.5 and 2.5 instead of 5 and 5,
+    /// and shrinking is scaled by border-box instead of content-box flex bases
+    /// ([§9.7](https://www.w3.org/TR/css-flexbox-1/#resolve-flexible-lengths)).
+    public static let flexibleLengthsInTwoPasses = LayoutErrata(rawValue: 1 << 13)
+    /// Take an item's content-based flex basis after clamping it by the item's min and max sizes,
+    /// as Yoga 3.2 does; CSS takes the content size itself and clamps only the hypothetical main
+    /// size ([§9.2 step 3 E](https://www.w3.org/TR/css-flexbox-1/#algo-main-item)), so an empty
+    /// growing item with `minHeight: 5` starts from 0 when free space is shared.
+    public static let flexBasisClampedByMinMax = LayoutErrata(rawValue: 1 << 14)
+    /// Offer a measure function (text) the space available to the node even when its max size is
+    /// smaller (or its min size larger), as Yoga 3.2 does, and clamp the answer afterwards; CSS
+    /// lays the content out at the size the box will have: text in a box with `maxWidth: 0` wraps
+    /// at every word, not at its widest word ([CSS Sizing §5.2](https://www.w3.org/TR/css-sizing-3/#intrinsic-contribution)).
+    public static let measureIgnoresMinMax = LayoutErrata(rawValue: 1 << 15)
+    /// Lay out the items of a fit-content column that ends up wider than the width offered to it
+    /// (its min-content or min width is larger) in the offered width, as Yoga 3.2 does; CSS lays
+    /// them out in the column's own width, so a text stretched in it wraps at that width
+    /// ([CSS Sizing §5.1](https://www.w3.org/TR/css-sizing-3/#fit-content-size)).
+    public static let fitContentColumnKeepsOfferedWidth = LayoutErrata(rawValue: 1 << 16)
+    /// Take a `row-reverse` or `column-reverse` container's baseline from its first child (the
+    /// one at main-start), as Yoga 3.2 does; Chromium takes its items last first, so the
+    /// visually first one (top, or left in LTR) gives the baseline
+    /// ([§8.5](https://www.w3.org/TR/css-flexbox-1/#flex-baselines)).
+    public static let baselineFromFirstChildInReversedAxis = LayoutErrata(rawValue: 1 << 17)
     /// Mirror the items of a `wrap-reverse` container across its whole border box, as Yoga 3.2
     /// does, instead of mirroring each item's margin box within the content box and keeping its
     /// relative offset ([§5.2](https://www.w3.org/TR/css-flexbox-1/#flex-wrap-property)): with
@@ -113,7 +148,11 @@ public struct LayoutErrata: OptionSet, Sendable, Hashable {
                                            .flexBasisFitsContainer, .columnBaselineIsFlexStart,
                                            .singleFlexChildFillsContainer, .rowFitsContentPastAvailableWidth,
                                            .distributedJustifyFallsBackToFlexStart, .fitContentWithoutSpaceIsEmpty,
-                                           .baselineMovesWithRelativeOffset, .wrapReverseMirrorsBorderBox,
+                                           .baselineMovesWithRelativeOffset, .flexBasisIgnoredInUnboundedContainer,
+                                           .flexBasisKeptAcrossPasses, .flexibleLengthsInTwoPasses,
+                                           .flexBasisClampedByMinMax, .measureIgnoresMinMax,
+                                           .fitContentColumnKeepsOfferedWidth, .baselineFromFirstChildInReversedAxis,
+                                           .wrapReverseMirrorsBorderBox,
                                            .stretchIntoSpaceBetweenLines, .multiLineStretchIsMaxContent,
                                            .absoluteSizedWithoutInsetsOrAlignment, .aspectRatioFromMainSize,
                                            .columnStretchesToIndefiniteWidth, .columnWrapsAtOfferedHeight]
@@ -136,9 +175,9 @@ public struct LayoutExperiments: OptionSet, Sendable, Hashable {
 /// How [§9.7 Resolving Flexible Lengths](https://www.w3.org/TR/css-flexbox-1/#resolve-flexible-lengths) is done.
 public enum FlexibleLengthsAlgorithm: Sendable, Equatable {
     /// Yoga's two passes (freeze min/max violators once, then distribute), starting from the
-    /// clamped flex basis. Yoga mode's default.
+    /// clamped flex basis (Yoga 3.2); also chosen by `LayoutErrata.flexibleLengthsInTwoPasses`.
     case yogaTwoPass
-    /// The spec's loop, as browsers do. Web mode's default.
+    /// The spec's loop, as browsers do. The default in both modes.
     case specLoop
 }
 
@@ -159,7 +198,7 @@ public struct LayoutConfig: Sendable, Equatable {
         self.pointScaleFactor = pointScaleFactor
         self.errata = errata
         self.experiments = experiments
-        self.flexibleLengthsAlgorithm = flexibleLengthsAlgorithm ?? (mode == .web ? .specLoop : .yogaTwoPass)
+        self.flexibleLengthsAlgorithm = flexibleLengthsAlgorithm ?? .specLoop
     }
 
     /// Yoga's defaults.

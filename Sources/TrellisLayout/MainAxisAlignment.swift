@@ -38,8 +38,8 @@ extension FlexLayoutEngine {
                 line.mainDim += autoMarginShare
             }
             if canSkipFlex {
-                // Sizes were not computed; the flex basis stands in for them.
-                line.mainDim += child.marginForAxis(mainAxis, direction, innerWidth) + child.layout.computedFlexBasis
+                // Sizes were not computed; the hypothetical main size stands in for them.
+                line.mainDim += child.marginForAxis(mainAxis, direction, innerWidth) + hypotheticalMainSize(child, container)
                 line.crossDim = container.availableInnerCrossDim
             } else {
                 line.mainDim += child.dimensionWithMargin(mainAxis, direction, innerWidth)
@@ -80,6 +80,8 @@ extension FlexLayoutEngine {
         let free = line.remainingFreeSpace
         let yoga = config.errata.contains(.distributedJustifyFallsBackToFlexStart)
         guard line.numberOfAutoMargins == 0 || (free < 0 && !yoga) else { return (0, gap) }
+        // A line without items (only `display: none` or absolute children) has nothing to space.
+        guard !line.items.isEmpty else { return (0, gap) }
         let style = container.node.styleStorage
         var justify = free >= 0 ? style.justifyContent : fallbackAlignment(style.justifyContent)
         // `space-around` and `space-evenly` fall back to `safe center`, which aligns overflowing

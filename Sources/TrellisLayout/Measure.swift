@@ -9,7 +9,7 @@ extension FlexLayoutEngine {
                                     _ ownerWidth: Float, _ ownerHeight: Float) {
         var width = widthMode == .maxContent ? Float.nan : availableWidth
         var height = heightMode == .maxContent ? Float.nan : availableHeight
-        if config.useWebDefaults {
+        if config.useWebDefaults || !config.errata.contains(.measureIgnoresMinMax) {
             // CSS measures content at the size the box will have: within its min and max sizes.
             width = clampOffered(node, .row, direction, width, ownerWidth, ownerWidth)
             height = clampOffered(node, .column, direction, height, ownerHeight, ownerWidth)
@@ -25,12 +25,19 @@ extension FlexLayoutEngine {
         }
         let innerWidth = width.isNaN ? width : maxOrDefined(0, width - paddingAndBorderRow)
         let innerHeight = height.isNaN ? height : maxOrDefined(0, height - paddingAndBorderColumn)
-        let measured = callMeasureFunction(node, innerWidth, widthMode.measureMode, innerHeight, heightMode.measureMode)
+        var measured = callMeasureFunction(node, innerWidth, widthMode.measureMode, innerHeight, heightMode.measureMode)
         let measuredWidth = widthMode == .stretchFit ? width : measured.width + paddingAndBorderRow
+        let boundWidth = node.boundAxis(.row, direction, measuredWidth, ownerWidth, ownerWidth)
+        if boundWidth < measuredWidth && heightMode != .stretchFit && !config.errata.contains(.measureIgnoresMinMax) {
+            // The content wanted more than the max width allows (text: its widest word): its lines
+            // are laid out in the box it gets, as a browser does.
+            measured = callMeasureFunction(node, maxOrDefined(0, boundWidth - paddingAndBorderRow), .exactly,
+                                           innerHeight, heightMode.measureMode)
+        }
         let measuredHeight = heightMode == .stretchFit ? height : measured.height + paddingAndBorderColumn
         node.layout.contentWidth = measuredWidth
         node.layout.contentHeight = measuredHeight
-        node.layout.measuredWidth = node.boundAxis(.row, direction, measuredWidth, ownerWidth, ownerWidth)
+        node.layout.measuredWidth = boundWidth
         node.layout.measuredHeight = node.boundAxis(.column, direction, measuredHeight, ownerHeight, ownerWidth)
     }
 

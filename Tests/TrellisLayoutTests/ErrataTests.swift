@@ -118,4 +118,49 @@ struct ErrataTests {
         #expect(try frame(tree, "c", errata: []).height == 5)
         #expect(try frame(tree, "c", errata: .columnWrapsAtOfferedHeight).height == 0)
     }
+
+    @Test("A definite flex-basis counts in a column of unset height")
+    func flexBasisInUnboundedContainer() throws {
+        let tree = #"{"children": [{"id": "i", "style": {"flexBasis": 5}}]}"#
+        #expect(try frame(tree, "i", errata: []).height == 5)
+        #expect(try frame(tree, "i", errata: .flexBasisIgnoredInUnboundedContainer).height == 0)
+    }
+
+    @Test("A percentage flex-basis is resolved again once the container's size is known")
+    func flexBasisResolvedAgain() throws {
+        let tree = #"{"style": {"height": 100}, "children": [{"style": {"flexGrow": 1}, "children": [{"id": "i", "style": {"flexBasis": "50%"}}]}]}"#
+        #expect(try frame(tree, "i", errata: []).height == 50)
+        #expect(try frame(tree, "i", errata: .flexBasisKeptAcrossPasses).height == 0)
+    }
+
+    @Test("Flexible lengths: growing items share the space their unclamped flex bases leave")
+    func flexibleLengthsLoop() throws {
+        let tree = #"{"style": {"height": 10}, "children": [{"id": "a", "style": {"flexGrow": 1, "minHeight": 5}}, {"style": {"flexGrow": 1}}]}"#
+        #expect(try frame(tree, "a", errata: []).height == 5)
+        #expect(try frame(tree, "a", errata: .flexibleLengthsInTwoPasses).height == 7.5)
+        #expect(try frame(tree, "a", errata: .flexBasisClampedByMinMax).height == 7.5)
+    }
+
+    @Test("Text in a box with maxWidth 0 is measured at that width and wraps at every word")
+    func measureWithinMinMax() throws {
+        let tree = #"{"style": {"alignItems": "flex-start"}, "children": [{"id": "t", "style": {"maxWidth": 0}, "text": "HH\u200bH\u200bH"}]}"#
+        #expect(try frame(tree, "t", errata: []).height == 30)
+        #expect(try frame(tree, "t", errata: .measureIgnoresMinMax).height == 20)
+    }
+
+    @Test("A text stretched in a fit-content column wider than its offered width wraps at the column's width")
+    func fitContentColumnWidth() throws {
+        let tree = #"{"style": {"width": 0, "alignItems": "flex-start"}, "children": [{"children": [{"style": {"width": 20}}, {"id": "t", "text": "H\u200bH"}]}]}"#
+        #expect(try frame(tree, "t", errata: []).height == 10)
+        // Measuring the column before laying it out (item 20) also gives the text the column's
+        // width, so Yoga's answer needs both errata.
+        #expect(try frame(tree, "t", errata: [.fitContentColumnKeepsOfferedWidth, .columnStretchesToIndefiniteWidth]).height == 20)
+    }
+
+    @Test("A row-reverse container's baseline comes from its visually first item")
+    func reversedAxisBaseline() throws {
+        let tree = #"{"style": {"flexDirection": "row", "alignItems": "baseline"}, "children": [{"style": {"flexDirection": "row-reverse"}, "children": [{}, {"text": "H"}]}, {"id": "b"}]}"#
+        #expect(try frame(tree, "b", errata: []).top == 8)
+        #expect(try frame(tree, "b", errata: .baselineFromFirstChildInReversedAxis).top == 10)
+    }
 }
