@@ -63,6 +63,10 @@ final class EventLoop: @unchecked Sendable {
     private var draining = false
     private var acceptPausedUntil: ContinuousClock.Instant?
     private static let tick = Duration.milliseconds(50)
+    /// Connections accepted per wake-up of a listener. A burst of new connections (10,000 clients
+    /// reconnecting) must leave the listen queue faster than it fills, or the kernel drops SYNs
+    /// and those clients wait for the retransmission (1 s, then 3 s) before their first request.
+    private static let acceptsPerWakeup = 1024
 
     init(index: Int, metricsFactory: any MetricsFactory, accessLog: AccessLogWriter?) throws(HTTPServerError) {
         self.index = index
@@ -171,7 +175,7 @@ final class EventLoop: @unchecked Sendable {
     // MARK: - Accepting
 
     private func acceptConnections(_ listener: Int32) {
-        for _ in 0..<64 {
+        for _ in 0..<Self.acceptsPerWakeup {
             var storage = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
             let fd = withUnsafeMutablePointer(to: &storage) {
