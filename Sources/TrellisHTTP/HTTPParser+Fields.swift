@@ -89,12 +89,19 @@ struct FieldSemantics {
 
     /// Calls `body` with each non-empty, trimmed element of a comma-separated list (RFC 9110 §5.6.1).
     static func forEachListElement(_ value: Bytes, _ body: (Bytes) -> Void) {
+        _ = containsListElement(value) { body($0); return false }
+    }
+
+    /// Whether a non-empty, trimmed element of a comma-separated list satisfies `test`; stops at
+    /// the first that does.
+    static func containsListElement(_ value: Bytes, where test: (Bytes) -> Bool) -> Bool {
         var start = 0
         for i in 0...value.count where i == value.count || value[i] == UInt8(ascii: ",") {
             let element = HTTPParser.trimmed(Bytes(rebasing: value[start..<i]))
-            if !element.isEmpty { body(element) }
+            if !element.isEmpty && test(element) { return true }
             start = i + 1
         }
+        return false
     }
 
     /// `Host = uri-host [ ":" port ]` (RFC 9110 §7.2): reg-name, IPv4 or IP-literal characters only.

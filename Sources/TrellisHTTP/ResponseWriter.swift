@@ -70,7 +70,8 @@ enum ResponseWriter {
                 case .vary: sawVary = sawVary || listContains(field.value, "accept-encoding") || listContains(field.value, "*")
                 case .other: break
                 }
-                appendFieldIfValid(field.name, field.value, to: &out)
+                guard isValidField(field.name, field.value) else { continue }
+                appendField(field.name, field.value, to: &out)
             }
         }
         if bodyAllowed {
@@ -142,41 +143,23 @@ enum ResponseWriter {
         }
     }
 
-    /// Whether the list field `value` (RFC 9110 §5.6.1) has the element `lower`, ignoring case.
-    /// One pass over the bytes, an element compared only when its length fits: every cached answer
-    /// carries a long `Vary`, and searching it as a String cost more than writing the rest of the head.
+    /// Whether the list field `value` (RFC 9110 §5.6.1) has the element `lower`, ignoring case, on
+    /// its bytes: every cached answer carries a long `Vary`, and searching it as a String cost more
+    /// than writing the rest of the head.
     private static func listContains(_ value: String, _ lower: StaticString) -> Bool {
-        HTTPBytes.withBytes(value) { bytes in
-            var start = 0
-            for i in 0...bytes.count where i == bytes.count || bytes[i] == UInt8(ascii: ",") {
-                var first = start, end = i
-                while first < end, HTTPBytes.isWhitespace(bytes[first]) { first += 1 }
-                while end > first, HTTPBytes.isWhitespace(bytes[end - 1]) { end -= 1 }
-                if end - first == lower.utf8CodeUnitCount,
-                    HTTPBytes.equalsLowercase(UnsafeBufferPointer(rebasing: bytes[first..<end]), lower) {
-                    return true
-                }
-                start = i + 1
-            }
-            return false
-        }
+        HTTPBytes.withBytes(value) { FieldSemantics.containsListElement($0) { HTTPBytes.equalsLowercase($0, lower) } }
     }
 
-    /// Appends a responder's field unless its name is not a token or its value holds a control
-    /// character. On the strings' bytes: per-character String iteration cost more than all the
-    /// rest of writing a cached answer's head.
-    private static func appendFieldIfValid(_ name: String, _ value: String, to out: inout [UInt8]) {
+    /// Whether a responder's field may go out: a token name, a value without control characters
+    /// (no response splitting). Checked on the strings' bytes: per-character String iteration cost more than all the rest
+    /// of writing a cached answer's head.
+    private static func isValidField(_ name: String, _ value: String) -> Bool {
         HTTPBytes.withBytes(name) { name in
             HTTPBytes.withBytes(value) { value in
-                guard !name.isEmpty, name.allSatisfy(HTTPBytes.isToken), value.allSatisfy(HTTPBytes.isFieldByte) else { return }
-                out.append(contentsOf: name)
-                out.append(literal: ": ")
-                out.append(contentsOf: value)
-                out.append(literal: "\r\n")
+                !name.isEmpty && name.allSatisfy(HTTPBytes.isToken) && value.allSatisfy(HTTPBytes.isFieldByte)
             }
         }
     }
-
 }
 
 extension Substring {
