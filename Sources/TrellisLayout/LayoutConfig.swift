@@ -10,8 +10,8 @@ public enum LayoutMode: Sendable, Equatable {
 
 /// Yoga's deliberate departures from the spec, kept for compatibility (Yoga's `Errata`).
 public struct LayoutErrata: OptionSet, Sendable, Hashable {
-    public let rawValue: UInt32
-    public init(rawValue: UInt32) { self.rawValue = rawValue }
+    public let rawValue: UInt64
+    public init(rawValue: UInt64) { self.rawValue = rawValue }
 
     /// Size an item with `flex-basis` from its content as if stretched (pre-2.0 behaviour).
     public static let stretchFlexBasis = LayoutErrata(rawValue: 1 << 0)
