@@ -47,6 +47,9 @@ public enum SnapshotCacheLimits {
     /// Most resolved screens one snapshot keeps for layout and preview misses
     /// (``Snapshot/resolvedScreens``): one per outcome, schema version and parameters in use.
     public static let resolvedScreens = 256
+    /// Most layout plans one snapshot keeps (``Snapshot/layoutPlans``): one per resolved screen
+    /// and viewport kind (scale, font scale, safe area, direction, mode, platform).
+    public static let layoutPlans = 256
     /// Entries of capacity per shard: what a miss copies at most. A cache of less than twice
     /// this capacity is one shard, whose CLOCK runs over the whole table.
     public static let entriesPerShard = 64

@@ -313,16 +313,9 @@ struct ScreenRequest: Sendable {
             .joined(separator: "&")
     }
 
-    /// The cached answer in `format` for this outcome (and viewport), or `encode`'s, stored.
-    func answer(
-        format: AnswerFormat, pretty: Bool = false, viewport: LayoutViewport? = nil, linkQuery: String = "",
-        encode: (ResolvedScreen) -> [UInt8]
-    ) throws(Problem) -> EncodedBody {
-        try cached(format: format, pretty: pretty, viewport: viewport, linkQuery: linkQuery) { () throws(Problem) in
-            viewport == nil
-                ? EncodedBody(bytes: encode(try resolve()))
-                : EncodedBody(bytes: encode(try resolvedForViewports()), compressionLevel: EncodedBody.viewportCompressionLevel)
-        }
+    /// The cached answer in `format` (without a viewport) for this outcome, or `encode`'s, stored.
+    func answer(format: AnswerFormat, pretty: Bool = false, encode: (ResolvedScreen) -> [UInt8]) throws(Problem) -> EncodedBody {
+        try cached(format: format, pretty: pretty) { () throws(Problem) in EncodedBody(bytes: encode(try resolve())) }
     }
 
     /// ``resolve()`` through the snapshot's cache of resolved screens: many viewports of one
@@ -332,6 +325,17 @@ struct ScreenRequest: Sendable {
             screen: id, revision: entry.revision, schemaVersion: schemaVersion, outcomes: outcomes, pretty: false,
             parameters: parameterKey)
         return try snapshot.resolvedScreens.answer(for: key) { () throws(Problem) in try resolve() }.body
+    }
+
+    /// The layout plan of this outcome for `viewport`'s kind (all of it but its size), through the
+    /// snapshot's cache of plans: a client sweeping sizes plans each outcome once.
+    func layoutPlan(for viewport: LayoutViewport) throws(Problem) -> LayoutPlan {
+        let key = AnswerKey(
+            screen: id, revision: entry.revision, schemaVersion: schemaVersion, outcomes: outcomes, pretty: false,
+            format: .layout, viewport: LayoutPlan.kind(of: viewport), parameters: parameterKey)
+        return try snapshot.layoutPlans.answer(for: key) { () throws(Problem) in
+            ScreenLayout(viewport: viewport, fonts: snapshot.fonts).plan(try resolvedForViewports())
+        }.body
     }
 
     /// The cached answer in `format` for this outcome (and viewport), or `make`'s, stored.

@@ -84,6 +84,9 @@ public final class Snapshot: Sendable, AtomicReference {
     /// answer (viewport nil): a client sweeping viewports resolves each outcome once. Starts empty
     /// with every snapshot.
     public let resolvedScreens = SnapshotCache<ResolvedScreen>(capacity: SnapshotCacheLimits.resolvedScreens)
+    /// Layout plans of the resolved screens (``LayoutPlan``), keyed as the layout answer with the
+    /// viewport's width and height left out: every size of one outcome is laid out from one plan.
+    public let layoutPlans = SnapshotCache<LayoutPlan>(capacity: SnapshotCacheLimits.layoutPlans)
     /// Counts the snapshots this process has published, starting at 1.
     public let generation: Int
 

@@ -41,32 +41,12 @@ public struct FontChain: Sendable {
         _ text: String, size: Double, lineHeight: LineHeight = .font, lineLimit: Int = 0,
         availableWidth: Double = .infinity
     ) -> TextMeasurement {
-        let glyphs = layOut(text, size: size)
-        let limit = availableWidth.isNaN ? Double.infinity : max(0, availableWidth) + 1e-9
-        let oneLine = self.lineHeight(size: size, lineHeight)
-        var lines: [TextLine] = []
-        var start = 0
-        var truncated = false
-        let n = glyphs.count
-        var pendingEmptyLine = n > 0  // a line exists after a hard break even when it is empty
-        while start < n || pendingEmptyLine {
-            if lineLimit > 0 && lines.count == lineLimit {
-                truncated = true
-                break
-            }
-            let line = LineBreaker.nextLine(glyphs, from: start, limit: limit)
-            lines.append(TextLine(range: start..<line.end, width: line.width))
-            start = line.next
-            pendingEmptyLine = line.endedByHardBreak
-        }
-        if truncated, let last = lines.last {
-            lines[lines.count - 1] = Self.ellipsized(glyphs, from: last.range.lowerBound, limit: limit, ellipsis: ellipsis(after:size:), size: size)
-        }
-        var width = 0.0
-        for line in lines { width = max(width, line.width) }
-        return TextMeasurement(
-            width: width, height: Double(lines.count) * oneLine, lineHeight: oneLine, lines: lines,
-            isTruncated: truncated)
+        prepare(text, size: size).measure(lineHeight: lineHeight, lineLimit: lineLimit, availableWidth: availableWidth)
+    }
+
+    /// `text` at `size` points with every scalar looked up once, to be measured at many widths.
+    public func prepare(_ text: String, size: Double) -> PreparedText {
+        PreparedText(chain: self, size: size, glyphs: layOut(text, size: size))
     }
 
     /// The ellipsis U+2026 measured after `previous` (nil at the start of a line): its advance and
@@ -122,6 +102,8 @@ public struct FontChain: Sendable {
         var codepoint: UInt32
         var advance: Double
         var kernBefore: Double
+        /// Whether a line may break between the previous scalar and this one.
+        var breakBefore = false
     }
 
     func layOut(_ text: String, size: Double) -> [Glyph] {
@@ -181,6 +163,9 @@ public struct FontChain: Sendable {
             previousEmoji = CharacterClass.isEmoji(c)
             joined = false
         }
+        for j in glyphs.indices.dropFirst() {
+            glyphs[j].breakBefore = CharacterClass.canBreak(between: glyphs[j - 1].codepoint, and: glyphs[j].codepoint)
+        }
         return glyphs
     }
 }
@@ -212,7 +197,7 @@ enum LineBreaker {
                 if c == 0x0D && next < glyphs.count && glyphs[next].codepoint == 0x0A { next += 1 }
                 return Line(end: j, next: next, width: content, endedByHardBreak: true)
             }
-            if j > start && CharacterClass.canBreak(between: glyphs[j - 1].codepoint, and: c) {
+            if j > start && glyphs[j].breakBefore {
                 breakAt = j
                 contentAtBreak = content
             }
@@ -232,5 +217,44 @@ enum LineBreaker {
             j += 1
         }
         return Line(end: j, next: j, width: content, endedByHardBreak: false)
+    }
+}
+
+/// Text whose scalars a ``FontChain`` has looked up at one size (advances, kerning, break
+/// opportunities): breaking it into lines at a width is then arithmetic only. A layout offers a
+/// text several widths, and a layout answer counts its lines once more.
+public struct PreparedText: Sendable {
+    public let chain: FontChain
+    public let size: Double
+    let glyphs: [FontChain.Glyph]
+
+    /// As ``FontChain/measure(_:size:lineHeight:lineLimit:availableWidth:)`` measures the text.
+    public func measure(lineHeight: LineHeight = .font, lineLimit: Int = 0, availableWidth: Double = .infinity) -> TextMeasurement {
+        let limit = availableWidth.isNaN ? Double.infinity : max(0, availableWidth) + 1e-9
+        let oneLine = chain.lineHeight(size: size, lineHeight)
+        var lines: [TextLine] = []
+        var start = 0
+        var truncated = false
+        let n = glyphs.count
+        var pendingEmptyLine = n > 0  // a line exists after a hard break even when it is empty
+        while start < n || pendingEmptyLine {
+            if lineLimit > 0 && lines.count == lineLimit {
+                truncated = true
+                break
+            }
+            let line = LineBreaker.nextLine(glyphs, from: start, limit: limit)
+            lines.append(TextLine(range: start..<line.end, width: line.width))
+            start = line.next
+            pendingEmptyLine = line.endedByHardBreak
+        }
+        if truncated, let last = lines.last {
+            lines[lines.count - 1] = FontChain.ellipsized(
+                glyphs, from: last.range.lowerBound, limit: limit, ellipsis: chain.ellipsis(after:size:), size: size)
+        }
+        var width = 0.0
+        for line in lines { width = max(width, line.width) }
+        return TextMeasurement(
+            width: width, height: Double(lines.count) * oneLine, lineHeight: oneLine, lines: lines,
+            isTruncated: truncated)
     }
 }

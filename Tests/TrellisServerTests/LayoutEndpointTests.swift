@@ -146,6 +146,56 @@ import TrellisText
         }
     }
 
+    /// A plan leaves the viewport's size out: laid out at any size, it gives what a plan made at
+    /// that size gives, for every shipped screen and viewport kind.
+    @Test func aPlanLaysOutEverySizeAsAPlanMadeAtThatSize() throws {
+        guard case .success(let snapshot) = ConfigLoader(directory: RepositoryConfig.url).load(previous: nil) else {
+            Issue.record("the shipped Config/ does not load")
+            return
+        }
+        let kinds = [
+            LayoutViewport(width: 390, height: 844, scale: 3, safeTop: 47, safeBottom: 34),
+            LayoutViewport(width: 333.37, height: 700.5, scale: 2, fontScale: 1.35, direction: .rtl, platform: .android),
+            LayoutViewport(width: 100, height: 100, scale: 1, fontScale: 0.5, mode: .web),
+        ]
+        let sizes: [(Float, Float)] = [(1, 1), (320, 568), (375.5, 667), (414, 896), (1024, 1366)]
+        for (id, entry) in snapshot.screens where entry.parameterNames.isEmpty {
+            for user in ["u1", "u2", "u3"] {
+                let context = UserContext(userID: user, platform: "ios", appVersion: SemanticVersion("5.3"))
+                let outcomes = snapshot.resolver.outcomes(of: entry.decisions, for: context, evaluator: snapshot.evaluator)
+                let resolved = snapshot.resolver.resolve(
+                    entry.screen, decisions: entry.decisions, outcomes: outcomes, clientSchemaVersion: entry.screen.schemaVersion)
+                for kind in kinds {
+                    let plan = ScreenLayout(viewport: kind, fonts: snapshot.fonts).plan(resolved)
+                    for (width, height) in sizes {
+                        var viewport = kind
+                        viewport.width = width
+                        viewport.height = height
+                        let layout = ScreenLayout(viewport: viewport, fonts: snapshot.fonts)
+                        let reused = layout.layOut(plan), fresh = layout.layOut(resolved)
+                        #expect(JSONWriter.encode(reused.jsonValue(revision: 1)) == JSONWriter.encode(fresh.jsonValue(revision: 1)), "\(id), \(user), \(viewport)")
+                        #expect(PreviewSVG.render(reused, fontFaces: "") == PreviewSVG.render(fresh, fontFaces: ""), "\(id), \(user), \(viewport)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// One user sweeping widths: one resolved screen, one plan, an answer per width; another
+    /// font scale is another plan.
+    @Test func aSweepOfSizesPlansEachOutcomeOnce() throws {
+        let app = try InProcessApp(config)
+        for n in 0..<30 {
+            #expect(app.request("/v1/screens/feed/layout?user=u1&width=\(320 + n).5&height=844").status == .ok)
+        }
+        let snapshot = app.state.store.snapshot
+        #expect(snapshot.layoutPlans.count == 1)
+        #expect(snapshot.resolvedScreens.count == 1)
+        #expect(snapshot.answers.count == 30)
+        #expect(app.request("/v1/screens/feed/layout?user=u1&width=320.5&height=844&fontScale=1.5").status == .ok)
+        #expect(snapshot.layoutPlans.count == 2)
+    }
+
     @Test func usersWithTheSameOutcomeShareOneLayout() throws {
         let app = try InProcessApp(config)
         var variants: Set<String> = []

@@ -65,9 +65,9 @@ final class FontChains {
     }
 }
 
-/// How one Text (or a Button's title) is measured: resolved once per layout, used by the measure
+/// How one Text (or a Button's title) is measured: resolved once per plan, used by the measure
 /// function and again to break the lines a preview draws.
-struct TextSpec {
+struct TextSpec: Sendable {
     var text: String
     var chain: FontChain
     var family: String
@@ -77,6 +77,8 @@ struct TextSpec {
     /// Points per line, font scale applied.
     var lineHeight: Double
     var lineLimit: Int
+    /// The text's glyphs in `chain` at `size`, looked up once for every width it is measured at.
+    var prepared: PreparedText
 
     /// `font` (a platform text style) or `fontSize` (points, system family), `weight`,
     /// `lineHeight` (a multiple of the style's or font's line height), `lineLimit`, and the font scale.
@@ -106,10 +108,11 @@ struct TextSpec {
         if let multiple = properties.number("lineHeight") { lineHeight *= Double(multiple) }
         lineLimit = properties.number("lineLimit").map { Int($0) } ?? 0
         self.text = text
+        prepared = chain.prepare(text, size: size)
     }
 
     func measure(availableWidth: Double) -> TextMeasurement {
-        chain.measure(text, size: size, lineHeight: .points(lineHeight), lineLimit: lineLimit, availableWidth: availableWidth)
+        prepared.measure(lineHeight: .points(lineHeight), lineLimit: lineLimit, availableWidth: availableWidth)
     }
 
     /// The measure function of a text leaf: the text's size when broken at the offered width.

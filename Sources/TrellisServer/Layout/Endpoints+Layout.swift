@@ -22,11 +22,13 @@ extension Endpoints {
     /// The layout answer for one resolved request, from the answer cache.
     func layoutAnswer(_ resolving: ScreenRequest, viewport: LayoutViewport, pretty: Bool) throws(Problem) -> EncodedBody {
         try Self.requireFonts(resolving.snapshot)
-        return try resolving.answer(format: .layout, pretty: pretty, viewport: viewport) { resolved in
-            let frames = ScreenLayout(viewport: viewport, fonts: resolving.snapshot.fonts, keepsLines: false).layOut(resolved)
-            return pretty
+        return try resolving.cached(format: .layout, pretty: pretty, viewport: viewport) { () throws(Problem) in
+            let plan = try resolving.layoutPlan(for: viewport)
+            let frames = ScreenLayout(viewport: viewport, fonts: resolving.snapshot.fonts, keepsLines: false).layOut(plan)
+            let bytes = pretty
                 ? JSONWriter.encode(frames.jsonValue(revision: resolving.entry.revision), style: .pretty)
                 : frames.encoded(revision: resolving.entry.revision)
+            return EncodedBody(bytes: bytes, compressionLevel: EncodedBody.viewportCompressionLevel)
         }
     }
 
@@ -40,13 +42,14 @@ extension Endpoints {
         // Links carry who is looking and at what size on to the next preview (so they are part of the key).
         let linkQuery = svg ? "" : QueryParameters.encode(
             resolving.query.items.filter { $0.name != "check" && !$0.name.hasPrefix(ScreenRequest.parameterPrefix) }.map { ($0.name, $0.value) })
-        let body = try resolving.answer(format: svg ? .svg : .html(check: check), viewport: viewport, linkQuery: linkQuery) { resolved in
+        let body = try resolving.cached(format: svg ? .svg : .html(check: check), viewport: viewport, linkQuery: linkQuery) {
+            () throws(Problem) in
             let fonts = resolving.snapshot.fonts
-            let frames = ScreenLayout(viewport: viewport, fonts: fonts).layOut(resolved)
+            let frames = ScreenLayout(viewport: viewport, fonts: fonts).layOut(try resolving.layoutPlan(for: viewport))
             let fontFaces = resolving.snapshot.webFonts.fontFaceRules(frames, fonts: fonts)
-            return Array(
-                (svg ? PreviewSVG.render(frames, fontFaces: fontFaces)
-                    : PreviewHTML.render(frames, check: check, linkQuery: linkQuery, fontFaces: fontFaces)).utf8)
+            let page = svg ? PreviewSVG.render(frames, fontFaces: fontFaces)
+                : PreviewHTML.render(frames, check: check, linkQuery: linkQuery, fontFaces: fontFaces)
+            return EncodedBody(bytes: Array(page.utf8), compressionLevel: EncodedBody.viewportCompressionLevel)
         }
         var response = Self.cached(
             body, request, cacheControl: state.screenCacheControl,

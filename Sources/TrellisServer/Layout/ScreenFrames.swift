@@ -75,6 +75,8 @@ public struct LaidOutComponent: Sendable {
     /// List: the separators between rows.
     public var separators: [LaidOutPart]
     public var subviews: [LaidOutComponent]
+    /// What it was laid out from, with the bytes of its answer that do not change with the size.
+    let planned: PlannedComponent
 }
 
 /// A resolved screen laid out for one viewport.
@@ -174,11 +176,10 @@ extension ScreenFrames {
         }
     }
 
-    static func append(_ part: LaidOutPart, to out: inout [UInt8]) {
-        out.append(0x7B)
-        var first = true
-        JSONWriter.appendKey("layoutId", first: &first, to: &out)
-        JSONWriter.append(string: part.layoutId, to: &out)
+    /// A bar or separator: `head` is its `{"layoutId":"…"`.
+    static func append(_ part: LaidOutPart, head: [UInt8], to out: inout [UInt8]) {
+        out.append(contentsOf: head)
+        var first = false
         append(part.frame, first: &first, to: &out)
         out.append(0x7D)
     }
@@ -197,50 +198,36 @@ extension ScreenFrames {
         out.append(0x5D)
     }
 
-    /// One component as ``jsonValue(_:)`` has it, member for member.
+    /// One component as ``jsonValue(_:)`` has it, member for member: the frames between the
+    /// bytes its plan encoded once.
     static func append(_ node: LaidOutComponent, to out: inout [UInt8]) {
-        let c = node.component
-        out.append(0x7B)
-        var first = true
-        JSONWriter.appendKey("type", first: &first, to: &out)
-        JSONWriter.append(string: c.type, to: &out)
-        if let id = c.id {
-            JSONWriter.appendKey("id", first: &first, to: &out)
-            JSONWriter.append(string: id, to: &out)
-        }
-        JSONWriter.appendKey("layoutId", first: &first, to: &out)
-        JSONWriter.append(string: node.layoutId, to: &out)
-        JSONWriter.appendKey("frame", first: &first, to: &out)
-        out.append(0x7B)
+        let encoded = node.planned.encoded
+        out.append(contentsOf: encoded.head)
         var inFrame = true
         append(node.frame, first: &inFrame, to: &out)
         out.append(0x7D)
-        if node.isHidden {
-            JSONWriter.appendKey("hidden", first: &first, to: &out)
-            out.append(contentsOf: "true".utf8)
+        var first = false
+        if node.isHidden { out.append(contentsOf: ",\"hidden\":true".utf8) }
+        if let bar = node.bar, let part = node.planned.barPart {
+            out.append(contentsOf: ",\"bar\":".utf8)
+            append(bar, head: part.head, to: &out)
         }
-        if let bar = node.bar {
-            JSONWriter.appendKey("bar", first: &first, to: &out)
-            append(bar, to: &out)
+        if !node.separators.isEmpty {
+            out.append(contentsOf: ",\"separators\":[".utf8)
+            for (index, (separator, part)) in zip(node.separators, node.planned.separatorParts).enumerated() {
+                if index > 0 { out.append(0x2C) }
+                append(separator, head: part.head, to: &out)
+            }
+            out.append(0x5D)
         }
-        append(array: "separators", node.separators, first: &first, to: &out) { part, out in append(part, to: &out) }
         if let text = node.text, text.lineCount > 0 {
             JSONWriter.appendKey("lines", first: &first, to: &out)
             JSONWriter.append(number: Double(text.lineCount), to: &out)
         }
-        if node.text?.isTruncated == true {
-            JSONWriter.appendKey("truncated", first: &first, to: &out)
-            out.append(contentsOf: "true".utf8)
-        }
-        for (key, members) in [("properties", c.properties), ("values", c.values), ("style", c.style)] where !members.isEmpty {
-            JSONWriter.appendKey(key, first: &first, to: &out)
-            JSONWriter.append(members: members, to: &out)
-        }
+        if node.text?.isTruncated == true { out.append(contentsOf: ",\"truncated\":true".utf8) }
+        out.append(contentsOf: encoded.members)
         append(array: "subviews", node.subviews, first: &first, to: &out) { subview, out in append(subview, to: &out) }
-        if !c.metadata.isEmpty {
-            JSONWriter.appendKey("metadata", first: &first, to: &out)
-            JSONWriter.append(members: c.metadata, to: &out)
-        }
+        out.append(contentsOf: encoded.metadata)
         out.append(0x7D)
     }
 }

@@ -25,7 +25,10 @@ extension ScreenLayout {
     }
 
     /// width/height/min/max, padding, borderWidth, flexGrow, hidden.
-    func applyCommon(_ properties: ComponentProperties, in parent: Parent, _ style: inout Style, _ pending: Pending) {
+    func applyCommon(
+        _ properties: ComponentProperties, of component: ResolvedComponent, in parent: Parent, _ style: inout Style,
+        _ draft: inout PlannedComponent.Draft
+    ) {
         if let width = properties.size("width") { set(width, horizontal: true, in: parent, &style) }
         if let height = properties.size("height") { set(height, horizontal: false, in: parent, &style) }
         func limit(_ size: ComponentProperties.Size?) -> Dimension? {
@@ -49,7 +52,7 @@ extension ScreenLayout {
             style.padding.start = .points(padding.leading)
             style.padding.end = .points(padding.trailing)
             insets = padding
-        } else if pending.component.type == "Button" && properties.string("style") != "plain" {
+        } else if component.type == "Button" && properties.string("style") != "plain" {
             insets = (Self.buttonPadding.vertical, Self.buttonPadding.horizontal, Self.buttonPadding.vertical, Self.buttonPadding.horizontal)
         }
         let border = properties.number("borderWidth") ?? 0
@@ -63,10 +66,10 @@ extension ScreenLayout {
         }
         if properties.bool("hidden") == true {
             style.display = .none
-            pending.hidden = true
+            draft.hidden = true
         }
         let rtl = viewport.direction == .rtl
-        pending.insets = (
+        draft.insets = (
             insets.top + border, (rtl ? insets.trailing : insets.leading) + border, insets.bottom + border,
             (rtl ? insets.leading : insets.trailing) + border
         )

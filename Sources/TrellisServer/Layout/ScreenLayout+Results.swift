@@ -31,14 +31,18 @@ extension ScreenLayout {
                     lines: [], lineWidths: [], lineCount: summary.count, isTruncated: summary.truncated)
             }
         }
+        let planned = pending.planned
+        var bar: LaidOutPart?
+        if let node = pending.bar, let part = planned.barPart {
+            bar = LaidOutPart(layoutId: part.layoutId, frame: place(node.frame, in: own).frame)
+        }
         return LaidOutComponent(
-            component: pending.component, layoutId: pending.layoutId, frame: frame, isHidden: pending.hidden,
-            insets: pending.insets, text: text,
-            bar: pending.bar.map { LaidOutPart(layoutId: pending.layoutId + "/bar", frame: place($0.frame, in: own).frame) },
-            separators: pending.separators.enumerated().map {
-                LaidOutPart(layoutId: pending.layoutId + "/separator[\($0.offset)]", frame: place($0.element.frame, in: own).frame)
+            component: planned.component, layoutId: planned.layoutId, frame: frame, isHidden: planned.hidden,
+            insets: planned.insets, text: text, bar: bar,
+            separators: zip(pending.separators, planned.separatorParts).map {
+                LaidOutPart(layoutId: $0.1.layoutId, frame: place($0.0.frame, in: own).frame)
             },
-            subviews: pending.children.map { result($0, in: own) })
+            subviews: pending.children.map { result($0, in: own) }, planned: planned)
     }
 
     /// `frame` (relative, as laid out) as the answer gives it, and the origin it makes for its

@@ -36,20 +36,24 @@ public struct ScreenLayout {
     /// Button padding when the screen gives none (`plain` buttons have none).
     static let buttonPadding: (vertical: Float, horizontal: Float) = (10, 16)
 
-    public func layOut(_ screen: ResolvedScreen) -> ScreenFrames {
+    public func layOut(_ screen: ResolvedScreen) -> ScreenFrames { layOut(plan(screen)) }
+
+    /// Lays `plan` out at this layout's viewport, which must differ from the plan's in width and
+    /// height only.
+    public func layOut(_ plan: LayoutPlan) -> ScreenFrames {
         var screenStyle = Style(mode: viewport.mode)
         screenStyle.flexDirection = .column
         screenStyle.alignItems = .stretch
         screenStyle.width = .points(viewport.width)
         screenStyle.height = .points(viewport.height)
-        if ComponentProperties(members: screen.root?.properties ?? []).bool("ignoresSafeArea") != true {
+        if !plan.ignoresSafeArea {
             screenStyle.padding.top = .points(viewport.safeTop)
             screenStyle.padding.bottom = .points(viewport.safeBottom)
         }
         let screenNode = LayoutNode(style: screenStyle)
         var root: Pending?
-        if let component = screen.root {
-            let pending = build(component, path: JSONPath.root.appending("root"), in: Parent(axis: .vertical, role: .area))
+        if let planned = plan.root {
+            let pending = instantiate(planned)
             screenNode.addChild(pending.node)
             root = pending
         }
@@ -60,7 +64,15 @@ public struct ScreenLayout {
             screenNode.calculateLayout(
                 availableWidth: viewport.width, availableHeight: viewport.height, direction: viewport.direction, config: config)
         }
-        return ScreenFrames(screen: screen, viewport: viewport, root: root.map { result($0) })
+        return ScreenFrames(screen: plan.screen, viewport: viewport, root: root.map { result($0) })
+    }
+
+    /// The plan of `screen` for this layout's viewport (of any width and height).
+    public func plan(_ screen: ResolvedScreen) -> LayoutPlan {
+        LayoutPlan(
+            screen: screen,
+            root: screen.root.map { plan($0, path: JSONPath.root.appending("root"), in: Parent(axis: .vertical, role: .area)) },
+            ignoresSafeArea: ComponentProperties(members: screen.root?.properties ?? []).bool("ignoresSafeArea") == true)
     }
 
     // MARK: Building the tree
@@ -87,34 +99,68 @@ public struct ScreenLayout {
         var itemWidth: ComponentProperties.Size? = nil
     }
 
+    /// One component's nodes in one layout.
     final class Pending {
-        let component: ResolvedComponent
-        let layoutId: String
+        let planned: PlannedComponent
         let node: LayoutNode
-        var hidden = false
-        var insets: (top: Float, left: Float, bottom: Float, right: Float) = (0, 0, 0, 0)
-        var text: TextSpec?
         var bar: LayoutNode?
         var separators: [LayoutNode] = []
         var children: [Pending] = []
-        /// Whether this is a Pins container with pins to its safe area.
-        var usesSafeArea = false
 
-        init(_ component: ResolvedComponent, _ layoutId: String, _ node: LayoutNode) {
-            self.component = component
-            self.layoutId = layoutId
+        init(_ planned: PlannedComponent, _ node: LayoutNode) {
+            self.planned = planned
             self.node = node
         }
+
+        var component: ResolvedComponent { planned.component }
+        var layoutId: String { planned.layoutId }
+        var hidden: Bool { planned.hidden }
+        var insets: (top: Float, left: Float, bottom: Float, right: Float) { planned.insets }
+        var text: TextSpec? { planned.text }
     }
 
-    func build(_ component: ResolvedComponent, path: JSONPath, in parent: Parent) -> Pending {
+    /// The nodes of `planned` and its subviews, for one layout.
+    func instantiate(_ planned: PlannedComponent) -> Pending {
+        let node = LayoutNode(style: planned.style)
+        node.tag = planned.layoutId
+        let pending = Pending(planned, node)
+        switch planned.content {
+        case .text(let spec):
+            node.measureFunction = spec.measureFunction
+            return pending
+        case .placeholder(let side):
+            node.measureFunction = { _, _, _, _ in Size(width: side, height: side) }
+            return pending
+        case .children:
+            break
+        }
+        node.pinLayout = planned.pinLayout
+        if let bar = planned.bar {
+            pending.bar = LayoutNode(style: bar.style)
+        }
+        if let bar = pending.bar, planned.bar?.first == true { node.addChild(bar) }
+        for (index, child) in planned.children.enumerated() {
+            if index > 0, let separator = planned.separatorStyle {
+                let separatorNode = LayoutNode(style: separator)
+                pending.separators.append(separatorNode)
+                node.addChild(separatorNode)
+            }
+            let built = instantiate(child)
+            node.addChild(built.node)
+            pending.children.append(built)
+        }
+        if let bar = pending.bar, planned.bar?.first == false { node.addChild(bar) }
+        return pending
+    }
+
+    /// `component` planned at `path` in `parent`; `shown` is false for a TabBar's unselected tabs.
+    func plan(_ component: ResolvedComponent, path: JSONPath, in parent: Parent, shown: Bool = true) -> PlannedComponent {
         let properties = ComponentProperties(members: component.properties)
         let values = ComponentProperties(members: component.values)
         var style = Style(mode: viewport.mode)
         style.flexDirection = .column
-        let pending = Pending(component, component.id ?? path.description, LayoutNode(style: style))
-        pending.node.tag = pending.layoutId
-        var measure: MeasureFunction?
+        var draft = PlannedComponent.Draft()
+        var content = PlannedComponent.Content.children
         var childParent = Parent(axis: .vertical, role: .flow)
         let spacing = properties.number("spacing").map { Dimension.points($0) } ?? .undefined
 
@@ -157,15 +203,11 @@ public struct ScreenLayout {
             childParent.itemWidth = properties.size("itemWidth")
             fill(.horizontal, in: parent, &style)
         case "Text":
-            let spec = TextSpec(values.string("text") ?? "", properties, defaultStyle: .body, viewport: viewport, fonts: chains)
-            pending.text = spec
-            measure = spec.measureFunction
+            content = .text(TextSpec(values.string("text") ?? "", properties, defaultStyle: .body, viewport: viewport, fonts: chains))
         case "Button":
             let plain = properties.string("style") == "plain"
-            let spec = TextSpec(
-                values.string("title") ?? "", properties, defaultStyle: plain ? .body : .headline, viewport: viewport, fonts: chains)
-            pending.text = spec
-            measure = spec.measureFunction
+            content = .text(TextSpec(
+                values.string("title") ?? "", properties, defaultStyle: plain ? .body : .headline, viewport: viewport, fonts: chains))
             if !plain {
                 style.padding.vertical = .points(Self.buttonPadding.vertical)
                 style.padding.horizontal = .points(Self.buttonPadding.horizontal)
@@ -178,8 +220,7 @@ public struct ScreenLayout {
             } else if case .pinned = parent.role, !hasWidth || !hasHeight {
                 // The placeholder is the image's content size, which pins may stretch, as Auto
                 // Layout treats an image view's intrinsic size.
-                let side = Self.placeholderSide(values)
-                measure = { _, _, _, _ in Size(width: side, height: side) }
+                content = .placeholder(Self.placeholderSide(values))
             } else {
                 let side = Self.placeholderSide(values)
                 if !hasWidth { style.width = .points(side) }
@@ -208,67 +249,63 @@ public struct ScreenLayout {
             style.alignItems = .stretch
             childParent = Parent(axis: nil, role: .pinned)
             if let pins = component.pins {
-                pending.node.pinLayout = pins.layout(views: component.subviews.map { $0.id ?? "" })
-                pending.usesSafeArea = pins.constraints.contains { $0.first.item == .safeArea || $0.second?.item == .safeArea }
+                draft.pinLayout = pins.layout(views: component.subviews.map { $0.id ?? "" })
+                draft.usesSafeArea = pins.constraints.contains { $0.first.item == .safeArea || $0.second?.item == .safeArea }
             }
         case "Navigation":
             style.alignItems = .stretch
-            let bar = barNode(height: Self.navigationBarHeight(viewport.platform, large: properties.string("titleDisplayMode") != "inline"))
-            pending.bar = bar
+            draft.bar = PlannedComponent.Bar(
+                style: barStyle(height: Self.navigationBarHeight(viewport.platform, large: properties.string("titleDisplayMode") != "inline")),
+                first: true)
             childParent.role = .area
         case "Tab":
             style.alignItems = .stretch
             childParent.role = .area
         case "TabBar":
             style.alignItems = .stretch
-            pending.bar = barNode(height: Self.tabBarHeight(viewport.platform))
+            draft.bar = PlannedComponent.Bar(style: barStyle(height: Self.tabBarHeight(viewport.platform)), first: false)
             childParent.role = .area
         default:
             break
         }
 
         applyPlacement(in: parent, properties, &style)
-        applyCommon(properties, in: parent, &style, pending)
+        applyCommon(properties, of: component, in: parent, &style, &draft)
         if let itemWidth = parent.itemWidth {  // a carousel's items keep the item width, whatever their own
             style.flexGrow = 0
             style.flexShrink = 0
             set(itemWidth, horizontal: true, in: parent, &style)
         }
         LayoutTree.apply(component.style, to: &style, at: .root, nil)  // validated when the screen was loaded
-        pending.node.style = style
-        if let measure {
-            pending.node.measureFunction = measure
-            return pending
+        if !shown {
+            style.display = .none
+            draft.hidden = true
         }
-
-        if let bar = pending.bar, component.type == "Navigation" { pending.node.addChild(bar) }
+        let layoutId = component.id ?? path.description
+        guard case .children = content else {
+            return PlannedComponent(component, layoutId: layoutId, style: style, content: content, draft: draft, children: [])
+        }
+        if component.type == "List" && (properties.bool("separators") ?? true) {
+            var separator = Style(mode: viewport.mode)
+            separator.height = .points(1 / viewport.scale)
+            separator.flexShrink = 0
+            separator.alignSelf = .stretch
+            draft.separatorStyle = separator
+        }
         let selected = min(max(0, Int(properties.number("selectedIndex") ?? 0)), max(0, component.subviews.count - 1))
+        var children: [PlannedComponent] = []
+        children.reserveCapacity(component.subviews.count)
         for (index, child) in component.subviews.enumerated() {
             var placement = childParent
-            if component.type == "ZStack" && index > 0, let p = properties.padding() {
+            if component.type == "ZStack" && index > 0 {
+                let p = properties.padding() ?? (0, 0, 0, 0)
                 placement.role = .overlay(top: p.top, leading: p.leading, bottom: p.bottom, trailing: p.trailing)
-            } else if component.type == "ZStack" && index > 0 {
-                placement.role = .overlay(top: 0, leading: 0, bottom: 0, trailing: 0)
             }
-            let built = build(child, path: path.appending("subviews").appending(index), in: placement)
-            if component.type == "TabBar" && index != selected {
-                built.node.style.display = .none
-                built.hidden = true
-            }
-            if component.type == "List" && index > 0 && (properties.bool("separators") ?? true) {
-                var separator = Style(mode: viewport.mode)
-                separator.height = .points(1 / viewport.scale)
-                separator.flexShrink = 0
-                separator.alignSelf = .stretch
-                let node = LayoutNode(style: separator)
-                pending.separators.append(node)
-                pending.node.addChild(node)
-            }
-            pending.node.addChild(built.node)
-            pending.children.append(built)
+            children.append(plan(
+                child, path: path.appending("subviews").appending(index), in: placement,
+                shown: component.type != "TabBar" || index == selected))
         }
-        if let bar = pending.bar, component.type == "TabBar" { pending.node.addChild(bar) }
-        return pending
+        return PlannedComponent(component, layoutId: layoutId, style: style, content: content, draft: draft, children: children)
     }
 
     /// Gives each Pins container that pins to its safe area the part of it the status bar and the
@@ -278,7 +315,7 @@ public struct ScreenLayout {
         let frame = pending.node.frame
         let absoluteTop = top + frame.top, absoluteBottom = absoluteTop + frame.height
         var changed = false
-        if pending.usesSafeArea, var pins = pending.node.pinLayout {
+        if pending.planned.usesSafeArea, var pins = pending.node.pinLayout {
             let insets = PinInsets(
                 top: Double(max(0, min(frame.height, viewport.safeTop - absoluteTop))), left: 0,
                 bottom: Double(max(0, min(frame.height, absoluteBottom - (viewport.height - viewport.safeBottom)))), right: 0)
@@ -294,11 +331,11 @@ public struct ScreenLayout {
         return changed
     }
 
-    private func barNode(height: Float) -> LayoutNode {
+    private func barStyle(height: Float) -> Style {
         var style = Style(mode: viewport.mode)
         style.height = .points(height)
         style.flexShrink = 0
         style.alignSelf = .stretch
-        return LayoutNode(style: style)
+        return style
     }
 }

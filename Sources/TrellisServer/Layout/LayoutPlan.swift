@@ -1,0 +1,152 @@
+import TrellisJSON
+import TrellisLayout
+import TrellisScreens
+
+/// A resolved screen made into flexbox styles and prepared text for one kind of viewport: all of a
+/// viewport but its width and height. Reading a screen's properties, choosing its fonts and
+/// looking its glyphs up cost more than the flexbox pass itself, and none of it depends on the
+/// size, so a snapshot keeps a plan per outcome and viewport kind (``Snapshot/layoutPlans``) and a
+/// client sweeping sizes has each laid out from the same plan.
+public struct LayoutPlan: Sendable {
+    public let screen: ResolvedScreen
+    let root: PlannedComponent?
+    /// The root's `ignoresSafeArea`: the screen then has no safe-area padding.
+    let ignoresSafeArea: Bool
+
+    /// `viewport` as a plan's key: its width and height do not change the plan.
+    static func kind(of viewport: LayoutViewport) -> LayoutViewport {
+        var kind = viewport
+        kind.width = 0
+        kind.height = 0
+        return kind
+    }
+}
+
+/// One component of a ``LayoutPlan``: its node's style and content, never changed after it is made
+/// (each layout makes its own nodes from it, ``ScreenLayout/instantiate(_:)``).
+final class PlannedComponent: Sendable {
+    /// What fills the node.
+    enum Content: Sendable {
+        /// A Text's or Button's text, measured by its measure function.
+        case text(TextSpec)
+        /// A pinned image without a size: a square of this side, which pins may stretch.
+        case placeholder(Float)
+        /// Its subviews (and bar and separators).
+        case children
+    }
+
+    /// A navigation or tab bar's node: first (Navigation) or last (TabBar) among the children.
+    struct Bar: Sendable {
+        var style: Style
+        var first: Bool
+    }
+
+    /// What ``ScreenLayout/plan(_:path:in:shown:)`` gathers before the style is final.
+    struct Draft {
+        var hidden = false
+        var insets: (top: Float, left: Float, bottom: Float, right: Float) = (0, 0, 0, 0)
+        var pinLayout: PinLayout?
+        var usesSafeArea = false
+        var bar: Bar?
+        var separatorStyle: Style?
+    }
+
+    let component: ResolvedComponent
+    /// The component's `id`, else its JSON path in the resolved screen.
+    let layoutId: String
+    let style: Style
+    let content: Content
+    /// `hidden: true`, or a Tab that is not selected.
+    let hidden: Bool
+    /// Content insets (padding + border) in points, physical edges.
+    let insets: (top: Float, left: Float, bottom: Float, right: Float)
+    let pinLayout: PinLayout?
+    /// Whether this is a Pins container with pins to its safe area.
+    let usesSafeArea: Bool
+    let bar: Bar?
+    /// A List's separator between rows (nil: none).
+    let separatorStyle: Style?
+    let children: [PlannedComponent]
+    /// `<layoutId>/bar` and `<layoutId>/separator[N]`, with their answers' opening bytes.
+    let barPart: EncodedPart?
+    let separatorParts: [EncodedPart]
+    /// The bytes of the answer that do not change with the size.
+    let encoded: EncodedComponent
+
+    init(_ component: ResolvedComponent, layoutId: String, style: Style, content: Content, draft: Draft, children: [PlannedComponent]) {
+        self.component = component
+        self.layoutId = layoutId
+        self.style = style
+        self.content = content
+        hidden = draft.hidden
+        insets = draft.insets
+        pinLayout = draft.pinLayout
+        usesSafeArea = draft.usesSafeArea
+        bar = draft.bar
+        separatorStyle = draft.separatorStyle
+        self.children = children
+        barPart = draft.bar == nil ? nil : EncodedPart(layoutId: layoutId + "/bar")
+        separatorParts = draft.separatorStyle == nil ? [] : children.indices.dropFirst().map {
+            EncodedPart(layoutId: layoutId + "/separator[\($0 - 1)]")
+        }
+        encoded = EncodedComponent(component, layoutId: layoutId)
+    }
+
+    var text: TextSpec? {
+        if case .text(let spec) = content { spec } else { nil }
+    }
+}
+
+/// The parts of a component's layout answer that do not depend on the size, encoded once per plan;
+/// ``ScreenFrames/encoded(revision:)`` writes the frames between them.
+struct EncodedComponent: Sendable {
+    /// `{"type":…,"id":…,"layoutId":…,"frame":{`
+    let head: [UInt8]
+    /// `,"properties":{…},"values":{…},"style":{…}`, each only when not empty.
+    let members: [UInt8]
+    /// `,"metadata":{…}`, or nothing.
+    let metadata: [UInt8]
+
+    init(_ c: ResolvedComponent, layoutId: String) {
+        var head: [UInt8] = []
+        var first = true
+        JSONWriter.appendKey("type", first: &first, to: &head)
+        JSONWriter.append(string: c.type, to: &head)
+        if let id = c.id {
+            JSONWriter.appendKey("id", first: &first, to: &head)
+            JSONWriter.append(string: id, to: &head)
+        }
+        JSONWriter.appendKey("layoutId", first: &first, to: &head)
+        JSONWriter.append(string: layoutId, to: &head)
+        JSONWriter.appendKey("frame", first: &first, to: &head)
+        self.head = [0x7B] + head + [0x7B]
+        var members: [UInt8] = []
+        var notFirst = false
+        for (key, object) in [("properties", c.properties), ("values", c.values), ("style", c.style)] where !object.isEmpty {
+            JSONWriter.appendKey(key, first: &notFirst, to: &members)
+            JSONWriter.append(members: object, to: &members)
+        }
+        self.members = members
+        var metadata: [UInt8] = []
+        if !c.metadata.isEmpty {
+            JSONWriter.appendKey("metadata", first: &notFirst, to: &metadata)
+            JSONWriter.append(members: c.metadata, to: &metadata)
+        }
+        self.metadata = metadata
+    }
+}
+
+/// A bar's or separator's layout id, and `{"layoutId":"…"` for its answer.
+struct EncodedPart: Sendable {
+    let layoutId: String
+    let head: [UInt8]
+
+    init(layoutId: String) {
+        self.layoutId = layoutId
+        var head: [UInt8] = [0x7B]
+        var first = true
+        JSONWriter.appendKey("layoutId", first: &first, to: &head)
+        JSONWriter.append(string: layoutId, to: &head)
+        self.head = head
+    }
+}
