@@ -66,9 +66,24 @@ public struct JSONWriter {
     /// shortest round-tripping form, which is valid JSON for finite numbers.
     static func writeNumber(_ n: Double, to out: inout [UInt8]) {
         if n == n.rounded(), abs(n) <= 9_007_199_254_740_992 {
-            out.append(contentsOf: String(Int64(n)).utf8)
+            writeInteger(Int64(n), to: &out)
         } else {
             out.append(contentsOf: n.description.utf8)
+        }
+    }
+
+    /// `n` in decimal, as `String(n)` spells it, without making the String.
+    static func writeInteger(_ n: Int64, to out: inout [UInt8]) {
+        if n < 0 { out.append(0x2D) }
+        var magnitude = n.magnitude
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = 0x30 + UInt8(truncatingIfNeeded: magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
         }
     }
 
@@ -107,6 +122,9 @@ extension JSONWriter {
 
     /// Appends `s` as a string literal.
     public static func append(string s: String, to out: inout [UInt8]) { writeString(s, to: &out) }
+
+    /// Appends `n` in decimal (`-42`).
+    public static func append(integer n: Int64, to out: inout [UInt8]) { writeInteger(n, to: &out) }
 
     /// Appends `n` as `encode` writes `.number(n)`.
     public static func append(number n: Double, to out: inout [UInt8]) { writeNumber(n, to: &out) }

@@ -163,17 +163,22 @@ extension ScreenFrames {
     /// A point value as `.number(value.json)` writes it, without the round trip through a Double.
     static func append(_ value: Float, to out: inout [UInt8]) {
         if value == value.rounded(), abs(value) <= 9_007_199_254_740_992 {
-            out.append(contentsOf: String(Int64(value)).utf8)
+            JSONWriter.append(integer: Int64(value), to: &out)
         } else {
             out.append(contentsOf: value.description.utf8)
         }
     }
 
     static func append(_ frame: LayoutFrame, first: inout Bool, to out: inout [UInt8]) {
-        for (key, value) in [("x", frame.left), ("y", frame.top), ("width", frame.width), ("height", frame.height)] {
-            JSONWriter.appendKey(key, first: &first, to: &out)
-            append(value, to: &out)
-        }
+        out.append(contentsOf: (first ? "\"x\":" : ",\"x\":").utf8)
+        first = false
+        append(frame.left, to: &out)
+        out.append(contentsOf: ",\"y\":".utf8)
+        append(frame.top, to: &out)
+        out.append(contentsOf: ",\"width\":".utf8)
+        append(frame.width, to: &out)
+        out.append(contentsOf: ",\"height\":".utf8)
+        append(frame.height, to: &out)
     }
 
     /// A bar or separator: `head` is its `{"layoutId":"…"`.
