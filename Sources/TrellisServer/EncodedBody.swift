@@ -51,14 +51,73 @@ public struct EncodedBody: Sendable {
         }
     }
 
-    /// 64-bit FNV-1a of the bytes as 16 hex digits: cheap, stable across processes and machines.
+    /// XXH64 (seed 0) of the bytes as 16 hex digits: stable across processes and machines, and
+    /// four independent lanes of eight bytes, where FNV-1a's one multiply per byte made the ETag
+    /// of a 16 KB layout answer cost a twentieth of the answer.
     static func fingerprint(_ bytes: [UInt8]) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in bytes {
-            hash ^= UInt64(b)
-            hash &*= 0x100_0000_01b3
-        }
+        let hash = bytes.withUnsafeBytes { XXH64.hash($0) }
         let hex = String(hash, radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
     }
+}
+
+/// [XXH64](https://github.com/Cyan4973/xxHash/blob/dev/doc/xxhash_spec.md), seed 0.
+enum XXH64 {
+    static let prime1: UInt64 = 0x9E37_79B1_85EB_CA87
+    static let prime2: UInt64 = 0xC2B2_AE3D_27D4_EB4F
+    static let prime3: UInt64 = 0x1656_67B1_9E37_79F9
+    static let prime4: UInt64 = 0x85EB_CA77_C2B2_AE63
+    static let prime5: UInt64 = 0x27D4_EB2F_1656_67C5
+
+    static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        let count = bytes.count
+        var offset = 0
+        var hash: UInt64
+        if count >= 32 {
+            var lanes = (prime1 &+ prime2, prime2, UInt64(0), 0 &- prime1)
+            while offset + 32 <= count {
+                lanes.0 = round(lanes.0, word(bytes, offset))
+                lanes.1 = round(lanes.1, word(bytes, offset + 8))
+                lanes.2 = round(lanes.2, word(bytes, offset + 16))
+                lanes.3 = round(lanes.3, word(bytes, offset + 24))
+                offset += 32
+            }
+            hash = lanes.0.rotated(1) &+ lanes.1.rotated(7) &+ lanes.2.rotated(12) &+ lanes.3.rotated(18)
+            for lane in [lanes.0, lanes.1, lanes.2, lanes.3] { hash = (hash ^ round(0, lane)) &* prime1 &+ prime4 }
+        } else {
+            hash = prime5
+        }
+        hash &+= UInt64(count)
+        while offset + 8 <= count {
+            hash = (hash ^ round(0, word(bytes, offset))).rotated(27) &* prime1 &+ prime4
+            offset += 8
+        }
+        if offset + 4 <= count {
+            let half = UInt64(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+            hash = (hash ^ (half &* prime1)).rotated(23) &* prime2 &+ prime3
+            offset += 4
+        }
+        while offset < count {
+            hash = (hash ^ (UInt64(bytes[offset]) &* prime5)).rotated(11) &* prime1
+            offset += 1
+        }
+        hash ^= hash >> 33
+        hash &*= prime2
+        hash ^= hash >> 29
+        hash &*= prime3
+        hash ^= hash >> 32
+        return hash
+    }
+
+    private static func round(_ accumulator: UInt64, _ input: UInt64) -> UInt64 {
+        (accumulator &+ input &* prime2).rotated(31) &* prime1
+    }
+
+    private static func word(_ bytes: UnsafeRawBufferPointer, _ offset: Int) -> UInt64 {
+        UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    }
+}
+
+extension UInt64 {
+    fileprivate func rotated(_ bits: UInt64) -> UInt64 { (self << bits) | (self >> (64 - bits)) }
 }

@@ -170,15 +170,20 @@ extension ScreenFrames {
     }
 
     static func append(_ frame: LayoutFrame, first: inout Bool, to out: inout [UInt8]) {
-        out.append(contentsOf: (first ? "\"x\":" : ",\"x\":").utf8)
+        append(literal: first ? "\"x\":" : ",\"x\":", to: &out)
         first = false
         append(frame.left, to: &out)
-        out.append(contentsOf: ",\"y\":".utf8)
+        append(literal: ",\"y\":", to: &out)
         append(frame.top, to: &out)
-        out.append(contentsOf: ",\"width\":".utf8)
+        append(literal: ",\"width\":", to: &out)
         append(frame.width, to: &out)
-        out.append(contentsOf: ",\"height\":".utf8)
+        append(literal: ",\"height\":", to: &out)
         append(frame.height, to: &out)
+    }
+
+    /// A few fixed bytes, copied as they are (a String's UTF-8 view is appended byte by byte).
+    static func append(literal: StaticString, to out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 
     /// A bar or separator: `head` is its `{"layoutId":"…"`.
@@ -189,20 +194,6 @@ extension ScreenFrames {
         out.append(0x7D)
     }
 
-    /// `"key":[…]` with each element written by `write`; nothing when there are none.
-    static func append<Element>(
-        array key: String, _ elements: [Element], first: inout Bool, to out: inout [UInt8], _ write: (Element, inout [UInt8]) -> Void
-    ) {
-        guard !elements.isEmpty else { return }
-        JSONWriter.appendKey(key, first: &first, to: &out)
-        out.append(0x5B)
-        for (i, element) in elements.enumerated() {
-            if i > 0 { out.append(0x2C) }
-            write(element, &out)
-        }
-        out.append(0x5D)
-    }
-
     /// One component as ``jsonValue(_:)`` has it, member for member: the frames between the
     /// bytes its plan encoded once.
     static func append(_ node: LaidOutComponent, to out: inout [UInt8]) {
@@ -211,14 +202,13 @@ extension ScreenFrames {
         var inFrame = true
         append(node.frame, first: &inFrame, to: &out)
         out.append(0x7D)
-        var first = false
-        if node.isHidden { out.append(contentsOf: ",\"hidden\":true".utf8) }
+        if node.isHidden { append(literal: ",\"hidden\":true", to: &out) }
         if let bar = node.bar, let part = node.planned.barPart {
-            out.append(contentsOf: ",\"bar\":".utf8)
+            append(literal: ",\"bar\":", to: &out)
             append(bar, head: part.head, to: &out)
         }
         if !node.separators.isEmpty {
-            out.append(contentsOf: ",\"separators\":[".utf8)
+            append(literal: ",\"separators\":[", to: &out)
             for (index, (separator, part)) in zip(node.separators, node.planned.separatorParts).enumerated() {
                 if index > 0 { out.append(0x2C) }
                 append(separator, head: part.head, to: &out)
@@ -226,12 +216,19 @@ extension ScreenFrames {
             out.append(0x5D)
         }
         if let text = node.text, text.lineCount > 0 {
-            JSONWriter.appendKey("lines", first: &first, to: &out)
-            JSONWriter.append(number: Double(text.lineCount), to: &out)
+            append(literal: ",\"lines\":", to: &out)
+            JSONWriter.append(integer: Int64(text.lineCount), to: &out)
         }
-        if node.text?.isTruncated == true { out.append(contentsOf: ",\"truncated\":true".utf8) }
+        if node.text?.isTruncated == true { append(literal: ",\"truncated\":true", to: &out) }
         out.append(contentsOf: encoded.members)
-        append(array: "subviews", node.subviews, first: &first, to: &out) { subview, out in append(subview, to: &out) }
+        if !node.subviews.isEmpty {
+            append(literal: ",\"subviews\":[", to: &out)
+            for index in node.subviews.indices {
+                if index > 0 { out.append(0x2C) }
+                append(node.subviews[index], to: &out)
+            }
+            out.append(0x5D)
+        }
         out.append(contentsOf: encoded.metadata)
         out.append(0x7D)
     }

@@ -42,7 +42,14 @@ extension ScreenLayout {
             separators: zip(pending.separators, planned.separatorParts).map {
                 LaidOutPart(layoutId: $0.1.layoutId, frame: place($0.0.frame, in: own).frame)
             },
-            subviews: pending.children.map { result($0, in: own) }, planned: planned)
+            subviews: results(of: pending.children, in: own), planned: planned)
+    }
+
+    private func results(of children: [Pending], in origin: Origin) -> [LaidOutComponent] {
+        var results: [LaidOutComponent] = []
+        results.reserveCapacity(children.count)
+        for child in children { results.append(result(child, in: origin)) }
+        return results
     }
 
     /// `frame` (relative, as laid out) as the answer gives it, and the origin it makes for its
@@ -53,10 +60,10 @@ extension ScreenLayout {
     /// right and bottom edges, and the safe area's top and bottom) is put on that line; every other
     /// edge stays where TrellisLayout put it, so children keep their place.
     func place(_ frame: LayoutFrame, in origin: Origin) -> (frame: LayoutFrame, origin: Origin) {
-        let x = place(frame.left, frame.width, parent: (origin.laidOut.x, origin.given.x), lines: [viewport.width])
+        let x = place(frame.left, frame.width, parent: (origin.laidOut.x, origin.given.x), lines: (viewport.width, nil, nil))
         let y = place(
             frame.top, frame.height, parent: (origin.laidOut.y, origin.given.y),
-            lines: [viewport.safeTop, viewport.height - viewport.safeBottom, viewport.height])
+            lines: (viewport.safeTop, viewport.height - viewport.safeBottom, viewport.height))
         return (
             LayoutFrame(left: x.position, top: y.position, width: x.size, height: y.size),
             Origin(laidOut: (x.start.laidOut, y.start.laidOut), given: (x.start.given, y.start.given)))
@@ -64,7 +71,7 @@ extension ScreenLayout {
 
     /// One axis of `place(_:in:)`; the frame's own numbers whenever nothing moved, so that no
     /// arithmetic touches them.
-    private func place(_ position: Float, _ size: Float, parent: (laidOut: Float, given: Float), lines: [Float])
+    private func place(_ position: Float, _ size: Float, parent: (laidOut: Float, given: Float), lines: ScreenLines)
         -> (position: Float, size: Float, start: (laidOut: Float, given: Float))
     {
         let start = parent.laidOut + position, end = start + size
@@ -76,12 +83,18 @@ extension ScreenLayout {
             (start, givenStart))
     }
 
+    /// The screen's lines on one axis, in points: up to three, the first that matches winning.
+    typealias ScreenLines = (Float, Float?, Float?)
+
     /// `edge` (absolute, points), or the first of `lines` that rounds to the same pixel (as
     /// TrellisLayout rounds: halves up).
-    private func snap(_ edge: Float, to lines: [Float]) -> Float {
+    private func snap(_ edge: Float, to lines: ScreenLines) -> Float {
         let scale = Double(viewport.scale)
         func pixel(_ points: Float) -> Double { (Double(points) * scale).rounded(.toNearestOrAwayFromZero) }
         let edgePixel = pixel(edge)
-        return lines.first { pixel($0) == edgePixel } ?? edge
+        if pixel(lines.0) == edgePixel { return lines.0 }
+        if let line = lines.1, pixel(line) == edgePixel { return line }
+        if let line = lines.2, pixel(line) == edgePixel { return line }
+        return edge
     }
 }
