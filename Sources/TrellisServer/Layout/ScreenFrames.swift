@@ -223,9 +223,11 @@ extension ScreenFrames {
         out.append(contentsOf: encoded.members)
         if !node.subviews.isEmpty {
             append(literal: ",\"subviews\":[", to: &out)
-            for index in node.subviews.indices {
-                if index > 0 { out.append(0x2C) }
-                append(node.subviews[index], to: &out)
+            node.subviews.withUnsafeBufferPointer { subviews in  // borrowed, not copied
+                for index in subviews.indices {
+                    if index > 0 { out.append(0x2C) }
+                    append(subviews[index], to: &out)
+                }
             }
             out.append(0x5D)
         }
