@@ -84,7 +84,7 @@ struct BenchLayoutCommand: ParsableCommand {
         let screen = source.screen
         let context = UserContext(userID: "u1", platform: platform, appVersion: SemanticVersion(appVersion))
         let resolver = snapshot.resolver
-        var time = [Duration](repeating: .zero, count: 7)
+        var time = [Duration](repeating: .zero, count: 6)
         var bytes = 0
         var gzipBytes = 0
         let clock = ContinuousClock()
@@ -104,28 +104,26 @@ struct BenchLayoutCommand: ParsableCommand {
             let layout = ScreenLayout(viewport: viewport, fonts: snapshot.fonts, keepsLines: false)
             let plan = layout.plan(resolved)
             lap(2)
-            let frames = layout.layOut(plan)
+            let encoded = layout.answer(plan, revision: entry.revision)
             lap(3)
-            let encoded = frames.encoded(revision: entry.revision)
-            lap(4)
             let body = EncodedBody(bytes: encoded)
-            lap(5)
+            lap(4)
             let gzip = Gzip.compress(body.bytes, level: EncodedBody.viewportCompressionLevel)
-            lap(6)
+            lap(5)
             bytes = encoded.count
             gzipBytes = gzip.count
         }
         // The server keeps resolved screens and plans per outcome (and viewport kind): a miss at a
         // new size of a known outcome spends the stages from layout on.
-        let stages = ["outcomes", "resolve (cached per outcome)", "plan (cached per outcome)", "layout", "encode (JSON bytes)", "ETag",
+        let stages = ["outcomes", "resolve (cached per outcome)", "plan (cached per outcome)", "layout and JSON bytes", "ETag",
                       "gzip (only when asked)"]
-        let sizeMiss = time[0] + time[3] + time[4] + time[5]
+        let sizeMiss = time[0] + time[3] + time[4]
         let firstMiss = sizeMiss + time[1] + time[2]
         print("layout misses of \(screen), \(widths) widths, \(bytes) B JSON, \(gzipBytes) B gzip (level \(EncodedBody.viewportCompressionLevel)); µs per answer:")
         for (name, spent) in zip(stages, time) {
             print("  " + BenchCommand.padded(name) + String(format: "%9.1f", BenchCommand.seconds(spent) / Double(widths) * 1e6))
         }
-        for (name, spent) in [("total, a new size", sizeMiss), ("total, a new outcome", firstMiss), ("  with gzip", firstMiss + time[6])] {
+        for (name, spent) in [("total, a new size", sizeMiss), ("total, a new outcome", firstMiss), ("  with gzip", firstMiss + time[5])] {
             let seconds = BenchCommand.seconds(spent)
             print("  " + BenchCommand.padded(name) + String(format: "%9.1f  (%.0f answers/s on one core)", seconds / Double(widths) * 1e6, Double(widths) / seconds))
         }

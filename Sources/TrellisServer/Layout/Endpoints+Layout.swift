@@ -24,10 +24,11 @@ extension Endpoints {
         try Self.requireFonts(resolving.snapshot)
         return try resolving.cached(format: .layout, pretty: pretty, viewport: viewport) { () throws(Problem) in
             let plan = try resolving.layoutPlan(for: viewport)
-            let frames = ScreenLayout(viewport: viewport, fonts: resolving.snapshot.fonts, keepsLines: false).layOut(plan)
+            let layout = ScreenLayout(viewport: viewport, fonts: resolving.snapshot.fonts, keepsLines: false)
+            let revision = resolving.entry.revision
             let bytes = pretty
-                ? JSONWriter.encode(frames.jsonValue(revision: resolving.entry.revision), style: .pretty)
-                : frames.encoded(revision: resolving.entry.revision)
+                ? JSONWriter.encode(layout.layOut(plan).jsonValue(revision: revision), style: .pretty)
+                : layout.answer(plan, revision: revision)
             return EncodedBody(bytes: bytes, compressionLevel: EncodedBody.viewportCompressionLevel)
         }
     }

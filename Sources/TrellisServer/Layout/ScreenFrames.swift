@@ -75,8 +75,6 @@ public struct LaidOutComponent: Sendable {
     /// List: the separators between rows.
     public var separators: [LaidOutPart]
     public var subviews: [LaidOutComponent]
-    /// What it was laid out from, with the bytes of its answer that do not change with the size.
-    let planned: PlannedComponent
 }
 
 /// A resolved screen laid out for one viewport.
@@ -128,26 +126,25 @@ public struct ScreenFrames: Sendable {
     }
 }
 
-extension ScreenFrames {
-    /// The compact bytes of ``jsonValue(revision:)``, written straight from the frames: a layout
-    /// miss builds no `JSONValue` tree for them (LayoutEndpointTests checks the two agree).
-    public func encoded(revision: Int) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(16 << 10)
+/// The compact layout answer, written as the nodes are read back (``ScreenLayout/answer(_:revision:)``):
+/// the bytes encoding ``ScreenFrames/jsonValue(revision:)`` gives, without a `JSONValue` tree or a
+/// ``ScreenFrames`` (LayoutEndpointTests checks the two agree).
+enum LayoutAnswerWriter {
+    /// `{` and every member before the root's value: the envelope, the viewport, `"root":`.
+    static func appendHead(_ screen: ResolvedScreen, viewport v: LayoutViewport, revision: Int, to out: inout [UInt8]) {
         out.append(0x7B)
         var first = true
         for (key, value) in screen.envelopeMembers(revision: revision) {
             JSONWriter.appendKey(key, first: &first, to: &out)
             JSONWriter.append(value, to: &out)
         }
-        let v = viewport
         JSONWriter.appendKey("viewport", first: &first, to: &out)
         out.append(0x7B)
         var inner = true
         for (key, number) in [("width", v.width), ("height", v.height), ("scale", v.scale), ("fontScale", v.fontScale),
                               ("safeTop", v.safeTop), ("safeBottom", v.safeBottom)] {
             JSONWriter.appendKey(key, first: &inner, to: &out)
-            Self.append(number, to: &out)
+            append(number, to: &out)
         }
         for (key, string) in [("direction", v.direction.rawValue), ("platform", v.platform.rawValue), ("mode", v.mode == .web ? "web" : "yoga")] {
             JSONWriter.appendKey(key, first: &inner, to: &out)
@@ -155,9 +152,6 @@ extension ScreenFrames {
         }
         out.append(0x7D)
         JSONWriter.appendKey("root", first: &first, to: &out)
-        if let root { Self.append(root, to: &out) } else { out.append(contentsOf: "null".utf8) }
-        out.append(0x7D)
-        return out
     }
 
     /// A point value as `.number(value.json)` writes it, without the round trip through a Double.
@@ -169,9 +163,9 @@ extension ScreenFrames {
         }
     }
 
-    static func append(_ frame: LayoutFrame, first: inout Bool, to out: inout [UInt8]) {
+    /// The frame's members, `"x":…,"y":…,"width":…,"height":…`, after a comma unless `first`.
+    static func append(_ frame: LayoutFrame, first: Bool, to out: inout [UInt8]) {
         append(literal: first ? "\"x\":" : ",\"x\":", to: &out)
-        first = false
         append(frame.left, to: &out)
         append(literal: ",\"y\":", to: &out)
         append(frame.top, to: &out)
@@ -181,57 +175,15 @@ extension ScreenFrames {
         append(frame.height, to: &out)
     }
 
+    /// A bar or separator: `{"layoutId":"…","x":…}`.
+    static func append(_ part: EncodedPart, frame: LayoutFrame, to out: inout [UInt8]) {
+        out.append(contentsOf: part.head)
+        append(frame, first: false, to: &out)
+        out.append(0x7D)
+    }
+
     /// A few fixed bytes, copied as they are (a String's UTF-8 view is appended byte by byte).
     static func append(literal: StaticString, to out: inout [UInt8]) {
         out.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
-    }
-
-    /// A bar or separator: `head` is its `{"layoutId":"…"`.
-    static func append(_ part: LaidOutPart, head: [UInt8], to out: inout [UInt8]) {
-        out.append(contentsOf: head)
-        var first = false
-        append(part.frame, first: &first, to: &out)
-        out.append(0x7D)
-    }
-
-    /// One component as ``jsonValue(_:)`` has it, member for member: the frames between the
-    /// bytes its plan encoded once.
-    static func append(_ node: LaidOutComponent, to out: inout [UInt8]) {
-        let encoded = node.planned.encoded
-        out.append(contentsOf: encoded.head)
-        var inFrame = true
-        append(node.frame, first: &inFrame, to: &out)
-        out.append(0x7D)
-        if node.isHidden { append(literal: ",\"hidden\":true", to: &out) }
-        if let bar = node.bar, let part = node.planned.barPart {
-            append(literal: ",\"bar\":", to: &out)
-            append(bar, head: part.head, to: &out)
-        }
-        if !node.separators.isEmpty {
-            append(literal: ",\"separators\":[", to: &out)
-            for (index, (separator, part)) in zip(node.separators, node.planned.separatorParts).enumerated() {
-                if index > 0 { out.append(0x2C) }
-                append(separator, head: part.head, to: &out)
-            }
-            out.append(0x5D)
-        }
-        if let text = node.text, text.lineCount > 0 {
-            append(literal: ",\"lines\":", to: &out)
-            JSONWriter.append(integer: Int64(text.lineCount), to: &out)
-        }
-        if node.text?.isTruncated == true { append(literal: ",\"truncated\":true", to: &out) }
-        out.append(contentsOf: encoded.members)
-        if !node.subviews.isEmpty {
-            append(literal: ",\"subviews\":[", to: &out)
-            node.subviews.withUnsafeBufferPointer { subviews in  // borrowed, not copied
-                for index in subviews.indices {
-                    if index > 0 { out.append(0x2C) }
-                    append(subviews[index], to: &out)
-                }
-            }
-            out.append(0x5D)
-        }
-        out.append(contentsOf: encoded.metadata)
-        out.append(0x7D)
     }
 }

@@ -1,3 +1,4 @@
+import TrellisJSON
 import TrellisLayout
 import TrellisScreens
 import TrellisText
@@ -42,7 +43,51 @@ extension ScreenLayout {
             separators: zip(pending.separators, planned.separatorParts).map {
                 LaidOutPart(layoutId: $0.1.layoutId, frame: place($0.0.frame, in: own).frame)
             },
-            subviews: results(of: pending.children, in: own), planned: planned)
+            subviews: results(of: pending.children, in: own))
+    }
+
+    /// One component of the compact layout answer, as ``result(_:in:)`` reads it back and
+    /// ``ScreenFrames/jsonValue(_:)`` has it, member for member: the frames written between the
+    /// bytes its plan encoded once.
+    func write(_ pending: Pending, in origin: Origin, to out: inout [UInt8]) {
+        typealias Writer = LayoutAnswerWriter
+        let planned = pending.planned
+        let (frame, own) = place(pending.node.frame, in: origin)
+        out.append(contentsOf: planned.encoded.head)
+        Writer.append(frame, first: true, to: &out)
+        out.append(0x7D)
+        if planned.hidden { Writer.append(literal: ",\"hidden\":true", to: &out) }
+        if let node = pending.bar, let part = planned.barPart {
+            Writer.append(literal: ",\"bar\":", to: &out)
+            Writer.append(part, frame: place(node.frame, in: own).frame, to: &out)
+        }
+        if !pending.separators.isEmpty {
+            Writer.append(literal: ",\"separators\":[", to: &out)
+            for (index, (node, part)) in zip(pending.separators, planned.separatorParts).enumerated() {
+                if index > 0 { out.append(0x2C) }
+                Writer.append(part, frame: place(node.frame, in: own).frame, to: &out)
+            }
+            out.append(0x5D)
+        }
+        if let spec = planned.text, !planned.hidden {
+            let summary = spec.lineSummary(width: frame.width - planned.insets.left - planned.insets.right)
+            if summary.count > 0 {
+                Writer.append(literal: ",\"lines\":", to: &out)
+                JSONWriter.append(integer: Int64(summary.count), to: &out)
+            }
+            if summary.truncated { Writer.append(literal: ",\"truncated\":true", to: &out) }
+        }
+        out.append(contentsOf: planned.encoded.members)
+        if !pending.children.isEmpty {
+            Writer.append(literal: ",\"subviews\":[", to: &out)
+            for (index, child) in pending.children.enumerated() {
+                if index > 0 { out.append(0x2C) }
+                write(child, in: own, to: &out)
+            }
+            out.append(0x5D)
+        }
+        out.append(contentsOf: planned.encoded.metadata)
+        out.append(0x7D)
     }
 
     private func results(of children: [Pending], in origin: Origin) -> [LaidOutComponent] {

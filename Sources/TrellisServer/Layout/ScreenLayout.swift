@@ -41,6 +41,23 @@ public struct ScreenLayout {
     /// Lays `plan` out at this layout's viewport, which must differ from the plan's in width and
     /// height only.
     public func layOut(_ plan: LayoutPlan) -> ScreenFrames {
+        ScreenFrames(screen: plan.screen, viewport: viewport, root: nodes(plan).map { result($0) })
+    }
+
+    /// The compact layout answer of `plan` at this layout's viewport (``layOut(_:)``'s frames as
+    /// ``ScreenFrames/jsonValue(revision:)`` encodes them), written as the nodes are read back.
+    public func answer(_ plan: LayoutPlan, revision: Int) -> [UInt8] {
+        let root = nodes(plan)
+        var out: [UInt8] = []
+        out.reserveCapacity(16 << 10)
+        LayoutAnswerWriter.appendHead(plan.screen, viewport: viewport, revision: revision, to: &out)
+        if let root { write(root, in: .screen, to: &out) } else { LayoutAnswerWriter.append(literal: "null", to: &out) }
+        out.append(0x7D)
+        return out
+    }
+
+    /// The nodes of `plan`, laid out.
+    private func nodes(_ plan: LayoutPlan) -> Pending? {
         var screenStyle = Style(mode: viewport.mode)
         screenStyle.flexDirection = .column
         screenStyle.alignItems = .stretch
@@ -64,7 +81,7 @@ public struct ScreenLayout {
             screenNode.calculateLayout(
                 availableWidth: viewport.width, availableHeight: viewport.height, direction: viewport.direction, config: config)
         }
-        return ScreenFrames(screen: plan.screen, viewport: viewport, root: root.map { result($0) })
+        return root
     }
 
     /// The plan of `screen` for this layout's viewport (of any width and height).
