@@ -179,6 +179,12 @@ struct SideValues {
     var leftKind: EdgeLength.Kind, topKind: EdgeLength.Kind, rightKind: EdgeLength.Kind, bottomKind: EdgeLength.Kind
 
     init(_ edges: Edges, _ direction: Direction) {
+        // Most boxes set no margin, border or inset at all: four undefined sides without the fallbacks.
+        guard edges.anyHorizontalDefined || edges.anyVerticalDefined else {
+            (leftValue, topValue, rightValue, bottomValue) = (0, 0, 0, 0)
+            (leftKind, topKind, rightKind, bottomKind) = (.undefined, .undefined, .undefined, .undefined)
+            return
+        }
         let left = EdgeLength(edges.value(.left, direction)), top = EdgeLength(edges.value(.top, direction))
         let right = EdgeLength(edges.value(.right, direction)), bottom = EdgeLength(edges.value(.bottom, direction))
         (leftValue, topValue, rightValue, bottomValue) = (left.value, top.value, right.value, bottom.value)
