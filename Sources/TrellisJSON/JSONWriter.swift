@@ -74,6 +74,23 @@ public struct JSONWriter {
 
     /// `n` in decimal, as `String(n)` spells it, without making the String.
     static func writeInteger(_ n: Int64, to out: inout [UInt8]) {
+        // Most numbers in an answer (frames, counts) are under a thousand.
+        switch n {
+        case 0..<10:
+            out.append(0x30 + UInt8(n))
+            return
+        case 10..<100:
+            out.append(0x30 + UInt8(n / 10))
+            out.append(0x30 + UInt8(n % 10))
+            return
+        case 100..<1000:
+            out.append(0x30 + UInt8(n / 100))
+            out.append(0x30 + UInt8(n / 10 % 10))
+            out.append(0x30 + UInt8(n % 10))
+            return
+        default:
+            break
+        }
         if n < 0 { out.append(0x2D) }
         var magnitude = n.magnitude
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
