@@ -47,8 +47,7 @@ public final class LayoutNode {
         set {
             let oldValue = styleStorage
             styleStorage = newValue
-            ltrEdges = DirectedBoxEdges(newValue, .ltr)
-            rtlEdges = DirectedBoxEdges(newValue, .rtl)
+            (ltrEdges, rtlEdges) = DirectedBoxEdges.both(newValue)
             if newValue != oldValue { styleDidChange(from: oldValue) }
         }
     }
@@ -103,8 +102,7 @@ public final class LayoutNode {
 
     public init(style: Style = Style(), measure: MeasureFunction? = nil) {
         self.styleStorage = style
-        self.ltrEdges = DirectedBoxEdges(style, .ltr)
-        self.rtlEdges = DirectedBoxEdges(style, .rtl)
+        (self.ltrEdges, self.rtlEdges) = DirectedBoxEdges.both(style)
         self.measureFunctionStorage = measure
         self.hasMeasureFunction = measure != nil
     }

@@ -122,6 +122,9 @@ public struct Edges: Equatable, Sendable {
         left.isDefined || right.isDefined || all.isDefined || horizontal.isDefined || start.isDefined || end.isDefined
     }
 
+    /// Whether `start` or `end` is set: the edges then read differently right to left.
+    var isDirectional: Bool { start.isDefined || end.isDefined }
+
     var anyVerticalDefined: Bool {
         top.isDefined || bottom.isDefined || all.isDefined || vertical.isDefined
     }
@@ -221,6 +224,14 @@ struct DirectedBoxEdges {
     var fixedPaddingAndBorderColumn: Float = 0, fixedPaddingAndBorderColumnReverse: Float = 0
     var fixedPaddingAndBorderRow: Float = 0, fixedPaddingAndBorderRowReverse: Float = 0
     var hasFixedPaddingAndBorder = false
+
+    /// The edges for both directions: one computation when nothing is set by `start` or `end`,
+    /// the only sides that read differently right to left.
+    static func both(_ style: Style) -> (ltr: DirectedBoxEdges, rtl: DirectedBoxEdges) {
+        let ltr = DirectedBoxEdges(style, .ltr)
+        return (ltr, style.margin.isDirectional || style.padding.isDirectional || style.border.isDirectional
+                    || style.position.isDirectional ? DirectedBoxEdges(style, .rtl) : ltr)
+    }
 
     init(_ style: Style, _ direction: Direction) {
         margin = SideValues(style.margin, direction)
