@@ -14,11 +14,12 @@ extension ScreenLayout {
     }
 
     /// The component's frame, bar, separators and subviews, relative to the parent at `origin`.
-    func result(_ pending: Pending, in origin: Origin = .screen) -> LaidOutComponent {
-        let (frame, own) = place(pending.node.frame, in: origin)
+    func result(_ placed: Placed, in origin: Origin = .screen) -> LaidOutComponent {
+        let planned = placed.planned
+        let (frame, own) = place(placed.node.frame, in: origin)
         var text: LaidOutText?
-        if let spec = pending.text, !pending.hidden {
-            let width = frame.width - pending.insets.left - pending.insets.right
+        if let spec = planned.text, !planned.hidden {
+            let width = frame.width - planned.insets.left - planned.insets.right
             let face = (family: spec.chain.faces.first?.family ?? spec.family, weight: spec.chain.faces.first?.weight ?? spec.weight)
             if keepsLines {
                 let shown = spec.lines(width: width)
@@ -32,40 +33,39 @@ extension ScreenLayout {
                     lines: [], lineWidths: [], lineCount: summary.count, isTruncated: summary.truncated)
             }
         }
-        let planned = pending.planned
         var bar: LaidOutPart?
-        if let node = pending.bar, let part = planned.barPart {
+        if let node = placed.bar, let part = planned.barPart {
             bar = LaidOutPart(layoutId: part.layoutId, frame: place(node.frame, in: own).frame)
         }
         return LaidOutComponent(
             component: planned.component, layoutId: planned.layoutId, frame: frame, isHidden: planned.hidden,
             insets: planned.insets, text: text, bar: bar,
-            separators: zip(pending.separators, planned.separatorParts).map {
-                LaidOutPart(layoutId: $0.1.layoutId, frame: place($0.0.frame, in: own).frame)
+            separators: (0..<placed.separatorCount).map {
+                LaidOutPart(layoutId: planned.separatorParts[$0].layoutId, frame: place(placed.separator($0).frame, in: own).frame)
             },
-            subviews: results(of: pending.children, in: own))
+            subviews: planned.children.indices.map { result(placed.child($0), in: own) })
     }
 
     /// One component of the compact layout answer, as ``result(_:in:)`` reads it back and
     /// ``ScreenFrames/jsonValue(_:)`` has it, member for member: the frames written between the
     /// bytes its plan encoded once.
-    func write(_ pending: Pending, in origin: Origin, to out: inout [UInt8]) {
+    func write(_ placed: Placed, in origin: Origin, to out: inout [UInt8]) {
         typealias Writer = LayoutAnswerWriter
-        let planned = pending.planned
-        let (frame, own) = place(pending.node.frame, in: origin)
+        let planned = placed.planned
+        let (frame, own) = place(placed.node.frame, in: origin)
         out.append(contentsOf: planned.encoded.head)
         Writer.append(frame, first: true, to: &out)
         out.append(0x7D)
         if planned.hidden { Writer.append(literal: ",\"hidden\":true", to: &out) }
-        if let node = pending.bar, let part = planned.barPart {
+        if let node = placed.bar, let part = planned.barPart {
             Writer.append(literal: ",\"bar\":", to: &out)
             Writer.append(part, frame: place(node.frame, in: own).frame, to: &out)
         }
-        if !pending.separators.isEmpty {
+        if placed.separatorCount > 0 {
             Writer.append(literal: ",\"separators\":[", to: &out)
-            for (index, (node, part)) in zip(pending.separators, planned.separatorParts).enumerated() {
+            for index in 0..<placed.separatorCount {
                 if index > 0 { out.append(0x2C) }
-                Writer.append(part, frame: place(node.frame, in: own).frame, to: &out)
+                Writer.append(planned.separatorParts[index], frame: place(placed.separator(index).frame, in: own).frame, to: &out)
             }
             out.append(0x5D)
         }
@@ -78,23 +78,16 @@ extension ScreenLayout {
             if summary.truncated { Writer.append(literal: ",\"truncated\":true", to: &out) }
         }
         out.append(contentsOf: planned.encoded.members)
-        if !pending.children.isEmpty {
+        if !planned.children.isEmpty {
             Writer.append(literal: ",\"subviews\":[", to: &out)
-            for (index, child) in pending.children.enumerated() {
+            for index in planned.children.indices {
                 if index > 0 { out.append(0x2C) }
-                write(child, in: own, to: &out)
+                write(placed.child(index), in: own, to: &out)
             }
             out.append(0x5D)
         }
         out.append(contentsOf: planned.encoded.metadata)
         out.append(0x7D)
-    }
-
-    private func results(of children: [Pending], in origin: Origin) -> [LaidOutComponent] {
-        var results: [LaidOutComponent] = []
-        results.reserveCapacity(children.count)
-        for child in children { results.append(result(child, in: origin)) }
-        return results
     }
 
     /// `frame` (relative, as laid out) as the answer gives it, and the origin it makes for its

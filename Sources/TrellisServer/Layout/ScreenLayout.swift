@@ -57,7 +57,7 @@ public struct ScreenLayout {
     }
 
     /// The nodes of `plan`, laid out.
-    private func nodes(_ plan: LayoutPlan) -> Pending? {
+    private func nodes(_ plan: LayoutPlan) -> Placed? {
         var screenStyle = Style(mode: viewport.mode)
         screenStyle.flexDirection = .column
         screenStyle.alignItems = .stretch
@@ -68,11 +68,11 @@ public struct ScreenLayout {
             screenStyle.padding.bottom = .points(viewport.safeBottom)
         }
         let screenNode = LayoutNode(style: screenStyle)
-        var root: Pending?
+        var root: Placed?
         if let planned = plan.root {
-            let pending = instantiate(planned)
-            screenNode.addChild(pending.node)
-            root = pending
+            let node = instantiate(planned)
+            screenNode.addChild(node)
+            root = Placed(planned: planned, node: node)
         }
         let config = LayoutConfig(mode: viewport.mode, pointScaleFactor: viewport.scale)
         screenNode.calculateLayout(
@@ -116,58 +116,47 @@ public struct ScreenLayout {
         var itemWidth: ComponentProperties.Size? = nil
     }
 
-    /// One component's nodes in one layout.
-    final class Pending {
+    /// One component's node in one layout, beside what it was planned as: its bar, separators and
+    /// subviews are the node's children, in the order ``instantiate(_:)`` adds them.
+    struct Placed {
         let planned: PlannedComponent
         let node: LayoutNode
-        var bar: LayoutNode?
-        var separators: [LayoutNode] = []
-        var children: [Pending] = []
 
-        init(_ planned: PlannedComponent, _ node: LayoutNode) {
-            self.planned = planned
-            self.node = node
+        var bar: LayoutNode? {
+            guard let bar = planned.bar else { return nil }
+            return bar.first ? node.children[0] : node.children[node.children.count - 1]
         }
-
-        var component: ResolvedComponent { planned.component }
-        var layoutId: String { planned.layoutId }
-        var hidden: Bool { planned.hidden }
-        var insets: (top: Float, left: Float, bottom: Float, right: Float) { planned.insets }
-        var text: TextSpec? { planned.text }
+        var separatorCount: Int { planned.separatorStyle == nil ? 0 : max(0, planned.children.count - 1) }
+        func separator(_ index: Int) -> LayoutNode { node.children[firstChild + 2 * index + 1] }
+        func child(_ index: Int) -> Placed {
+            Placed(planned: planned.children[index], node: node.children[firstChild + (planned.separatorStyle == nil ? 1 : 2) * index])
+        }
+        private var firstChild: Int { planned.bar?.first == true ? 1 : 0 }
     }
 
-    /// The nodes of `planned` and its subviews, for one layout.
-    func instantiate(_ planned: PlannedComponent) -> Pending {
+    /// The node of `planned` and its subviews' nodes, for one layout: a Navigation's bar first,
+    /// then each subview (in a List with separators, a separator between two), a TabBar's bar last.
+    func instantiate(_ planned: PlannedComponent) -> LayoutNode {
         let node = LayoutNode(style: planned.style)
         node.tag = planned.layoutId
-        let pending = Pending(planned, node)
         switch planned.content {
         case .text(let spec):
             node.measureFunction = spec.measureFunction
-            return pending
+            return node
         case .placeholder(let side):
             node.measureFunction = { _, _, _, _ in Size(width: side, height: side) }
-            return pending
+            return node
         case .children:
             break
         }
         node.pinLayout = planned.pinLayout
-        if let bar = planned.bar {
-            pending.bar = LayoutNode(style: bar.style)
-        }
-        if let bar = pending.bar, planned.bar?.first == true { node.addChild(bar) }
+        if let bar = planned.bar, bar.first { node.addChild(LayoutNode(style: bar.style)) }
         for (index, child) in planned.children.enumerated() {
-            if index > 0, let separator = planned.separatorStyle {
-                let separatorNode = LayoutNode(style: separator)
-                pending.separators.append(separatorNode)
-                node.addChild(separatorNode)
-            }
-            let built = instantiate(child)
-            node.addChild(built.node)
-            pending.children.append(built)
+            if index > 0, let separator = planned.separatorStyle { node.addChild(LayoutNode(style: separator)) }
+            node.addChild(instantiate(child))
         }
-        if let bar = pending.bar, planned.bar?.first == false { node.addChild(bar) }
-        return pending
+        if let bar = planned.bar, !bar.first { node.addChild(LayoutNode(style: bar.style)) }
+        return node
     }
 
     /// `component` planned at `path` in `parent`; `shown` is false for a TabBar's unselected tabs.
@@ -328,21 +317,21 @@ public struct ScreenLayout {
     /// Gives each Pins container that pins to its safe area the part of it the status bar and the
     /// home indicator cover, from where the last layout put it; returns whether any changed (the
     /// screen is then laid out again: a container's insets do not move the container itself).
-    private func updateSafeAreaInsets(_ pending: Pending, left: Float, top: Float) -> Bool {
-        let frame = pending.node.frame
+    private func updateSafeAreaInsets(_ placed: Placed, left: Float, top: Float) -> Bool {
+        let frame = placed.node.frame
         let absoluteTop = top + frame.top, absoluteBottom = absoluteTop + frame.height
         var changed = false
-        if pending.planned.usesSafeArea, var pins = pending.node.pinLayout {
+        if placed.planned.usesSafeArea, var pins = placed.node.pinLayout {
             let insets = PinInsets(
                 top: Double(max(0, min(frame.height, viewport.safeTop - absoluteTop))), left: 0,
                 bottom: Double(max(0, min(frame.height, absoluteBottom - (viewport.height - viewport.safeBottom)))), right: 0)
             if insets != pins.safeAreaInsets {
                 pins.safeAreaInsets = insets
-                pending.node.pinLayout = pins
+                placed.node.pinLayout = pins
                 changed = true
             }
         }
-        for child in pending.children where updateSafeAreaInsets(child, left: left + frame.left, top: absoluteTop) {
+        for index in placed.planned.children.indices where updateSafeAreaInsets(placed.child(index), left: left + frame.left, top: absoluteTop) {
             changed = true
         }
         return changed
