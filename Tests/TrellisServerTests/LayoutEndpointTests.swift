@@ -116,66 +116,60 @@ import TrellisText
         #expect(keys.contains { $0.viewport?.width == 339 }, "the newest sweep width replaced an older one")
     }
 
-    /// A miss writes the layout answer straight from the laid-out nodes; the bytes are those of the
-    /// `JSONValue` the pretty form is made from, for every shipped screen and awkward viewports.
-    @Test func theDirectlyWrittenAnswerIsTheEncodedJSONValue() throws {
+    /// Viewports of three kinds, each odd in its own way.
+    static let awkwardViewports = [
+        LayoutViewport(width: 390, height: 844, scale: 3, safeTop: 47, safeBottom: 34),
+        LayoutViewport(width: 333.37, height: 700.5, scale: 2, fontScale: 1.35, direction: .rtl, platform: .android),
+        LayoutViewport(width: 1, height: 1, scale: 1, fontScale: 0.5, mode: .web),
+    ]
+
+    /// Every shipped screen resolved for three users (parameters filled in with a quote in them).
+    static func forEachShippedScreen(_ body: (String, ResolvedScreen, Snapshot) throws -> Void) throws {
         guard case .success(let snapshot) = ConfigLoader(directory: RepositoryConfig.url).load(previous: nil) else {
             Issue.record("the shipped Config/ does not load")
             return
         }
-        let viewports = [
-            LayoutViewport(width: 390, height: 844, scale: 3, safeTop: 47, safeBottom: 34),
-            LayoutViewport(width: 333.37, height: 700.5, scale: 2, fontScale: 1.35, direction: .rtl, platform: .android),
-            LayoutViewport(width: 1, height: 1, scale: 1, fontScale: 0.5, mode: .web),
-        ]
         for (id, entry) in snapshot.screens {
-            for users in ["u1", "u2", "u3"] {
-                let context = UserContext(userID: users, platform: "ios", appVersion: SemanticVersion("5.3"))
+            for user in ["u1", "u2", "u3"] {
+                let context = UserContext(userID: user, platform: "ios", appVersion: SemanticVersion("5.3"))
                 let outcomes = snapshot.resolver.outcomes(of: entry.decisions, for: context, evaluator: snapshot.evaluator)
                 var resolved = snapshot.resolver.resolve(
                     entry.screen, decisions: entry.decisions, outcomes: outcomes, clientSchemaVersion: entry.screen.schemaVersion)
                 if !entry.parameterNames.isEmpty {
                     resolved = try resolved.substituting(Dictionary(uniqueKeysWithValues: entry.parameterNames.map { ($0, JSONValue.string("p\"1")) }))
                 }
-                for viewport in viewports {
-                    let frames = ScreenLayout(viewport: viewport, fonts: snapshot.fonts).layOut(resolved)
-                    let layout = ScreenLayout(viewport: viewport, fonts: snapshot.fonts, keepsLines: false)
-                    #expect(layout.answer(layout.plan(resolved), revision: 7) == JSONWriter.encode(frames.jsonValue(revision: 7)), "\(id), \(users), \(viewport)")
-                }
+                try body("\(id), \(user)", resolved, snapshot)
+            }
+        }
+    }
+
+    /// A miss writes the layout answer straight from the laid-out nodes; the bytes are those of the
+    /// `JSONValue` the pretty form is made from, for every shipped screen and awkward viewports.
+    @Test func theDirectlyWrittenAnswerIsTheEncodedJSONValue() throws {
+        try Self.forEachShippedScreen { name, resolved, snapshot in
+            for viewport in Self.awkwardViewports {
+                let frames = ScreenLayout(viewport: viewport, fonts: snapshot.fonts).layOut(resolved)
+                let layout = ScreenLayout(viewport: viewport, fonts: snapshot.fonts, keepsLines: false)
+                #expect(layout.answer(layout.plan(resolved), revision: 7) == JSONWriter.encode(frames.jsonValue(revision: 7)), "\(name), \(viewport)")
             }
         }
     }
 
     /// A plan leaves the viewport's size out: laid out at any size, it gives what a plan made at
-    /// that size gives, for every shipped screen and viewport kind.
+    /// that size gives, for every shipped screen and viewport kind, previews included.
     @Test func aPlanLaysOutEverySizeAsAPlanMadeAtThatSize() throws {
-        guard case .success(let snapshot) = ConfigLoader(directory: RepositoryConfig.url).load(previous: nil) else {
-            Issue.record("the shipped Config/ does not load")
-            return
-        }
-        let kinds = [
-            LayoutViewport(width: 390, height: 844, scale: 3, safeTop: 47, safeBottom: 34),
-            LayoutViewport(width: 333.37, height: 700.5, scale: 2, fontScale: 1.35, direction: .rtl, platform: .android),
-            LayoutViewport(width: 100, height: 100, scale: 1, fontScale: 0.5, mode: .web),
-        ]
         let sizes: [(Float, Float)] = [(1, 1), (320, 568), (375.5, 667), (414, 896), (1024, 1366)]
-        for (id, entry) in snapshot.screens where entry.parameterNames.isEmpty {
-            for user in ["u1", "u2", "u3"] {
-                let context = UserContext(userID: user, platform: "ios", appVersion: SemanticVersion("5.3"))
-                let outcomes = snapshot.resolver.outcomes(of: entry.decisions, for: context, evaluator: snapshot.evaluator)
-                let resolved = snapshot.resolver.resolve(
-                    entry.screen, decisions: entry.decisions, outcomes: outcomes, clientSchemaVersion: entry.screen.schemaVersion)
-                for kind in kinds {
-                    let plan = ScreenLayout(viewport: kind, fonts: snapshot.fonts).plan(resolved)
-                    for (width, height) in sizes {
-                        var viewport = kind
-                        viewport.width = width
-                        viewport.height = height
-                        let layout = ScreenLayout(viewport: viewport, fonts: snapshot.fonts)
-                        let reused = layout.layOut(plan), fresh = layout.layOut(resolved)
-                        #expect(JSONWriter.encode(reused.jsonValue(revision: 1)) == JSONWriter.encode(fresh.jsonValue(revision: 1)), "\(id), \(user), \(viewport)")
-                        #expect(PreviewSVG.render(reused, fontFaces: "") == PreviewSVG.render(fresh, fontFaces: ""), "\(id), \(user), \(viewport)")
-                    }
+        try Self.forEachShippedScreen { name, resolved, snapshot in
+            for kind in Self.awkwardViewports {
+                let plan = ScreenLayout(viewport: kind, fonts: snapshot.fonts).plan(resolved)
+                for (width, height) in sizes {
+                    var viewport = kind
+                    viewport.width = width
+                    viewport.height = height
+                    let layout = ScreenLayout(viewport: viewport, fonts: snapshot.fonts)
+                    let reused = layout.layOut(plan), fresh = layout.layOut(resolved)
+                    #expect(JSONWriter.encode(reused.jsonValue(revision: 1)) == JSONWriter.encode(fresh.jsonValue(revision: 1)), "\(name), \(viewport)")
+                    #expect(PreviewSVG.render(reused, fontFaces: "") == PreviewSVG.render(fresh, fontFaces: ""), "\(name), \(viewport)")
                 }
             }
         }
