@@ -34,34 +34,35 @@ final class EventLoop: @unchecked Sendable {
     /// Messages from other threads; `closed` once the loop has exited, so nothing is posted to a
     /// loop that will never read it.
     let inbox = Mutex<(messages: [Message], closed: Bool)>(([], false))
-    var core: ServerCore!
+    @exclusivity(unchecked) var core: ServerCore!
 
-    // Loop-confined state.
-    private var connections: [Connection?] = []
+    // Loop-confined state: only this loop's thread touches it, so it goes without Swift's
+    // dynamic exclusivity checks, as `Connection`'s does.
+    @exclusivity(unchecked) private var connections: [Connection?] = []
     /// The serial of the last connection adopted (see `Connection.serial`).
-    private var lastSerial: UInt64 = 0
-    private(set) var liveConnections = 0
-    private(set) var now = ContinuousClock.now
+    @exclusivity(unchecked) private var lastSerial: UInt64 = 0
+    @exclusivity(unchecked) private(set) var liveConnections = 0
+    @exclusivity(unchecked) private(set) var now = ContinuousClock.now
     /// `time(2)` when the loop last woke: the second the `Date` header and the access log show.
-    private(set) var epochSeconds = 0
-    var date = HTTPDateCache()
+    @exclusivity(unchecked) private(set) var epochSeconds = 0
+    @exclusivity(unchecked) var date = HTTPDateCache()
     /// This loop's access-log buffer and file; nil when the access log is off.
     let accessLog: AccessLogWriter?
     /// Idle connections by descriptor, oldest first: the ones that have sent nothing since they
     /// were accepted, and the kept-alive ones between requests (see `reclaimIdleConnection`).
-    private var silent = IdleList()
-    private var keptAlive = IdleList()
+    @exclusivity(unchecked) private var silent = IdleList()
+    @exclusivity(unchecked) private var keptAlive = IdleList()
     /// Output buffers lent to connections while they write (`takeOutputBuffer`), so that an idle
     /// connection holds none and a busy one rarely allocates.
-    private var spareOutputBuffers: [[UInt8]] = []
+    @exclusivity(unchecked) private var spareOutputBuffers: [[UInt8]] = []
     private static let spareOutputBufferCount = 32
     private static let spareOutputBufferBytes = 256 * 1024
     let metrics: HTTPMetrics
-    var requestIDs: RequestIDGenerator
+    @exclusivity(unchecked) var requestIDs: RequestIDGenerator
     let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
-    private var listening = false
-    private var draining = false
-    private var acceptPausedUntil: ContinuousClock.Instant?
+    @exclusivity(unchecked) private var listening = false
+    @exclusivity(unchecked) private var draining = false
+    @exclusivity(unchecked) private var acceptPausedUntil: ContinuousClock.Instant?
     private static let tick = Duration.milliseconds(50)
     /// Connections accepted per wake-up of a listener. A burst of new connections (10,000 clients
     /// reconnecting) must leave the listen queue faster than it fills, or the kernel drops SYNs
