@@ -79,6 +79,26 @@ enum HTTPBytes {
         (b >= 0x20 && b != 0x7F) || b == htab
     }
 
+    /// Whether every byte is a field byte (``isFieldByte(_:)``), eight at a time: a word with no
+    /// byte below 0x20 and none equal to 0x7F needs no closer look (a tab does).
+    static func areFieldBytes(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highBits: UInt64 = 0x8080_8080_8080_8080
+        var index = 0
+        if let base = bytes.baseAddress {
+            while index + 8 <= bytes.count {
+                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                let delFree = word ^ (ones &* 0x7F)
+                let suspicious = ((word &- ones &* 0x20) & ~word | (delFree &- ones) & ~delFree) & highBits
+                if suspicious != 0 {
+                    for b in bytes[index..<index + 8] where !isFieldByte(b) { return false }
+                }
+                index += 8
+            }
+        }
+        for b in bytes[index...] where !isFieldByte(b) { return false }
+        return true
+    }
+
     static func hexValue(_ b: UInt8) -> Int? {
         switch b {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return Int(b - UInt8(ascii: "0"))

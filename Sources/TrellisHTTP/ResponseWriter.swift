@@ -156,7 +156,7 @@ enum ResponseWriter {
     private static func isValidField(_ name: String, _ value: String) -> Bool {
         HTTPBytes.withBytes(name) { name in
             HTTPBytes.withBytes(value) { value in
-                !name.isEmpty && name.allSatisfy(HTTPBytes.isToken) && value.allSatisfy(HTTPBytes.isFieldByte)
+                !name.isEmpty && name.allSatisfy(HTTPBytes.isToken) && HTTPBytes.areFieldBytes(value)
             }
         }
     }

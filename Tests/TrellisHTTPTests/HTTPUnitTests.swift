@@ -88,6 +88,28 @@ import Testing
         let tchars = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
         for b in 0...255 { #expect(HTTPBytes.isToken(UInt8(b)) == tchars.contains(UInt8(b)), "byte \(b)") }
     }
+
+    /// The word-at-a-time check agrees with the byte check for every byte at every place of a
+    /// word, in the tail after the last whole word, and beside every other byte.
+    @Test func fieldValuesAreCheckedAsByteByByte() {
+        for length in [1, 7, 8, 9, 16, 17] {
+            for position in 0..<length {
+                for b in 0...255 {
+                    var bytes = [UInt8](repeating: 0x61, count: length)
+                    bytes[position] = UInt8(b)
+                    let checked = bytes.withUnsafeBufferPointer { HTTPBytes.areFieldBytes($0) }
+                    #expect(checked == HTTPBytes.isFieldByte(UInt8(b)), "byte \(b) at \(position) of \(length)")
+                }
+            }
+        }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            let bytes = (0..<Int.random(in: 0...40, using: &generator)).map { _ in
+                [UInt8(0x09), 0x1F, 0x20, 0x7E, 0x7F, 0x80, 0xFF, UInt8.random(in: 0...255, using: &generator)].randomElement(using: &generator)!
+            }
+            #expect(bytes.withUnsafeBufferPointer { HTTPBytes.areFieldBytes($0) } == bytes.allSatisfy(HTTPBytes.isFieldByte), "\(bytes)")
+        }
+    }
 }
 
 @Suite struct ResponseWriterTests {
