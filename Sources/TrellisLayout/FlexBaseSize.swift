@@ -16,7 +16,7 @@ extension FlexLayoutEngine {
             }
             if container.performLayout {
                 child.setInitialPosition(child.resolveDirection(container.direction),
-                                         container.availableInnerWidth, container.availableInnerHeight, errata: config.errata)
+                                         container.availableInnerWidth, container.percentInnerHeight, errata: config.errata)
             }
             if child.styleStorage.positionType != .relative { container.hasOutOfFlowCandidates = true }
             if child.styleStorage.positionType == .absolute { return }
@@ -83,7 +83,7 @@ extension FlexLayoutEngine {
         let mainAxis = container.mainAxis
         let direction = container.direction
         let width = container.availableInnerWidth, height = container.availableInnerHeight
-        let ownerWidth = width, ownerHeight = height
+        let ownerWidth = width, ownerHeight = container.percentInnerHeight
         let mainAxisSize = container.isMainAxisRow ? width : height
         let mainAxisOwnerSize = container.isMainAxisRow ? ownerWidth : ownerHeight
         let paddingAndBorderMain = child.paddingAndBorder(mainAxis, direction, ownerWidth)
@@ -128,7 +128,7 @@ extension FlexLayoutEngine {
         let isMainAxisRow = container.isMainAxisRow
         let direction = container.direction
         let width = container.availableInnerWidth, height = container.availableInnerHeight
-        let ownerWidth = width, ownerHeight = height
+        let ownerWidth = width, ownerHeight = container.percentInnerHeight
         var childWidth = Float.nan, childHeight = Float.nan
         var childWidthMode = SizingMode.maxContent, childHeightMode = SizingMode.maxContent
         let marginRow = child.marginForAxis(.row, direction, ownerWidth)
@@ -179,6 +179,7 @@ extension FlexLayoutEngine {
                 && !child.marginIsAuto(flexStart: container.crossAxis, direction)
                 && !child.marginIsAuto(flexEnd: container.crossAxis, direction)
                 && (!container.isWrapping || config.errata.contains(.multiLineStretchIsMaxContent))
+                && !keepsOwnCrossSize(child, container)
         }
         if !isMainAxisRow && !isRowDefinite && !width.isNaN && container.crossMode == .stretchFit
             && childWidthMode != .stretchFit && stretches() {
@@ -238,7 +239,7 @@ extension FlexLayoutEngine {
                                       _ childWidthMode: inout SizingMode, _ childHeight: inout Float,
                                       _ childHeightMode: inout SizingMode) {
         let direction = container.direction
-        let ownerWidth = container.availableInnerWidth, ownerHeight = container.availableInnerHeight
+        let ownerWidth = container.availableInnerWidth, ownerHeight = container.percentInnerHeight
         layoutNode(child, availableWidth: childWidth, availableHeight: .nan, ownerDirection: direction,
                    widthMode: childWidthMode, heightMode: .maxContent, ownerWidth: ownerWidth,
                    ownerHeight: ownerHeight, performLayout: false, depth: container.depth)

@@ -32,6 +32,9 @@ struct FlexContainer {
     var availableInnerHeight: Float = .nan
     var availableInnerMainDim: Float = .nan
     var availableInnerCrossDim: Float = .nan
+    /// Whether the container's height is definite ([§9.8](https://www.w3.org/TR/css-flexbox-1/#definite-sizes)),
+    /// so that its items' percentage heights resolve against it; otherwise they behave as `auto`.
+    var heightIsDefinite = true
 
     // Step 3: sum of outer flex base sizes and gaps.
     var totalMainDim: Float = 0
@@ -74,6 +77,11 @@ struct FlexContainer {
     var crossAxisOwnerSize: Float { mainAxis.isRow ? ownerHeight : ownerWidth }
     var paddingAndBorderRow: Float { mainAxis.isRow ? paddingAndBorderMain : paddingAndBorderCross }
     var paddingAndBorderColumn: Float { mainAxis.isRow ? paddingAndBorderCross : paddingAndBorderMain }
+    /// What the items' percentage sizes resolve against: the available inner sizes, with the
+    /// height NaN when it is not definite.
+    var percentInnerHeight: Float { heightIsDefinite ? availableInnerHeight : .nan }
+    var percentInnerMainDim: Float { mainAxis.isRow || heightIsDefinite ? availableInnerMainDim : .nan }
+    var percentInnerCrossDim: Float { !mainAxis.isRow || heightIsDefinite ? availableInnerCrossDim : .nan }
 
     /// The cross size (border box) the lines ask for. A multi-line column whose width is
     /// fit-content is no wider than the width offered to it, unless one line is
@@ -99,6 +107,28 @@ extension FlexLayoutEngine {
                                                                  container.paddingAndBorderColumn, container.ownerHeight)
         container.availableInnerMainDim = container.isMainAxisRow ? container.availableInnerWidth : container.availableInnerHeight
         container.availableInnerCrossDim = container.isMainAxisRow ? container.availableInnerHeight : container.availableInnerWidth
+        container.heightIsDefinite = config.errata.contains(.percentageOfIndefiniteHeight) || isHeightDefinite(container)
+    }
+
+    /// Whether the container's height is [definite](https://www.w3.org/TR/css-flexbox-1/#definite-sizes)
+    /// for its items' percentages: a definite `height`, or a height its container fixes and
+    /// treats as definite — the root's available height, a row's stretched item (§9.4 step 11),
+    /// a size from an aspect ratio or insets, and a column's item when the column's height or the
+    /// item's flex basis is definite. A column's item is otherwise laid out at its flexed height,
+    /// but percentages of it behave as `auto`, as in a browser.
+    private func isHeightDefinite(_ container: FlexContainer) -> Bool {
+        let node = container.node
+        if node.hasDefiniteLength(.column, container.ownerHeight) { return true }
+        guard (container.isMainAxisRow ? container.crossMode : container.mainMode) == .stretchFit else { return false }
+        guard container.depth > 1, var parent = node.parent else { return true }
+        while parent.styleStorage.display == .contents, let next = parent.parent { parent = next }
+        let style = node.styleStorage
+        if parent.styleStorage.flexDirection.isRow || style.positionType == .absolute
+            || parent.pinLayoutStorage != nil || (style.aspectRatio ?? 0) > 0 {
+            return true
+        }
+        return !container.ownerHeight.isNaN
+            || !node.resolveFlexBasis(config, container.direction, .column, container.ownerHeight, container.ownerWidth).isNaN
     }
 
     private func availableInnerDimension(_ container: FlexContainer, _ axis: FlexDirection, _ available: Float,
