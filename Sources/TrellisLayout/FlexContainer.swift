@@ -113,7 +113,7 @@ extension FlexLayoutEngine {
     /// Whether the container's height is [definite](https://www.w3.org/TR/css-flexbox-1/#definite-sizes)
     /// for its items' percentages: a definite `height`, or a height its container fixes and
     /// treats as definite — the root's available height, a row's stretched item (§9.4 step 11),
-    /// a size from an aspect ratio or insets, and a column's item when the column's height or the
+    /// a size from an aspect ratio or from top and bottom insets, and a column's item when the column's height or the
     /// item's flex basis is definite. A column's item is otherwise laid out at its flexed height,
     /// but percentages of it behave as `auto`, as in a browser.
     private func isHeightDefinite(_ container: FlexContainer) -> Bool {
@@ -123,10 +123,12 @@ extension FlexLayoutEngine {
         guard container.depth > 1, var parent = node.parent else { return true }
         while parent.styleStorage.display == .contents, let next = parent.parent { parent = next }
         let style = node.styleStorage
-        if parent.styleStorage.flexDirection.isRow || style.positionType == .absolute
-            || parent.pinLayoutStorage != nil || (style.aspectRatio ?? 0) > 0 {
-            return true
+        if (style.aspectRatio ?? 0) > 0 { return true }
+        if style.positionType == .absolute {
+            // Between a top and a bottom inset ([CSS Position §4.1](https://www.w3.org/TR/css-position-3/#resolving-insets)).
+            return node.hasInset(.top, container.direction) && node.hasInset(.bottom, container.direction)
         }
+        if parent.styleStorage.flexDirection.isRow || parent.pinLayoutStorage != nil { return true }
         return !container.ownerHeight.isNaN
             || !node.resolveFlexBasis(config, container.direction, .column, container.ownerHeight, container.ownerWidth).isNaN
     }
