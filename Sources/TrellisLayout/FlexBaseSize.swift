@@ -94,6 +94,11 @@ extension FlexLayoutEngine {
         // `fixFlexBasisFitContent` is on (and in web mode), and keeps the first basis it computed
         // (`flexBasisKeptAcrossPasses`, unless `webFlexBasis` is on).
         let errata = config.errata
+        // A percentage basis of a column whose height is not definite is `content`
+        // ([§7.2.3](https://www.w3.org/TR/css-flexbox-1/#flex-basis-property)): the item's content
+        // size, whatever its height says (Yoga 3.2 takes the height).
+        let contentBasis = !container.isMainAxisRow && resolvedBasis.isNaN && child.styleStorage.flexBasis.isPercent
+            && !errata.contains(.percentageOfIndefiniteHeight)
         if !resolvedBasis.isNaN && (!mainAxisSize.isNaN || config.useWebDefaults
                                     || !errata.contains(.flexBasisIgnoredInUnboundedContainer)
                                     || config.experiments.contains(.fixFlexBasisFitContent)) {
@@ -104,11 +109,11 @@ extension FlexLayoutEngine {
         } else if container.isMainAxisRow && child.hasDefiniteLength(.row, ownerWidth) {
             child.layout.computedFlexBasis = maxOrDefined(
                 child.resolvedDimension(direction, .row, ownerWidth, ownerWidth), paddingAndBorderMain)
-        } else if !container.isMainAxisRow && child.hasDefiniteLength(.column, ownerHeight) {
+        } else if !container.isMainAxisRow && !contentBasis && child.hasDefiniteLength(.column, ownerHeight) {
             child.layout.computedFlexBasis = maxOrDefined(
                 child.resolvedDimension(direction, .column, ownerHeight, ownerWidth), paddingAndBorderMain)
         } else {
-            measureContentFlexBasis(of: child, in: container)
+            measureContentFlexBasis(of: child, in: container, contentBasis: contentBasis)
             // CSS takes the content's size unclamped (min/max apply to the hypothetical size);
             // Yoga takes the measured, clamped size (`flexBasisClampedByMinMax`).
             var contentSize = child.measured(mainAxis)
@@ -123,7 +128,7 @@ extension FlexLayoutEngine {
 
     /// Lays the item out under max-content (or the container's size as fit-content) in the main
     /// axis to find its content-based flex base size.
-    private func measureContentFlexBasis(of child: LayoutNode, in container: FlexContainer) {
+    private func measureContentFlexBasis(of child: LayoutNode, in container: FlexContainer, contentBasis: Bool) {
         let node = container.node
         let isMainAxisRow = container.isMainAxisRow
         let direction = container.direction
@@ -202,7 +207,7 @@ extension FlexLayoutEngine {
         }
         applySizingKeyword(child.styleStorage.width, available: width, &childWidth, &childWidthMode)
         applySizingKeyword(child.styleStorage.height, available: height, &childHeight, &childHeightMode)
-        if child.styleStorage.flexBasis == .maxContent {
+        if child.styleStorage.flexBasis == .maxContent || contentBasis {
             if isMainAxisRow { (childWidth, childWidthMode) = (.nan, .maxContent) } else { (childHeight, childHeightMode) = (.nan, .maxContent) }
         }
         constrainMaxSizeForMode(child, direction, .row, ownerWidth, ownerWidth, &childWidthMode, &childWidth)

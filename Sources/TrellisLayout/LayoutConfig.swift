@@ -146,8 +146,9 @@ public struct LayoutErrata: OptionSet, Sendable, Hashable {
     /// against the height their container is laid out at even where that height is not definite,
     /// as Yoga 3.2 does: the flexed height of a column's item when the column's height is not
     /// definite, or the content height of an item that is not stretched. CSS treats them as `auto`
-    /// there ([§9.8](https://www.w3.org/TR/css-flexbox-1/#definite-sizes)), and an item whose
-    /// percentage height behaves as `auto` is not stretched.
+    /// there ([§9.8](https://www.w3.org/TR/css-flexbox-1/#definite-sizes)), an item whose
+    /// percentage height behaves as `auto` is not stretched, and a percentage `flex-basis` that
+    /// cannot resolve in a column is `content`, not the item's `height`.
     public static let percentageOfIndefiniteHeight = LayoutErrata(rawValue: 1 << 32)
     /// Every erratum: Yoga 3.2's answer wherever Trellis knows it to differ from a browser's.
     public static let all: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,

@@ -174,5 +174,9 @@ struct ErrataTests {
         let row = #"{"style": {"flexDirection": "row"}, "children": [{"id": "p", "style": {"width": 10, "height": "50%"}}, {"style": {"width": 10, "height": 100}}]}"#
         #expect(try frame(row, "p", errata: []).height == 0)
         #expect(try frame(row, "p", errata: .percentageOfIndefiniteHeight).height == 100)
+        // A percentage flex basis in a column of auto height is the content's size, not the height.
+        let basis = #"{"children": [{"id": "b", "style": {"height": 0, "flexBasis": "50%"}, "children": [{"style": {"height": 5}}]}]}"#
+        #expect(try frame(basis, "b", errata: []).height == 5)
+        #expect(try frame(basis, "b", errata: .percentageOfIndefiniteHeight).height == 0)
     }
 }
