@@ -102,7 +102,12 @@ extension FlexLayoutEngine {
     /// stretches it).
     @inline(__always)
     func keepsOwnCrossSize(_ child: LayoutNode, _ container: FlexContainer) -> Bool {
-        child.hasDefiniteLength(container.crossAxis, container.percentInnerCrossDim)
-            || (!container.heightIsDefinite && container.isMainAxisRow && child.processedDimension(.column).isPercent)
+        child.hasDefiniteLength(container.crossAxis, container.percentInnerCrossDim) || percentHeightIsAuto(child, container)
+    }
+
+    /// Whether a row's item has a percentage height that behaves as `auto`.
+    @inline(__always)
+    func percentHeightIsAuto(_ child: LayoutNode, _ container: FlexContainer) -> Bool {
+        !container.heightIsDefinite && container.isMainAxisRow && child.processedDimension(.column).isPercent
     }
 }

@@ -97,8 +97,8 @@ extension FlexLayoutEngine {
         // A percentage basis of a column whose height is not definite is `content`
         // ([§7.2.3](https://www.w3.org/TR/css-flexbox-1/#flex-basis-property)): the item's content
         // size, whatever its height says (Yoga 3.2 takes the height).
-        let contentBasis = !container.isMainAxisRow && resolvedBasis.isNaN && child.styleStorage.flexBasis.isPercent
-            && !errata.contains(.percentageOfIndefiniteHeight)
+        let contentBasis = resolvedBasis.isNaN && !container.heightIsDefinite && !container.isMainAxisRow
+            && child.styleStorage.flexBasis.isPercent
         if !resolvedBasis.isNaN && (!mainAxisSize.isNaN || config.useWebDefaults
                                     || !errata.contains(.flexBasisIgnoredInUnboundedContainer)
                                     || config.experiments.contains(.fixFlexBasisFitContent)) {
@@ -184,7 +184,7 @@ extension FlexLayoutEngine {
                 && !child.marginIsAuto(flexStart: container.crossAxis, direction)
                 && !child.marginIsAuto(flexEnd: container.crossAxis, direction)
                 && (!container.isWrapping || config.errata.contains(.multiLineStretchIsMaxContent))
-                && !keepsOwnCrossSize(child, container)
+                && !percentHeightIsAuto(child, container)
         }
         if !isMainAxisRow && !isRowDefinite && !width.isNaN && container.crossMode == .stretchFit
             && childWidthMode != .stretchFit && stretches() {

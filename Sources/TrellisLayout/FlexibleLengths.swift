@@ -213,7 +213,7 @@ extension FlexLayoutEngine {
             && child.styleStorage.dimension(crossAxis).sizingKeywordMode(available: 0) == nil
             && !child.marginIsAuto(flexStart: crossAxis, direction)
             && !child.marginIsAuto(flexEnd: crossAxis, direction)
-            && (crossDefinite || !keepsOwnCrossSize(child, container))
+            && !percentHeightIsAuto(child, container)
 
         // CSS stretches an item with an aspect ratio and an auto cross size to a definite line
         // (stretch wins); Yoga derives the cross size from the ratio.
