@@ -120,9 +120,9 @@ extension FlexLayoutEngine {
     /// Whether the container's height is [definite](https://www.w3.org/TR/css-flexbox-1/#definite-sizes)
     /// for its items' percentages: a definite `height`, or a height its container fixes and
     /// treats as definite — the root's available height, a row's stretched item (§9.4 step 11),
-    /// a size from an aspect ratio or from top and bottom insets, and a column's item when the column's height or the
-    /// item's flex basis is definite. A column's item is otherwise laid out at its flexed height,
-    /// but percentages of it behave as `auto`, as in a browser.
+    /// a size from an aspect ratio or from top and bottom insets, and a column's item when the
+    /// column's height or the item's flex basis is definite. A column's item is otherwise laid
+    /// out at its flexed height, but percentages of it behave as `auto`, as in a browser.
     private func isHeightDefinite(_ container: FlexContainer) -> Bool {
         let node = container.node
         let style = node.styleStorage
@@ -139,8 +139,8 @@ extension FlexLayoutEngine {
             return node.hasInset(.top, container.direction) && node.hasInset(.bottom, container.direction)
         }
         if parent.styleStorage.flexDirection.isRow || parent.pinLayoutStorage != nil { return true }
-        return !container.ownerHeight.isNaN
-            || !node.resolveFlexBasis(config, container.direction, .column, container.ownerHeight, container.ownerWidth).isNaN
+        // A column's item in a column whose height is not definite (`ownerHeight` is NaN).
+        return !node.resolveFlexBasis(config, container.direction, .column, container.ownerHeight, container.ownerWidth).isNaN
     }
 
     private func availableInnerDimension(_ container: FlexContainer, _ axis: FlexDirection, _ available: Float,
