@@ -103,7 +103,7 @@ extension FlexLayoutEngine {
         let startEdge = crossAxis.flexStartEdge
         // Chrome places the margin box and then applies the relative offset; Yoga drops the
         // margin for flex-start and centres the border box (see docs/layout.md).
-        let relative = child.relativePosition(crossAxis, direction, container.availableInnerCrossDim)
+        let relative = child.relativePosition(crossAxis, direction, container.percentInnerCrossDim)
         let marginStart = child.margin(flexStart: crossAxis, direction, innerWidth)
         let align = alignmentInLine(container.node, child)
         var startAuto = child.marginIsAuto(flexStart: crossAxis, direction)
@@ -147,7 +147,7 @@ extension FlexLayoutEngine {
 
     /// A stretched item is measured again with the line's final cross size.
     private func restretchItem(_ child: LayoutNode, _ container: FlexContainer, lineHeight: Float, leadPerLine: Float) {
-        guard !child.hasDefiniteLength(container.crossAxis, container.availableInnerCrossDim) else { return }
+        guard !keepsOwnCrossSize(child, container) else { return }
         let innerWidth = container.availableInnerWidth
         let isRow = container.isMainAxisRow
         // A line is as big as its items (plus its share of `align-content: stretch`); the space
@@ -161,6 +161,6 @@ extension FlexLayoutEngine {
         if inexactEquals(width, child.layout.measuredWidth) && inexactEquals(height, child.layout.measuredHeight) { return }
         layoutNode(child, availableWidth: width, availableHeight: height, ownerDirection: container.direction,
                    widthMode: .stretchFit, heightMode: .stretchFit, ownerWidth: innerWidth,
-                   ownerHeight: container.availableInnerHeight, performLayout: true, depth: container.depth)
+                   ownerHeight: container.percentInnerHeight, performLayout: true, depth: container.depth)
     }
 }

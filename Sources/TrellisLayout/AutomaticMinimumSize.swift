@@ -17,7 +17,7 @@ extension FlexLayoutEngine {
         guard style.display != .none, style.positionType != .absolute, style.overflow == .visible,
               !style.minDimension(mainAxis).isDefined else { return .nan }
         let direction = container.direction
-        let innerMain = container.availableInnerMainDim
+        let innerMain = container.percentInnerMainDim
         let innerWidth = container.availableInnerWidth
         var minimum = minContentMainSize(child, container)
         // The specified size suggestion: a definite preferred main size.
@@ -46,7 +46,7 @@ extension FlexLayoutEngine {
         }
         layoutNode(child, availableWidth: width, availableHeight: .nan, ownerDirection: container.direction,
                    widthMode: widthMode, heightMode: .maxContent, ownerWidth: innerWidth,
-                   ownerHeight: container.availableInnerHeight, performLayout: false, depth: container.depth)
+                   ownerHeight: container.percentInnerHeight, performLayout: false, depth: container.depth)
         return child.layout.measuredHeight
     }
 

@@ -67,7 +67,7 @@ extension FlexLayoutEngine {
         where child.styleStorage.positionType != .absolute && child.styleStorage.display != .none {
             var position = size - child.layout.position[edge] - child.measured(crossAxis)
             if !yoga {
-                let relative = child.relativePosition(crossAxis, direction, container.availableInnerCrossDim)
+                let relative = child.relativePosition(crossAxis, direction, container.percentInnerCrossDim)
                 position += 2 * relative + child.margin(flexStart: crossAxis, direction, innerWidth)
                     - child.margin(flexEnd: crossAxis, direction, innerWidth)
             }

@@ -42,7 +42,7 @@ extension FlexLayoutEngine {
             // Only an auto cross size stretches; sizing keywords keep their size.
             let keywordSized = child.styleStorage.dimension(crossAxis).sizingKeywordMode(available: 0) != nil
             if align == .stretch && !startAuto && !endAuto && !keywordSized {
-                if !child.hasDefiniteLength(crossAxis, container.availableInnerCrossDim) {
+                if !keepsOwnCrossSize(child, container) {
                     stretchItem(child, container, lineCrossDim: line.crossDim)
                 }
             } else {
@@ -80,8 +80,8 @@ extension FlexLayoutEngine {
         }
         childMainSize += child.marginForAxis(mainAxis, direction, innerWidth)
         var mainMode = SizingMode.stretchFit, crossMode = SizingMode.stretchFit
-        constrainMaxSizeForMode(child, direction, mainAxis, container.availableInnerMainDim, innerWidth, &mainMode, &childMainSize)
-        constrainMaxSizeForMode(child, direction, crossAxis, container.availableInnerCrossDim, innerWidth, &crossMode, &childCrossSize)
+        constrainMaxSizeForMode(child, direction, mainAxis, container.percentInnerMainDim, innerWidth, &mainMode, &childMainSize)
+        constrainMaxSizeForMode(child, direction, crossAxis, container.percentInnerCrossDim, innerWidth, &crossMode, &childCrossSize)
         let width = isRow ? childMainSize : childCrossSize
         let height = isRow ? childCrossSize : childMainSize
         // The line's cross size is the item's: CSS stretches to it exactly. Yoga 3.2 measures the
@@ -93,6 +93,21 @@ extension FlexLayoutEngine {
         let heightMode: SizingMode = height.isNaN || (isRow && crossAxisDoesNotGrow) ? .maxContent : .stretchFit
         layoutNode(child, availableWidth: width, availableHeight: height, ownerDirection: direction,
                    widthMode: widthMode, heightMode: heightMode, ownerWidth: innerWidth,
-                   ownerHeight: container.availableInnerHeight, performLayout: true, depth: container.depth)
+                   ownerHeight: container.percentInnerHeight, performLayout: true, depth: container.depth)
+    }
+
+    /// Whether an item aligned `stretch` keeps its own cross size: a definite one, or a
+    /// percentage height that behaves as `auto` because the container's height is not definite
+    /// (CSS stretches only an `auto` cross size; Yoga 3.2, `percentageOfIndefiniteHeight`,
+    /// stretches it).
+    @inline(__always)
+    func keepsOwnCrossSize(_ child: LayoutNode, _ container: FlexContainer) -> Bool {
+        child.hasDefiniteLength(container.crossAxis, container.percentInnerCrossDim) || percentHeightIsAuto(child, container)
+    }
+
+    /// Whether a row's item has a percentage height that behaves as `auto`.
+    @inline(__always)
+    func percentHeightIsAuto(_ child: LayoutNode, _ container: FlexContainer) -> Bool {
+        !container.heightIsDefinite && container.isMainAxisRow && child.processedDimension(.column).isPercent
     }
 }

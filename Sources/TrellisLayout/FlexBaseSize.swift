@@ -16,7 +16,7 @@ extension FlexLayoutEngine {
             }
             if container.performLayout {
                 child.setInitialPosition(child.resolveDirection(container.direction),
-                                         container.availableInnerWidth, container.availableInnerHeight, errata: config.errata)
+                                         container.availableInnerWidth, container.percentInnerHeight, errata: config.errata)
             }
             if child.styleStorage.positionType != .relative { container.hasOutOfFlowCandidates = true }
             if child.styleStorage.positionType == .absolute { return }
@@ -83,7 +83,7 @@ extension FlexLayoutEngine {
         let mainAxis = container.mainAxis
         let direction = container.direction
         let width = container.availableInnerWidth, height = container.availableInnerHeight
-        let ownerWidth = width, ownerHeight = height
+        let ownerWidth = width, ownerHeight = container.percentInnerHeight
         let mainAxisSize = container.isMainAxisRow ? width : height
         let mainAxisOwnerSize = container.isMainAxisRow ? ownerWidth : ownerHeight
         let paddingAndBorderMain = child.paddingAndBorder(mainAxis, direction, ownerWidth)
@@ -94,6 +94,11 @@ extension FlexLayoutEngine {
         // `fixFlexBasisFitContent` is on (and in web mode), and keeps the first basis it computed
         // (`flexBasisKeptAcrossPasses`, unless `webFlexBasis` is on).
         let errata = config.errata
+        // A percentage basis of a column whose height is not definite is `content`
+        // ([§7.2.3](https://www.w3.org/TR/css-flexbox-1/#flex-basis-property)): the item's content
+        // size, whatever its height says (Yoga 3.2 takes the height).
+        let contentBasis = resolvedBasis.isNaN && !container.heightIsDefinite && !container.isMainAxisRow
+            && child.styleStorage.flexBasis.isPercent
         if !resolvedBasis.isNaN && (!mainAxisSize.isNaN || config.useWebDefaults
                                     || !errata.contains(.flexBasisIgnoredInUnboundedContainer)
                                     || config.experiments.contains(.fixFlexBasisFitContent)) {
@@ -104,11 +109,11 @@ extension FlexLayoutEngine {
         } else if container.isMainAxisRow && child.hasDefiniteLength(.row, ownerWidth) {
             child.layout.computedFlexBasis = maxOrDefined(
                 child.resolvedDimension(direction, .row, ownerWidth, ownerWidth), paddingAndBorderMain)
-        } else if !container.isMainAxisRow && child.hasDefiniteLength(.column, ownerHeight) {
+        } else if !container.isMainAxisRow && !contentBasis && child.hasDefiniteLength(.column, ownerHeight) {
             child.layout.computedFlexBasis = maxOrDefined(
                 child.resolvedDimension(direction, .column, ownerHeight, ownerWidth), paddingAndBorderMain)
         } else {
-            measureContentFlexBasis(of: child, in: container)
+            measureContentFlexBasis(of: child, in: container, contentBasis: contentBasis)
             // CSS takes the content's size unclamped (min/max apply to the hypothetical size);
             // Yoga takes the measured, clamped size (`flexBasisClampedByMinMax`).
             var contentSize = child.measured(mainAxis)
@@ -123,12 +128,12 @@ extension FlexLayoutEngine {
 
     /// Lays the item out under max-content (or the container's size as fit-content) in the main
     /// axis to find its content-based flex base size.
-    private func measureContentFlexBasis(of child: LayoutNode, in container: FlexContainer) {
+    private func measureContentFlexBasis(of child: LayoutNode, in container: FlexContainer, contentBasis: Bool) {
         let node = container.node
         let isMainAxisRow = container.isMainAxisRow
         let direction = container.direction
         let width = container.availableInnerWidth, height = container.availableInnerHeight
-        let ownerWidth = width, ownerHeight = height
+        let ownerWidth = width, ownerHeight = container.percentInnerHeight
         var childWidth = Float.nan, childHeight = Float.nan
         var childWidthMode = SizingMode.maxContent, childHeightMode = SizingMode.maxContent
         let marginRow = child.marginForAxis(.row, direction, ownerWidth)
@@ -179,6 +184,7 @@ extension FlexLayoutEngine {
                 && !child.marginIsAuto(flexStart: container.crossAxis, direction)
                 && !child.marginIsAuto(flexEnd: container.crossAxis, direction)
                 && (!container.isWrapping || config.errata.contains(.multiLineStretchIsMaxContent))
+                && !percentHeightIsAuto(child, container)
         }
         if !isMainAxisRow && !isRowDefinite && !width.isNaN && container.crossMode == .stretchFit
             && childWidthMode != .stretchFit && stretches() {
@@ -201,7 +207,7 @@ extension FlexLayoutEngine {
         }
         applySizingKeyword(child.styleStorage.width, available: width, &childWidth, &childWidthMode)
         applySizingKeyword(child.styleStorage.height, available: height, &childHeight, &childHeightMode)
-        if child.styleStorage.flexBasis == .maxContent {
+        if child.styleStorage.flexBasis == .maxContent || contentBasis {
             if isMainAxisRow { (childWidth, childWidthMode) = (.nan, .maxContent) } else { (childHeight, childHeightMode) = (.nan, .maxContent) }
         }
         constrainMaxSizeForMode(child, direction, .row, ownerWidth, ownerWidth, &childWidthMode, &childWidth)
@@ -238,7 +244,7 @@ extension FlexLayoutEngine {
                                       _ childWidthMode: inout SizingMode, _ childHeight: inout Float,
                                       _ childHeightMode: inout SizingMode) {
         let direction = container.direction
-        let ownerWidth = container.availableInnerWidth, ownerHeight = container.availableInnerHeight
+        let ownerWidth = container.availableInnerWidth, ownerHeight = container.percentInnerHeight
         layoutNode(child, availableWidth: childWidth, availableHeight: .nan, ownerDirection: direction,
                    widthMode: childWidthMode, heightMode: .maxContent, ownerWidth: ownerWidth,
                    ownerHeight: ownerHeight, performLayout: false, depth: container.depth)

@@ -32,6 +32,15 @@ struct FlexContainer {
     var availableInnerHeight: Float = .nan
     var availableInnerMainDim: Float = .nan
     var availableInnerCrossDim: Float = .nan
+    /// Whether the container's height is definite ([§9.8](https://www.w3.org/TR/css-flexbox-1/#definite-sizes)),
+    /// so that its items' percentage heights resolve against it; otherwise they behave as `auto`.
+    var heightIsDefinite = true
+    /// What the items' percentage heights resolve against: `availableInnerHeight` when the
+    /// height is definite, else NaN (and the same for the cross axis of a row).
+    var percentInnerHeight: Float = .nan
+    var percentInnerCrossDim: Float = .nan
+    /// Whether percentages in the main axis do not resolve: a column whose height is not definite.
+    var mainPercentIsIndefinite = false
 
     // Step 3: sum of outer flex base sizes and gaps.
     var totalMainDim: Float = 0
@@ -74,6 +83,8 @@ struct FlexContainer {
     var crossAxisOwnerSize: Float { mainAxis.isRow ? ownerHeight : ownerWidth }
     var paddingAndBorderRow: Float { mainAxis.isRow ? paddingAndBorderMain : paddingAndBorderCross }
     var paddingAndBorderColumn: Float { mainAxis.isRow ? paddingAndBorderCross : paddingAndBorderMain }
+    /// What the items' percentage sizes in the main axis resolve against.
+    @inline(__always) var percentInnerMainDim: Float { mainPercentIsIndefinite ? .nan : availableInnerMainDim }
 
     /// The cross size (border box) the lines ask for. A multi-line column whose width is
     /// fit-content is no wider than the width offered to it, unless one line is
@@ -99,6 +110,37 @@ extension FlexLayoutEngine {
                                                                  container.paddingAndBorderColumn, container.ownerHeight)
         container.availableInnerMainDim = container.isMainAxisRow ? container.availableInnerWidth : container.availableInnerHeight
         container.availableInnerCrossDim = container.isMainAxisRow ? container.availableInnerHeight : container.availableInnerWidth
+        let definite = config.errata.contains(.percentageOfIndefiniteHeight) || isHeightDefinite(container)
+        container.heightIsDefinite = definite
+        container.percentInnerHeight = definite ? container.availableInnerHeight : .nan
+        container.percentInnerCrossDim = definite || !container.isMainAxisRow ? container.availableInnerCrossDim : .nan
+        container.mainPercentIsIndefinite = !definite && !container.isMainAxisRow
+    }
+
+    /// Whether the container's height is [definite](https://www.w3.org/TR/css-flexbox-1/#definite-sizes)
+    /// for its items' percentages: a definite `height`, or a height its container fixes and
+    /// treats as definite — the root's available height, a row's stretched item (§9.4 step 11),
+    /// a size from an aspect ratio or from top and bottom insets, and a column's item when the
+    /// column's height or the item's flex basis is definite. A column's item is otherwise laid
+    /// out at its flexed height, but percentages of it behave as `auto`, as in a browser.
+    private func isHeightDefinite(_ container: FlexContainer) -> Bool {
+        let node = container.node
+        let style = node.styleStorage
+        let fixed = (container.isMainAxisRow ? container.crossMode : container.mainMode) == .stretchFit
+        // (The common case first: a height fixed inside a definite one.)
+        if fixed && !container.ownerHeight.isNaN && style.positionType != .absolute { return true }
+        if node.hasDefiniteLength(.column, container.ownerHeight) { return true }
+        guard fixed else { return false }
+        guard container.depth > 1, var parent = node.parent else { return true }
+        while parent.styleStorage.display == .contents, let next = parent.parent { parent = next }
+        if (style.aspectRatio ?? 0) > 0 { return true }
+        if style.positionType == .absolute {
+            // Between a top and a bottom inset ([CSS Position §4.1](https://www.w3.org/TR/css-position-3/#resolving-insets)).
+            return node.hasInset(.top, container.direction) && node.hasInset(.bottom, container.direction)
+        }
+        if parent.styleStorage.flexDirection.isRow || parent.pinLayoutStorage != nil { return true }
+        // A column's item in a column whose height is not definite (`ownerHeight` is NaN).
+        return !node.resolveFlexBasis(config, container.direction, .column, container.ownerHeight, container.ownerWidth).isNaN
     }
 
     private func availableInnerDimension(_ container: FlexContainer, _ axis: FlexDirection, _ available: Float,

@@ -137,9 +137,11 @@ extension FlexLayoutEngine {
     /// [hypothetical main size](https://www.w3.org/TR/css-flexbox-1/#hypothetical-main-size).
     @inline(__always)
     func hypotheticalMainSize(_ child: LayoutNode, _ container: FlexContainer) -> Float {
-        // Yoga 3.2 resolves percentage min/max sizes here against the container's owner.
+        // Yoga 3.2 resolves percentage min/max sizes here against the container's owner; a
+        // column item's min/max heights resolve against the column's height, as CSS does.
+        let percentBase = container.isMainAxisRow ? container.mainAxisOwnerSize : container.percentInnerHeight
         let clamped = child.boundAxisWithinMinAndMax(container.direction, container.mainAxis, child.layout.computedFlexBasis,
-                                                     container.mainAxisOwnerSize, container.ownerWidth)
+                                                     percentBase, container.ownerWidth)
         // A box is never smaller than its padding and border, whatever its max size says.
         let floored = maxOrDefined(clamped, child.paddingAndBorder(container.mainAxis, container.direction,
                                                                    container.availableInnerWidth))

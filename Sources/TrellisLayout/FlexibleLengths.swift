@@ -124,7 +124,7 @@ extension FlexLayoutEngine {
     @inline(__always)
     private func boundMainSize(_ child: LayoutNode, _ container: FlexContainer, _ size: Float) -> Float {
         let bounded = child.boundAxis(container.mainAxis, container.direction, size,
-                                      container.availableInnerMainDim, container.availableInnerWidth)
+                                      container.percentInnerMainDim, container.availableInnerWidth)
         return applyAutomaticMinimum(child, bounded)
     }
 
@@ -207,11 +207,13 @@ extension FlexLayoutEngine {
         var childMainMode = SizingMode.stretchFit
         var childCrossSize: Float
         var childCrossMode: SizingMode
+        let percentCross = container.percentInnerCrossDim
+        let crossDefinite = child.hasDefiniteLength(crossAxis, percentCross)
         let stretches = resolveChildAlignment(node, child) == .stretch
             && child.styleStorage.dimension(crossAxis).sizingKeywordMode(available: 0) == nil
             && !child.marginIsAuto(flexStart: crossAxis, direction)
             && !child.marginIsAuto(flexEnd: crossAxis, direction)
-        let crossDefinite = child.hasDefiniteLength(crossAxis, innerCross)
+            && !percentHeightIsAuto(child, container)
 
         // CSS stretches an item with an aspect ratio and an auto cross size to a definite line
         // (stretch wins); Yoga derives the cross size from the ratio.
@@ -231,21 +233,21 @@ extension FlexLayoutEngine {
             childCrossSize = innerCross
             childCrossMode = childCrossSize.isNaN ? .maxContent : .fitContent
         } else {
-            childCrossSize = child.resolvedDimension(direction, crossAxis, innerCross, innerWidth) + marginCross
+            childCrossSize = child.resolvedDimension(direction, crossAxis, percentCross, innerWidth) + marginCross
             let isLoosePercentage = child.processedDimension(crossAxis).isPercent && container.crossMode != .stretchFit
             childCrossMode = childCrossSize.isNaN || isLoosePercentage ? .maxContent : .stretchFit
         }
-        constrainMaxSizeForMode(child, direction, mainAxis, container.availableInnerMainDim, innerWidth,
+        constrainMaxSizeForMode(child, direction, mainAxis, container.percentInnerMainDim, innerWidth,
                                 &childMainMode, &childMainSize)
         applySizingKeyword(child.styleStorage.dimension(crossAxis), available: innerCross, &childCrossSize, &childCrossMode)
-        constrainMaxSizeForMode(child, direction, crossAxis, innerCross, innerWidth, &childCrossMode, &childCrossSize)
+        constrainMaxSizeForMode(child, direction, crossAxis, percentCross, innerWidth, &childCrossMode, &childCrossSize)
 
         let requiresStretchLayout = !crossDefinite && stretches
         let isRow = container.isMainAxisRow
         layoutNode(child, availableWidth: isRow ? childMainSize : childCrossSize,
                    availableHeight: isRow ? childCrossSize : childMainSize, ownerDirection: node.layout.direction,
                    widthMode: isRow ? childMainMode : childCrossMode, heightMode: isRow ? childCrossMode : childMainMode,
-                   ownerWidth: innerWidth, ownerHeight: container.availableInnerHeight,
+                   ownerWidth: innerWidth, ownerHeight: container.percentInnerHeight,
                    performLayout: container.performLayout && !requiresStretchLayout, depth: container.depth)
         node.layout.hadOverflow = node.layout.hadOverflow || child.layout.hadOverflow
     }

@@ -142,6 +142,14 @@ public struct LayoutErrata: OptionSet, Sendable, Hashable {
     /// whatever the space around it, so its lines break only at its `max-height`
     /// ([§9.2 step 2](https://www.w3.org/TR/css-flexbox-1/#algo-available)).
     public static let columnWrapsAtOfferedHeight = LayoutErrata(rawValue: 1 << 26)
+    /// Resolve percentage heights (and min/max heights, flex bases and offsets in the column axis)
+    /// against the height their container is laid out at even where that height is not definite,
+    /// as Yoga 3.2 does: the flexed height of a column's item when the column's height is not
+    /// definite, or the content height of an item that is not stretched. CSS treats them as `auto`
+    /// there ([§9.8](https://www.w3.org/TR/css-flexbox-1/#definite-sizes)), an item whose
+    /// percentage height behaves as `auto` is not stretched, and a percentage `flex-basis` that
+    /// cannot resolve in a column is `content`, not the item's `height`.
+    public static let percentageOfIndefiniteHeight = LayoutErrata(rawValue: 1 << 32)
     /// Every erratum: Yoga 3.2's answer wherever Trellis knows it to differ from a browser's.
     public static let all: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
                                            .absolutePercentAgainstInnerSize, .reversedAxisRelativeOffset,
@@ -155,7 +163,8 @@ public struct LayoutErrata: OptionSet, Sendable, Hashable {
                                            .wrapReverseMirrorsBorderBox,
                                            .stretchIntoSpaceBetweenLines, .multiLineStretchIsMaxContent,
                                            .absoluteSizedWithoutInsetsOrAlignment, .aspectRatioFromMainSize,
-                                           .columnStretchesToIndefiniteWidth, .columnWrapsAtOfferedHeight]
+                                           .columnStretchesToIndefiniteWidth, .columnWrapsAtOfferedHeight,
+                                           .percentageOfIndefiniteHeight]
     /// Yoga's "classic" errata set.
     public static let classic: LayoutErrata = [.stretchFlexBasis, .absolutePositionWithoutInsetsExcludesPadding,
                                                .absolutePercentAgainstInnerSize]

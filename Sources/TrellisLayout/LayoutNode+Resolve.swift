@@ -119,9 +119,13 @@ extension LayoutNode {
     @inline(__always)
     func relativePosition(_ axis: FlexDirection, _ direction: Direction, _ axisSize: Float) -> Float {
         if styleStorage.positionType == .static { return 0 }
-        let startEdge = axis.inlineStartEdge(direction)
-        if hasInset(startEdge, direction) { return insetValue(startEdge, direction, axisSize) }
-        return -insetValue(axis.inlineEndEdge(direction), direction, axisSize)
+        let startEdge = axis.inlineStartEdge(direction), endEdge = axis.inlineEndEdge(direction)
+        if hasInset(startEdge, direction) {
+            // A percentage of a height that is not definite behaves as `auto`: the end inset applies.
+            let start = edges(direction).position[startEdge].resolve(axisSize)
+            if !start.isNaN || !hasInset(endEdge, direction) { return zeroIfUndefined(start) }
+        }
+        return -insetValue(endEdge, direction, axisSize)
     }
 
     /// Sets the node's initial position from its margins and relative offset, before alignment.

@@ -163,4 +163,20 @@ struct ErrataTests {
         #expect(try frame(tree, "b", errata: []).top == 8)
         #expect(try frame(tree, "b", errata: .baselineFromFirstChildInReversedAxis).top == 10)
     }
+
+    @Test("A percentage height in a column item whose height is not definite behaves as auto, and does not stretch")
+    func percentageOfIndefiniteHeight() throws {
+        // The item's flexed height (10, from its text) is not definite: its column has no height.
+        let column = #"{"children": [{"children": [{"id": "t", "style": {"height": "50%"}, "text": "H"}]}]}"#
+        #expect(try frame(column, "t", errata: []).height == 10)
+        #expect(try frame(column, "t", errata: .percentageOfIndefiniteHeight).height == 5)
+        // In a row of auto height an item whose percentage height behaves as auto is not stretched.
+        let row = #"{"style": {"flexDirection": "row"}, "children": [{"id": "p", "style": {"width": 10, "height": "50%"}}, {"style": {"width": 10, "height": 100}}]}"#
+        #expect(try frame(row, "p", errata: []).height == 0)
+        #expect(try frame(row, "p", errata: .percentageOfIndefiniteHeight).height == 100)
+        // A percentage flex basis in a column of auto height is the content's size, not the height.
+        let basis = #"{"children": [{"id": "b", "style": {"height": 0, "flexBasis": "50%"}, "children": [{"style": {"height": 5}}]}]}"#
+        #expect(try frame(basis, "b", errata: []).height == 5)
+        #expect(try frame(basis, "b", errata: .percentageOfIndefiniteHeight).height == 0)
+    }
 }
