@@ -63,6 +63,9 @@ final class PlannedComponent: Sendable {
     let pinLayout: PinLayout?
     /// Whether this is a Pins container with pins to its safe area.
     let usesSafeArea: Bool
+    /// Whether it or a component inside it uses the safe area: only then does a layout look for
+    /// insets to update (``ScreenLayout/updateSafeAreaInsets(_:left:top:)``).
+    let safeAreaInside: Bool
     let bar: Bar?
     /// A List's separator between rows (nil: none).
     let separatorStyle: Style?
@@ -85,6 +88,7 @@ final class PlannedComponent: Sendable {
         bar = draft.bar
         separatorStyle = draft.separatorStyle
         self.children = children
+        safeAreaInside = draft.usesSafeArea || children.contains { $0.safeAreaInside }
         barPart = draft.bar == nil ? nil : EncodedPart(layoutId: layoutId + "/bar")
         separatorParts = draft.separatorStyle == nil ? [] : children.indices.dropFirst().map {
             EncodedPart(layoutId: layoutId + "/separator[\($0 - 1)]")

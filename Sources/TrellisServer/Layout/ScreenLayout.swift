@@ -318,6 +318,7 @@ public struct ScreenLayout {
     /// home indicator cover, from where the last layout put it; returns whether any changed (the
     /// screen is then laid out again: a container's insets do not move the container itself).
     private func updateSafeAreaInsets(_ placed: Placed, left: Float, top: Float) -> Bool {
+        guard placed.planned.safeAreaInside else { return false }
         let frame = placed.node.frame
         let absoluteTop = top + frame.top, absoluteBottom = absoluteTop + frame.height
         var changed = false
