@@ -64,7 +64,7 @@ extension FlexLayoutEngine {
                 factor = child.resolveFlexGrow()
             } else {
                 // The scaled flex shrink factor uses the inner (content-box) flex base size.
-                let innerBase = base - child.paddingAndBorder(container.mainAxis, container.direction, container.ownerWidth)
+                let innerBase = base - child.paddingAndBorder(container.mainAxis, container.direction, container.availableInnerWidth)
                 factor = child.resolveFlexShrink(config) * max(innerBase, 0)
             }
             // Step 2: items that cannot flex, or whose min/max already pushes them the other way.

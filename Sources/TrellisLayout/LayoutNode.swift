@@ -20,6 +20,12 @@ public final class LayoutNode {
     @exclusivity(unchecked) var hasParent = false
     /// Whether `measureFunction` is set (read by layout without touching the closure).
     @exclusivity(unchecked) var hasMeasureFunction = false
+    /// Whether the style has a percentage that resolves against the containing block's width:
+    /// `width`, `min-width`, `max-width`, `flex-basis`, a margin, padding or inset.
+    @exclusivity(unchecked) var hasWidthPercentage = false
+    /// Whether a layout child has `hasWidthPercentage`: the child's size or position depends on
+    /// this node's width, which is cyclic while that width depends on the content.
+    @exclusivity(unchecked) var hasWidthPercentageChildren = false
     /// Counts `calculateLayout` calls made on this node as a root; tells passes apart for the caches.
     var layoutPassCount: UInt32 = 0
     @exclusivity(unchecked) var contentsChildrenCount: Int32 = 0
@@ -49,6 +55,7 @@ public final class LayoutNode {
             styleStorage = newValue
             ltrEdges = DirectedBoxEdges(newValue, .ltr)
             rtlEdges = DirectedBoxEdges(newValue, .rtl)
+            hasWidthPercentage = newValue.hasWidthPercentage
             if newValue != oldValue { styleDidChange(from: oldValue) }
         }
     }
@@ -85,6 +92,9 @@ public final class LayoutNode {
     /// The frames a Pins container's last solve gave its views, for the layout that follows a
     /// measurement in the same pass at the size the measurement found.
     var pinSolution: PinSolution?
+    /// The containing block's width the cached measurements were made with, for a node with
+    /// `hasWidthPercentage` (kept here, out of the state every visit touches).
+    var lastOwnerWidth: Float = .nan
 
     /// Use this child's baseline as its parent's baseline, even if it is not the first item.
     public var isReferenceBaseline = false {
@@ -107,6 +117,7 @@ public final class LayoutNode {
         self.rtlEdges = DirectedBoxEdges(style, .rtl)
         self.measureFunctionStorage = measure
         self.hasMeasureFunction = measure != nil
+        self.hasWidthPercentage = style.hasWidthPercentage
     }
 
     // MARK: Tree
@@ -124,6 +135,7 @@ public final class LayoutNode {
         child.parentReference = self
         child.hasParent = true
         if child.styleStorage.display == .contents { contentsChildrenCount += 1 }
+        updateWidthPercentageChildren()
         markDirty()
     }
 
@@ -134,6 +146,7 @@ public final class LayoutNode {
         child.parentReference = nil
         child.hasParent = false
         if child.styleStorage.display == .contents { contentsChildrenCount -= 1 }
+        updateWidthPercentageChildren()
         markDirty()
         return child
     }
@@ -146,6 +159,7 @@ public final class LayoutNode {
         }
         children.removeAll()
         contentsChildrenCount = 0
+        updateWidthPercentageChildren()
         markDirty()
     }
 
@@ -166,7 +180,25 @@ public final class LayoutNode {
             for child in parent.children where child.styleStorage.display == .contents { count += 1 }
             parent.contentsChildrenCount = Int32(count)
         }
+        if oldValue.hasWidthPercentage != style.hasWidthPercentage || oldValue.display != style.display {
+            parent?.updateWidthPercentageChildren()
+        }
         markDirty()
+    }
+
+    /// Recomputes `hasWidthPercentageChildren` here and, through `display: contents` nodes, above.
+    func updateWidthPercentageChildren() {
+        var node: LayoutNode? = self
+        while let current = node {
+            var found = false
+            for child in current.layoutChildren where child.hasWidthPercentage {
+                found = true
+                break
+            }
+            current.hasWidthPercentageChildren = found
+            guard current.styleStorage.display == .contents else { break }
+            node = current.parent
+        }
     }
 
     // MARK: Results
