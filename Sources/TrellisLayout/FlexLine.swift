@@ -137,9 +137,10 @@ extension FlexLayoutEngine {
     /// [hypothetical main size](https://www.w3.org/TR/css-flexbox-1/#hypothetical-main-size).
     @inline(__always)
     func hypotheticalMainSize(_ child: LayoutNode, _ container: FlexContainer) -> Float {
-        // Yoga 3.2 resolves percentage min/max sizes here against the container's owner.
+        // Percentage min/max sizes resolve against the container's content box, as for the final
+        // size (Yoga 3.2 resolves them here against the container's owner).
         let clamped = child.boundAxisWithinMinAndMax(container.direction, container.mainAxis, child.layout.computedFlexBasis,
-                                                     container.mainAxisOwnerSize, container.ownerWidth)
+                                                     container.availableInnerMainDim, container.availableInnerWidth)
         // A box is never smaller than its padding and border, whatever its max size says.
         let floored = maxOrDefined(clamped, child.paddingAndBorder(container.mainAxis, container.direction,
                                                                    container.availableInnerWidth))

@@ -115,8 +115,6 @@ extension FlexLayoutEngine {
     /// The min/max-clamped flex base size used as the starting point of both passes.
     @inline(__always)
     private func clampedFlexBasis(_ child: LayoutNode, _ container: FlexContainer) -> Float {
-        // As in Yoga 3.2, percentage min/max sizes resolve here against the container's owner;
-        // the final sizes (`boundMainSize`) resolve them against the container.
         hypotheticalMainSize(child, container)
     }
 

@@ -20,12 +20,9 @@ public final class LayoutNode {
     @exclusivity(unchecked) var hasParent = false
     /// Whether `measureFunction` is set (read by layout without touching the closure).
     @exclusivity(unchecked) var hasMeasureFunction = false
-    /// Whether the style has a percentage that resolves against the containing block's width:
-    /// `width`, `min-width`, `max-width`, `flex-basis`, a margin, padding or inset.
-    @exclusivity(unchecked) var hasWidthPercentage = false
-    /// Whether a layout child has `hasWidthPercentage`: the child's size or position depends on
-    /// this node's width, which is cyclic while that width depends on the content.
-    @exclusivity(unchecked) var hasWidthPercentageChildren = false
+    /// `hasWidthPercentage` (bit 0) and `hasWidthPercentageChildren` (bit 1), in the byte the
+    /// flags above leave free.
+    @exclusivity(unchecked) var percentageFlags: UInt8 = 0
     /// Counts `calculateLayout` calls made on this node as a root; tells passes apart for the caches.
     var layoutPassCount: UInt32 = 0
     @exclusivity(unchecked) var contentsChildrenCount: Int32 = 0
@@ -184,6 +181,22 @@ public final class LayoutNode {
             parent?.updateWidthPercentageChildren()
         }
         markDirty()
+    }
+
+    /// Whether the style has a percentage that resolves against the containing block's width:
+    /// `width`, `min-width`, `max-width`, `flex-basis`, a margin, padding or inset.
+    @inline(__always)
+    var hasWidthPercentage: Bool {
+        get { percentageFlags & 1 != 0 }
+        set { percentageFlags = newValue ? percentageFlags | 1 : percentageFlags & ~1 }
+    }
+
+    /// Whether a layout child has `hasWidthPercentage`: the child's size or position depends on
+    /// this node's width, which is cyclic while that width depends on the content.
+    @inline(__always)
+    var hasWidthPercentageChildren: Bool {
+        get { percentageFlags & 2 != 0 }
+        set { percentageFlags = newValue ? percentageFlags | 2 : percentageFlags & ~2 }
     }
 
     /// Recomputes `hasWidthPercentageChildren` here and, through `display: contents` nodes, above.
