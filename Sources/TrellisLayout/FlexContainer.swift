@@ -72,6 +72,10 @@ struct FlexContainer {
     var isMainAxisRow: Bool { mainAxis.isRow }
     var mainAxisOwnerSize: Float { mainAxis.isRow ? ownerWidth : ownerHeight }
     var crossAxisOwnerSize: Float { mainAxis.isRow ? ownerHeight : ownerWidth }
+    /// What the items' percentages in the main axis resolve against: the content box's main
+    /// size. A row sized by its content sets `availableInnerMainDim` to its content's size;
+    /// its items' percentage widths stay cyclic (NaN) there, as its width is not known yet.
+    var percentageBaseMain: Float { mainAxis.isRow ? availableInnerWidth : availableInnerMainDim }
     var paddingAndBorderRow: Float { mainAxis.isRow ? paddingAndBorderMain : paddingAndBorderCross }
     var paddingAndBorderColumn: Float { mainAxis.isRow ? paddingAndBorderCross : paddingAndBorderMain }
 

@@ -140,7 +140,7 @@ extension FlexLayoutEngine {
         // Percentage min/max sizes resolve against the container's content box, as for the final
         // size (Yoga 3.2 resolves them here against the container's owner).
         let clamped = child.boundAxisWithinMinAndMax(container.direction, container.mainAxis, child.layout.computedFlexBasis,
-                                                     container.availableInnerMainDim, container.availableInnerWidth)
+                                                     container.percentageBaseMain, container.availableInnerWidth)
         // A box is never smaller than its padding and border, whatever its max size says.
         let floored = maxOrDefined(clamped, child.paddingAndBorder(container.mainAxis, container.direction,
                                                                    container.availableInnerWidth))

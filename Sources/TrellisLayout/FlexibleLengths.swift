@@ -122,7 +122,7 @@ extension FlexLayoutEngine {
     @inline(__always)
     private func boundMainSize(_ child: LayoutNode, _ container: FlexContainer, _ size: Float) -> Float {
         let bounded = child.boundAxis(container.mainAxis, container.direction, size,
-                                      container.availableInnerMainDim, container.availableInnerWidth)
+                                      container.percentageBaseMain, container.availableInnerWidth)
         return applyAutomaticMinimum(child, bounded)
     }
 
