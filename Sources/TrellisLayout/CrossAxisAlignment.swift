@@ -80,7 +80,7 @@ extension FlexLayoutEngine {
         }
         childMainSize += child.marginForAxis(mainAxis, direction, innerWidth)
         var mainMode = SizingMode.stretchFit, crossMode = SizingMode.stretchFit
-        constrainMaxSizeForMode(child, direction, mainAxis, container.availableInnerMainDim, innerWidth, &mainMode, &childMainSize)
+        constrainMaxSizeForMode(child, direction, mainAxis, container.percentageBaseMain, innerWidth, &mainMode, &childMainSize)
         constrainMaxSizeForMode(child, direction, crossAxis, container.availableInnerCrossDim, innerWidth, &crossMode, &childCrossSize)
         let width = isRow ? childMainSize : childCrossSize
         let height = isRow ? childCrossSize : childMainSize

@@ -233,7 +233,7 @@ extension FlexLayoutEngine {
             let isLoosePercentage = child.processedDimension(crossAxis).isPercent && container.crossMode != .stretchFit
             childCrossMode = childCrossSize.isNaN || isLoosePercentage ? .maxContent : .stretchFit
         }
-        constrainMaxSizeForMode(child, direction, mainAxis, container.availableInnerMainDim, innerWidth,
+        constrainMaxSizeForMode(child, direction, mainAxis, container.percentageBaseMain, innerWidth,
                                 &childMainMode, &childMainSize)
         applySizingKeyword(child.styleStorage.dimension(crossAxis), available: innerCross, &childCrossSize, &childCrossMode)
         constrainMaxSizeForMode(child, direction, crossAxis, innerCross, innerWidth, &childCrossMode, &childCrossSize)
