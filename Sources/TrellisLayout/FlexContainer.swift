@@ -75,7 +75,7 @@ struct FlexContainer {
     /// What the items' percentages in the main axis resolve against: the content box's main
     /// size. A row sized by its content sets `availableInnerMainDim` to its content's size;
     /// its items' percentage widths stay cyclic (NaN) there, as its width is not known yet.
-    var percentageBaseMain: Float { mainAxis.isRow ? availableInnerWidth : availableInnerMainDim }
+    var percentageBaseMain: Float = .nan
     var paddingAndBorderRow: Float { mainAxis.isRow ? paddingAndBorderMain : paddingAndBorderCross }
     var paddingAndBorderColumn: Float { mainAxis.isRow ? paddingAndBorderCross : paddingAndBorderMain }
 
@@ -103,6 +103,7 @@ extension FlexLayoutEngine {
                                                                  container.paddingAndBorderColumn, container.ownerHeight)
         container.availableInnerMainDim = container.isMainAxisRow ? container.availableInnerWidth : container.availableInnerHeight
         container.availableInnerCrossDim = container.isMainAxisRow ? container.availableInnerHeight : container.availableInnerWidth
+        container.percentageBaseMain = container.availableInnerMainDim
     }
 
     private func availableInnerDimension(_ container: FlexContainer, _ axis: FlexDirection, _ available: Float,

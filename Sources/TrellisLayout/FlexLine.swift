@@ -178,6 +178,7 @@ extension FlexLayoutEngine {
                 sizeBasedOnContent = !legacyStretch
             }
         }
+        if !container.isMainAxisRow { container.percentageBaseMain = container.availableInnerMainDim }
         if !sizeBasedOnContent && !container.availableInnerMainDim.isNaN {
             line.remainingFreeSpace = container.availableInnerMainDim - line.sizeConsumed
         } else if line.sizeConsumed < 0 {
