@@ -273,14 +273,15 @@ extension FlexLayoutEngine {
                 endWins = true
             }
         }
+        // (Margins resolve against the containing block's width on every side, CSS Box §5.)
         if hasStart && !endWins {
             let position = child.insetValue(startEdge, direction, blockSize) + containingNode.border(startEdge, direction)
-                + child.margin(inlineStart: axis, direction, blockSize) + autoShift
+                + child.margin(inlineStart: axis, direction, blockWidth) + autoShift
             child.layout.position[flexStart] = startEdge != flexStart
                 ? positionOfOppositeEdge(position, axis, containingNode, child) : position
         } else if hasEnd {
             let position = containingNode.measured(axis) - child.measured(axis)
-                - containingNode.border(endEdge, direction) - child.margin(inlineEnd: axis, direction, blockSize)
+                - containingNode.border(endEdge, direction) - child.margin(inlineEnd: axis, direction, blockWidth)
                 - child.insetValue(endEdge, direction, blockSize)
             child.layout.position[flexStart] = startEdge != flexStart
                 ? positionOfOppositeEdge(position, axis, containingNode, child) : position

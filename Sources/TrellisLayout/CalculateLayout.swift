@@ -67,9 +67,15 @@ struct FlexLayoutEngine {
                     widthMode: SizingMode, heightMode: SizingMode, ownerWidth: Float, ownerHeight: Float,
                     performLayout: Bool, depth: Int) -> Bool {
         let depth = depth + 1
+        // (A node with percentages of its containing block's width is measured again when that
+        // width changes: a box sized by its content measures its items with them cyclic first.)
         let needToVisitNode = (node.isDirty && node.layout.generationCount != generation)
             || node.layout.lastConfig != config || node.layout.lastOwnerDirection != ownerDirection
-        if needToVisitNode { node.layout.invalidateCache() }
+            || node.hasWidthPercentage && !inexactEquals(node.lastOwnerWidth, ownerWidth)
+        if needToVisitNode {
+            node.layout.invalidateCache()
+            if node.hasWidthPercentage { node.lastOwnerWidth = ownerWidth }
+        }
 
         let request = CachedMeasurement(availableWidth: availableWidth, availableHeight: availableHeight,
                                         widthMode: widthMode, heightMode: heightMode)
@@ -138,6 +144,17 @@ struct FlexLayoutEngine {
             return
         }
         var availableWidth = availableWidth, widthMode = widthMode
+        if widthMode != .stretchFit && !widthIsFinal && node.hasWidthPercentageChildren,
+           let width = widthWithCyclicPercentages(node, availableWidth: availableWidth, availableHeight: availableHeight,
+                                                  ownerDirection: ownerDirection, widthMode: widthMode,
+                                                  heightMode: heightMode, ownerWidth: ownerWidth,
+                                                  ownerHeight: ownerHeight, depth: depth) {
+            // CSS Sizing 3 §5.2.1: while a box's width depends on its content, its items'
+            // percentages of that width are cyclic (margins and paddings count as 0, widths as
+            // auto); they resolve against the width the box then takes.
+            availableWidth = width + margins.row
+            widthMode = .stretchFit
+        }
         if widthMode != .stretchFit && !widthIsFinal && !config.errata.contains(.columnStretchesToIndefiniteWidth)
             && node.styleStorage.flexDirection.isColumn && hasStretchedItem(node, children) {
             // CSS finds a column's width before laying out its content, so its items stretch to a
@@ -195,6 +212,25 @@ struct FlexLayoutEngine {
                                        availableInnerHeight: container.availableInnerHeight)
             }
         }
+    }
+
+    /// The width (border box) of a node whose width depends on its content, found with its
+    /// items' percentages of that width cyclic ([CSS Sizing 3 §5.2.1](https://www.w3.org/TR/css-sizing-3/#cyclic-percentage-contribution)):
+    /// its max-content width, measured with no width to resolve them against, or under a
+    /// fit-content width smaller than that, the offered width or its min-content width if larger.
+    @inline(never)
+    private func widthWithCyclicPercentages(_ node: LayoutNode, availableWidth: Float, availableHeight: Float,
+                                            ownerDirection: Direction, widthMode: SizingMode, heightMode: SizingMode,
+                                            ownerWidth: Float, ownerHeight: Float, depth: Int) -> Float? {
+        layoutNodeImpl(node, availableWidth: .nan, availableHeight: availableHeight, ownerDirection: ownerDirection,
+                       widthMode: .maxContent, heightMode: heightMode, ownerWidth: ownerWidth, ownerHeight: ownerHeight,
+                       performLayout: false, depth: depth, widthIsFinal: true)
+        let maxContent = node.layout.measuredWidth
+        guard widthMode == .fitContent else { return maxContent }
+        let offered = availableWidth - node.marginForAxis(.row, node.layout.direction, ownerWidth)
+        if maxContent <= offered { return maxContent }
+        // Fit-content: the offered width, but at least the min-content width (§5.1).
+        return max(offered, minContentWidth(node, node.layout.direction, ownerWidth))
     }
 
     /// Whether an in-flow child of a column stretches across it: an auto width, `stretch`

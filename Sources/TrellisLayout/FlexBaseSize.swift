@@ -49,6 +49,7 @@ extension FlexLayoutEngine {
                     container.availableWidth = minContent
                     container.availableInnerWidth = minContent - container.paddingAndBorderMain
                     container.availableInnerMainDim = container.availableInnerWidth
+                    container.percentageBaseMain = container.availableInnerWidth
                 }
             }
         }

@@ -81,10 +81,14 @@ struct FlexContainer {
     var isMainAxisRow: Bool { mainAxis.isRow }
     var mainAxisOwnerSize: Float { mainAxis.isRow ? ownerWidth : ownerHeight }
     var crossAxisOwnerSize: Float { mainAxis.isRow ? ownerHeight : ownerWidth }
+    /// What the items' percentages in the main axis resolve against: the content box's main
+    /// size. A row sized by its content sets `availableInnerMainDim` to its content's size;
+    /// its items' percentage widths stay cyclic (NaN) there, as its width is not known yet.
+    var percentageBaseMain: Float = .nan
     var paddingAndBorderRow: Float { mainAxis.isRow ? paddingAndBorderMain : paddingAndBorderCross }
     var paddingAndBorderColumn: Float { mainAxis.isRow ? paddingAndBorderCross : paddingAndBorderMain }
     /// What the items' percentage sizes in the main axis resolve against.
-    @inline(__always) var percentInnerMainDim: Float { mainPercentIsIndefinite ? .nan : availableInnerMainDim }
+    @inline(__always) var percentInnerMainDim: Float { mainPercentIsIndefinite ? .nan : percentageBaseMain }
 
     /// The cross size (border box) the lines ask for. A multi-line column whose width is
     /// fit-content is no wider than the width offered to it, unless one line is
@@ -110,6 +114,7 @@ extension FlexLayoutEngine {
                                                                  container.paddingAndBorderColumn, container.ownerHeight)
         container.availableInnerMainDim = container.isMainAxisRow ? container.availableInnerWidth : container.availableInnerHeight
         container.availableInnerCrossDim = container.isMainAxisRow ? container.availableInnerHeight : container.availableInnerWidth
+        container.percentageBaseMain = container.availableInnerMainDim
         let definite = config.errata.contains(.percentageOfIndefiniteHeight) || isHeightDefinite(container)
         container.heightIsDefinite = definite
         container.percentInnerHeight = definite ? container.availableInnerHeight : .nan

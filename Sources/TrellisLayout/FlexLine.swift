@@ -137,11 +137,11 @@ extension FlexLayoutEngine {
     /// [hypothetical main size](https://www.w3.org/TR/css-flexbox-1/#hypothetical-main-size).
     @inline(__always)
     func hypotheticalMainSize(_ child: LayoutNode, _ container: FlexContainer) -> Float {
-        // Yoga 3.2 resolves percentage min/max sizes here against the container's owner; a
-        // column item's min/max heights resolve against the column's height, as CSS does.
-        let percentBase = container.isMainAxisRow ? container.mainAxisOwnerSize : container.percentInnerHeight
+        // Percentage min/max sizes resolve against the container's content box, as for the final
+        // size (Yoga 3.2 resolves them here against the container's owner); a column's height
+        // only where it is definite.
         let clamped = child.boundAxisWithinMinAndMax(container.direction, container.mainAxis, child.layout.computedFlexBasis,
-                                                     percentBase, container.ownerWidth)
+                                                     container.percentInnerMainDim, container.availableInnerWidth)
         // A box is never smaller than its padding and border, whatever its max size says.
         let floored = maxOrDefined(clamped, child.paddingAndBorder(container.mainAxis, container.direction,
                                                                    container.availableInnerWidth))
@@ -179,6 +179,7 @@ extension FlexLayoutEngine {
                 sizeBasedOnContent = !legacyStretch
             }
         }
+        if !container.isMainAxisRow { container.percentageBaseMain = container.availableInnerMainDim }
         if !sizeBasedOnContent && !container.availableInnerMainDim.isNaN {
             line.remainingFreeSpace = container.availableInnerMainDim - line.sizeConsumed
         } else if line.sizeConsumed < 0 {

@@ -64,7 +64,7 @@ extension FlexLayoutEngine {
                 factor = child.resolveFlexGrow()
             } else {
                 // The scaled flex shrink factor uses the inner (content-box) flex base size.
-                let innerBase = base - child.paddingAndBorder(container.mainAxis, container.direction, container.ownerWidth)
+                let innerBase = base - child.paddingAndBorder(container.mainAxis, container.direction, container.availableInnerWidth)
                 factor = child.resolveFlexShrink(config) * max(innerBase, 0)
             }
             // Step 2: items that cannot flex, or whose min/max already pushes them the other way.
@@ -115,8 +115,6 @@ extension FlexLayoutEngine {
     /// The min/max-clamped flex base size used as the starting point of both passes.
     @inline(__always)
     private func clampedFlexBasis(_ child: LayoutNode, _ container: FlexContainer) -> Float {
-        // As in Yoga 3.2, percentage min/max sizes resolve here against the container's owner;
-        // the final sizes (`boundMainSize`) resolve them against the container.
         hypotheticalMainSize(child, container)
     }
 

@@ -20,6 +20,9 @@ public final class LayoutNode {
     @exclusivity(unchecked) var hasParent = false
     /// Whether `measureFunction` is set (read by layout without touching the closure).
     @exclusivity(unchecked) var hasMeasureFunction = false
+    /// `hasWidthPercentage` (bit 0) and `hasWidthPercentageChildren` (bit 1), in the byte the
+    /// flags above leave free.
+    @exclusivity(unchecked) var percentageFlags: UInt8 = 0
     /// Counts `calculateLayout` calls made on this node as a root; tells passes apart for the caches.
     var layoutPassCount: UInt32 = 0
     @exclusivity(unchecked) var contentsChildrenCount: Int32 = 0
@@ -48,6 +51,7 @@ public final class LayoutNode {
             let oldValue = styleStorage
             styleStorage = newValue
             (ltrEdges, rtlEdges) = DirectedBoxEdges.both(newValue)
+            hasWidthPercentage = newValue.hasWidthPercentage
             if newValue != oldValue { styleDidChange(from: oldValue) }
         }
     }
@@ -84,6 +88,9 @@ public final class LayoutNode {
     /// The frames a Pins container's last solve gave its views, for the layout that follows a
     /// measurement in the same pass at the size the measurement found.
     var pinSolution: PinSolution?
+    /// The containing block's width the cached measurements were made with, for a node with
+    /// `hasWidthPercentage` (kept here, out of the state every visit touches).
+    var lastOwnerWidth: Float = .nan
 
     /// Use this child's baseline as its parent's baseline, even if it is not the first item.
     public var isReferenceBaseline = false {
@@ -105,6 +112,7 @@ public final class LayoutNode {
         (self.ltrEdges, self.rtlEdges) = DirectedBoxEdges.both(style)
         self.measureFunctionStorage = measure
         self.hasMeasureFunction = measure != nil
+        self.hasWidthPercentage = style.hasWidthPercentage
     }
 
     // MARK: Tree
@@ -122,6 +130,7 @@ public final class LayoutNode {
         child.parentReference = self
         child.hasParent = true
         if child.styleStorage.display == .contents { contentsChildrenCount += 1 }
+        updateWidthPercentageChildren()
         markDirty()
     }
 
@@ -132,6 +141,7 @@ public final class LayoutNode {
         child.parentReference = nil
         child.hasParent = false
         if child.styleStorage.display == .contents { contentsChildrenCount -= 1 }
+        updateWidthPercentageChildren()
         markDirty()
         return child
     }
@@ -144,6 +154,7 @@ public final class LayoutNode {
         }
         children.removeAll()
         contentsChildrenCount = 0
+        updateWidthPercentageChildren()
         markDirty()
     }
 
@@ -164,7 +175,41 @@ public final class LayoutNode {
             for child in parent.children where child.styleStorage.display == .contents { count += 1 }
             parent.contentsChildrenCount = Int32(count)
         }
+        if oldValue.hasWidthPercentage != style.hasWidthPercentage || oldValue.display != style.display {
+            parent?.updateWidthPercentageChildren()
+        }
         markDirty()
+    }
+
+    /// Whether the style has a percentage that resolves against the containing block's width:
+    /// `width`, `min-width`, `max-width`, `flex-basis`, a margin, padding or inset.
+    @inline(__always)
+    var hasWidthPercentage: Bool {
+        get { percentageFlags & 1 != 0 }
+        set { percentageFlags = newValue ? percentageFlags | 1 : percentageFlags & ~1 }
+    }
+
+    /// Whether a layout child has `hasWidthPercentage`: the child's size or position depends on
+    /// this node's width, which is cyclic while that width depends on the content.
+    @inline(__always)
+    var hasWidthPercentageChildren: Bool {
+        get { percentageFlags & 2 != 0 }
+        set { percentageFlags = newValue ? percentageFlags | 2 : percentageFlags & ~2 }
+    }
+
+    /// Recomputes `hasWidthPercentageChildren` here and, through `display: contents` nodes, above.
+    func updateWidthPercentageChildren() {
+        var node: LayoutNode? = self
+        while let current = node {
+            var found = false
+            for child in current.layoutChildren where child.hasWidthPercentage {
+                found = true
+                break
+            }
+            current.hasWidthPercentageChildren = found
+            guard current.styleStorage.display == .contents else { break }
+            node = current.parent
+        }
     }
 
     // MARK: Results

@@ -49,6 +49,13 @@ public struct Style: Equatable, Sendable {
 
     /// `gap` for both axes; `columnGap`/`rowGap` override it ([CSS Box Alignment §8](https://www.w3.org/TR/css-align-3/#gaps)).
 
+    /// Whether a percentage here resolves against the containing block's width (CSS Box §5:
+    /// margins and paddings on every side; `width`, its min/max, a row's `flex-basis`, insets).
+    var hasWidthPercentage: Bool {
+        width.isPercent || minWidth.isPercent || maxWidth.isPercent || flexBasis.isPercent
+            || margin.hasPercent || padding.hasPercent || position.hasPercent
+    }
+
     /// Yoga's defaults.
     public init() {}
 

@@ -118,6 +118,11 @@ public struct Edges: Equatable, Sendable {
         }
     }
 
+    var hasPercent: Bool {
+        left.isPercent || top.isPercent || right.isPercent || bottom.isPercent || start.isPercent || end.isPercent
+            || horizontal.isPercent || vertical.isPercent || all.isPercent
+    }
+
     var anyHorizontalDefined: Bool {
         left.isDefined || right.isDefined || all.isDefined || horizontal.isDefined || start.isDefined || end.isDefined
     }
