@@ -208,12 +208,14 @@ extension FlexLayoutEngine {
         constrainMaxSizeForMode(child, direction, .column, ownerHeight, ownerWidth, &childHeightMode, &childHeight)
         if config.cssAspectRatio, let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
             // CSS transfers the definite cross size *after* its min/max clamp through the ratio.
+            // (The min size counts too: `width: 0; min-width: 5` transfers 5.)
             if isMainAxisRow && childHeightMode == .stretchFit {
-                childWidth = marginRow + borderBox(childHeight - marginColumn, .column) * ratio
+                let height = child.boundAxis(.column, direction, childHeight - marginColumn, ownerHeight, ownerWidth)
+                childWidth = marginRow + height * ratio
                 childWidthMode = .stretchFit
                 constrainMaxSizeForMode(child, direction, .row, ownerWidth, ownerWidth, &childWidthMode, &childWidth)
             } else if !isMainAxisRow && childWidthMode == .stretchFit {
-                childHeight = marginColumn + borderBox(childWidth - marginRow, .row) / ratio
+                childHeight = marginColumn + child.boundAxis(.row, direction, childWidth - marginRow, ownerWidth, ownerWidth) / ratio
                 childHeightMode = .stretchFit
                 constrainMaxSizeForMode(child, direction, .column, ownerHeight, ownerWidth, &childHeightMode, &childHeight)
             }
@@ -242,8 +244,14 @@ extension FlexLayoutEngine {
         layoutNode(child, availableWidth: childWidth, availableHeight: .nan, ownerDirection: direction,
                    widthMode: childWidthMode, heightMode: .maxContent, ownerWidth: ownerWidth,
                    ownerHeight: ownerHeight, performLayout: false, depth: container.depth)
-        // (Its height is at least its padding and border, which the ratio transfers too.)
-        let innerWidth = max(child.layout.measuredWidth, child.paddingAndBorder(.column, direction, ownerWidth) * ratio)
+        // (Its height is at least its padding and border, which the ratio transfers too, and its
+        // min and max heights transfer as limits on the width, below its own min and max widths.)
+        var innerWidth = max(child.layout.measuredWidth, child.paddingAndBorder(.column, direction, ownerWidth) * ratio)
+        let maxHeight = child.resolvedMax(.column, direction, ownerHeight, ownerWidth)
+        let minHeight = child.resolvedMin(.column, direction, ownerHeight, ownerWidth)
+        if !maxHeight.isNaN, innerWidth > maxHeight * ratio { innerWidth = maxHeight * ratio }
+        if !minHeight.isNaN, innerWidth < minHeight * ratio { innerWidth = minHeight * ratio }
+        innerWidth = child.boundAxis(.row, direction, innerWidth, ownerWidth, ownerWidth)
         childWidth = innerWidth + margins.row
         childWidthMode = .stretchFit
         childHeight = innerWidth / ratio + margins.column
