@@ -281,12 +281,16 @@ extension FlexLayoutEngine {
         if hasStart && hasEnd && !config.errata.contains(.absoluteSizedWithoutInsetsOrAlignment) {
             let margins = child.edges(direction).margin
             let startAuto = margins[startEdge].isAuto, endAuto = margins[endEdge].isAuto
-            if startAuto && endAuto {
+            if startAuto || endAuto {
+                // Negative space leaves auto margins at 0, and the start inset wins.
                 let space = containingNode.measured(axis) - containingNode.borderForAxis(axis)
                     - child.insetValue(startEdge, direction, blockSize) - child.insetValue(endEdge, direction, blockSize)
-                autoShift = max(0, space - child.measured(axis)) / 2
-            } else if startAuto {
-                endWins = true
+                    - child.measured(axis) - child.marginForAxis(axis, direction, blockWidth)
+                if startAuto && endAuto {
+                    autoShift = max(0, space) / 2
+                } else if startAuto {
+                    endWins = space > 0
+                }
             }
         }
         if hasStart && !endWins {

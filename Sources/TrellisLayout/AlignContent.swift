@@ -20,13 +20,14 @@ extension FlexLayoutEngine {
                                            container.ownerWidth) - container.paddingAndBorderCross
         let remaining = innerCrossDim - container.totalLineCrossDim
         var alignContent = remaining >= 0 ? node.styleStorage.alignContent : fallbackAlignment(node.styleStorage.alignContent)
-        // Distributed alignments fall back to `safe` alignments, which put overflowing lines at the
-        // container's start ([CSS Align §4.3](https://www.w3.org/TR/css-align-3/#distribution-values)):
-        // its flex-end once `wrap-reverse` has mirrored the lines.
+        // `space-around` and `space-evenly` fall back to `safe center`, which puts overflowing
+        // lines at the container's start ([CSS Align §4.3](https://www.w3.org/TR/css-align-3/#distribution-values)):
+        // its flex-end once `wrap-reverse` has mirrored the lines. (`space-between` falls back to
+        // `flex-start`, unsafe, as in Chromium: the bottom of a `wrap-reverse` row.)
         if remaining < 0 && node.styleStorage.flexWrap == .wrapReverse
             && !config.errata.contains(.distributedJustifyFallsBackToFlexStart) {
             switch node.styleStorage.alignContent {
-            case .spaceBetween, .spaceAround, .spaceEvenly: alignContent = .flexEnd
+            case .spaceAround, .spaceEvenly: alignContent = .flexEnd
             default: break
             }
         }
