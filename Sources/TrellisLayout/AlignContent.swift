@@ -114,6 +114,10 @@ extension FlexLayoutEngine {
             // start side takes the space on what is then the other side.
             swap(&startAuto, &endAuto)
         }
+        if lineHeight > container.availableInnerCrossDim && container.isWrapping && crossAxis.isRow
+            && (align != .stretch || startAuto || endAuto) {
+            offerLineWidth(child, container, lineHeight: lineHeight)
+        }
         if startAuto || endAuto {
             // Auto cross margins take the line's free space, whatever `align-self` says
             // ([§8.1](https://www.w3.org/TR/css-flexbox-1/#auto-margins)).
@@ -144,6 +148,23 @@ extension FlexLayoutEngine {
         case .auto, .spaceBetween, .spaceAround, .spaceEvenly:
             break
         }
+    }
+
+    /// An item of a multi-line column that is not stretched takes its auto width from the space
+    /// its line offers, as in Chromium, where that line is wider than the container (the item's
+    /// hypothetical width was fit to the container's width): `width: 0` with a 15-point item
+    /// and a text `H H` lays the text out 15 wide, on one line.
+    private func offerLineWidth(_ child: LayoutNode, _ container: FlexContainer, lineHeight: Float) {
+        let direction = container.direction
+        guard !child.hasDefiniteLength(.row, container.availableInnerWidth), child.styleStorage.aspectRatio == nil,
+              child.styleStorage.width.sizingKeywordMode(available: 0) == nil else { return }
+        let innerWidth = container.availableInnerWidth
+        var width = lineHeight, widthMode = SizingMode.fitContent
+        constrainMaxSizeForMode(child, direction, .row, innerWidth, innerWidth, &widthMode, &width)
+        let height = child.layout.measuredHeight + child.marginForAxis(.column, direction, innerWidth)
+        layoutNode(child, availableWidth: width, availableHeight: height, ownerDirection: direction,
+                   widthMode: widthMode, heightMode: .stretchFit, ownerWidth: innerWidth,
+                   ownerHeight: container.availableInnerHeight, performLayout: true, depth: container.depth)
     }
 
     /// A stretched item is measured again with the line's final cross size.
