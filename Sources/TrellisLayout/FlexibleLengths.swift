@@ -217,9 +217,15 @@ extension FlexLayoutEngine {
         // (stretch wins); Yoga derives the cross size from the ratio.
         let stretchBeatsRatio = config.cssAspectRatio && stretches && !crossDefinite
             && (config.useWebDefaults || (container.crossMode == .stretchFit && !container.isWrapping))
+        // A column whose width is not known yet (it is measured for its content width) counts an
+        // item with a ratio and no definite height by its content's width, as CSS finds intrinsic
+        // sizes without flexing: the flexed height gives the width only once the column's width
+        // is final (`layoutNodeImpl` lays such a column out again at the width it measured).
+        let ratioWidthFromContent = config.cssAspectRatio && !container.isMainAxisRow && container.crossMode != .stretchFit
+            && !crossDefinite && !child.hasDefiniteLength(.column, container.availableInnerHeight)
         // A definite cross size wins over the ratio in CSS too.
         if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite, !stretchBeatsRatio,
-           !(crossDefinite && config.cssAspectRatio) {
+           !(crossDefinite && config.cssAspectRatio), !ratioWidthFromContent {
             childCrossSize = (container.isMainAxisRow ? (childMainSize - marginMain) / ratio
                               : (childMainSize - marginMain) * ratio) + marginCross
             childCrossMode = .stretchFit
