@@ -33,6 +33,29 @@ extension FlexLayoutEngine {
                 * Float(container.children.count - 1)
         }
         container.totalMainDim = total
+        if container.isMainAxisRow && container.mainMode != .stretchFit,
+           let maxContent = maxContentWidthFromContributions(container) {
+            // CSS sizes a row of unknown width by its items' max-content contributions
+            // ([§9.9.1](https://www.w3.org/TR/css-flexbox-1/#intrinsic-main-sizes)), not by their
+            // flex bases; the items then flex in that width. A fit-content width is at least the
+            // min-content width found the same way.
+            var inner = maxContent
+            if container.mainMode == .fitContent && inner > container.availableInnerWidth {
+                let minContent = minContentWidth(container.node, container.direction, container.ownerWidth)
+                    - container.paddingAndBorderMain
+                inner = min(inner, max(container.availableInnerWidth, minContent))
+            }
+            let node = container.node
+            let minSize = node.resolvedMin(.row, container.direction, container.ownerWidth, container.ownerWidth)
+            let maxSize = node.resolvedMax(.row, container.direction, container.ownerWidth, container.ownerWidth)
+            if !maxSize.isNaN { inner = min(inner, maxSize - container.paddingAndBorderMain) }
+            if !minSize.isNaN { inner = max(inner, minSize - container.paddingAndBorderMain) }
+            inner = max(inner, 0)
+            container.mainMode = .stretchFit
+            container.availableWidth = inner + container.paddingAndBorderMain
+            container.availableInnerWidth = inner
+            container.availableInnerMainDim = inner
+        }
         container.mainAxisOverflows = container.mainMode != .maxContent && total > container.availableInnerMainDim
         // A wrapping container (Yoga), and a row whose items overflow the width offered to it
         // (CSS: a fit-content width is at most the available width, the items shrink or
@@ -52,6 +75,50 @@ extension FlexLayoutEngine {
                 }
             }
         }
+    }
+
+    /// The max-content width (content box) of a row whose items have definite flex bases, from
+    /// their contributions ([§9.9.3](https://www.w3.org/TR/css-flexbox-1/#intrinsic-item-contributions),
+    /// as Chromium computes it): an item's content size or preferred width, whichever is larger,
+    /// at most its flex base size if it cannot grow and at least that if it cannot shrink (in a
+    /// wrapping row: at least its flex base size), then clamped by its min and max widths; summed
+    /// with the gaps. Nil when no item has a definite `flex-basis` (the flex bases are the
+    /// contributions then).
+    @inline(never)
+    private func maxContentWidthFromContributions(_ container: FlexContainer) -> Float? {
+        let direction = container.direction
+        let innerWidth = container.availableInnerWidth
+        let children = container.children
+        let end = children.forEachUnretained(from: 0) { _, child in
+            child.styleStorage.positionType == .absolute || child.styleStorage.display == .none
+                || child.resolveFlexBasis(config, direction, .row, innerWidth, innerWidth).isNaN
+        }
+        guard end < children.count else { return nil }
+        var total: Float = 0, count = 0
+        children.forEachUnretained { _, child in
+            if child.styleStorage.positionType == .absolute || child.styleStorage.display == .none { return }
+            count += 1
+            let base = child.layout.computedFlexBasis
+            var contribution: Float
+            if child.hasDefiniteLength(.row, innerWidth) {
+                contribution = child.resolvedDimension(direction, .row, innerWidth, innerWidth)
+            } else if child.resolveFlexBasis(config, direction, .row, innerWidth, innerWidth).isNaN {
+                contribution = base
+            } else {
+                measureContentFlexBasis(of: child, in: container)
+                contribution = child.layout.contentWidth.isNaN ? child.layout.measuredWidth : child.layout.contentWidth
+            }
+            if container.isWrapping {
+                contribution = max(contribution, base)
+            } else {
+                if child.resolveFlexGrow() == 0 { contribution = min(contribution, base) }
+                if child.resolveFlexShrink(config) == 0 { contribution = max(contribution, base) }
+            }
+            total += child.boundAxis(.row, direction, contribution, innerWidth, innerWidth)
+                + child.marginForAxis(.row, direction, innerWidth)
+        }
+        if count > 1 { total += container.node.gap(.row, innerWidth) * Float(count - 1) }
+        return total
     }
 
     /// If exactly one item can both grow and shrink, its basis can be 0: it will take exactly the
