@@ -140,7 +140,13 @@ extension FlexLayoutEngine {
             restretchItem(child, container, lineHeight: lineHeight, leadPerLine: leadPerLine)
         case .baseline where crossAxis.isRow:
             // The synthesized baseline is the line-left border edge (see `baselineMetrics`).
-            let ascentInBorderBox: Float = crossAxis == .rowReverse ? child.layout.measuredWidth : 0
+            let wrapReverse = container.node.styleStorage.flexWrap == .wrapReverse
+            let farSide = (crossAxis == .rowReverse) != wrapReverse
+            var ascentInBorderBox: Float = farSide ? child.layout.measuredWidth : 0
+            if wrapReverse && !config.errata.contains(.wrapReverseMirrorsBorderBox) {
+                // (Mirroring keeps the margins on their physical sides.)
+                ascentInBorderBox += child.margin(flexEnd: crossAxis, direction, innerWidth) - marginStart
+            }
             child.layout.position[startEdge] = lead + maxAscent - ascentInBorderBox + relative
         case .baseline:
             child.layout.position[.top] = lead + maxAscent - baselineFromLeadingEdge(child, container.node, usePositions: true)
