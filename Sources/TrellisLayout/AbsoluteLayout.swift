@@ -120,12 +120,31 @@ extension FlexLayoutEngine {
                    performLayout: true, depth: depth)
         positionAbsoluteChild(containingNode, node, child, direction, mainAxis, isMainAxis: true, blockWidth, blockHeight)
         positionAbsoluteChild(containingNode, node, child, direction, crossAxis, isMainAxis: false, blockWidth, blockHeight)
-        if let align = blockAxisSelfAlignment, align == .center || align == .flexEnd {
-            let space = containingNode.measured(.column) - containingNode.borderForAxis(.column)
-                - child.insetValue(.top, direction, blockHeight) - child.insetValue(.bottom, direction, blockHeight)
-            let free = space - child.layout.measuredHeight - marginColumn
-            if free > 0 {
-                let shift = align == .center ? free / 2 : free
+        if let align = blockAxisSelfAlignment {
+            // Aligned in the inset-modified containing block (a negative one is empty, at its
+            // start, end or middle by the alignment); a box that overflows it is kept inside the
+            // containing block, its top edge first ([CSS Position §4.1](https://www.w3.org/TR/css-position-3/#resolving-insets),
+            // [CSS Align §6.1](https://www.w3.org/TR/css-align-3/#align-abspos)), as Chromium does.
+            let block = containingNode.measured(.column) - containingNode.borderForAxis(.column)
+            let topInset = child.insetValue(.top, direction, blockHeight)
+            var start = topInset, end = block - child.insetValue(.bottom, direction, blockHeight)
+            if end < start {
+                switch align {
+                case .center: (start, end) = ((start + end) / 2, (start + end) / 2)
+                case .flexEnd: start = end
+                default: end = start
+                }
+            }
+            let outer = child.layout.measuredHeight + marginColumn
+            var top: Float
+            switch align {
+            case .center: top = start + (end - start - outer) / 2
+            case .flexEnd: top = end - outer
+            default: top = start
+            }
+            if outer > end - start { top = max(0, min(top, block - outer)) }
+            let shift = top - topInset
+            if shift != 0 {
                 let verticalAxis = mainAxis.isRow ? crossAxis : mainAxis
                 if verticalAxis.flexStartEdge == .top { child.layout.position.top += shift } else { child.layout.position.bottom -= shift }
             }
