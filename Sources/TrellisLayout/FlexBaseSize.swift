@@ -40,6 +40,11 @@ extension FlexLayoutEngine {
             // flex bases; the items then flex in that width. A fit-content width is at least the
             // min-content width found the same way.
             var inner = maxContent
+            if container.isWrapping {
+                // (A wrapping row's is never below its min-content width, its widest item.)
+                inner = max(inner, minContentWidth(container.node, container.direction, container.ownerWidth)
+                                - container.paddingAndBorderMain)
+            }
             if container.mainMode == .fitContent && inner > container.availableInnerWidth {
                 let minContent = minContentWidth(container.node, container.direction, container.ownerWidth)
                     - container.paddingAndBorderMain
@@ -80,9 +85,8 @@ extension FlexLayoutEngine {
     /// The max-content width (content box) of a row whose items have definite flex bases, from
     /// their contributions ([§9.9.3](https://www.w3.org/TR/css-flexbox-1/#intrinsic-item-contributions),
     /// as Chromium computes it): an item's content size or preferred width, whichever is larger,
-    /// at most its flex base size if it cannot grow and at least that if it cannot shrink (in a
-    /// wrapping row: at least its flex base size), then clamped by its min and max widths; summed
-    /// with the gaps. Nil when no item has a definite `flex-basis` (the flex bases are the
+    /// at most its flex base size if it cannot grow and at least that if it cannot shrink, then
+    /// clamped by its min and max widths; summed with the gaps. Nil when no item has a definite `flex-basis` (the flex bases are the
     /// contributions then).
     @inline(never)
     private func maxContentWidthFromContributions(_ container: FlexContainer) -> Float? {
@@ -108,12 +112,8 @@ extension FlexLayoutEngine {
                 measureContentFlexBasis(of: child, in: container)
                 contribution = child.layout.contentWidth.isNaN ? child.layout.measuredWidth : child.layout.contentWidth
             }
-            if container.isWrapping {
-                contribution = max(contribution, base)
-            } else {
-                if child.resolveFlexGrow() == 0 { contribution = min(contribution, base) }
-                if child.resolveFlexShrink(config) == 0 { contribution = max(contribution, base) }
-            }
+            if child.resolveFlexGrow() == 0 { contribution = min(contribution, base) }
+            if child.resolveFlexShrink(config) == 0 { contribution = max(contribution, base) }
             total += child.boundAxis(.row, direction, contribution, innerWidth, innerWidth)
                 + child.marginForAxis(.row, direction, innerWidth)
         }
