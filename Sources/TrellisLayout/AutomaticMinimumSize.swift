@@ -99,7 +99,13 @@ extension FlexLayoutEngine {
             }
             if sums && count > 1 { content += node.gap(.row, .nan) * Float(count - 1) }
         }
-        return node.boundAxis(.row, direction, content + paddingAndBorder, ownerWidth, ownerWidth)
+        var borderBox = content + paddingAndBorder
+        if config.cssAspectRatio, let ratio = style.aspectRatio, ratio > 0, ratio.isFinite {
+            // A min height transfers through the ratio as a min width (below the box's own).
+            let minHeight = node.resolvedMin(.column, direction, .nan, ownerWidth)
+            if !minHeight.isNaN { borderBox = max(borderBox, minHeight * ratio) }
+        }
+        return node.boundAxis(.row, direction, borderBox, ownerWidth, ownerWidth)
     }
 }
 
