@@ -76,7 +76,8 @@ extension FlexLayoutEngine {
         let node = container.node
         let crossAxis = container.crossAxis
         let innerWidth = container.availableInnerWidth
-        var lineHeight: Float = 0, maxAscent: Float = 0, maxDescent: Float = 0
+        // (An item's descent may be negative: a 0-tall text has its baseline below its box.)
+        var lineHeight: Float = 0, maxAscent = -Float.infinity, maxDescent = -Float.infinity
         let end = container.children.forEachUnretained(from: start) { _, child in
             if child.styleStorage.display == .none || child.styleStorage.positionType == .absolute { return true }
             if Int(child.lineIndex) != lineIndex { return false }
