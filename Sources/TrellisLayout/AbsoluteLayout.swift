@@ -296,23 +296,25 @@ extension FlexLayoutEngine {
         // Between two insets, auto margins take the space left
         // ([CSS Position §5.1](https://www.w3.org/TR/css-position-3/#abspos-margins)): an auto start
         // margin alone puts the box at its end inset, two centre it.
-        var autoShift: Float = 0, endWins = false
+        var autoShift: Float = 0
         if hasStart && hasEnd && !config.errata.contains(.absoluteSizedWithoutInsetsOrAlignment) {
             let margins = child.edges(direction).margin
             let startAuto = margins[startEdge].isAuto, endAuto = margins[endEdge].isAuto
             if startAuto || endAuto {
-                // Negative space leaves auto margins at 0, and the start inset wins.
-                let space = containingNode.measured(axis) - containingNode.borderForAxis(axis)
-                    - child.insetValue(startEdge, direction, blockSize) - child.insetValue(endEdge, direction, blockSize)
-                    - child.measured(axis) - child.marginForAxis(axis, direction, blockWidth)
+                // The inset-modified containing block is never negative (the end inset gives
+                // way); a single auto margin takes what the box leaves of it, even when that is
+                // negative, two take half of it each when it is positive, else 0.
+                let insetBlock = max(0, containingNode.measured(axis) - containingNode.borderForAxis(axis)
+                    - child.insetValue(startEdge, direction, blockSize) - child.insetValue(endEdge, direction, blockSize))
+                let space = insetBlock - child.measured(axis) - child.marginForAxis(axis, direction, blockWidth)
                 if startAuto && endAuto {
                     autoShift = max(0, space) / 2
                 } else if startAuto {
-                    endWins = space > 0
+                    autoShift = space
                 }
             }
         }
-        if hasStart && !endWins {
+        if hasStart {
             let position = child.insetValue(startEdge, direction, blockSize) + containingNode.border(startEdge, direction)
                 + child.margin(inlineStart: axis, direction, blockSize) + autoShift
             child.layout.position[flexStart] = startEdge != flexStart
