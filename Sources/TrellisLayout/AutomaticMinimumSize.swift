@@ -76,11 +76,27 @@ extension FlexLayoutEngine {
             let isRow = style.flexDirection.isRow
             let sums = isRow && style.flexWrap == .noWrap
             var count = 0
+            // A single-line row of definite height stretches an item with a ratio to that height,
+            // which gives its width.
+            var stretchedHeight = Float.nan
+            if sums && config.cssAspectRatio, case .points = node.processedDimension(.column) {
+                stretchedHeight = node.resolvedDimension(direction, .column, .nan, ownerWidth)
+                    - node.paddingAndBorder(.column, direction, ownerWidth)
+            }
             for child in node.layoutChildren {
                 let childStyle = child.styleStorage
                 if childStyle.display == .none || childStyle.positionType == .absolute { continue }
                 var contribution = minContentWidth(child, child.resolveDirection(direction), .nan)
                     + child.marginForAxis(.row, direction, .nan)
+                if !stretchedHeight.isNaN, let ratio = childStyle.aspectRatio, ratio > 0, ratio.isFinite,
+                   childStyle.width.isAuto || !childStyle.width.isDefined,
+                   childStyle.height.isAuto || !childStyle.height.isDefined, resolveChildAlignment(node, child) == .stretch,
+                   !child.marginIsAuto(flexStart: .column, direction), !child.marginIsAuto(flexEnd: .column, direction) {
+                    let height = child.boundAxis(.column, direction, stretchedHeight - child.marginForAxis(.column, direction, .nan),
+                                                 .nan, .nan)
+                    contribution = max(contribution, child.boundAxis(.row, direction, height * ratio, .nan, .nan)
+                                       + child.marginForAxis(.row, direction, .nan))
+                }
                 if isRow && childStyle.overflow != .visible {
                     // A scrolling item may shrink below its content: it contributes only its min size.
                     contribution = zeroIfUndefined(child.resolvedMin(.row, direction, .nan, .nan)) + child.marginForAxis(.row, direction, .nan)
