@@ -8,6 +8,7 @@ extension FlexLayoutEngine {
             && (!container.isWrapping || config.errata.contains(.singleFlexChildFillsContainer))
             ? findSingleFlexChild(container) : nil
         var total: Float = 0
+        var hasDefiniteBasis = false
         let children = container.children
         children.forEachUnretained { index, child in
             if child.styleStorage.display == .none {
@@ -24,7 +25,7 @@ extension FlexLayoutEngine {
                 child.layout.computedFlexBasisGeneration = generation
                 child.layout.computedFlexBasis = 0
             } else {
-                determineFlexBaseSize(of: child, in: container)
+                if determineFlexBaseSize(of: child, in: container) { hasDefiniteBasis = true }
             }
             total += child.layout.computedFlexBasis + child.marginForAxis(container.mainAxis, container.direction, container.availableInnerWidth)
         }
@@ -33,7 +34,7 @@ extension FlexLayoutEngine {
                 * Float(container.children.count - 1)
         }
         container.totalMainDim = total
-        if container.isMainAxisRow && container.mainMode != .stretchFit,
+        if hasDefiniteBasis && container.isMainAxisRow && container.mainMode != .stretchFit,
            let maxContent = maxContentWidthFromContributions(container) {
             // CSS sizes a row of unknown width by its items' max-content contributions
             // ([§9.9.1](https://www.w3.org/TR/css-flexbox-1/#intrinsic-main-sizes)), not by their
@@ -146,7 +147,9 @@ extension FlexLayoutEngine {
 
     /// The flex base size of one item: its definite `flex-basis`, else its definite main size,
     /// else its content size measured under the container's constraints.
-    private func determineFlexBaseSize(of child: LayoutNode, in container: FlexContainer) {
+    /// - Returns: whether the item has a definite `flex-basis`.
+    @discardableResult
+    private func determineFlexBaseSize(of child: LayoutNode, in container: FlexContainer) -> Bool {
         let mainAxis = container.mainAxis
         let direction = container.direction
         let width = container.availableInnerWidth, height = container.availableInnerHeight
@@ -186,6 +189,7 @@ extension FlexLayoutEngine {
             child.layout.computedFlexBasis = maxOrDefined(contentSize, paddingAndBorderMain)
         }
         child.layout.computedFlexBasisGeneration = generation
+        return !resolvedBasis.isNaN
     }
 
     /// Lays the item out under max-content (or the container's size as fit-content) in the main
