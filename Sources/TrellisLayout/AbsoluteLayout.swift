@@ -122,18 +122,14 @@ extension FlexLayoutEngine {
         positionAbsoluteChild(containingNode, node, child, direction, crossAxis, isMainAxis: false, blockWidth, blockHeight)
         if let align = blockAxisSelfAlignment {
             // Aligned in the inset-modified containing block (a negative one is empty, at its
-            // start, end or middle by the alignment); a box that overflows it is kept inside the
+            // start, or at its end when aligned flex-end); a box that overflows it is kept inside the
             // containing block, its top edge first ([CSS Position §4.1](https://www.w3.org/TR/css-position-3/#resolving-insets),
             // [CSS Align §6.1](https://www.w3.org/TR/css-align-3/#align-abspos)), as Chromium does.
             let block = containingNode.measured(.column) - containingNode.borderForAxis(.column)
             let topInset = child.insetValue(.top, direction, blockHeight)
             var start = topInset, end = block - child.insetValue(.bottom, direction, blockHeight)
             if end < start {
-                switch align {
-                case .center: (start, end) = ((start + end) / 2, (start + end) / 2)
-                case .flexEnd: start = end
-                default: end = start
-                }
+                if align == .flexEnd { start = end } else { end = start }
             }
             let outer = child.layout.measuredHeight + marginColumn
             var top: Float

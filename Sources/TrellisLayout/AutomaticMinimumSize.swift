@@ -65,9 +65,10 @@ extension FlexLayoutEngine {
         if config.cssAspectRatio, let ratio = style.aspectRatio, ratio > 0, ratio.isFinite,
            case .points = node.processedDimension(.column) {
             // A definite height gives the width through the ratio.
-            let borderBoxHeight = node.resolvedDimension(direction, .column, .nan, ownerWidth)
-            return node.boundAxis(.row, direction, max(borderBoxHeight, node.paddingAndBorder(.column, direction, ownerWidth)) * ratio,
-                                  ownerWidth, ownerWidth)
+            // (Clamped by its min and max heights first.)
+            let borderBoxHeight = node.boundAxis(.column, direction, node.resolvedDimension(direction, .column, .nan, ownerWidth),
+                                                 .nan, ownerWidth)
+            return node.boundAxis(.row, direction, borderBoxHeight * ratio, ownerWidth, ownerWidth)
         }
         var content: Float = 0
         if node.hasMeasureFunction {
