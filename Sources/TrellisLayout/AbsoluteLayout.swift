@@ -120,12 +120,27 @@ extension FlexLayoutEngine {
                    performLayout: true, depth: depth)
         positionAbsoluteChild(containingNode, node, child, direction, mainAxis, isMainAxis: true, blockWidth, blockHeight)
         positionAbsoluteChild(containingNode, node, child, direction, crossAxis, isMainAxis: false, blockWidth, blockHeight)
-        if let align = blockAxisSelfAlignment, align == .center || align == .flexEnd {
-            let space = containingNode.measured(.column) - containingNode.borderForAxis(.column)
-                - child.insetValue(.top, direction, blockHeight) - child.insetValue(.bottom, direction, blockHeight)
-            let free = space - child.layout.measuredHeight - marginColumn
-            if free > 0 {
-                let shift = align == .center ? free / 2 : free
+        if let align = blockAxisSelfAlignment {
+            // Aligned in the inset-modified containing block (a negative one is empty, at its
+            // start, or at its end when aligned flex-end); a box that overflows it is kept inside the
+            // containing block, its top edge first ([CSS Position §4.1](https://www.w3.org/TR/css-position-3/#resolving-insets),
+            // [CSS Align §6.1](https://www.w3.org/TR/css-align-3/#align-abspos)), as Chromium does.
+            let block = containingNode.measured(.column) - containingNode.borderForAxis(.column)
+            let topInset = child.insetValue(.top, direction, blockHeight)
+            var start = topInset, end = block - child.insetValue(.bottom, direction, blockHeight)
+            if end < start {
+                if align == .flexEnd { start = end } else { end = start }
+            }
+            let outer = child.layout.measuredHeight + marginColumn
+            var top: Float
+            switch align {
+            case .center: top = start + (end - start - outer) / 2
+            case .flexEnd: top = end - outer
+            default: top = start
+            }
+            if outer > end - start { top = max(0, min(top, block - outer)) }
+            let shift = top - topInset
+            if shift != 0 {
                 let verticalAxis = mainAxis.isRow ? crossAxis : mainAxis
                 if verticalAxis.flexStartEdge == .top { child.layout.position.top += shift } else { child.layout.position.bottom -= shift }
             }
@@ -197,38 +212,53 @@ extension FlexLayoutEngine {
     }
 
     /// CSS sizing of an absolutely positioned box with an aspect ratio
-    /// ([CSS Sizing 4 §2](https://www.w3.org/TR/css-sizing-4/#aspect-ratio)): a width (from
-    /// `width` or both insets) gives the height unless `height` is set; with neither, the content's
-    /// width does, and min/max sizes transfer through the ratio. Returns outer sizes.
+    /// ([CSS Sizing 4 §2](https://www.w3.org/TR/css-sizing-4/#aspect-ratio)): a `width` gives the
+    /// height unless `height` is set, and a `height` gives the width; a width between both insets
+    /// is a stretch-fit size, which the min and max heights limit through the ratio before it gives
+    /// the height (a height between insets is ignored); with neither, the content's width does
+    /// the same. Sizes are clamped before they are transferred. Returns outer sizes.
     private func sizeWithAspectRatio(_ child: LayoutNode, _ ratio: Float, _ width: Float, _ height: Float,
                                      margins: (row: Float, column: Float), block: (width: Float, height: Float),
                                      available: Float, direction: Direction, depth: Int) -> (Float, Float) {
+        let widthFromStyle = child.hasDefiniteLength(.row, block.width)
         let heightFromStyle = child.hasDefiniteLength(.column, block.height)
         // The ratio transfers the border box, never smaller than its padding and border.
         let paddingAndBorderRow = child.paddingAndBorder(.row, direction, block.width)
         let paddingAndBorderColumn = child.paddingAndBorder(.column, direction, block.width)
-        if !width.isNaN && !heightFromStyle {
-            let innerHeight = child.boundAxis(.column, direction, max(width - margins.row, paddingAndBorderRow) / ratio,
-                                              block.height, block.width)
-            return (width, innerHeight + margins.column)
+        @inline(__always) func boundWidth(_ value: Float) -> Float {
+            child.boundAxis(.row, direction, value, block.width, block.width)
         }
-        if !height.isNaN && width.isNaN {
-            let innerWidth = child.boundAxis(.row, direction, max(height - margins.column, paddingAndBorderColumn) * ratio,
-                                             block.width, block.width)
-            return (innerWidth + margins.row, height)
+        @inline(__always) func boundHeight(_ value: Float) -> Float {
+            child.boundAxis(.column, direction, value, block.height, block.width)
         }
-        guard width.isNaN && height.isNaN else { return (width, height) }
-        // Shrink-to-fit in the width available beside its static position.
-        layoutNode(child, availableWidth: available.isNaN ? .nan : max(available, 0), availableHeight: .nan,
-                   ownerDirection: direction, widthMode: available.isNaN ? .maxContent : .fitContent,
-                   heightMode: .maxContent, ownerWidth: block.width, ownerHeight: block.height, performLayout: false,
-                   depth: depth)
-        var innerWidth = max(child.layout.measuredWidth, paddingAndBorderColumn * ratio)
+        @inline(__always) func transferredHeight(_ innerWidth: Float) -> Float {
+            boundHeight(max(innerWidth, paddingAndBorderRow) / ratio)
+        }
+        if widthFromStyle {
+            if heightFromStyle { return (width, height) }
+            return (width, transferredHeight(boundWidth(width - margins.row)) + margins.column)
+        }
+        if heightFromStyle {
+            let innerHeight = boundHeight(height - margins.column)
+            return (boundWidth(max(innerHeight, paddingAndBorderColumn) * ratio) + margins.row, height)
+        }
+        var innerWidth: Float
+        if !width.isNaN {
+            innerWidth = width - margins.row
+        } else {
+            // Shrink-to-fit in the width available beside its static position.
+            layoutNode(child, availableWidth: available.isNaN ? .nan : max(available, 0), availableHeight: .nan,
+                       ownerDirection: direction, widthMode: available.isNaN ? .maxContent : .fitContent,
+                       heightMode: .maxContent, ownerWidth: block.width, ownerHeight: block.height, performLayout: false,
+                       depth: depth)
+            innerWidth = max(child.layout.measuredWidth, paddingAndBorderColumn * ratio)
+        }
+        // The min and max heights limit the width through the ratio; its own min and max win.
         var innerHeight = innerWidth / ratio
-        let boundedHeight = child.boundAxis(.column, direction, innerHeight, block.height, block.width)
+        let boundedHeight = boundHeight(innerHeight)
         if boundedHeight != innerHeight {
             innerHeight = boundedHeight
-            innerWidth = child.boundAxis(.row, direction, innerHeight * ratio, block.width, block.width)
+            innerWidth = boundWidth(innerHeight * ratio)
         }
         return (innerWidth + margins.row, innerHeight + margins.column)
     }
@@ -245,7 +275,8 @@ extension FlexLayoutEngine {
         }
         let size = containingNode.measured(axis) - containingNode.borderForAxis(axis)
             - (child.insetValue(axis.flexStartEdge, direction, blockSize) + child.insetValue(axis.flexEndEdge, direction, blockSize))
-        return child.boundAxis(axis, direction, size, blockSize, blockWidth)
+        // Min and max sizes clamp the box inside its margins.
+        return child.boundAxis(axis, direction, size - margin, blockSize, blockWidth) + margin
     }
 
     /// Places the child on `axis` from its inline-start inset, else its inline-end inset, else
@@ -261,20 +292,26 @@ extension FlexLayoutEngine {
         // Between two insets, auto margins take the space left
         // ([CSS Position §5.1](https://www.w3.org/TR/css-position-3/#abspos-margins)): an auto start
         // margin alone puts the box at its end inset, two centre it.
-        var autoShift: Float = 0, endWins = false
+        var autoShift: Float = 0
         if hasStart && hasEnd && !config.errata.contains(.absoluteSizedWithoutInsetsOrAlignment) {
             let margins = child.edges(direction).margin
             let startAuto = margins[startEdge].isAuto, endAuto = margins[endEdge].isAuto
-            if startAuto && endAuto {
-                let space = containingNode.measured(axis) - containingNode.borderForAxis(axis)
-                    - child.insetValue(startEdge, direction, blockSize) - child.insetValue(endEdge, direction, blockSize)
-                autoShift = max(0, space - child.measured(axis)) / 2
-            } else if startAuto {
-                endWins = true
+            if startAuto || endAuto {
+                // The inset-modified containing block is never negative (the end inset gives
+                // way); a single auto margin takes what the box leaves of it, even when that is
+                // negative, two take half of it each when it is positive, else 0.
+                let insetBlock = max(0, containingNode.measured(axis) - containingNode.borderForAxis(axis)
+                    - child.insetValue(startEdge, direction, blockSize) - child.insetValue(endEdge, direction, blockSize))
+                let space = insetBlock - child.measured(axis) - child.marginForAxis(axis, direction, blockWidth)
+                if startAuto && endAuto {
+                    autoShift = max(0, space) / 2
+                } else if startAuto {
+                    autoShift = space
+                }
             }
         }
         // (Margins resolve against the containing block's width on every side, CSS Box §5.)
-        if hasStart && !endWins {
+        if hasStart {
             let position = child.insetValue(startEdge, direction, blockSize) + containingNode.border(startEdge, direction)
                 + child.margin(inlineStart: axis, direction, blockWidth) + autoShift
             child.layout.position[flexStart] = startEdge != flexStart

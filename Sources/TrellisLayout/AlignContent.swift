@@ -20,13 +20,14 @@ extension FlexLayoutEngine {
                                            container.ownerWidth) - container.paddingAndBorderCross
         let remaining = innerCrossDim - container.totalLineCrossDim
         var alignContent = remaining >= 0 ? node.styleStorage.alignContent : fallbackAlignment(node.styleStorage.alignContent)
-        // Distributed alignments fall back to `safe` alignments, which put overflowing lines at the
-        // container's start ([CSS Align §4.3](https://www.w3.org/TR/css-align-3/#distribution-values)):
-        // its flex-end once `wrap-reverse` has mirrored the lines.
+        // `space-around` and `space-evenly` fall back to `safe center`, which puts overflowing
+        // lines at the container's start ([CSS Align §4.3](https://www.w3.org/TR/css-align-3/#distribution-values)):
+        // its flex-end once `wrap-reverse` has mirrored the lines. (`space-between` falls back to
+        // `flex-start`, unsafe, as in Chromium: the bottom of a `wrap-reverse` row.)
         if remaining < 0 && node.styleStorage.flexWrap == .wrapReverse
             && !config.errata.contains(.distributedJustifyFallsBackToFlexStart) {
             switch node.styleStorage.alignContent {
-            case .spaceBetween, .spaceAround, .spaceEvenly: alignContent = .flexEnd
+            case .spaceAround, .spaceEvenly: alignContent = .flexEnd
             default: break
             }
         }
@@ -75,7 +76,8 @@ extension FlexLayoutEngine {
         let node = container.node
         let crossAxis = container.crossAxis
         let innerWidth = container.availableInnerWidth
-        var lineHeight: Float = 0, maxAscent: Float = 0, maxDescent: Float = 0
+        // (An item's descent may be negative: a 0-tall text has its baseline below its box.)
+        var lineHeight: Float = 0, maxAscent = -Float.infinity, maxDescent = -Float.infinity
         let end = container.children.forEachUnretained(from: start) { _, child in
             if child.styleStorage.display == .none || child.styleStorage.positionType == .absolute { return true }
             if Int(child.lineIndex) != lineIndex { return false }
@@ -113,6 +115,10 @@ extension FlexLayoutEngine {
             // start side takes the space on what is then the other side.
             swap(&startAuto, &endAuto)
         }
+        if lineHeight > container.availableInnerCrossDim && container.isWrapping && crossAxis.isRow
+            && (align != .stretch || startAuto || endAuto) {
+            offerLineWidth(child, container, lineHeight: lineHeight)
+        }
         if startAuto || endAuto {
             // Auto cross margins take the line's free space, whatever `align-self` says
             // ([§8.1](https://www.w3.org/TR/css-flexbox-1/#auto-margins)).
@@ -135,7 +141,13 @@ extension FlexLayoutEngine {
             restretchItem(child, container, lineHeight: lineHeight, leadPerLine: leadPerLine)
         case .baseline where crossAxis.isRow:
             // The synthesized baseline is the line-left border edge (see `baselineMetrics`).
-            let ascentInBorderBox: Float = crossAxis == .rowReverse ? child.layout.measuredWidth : 0
+            let wrapReverse = container.node.styleStorage.flexWrap == .wrapReverse
+            let farSide = (crossAxis == .rowReverse) != wrapReverse
+            var ascentInBorderBox: Float = farSide ? child.layout.measuredWidth : 0
+            if wrapReverse && !config.errata.contains(.wrapReverseMirrorsBorderBox) {
+                // (Mirroring keeps the margins on their physical sides.)
+                ascentInBorderBox += child.margin(flexEnd: crossAxis, direction, innerWidth) - marginStart
+            }
             child.layout.position[startEdge] = lead + maxAscent - ascentInBorderBox + relative
         case .baseline:
             child.layout.position[.top] = lead + maxAscent - baselineFromLeadingEdge(child, container.node, usePositions: true)
@@ -143,6 +155,23 @@ extension FlexLayoutEngine {
         case .auto, .spaceBetween, .spaceAround, .spaceEvenly:
             break
         }
+    }
+
+    /// An item of a multi-line column that is not stretched takes its auto width from the space
+    /// its line offers, as in Chromium, where that line is wider than the container (the item's
+    /// hypothetical width was fit to the container's width): `width: 0` with a 15-point item
+    /// and a text `H H` lays the text out 15 wide, on one line.
+    private func offerLineWidth(_ child: LayoutNode, _ container: FlexContainer, lineHeight: Float) {
+        let direction = container.direction
+        guard !child.hasDefiniteLength(.row, container.availableInnerWidth), child.styleStorage.aspectRatio == nil,
+              child.styleStorage.width.sizingKeywordMode(available: 0) == nil else { return }
+        let innerWidth = container.availableInnerWidth
+        var width = lineHeight, widthMode = SizingMode.fitContent
+        constrainMaxSizeForMode(child, direction, .row, innerWidth, innerWidth, &widthMode, &width)
+        let height = child.layout.measuredHeight + child.marginForAxis(.column, direction, innerWidth)
+        layoutNode(child, availableWidth: width, availableHeight: height, ownerDirection: direction,
+                   widthMode: widthMode, heightMode: .stretchFit, ownerWidth: innerWidth,
+                   ownerHeight: container.availableInnerHeight, performLayout: true, depth: container.depth)
     }
 
     /// A stretched item is measured again with the line's final cross size.

@@ -65,9 +65,10 @@ extension FlexLayoutEngine {
         if config.cssAspectRatio, let ratio = style.aspectRatio, ratio > 0, ratio.isFinite,
            case .points = node.processedDimension(.column) {
             // A definite height gives the width through the ratio.
-            let borderBoxHeight = node.resolvedDimension(direction, .column, .nan, ownerWidth)
-            return node.boundAxis(.row, direction, max(borderBoxHeight, node.paddingAndBorder(.column, direction, ownerWidth)) * ratio,
-                                  ownerWidth, ownerWidth)
+            // (Clamped by its min and max heights first.)
+            let borderBoxHeight = node.boundAxis(.column, direction, node.resolvedDimension(direction, .column, .nan, ownerWidth),
+                                                 .nan, ownerWidth)
+            return node.boundAxis(.row, direction, borderBoxHeight * ratio, ownerWidth, ownerWidth)
         }
         var content: Float = 0
         if node.hasMeasureFunction {
@@ -76,11 +77,27 @@ extension FlexLayoutEngine {
             let isRow = style.flexDirection.isRow
             let sums = isRow && style.flexWrap == .noWrap
             var count = 0
+            // A single-line row of definite height stretches an item with a ratio to that height,
+            // which gives its width.
+            var stretchedHeight = Float.nan
+            if sums && config.cssAspectRatio, case .points = node.processedDimension(.column) {
+                stretchedHeight = node.resolvedDimension(direction, .column, .nan, ownerWidth)
+                    - node.paddingAndBorder(.column, direction, ownerWidth)
+            }
             for child in node.layoutChildren {
                 let childStyle = child.styleStorage
                 if childStyle.display == .none || childStyle.positionType == .absolute { continue }
                 var contribution = minContentWidth(child, child.resolveDirection(direction), .nan)
                     + child.marginForAxis(.row, direction, .nan)
+                if !stretchedHeight.isNaN, let ratio = childStyle.aspectRatio, ratio > 0, ratio.isFinite,
+                   childStyle.width.isAuto || !childStyle.width.isDefined,
+                   childStyle.height.isAuto || !childStyle.height.isDefined, resolveChildAlignment(node, child) == .stretch,
+                   !child.marginIsAuto(flexStart: .column, direction), !child.marginIsAuto(flexEnd: .column, direction) {
+                    let height = child.boundAxis(.column, direction, stretchedHeight - child.marginForAxis(.column, direction, .nan),
+                                                 .nan, .nan)
+                    contribution = max(contribution, child.boundAxis(.row, direction, height * ratio, .nan, .nan)
+                                       + child.marginForAxis(.row, direction, .nan))
+                }
                 if isRow && childStyle.overflow != .visible {
                     // A scrolling item may shrink below its content: it contributes only its min size.
                     contribution = zeroIfUndefined(child.resolvedMin(.row, direction, .nan, .nan)) + child.marginForAxis(.row, direction, .nan)
@@ -99,7 +116,13 @@ extension FlexLayoutEngine {
             }
             if sums && count > 1 { content += node.gap(.row, .nan) * Float(count - 1) }
         }
-        return node.boundAxis(.row, direction, content + paddingAndBorder, ownerWidth, ownerWidth)
+        var borderBox = content + paddingAndBorder
+        if config.cssAspectRatio, let ratio = style.aspectRatio, ratio > 0, ratio.isFinite {
+            // A min height transfers through the ratio as a min width (below the box's own).
+            let minHeight = node.resolvedMin(.column, direction, .nan, ownerWidth)
+            if !minHeight.isNaN { borderBox = max(borderBox, minHeight * ratio) }
+        }
+        return node.boundAxis(.row, direction, borderBox, ownerWidth, ownerWidth)
     }
 }
 

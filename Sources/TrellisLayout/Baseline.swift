@@ -77,8 +77,13 @@ extension FlexLayoutEngine {
                          _ direction: Direction, _ widthSize: Float, usePositions: Bool) -> (ascent: Float, descent: Float) {
         let ascent: Float
         if crossAxis.isRow {
-            ascent = child.margin(flexStart: crossAxis, direction, widthSize)
-                + (crossAxis == .rowReverse ? child.layout.measuredWidth : 0)
+            // (`wrap-reverse` mirrors the lines afterwards, so the left edge is then on the far side.)
+            // Its margins stay on their physical sides: the cross-start one is then the flex-end one.
+            let wrapReverse = container.styleStorage.flexWrap == .wrapReverse
+            let farSide = (crossAxis == .rowReverse) != wrapReverse
+            let physicalMargins = wrapReverse && !config.errata.contains(.wrapReverseMirrorsBorderBox)
+            ascent = (physicalMargins ? child.margin(flexEnd: crossAxis, direction, widthSize)
+                      : child.margin(flexStart: crossAxis, direction, widthSize)) + (farSide ? child.layout.measuredWidth : 0)
         } else {
             let leadingMargin = config.useWebDefaults && container.styleStorage.flexWrap == .wrapReverse
                 ? child.margin(flexEnd: .column, direction, widthSize) : child.margin(flexStart: .column, direction, widthSize)

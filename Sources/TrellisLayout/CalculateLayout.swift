@@ -234,10 +234,14 @@ struct FlexLayoutEngine {
     }
 
     /// Whether an in-flow child of a column stretches across it: an auto width, `stretch`
-    /// alignment and no auto margin across.
+    /// alignment and no auto margin across; or takes its width from its flexed height through
+    /// an aspect ratio (measured by its content's width while the column's width is not known).
     private func hasStretchedItem(_ node: LayoutNode, _ children: [LayoutNode]) -> Bool {
+        let cssAspectRatio = config.cssAspectRatio
         let end = children.forEachUnretained(from: 0) { _, child in
             let style = child.styleStorage
+            if cssAspectRatio && style.aspectRatio != nil && style.positionType != .absolute && style.display != .none
+                && (style.width.isAuto || !style.width.isDefined) { return false }
             return style.positionType == .absolute || style.display == .none || !style.width.isAuto && style.width.isDefined
                 || resolveChildAlignment(node, child) != .stretch
                 || child.marginIsAuto(flexStart: .row, .ltr) || child.marginIsAuto(flexEnd: .row, .ltr)

@@ -8,6 +8,7 @@ extension FlexLayoutEngine {
             && (!container.isWrapping || config.errata.contains(.singleFlexChildFillsContainer))
             ? findSingleFlexChild(container) : nil
         var total: Float = 0
+        var hasDefiniteBasis = false
         let children = container.children
         children.forEachUnretained { index, child in
             if child.styleStorage.display == .none {
@@ -24,7 +25,7 @@ extension FlexLayoutEngine {
                 child.layout.computedFlexBasisGeneration = generation
                 child.layout.computedFlexBasis = 0
             } else {
-                determineFlexBaseSize(of: child, in: container)
+                if determineFlexBaseSize(of: child, in: container) { hasDefiniteBasis = true }
             }
             total += child.layout.computedFlexBasis + child.marginForAxis(container.mainAxis, container.direction, container.availableInnerWidth)
         }
@@ -33,6 +34,34 @@ extension FlexLayoutEngine {
                 * Float(container.children.count - 1)
         }
         container.totalMainDim = total
+        if hasDefiniteBasis && container.isMainAxisRow && container.mainMode != .stretchFit,
+           let maxContent = maxContentWidthFromContributions(container) {
+            // CSS sizes a row of unknown width by its items' max-content contributions
+            // ([§9.9.1](https://www.w3.org/TR/css-flexbox-1/#intrinsic-main-sizes)), not by their
+            // flex bases; the items then flex in that width. A fit-content width is at least the
+            // min-content width found the same way.
+            var inner = maxContent
+            if container.isWrapping {
+                // (A wrapping row's is never below its min-content width, its widest item.)
+                inner = max(inner, minContentWidth(container.node, container.direction, container.ownerWidth)
+                                - container.paddingAndBorderMain)
+            }
+            if container.mainMode == .fitContent && inner > container.availableInnerWidth {
+                let minContent = minContentWidth(container.node, container.direction, container.ownerWidth)
+                    - container.paddingAndBorderMain
+                inner = min(inner, max(container.availableInnerWidth, minContent))
+            }
+            let node = container.node
+            let minSize = node.resolvedMin(.row, container.direction, container.ownerWidth, container.ownerWidth)
+            let maxSize = node.resolvedMax(.row, container.direction, container.ownerWidth, container.ownerWidth)
+            if !maxSize.isNaN { inner = min(inner, maxSize - container.paddingAndBorderMain) }
+            if !minSize.isNaN { inner = max(inner, minSize - container.paddingAndBorderMain) }
+            inner = max(inner, 0)
+            container.mainMode = .stretchFit
+            container.availableWidth = inner + container.paddingAndBorderMain
+            container.availableInnerWidth = inner
+            container.availableInnerMainDim = inner
+        }
         container.mainAxisOverflows = container.mainMode != .maxContent && total > container.availableInnerMainDim
         // A wrapping container (Yoga), and a row whose items overflow the width offered to it
         // (CSS: a fit-content width is at most the available width, the items shrink or
@@ -53,6 +82,45 @@ extension FlexLayoutEngine {
                 }
             }
         }
+    }
+
+    /// The max-content width (content box) of a row whose items have definite flex bases, from
+    /// their contributions ([§9.9.3](https://www.w3.org/TR/css-flexbox-1/#intrinsic-item-contributions),
+    /// as Chromium computes it): an item's content size or preferred width, whichever is larger,
+    /// at most its flex base size if it cannot grow and at least that if it cannot shrink, then
+    /// clamped by its min and max widths; summed with the gaps. Nil when no item has a definite `flex-basis` (the flex bases are the
+    /// contributions then).
+    @inline(never)
+    private func maxContentWidthFromContributions(_ container: FlexContainer) -> Float? {
+        let direction = container.direction
+        let innerWidth = container.availableInnerWidth
+        let children = container.children
+        let end = children.forEachUnretained(from: 0) { _, child in
+            child.styleStorage.positionType == .absolute || child.styleStorage.display == .none
+                || child.resolveFlexBasis(config, direction, .row, innerWidth, innerWidth).isNaN
+        }
+        guard end < children.count else { return nil }
+        var total: Float = 0, count = 0
+        children.forEachUnretained { _, child in
+            if child.styleStorage.positionType == .absolute || child.styleStorage.display == .none { return }
+            count += 1
+            let base = child.layout.computedFlexBasis
+            var contribution: Float
+            if child.hasDefiniteLength(.row, innerWidth) {
+                contribution = child.resolvedDimension(direction, .row, innerWidth, innerWidth)
+            } else if child.resolveFlexBasis(config, direction, .row, innerWidth, innerWidth).isNaN {
+                contribution = base
+            } else {
+                measureContentFlexBasis(of: child, in: container, contentBasis: false)
+                contribution = child.layout.contentWidth.isNaN ? child.layout.measuredWidth : child.layout.contentWidth
+            }
+            if child.resolveFlexGrow() == 0 { contribution = min(contribution, base) }
+            if child.resolveFlexShrink(config) == 0 { contribution = max(contribution, base) }
+            total += child.boundAxis(.row, direction, contribution, innerWidth, innerWidth)
+                + child.marginForAxis(.row, direction, innerWidth)
+        }
+        if count > 1 { total += container.node.gap(.row, innerWidth) * Float(count - 1) }
+        return total
     }
 
     /// If exactly one item can both grow and shrink, its basis can be 0: it will take exactly the
@@ -80,7 +148,9 @@ extension FlexLayoutEngine {
 
     /// The flex base size of one item: its definite `flex-basis`, else its definite main size,
     /// else its content size measured under the container's constraints.
-    private func determineFlexBaseSize(of child: LayoutNode, in container: FlexContainer) {
+    /// - Returns: whether the item has a definite `flex-basis`.
+    @discardableResult
+    private func determineFlexBaseSize(of child: LayoutNode, in container: FlexContainer) -> Bool {
         let mainAxis = container.mainAxis
         let direction = container.direction
         let width = container.availableInnerWidth, height = container.availableInnerHeight
@@ -125,6 +195,7 @@ extension FlexLayoutEngine {
             child.layout.computedFlexBasis = maxOrDefined(contentSize, paddingAndBorderMain)
         }
         child.layout.computedFlexBasisGeneration = generation
+        return !resolvedBasis.isNaN
     }
 
     /// Lays the item out under max-content (or the container's size as fit-content) in the main
@@ -215,12 +286,14 @@ extension FlexLayoutEngine {
         constrainMaxSizeForMode(child, direction, .column, ownerHeight, ownerWidth, &childHeightMode, &childHeight)
         if config.cssAspectRatio, let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
             // CSS transfers the definite cross size *after* its min/max clamp through the ratio.
+            // (The min size counts too: `width: 0; min-width: 5` transfers 5.)
             if isMainAxisRow && childHeightMode == .stretchFit {
-                childWidth = marginRow + borderBox(childHeight - marginColumn, .column) * ratio
+                let height = child.boundAxis(.column, direction, childHeight - marginColumn, ownerHeight, ownerWidth)
+                childWidth = marginRow + height * ratio
                 childWidthMode = .stretchFit
                 constrainMaxSizeForMode(child, direction, .row, ownerWidth, ownerWidth, &childWidthMode, &childWidth)
             } else if !isMainAxisRow && childWidthMode == .stretchFit {
-                childHeight = marginColumn + borderBox(childWidth - marginRow, .row) / ratio
+                childHeight = marginColumn + child.boundAxis(.row, direction, childWidth - marginRow, ownerWidth, ownerWidth) / ratio
                 childHeightMode = .stretchFit
                 constrainMaxSizeForMode(child, direction, .column, ownerHeight, ownerWidth, &childHeightMode, &childHeight)
             }
@@ -249,8 +322,14 @@ extension FlexLayoutEngine {
         layoutNode(child, availableWidth: childWidth, availableHeight: .nan, ownerDirection: direction,
                    widthMode: childWidthMode, heightMode: .maxContent, ownerWidth: ownerWidth,
                    ownerHeight: ownerHeight, performLayout: false, depth: container.depth)
-        // (Its height is at least its padding and border, which the ratio transfers too.)
-        let innerWidth = max(child.layout.measuredWidth, child.paddingAndBorder(.column, direction, ownerWidth) * ratio)
+        // (Its height is at least its padding and border, which the ratio transfers too, and its
+        // min and max heights transfer as limits on the width, below its own min and max widths.)
+        var innerWidth = max(child.layout.measuredWidth, child.paddingAndBorder(.column, direction, ownerWidth) * ratio)
+        let maxHeight = child.resolvedMax(.column, direction, ownerHeight, ownerWidth)
+        let minHeight = child.resolvedMin(.column, direction, ownerHeight, ownerWidth)
+        if !maxHeight.isNaN, innerWidth > maxHeight * ratio { innerWidth = maxHeight * ratio }
+        if !minHeight.isNaN, innerWidth < minHeight * ratio { innerWidth = minHeight * ratio }
+        innerWidth = child.boundAxis(.row, direction, innerWidth, ownerWidth, ownerWidth)
         childWidth = innerWidth + margins.row
         childWidthMode = .stretchFit
         childHeight = innerWidth / ratio + margins.column

@@ -217,9 +217,22 @@ extension FlexLayoutEngine {
         // (stretch wins); Yoga derives the cross size from the ratio.
         let stretchBeatsRatio = config.cssAspectRatio && stretches && !crossDefinite
             && (config.useWebDefaults || (container.crossMode == .stretchFit && !container.isWrapping))
+        // A column whose width is not known yet (it is measured for its content width) counts an
+        // item with a ratio and no definite height by its content's width, as CSS finds intrinsic
+        // sizes without flexing: the flexed height gives the width only once the column's width
+        // is final (`layoutNodeImpl` lays such a column out again at the width it measured).
+        // (A definite height gives the width through the ratio; min/max heights limit it.)
+        let ratioWidthFromContent = config.cssAspectRatio && !container.isMainAxisRow && container.crossMode != .stretchFit
+            && !crossDefinite
         // A definite cross size wins over the ratio in CSS too.
-        if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite, !stretchBeatsRatio,
-           !(crossDefinite && config.cssAspectRatio) {
+        if ratioWidthFromContent, let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite,
+           child.hasDefiniteLength(.column, container.availableInnerHeight) {
+            let height = child.boundAxis(.column, direction, child.resolvedDimension(direction, .column, container.availableInnerHeight,
+                                                                                     innerWidth), container.availableInnerHeight, innerWidth)
+            childCrossSize = child.boundAxis(.row, direction, height * ratio, innerWidth, innerWidth) + marginCross
+            childCrossMode = .stretchFit
+        } else if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite, !stretchBeatsRatio,
+           !(crossDefinite && config.cssAspectRatio), !ratioWidthFromContent {
             childCrossSize = (container.isMainAxisRow ? (childMainSize - marginMain) / ratio
                               : (childMainSize - marginMain) * ratio) + marginCross
             childCrossMode = .stretchFit
@@ -247,6 +260,20 @@ extension FlexLayoutEngine {
                    widthMode: isRow ? childMainMode : childCrossMode, heightMode: isRow ? childCrossMode : childMainMode,
                    ownerWidth: innerWidth, ownerHeight: container.percentInnerHeight,
                    performLayout: container.performLayout && !requiresStretchLayout, depth: container.depth)
+        if ratioWidthFromContent && childCrossMode != .stretchFit, let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
+            // The min and max heights (and padding and border) limit the content's width.
+            let innerHeight = container.availableInnerHeight
+            let width = child.layout.measuredWidth
+            let height = width / ratio
+            let bounded = child.boundAxis(.column, direction, height, innerHeight, innerWidth)
+            if bounded != height {
+                let limited = child.boundAxis(.row, direction, bounded * ratio, innerWidth, innerWidth)
+                layoutNode(child, availableWidth: limited + marginCross, availableHeight: childMainSize,
+                           ownerDirection: node.layout.direction, widthMode: .stretchFit, heightMode: childMainMode,
+                           ownerWidth: innerWidth, ownerHeight: innerHeight,
+                           performLayout: container.performLayout && !requiresStretchLayout, depth: container.depth)
+            }
+        }
         node.layout.hadOverflow = node.layout.hadOverflow || child.layout.hadOverflow
     }
 }

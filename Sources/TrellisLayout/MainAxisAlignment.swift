@@ -21,7 +21,8 @@ extension FlexLayoutEngine {
 
         line.mainDim = leadingPaddingAndBorder + leadingMainDim
         line.crossDim = 0
-        var maxAscent: Float = 0, maxDescent: Float = 0
+        // (An item's descent may be negative: a 0-tall text has its baseline below its box.)
+        var maxAscent = -Float.infinity, maxDescent = -Float.infinity
         let isBaseline = container.isBaselineLayout
         let autoMarginShare = line.numberOfAutoMargins > 0 ? line.remainingFreeSpace / Float(line.numberOfAutoMargins) : 0
         let canSkipFlex = !container.performLayout && container.crossMode == .stretchFit
@@ -57,7 +58,7 @@ extension FlexLayoutEngine {
         }
         line.mainDim += trailingPaddingAndBorder
         // Items that do not take part in baseline alignment count with their outer size.
-        if isBaseline { line.crossDim = maxOrDefined(line.crossDim, maxAscent + maxDescent) }
+        if isBaseline && maxAscent > -Float.infinity { line.crossDim = max(line.crossDim, maxAscent + maxDescent) }
     }
 
     /// Under a fit-content main size the container shrinks to its content, so only the space
