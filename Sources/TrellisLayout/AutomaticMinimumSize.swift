@@ -102,13 +102,16 @@ extension FlexLayoutEngine {
                     // A scrolling item may shrink below its content: it contributes only its min size.
                     contribution = zeroIfUndefined(child.resolvedMin(.row, direction, .nan, .nan)) + child.marginForAxis(.row, direction, .nan)
                 }
-                if isRow && child.resolveFlexShrink(config) == 0 {
-                    // An item that cannot shrink takes at least its definite flex basis
-                    // ([§9.9.1](https://www.w3.org/TR/css-flexbox-1/#intrinsic-main-sizes)).
+                if isRow {
+                    // A definite flex basis is the least an item that cannot shrink contributes
+                    // ([§9.9.3](https://www.w3.org/TR/css-flexbox-1/#intrinsic-item-contributions)),
+                    // and in a single-line row the most one that cannot grow does (a wrapping
+                    // row is as wide as its widest item, as in Chromium).
                     let basis = child.resolveFlexBasis(config, direction, .row, .nan, .nan)
                     if !basis.isNaN {
                         let size = child.boundAxis(.row, direction, basis, .nan, .nan) + child.marginForAxis(.row, direction, .nan)
-                        contribution = max(contribution, size)
+                        if sums && child.resolveFlexGrow() == 0 { contribution = min(contribution, size) }
+                        if child.resolveFlexShrink(config) == 0 { contribution = max(contribution, size) }
                     }
                 }
                 content = sums ? content + contribution : max(content, contribution)

@@ -35,6 +35,10 @@ struct FlexContainer {
     /// Whether the container's height is definite ([§9.8](https://www.w3.org/TR/css-flexbox-1/#definite-sizes)),
     /// so that its items' percentage heights resolve against it; otherwise they behave as `auto`.
     var heightIsDefinite = true
+    /// Whether the height is definite only as a column item's definite flex basis in a column
+    /// whose height is not: definite for percentages, but an item stretched to it takes no width
+    /// from its aspect ratio for its flex base size (as in Chromium).
+    var heightIsDefiniteByFlexBasisOnly = false
     /// What the items' percentage heights resolve against: `availableInnerHeight` when the
     /// height is definite, else NaN (and the same for the cross axis of a row).
     var percentInnerHeight: Float = .nan
@@ -115,8 +119,10 @@ extension FlexLayoutEngine {
         container.availableInnerMainDim = container.isMainAxisRow ? container.availableInnerWidth : container.availableInnerHeight
         container.availableInnerCrossDim = container.isMainAxisRow ? container.availableInnerHeight : container.availableInnerWidth
         container.percentageBaseMain = container.availableInnerMainDim
-        let definite = config.errata.contains(.percentageOfIndefiniteHeight) || isHeightDefinite(container)
+        let definiteness = config.errata.contains(.percentageOfIndefiniteHeight) ? .definite : heightDefiniteness(container)
+        let definite = definiteness != .indefinite
         container.heightIsDefinite = definite
+        container.heightIsDefiniteByFlexBasisOnly = definiteness == .byFlexBasis
         container.percentInnerHeight = definite ? container.availableInnerHeight : .nan
         container.percentInnerCrossDim = definite || !container.isMainAxisRow ? container.availableInnerCrossDim : .nan
         container.mainPercentIsIndefinite = !definite && !container.isMainAxisRow
@@ -128,25 +134,28 @@ extension FlexLayoutEngine {
     /// a size from an aspect ratio or from top and bottom insets, and a column's item when the
     /// column's height or the item's flex basis is definite. A column's item is otherwise laid
     /// out at its flexed height, but percentages of it behave as `auto`, as in a browser.
-    private func isHeightDefinite(_ container: FlexContainer) -> Bool {
+    private func heightDefiniteness(_ container: FlexContainer) -> HeightDefiniteness {
         let node = container.node
         let style = node.styleStorage
         let fixed = (container.isMainAxisRow ? container.crossMode : container.mainMode) == .stretchFit
         // (The common case first: a height fixed inside a definite one.)
-        if fixed && !container.ownerHeight.isNaN && style.positionType != .absolute { return true }
-        if node.hasDefiniteLength(.column, container.ownerHeight) { return true }
-        guard fixed else { return false }
-        guard container.depth > 1, var parent = node.parent else { return true }
+        if fixed && !container.ownerHeight.isNaN && style.positionType != .absolute { return .definite }
+        if node.hasDefiniteLength(.column, container.ownerHeight) { return .definite }
+        guard fixed else { return .indefinite }
+        guard container.depth > 1, var parent = node.parent else { return .definite }
         while parent.styleStorage.display == .contents, let next = parent.parent { parent = next }
-        if (style.aspectRatio ?? 0) > 0 { return true }
+        if (style.aspectRatio ?? 0) > 0 { return .definite }
         if style.positionType == .absolute {
             // Between a top and a bottom inset ([CSS Position §4.1](https://www.w3.org/TR/css-position-3/#resolving-insets)).
-            return node.hasInset(.top, container.direction) && node.hasInset(.bottom, container.direction)
+            return node.hasInset(.top, container.direction) && node.hasInset(.bottom, container.direction) ? .definite : .indefinite
         }
-        if parent.styleStorage.flexDirection.isRow || parent.pinLayoutStorage != nil { return true }
+        if parent.styleStorage.flexDirection.isRow || parent.pinLayoutStorage != nil { return .definite }
         // A column's item in a column whose height is not definite (`ownerHeight` is NaN).
-        return !node.resolveFlexBasis(config, container.direction, .column, container.ownerHeight, container.ownerWidth).isNaN
+        return node.resolveFlexBasis(config, container.direction, .column, container.ownerHeight, container.ownerWidth).isNaN
+            ? .indefinite : .byFlexBasis
     }
+
+    enum HeightDefiniteness { case indefinite, definite, byFlexBasis }
 
     private func availableInnerDimension(_ container: FlexContainer, _ axis: FlexDirection, _ available: Float,
                                          _ paddingAndBorder: Float, _ ownerSize: Float) -> Float {
