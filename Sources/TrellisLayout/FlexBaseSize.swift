@@ -270,7 +270,8 @@ extension FlexLayoutEngine {
         }
         if isMainAxisRow && !isColumnDefinite && !height.isNaN && container.crossMode == .stretchFit
             && childHeightMode != .stretchFit && stretches()
-            && !(container.heightIsDefiniteByFlexBasisOnly && (child.styleStorage.aspectRatio ?? 0) > 0 && config.cssAspectRatio) {
+            && !(container.heightIsDefiniteByFlexBasisOnly && container.mainMode != .stretchFit
+                 && (child.styleStorage.aspectRatio ?? 0) > 0 && config.cssAspectRatio) {
             childHeight = height
             childHeightMode = .stretchFit
             if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
