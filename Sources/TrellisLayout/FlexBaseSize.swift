@@ -270,7 +270,7 @@ extension FlexLayoutEngine {
         }
         if isMainAxisRow && !isColumnDefinite && !height.isNaN && container.crossMode == .stretchFit
             && childHeightMode != .stretchFit && stretches()
-            && !(container.heightIsDefiniteByFlexBasisOnly && container.mainMode != .stretchFit
+            && !((!container.heightIsDefinite || container.heightIsDefiniteByFlexBasisOnly && container.mainMode != .stretchFit)
                  && (child.styleStorage.aspectRatio ?? 0) > 0 && config.cssAspectRatio) {
             childHeight = height
             childHeightMode = .stretchFit
