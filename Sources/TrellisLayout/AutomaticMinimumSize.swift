@@ -50,6 +50,17 @@ extension FlexLayoutEngine {
         return child.layout.measuredHeight
     }
 
+    /// An item's intrinsic contribution clamped by its flex base size
+    /// ([§9.9.3](https://www.w3.org/TR/css-flexbox-1/#intrinsic-item-contributions)): at most the
+    /// base if the item cannot grow (when `capsGrowth`), at least it if it cannot shrink.
+    @inline(__always)
+    func clampedByFlexBase(_ contribution: Float, _ base: Float, of child: LayoutNode, capsGrowth: Bool = true) -> Float {
+        var clamped = contribution
+        if capsGrowth && child.resolveFlexGrow() == 0 { clamped = min(clamped, base) }
+        if child.resolveFlexShrink(config) == 0 { clamped = max(clamped, base) }
+        return clamped
+    }
+
     /// The node's min-content width (border box): a definite width, else its content's
     /// narrowest size — the longest word of a text, the sum of a row's items or the widest of a
     /// column's items.
@@ -110,8 +121,7 @@ extension FlexLayoutEngine {
                     let basis = child.resolveFlexBasis(config, direction, .row, .nan, .nan)
                     if !basis.isNaN {
                         let size = child.boundAxis(.row, direction, basis, .nan, .nan) + child.marginForAxis(.row, direction, .nan)
-                        if sums && child.resolveFlexGrow() == 0 { contribution = min(contribution, size) }
-                        if child.resolveFlexShrink(config) == 0 { contribution = max(contribution, size) }
+                        contribution = clampedByFlexBase(contribution, size, of: child, capsGrowth: sums)
                     }
                 }
                 content = sums ? content + contribution : max(content, contribution)

@@ -114,8 +114,7 @@ extension FlexLayoutEngine {
                 measureContentFlexBasis(of: child, in: container, contentBasis: false)
                 contribution = child.layout.contentWidth.isNaN ? child.layout.measuredWidth : child.layout.contentWidth
             }
-            if child.resolveFlexGrow() == 0 { contribution = min(contribution, base) }
-            if child.resolveFlexShrink(config) == 0 { contribution = max(contribution, base) }
+            contribution = clampedByFlexBase(contribution, base, of: child)
             total += child.boundAxis(.row, direction, contribution, innerWidth, innerWidth)
                 + child.marginForAxis(.row, direction, innerWidth)
         }
@@ -268,10 +267,17 @@ extension FlexLayoutEngine {
                 childHeightMode = .stretchFit
             }
         }
+        // An item with a ratio takes a width from the row's height only where that height is
+        // definite, and a height that is only a flex basis only once the row's width is known: a
+        // row sized by its content counts the item by its content (as Chromium).
+        let heightGivesRatioWidth = switch container.heightDefiniteness {
+        case .definite: true
+        case .byFlexBasis: container.mainMode == .stretchFit
+        case .indefinite: false
+        }
         if isMainAxisRow && !isColumnDefinite && !height.isNaN && container.crossMode == .stretchFit
             && childHeightMode != .stretchFit && stretches()
-            && !((!container.heightIsDefinite || container.heightIsDefiniteByFlexBasisOnly && container.mainMode != .stretchFit)
-                 && (child.styleStorage.aspectRatio ?? 0) > 0 && config.cssAspectRatio) {
+            && (heightGivesRatioWidth || !config.cssAspectRatio || (child.styleStorage.aspectRatio ?? 0) <= 0) {
             childHeight = height
             childHeightMode = .stretchFit
             if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {

@@ -33,12 +33,11 @@ struct FlexContainer {
     var availableInnerMainDim: Float = .nan
     var availableInnerCrossDim: Float = .nan
     /// Whether the container's height is definite ([§9.8](https://www.w3.org/TR/css-flexbox-1/#definite-sizes)),
-    /// so that its items' percentage heights resolve against it; otherwise they behave as `auto`.
-    var heightIsDefinite = true
-    /// Whether the height is definite only as a column item's definite flex basis in a column
-    /// whose height is not: definite for percentages, but an item stretched to it takes no width
-    /// from its aspect ratio for its flex base size (as in Chromium).
-    var heightIsDefiniteByFlexBasisOnly = false
+    /// and how: see `HeightDefiniteness`.
+    var heightDefiniteness = HeightDefiniteness.definite
+    /// Whether the items' percentage heights resolve against the height; otherwise they behave
+    /// as `auto`.
+    @inline(__always) var heightIsDefinite: Bool { heightDefiniteness != .indefinite }
     /// What the items' percentage heights resolve against: `availableInnerHeight` when the
     /// height is definite, else NaN (and the same for the cross axis of a row).
     var percentInnerHeight: Float = .nan
@@ -119,10 +118,9 @@ extension FlexLayoutEngine {
         container.availableInnerMainDim = container.isMainAxisRow ? container.availableInnerWidth : container.availableInnerHeight
         container.availableInnerCrossDim = container.isMainAxisRow ? container.availableInnerHeight : container.availableInnerWidth
         container.percentageBaseMain = container.availableInnerMainDim
-        let definiteness = config.errata.contains(.percentageOfIndefiniteHeight) ? .definite : heightDefiniteness(container)
-        let definite = definiteness != .indefinite
-        container.heightIsDefinite = definite
-        container.heightIsDefiniteByFlexBasisOnly = definiteness == .byFlexBasis
+        container.heightDefiniteness = config.errata.contains(.percentageOfIndefiniteHeight)
+            ? .definite : heightDefiniteness(container)
+        let definite = container.heightIsDefinite
         container.percentInnerHeight = definite ? container.availableInnerHeight : .nan
         container.percentInnerCrossDim = definite || !container.isMainAxisRow ? container.availableInnerCrossDim : .nan
         container.mainPercentIsIndefinite = !definite && !container.isMainAxisRow
@@ -155,7 +153,6 @@ extension FlexLayoutEngine {
             ? .indefinite : .byFlexBasis
     }
 
-    enum HeightDefiniteness { case indefinite, definite, byFlexBasis }
 
     private func availableInnerDimension(_ container: FlexContainer, _ axis: FlexDirection, _ available: Float,
                                          _ paddingAndBorder: Float, _ ownerSize: Float) -> Float {
@@ -168,4 +165,13 @@ extension FlexLayoutEngine {
         inner = maxOrDefined(minOrDefined(inner, maxInner), minInner)
         return inner
     }
+}
+
+/// How a container's height is definite for its items.
+enum HeightDefiniteness {
+    case indefinite
+    case definite
+    /// Only as a column item's definite flex basis in a column whose height is not: definite for
+    /// percentages, but not for an intrinsic size (as in Chromium).
+    case byFlexBasis
 }
