@@ -43,7 +43,7 @@ struct ComponentProperties {
     }
 }
 
-/// The font chains of one layout, each looked up once: a screen has many texts in a few styles,
+/// The font chains of one plan, each looked up once: a screen has many texts in a few styles,
 /// and finding a chain (families lowercased, faces ranked by weight) cost more than measuring.
 final class FontChains {
     private struct Key: Hashable {

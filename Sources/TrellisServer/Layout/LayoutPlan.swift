@@ -41,7 +41,7 @@ final class PlannedComponent: Sendable {
         var first: Bool
     }
 
-    /// What ``ScreenLayout/plan(_:path:in:shown:)`` gathers before the style is final.
+    /// What ``ScreenLayout/plan(_:path:in:shown:chains:)`` gathers before the style is final.
     struct Draft {
         var hidden = false
         var insets: (top: Float, left: Float, bottom: Float, right: Float) = (0, 0, 0, 0)
@@ -102,7 +102,7 @@ final class PlannedComponent: Sendable {
 }
 
 /// The parts of a component's layout answer that do not depend on the size, encoded once per plan;
-/// ``ScreenFrames/encoded(revision:)`` writes the frames between them.
+/// ``ScreenLayout/write(_:in:to:)`` writes the frames between them.
 struct EncodedComponent: Sendable {
     /// `{"type":…,"id":…,"layoutId":…,"frame":{`
     let head: [UInt8]
@@ -112,7 +112,7 @@ struct EncodedComponent: Sendable {
     let metadata: [UInt8]
 
     init(_ c: ResolvedComponent, layoutId: String) {
-        var head: [UInt8] = []
+        var head: [UInt8] = [0x7B]
         var first = true
         JSONWriter.appendKey("type", first: &first, to: &head)
         JSONWriter.append(string: c.type, to: &head)
@@ -123,7 +123,8 @@ struct EncodedComponent: Sendable {
         JSONWriter.appendKey("layoutId", first: &first, to: &head)
         JSONWriter.append(string: layoutId, to: &head)
         JSONWriter.appendKey("frame", first: &first, to: &head)
-        self.head = [0x7B] + head + [0x7B]
+        head.append(0x7B)
+        self.head = head
         var members: [UInt8] = []
         var notFirst = false
         for (key, object) in [("properties", c.properties), ("values", c.values), ("style", c.style)] where !object.isEmpty {

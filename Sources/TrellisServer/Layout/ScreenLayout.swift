@@ -13,13 +13,11 @@ public struct ScreenLayout {
     /// Whether laid-out text keeps the string of each line (``LaidOutText/lines``), which previews
     /// draw; without, only their number (``LaidOutText/lineCount``), all a layout answer gives.
     public let keepsLines: Bool
-    private let chains: FontChains
 
     public init(viewport: LayoutViewport, fonts: FontCollection, keepsLines: Bool = true) {
         self.viewport = viewport
         self.fonts = fonts
         self.keepsLines = keepsLines
-        chains = FontChains(fonts)
     }
 
     /// Platform bar heights in points: navigation bar (inline, large title), tab bar.
@@ -86,9 +84,12 @@ public struct ScreenLayout {
 
     /// The plan of `screen` for this layout's viewport (of any width and height).
     public func plan(_ screen: ResolvedScreen) -> LayoutPlan {
-        LayoutPlan(
+        let chains = FontChains(fonts)
+        return LayoutPlan(
             screen: screen,
-            root: screen.root.map { plan($0, path: JSONPath.root.appending("root"), in: Parent(axis: .vertical, role: .area)) },
+            root: screen.root.map {
+                plan($0, path: JSONPath.root.appending("root"), in: Parent(axis: .vertical, role: .area), chains: chains)
+            },
             ignoresSafeArea: ComponentProperties(members: screen.root?.properties ?? []).bool("ignoresSafeArea") == true)
     }
 
@@ -126,7 +127,7 @@ public struct ScreenLayout {
             guard let bar = planned.bar else { return nil }
             return bar.first ? node.children[0] : node.children[node.children.count - 1]
         }
-        var separatorCount: Int { planned.separatorStyle == nil ? 0 : max(0, planned.children.count - 1) }
+        var separatorCount: Int { planned.separatorParts.count }
         func separator(_ index: Int) -> LayoutNode { node.children[firstChild + 2 * index + 1] }
         func child(_ index: Int) -> Placed {
             Placed(planned: planned.children[index], node: node.children[firstChild + (planned.separatorStyle == nil ? 1 : 2) * index])
@@ -160,7 +161,9 @@ public struct ScreenLayout {
     }
 
     /// `component` planned at `path` in `parent`; `shown` is false for a TabBar's unselected tabs.
-    func plan(_ component: ResolvedComponent, path: JSONPath, in parent: Parent, shown: Bool = true) -> PlannedComponent {
+    func plan(
+        _ component: ResolvedComponent, path: JSONPath, in parent: Parent, shown: Bool = true, chains: FontChains
+    ) -> PlannedComponent {
         let properties = ComponentProperties(members: component.properties)
         let values = ComponentProperties(members: component.values)
         var style = Style(mode: viewport.mode)
@@ -309,7 +312,7 @@ public struct ScreenLayout {
             }
             children.append(plan(
                 child, path: path.appending("subviews").appending(index), in: placement,
-                shown: component.type != "TabBar" || index == selected))
+                shown: component.type != "TabBar" || index == selected, chains: chains))
         }
         return PlannedComponent(component, layoutId: layoutId, style: style, content: content, draft: draft, children: children)
     }
