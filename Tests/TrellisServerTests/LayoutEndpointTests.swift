@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TrellisHTTP
 import TrellisJSON
@@ -156,9 +157,10 @@ import TrellisText
     }
 
     /// A plan leaves the viewport's size out: laid out at any size, it gives what a plan made at
-    /// that size gives, for every shipped screen and viewport kind, previews included.
+    /// that size gives, for every shipped screen and viewport kind, previews included. Each layout
+    /// after the first reuses the plan's nodes as the last one left them, sizes back and forth.
     @Test func aPlanLaysOutEverySizeAsAPlanMadeAtThatSize() throws {
-        let sizes: [(Float, Float)] = [(1, 1), (320, 568), (375.5, 667), (414, 896), (1024, 1366)]
+        let sizes: [(Float, Float)] = [(1, 1), (320, 568), (375.5, 667), (414, 896), (1024, 1366), (375.5, 667), (320, 568), (320, 812)]
         try Self.forEachShippedScreen { name, resolved, snapshot in
             for kind in Self.awkwardViewports {
                 let plan = ScreenLayout(viewport: kind, fonts: snapshot.fonts).plan(resolved)
@@ -170,9 +172,53 @@ import TrellisText
                     let reused = layout.layOut(plan), fresh = layout.layOut(resolved)
                     #expect(JSONWriter.encode(reused.jsonValue(revision: 1)) == JSONWriter.encode(fresh.jsonValue(revision: 1)), "\(name), \(viewport)")
                     #expect(PreviewSVG.render(reused, fontFaces: "") == PreviewSVG.render(fresh, fontFaces: ""), "\(name), \(viewport)")
+                    let compact = ScreenLayout(viewport: viewport, fonts: snapshot.fonts, keepsLines: false)
+                    #expect(compact.answer(plan, revision: 1) == compact.answer(compact.plan(resolved), revision: 1), "\(name), \(viewport)")
                 }
             }
         }
+    }
+
+    /// Layouts of one plan on several threads at once: each takes the plan's nodes or, while
+    /// another holds them, makes its own; every answer is the one a plan of its own gives.
+    @Test func concurrentLayoutsOfOnePlanGiveFreshAnswers() throws {
+        try Self.forEachShippedScreen { name, resolved, snapshot in
+            guard name.hasPrefix("home") else { return }
+            let kind = Self.awkwardViewports[0]
+            let plan = ScreenLayout(viewport: kind, fonts: snapshot.fonts, keepsLines: false).plan(resolved)
+            let widths = (0..<24).map { 320 + Float($0) * 3.25 }
+            let expected = widths.map { width in
+                var viewport = kind
+                viewport.width = width
+                let layout = ScreenLayout(viewport: viewport, fonts: snapshot.fonts, keepsLines: false)
+                return layout.answer(layout.plan(resolved), revision: 1)
+            }
+            let mismatches = Mutex(0)
+            DispatchQueue.concurrentPerform(iterations: 4) { thread in
+                for round in 0..<6 {
+                    for index in widths.indices.shuffled() where (index + round + thread) % 2 == 0 {
+                        var viewport = kind
+                        viewport.width = widths[index]
+                        let answer = ScreenLayout(viewport: viewport, fonts: snapshot.fonts, keepsLines: false).answer(plan, revision: 1)
+                        if answer != expected[index] { mismatches.withLock { $0 += 1 } }
+                    }
+                }
+            }
+            #expect(mismatches.withLock { $0 } == 0, "\(name)")
+        }
+    }
+
+    /// The shelf lends its tree to one taker; of two trees put back, it keeps the first.
+    @Test func aNodeTreeShelfLendsItsTreeToOneTaker() {
+        let shelf = NodeTreeShelf()
+        #expect(shelf.take() == nil)
+        let first = NodeTree(screen: LayoutNode(), root: nil), second = NodeTree(screen: LayoutNode(), root: nil)
+        shelf.put(first)
+        shelf.put(second)
+        #expect(shelf.take() === first)
+        #expect(shelf.take() == nil)
+        shelf.put(second)
+        #expect(shelf.take() === second)
     }
 
     /// One user sweeping widths: one resolved screen, one plan, an answer per width; another

@@ -1,5 +1,6 @@
 import TrellisJSON
 import TrellisLayout
+import Synchronization
 import TrellisScreens
 
 /// A resolved screen made into flexbox styles and prepared text for one kind of viewport: all of a
@@ -12,6 +13,8 @@ public struct LayoutPlan: Sendable {
     let root: PlannedComponent?
     /// The root's `ignoresSafeArea`: the screen then has no safe-area padding.
     let ignoresSafeArea: Bool
+    /// The nodes of the plan's last layout, for the next (``ScreenLayout/withNodes(of:_:)``).
+    let nodeTrees = NodeTreeShelf()
 
     /// `viewport` as a plan's key: its width and height do not change the plan.
     static func kind(of viewport: LayoutViewport) -> LayoutViewport {
@@ -19,6 +22,44 @@ public struct LayoutPlan: Sendable {
         kind.width = 0
         kind.height = 0
         return kind
+    }
+}
+
+/// A plan's nodes, laid out at some size: the screen's node and the root component's.
+///
+/// Laying a tree out again at another size gives the frames a new tree would (docs/layout.md,
+/// "Relayout gives the same frames as a fresh layout") and keeps every measurement the new size
+/// does not change — a carousel's cards, an icon, a text offered the same width — so a plan keeps
+/// its last tree rather than making and freeing a node per component for each size.
+final class NodeTree: @unchecked Sendable {  // held by one layout at a time: NodeTreeShelf lends it to one taker
+    let screen: LayoutNode
+    let root: ScreenLayout.Placed?
+
+    init(screen: LayoutNode, root: ScreenLayout.Placed?) {
+        self.screen = screen
+        self.root = root
+    }
+}
+
+/// A place for one ``NodeTree``, taken and put back without a lock. A layout takes the tree, or
+/// makes one when another layout of the same plan holds it; putting back keeps the first tree
+/// returned and drops any other.
+final class NodeTreeShelf: Sendable {
+    private let slot = Atomic<Unmanaged<NodeTree>?>(nil)
+
+    func take() -> NodeTree? {
+        slot.exchange(nil, ordering: .acquiring)?.takeRetainedValue()
+    }
+
+    func put(_ tree: NodeTree) {
+        let retained = Unmanaged.passRetained(tree)
+        if !slot.compareExchange(expected: nil, desired: retained, ordering: .releasing).exchanged {
+            retained.release()
+        }
+    }
+
+    deinit {
+        slot.exchange(nil, ordering: .acquiring)?.release()
     }
 }
 

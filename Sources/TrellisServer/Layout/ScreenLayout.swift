@@ -39,47 +39,60 @@ public struct ScreenLayout {
     /// Lays `plan` out at this layout's viewport, which must differ from the plan's in width and
     /// height only.
     public func layOut(_ plan: LayoutPlan) -> ScreenFrames {
-        ScreenFrames(screen: plan.screen, viewport: viewport, root: nodes(plan).map { result($0) })
+        withNodes(of: plan) { root in ScreenFrames(screen: plan.screen, viewport: viewport, root: root.map { result($0) }) }
     }
 
     /// The compact layout answer of `plan` at this layout's viewport (``layOut(_:)``'s frames as
     /// ``ScreenFrames/jsonValue(revision:)`` encodes them), written as the nodes are read back.
     public func answer(_ plan: LayoutPlan, revision: Int) -> [UInt8] {
-        let root = nodes(plan)
-        var out: [UInt8] = []
-        out.reserveCapacity(16 << 10)
-        LayoutAnswerWriter.appendHead(plan.screen, viewport: viewport, revision: revision, to: &out)
-        if let root { write(root, in: .screen, to: &out) } else { LayoutAnswerWriter.append(literal: "null", to: &out) }
-        out.append(0x7D)
-        return out
+        withNodes(of: plan) { root in
+            var out: [UInt8] = []
+            out.reserveCapacity(16 << 10)
+            LayoutAnswerWriter.appendHead(plan.screen, viewport: viewport, revision: revision, to: &out)
+            if let root { write(root, in: .screen, to: &out) } else { LayoutAnswerWriter.append(literal: "null", to: &out) }
+            out.append(0x7D)
+            return out
+        }
     }
 
-    /// The nodes of `plan`, laid out.
-    private func nodes(_ plan: LayoutPlan) -> Placed? {
-        var screenStyle = Style(mode: viewport.mode)
-        screenStyle.flexDirection = .column
-        screenStyle.alignItems = .stretch
-        screenStyle.width = .points(viewport.width)
-        screenStyle.height = .points(viewport.height)
-        if !plan.ignoresSafeArea {
-            screenStyle.padding.top = .points(viewport.safeTop)
-            screenStyle.padding.bottom = .points(viewport.safeBottom)
-        }
-        let screenNode = LayoutNode(style: screenStyle)
-        var root: Placed?
-        if let planned = plan.root {
-            let node = instantiate(planned)
-            screenNode.addChild(node)
-            root = Placed(planned: planned, node: node)
-        }
+    /// Calls `body` with the nodes of `plan` laid out at this layout's viewport. The nodes are the
+    /// plan's last layout's when no other layout holds them (``NodeTreeShelf``), else new ones.
+    private func withNodes<Result>(of plan: LayoutPlan, _ body: (Placed?) -> Result) -> Result {
+        let tree = plan.nodeTrees.take() ?? makeTree(plan)
+        let root = tree.root
+        if let root { resetSafeAreaInsets(root) }
+        tree.screen.style = screenStyle(ignoresSafeArea: plan.ignoresSafeArea)
         let config = LayoutConfig(mode: viewport.mode, pointScaleFactor: viewport.scale)
-        screenNode.calculateLayout(
+        tree.screen.calculateLayout(
             availableWidth: viewport.width, availableHeight: viewport.height, direction: viewport.direction, config: config)
         if let root, updateSafeAreaInsets(root, left: 0, top: 0) {
-            screenNode.calculateLayout(
+            tree.screen.calculateLayout(
                 availableWidth: viewport.width, availableHeight: viewport.height, direction: viewport.direction, config: config)
         }
-        return root
+        let result = body(root)
+        plan.nodeTrees.put(tree)
+        return result
+    }
+
+    /// The screen's node: the viewport, less the safe area unless the root ignores it.
+    private func screenStyle(ignoresSafeArea: Bool) -> Style {
+        var style = Style(mode: viewport.mode)
+        style.flexDirection = .column
+        style.alignItems = .stretch
+        style.width = .points(viewport.width)
+        style.height = .points(viewport.height)
+        if !ignoresSafeArea {
+            style.padding.top = .points(viewport.safeTop)
+            style.padding.bottom = .points(viewport.safeBottom)
+        }
+        return style
+    }
+
+    private func makeTree(_ plan: LayoutPlan) -> NodeTree {
+        let screen = LayoutNode(style: screenStyle(ignoresSafeArea: plan.ignoresSafeArea))
+        let root = plan.root.map { Placed(planned: $0, node: instantiate($0)) }
+        if let root { screen.addChild(root.node) }
+        return NodeTree(screen: screen, root: root)
     }
 
     /// The plan of `screen` for this layout's viewport (of any width and height).
@@ -315,6 +328,17 @@ public struct ScreenLayout {
                 shown: component.type != "TabBar" || index == selected, chains: chains))
         }
         return PlannedComponent(component, layoutId: layoutId, style: style, content: content, draft: draft, children: children)
+    }
+
+    /// Gives the Pins containers that pin to their safe area back the insets they were planned
+    /// with, as new nodes have them: a reused tree keeps those of the size it was last laid out at.
+    private func resetSafeAreaInsets(_ placed: Placed) {
+        guard placed.planned.safeAreaInside else { return }
+        if placed.planned.usesSafeArea, let planned = placed.planned.pinLayout,
+           placed.node.pinLayout?.safeAreaInsets != planned.safeAreaInsets {
+            placed.node.pinLayout = planned
+        }
+        for index in placed.planned.children.indices { resetSafeAreaInsets(placed.child(index)) }
     }
 
     /// Gives each Pins container that pins to its safe area the part of it the status bar and the
