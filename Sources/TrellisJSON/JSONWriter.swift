@@ -74,34 +74,46 @@ public struct JSONWriter {
 
     /// `n` in decimal, as `String(n)` spells it, without making the String.
     static func writeInteger(_ n: Int64, to out: inout [UInt8]) {
-        // Most numbers in an answer (frames, counts) are under a thousand.
-        switch n {
-        case 0..<10:
-            out.append(0x30 + UInt8(n))
-            return
-        case 10..<100:
-            out.append(0x30 + UInt8(n / 10))
-            out.append(0x30 + UInt8(n % 10))
-            return
-        case 100..<1000:
-            out.append(0x30 + UInt8(n / 100))
-            out.append(0x30 + UInt8(n / 10 % 10))
-            out.append(0x30 + UInt8(n % 10))
-            return
-        default:
-            break
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxIntegerLength) { buffer in
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<write(integer: n, into: buffer, at: 0)]))
         }
-        if n < 0 { out.append(0x2D) }
+    }
+
+    /// The most bytes ``write(integer:into:at:)`` writes: `-9223372036854775808`.
+    public static let maxIntegerLength = 20
+
+    /// Writes `n` in decimal, as `String(n)` spells it, into `buffer` from `index`, which must
+    /// leave ``maxIntegerLength`` bytes, and returns the index after the last digit.
+    @inlinable
+    public static func write(integer n: Int64, into buffer: UnsafeMutableBufferPointer<UInt8>, at index: Int) -> Int {
+        var index = index
+        if n < 0 {
+            buffer[index] = 0x2D
+            index += 1
+        }
         var magnitude = n.magnitude
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var start = digits.count
-            repeat {
-                start -= 1
-                digits[start] = 0x30 + UInt8(truncatingIfNeeded: magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        let end = index + digitCount(magnitude)
+        var position = end
+        repeat {
+            position -= 1
+            buffer[position] = 0x30 + UInt8(truncatingIfNeeded: magnitude % 10)
+            magnitude /= 10
+        } while magnitude > 0
+        return end
+    }
+
+    @usableFromInline
+    static func digitCount(_ magnitude: UInt64) -> Int {
+        // Most numbers in an answer (frames, counts) are under a thousand.
+        if magnitude < 10 { return 1 }
+        if magnitude < 100 { return 2 }
+        if magnitude < 1000 { return 3 }
+        var count = 4, rest = magnitude / 10_000
+        while rest > 0 {
+            count += 1
+            rest /= 10
         }
+        return count
     }
 
     static func writeString(_ s: String, to out: inout [UInt8]) {

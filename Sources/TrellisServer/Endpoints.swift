@@ -334,7 +334,7 @@ struct ScreenRequest: Sendable {
             screen: id, revision: entry.revision, schemaVersion: schemaVersion, outcomes: outcomes, pretty: false,
             format: .layout, viewport: LayoutPlan.kind(of: viewport), parameters: parameterKey)
         return try snapshot.layoutPlans.answer(for: key) { () throws(Problem) in
-            ScreenLayout(viewport: viewport, fonts: snapshot.fonts).plan(try resolvedForViewports())
+            ScreenLayout(viewport: viewport, fonts: snapshot.fonts).plan(try resolvedForViewports(), revision: entry.revision)
         }.body
     }
 

@@ -25,10 +25,9 @@ extension Endpoints {
         return try resolving.cached(format: .layout, pretty: pretty, viewport: viewport) { () throws(Problem) in
             let plan = try resolving.layoutPlan(for: viewport)
             let layout = ScreenLayout(viewport: viewport, fonts: resolving.snapshot.fonts, keepsLines: false)
-            let revision = resolving.entry.revision
             let bytes = pretty
-                ? JSONWriter.encode(layout.layOut(plan).jsonValue(revision: revision), style: .pretty)
-                : layout.answer(plan, revision: revision)
+                ? JSONWriter.encode(layout.layOut(plan).jsonValue(revision: resolving.entry.revision), style: .pretty)
+                : layout.answer(plan)
             return EncodedBody(bytes: bytes, compressionLevel: EncodedBody.viewportCompressionLevel)
         }
     }

@@ -10,6 +10,8 @@ import TrellisScreens
 /// client sweeping sizes has each laid out from the same plan.
 public struct LayoutPlan: Sendable {
     public let screen: ResolvedScreen
+    /// The compact answer's bytes before the root, but for the viewport's size.
+    let head: LayoutAnswerWriter.Head
     let root: PlannedComponent?
     /// The root's `ignoresSafeArea`: the screen then has no safe-area padding.
     let ignoresSafeArea: Bool

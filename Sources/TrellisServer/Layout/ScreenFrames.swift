@@ -126,53 +126,97 @@ public struct ScreenFrames: Sendable {
     }
 }
 
-/// The compact layout answer, written as the nodes are read back (``ScreenLayout/answer(_:revision:)``):
+/// The compact layout answer, written as the nodes are read back (``ScreenLayout/answer(_:)``):
 /// the bytes encoding ``ScreenFrames/jsonValue(revision:)`` gives, without a `JSONValue` tree or a
 /// ``ScreenFrames`` (LayoutEndpointTests checks the two agree).
 enum LayoutAnswerWriter {
-    /// `{` and every member before the root's value: the envelope, the viewport, `"root":`.
-    static func appendHead(_ screen: ResolvedScreen, viewport v: LayoutViewport, revision: Int, to out: inout [UInt8]) {
-        out.append(0x7B)
-        var first = true
-        for (key, value) in screen.envelopeMembers(revision: revision) {
-            JSONWriter.appendKey(key, first: &first, to: &out)
-            JSONWriter.append(value, to: &out)
+    /// `{` and every member before the root's value: the envelope, the viewport, `"root":`,
+    /// all but the viewport's size encoded once per plan.
+    struct Head: Sendable {
+        /// `{` and the envelope's members, then `"viewport":{"width":`.
+        let beforeWidth: [UInt8]
+        /// The viewport's members after `height`, then `},"root":`.
+        let afterHeight: [UInt8]
+
+        /// The head of `screen`'s answers at `revision` for viewports of `kind` (any width and height).
+        init(_ screen: ResolvedScreen, kind v: LayoutViewport, revision: Int) {
+            var out: [UInt8] = [0x7B]
+            var first = true
+            for (key, value) in screen.envelopeMembers(revision: revision) {
+                JSONWriter.appendKey(key, first: &first, to: &out)
+                JSONWriter.append(value, to: &out)
+            }
+            JSONWriter.appendKey("viewport", first: &first, to: &out)
+            out.append(0x7B)
+            var inner = true
+            JSONWriter.appendKey("width", first: &inner, to: &out)
+            beforeWidth = out
+            out = []
+            for (key, number) in [("scale", v.scale), ("fontScale", v.fontScale), ("safeTop", v.safeTop), ("safeBottom", v.safeBottom)] {
+                JSONWriter.appendKey(key, first: &inner, to: &out)
+                LayoutAnswerWriter.append(number, to: &out)
+            }
+            for (key, string) in [("direction", v.direction.rawValue), ("platform", v.platform.rawValue), ("mode", v.mode == .web ? "web" : "yoga")] {
+                JSONWriter.appendKey(key, first: &inner, to: &out)
+                JSONWriter.append(string: string, to: &out)
+            }
+            out.append(0x7D)
+            JSONWriter.appendKey("root", first: &first, to: &out)
+            afterHeight = out
         }
-        JSONWriter.appendKey("viewport", first: &first, to: &out)
-        out.append(0x7B)
-        var inner = true
-        for (key, number) in [("width", v.width), ("height", v.height), ("scale", v.scale), ("fontScale", v.fontScale),
-                              ("safeTop", v.safeTop), ("safeBottom", v.safeBottom)] {
-            JSONWriter.appendKey(key, first: &inner, to: &out)
-            append(number, to: &out)
+
+        /// The head for a viewport `width` × `height`.
+        func append(width: Float, height: Float, to out: inout [UInt8]) {
+            out.append(contentsOf: beforeWidth)
+            LayoutAnswerWriter.append(width, to: &out)
+            LayoutAnswerWriter.append(literal: ",\"height\":", to: &out)
+            LayoutAnswerWriter.append(height, to: &out)
+            out.append(contentsOf: afterHeight)
         }
-        for (key, string) in [("direction", v.direction.rawValue), ("platform", v.platform.rawValue), ("mode", v.mode == .web ? "web" : "yoga")] {
-            JSONWriter.appendKey(key, first: &inner, to: &out)
-            JSONWriter.append(string: string, to: &out)
-        }
-        out.append(0x7D)
-        JSONWriter.appendKey("root", first: &first, to: &out)
     }
 
     /// A point value as `.number(value.json)` writes it, without the round trip through a Double.
     static func append(_ value: Float, to out: inout [UInt8]) {
-        if value == value.rounded(), abs(value) <= 9_007_199_254_740_992 {
-            JSONWriter.append(integer: Int64(value), to: &out)
-        } else {
-            out.append(contentsOf: value.description.utf8)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxNumberLength) { buffer in
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<write(value, into: buffer, at: 0)]))
         }
     }
 
     /// The frame's members, `"x":…,"y":…,"width":…,"height":…`, after a comma unless `first`.
+    /// Most of an answer is frames: each is formatted on the stack and appended at once.
     static func append(_ frame: LayoutFrame, first: Bool, to out: inout [UInt8]) {
-        append(literal: first ? "\"x\":" : ",\"x\":", to: &out)
-        append(frame.left, to: &out)
-        append(literal: ",\"y\":", to: &out)
-        append(frame.top, to: &out)
-        append(literal: ",\"width\":", to: &out)
-        append(frame.width, to: &out)
-        append(literal: ",\"height\":", to: &out)
-        append(frame.height, to: &out)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32 + 4 * maxNumberLength) { buffer in
+            var end = write(literal: first ? "\"x\":" : ",\"x\":", into: buffer, at: 0)
+            end = write(frame.left, into: buffer, at: end)
+            end = write(literal: ",\"y\":", into: buffer, at: end)
+            end = write(frame.top, into: buffer, at: end)
+            end = write(literal: ",\"width\":", into: buffer, at: end)
+            end = write(frame.width, into: buffer, at: end)
+            end = write(literal: ",\"height\":", into: buffer, at: end)
+            end = write(frame.height, into: buffer, at: end)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<end]))
+        }
+    }
+
+    /// The most bytes `write(_:into:at:)` writes for a Float: an integer's 20, or the shortest
+    /// form's at most 15 (`-1.17549435e-38`).
+    private static let maxNumberLength = JSONWriter.maxIntegerLength
+
+    /// Writes `value` as `append(_:to:)` does into `buffer` from `index`; returns the index after it.
+    private static func write(_ value: Float, into buffer: UnsafeMutableBufferPointer<UInt8>, at index: Int) -> Int {
+        // Integral within ±2^53 (NaN and infinities are not): the integer. Float→Int64 is exact there.
+        if abs(value) <= 9_007_199_254_740_992, Float(Int64(value)) == value {
+            return JSONWriter.write(integer: Int64(value), into: buffer, at: index)
+        }
+        var description = value.description
+        return description.withUTF8 { bytes in
+            UnsafeMutableBufferPointer(rebasing: buffer[index...]).initialize(fromContentsOf: bytes) + index
+        }
+    }
+
+    private static func write(literal: StaticString, into buffer: UnsafeMutableBufferPointer<UInt8>, at index: Int) -> Int {
+        let bytes = UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
+        return UnsafeMutableBufferPointer(rebasing: buffer[index...]).initialize(fromContentsOf: bytes) + index
     }
 
     /// A bar or separator: `{"layoutId":"…","x":…}`.

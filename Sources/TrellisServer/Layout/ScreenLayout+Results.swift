@@ -27,7 +27,7 @@ extension ScreenLayout {
                     text: spec.text, family: face.family, weight: face.weight, size: spec.size, lineHeight: spec.lineHeight,
                     lines: shown.lines, lineWidths: shown.widths, lineCount: shown.lines.count, isTruncated: shown.truncated)
             } else {
-                let summary = spec.lineSummary(width: width)
+                let summary = placed.lineSummary(of: spec, width: width)
                 text = LaidOutText(
                     text: spec.text, family: face.family, weight: face.weight, size: spec.size, lineHeight: spec.lineHeight,
                     lines: [], lineWidths: [], lineCount: summary.count, isTruncated: summary.truncated)
@@ -40,10 +40,10 @@ extension ScreenLayout {
         return LaidOutComponent(
             component: planned.component, layoutId: planned.layoutId, frame: frame, isHidden: planned.hidden,
             insets: planned.insets, text: text, bar: bar,
-            separators: (0..<placed.separatorCount).map {
-                LaidOutPart(layoutId: planned.separatorParts[$0].layoutId, frame: place(placed.separator($0).frame, in: own).frame)
+            separators: zip(planned.separatorParts, placed.separators).map { part, node in
+                LaidOutPart(layoutId: part.layoutId, frame: place(node.frame, in: own).frame)
             },
-            subviews: planned.children.indices.map { result(placed.child($0), in: own) })
+            subviews: placed.children.map { result($0, in: own) })
     }
 
     /// One component of the compact layout answer, as ``result(_:in:)`` reads it back and
@@ -61,16 +61,16 @@ extension ScreenLayout {
             Writer.append(literal: ",\"bar\":", to: &out)
             Writer.append(part, frame: place(node.frame, in: own).frame, to: &out)
         }
-        if placed.separatorCount > 0 {
+        if !placed.separators.isEmpty {
             Writer.append(literal: ",\"separators\":[", to: &out)
-            for index in 0..<placed.separatorCount {
+            for (index, node) in placed.separators.enumerated() {
                 if index > 0 { out.append(0x2C) }
-                Writer.append(planned.separatorParts[index], frame: place(placed.separator(index).frame, in: own).frame, to: &out)
+                Writer.append(planned.separatorParts[index], frame: place(node.frame, in: own).frame, to: &out)
             }
             out.append(0x5D)
         }
         if let spec = planned.text, !planned.hidden {
-            let summary = spec.lineSummary(width: frame.width - planned.insets.left - planned.insets.right)
+            let summary = placed.lineSummary(of: spec, width: frame.width - planned.insets.left - planned.insets.right)
             if summary.count > 0 {
                 Writer.append(literal: ",\"lines\":", to: &out)
                 JSONWriter.append(integer: Int64(summary.count), to: &out)
@@ -78,11 +78,11 @@ extension ScreenLayout {
             if summary.truncated { Writer.append(literal: ",\"truncated\":true", to: &out) }
         }
         out.append(contentsOf: planned.encoded.members)
-        if !planned.children.isEmpty {
+        if !placed.children.isEmpty {
             Writer.append(literal: ",\"subviews\":[", to: &out)
-            for index in planned.children.indices {
+            for (index, child) in placed.children.enumerated() {
                 if index > 0 { out.append(0x2C) }
-                write(placed.child(index), in: own, to: &out)
+                write(child, in: own, to: &out)
             }
             out.append(0x5D)
         }

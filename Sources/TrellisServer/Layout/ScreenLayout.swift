@@ -34,7 +34,8 @@ public struct ScreenLayout {
     /// Button padding when the screen gives none (`plain` buttons have none).
     static let buttonPadding: (vertical: Float, horizontal: Float) = (10, 16)
 
-    public func layOut(_ screen: ResolvedScreen) -> ScreenFrames { layOut(plan(screen)) }
+    /// The frames of `screen` (which are the same at every revision).
+    public func layOut(_ screen: ResolvedScreen) -> ScreenFrames { layOut(plan(screen, revision: 0)) }
 
     /// Lays `plan` out at this layout's viewport, which must differ from the plan's in width and
     /// height only.
@@ -44,11 +45,11 @@ public struct ScreenLayout {
 
     /// The compact layout answer of `plan` at this layout's viewport (``layOut(_:)``'s frames as
     /// ``ScreenFrames/jsonValue(revision:)`` encodes them), written as the nodes are read back.
-    public func answer(_ plan: LayoutPlan, revision: Int) -> [UInt8] {
+    public func answer(_ plan: LayoutPlan) -> [UInt8] {
         withNodes(of: plan) { root in
             var out: [UInt8] = []
             out.reserveCapacity(16 << 10)
-            LayoutAnswerWriter.appendHead(plan.screen, viewport: viewport, revision: revision, to: &out)
+            plan.head.append(width: viewport.width, height: viewport.height, to: &out)
             if let root { write(root, in: .screen, to: &out) } else { LayoutAnswerWriter.append(literal: "null", to: &out) }
             out.append(0x7D)
             return out
@@ -90,16 +91,17 @@ public struct ScreenLayout {
 
     private func makeTree(_ plan: LayoutPlan) -> NodeTree {
         let screen = LayoutNode(style: screenStyle(ignoresSafeArea: plan.ignoresSafeArea))
-        let root = plan.root.map { Placed(planned: $0, node: instantiate($0)) }
+        let root = plan.root.map { instantiate($0) }
         if let root { screen.addChild(root.node) }
         return NodeTree(screen: screen, root: root)
     }
 
-    /// The plan of `screen` for this layout's viewport (of any width and height).
-    public func plan(_ screen: ResolvedScreen) -> LayoutPlan {
+    /// The plan of `screen` at `revision` for this layout's viewport (of any width and height).
+    public func plan(_ screen: ResolvedScreen, revision: Int) -> LayoutPlan {
         let chains = FontChains(fonts)
         return LayoutPlan(
             screen: screen,
+            head: LayoutAnswerWriter.Head(screen, kind: viewport, revision: revision),
             root: screen.root.map {
                 plan($0, path: JSONPath.root.appending("root"), in: Parent(axis: .vertical, role: .area), chains: chains)
             },
@@ -130,47 +132,63 @@ public struct ScreenLayout {
         var itemWidth: ComponentProperties.Size? = nil
     }
 
-    /// One component's node in one layout, beside what it was planned as: its bar, separators and
-    /// subviews are the node's children, in the order ``instantiate(_:)`` adds them.
-    struct Placed {
+    /// One component's nodes in a ``NodeTree``, beside what it was planned as: its node, and its
+    /// bar's, separators' and subviews', which are the node's children in the order
+    /// ``instantiate(_:)`` adds them.
+    final class Placed {
         let planned: PlannedComponent
         let node: LayoutNode
+        let bar: LayoutNode?
+        let separators: [LayoutNode]
+        let children: [Placed]
+        /// A text's lines at the content width the last answer counted them for: from one size to
+        /// the next, most texts keep their width.
+        var counted: (width: Float, lines: (count: Int, truncated: Bool))?
 
-        var bar: LayoutNode? {
-            guard let bar = planned.bar else { return nil }
-            return bar.first ? node.children[0] : node.children[node.children.count - 1]
+        init(planned: PlannedComponent, node: LayoutNode, bar: LayoutNode?, separators: [LayoutNode], children: [Placed]) {
+            self.planned = planned
+            self.node = node
+            self.bar = bar
+            self.separators = separators
+            self.children = children
         }
-        var separatorCount: Int { planned.separatorParts.count }
-        func separator(_ index: Int) -> LayoutNode { node.children[firstChild + 2 * index + 1] }
-        func child(_ index: Int) -> Placed {
-            Placed(planned: planned.children[index], node: node.children[firstChild + (planned.separatorStyle == nil ? 1 : 2) * index])
+
+        /// The text's line count and truncation in a content box `width` wide.
+        func lineSummary(of spec: TextSpec, width: Float) -> (count: Int, truncated: Bool) {
+            if let counted, counted.width == width { return counted.lines }
+            let lines = spec.lineSummary(width: width)
+            counted = (width, lines)
+            return lines
         }
-        private var firstChild: Int { planned.bar?.first == true ? 1 : 0 }
     }
 
-    /// The node of `planned` and its subviews' nodes, for one layout: a Navigation's bar first,
-    /// then each subview (in a List with separators, a separator between two), a TabBar's bar last.
-    func instantiate(_ planned: PlannedComponent) -> LayoutNode {
+    /// The nodes of `planned` and its subviews: a Navigation's bar first, then each subview (in a
+    /// List with separators, a separator between two), a TabBar's bar last.
+    func instantiate(_ planned: PlannedComponent) -> Placed {
         let node = LayoutNode(style: planned.style)
         node.tag = planned.layoutId
         switch planned.content {
         case .text(let spec):
             node.measureFunction = spec.measureFunction
-            return node
         case .placeholder(let side):
             node.measureFunction = { _, _, _, _ in Size(width: side, height: side) }
-            return node
         case .children:
-            break
+            node.pinLayout = planned.pinLayout
         }
-        node.pinLayout = planned.pinLayout
-        if let bar = planned.bar, bar.first { node.addChild(LayoutNode(style: bar.style)) }
+        let bar = planned.bar.map { LayoutNode(style: $0.style) }
+        if let bar, planned.bar?.first == true { node.addChild(bar) }
+        var separators: [LayoutNode] = []
+        var children: [Placed] = []
         for (index, child) in planned.children.enumerated() {
-            if index > 0, let separator = planned.separatorStyle { node.addChild(LayoutNode(style: separator)) }
-            node.addChild(instantiate(child))
+            if index > 0, let style = planned.separatorStyle {
+                separators.append(LayoutNode(style: style))
+                node.addChild(separators[separators.count - 1])
+            }
+            children.append(instantiate(child))
+            node.addChild(children[index].node)
         }
-        if let bar = planned.bar, !bar.first { node.addChild(LayoutNode(style: bar.style)) }
-        return node
+        if let bar, planned.bar?.first == false { node.addChild(bar) }
+        return Placed(planned: planned, node: node, bar: bar, separators: separators, children: children)
     }
 
     /// `component` planned at `path` in `parent`; `shown` is false for a TabBar's unselected tabs.
@@ -338,7 +356,7 @@ public struct ScreenLayout {
            placed.node.pinLayout?.safeAreaInsets != planned.safeAreaInsets {
             placed.node.pinLayout = planned
         }
-        for index in placed.planned.children.indices { resetSafeAreaInsets(placed.child(index)) }
+        for child in placed.children { resetSafeAreaInsets(child) }
     }
 
     /// Gives each Pins container that pins to its safe area the part of it the status bar and the
@@ -359,7 +377,7 @@ public struct ScreenLayout {
                 changed = true
             }
         }
-        for index in placed.planned.children.indices where updateSafeAreaInsets(placed.child(index), left: left + frame.left, top: absoluteTop) {
+        for child in placed.children where updateSafeAreaInsets(child, left: left + frame.left, top: absoluteTop) {
             changed = true
         }
         return changed
