@@ -51,4 +51,25 @@ import TrellisLayout
         #expect(Float(value.json) == value)
         #expect(value.json.description == value.description)
     }
+
+    /// The answer writer formats a point value on the stack: the bytes of `.number(value.json)`.
+    @Test(arguments: [227.33333, 1 / 3, 0.1, 412, 1e-7, 16_777_216, -0.5, -3, 0, -0.0, 999, 1000, 1e15, 9_007_199_254_740_992,
+                      1.8e16, -2.5e17, .greatestFiniteMagnitude, -.leastNormalMagnitude, .leastNonzeroMagnitude] as [Float])
+    func theAnswerWriterWritesAPointValueAsItsJSONNumber(value: Float) {
+        var written: [UInt8] = []
+        LayoutAnswerWriter.append(value, to: &written)
+        #expect(String(decoding: written, as: UTF8.self) == String(decoding: JSONWriter.encode(.number(value.json)), as: UTF8.self))
+        var frame: [UInt8] = []
+        LayoutAnswerWriter.append(LayoutFrame(left: value, top: -value, width: 1, height: value), first: false, to: &frame)
+        let encoded = [value, -value, 1, value].map { String(decoding: JSONWriter.encode(.number($0.json)), as: UTF8.self) }
+        #expect(String(decoding: frame, as: UTF8.self) == ",\"x\":\(encoded[0]),\"y\":\(encoded[1]),\"width\":\(encoded[2]),\"height\":\(encoded[3])")
+    }
+
+    /// Edges are compared in pixels rounded half away from zero, as TrellisLayout rounds them.
+    @Test(arguments: [0, 0.5, -0.5, 1.5, 2.5, -2.5, 0.49999999999999994, -0.49999999999999994, 1081.5, 2401.875, 4503599627370495.5,
+                      4503599627370496, -4503599627370497, 1e300, .infinity, -.infinity] as [Double])
+    func pixelsRoundHalfAwayFromZero(value: Double) {
+        #expect(ScreenLayout.roundedHalfAway(value) == value.rounded(.toNearestOrAwayFromZero))
+        #expect(ScreenLayout.roundedHalfAway(.nan).isNaN)
+    }
 }

@@ -198,20 +198,25 @@ enum LayoutAnswerWriter {
         }
     }
 
-    /// The most bytes `write(_:into:at:)` writes for a Float: an integer's 20, or the shortest
-    /// form's at most 15 (`-1.17549435e-38`).
-    private static let maxNumberLength = JSONWriter.maxIntegerLength
+    /// The most bytes `write(_:into:at:)` writes for a Float: `-1.17549435e-38`, or from 2^24 on,
+    /// where every Float is whole, a Double's shortest form (`-3.4028235e+38`) or its digits.
+    private static let maxNumberLength = 24
 
     /// Writes `value` as `append(_:to:)` does into `buffer` from `index`; returns the index after it.
     private static func write(_ value: Float, into buffer: UnsafeMutableBufferPointer<UInt8>, at index: Int) -> Int {
-        // Integral within ±2^53 (NaN and infinities are not): the integer. Float→Int64 is exact there.
-        if abs(value) <= 9_007_199_254_740_992, Float(Int64(value)) == value {
-            return JSONWriter.write(integer: Int64(value), into: buffer, at: index)
+        let rest = UnsafeMutableBufferPointer(rebasing: buffer[index...])
+        guard abs(value) < 16_777_216 else {
+            // From 2^24 on every Float is whole, but `.json` is its shortest decimal (1e15, not
+            // 999999986991104); or it is NaN or infinite.
+            var encoded: [UInt8] = []
+            JSONWriter.append(number: value.json, to: &encoded)
+            return rest.initialize(fromContentsOf: encoded) + index
         }
+        // Below 2^24 a whole Float's shortest decimal is its integer, and any other's are the
+        // digits `.json` reads back and prints.
+        if Float(Int64(value)) == value { return JSONWriter.write(integer: Int64(value), into: buffer, at: index) }
         var description = value.description
-        return description.withUTF8 { bytes in
-            UnsafeMutableBufferPointer(rebasing: buffer[index...]).initialize(fromContentsOf: bytes) + index
-        }
+        return description.withUTF8 { rest.initialize(fromContentsOf: $0) } + index
     }
 
     private static func write(literal: StaticString, into buffer: UnsafeMutableBufferPointer<UInt8>, at index: Int) -> Int {

@@ -121,6 +121,15 @@ extension ScreenLayout {
             (start, givenStart))
     }
 
+    /// `value.rounded(.toNearestOrAwayFromZero)` without a call into libm (a miss rounds some 700
+    /// edges): below 2^52 the integer part and the fraction are exact.
+    static func roundedHalfAway(_ value: Double) -> Double {
+        guard value.magnitude < 4_503_599_627_370_496 else { return value }  // whole already, or NaN
+        let whole = Double(Int64(value))
+        let fraction = value - whole
+        return fraction >= 0.5 ? whole + 1 : fraction <= -0.5 ? whole - 1 : whole
+    }
+
     /// The screen's lines on one axis, in points: up to three, the first that matches winning.
     typealias ScreenLines = (Float, Float?, Float?)
 
@@ -128,7 +137,7 @@ extension ScreenLayout {
     /// TrellisLayout rounds: halves up).
     private func snap(_ edge: Float, to lines: ScreenLines) -> Float {
         let scale = Double(viewport.scale)
-        func pixel(_ points: Float) -> Double { (Double(points) * scale).rounded(.toNearestOrAwayFromZero) }
+        func pixel(_ points: Float) -> Double { Self.roundedHalfAway(Double(points) * scale) }
         let edgePixel = pixel(edge)
         if pixel(lines.0) == edgePixel { return lines.0 }
         if let line = lines.1, pixel(line) == edgePixel { return line }
