@@ -81,7 +81,7 @@ struct FlexContainer {
         self.leadingPaddingAndBorderCross = node.paddingAndBorder(leading: crossAxis, direction, ownerWidth)
     }
 
-    var isMainAxisRow: Bool { mainAxis.isRow }
+    @inline(__always) var isMainAxisRow: Bool { mainAxis.isRow }
     var mainAxisOwnerSize: Float { mainAxis.isRow ? ownerWidth : ownerHeight }
     var crossAxisOwnerSize: Float { mainAxis.isRow ? ownerHeight : ownerWidth }
     /// What the items' percentages in the main axis resolve against: the content box's main
