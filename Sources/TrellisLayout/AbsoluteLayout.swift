@@ -239,7 +239,7 @@ extension FlexLayoutEngine {
     /// height unless `height` is set, and a `height` gives the width; a width between both insets
     /// is a stretch-fit size, which the min and max heights limit through the ratio before it gives
     /// the height (a height between insets is ignored); without one, a height stretched between
-    /// both insets gives the width; with neither, the content's width does what a width between
+    /// both insets gives the width, which gives the height; with neither, the content's width does what a width between
     /// insets does. Sizes are clamped before they are transferred. Returns outer sizes.
     private func sizeWithAspectRatio(_ child: LayoutNode, _ ratio: Float, _ width: Float, _ height: Float,
                                      margins: (row: Float, column: Float), block: (width: Float, height: Float),
@@ -268,9 +268,10 @@ extension FlexLayoutEngine {
         }
         if width.isNaN && !height.isNaN {
             // Stretched between `top` and `bottom` (already within its min and max), the height
-            // is known before the content is laid out, so it gives the width, as in Chromium.
-            let innerHeight = height - margins.column
-            return (boundWidth(max(innerHeight, paddingAndBorderColumn) * ratio) + margins.row, height)
+            // is known before the content is laid out, so it gives the width, as in Chromium;
+            // the width, once within its own min and max, gives the height back.
+            let innerWidth = boundWidth(max(height - margins.column, paddingAndBorderColumn) * ratio)
+            return (innerWidth + margins.row, transferredHeight(innerWidth) + margins.column)
         }
         var innerWidth: Float
         if !width.isNaN {
