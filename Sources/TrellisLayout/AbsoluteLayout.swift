@@ -65,9 +65,8 @@ extension FlexLayoutEngine {
         // anything but `stretch` (or `auto`, `normal`) sizes an auto height between `top` and
         // `bottom` to its content and aligns it in the space they leave.
         let cssSizing = !config.errata.contains(.absoluteSizedWithoutInsetsOrAlignment)
-        let blockAxisSelfAlignment = cssSizing ? selfAlignmentBetweenVerticalInsets(child, direction) : nil
         var heightLimit = Float.nan
-        if blockAxisSelfAlignment != nil && !child.hasDefiniteLength(.column, blockHeight) {
+        if cssSizing && fitsContentBetweenVerticalInsets(child, direction) && !child.hasDefiniteLength(.column, blockHeight) {
             heightLimit = childHeight
             childHeight = .nan
         }
@@ -120,31 +119,58 @@ extension FlexLayoutEngine {
                    performLayout: true, depth: depth)
         positionAbsoluteChild(containingNode, node, child, direction, mainAxis, isMainAxis: true, blockWidth, blockHeight)
         positionAbsoluteChild(containingNode, node, child, direction, crossAxis, isMainAxis: false, blockWidth, blockHeight)
-        if let align = blockAxisSelfAlignment {
-            // Aligned in the inset-modified containing block (a negative one is empty, at its
-            // start, or at its end when aligned flex-end); a box that overflows it is kept inside the
-            // containing block, its top edge first ([CSS Position §4.1](https://www.w3.org/TR/css-position-3/#resolving-insets),
-            // [CSS Align §6.1](https://www.w3.org/TR/css-align-3/#align-abspos)), as Chromium does.
-            let block = containingNode.measured(.column) - containingNode.borderForAxis(.column)
-            let topInset = child.insetValue(.top, direction, blockHeight)
-            var start = topInset, end = block - child.insetValue(.bottom, direction, blockHeight)
-            if end < start {
-                if align == .flexEnd { start = end } else { end = start }
-            }
-            let outer = child.layout.measuredHeight + marginColumn
-            var top: Float
-            switch align {
-            case .center: top = start + (end - start - outer) / 2
-            case .flexEnd: top = end - outer
-            default: top = start
-            }
-            if outer > end - start { top = max(0, min(top, block - outer)) }
-            let shift = top - topInset
-            if shift != 0 {
-                let verticalAxis = mainAxis.isRow ? crossAxis : mainAxis
-                if verticalAxis.flexStartEdge == .top { child.layout.position.top += shift } else { child.layout.position.bottom -= shift }
-            }
+        if cssSizing {
+            alignBetweenVerticalInsets(containingNode, child, direction, verticalAxis: mainAxis.isRow ? crossAxis : mainAxis,
+                                       blockHeight: blockHeight, marginColumn: marginColumn)
         }
+    }
+
+    /// Aligns a box between `top` and `bottom` by its `align-self` in the inset-modified
+    /// containing block ([CSS Position §4.1](https://www.w3.org/TR/css-position-3/#resolving-insets),
+    /// [CSS Align §6.1](https://www.w3.org/TR/css-align-3/#align-abspos)), as Chromium does: a
+    /// negative block is emptied by its end inset whatever the alignment, and a box that
+    /// overflows it is moved back inside the containing block (`keptInsideContainingBlock`).
+    /// `auto` (`normal`) keeps the box at its top inset; so do auto margins, which take the
+    /// space left.
+    private func alignBetweenVerticalInsets(_ containingNode: LayoutNode, _ child: LayoutNode, _ direction: Direction,
+                                            verticalAxis: FlexDirection, blockHeight: Float, marginColumn: Float) {
+        let align = child.styleStorage.alignSelf
+        guard align != .auto, child.hasInset(.top, direction), child.hasInset(.bottom, direction),
+              !child.marginIsAuto(flexStart: .column, direction), !child.marginIsAuto(flexEnd: .column, direction) else {
+            return
+        }
+        let block = containingNode.measured(.column) - containingNode.borderForAxis(.column)
+        let topInset = child.insetValue(.top, direction, blockHeight)
+        // The insets of the inset-modified containing block, its end one giving way.
+        let start = topInset
+        let end = min(child.insetValue(.bottom, direction, blockHeight), block - start)
+        let outer = child.layout.measuredHeight + marginColumn
+        let free = block - start - end - outer
+        var top: Float
+        switch align {
+        case .center: top = start + free / 2
+        case .flexEnd: top = start + free
+        default: top = start
+        }
+        top = keptInsideContainingBlock(top, outer: outer, block: block, imcbStart: start, imcbEnd: end)
+        let shift = top - topInset
+        if shift != 0 {
+            if verticalAxis.flexStartEdge == .top { child.layout.position.top += shift } else { child.layout.position.bottom -= shift }
+        }
+    }
+
+    /// The default overflow alignment of a box aligned between insets
+    /// ([CSS Align §4.4](https://www.w3.org/TR/css-align-3/#overflow-values), as Chromium does
+    /// it): a box whose bottom edge is below the containing block's (or below the bottom inset,
+    /// where that is outside the block) moves up to it, then one whose top edge is above the
+    /// block's (or above the top inset, where that is outside) moves down to it.
+    @inline(__always)
+    private func keptInsideContainingBlock(_ top: Float, outer: Float, block: Float, imcbStart: Float,
+                                           imcbEnd: Float) -> Float {
+        var top = top
+        let bottom = block - top - outer, safeBottom = min(imcbEnd, 0)
+        if bottom < safeBottom { top += bottom - safeBottom }
+        return max(top, min(imcbStart, 0))
     }
 
     /// Whether the child's `align-self` (or the parent's `align-items`) is `baseline`, in a row or
@@ -155,16 +181,13 @@ extension FlexLayoutEngine {
         return align == .baseline
     }
 
-    /// The `align-self` of an absolutely positioned box with both `top` and `bottom`, when it is
-    /// neither `auto` nor `stretch` (CSS Align applies it in the block axis, whatever the axes of
-    /// the flex container).
+    /// Whether an absolutely positioned box with both `top` and `bottom` has an `align-self`
+    /// other than `auto` and `stretch`, which makes an auto height fit its content (CSS Align
+    /// applies it in the block axis, whatever the axes of the flex container).
     @inline(__always)
-    private func selfAlignmentBetweenVerticalInsets(_ child: LayoutNode, _ direction: Direction) -> Align? {
+    private func fitsContentBetweenVerticalInsets(_ child: LayoutNode, _ direction: Direction) -> Bool {
         let align = child.styleStorage.alignSelf
-        guard align != .auto && align != .stretch, child.hasInset(.top, direction), child.hasInset(.bottom, direction) else {
-            return nil
-        }
-        return align
+        return align != .auto && align != .stretch && child.hasInset(.top, direction) && child.hasInset(.bottom, direction)
     }
 
     /// The width an absolutely positioned box with an auto width may take
@@ -215,8 +238,9 @@ extension FlexLayoutEngine {
     /// ([CSS Sizing 4 §2](https://www.w3.org/TR/css-sizing-4/#aspect-ratio)): a `width` gives the
     /// height unless `height` is set, and a `height` gives the width; a width between both insets
     /// is a stretch-fit size, which the min and max heights limit through the ratio before it gives
-    /// the height (a height between insets is ignored); with neither, the content's width does
-    /// the same. Sizes are clamped before they are transferred. Returns outer sizes.
+    /// the height (a height between insets is ignored); without one, a height stretched between
+    /// both insets gives the width, which gives the height; with neither, the content's width does what a width between
+    /// insets does. Sizes are clamped before they are transferred. Returns outer sizes.
     private func sizeWithAspectRatio(_ child: LayoutNode, _ ratio: Float, _ width: Float, _ height: Float,
                                      margins: (row: Float, column: Float), block: (width: Float, height: Float),
                                      available: Float, direction: Direction, depth: Int) -> (Float, Float) {
@@ -241,6 +265,13 @@ extension FlexLayoutEngine {
         if heightFromStyle {
             let innerHeight = boundHeight(height - margins.column)
             return (boundWidth(max(innerHeight, paddingAndBorderColumn) * ratio) + margins.row, height)
+        }
+        if width.isNaN && !height.isNaN {
+            // Stretched between `top` and `bottom` (already within its min and max), the height
+            // is known before the content is laid out, so it gives the width, as in Chromium;
+            // the width, once within its own min and max, gives the height back.
+            let innerWidth = boundWidth(max(height - margins.column, paddingAndBorderColumn) * ratio)
+            return (innerWidth + margins.row, transferredHeight(innerWidth) + margins.column)
         }
         var innerWidth: Float
         if !width.isNaN {

@@ -52,11 +52,11 @@ extension FlexLayoutEngine {
 
     /// An item's intrinsic contribution clamped by its flex base size
     /// ([§9.9.3](https://www.w3.org/TR/css-flexbox-1/#intrinsic-item-contributions)): at most the
-    /// base if the item cannot grow (when `capsGrowth`), at least it if it cannot shrink.
+    /// base if the item cannot grow, at least it if it cannot shrink.
     @inline(__always)
-    func clampedByFlexBase(_ contribution: Float, _ base: Float, of child: LayoutNode, capsGrowth: Bool = true) -> Float {
+    func clampedByFlexBase(_ contribution: Float, _ base: Float, of child: LayoutNode) -> Float {
         var clamped = contribution
-        if capsGrowth && child.resolveFlexGrow() == 0 { clamped = min(clamped, base) }
+        if child.resolveFlexGrow() == 0 { clamped = min(clamped, base) }
         if child.resolveFlexShrink(config) == 0 { clamped = max(clamped, base) }
         return clamped
     }
@@ -64,8 +64,10 @@ extension FlexLayoutEngine {
     /// The node's min-content width (border box): a definite width, else its content's
     /// narrowest size — the longest word of a text, the sum of a row's items or the widest of a
     /// column's items.
+    /// `fixedInnerHeight` is the node's content-box height where its container fixes it as
+    /// definite without a `height` of its own (between insets, say).
     func minContentWidth(_ node: LayoutNode, _ direction: Direction, _ ownerWidth: Float,
-                         ownSizeCounts: Bool = true) -> Float {
+                         ownSizeCounts: Bool = true, fixedInnerHeight: Float = .nan) -> Float {
         let style = node.styleStorage
         let definite = node.processedDimension(.row)
         if ownSizeCounts, case .points = definite {
@@ -91,9 +93,13 @@ extension FlexLayoutEngine {
             // A single-line row of definite height stretches an item with a ratio to that height,
             // which gives its width.
             var stretchedHeight = Float.nan
-            if sums && config.cssAspectRatio, case .points = node.processedDimension(.column) {
-                stretchedHeight = node.resolvedDimension(direction, .column, .nan, ownerWidth)
-                    - node.paddingAndBorder(.column, direction, ownerWidth)
+            if sums && config.cssAspectRatio {
+                if case .points = node.processedDimension(.column) {
+                    stretchedHeight = node.resolvedDimension(direction, .column, .nan, ownerWidth)
+                        - node.paddingAndBorder(.column, direction, ownerWidth)
+                } else {
+                    stretchedHeight = fixedInnerHeight
+                }
             }
             for child in node.layoutChildren {
                 let childStyle = child.styleStorage
@@ -106,22 +112,23 @@ extension FlexLayoutEngine {
                    !child.marginIsAuto(flexStart: .column, direction), !child.marginIsAuto(flexEnd: .column, direction) {
                     let height = child.boundAxis(.column, direction, stretchedHeight - child.marginForAxis(.column, direction, .nan),
                                                  .nan, .nan)
-                    contribution = max(contribution, child.boundAxis(.row, direction, height * ratio, .nan, .nan)
-                                       + child.marginForAxis(.row, direction, .nan))
+                    // (Its content does not count: the ratio's width is its min-content width.)
+                    contribution = child.boundAxis(.row, direction, height * ratio, .nan, .nan)
+                        + child.marginForAxis(.row, direction, .nan)
                 }
                 if isRow && childStyle.overflow != .visible {
                     // A scrolling item may shrink below its content: it contributes only its min size.
                     contribution = zeroIfUndefined(child.resolvedMin(.row, direction, .nan, .nan)) + child.marginForAxis(.row, direction, .nan)
                 }
-                if isRow {
-                    // A definite flex basis is the least an item that cannot shrink contributes
-                    // ([§9.9.3](https://www.w3.org/TR/css-flexbox-1/#intrinsic-item-contributions)),
-                    // and in a single-line row the most one that cannot grow does (a wrapping
-                    // row is as wide as its widest item, as in Chromium).
+                if sums {
+                    // In a single-line row a definite flex basis is the least an item that cannot
+                    // shrink contributes and the most one that cannot grow does
+                    // ([§9.9.3](https://www.w3.org/TR/css-flexbox-1/#intrinsic-item-contributions));
+                    // a wrapping row is as wide as its widest item's content, as in Chromium.
                     let basis = child.resolveFlexBasis(config, direction, .row, .nan, .nan)
                     if !basis.isNaN {
                         let size = child.boundAxis(.row, direction, basis, .nan, .nan) + child.marginForAxis(.row, direction, .nan)
-                        contribution = clampedByFlexBase(contribution, size, of: child, capsGrowth: sums)
+                        contribution = clampedByFlexBase(contribution, size, of: child)
                     }
                 }
                 content = sums ? content + contribution : max(content, contribution)

@@ -188,12 +188,12 @@ struct FlexLayoutEngine {
         alignContent(&container)
         determineContainerSize(&container)
         let innerAvailableWidth = availableWidth - margins.row
-        if widthMode == .fitContent && !container.isMainAxisRow && !container.isWrapping
+        if widthMode == .fitContent && !container.isMainAxisRow
             && node.layout.measuredWidth > innerAvailableWidth + 0.001
             && !config.errata.contains(.fitContentColumnKeepsOfferedWidth) {
-            // A fit-content column wider than the space offered to it (its min-content or min
-            // width is larger): CSS lays its items out at the width it takes, so text stretched
-            // in it wraps at that width, not at the offered one.
+            // A fit-content column, single- or multi-line, wider than the space offered to it
+            // (its min-content or min width is larger): CSS lays its items out at the width it
+            // takes, so a text in it wraps at that width, not at the offered one.
             let contentWidth = node.layout.contentWidth
             layoutNodeImpl(node, availableWidth: node.layout.measuredWidth + margins.row, availableHeight: availableHeight,
                            ownerDirection: ownerDirection, widthMode: .stretchFit, heightMode: heightMode,

@@ -43,12 +43,10 @@ extension FlexLayoutEngine {
             var inner = maxContent
             if container.isWrapping {
                 // (A wrapping row's is never below its min-content width, its widest item.)
-                inner = max(inner, minContentWidth(container.node, container.direction, container.ownerWidth)
-                                - container.paddingAndBorderMain)
+                inner = max(inner, containerMinContentWidth(container) - container.paddingAndBorderMain)
             }
             if container.mainMode == .fitContent && inner > container.availableInnerWidth {
-                let minContent = minContentWidth(container.node, container.direction, container.ownerWidth)
-                    - container.paddingAndBorderMain
+                let minContent = containerMinContentWidth(container) - container.paddingAndBorderMain
                 inner = min(inner, max(container.availableInnerWidth, minContent))
             }
             let node = container.node
@@ -73,7 +71,7 @@ extension FlexLayoutEngine {
             container.mainMode = .stretchFit
             if overflowingRow {
                 // ... but never less than its min-content width.
-                let minContent = minContentWidth(container.node, container.direction, container.ownerWidth)
+                let minContent = containerMinContentWidth(container)
                 if minContent > container.availableWidth {
                     container.availableWidth = minContent
                     container.availableInnerWidth = minContent - container.paddingAndBorderMain
@@ -82,6 +80,16 @@ extension FlexLayoutEngine {
                 }
             }
         }
+    }
+
+    /// The container's min-content width (border box); a height its container fixes as definite
+    /// (between insets, say) counts as its own `height` would: an item with a ratio stretched
+    /// to it takes its width from it.
+    private func containerMinContentWidth(_ container: FlexContainer) -> Float {
+        let fixedHeight = container.heightDefiniteness == .definite
+            && (container.isMainAxisRow ? container.crossMode : container.mainMode) == .stretchFit
+        return minContentWidth(container.node, container.direction, container.ownerWidth,
+                               fixedInnerHeight: fixedHeight ? container.availableInnerHeight : .nan)
     }
 
     /// The max-content width (content box) of a row whose items have definite flex bases, from

@@ -191,6 +191,20 @@ extension FlexLayoutEngine {
         return deltaFreeSpace
     }
 
+    /// Whether an item is a multi-line column without a height of its own in a column whose width
+    /// is not known yet (measured for its content's width). That width comes from the items'
+    /// intrinsic widths ([§9.9.2](https://www.w3.org/TR/css-flexbox-1/#intrinsic-cross-sizes)),
+    /// found before they are flexed, and Chromium gives a multi-line column of auto height
+    /// those of a single line (its widest item's), whatever height it is then flexed to. Yoga
+    /// 3.2 sums the lines broken at the flexed height: `multiLineStretchIsMaxContent`.
+    @inline(__always)
+    private func countsAsOneLine(_ child: LayoutNode, _ container: FlexContainer) -> Bool {
+        let style = child.styleStorage
+        return !container.isMainAxisRow && container.crossMode != .stretchFit && style.flexWrap != .noWrap
+            && style.flexDirection.isColumn && !child.hasDefiniteLength(.column, container.availableInnerHeight)
+            && !config.errata.contains(.multiLineStretchIsMaxContent)
+    }
+
     /// Lays an item out with its resolved main size and the cross size it gets before line
     /// cross sizes are known ([§9.4 step 7, hypothetical cross size](https://www.w3.org/TR/css-flexbox-1/#algo-cross-item)).
     private func layOutItemAtMainSize(_ child: LayoutNode, _ container: inout FlexContainer, mainSize: Float) {
@@ -252,6 +266,16 @@ extension FlexLayoutEngine {
                                 &childMainMode, &childMainSize)
         applySizingKeyword(child.styleStorage.dimension(crossAxis), available: innerCross, &childCrossSize, &childCrossMode)
         constrainMaxSizeForMode(child, direction, crossAxis, percentCross, innerWidth, &childCrossMode, &childCrossSize)
+
+        if childCrossMode != .stretchFit && countsAsOneLine(child, container) {
+            // Its intrinsic width is found without the height it was flexed to, so its lines do not
+            // break there; laid out at that width and its height, the lines overflow it.
+            layoutNode(child, availableWidth: childCrossSize, availableHeight: .nan, ownerDirection: node.layout.direction,
+                       widthMode: childCrossMode, heightMode: .maxContent, ownerWidth: innerWidth,
+                       ownerHeight: container.percentInnerHeight, performLayout: false, depth: container.depth)
+            childCrossSize = child.layout.measuredWidth + marginCross
+            childCrossMode = .stretchFit
+        }
 
         let requiresStretchLayout = !crossDefinite && stretches
         let isRow = container.isMainAxisRow
