@@ -18,7 +18,9 @@ extension FlexLayoutEngine {
         }
         let innerCrossDim = node.boundAxis(crossAxis, direction, unclampedCrossDim, container.crossAxisOwnerSize,
                                            container.ownerWidth) - container.paddingAndBorderCross
-        let remaining = innerCrossDim - container.totalLineCrossDim
+        let crossGap = node.gap(crossAxis, container.availableInnerCrossDim)
+        let lines = measureLines(container)
+        let remaining = innerCrossDim - linesCrossSize(container, lines, crossGap: crossGap)
         var alignContent = remaining >= 0 ? node.styleStorage.alignContent : fallbackAlignment(node.styleStorage.alignContent)
         // `space-around` and `space-evenly` fall back to `safe center`, which puts overflowing
         // lines at the container's start ([CSS Align §4.3](https://www.w3.org/TR/css-align-3/#distribution-values)):
@@ -50,10 +52,8 @@ extension FlexLayoutEngine {
         case .auto, .flexStart, .baseline: break
         }
 
-        let crossGap = node.gap(crossAxis, container.availableInnerCrossDim)
         var start = 0
-        for lineIndex in 0..<container.lineCount {
-            let metrics = measureLine(container, lineIndex: lineIndex, start: start)
+        for (lineIndex, metrics) in lines.enumerated() {
             currentLead += lineIndex != 0 ? crossGap : 0
             var lineHeight = metrics.height + extraSpacePerLine
             // A single line in a container with a definite cross size is as big as the container
@@ -68,6 +68,29 @@ extension FlexLayoutEngine {
             start = metrics.end
             currentLead += leadPerLine + lineHeight
         }
+    }
+
+    /// Each line's cross size and largest ascent, and where it ends.
+    private func measureLines(_ container: FlexContainer) -> [(height: Float, maxAscent: Float, end: Int)] {
+        var lines: [(height: Float, maxAscent: Float, end: Int)] = []
+        lines.reserveCapacity(container.lineCount)
+        var start = 0
+        for lineIndex in 0..<container.lineCount {
+            let metrics = measureLine(container, lineIndex: lineIndex, start: start)
+            lines.append(metrics)
+            start = metrics.end
+        }
+        return lines
+    }
+
+    /// The space the lines take, gaps included, to distribute the rest by `align-content`: a
+    /// multi-line container's lines are as big as their items' baselines need
+    /// ([§9.4 step 8](https://www.w3.org/TR/css-flexbox-1/#algo-cross-line)), across a column
+    /// too, although a column's own width leaves them out (as Chromium's intrinsic width does).
+    private func linesCrossSize(_ container: FlexContainer, _ lines: [(height: Float, maxAscent: Float, end: Int)],
+                                crossGap: Float) -> Float {
+        guard container.isWrapping else { return container.totalLineCrossDim }
+        return lines.reduce(0) { $0 + $1.height } + crossGap * Float(max(lines.count - 1, 0))
     }
 
     /// The cross size and the largest ascent of a line, and where it ends.
@@ -150,8 +173,13 @@ extension FlexLayoutEngine {
             }
             child.layout.position[startEdge] = lead + maxAscent - ascentInBorderBox + relative
         case .baseline:
-            child.layout.position[.top] = lead + maxAscent - baselineFromLeadingEdge(child, container.node, usePositions: true)
-                + relative
+            var ascentInBorderBox = baselineFromLeadingEdge(child, container.node, usePositions: true)
+            if container.node.styleStorage.flexWrap == .wrapReverse && !config.errata.contains(.wrapReverseMirrorsBorderBox) {
+                // The ascent starts at the bottom margin, and mirroring keeps the margins on their
+                // physical sides.
+                ascentInBorderBox += child.margin(flexEnd: crossAxis, direction, innerWidth) - marginStart
+            }
+            child.layout.position[.top] = lead + maxAscent - ascentInBorderBox + relative
         case .auto, .spaceBetween, .spaceAround, .spaceEvenly:
             break
         }

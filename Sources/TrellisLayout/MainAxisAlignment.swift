@@ -47,8 +47,9 @@ extension FlexLayoutEngine {
                 // Across a column, baselines place the items but do not size the line (Chromium's
                 // intrinsic width of a column ignores them).
                 if isBaseline && !crossAxis.isRow && participatesInBaselineAlignment(node, child, direction) {
+                    let usePositions = container.performLayout || laysOutToMeasureBaseline(child, container)
                     let (ascent, descent) = baselineMetrics(child, node, crossAxis, direction, innerWidth,
-                                                            usePositions: container.performLayout)
+                                                            usePositions: usePositions)
                     maxAscent = maxOrDefined(maxAscent, ascent)
                     maxDescent = maxOrDefined(maxDescent, descent)
                 } else {
