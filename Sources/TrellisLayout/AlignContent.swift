@@ -2,6 +2,9 @@
 /// ([§8.4](https://www.w3.org/TR/css-flexbox-1/#align-content-property)), with baseline alignment
 /// of items within each line ([§8.3](https://www.w3.org/TR/css-flexbox-1/#baseline-participation)).
 extension FlexLayoutEngine {
+    /// A line's cross size, its largest ascent, and the index after its last item.
+    typealias LineMetrics = (height: Float, maxAscent: Float, end: Int)
+
     func alignContent(_ container: inout FlexContainer) {
         guard container.performLayout && (container.isWrapping || container.isBaselineLayout) else { return }
         let node = container.node
@@ -72,8 +75,8 @@ extension FlexLayoutEngine {
     }
 
     /// Each line's cross size and largest ascent, and where it ends.
-    private func measureLines(_ container: FlexContainer) -> [(height: Float, maxAscent: Float, end: Int)] {
-        var lines: [(height: Float, maxAscent: Float, end: Int)] = []
+    private func measureLines(_ container: FlexContainer) -> [LineMetrics] {
+        var lines: [LineMetrics] = []
         lines.reserveCapacity(container.lineCount)
         var start = 0
         for lineIndex in 0..<container.lineCount {
@@ -88,15 +91,13 @@ extension FlexLayoutEngine {
     /// multi-line container's lines are as big as their items' baselines need
     /// ([§9.4 step 8](https://www.w3.org/TR/css-flexbox-1/#algo-cross-line)), across a column
     /// too, although a column's own width leaves them out (as Chromium's intrinsic width does).
-    private func linesCrossSize(_ container: FlexContainer, _ lines: [(height: Float, maxAscent: Float, end: Int)],
-                                crossGap: Float) -> Float {
+    private func linesCrossSize(_ container: FlexContainer, _ lines: [LineMetrics], crossGap: Float) -> Float {
         guard container.isWrapping else { return container.totalLineCrossDim }
         return lines.reduce(0) { $0 + $1.height } + crossGap * Float(max(lines.count - 1, 0))
     }
 
     /// The cross size and the largest ascent of a line, and where it ends.
-    private func measureLine(_ container: FlexContainer, lineIndex: Int, start: Int)
-        -> (height: Float, maxAscent: Float, end: Int) {
+    private func measureLine(_ container: FlexContainer, lineIndex: Int, start: Int) -> LineMetrics {
         let node = container.node
         let crossAxis = container.crossAxis
         let innerWidth = container.availableInnerWidth

@@ -36,7 +36,11 @@ extension FlexLayoutEngine {
         for position in 0..<count {
             let child = children[reversed ? count - 1 - position : position]
             if child.styleStorage.positionType == .absolute || child.styleStorage.display == .none { continue }
-            if child.lineIndex != firstLine { continue }
+            if child.lineIndex != firstLine {
+                // Lines follow the children's order: past the line, no later child is on it.
+                if (child.lineIndex > firstLine) != reversed { break }
+                continue
+            }
             if resolveChildAlignment(node, child) == .baseline || child.isReferenceBaseline {
                 baselineChild = child
                 break
