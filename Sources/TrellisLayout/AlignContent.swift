@@ -2,9 +2,6 @@
 /// ([§8.4](https://www.w3.org/TR/css-flexbox-1/#align-content-property)), with baseline alignment
 /// of items within each line ([§8.3](https://www.w3.org/TR/css-flexbox-1/#baseline-participation)).
 extension FlexLayoutEngine {
-    /// A line's cross size, its largest ascent, and the index after its last item.
-    typealias LineMetrics = (height: Float, maxAscent: Float, end: Int)
-
     func alignContent(_ container: inout FlexContainer) {
         guard container.performLayout && (container.isWrapping || container.isBaselineLayout) else { return }
         let node = container.node
@@ -21,9 +18,7 @@ extension FlexLayoutEngine {
         }
         let innerCrossDim = node.boundAxis(crossAxis, direction, unclampedCrossDim, container.crossAxisOwnerSize,
                                            container.ownerWidth) - container.paddingAndBorderCross
-        let crossGap = node.gap(crossAxis, container.availableInnerCrossDim)
-        let lines = measureLines(container)
-        let remaining = innerCrossDim - linesCrossSize(container, lines, crossGap: crossGap)
+        let remaining = innerCrossDim - container.totalLineCrossDim
         var alignContent = remaining >= 0 ? node.styleStorage.alignContent : fallbackAlignment(node.styleStorage.alignContent)
         // `space-around` and `space-evenly` fall back to `safe center`, which puts overflowing
         // lines at the container's start ([CSS Align §4.3](https://www.w3.org/TR/css-align-3/#distribution-values)):
@@ -55,8 +50,10 @@ extension FlexLayoutEngine {
         case .auto, .flexStart, .baseline: break
         }
 
+        let crossGap = node.gap(crossAxis, container.availableInnerCrossDim)
         var start = 0
-        for (lineIndex, metrics) in lines.enumerated() {
+        for lineIndex in 0..<container.lineCount {
+            let metrics = measureLine(container, lineIndex: lineIndex, start: start)
             currentLead += lineIndex != 0 ? crossGap : 0
             var lineHeight = metrics.height + extraSpacePerLine
             // A single line is as big as the container: its definite cross size
@@ -74,30 +71,9 @@ extension FlexLayoutEngine {
         }
     }
 
-    /// Each line's cross size and largest ascent, and where it ends.
-    private func measureLines(_ container: FlexContainer) -> [LineMetrics] {
-        var lines: [LineMetrics] = []
-        lines.reserveCapacity(container.lineCount)
-        var start = 0
-        for lineIndex in 0..<container.lineCount {
-            let metrics = measureLine(container, lineIndex: lineIndex, start: start)
-            lines.append(metrics)
-            start = metrics.end
-        }
-        return lines
-    }
-
-    /// The space the lines take, gaps included, to distribute the rest by `align-content`: a
-    /// multi-line container's lines are as big as their items' baselines need
-    /// ([§9.4 step 8](https://www.w3.org/TR/css-flexbox-1/#algo-cross-line)), across a column
-    /// too, although a column's own width leaves them out (as Chromium's intrinsic width does).
-    private func linesCrossSize(_ container: FlexContainer, _ lines: [LineMetrics], crossGap: Float) -> Float {
-        guard container.isWrapping else { return container.totalLineCrossDim }
-        return lines.reduce(0) { $0 + $1.height } + crossGap * Float(max(lines.count - 1, 0))
-    }
-
     /// The cross size and the largest ascent of a line, and where it ends.
-    private func measureLine(_ container: FlexContainer, lineIndex: Int, start: Int) -> LineMetrics {
+    private func measureLine(_ container: FlexContainer, lineIndex: Int, start: Int)
+        -> (height: Float, maxAscent: Float, end: Int) {
         let node = container.node
         let crossAxis = container.crossAxis
         let innerWidth = container.availableInnerWidth

@@ -44,9 +44,11 @@ extension FlexLayoutEngine {
                 line.crossDim = container.availableInnerCrossDim
             } else {
                 line.mainDim += child.dimensionWithMargin(mainAxis, direction, innerWidth)
-                // Across a column, baselines place the items but do not size the line (Chromium's
-                // intrinsic width of a column ignores them).
-                if isBaseline && !crossAxis.isRow && participatesInBaselineAlignment(node, child, direction) {
+                // Across a single-line column, baselines place the items but do not size the line
+                // (Chromium's intrinsic width of such a column ignores them); a multi-line
+                // column's lines count them, for its width too, as Chromium's do.
+                if isBaseline && (!crossAxis.isRow || container.isWrapping)
+                    && participatesInBaselineAlignment(node, child, direction) {
                     let usePositions = container.performLayout || laysOutToMeasureBaseline(child, container)
                     let (ascent, descent) = baselineMetrics(child, node, crossAxis, direction, innerWidth,
                                                             usePositions: usePositions)
