@@ -41,7 +41,10 @@ extension FlexLayoutEngine {
                 if (child.lineIndex > firstLine) != reversed { break }
                 continue
             }
-            if resolveChildAlignment(node, child) == .baseline || child.isReferenceBaseline {
+            // (An item with an auto cross margin is placed by it, not by its baseline, so it
+            // gives no baseline to its line, as in Chromium: §8.3.)
+            if child.isReferenceBaseline || resolveChildAlignment(node, child) == .baseline
+                && participatesInBaselineAlignment(node, child, node.layout.direction) {
                 baselineChild = child
                 break
             }
