@@ -115,8 +115,8 @@ extension FlexLayoutEngine {
     /// ([§9.4 step 8](https://www.w3.org/TR/css-flexbox-1/#algo-cross-line)), and the baseline of
     /// an item with children comes from where they are placed, which only a layout finds (as
     /// Chromium lays flex items out to read their baselines). Yoga 3.2 sizes the lines of a
-    /// measured row by its items' border boxes, so a row of a text and an item with `marginTop: 10`
-    /// was 10 high, not 12.
+    /// measured row by its items' margin boxes, so a row of an item with `marginTop: 10` and a
+    /// box holding a text was 10 high, not 12.
     @inline(__always)
     func laysOutToMeasureBaseline(_ child: LayoutNode, _ container: FlexContainer) -> Bool {
         !container.performLayout && container.isBaselineLayout && container.isMainAxisRow

@@ -9,9 +9,9 @@ extension LayoutResults {
 }
 
 extension LayoutNode {
-    /// Forgets the last layout of this node and its ancestors, whose cached layouts would leave
-    /// out a descendant laid out again while measuring (`laysOutToMeasureBaseline`): a layout
-    /// taken from the cache does not visit its subtree, which would keep the measured layout.
+    /// Forgets the last layout of this node and its ancestors once a descendant was laid out
+    /// while measuring (`laysOutToMeasureBaseline`): a layout taken from the cache does not visit
+    /// its subtree again, so that descendant would keep the layout made for the measurement.
     func forgetCachedLayouts() {
         var node: LayoutNode? = self
         while let current = node {
