@@ -56,9 +56,10 @@ extension FlexLayoutEngine {
             let metrics = measureLine(container, lineIndex: lineIndex, start: start)
             currentLead += lineIndex != 0 ? crossGap : 0
             var lineHeight = metrics.height + extraSpacePerLine
-            // A single line in a container with a definite cross size is as big as the container
-            // ([§9.4 step 8](https://www.w3.org/TR/css-flexbox-1/#algo-cross-line)).
-            if !container.isWrapping && container.crossMode == .stretchFit { lineHeight = innerCrossDim }
+            // A single line is as big as the container: its definite cross size
+            // ([§9.4 step 8](https://www.w3.org/TR/css-flexbox-1/#algo-cross-line)), or the line's
+            // own size clamped by the container's min and max cross sizes (step 15).
+            if !container.isWrapping { lineHeight = innerCrossDim }
             for index in start..<metrics.end {
                 let child = container.children[index]
                 if child.styleStorage.display == .none || child.styleStorage.positionType == .absolute { continue }
@@ -150,8 +151,13 @@ extension FlexLayoutEngine {
             }
             child.layout.position[startEdge] = lead + maxAscent - ascentInBorderBox + relative
         case .baseline:
-            child.layout.position[.top] = lead + maxAscent - baselineFromLeadingEdge(child, container.node, usePositions: true)
-                + relative
+            var ascentInBorderBox = baselineFromLeadingEdge(child, container.node, usePositions: true)
+            if container.node.styleStorage.flexWrap == .wrapReverse && !config.errata.contains(.wrapReverseMirrorsBorderBox) {
+                // The ascent starts at the bottom margin, and mirroring keeps the margins on their
+                // physical sides.
+                ascentInBorderBox += child.margin(flexEnd: crossAxis, direction, innerWidth) - marginStart
+            }
+            child.layout.position[.top] = lead + maxAscent - ascentInBorderBox + relative
         case .auto, .spaceBetween, .spaceAround, .spaceEvenly:
             break
         }

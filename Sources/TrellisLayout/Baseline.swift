@@ -31,15 +31,20 @@ extension FlexLayoutEngine {
         let flexDirection = node.styleStorage.flexDirection
         let reversed = flexDirection.isReverse && (!config.errata.contains(.baselineFromFirstChildInReversedAxis)
                                                    || (flexDirection == .columnReverse && config.useWebDefaults))
+        let firstLine = visuallyFirstLine(node, children)
         let count = children.count
         for position in 0..<count {
             let child = children[reversed ? count - 1 - position : position]
-            if child.lineIndex > 0 {
-                if reversed { continue }
-                break
-            }
             if child.styleStorage.positionType == .absolute || child.styleStorage.display == .none { continue }
-            if resolveChildAlignment(node, child) == .baseline || child.isReferenceBaseline {
+            if child.lineIndex != firstLine {
+                // Lines follow the children's order: past the line, no later child is on it.
+                if (child.lineIndex > firstLine) != reversed { break }
+                continue
+            }
+            // (An item with an auto cross margin is placed by it, not by its baseline, so it
+            // gives no baseline to its line, as in Chromium: §8.3.)
+            if child.isReferenceBaseline || resolveChildAlignment(node, child) == .baseline
+                && participatesInBaselineAlignment(node, child, node.layout.direction) {
                 baselineChild = child
                 break
             }
@@ -53,14 +58,27 @@ extension FlexLayoutEngine {
         return laidOutBaseline(baselineChild) + baselineChild.layout.position.top - offset
     }
 
+    /// The line a container's first baseline comes from: the first, or in a `wrap-reverse`
+    /// container the last, which is stacked at the top ([§8.5](https://www.w3.org/TR/css-flexbox-1/#flex-baselines):
+    /// the first line is the one visually first, as Chromium takes it; Yoga 3.2 takes the first
+    /// line laid out).
+    private func visuallyFirstLine(_ node: LayoutNode, _ children: [LayoutNode]) -> Int32 {
+        guard node.styleStorage.flexWrap == .wrapReverse,
+              let last = children.last(where: { $0.styleStorage.positionType != .absolute && $0.styleStorage.display != .none })
+        else { return 0 }
+        return last.lineIndex
+    }
+
     /// The item's baseline measured from the edge lines are stacked from: its top, or its bottom
-    /// in a `wrap-reverse` container in web mode, where lines (and baseline alignment) start at
-    /// the bottom ([§8.3](https://www.w3.org/TR/css-flexbox-1/#baseline-participation)). Lines
-    /// are laid out top-down and mirrored afterwards, so the bottom becomes the leading edge.
+    /// in a `wrap-reverse` container, where lines start at the bottom: the flipped line puts
+    /// first-baseline items in the end baseline-sharing group, aligned by their first baselines
+    /// measured from that edge ([CSS Align §9.3](https://www.w3.org/TR/css-align-3/#align-by-baseline)),
+    /// as Chromium does in both modes (Yoga 3.2 measures them from the top). Lines are laid out
+    /// top-down and mirrored afterwards, so the bottom becomes the leading edge.
     @inline(__always)
     func baselineFromLeadingEdge(_ child: LayoutNode, _ container: LayoutNode, usePositions: Bool) -> Float {
         let baseline = calculateBaseline(child, usePositions: usePositions)
-        if config.useWebDefaults && container.styleStorage.flexWrap == .wrapReverse {
+        if container.styleStorage.flexWrap == .wrapReverse {
             return child.layout.measuredHeight - baseline
         }
         return baseline
@@ -85,11 +103,25 @@ extension FlexLayoutEngine {
             ascent = (physicalMargins ? child.margin(flexEnd: crossAxis, direction, widthSize)
                       : child.margin(flexStart: crossAxis, direction, widthSize)) + (farSide ? child.layout.measuredWidth : 0)
         } else {
-            let leadingMargin = config.useWebDefaults && container.styleStorage.flexWrap == .wrapReverse
+            let leadingMargin = container.styleStorage.flexWrap == .wrapReverse
                 ? child.margin(flexEnd: .column, direction, widthSize) : child.margin(flexStart: .column, direction, widthSize)
             ascent = baselineFromLeadingEdge(child, container, usePositions: usePositions) + leadingMargin
         }
         return (ascent, child.measured(crossAxis) + child.marginForAxis(crossAxis, direction, widthSize) - ascent)
+    }
+
+    /// Whether measuring `container` lays `child` out to read its baseline: a row measured for
+    /// its content's height sizes its lines by its items' baselines
+    /// ([§9.4 step 8](https://www.w3.org/TR/css-flexbox-1/#algo-cross-line)), and the baseline of
+    /// an item with children comes from where they are placed, which only a layout finds (as
+    /// Chromium lays flex items out to read their baselines). Yoga 3.2 sizes the lines of a
+    /// measured row by its items' margin boxes, so a row of an item with `marginTop: 10` and a
+    /// box holding a text was 10 high, not 12.
+    @inline(__always)
+    func laysOutToMeasureBaseline(_ child: LayoutNode, _ container: FlexContainer) -> Bool {
+        !container.performLayout && container.isBaselineLayout && container.isMainAxisRow
+            && child.baselineFunction == nil && !child.children.isEmpty
+            && participatesInBaselineAlignment(container.node, child, container.direction)
     }
 
     /// Whether `child` takes part in baseline alignment: it is aligned `baseline` and has no auto

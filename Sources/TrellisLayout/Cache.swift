@@ -9,6 +9,17 @@ extension LayoutResults {
 }
 
 extension LayoutNode {
+    /// Forgets the last layout of this node and its ancestors once a descendant was laid out
+    /// while measuring (`laysOutToMeasureBaseline`): a layout taken from the cache does not visit
+    /// its subtree again, so that descendant would keep the layout made for the measurement.
+    func forgetCachedLayouts() {
+        var node: LayoutNode? = self
+        while let current = node {
+            current.layout.cachedLayout = CachedMeasurement()
+            node = current.parent
+        }
+    }
+
     /// Remembers the size just computed for `request`.
     @inline(__always)
     func storeMeasurement(_ request: CachedMeasurement, performLayout: Bool) {

@@ -68,13 +68,18 @@ struct FlexLayoutEngine {
                     performLayout: Bool, depth: Int) -> Bool {
         let depth = depth + 1
         // (A node with percentages of its containing block's width is measured again when that
-        // width changes: a box sized by its content measures its items with them cyclic first.)
+        // width changes: a box sized by its content measures its items with them cyclic first.
+        // So is a node with a percentage height when its containing block's height changes: a
+        // measurement made while that height was not definite does not answer for a layout
+        // where it is.)
         let needToVisitNode = (node.isDirty && node.layout.generationCount != generation)
             || node.layout.lastConfig != config || node.layout.lastOwnerDirection != ownerDirection
             || node.hasWidthPercentage && !inexactEquals(node.lastOwnerWidth, ownerWidth)
+            || node.hasHeightPercentage && !inexactEquals(node.lastOwnerHeight, ownerHeight)
         if needToVisitNode {
             node.layout.invalidateCache()
             if node.hasWidthPercentage { node.lastOwnerWidth = ownerWidth }
+            if node.hasHeightPercentage { node.lastOwnerHeight = ownerHeight }
         }
 
         let request = CachedMeasurement(availableWidth: availableWidth, availableHeight: availableHeight,

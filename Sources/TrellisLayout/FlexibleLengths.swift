@@ -278,12 +278,14 @@ extension FlexLayoutEngine {
         }
 
         let requiresStretchLayout = !crossDefinite && stretches
+        let laysOutForBaseline = laysOutToMeasureBaseline(child, container)
+        let performLayout = (container.performLayout || laysOutForBaseline) && !requiresStretchLayout
         let isRow = container.isMainAxisRow
         layoutNode(child, availableWidth: isRow ? childMainSize : childCrossSize,
                    availableHeight: isRow ? childCrossSize : childMainSize, ownerDirection: node.layout.direction,
                    widthMode: isRow ? childMainMode : childCrossMode, heightMode: isRow ? childCrossMode : childMainMode,
                    ownerWidth: innerWidth, ownerHeight: container.percentInnerHeight,
-                   performLayout: container.performLayout && !requiresStretchLayout, depth: container.depth)
+                   performLayout: performLayout, depth: container.depth)
         if ratioWidthFromContent && childCrossMode != .stretchFit, let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
             // The min and max heights (and padding and border) limit the content's width.
             let innerHeight = container.availableInnerHeight
@@ -295,9 +297,10 @@ extension FlexLayoutEngine {
                 layoutNode(child, availableWidth: limited + marginCross, availableHeight: childMainSize,
                            ownerDirection: node.layout.direction, widthMode: .stretchFit, heightMode: childMainMode,
                            ownerWidth: innerWidth, ownerHeight: innerHeight,
-                           performLayout: container.performLayout && !requiresStretchLayout, depth: container.depth)
+                           performLayout: performLayout, depth: container.depth)
             }
         }
+        if laysOutForBaseline { node.forgetCachedLayouts() }
         node.layout.hadOverflow = node.layout.hadOverflow || child.layout.hadOverflow
     }
 }

@@ -20,8 +20,8 @@ public final class LayoutNode {
     @exclusivity(unchecked) var hasParent = false
     /// Whether `measureFunction` is set (read by layout without touching the closure).
     @exclusivity(unchecked) var hasMeasureFunction = false
-    /// `hasWidthPercentage` (bit 0) and `hasWidthPercentageChildren` (bit 1), in the byte the
-    /// flags above leave free.
+    /// `hasWidthPercentage` (bit 0), `hasWidthPercentageChildren` (bit 1) and
+    /// `hasHeightPercentage` (bit 2), in the byte the flags above leave free.
     @exclusivity(unchecked) var percentageFlags: UInt8 = 0
     /// Counts `calculateLayout` calls made on this node as a root; tells passes apart for the caches.
     var layoutPassCount: UInt32 = 0
@@ -52,6 +52,7 @@ public final class LayoutNode {
             styleStorage = newValue
             (ltrEdges, rtlEdges) = DirectedBoxEdges.both(newValue)
             hasWidthPercentage = newValue.hasWidthPercentage
+            hasHeightPercentage = newValue.hasHeightPercentage
             if newValue != oldValue { styleDidChange(from: oldValue) }
         }
     }
@@ -91,6 +92,9 @@ public final class LayoutNode {
     /// The containing block's width the cached measurements were made with, for a node with
     /// `hasWidthPercentage` (kept here, out of the state every visit touches).
     var lastOwnerWidth: Float = .nan
+    /// The containing block's height the cached measurements were made with, for a node with
+    /// `hasHeightPercentage`.
+    var lastOwnerHeight: Float = .nan
 
     /// Use this child's baseline as its parent's baseline, even if it is not the first item.
     public var isReferenceBaseline = false {
@@ -113,6 +117,7 @@ public final class LayoutNode {
         self.measureFunctionStorage = measure
         self.hasMeasureFunction = measure != nil
         self.hasWidthPercentage = style.hasWidthPercentage
+        self.hasHeightPercentage = style.hasHeightPercentage
     }
 
     // MARK: Tree
@@ -187,6 +192,15 @@ public final class LayoutNode {
     var hasWidthPercentage: Bool {
         get { percentageFlags & 1 != 0 }
         set { percentageFlags = newValue ? percentageFlags | 1 : percentageFlags & ~1 }
+    }
+
+    /// Whether the style's `height`, `min-height` or `max-height` is a percentage: the node's size
+    /// depends on its containing block's height, which a measurement may not know yet (a row of
+    /// auto height measured by its column) and the layout that follows does.
+    @inline(__always)
+    var hasHeightPercentage: Bool {
+        get { percentageFlags & 4 != 0 }
+        set { percentageFlags = newValue ? percentageFlags | 4 : percentageFlags & ~4 }
     }
 
     /// Whether a layout child has `hasWidthPercentage`: the child's size or position depends on

@@ -45,12 +45,13 @@ extension FlexLayoutEngine {
             } else {
                 line.mainDim += child.dimensionWithMargin(mainAxis, direction, innerWidth)
                 // Across a single-line column, baselines place the items but do not size the line
-                // (Chromium's intrinsic width of such a column ignores them); a multi-line column's
-                // lines are laid out to find its width, so they count there.
+                // (Chromium's intrinsic width of such a column ignores them); a multi-line
+                // column's lines count them, for its width too, as Chromium's do.
                 if isBaseline && (!crossAxis.isRow || container.isWrapping)
                     && participatesInBaselineAlignment(node, child, direction) {
+                    let usePositions = container.performLayout || laysOutToMeasureBaseline(child, container)
                     let (ascent, descent) = baselineMetrics(child, node, crossAxis, direction, innerWidth,
-                                                            usePositions: container.performLayout)
+                                                            usePositions: usePositions)
                     maxAscent = maxOrDefined(maxAscent, ascent)
                     maxDescent = maxOrDefined(maxDescent, descent)
                 } else {

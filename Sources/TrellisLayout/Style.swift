@@ -56,6 +56,12 @@ public struct Style: Equatable, Sendable {
             || margin.hasPercent || padding.hasPercent || position.hasPercent
     }
 
+    /// Whether the box's own height, min height or max height is a percentage of its containing
+    /// block's height.
+    var hasHeightPercentage: Bool {
+        height.isPercent || minHeight.isPercent || maxHeight.isPercent
+    }
+
     /// Yoga's defaults.
     public init() {}
 
