@@ -138,10 +138,13 @@ extension FlexLayoutEngine {
         let fixed = (container.isMainAxisRow ? container.crossMode : container.mainMode) == .stretchFit
         // (The common case first: a height fixed inside a definite one.)
         if fixed && !container.ownerHeight.isNaN && style.positionType != .absolute { return .definite }
-        if node.hasDefiniteLength(.column, container.ownerHeight) { return .definite }
+        var parent = container.depth > 1 ? node.parent : nil
+        while let contents = parent, contents.styleStorage.display == .contents { parent = contents.parent }
+        if !isColumnItemSizedByFlexBasis(container, parent: parent) && node.hasDefiniteLength(.column, container.ownerHeight) {
+            return .definite
+        }
         guard fixed else { return .indefinite }
-        guard container.depth > 1, var parent = node.parent else { return .definite }
-        while parent.styleStorage.display == .contents, let next = parent.parent { parent = next }
+        guard let parent else { return .definite }
         if (style.aspectRatio ?? 0) > 0 { return .definite }
         if style.positionType == .absolute {
             // Between a top and a bottom inset ([CSS Position §4.1](https://www.w3.org/TR/css-position-3/#resolving-insets)).
@@ -153,6 +156,18 @@ extension FlexLayoutEngine {
             ? .indefinite : .byFlexBasis
     }
 
+    /// Whether `node` is an item of a column with a `flex-basis` other than `auto`: its height is
+    /// then the flexed one, not its `height` (Chromium's "used flex basis"), so only the basis
+    /// can make it definite ([§9.8](https://www.w3.org/TR/css-flexbox-1/#definite-sizes)).
+    private func isColumnItemSizedByFlexBasis(_ container: FlexContainer, parent: LayoutNode?) -> Bool {
+        let node = container.node
+        guard let parent, parent.styleStorage.flexDirection.isColumn, parent.pinLayoutStorage == nil,
+              node.styleStorage.positionType != .absolute else { return false }
+        let basis = node.styleStorage.flexBasis
+        // (`flex: N` sets a basis of 0 in Yoga mode.)
+        return basis.isDefined && !basis.isAuto
+            || !node.resolveFlexBasis(config, container.direction, .column, 0, container.ownerWidth).isNaN
+    }
 
     private func availableInnerDimension(_ container: FlexContainer, _ axis: FlexDirection, _ available: Float,
                                          _ paddingAndBorder: Float, _ ownerSize: Float) -> Float {
@@ -160,7 +175,9 @@ extension FlexLayoutEngine {
         guard !inner.isNaN else { return inner }
         let minSize = container.node.resolvedMin(axis, container.direction, ownerSize, container.ownerWidth)
         let maxSize = container.node.resolvedMax(axis, container.direction, ownerSize, container.ownerWidth)
-        let minInner = minSize.isNaN ? 0 : minSize - paddingAndBorder
+        // A content box is never negative, also when a min size is smaller than the padding and
+        // border (`width: 0; min-width: 0; padding-right: 50%`; Yoga 3.2 lets it go below 0).
+        let minInner = minSize.isNaN ? 0 : max(minSize - paddingAndBorder, 0)
         let maxInner = maxSize.isNaN ? Float.greatestFiniteMagnitude : maxSize - paddingAndBorder
         inner = maxOrDefined(minOrDefined(inner, maxInner), minInner)
         return inner
