@@ -140,7 +140,7 @@ extension FlexLayoutEngine {
         if fixed && !container.ownerHeight.isNaN && style.positionType != .absolute { return .definite }
         var parent = container.depth > 1 ? node.parent : nil
         while let contents = parent, contents.styleStorage.display == .contents { parent = contents.parent }
-        if !isColumnItemSizedByFlexBasis(container, parent: parent) && node.hasDefiniteLength(.column, container.ownerHeight) {
+        if node.hasDefiniteLength(.column, container.ownerHeight) && !hasIndefiniteFlexBasis(container, parent: parent) {
             return .definite
         }
         guard fixed else { return .indefinite }
@@ -156,17 +156,16 @@ extension FlexLayoutEngine {
             ? .indefinite : .byFlexBasis
     }
 
-    /// Whether `node` is an item of a column with a `flex-basis` other than `auto`: its height is
-    /// then the flexed one, not its `height` (Chromium's "used flex basis"), so only the basis
-    /// can make it definite ([§9.8](https://www.w3.org/TR/css-flexbox-1/#definite-sizes)).
-    private func isColumnItemSizedByFlexBasis(_ container: FlexContainer, parent: LayoutNode?) -> Bool {
+    /// Whether the container is an item of a column whose height is not definite and has a
+    /// `flex-basis` that does not resolve: its height is then its content's, not its `height`
+    /// (a basis other than `auto` replaces the height as the item's main size, and such a basis
+    /// is `content`), so not definite ([§9.8](https://www.w3.org/TR/css-flexbox-1/#definite-sizes)).
+    private func hasIndefiniteFlexBasis(_ container: FlexContainer, parent: LayoutNode?) -> Bool {
         let node = container.node
-        guard let parent, parent.styleStorage.flexDirection.isColumn, parent.pinLayoutStorage == nil,
-              node.styleStorage.positionType != .absolute else { return false }
         let basis = node.styleStorage.flexBasis
-        // (`flex: N` sets a basis of 0 in Yoga mode.)
-        return basis.isDefined && !basis.isAuto
-            || !node.resolveFlexBasis(config, container.direction, .column, 0, container.ownerWidth).isNaN
+        guard let parent, parent.styleStorage.flexDirection.isColumn, parent.pinLayoutStorage == nil,
+              node.styleStorage.positionType != .absolute, basis.isDefined, !basis.isAuto else { return false }
+        return node.resolveFlexBasis(config, container.direction, .column, container.ownerHeight, container.ownerWidth).isNaN
     }
 
     private func availableInnerDimension(_ container: FlexContainer, _ axis: FlexDirection, _ available: Float,
