@@ -225,8 +225,9 @@ extension FlexLayoutEngine {
         let ratioWidthFromContent = config.cssAspectRatio && !container.isMainAxisRow && container.crossMode != .stretchFit
             && !crossDefinite
         // A definite cross size wins over the ratio in CSS too. (Its percentages resolve only
-        // against a definite height: the height the column is laid out at may not be.)
-        let percentHeight = container.percentInnerHeight
+        // against a definite height: the height the column is laid out at may not be, and a
+        // height definite only as a flex basis is not while the width is found from content.)
+        let percentHeight = container.heightDefiniteness == .byFlexBasis ? .nan : container.percentInnerHeight
         if ratioWidthFromContent, let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite,
            child.hasDefiniteLength(.column, percentHeight) {
             let height = child.boundAxis(.column, direction, child.resolvedDimension(direction, .column, percentHeight, innerWidth),
