@@ -89,8 +89,10 @@ extension FlexLayoutEngine {
             let isRow = style.flexDirection.isRow
             let sums = isRow && style.flexWrap == .noWrap
             var count = 0
-            // What the items' percentage heights resolve against.
-            let innerHeight = height - node.paddingAndBorder(.column, direction, ownerWidth)
+            // What the items' percentage heights resolve against: the definite height within
+            // the node's min and max heights.
+            let innerHeight = height.isNaN ? height
+                : node.boundAxis(.column, direction, height, percentHeight, ownerWidth) - node.paddingAndBorder(.column, direction, ownerWidth)
             // A single-line row of definite height stretches an item with a ratio to that height,
             // which gives its width.
             let stretchedHeight = sums && config.cssAspectRatio ? innerHeight : .nan
@@ -103,10 +105,11 @@ extension FlexLayoutEngine {
                    childStyle.width.isAuto || !childStyle.width.isDefined,
                    childStyle.height.isAuto || !childStyle.height.isDefined, resolveChildAlignment(node, child) == .stretch,
                    !child.marginIsAuto(flexStart: .column, direction), !child.marginIsAuto(flexEnd: .column, direction) {
+                    // (The transferred width replaces the content's, as for a definite height.)
                     let height = child.boundAxis(.column, direction, stretchedHeight - child.marginForAxis(.column, direction, .nan),
                                                  .nan, .nan)
-                    contribution = max(contribution, child.boundAxis(.row, direction, height * ratio, .nan, .nan)
-                                       + child.marginForAxis(.row, direction, .nan))
+                    contribution = child.boundAxis(.row, direction, height * ratio, .nan, .nan)
+                        + child.marginForAxis(.row, direction, .nan)
                 }
                 if isRow && childStyle.overflow != .visible {
                     // A scrolling item may shrink below its content: it contributes only its min size.
