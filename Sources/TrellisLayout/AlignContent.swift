@@ -177,7 +177,7 @@ extension FlexLayoutEngine {
         let height = child.layout.measuredHeight + child.marginForAxis(.column, direction, innerWidth)
         layoutNode(child, availableWidth: width, availableHeight: height, ownerDirection: direction,
                    widthMode: widthMode, heightMode: .stretchFit, ownerWidth: innerWidth,
-                   ownerHeight: container.availableInnerHeight, performLayout: true, depth: container.depth)
+                   ownerHeight: container.percentInnerHeight, performLayout: true, depth: container.depth)
     }
 
     /// A stretched item is measured again with the line's final cross size.

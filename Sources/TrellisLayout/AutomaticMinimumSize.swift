@@ -63,11 +63,12 @@ extension FlexLayoutEngine {
 
     /// The node's min-content width (border box): a definite width, else its content's
     /// narrowest size — the longest word of a text, the sum of a row's items or the widest of a
-    /// column's items.
-    /// `fixedInnerHeight` is the node's content-box height where its container fixes it as
-    /// definite without a `height` of its own (between insets, say).
+    /// column's items. `percentHeight` is what a percentage height of the node resolves against:
+    /// its container's definite content height, NaN if there is none. `fixedInnerHeight` is the
+    /// node's content-box height where its container fixes it as definite without a `height` of
+    /// its own (between insets, say).
     func minContentWidth(_ node: LayoutNode, _ direction: Direction, _ ownerWidth: Float,
-                         ownSizeCounts: Bool = true, fixedInnerHeight: Float = .nan) -> Float {
+                         ownSizeCounts: Bool = true, percentHeight: Float = .nan, fixedInnerHeight: Float = .nan) -> Float {
         let style = node.styleStorage
         let definite = node.processedDimension(.row)
         if ownSizeCounts, case .points = definite {
@@ -75,12 +76,12 @@ extension FlexLayoutEngine {
                                   ownerWidth, ownerWidth)
         }
         let paddingAndBorder = node.paddingAndBorder(.row, direction, ownerWidth)
-        if config.cssAspectRatio, let ratio = style.aspectRatio, ratio > 0, ratio.isFinite,
-           case .points = node.processedDimension(.column) {
+        // (A percentage of a definite height is definite too.)
+        let height = node.resolvedDimension(direction, .column, percentHeight, ownerWidth)
+        if config.cssAspectRatio, let ratio = style.aspectRatio, ratio > 0, ratio.isFinite, !height.isNaN {
             // A definite height gives the width through the ratio.
             // (Clamped by its min and max heights first.)
-            let borderBoxHeight = node.boundAxis(.column, direction, node.resolvedDimension(direction, .column, .nan, ownerWidth),
-                                                 .nan, ownerWidth)
+            let borderBoxHeight = node.boundAxis(.column, direction, height, percentHeight, ownerWidth)
             return node.boundAxis(.row, direction, borderBoxHeight * ratio, ownerWidth, ownerWidth)
         }
         var content: Float = 0
@@ -90,29 +91,25 @@ extension FlexLayoutEngine {
             let isRow = style.flexDirection.isRow
             let sums = isRow && style.flexWrap == .noWrap
             var count = 0
+            // What the items' percentage heights resolve against: the definite height within
+            // the node's min and max heights.
+            let innerHeight = height.isNaN ? height
+                : node.boundAxis(.column, direction, height, percentHeight, ownerWidth) - node.paddingAndBorder(.column, direction, ownerWidth)
             // A single-line row of definite height stretches an item with a ratio to that height,
             // which gives its width.
-            var stretchedHeight = Float.nan
-            if sums && config.cssAspectRatio {
-                if case .points = node.processedDimension(.column) {
-                    stretchedHeight = node.resolvedDimension(direction, .column, .nan, ownerWidth)
-                        - node.paddingAndBorder(.column, direction, ownerWidth)
-                } else {
-                    stretchedHeight = fixedInnerHeight
-                }
-            }
+            let stretchedHeight = sums && config.cssAspectRatio ? (innerHeight.isNaN ? fixedInnerHeight : innerHeight) : .nan
             for child in node.layoutChildren {
                 let childStyle = child.styleStorage
                 if childStyle.display == .none || childStyle.positionType == .absolute { continue }
-                var contribution = minContentWidth(child, child.resolveDirection(direction), .nan)
+                var contribution = minContentWidth(child, child.resolveDirection(direction), .nan, percentHeight: innerHeight)
                     + child.marginForAxis(.row, direction, .nan)
                 if !stretchedHeight.isNaN, let ratio = childStyle.aspectRatio, ratio > 0, ratio.isFinite,
                    childStyle.width.isAuto || !childStyle.width.isDefined,
                    childStyle.height.isAuto || !childStyle.height.isDefined, resolveChildAlignment(node, child) == .stretch,
                    !child.marginIsAuto(flexStart: .column, direction), !child.marginIsAuto(flexEnd: .column, direction) {
+                    // (The transferred width replaces the content's, as for a definite height.)
                     let height = child.boundAxis(.column, direction, stretchedHeight - child.marginForAxis(.column, direction, .nan),
                                                  .nan, .nan)
-                    // (Its content does not count: the ratio's width is its min-content width.)
                     contribution = child.boundAxis(.row, direction, height * ratio, .nan, .nan)
                         + child.marginForAxis(.row, direction, .nan)
                 }

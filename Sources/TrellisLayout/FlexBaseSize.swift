@@ -275,17 +275,18 @@ extension FlexLayoutEngine {
                 childHeightMode = .stretchFit
             }
         }
-        // An item with a ratio takes a width from the row's height only where that height is
-        // definite, and a height that is only a flex basis only once the row's width is known: a
-        // row sized by its content counts the item by its content (as Chromium).
-        let heightGivesRatioWidth = switch container.heightDefiniteness {
+        // An item is measured stretched to the row's height only where that height is definite,
+        // and to a height that is only a flex basis only once the row's width is known: a row
+        // sized by its content counts the item by its content (as Chromium), so an item with a
+        // ratio, or one holding such an item, takes no width from that height.
+        let stretchedHeightIsDefinite = switch container.heightDefiniteness {
         case .definite: true
         case .byFlexBasis: container.mainMode == .stretchFit
         case .indefinite: false
         }
         if isMainAxisRow && !isColumnDefinite && !height.isNaN && container.crossMode == .stretchFit
             && childHeightMode != .stretchFit && stretches()
-            && (heightGivesRatioWidth || !config.cssAspectRatio || (child.styleStorage.aspectRatio ?? 0) <= 0) {
+            && (stretchedHeightIsDefinite || !config.cssAspectRatio && (child.styleStorage.aspectRatio ?? 0) > 0) {
             childHeight = height
             childHeightMode = .stretchFit
             if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {

@@ -138,10 +138,13 @@ extension FlexLayoutEngine {
         let fixed = (container.isMainAxisRow ? container.crossMode : container.mainMode) == .stretchFit
         // (The common case first: a height fixed inside a definite one.)
         if fixed && !container.ownerHeight.isNaN && style.positionType != .absolute { return .definite }
-        if node.hasDefiniteLength(.column, container.ownerHeight) { return .definite }
+        var parent = container.depth > 1 ? node.parent : nil
+        while let contents = parent, contents.styleStorage.display == .contents { parent = contents.parent }
+        if node.hasDefiniteLength(.column, container.ownerHeight) && !hasIndefiniteFlexBasis(container, parent: parent) {
+            return .definite
+        }
         guard fixed else { return .indefinite }
-        guard container.depth > 1, var parent = node.parent else { return .definite }
-        while parent.styleStorage.display == .contents, let next = parent.parent { parent = next }
+        guard let parent else { return .definite }
         if (style.aspectRatio ?? 0) > 0 { return .definite }
         if style.positionType == .absolute {
             // Between a top and a bottom inset ([CSS Position §4.1](https://www.w3.org/TR/css-position-3/#resolving-insets)).
@@ -153,6 +156,17 @@ extension FlexLayoutEngine {
             ? .indefinite : .byFlexBasis
     }
 
+    /// Whether the container is an item of a column whose height is not definite and has a
+    /// `flex-basis` that does not resolve: its height is then its content's, not its `height`
+    /// (a basis other than `auto` replaces the height as the item's main size, and such a basis
+    /// is `content`), so not definite ([§9.8](https://www.w3.org/TR/css-flexbox-1/#definite-sizes)).
+    private func hasIndefiniteFlexBasis(_ container: FlexContainer, parent: LayoutNode?) -> Bool {
+        let node = container.node
+        let basis = node.styleStorage.flexBasis
+        guard let parent, parent.styleStorage.flexDirection.isColumn, parent.pinLayoutStorage == nil,
+              node.styleStorage.positionType != .absolute, basis.isDefined, !basis.isAuto else { return false }
+        return node.resolveFlexBasis(config, container.direction, .column, container.ownerHeight, container.ownerWidth).isNaN
+    }
 
     private func availableInnerDimension(_ container: FlexContainer, _ axis: FlexDirection, _ available: Float,
                                          _ paddingAndBorder: Float, _ ownerSize: Float) -> Float {
@@ -160,7 +174,9 @@ extension FlexLayoutEngine {
         guard !inner.isNaN else { return inner }
         let minSize = container.node.resolvedMin(axis, container.direction, ownerSize, container.ownerWidth)
         let maxSize = container.node.resolvedMax(axis, container.direction, ownerSize, container.ownerWidth)
-        let minInner = minSize.isNaN ? 0 : minSize - paddingAndBorder
+        // A content box is never negative, also when a min size is smaller than the padding and
+        // border (`width: 0; min-width: 0; padding-right: 50%`; Yoga 3.2 lets it go below 0).
+        let minInner = minSize.isNaN ? 0 : max(minSize - paddingAndBorder, 0)
         let maxInner = maxSize.isNaN ? Float.greatestFiniteMagnitude : maxSize - paddingAndBorder
         inner = maxOrDefined(minOrDefined(inner, maxInner), minInner)
         return inner

@@ -101,8 +101,6 @@ extension FlexLayoutEngine {
                 if firstIndex == index { firstIndex += 1 } else { skippedWithin = true }
                 return true
             }
-            if child.marginIsAuto(flexStart: mainAxis, container.ownerDirection) { line.numberOfAutoMargins += 1 }
-            if child.marginIsAuto(flexEnd: mainAxis, container.ownerDirection) { line.numberOfAutoMargins += 1 }
             let leadingGap: Float = index == firstIndex ? 0 : gap
             // Only a layout pass records lines: a measurement must not disturb the lines of a
             // tree laid out earlier (baselines read them).
@@ -112,6 +110,10 @@ extension FlexLayoutEngine {
             if line.sizeConsumed + outerMain > limit && container.isWrapping && itemCount != 0 {
                 return false  // this item starts the next line
             }
+            // (Only the line's own items' auto margins take its free space; Yoga 3.2 also counts
+            // those of the item that starts the next line, and this line then ignores `justify-content`.)
+            if child.marginIsAuto(flexStart: mainAxis, container.ownerDirection) { line.numberOfAutoMargins += 1 }
+            if child.marginIsAuto(flexEnd: mainAxis, container.ownerDirection) { line.numberOfAutoMargins += 1 }
             line.sizeConsumed += outerMain
             if child.isFlexible(config) {
                 line.totalFlexGrowFactors += child.resolveFlexGrow()

@@ -238,11 +238,14 @@ extension FlexLayoutEngine {
         // (A definite height gives the width through the ratio; min/max heights limit it.)
         let ratioWidthFromContent = config.cssAspectRatio && !container.isMainAxisRow && container.crossMode != .stretchFit
             && !crossDefinite
-        // A definite cross size wins over the ratio in CSS too.
+        // A definite cross size wins over the ratio in CSS too. (Its percentages resolve only
+        // against a definite height: the height the column is laid out at may not be, and a
+        // height definite only as a flex basis is not while the width is found from content.)
+        let percentHeight = container.heightDefiniteness == .byFlexBasis ? .nan : container.percentInnerHeight
         if ratioWidthFromContent, let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite,
-           child.hasDefiniteLength(.column, container.availableInnerHeight) {
-            let height = child.boundAxis(.column, direction, child.resolvedDimension(direction, .column, container.availableInnerHeight,
-                                                                                     innerWidth), container.availableInnerHeight, innerWidth)
+           child.hasDefiniteLength(.column, percentHeight) {
+            let height = child.boundAxis(.column, direction, child.resolvedDimension(direction, .column, percentHeight, innerWidth),
+                                         percentHeight, innerWidth)
             childCrossSize = child.boundAxis(.row, direction, height * ratio, innerWidth, innerWidth) + marginCross
             childCrossMode = .stretchFit
         } else if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite, !stretchBeatsRatio,
@@ -288,15 +291,14 @@ extension FlexLayoutEngine {
                    performLayout: performLayout, depth: container.depth)
         if ratioWidthFromContent && childCrossMode != .stretchFit, let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
             // The min and max heights (and padding and border) limit the content's width.
-            let innerHeight = container.availableInnerHeight
             let width = child.layout.measuredWidth
             let height = width / ratio
-            let bounded = child.boundAxis(.column, direction, height, innerHeight, innerWidth)
+            let bounded = child.boundAxis(.column, direction, height, percentHeight, innerWidth)
             if bounded != height {
                 let limited = child.boundAxis(.row, direction, bounded * ratio, innerWidth, innerWidth)
                 layoutNode(child, availableWidth: limited + marginCross, availableHeight: childMainSize,
                            ownerDirection: node.layout.direction, widthMode: .stretchFit, heightMode: childMainMode,
-                           ownerWidth: innerWidth, ownerHeight: innerHeight,
+                           ownerWidth: innerWidth, ownerHeight: percentHeight,
                            performLayout: performLayout, depth: container.depth)
             }
         }
