@@ -62,6 +62,14 @@ public struct Style: Equatable, Sendable {
         height.isPercent || minHeight.isPercent || maxHeight.isPercent
     }
 
+    /// Whether a percentage here may resolve against a height: the box's height, min or max
+    /// height, flex basis or an inset. Relaying out a tree of boxes with none of these at another
+    /// size is proven to give a fresh layout's frames (`CacheConsistencyTests`); with them, a
+    /// cached measurement can outlive the height it was made for.
+    public var resolvesPercentagesAgainstHeight: Bool {
+        hasHeightPercentage || flexBasis.isPercent || position.hasPercent
+    }
+
     /// Yoga's defaults.
     public init() {}
 

@@ -208,6 +208,28 @@ import TrellisText
         }
     }
 
+    /// A plan keeps its nodes unless a style has a percentage that may resolve against a height
+    /// (a relayout is proven to equal a fresh layout only without): the shipped home screen has none.
+    @Test func aPlanKeepsItsNodesUnlessAPercentageMayResolveAgainstAHeight() throws {
+        try Self.forEachShippedScreen { name, resolved, snapshot in
+            let plan = ScreenLayout(viewport: Self.awkwardViewports[0], fonts: snapshot.fonts).plan(resolved, revision: 1)
+            func anyHeightPercentage(_ planned: PlannedComponent) -> Bool {
+                planned.style.resolvesPercentagesAgainstHeight || planned.children.contains(where: anyHeightPercentage)
+            }
+            #expect(plan.keepsNodes == !(plan.root.map(anyHeightPercentage) ?? false), "\(name)")
+            if name.hasPrefix("home") { #expect(plan.keepsNodes, "\(name)") }
+        }
+        var style = Style()
+        #expect(!style.resolvesPercentagesAgainstHeight)
+        style.width = .percent(50)
+        #expect(!style.resolvesPercentagesAgainstHeight)
+        for change in [{ (s: inout Style) in s.minHeight = .percent(50) }, { $0.flexBasis = .percent(10) }, { $0.position.top = .percent(5) }] {
+            var changed = Style()
+            change(&changed)
+            #expect(changed.resolvesPercentagesAgainstHeight)
+        }
+    }
+
     /// The shelf lends its tree to one taker; of two trees put back, it keeps the first.
     @Test func aNodeTreeShelfLendsItsTreeToOneTaker() {
         let shelf = NodeTreeShelf()

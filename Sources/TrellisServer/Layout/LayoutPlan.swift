@@ -17,6 +17,9 @@ public struct LayoutPlan: Sendable {
     let ignoresSafeArea: Bool
     /// The nodes of the plan's last layout, for the next (``ScreenLayout/withNodes(of:_:)``).
     let nodeTrees = NodeTreeShelf()
+    /// Whether a layout reuses the last one's nodes: only where no style has a percentage that
+    /// may resolve against a height (``Style/resolvesPercentagesAgainstHeight``).
+    var keepsNodes: Bool { root?.relaysOutExactly ?? true }
 
     /// `viewport` as a plan's key: its width and height do not change the plan.
     static func kind(of viewport: LayoutViewport) -> LayoutViewport {
@@ -118,6 +121,9 @@ final class PlannedComponent: Sendable {
     let separatorParts: [EncodedPart]
     /// The bytes of the answer that do not change with the size.
     let encoded: EncodedComponent
+    /// Whether neither it nor a component inside it has a style with a percentage that may
+    /// resolve against a height: its nodes then lay out again at any size as new ones would.
+    let relaysOutExactly: Bool
 
     init(_ component: ResolvedComponent, layoutId: String, style: Style, content: Content, draft: Draft, children: [PlannedComponent]) {
         self.component = component
@@ -137,6 +143,7 @@ final class PlannedComponent: Sendable {
             EncodedPart(layoutId: layoutId + "/separator[\($0 - 1)]")
         }
         encoded = EncodedComponent(component, layoutId: layoutId)
+        relaysOutExactly = !style.resolvesPercentagesAgainstHeight && children.allSatisfy(\.relaysOutExactly)
     }
 
     var text: TextSpec? {

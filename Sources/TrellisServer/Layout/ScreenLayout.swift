@@ -57,9 +57,11 @@ public struct ScreenLayout {
     }
 
     /// Calls `body` with the nodes of `plan` laid out at this layout's viewport. The nodes are the
-    /// plan's last layout's when no other layout holds them (``NodeTreeShelf``), else new ones.
+    /// plan's last layout's when it keeps them (``LayoutPlan/keepsNodes``) and no other layout
+    /// holds them (``NodeTreeShelf``), else new ones.
     private func withNodes<Result>(of plan: LayoutPlan, _ body: (Placed?) -> Result) -> Result {
-        let tree = plan.nodeTrees.take() ?? makeTree(plan)
+        let kept = plan.keepsNodes ? plan.nodeTrees.take() : nil
+        let tree = kept ?? makeTree(plan)
         let root = tree.root
         if let root { resetSafeAreaInsets(root) }
         tree.screen.style = screenStyle(ignoresSafeArea: plan.ignoresSafeArea)
@@ -71,7 +73,7 @@ public struct ScreenLayout {
                 availableWidth: viewport.width, availableHeight: viewport.height, direction: viewport.direction, config: config)
         }
         let result = body(root)
-        plan.nodeTrees.put(tree)
+        if plan.keepsNodes { plan.nodeTrees.put(tree) }
         return result
     }
 
