@@ -50,8 +50,8 @@ extension CachedMeasurement {
 
     @inline(__always)
     func hasSameConstraints(as other: CachedMeasurement) -> Bool {
-        inexactEquals(availableWidth, other.availableWidth) && inexactEquals(availableHeight, other.availableHeight)
-            && widthMode == other.widthMode && heightMode == other.heightMode
+        widthMode == other.widthMode && heightMode == other.heightMode
+            && inexactEquals(availableWidth, other.availableWidth) && inexactEquals(availableHeight, other.availableHeight)
     }
 }
 

@@ -288,19 +288,11 @@ struct FlexLayoutEngine {
             if canUseCachedMeasurement(request, node.layout.cachedLayout, marginRow, marginColumn) {
                 return node.layout.cachedLayout
             }
-            for index in 0..<count {
-                let entry = node.cachedMeasurements[index]
-                if canUseCachedMeasurement(request, entry, marginRow, marginColumn) { return entry }
-            }
-            return nil
+            return node.cachedMeasurements.first(count) { canUseCachedMeasurement(request, $0, marginRow, marginColumn) }
         }
         if performLayout {
             return node.layout.cachedLayout.hasSameConstraints(as: request) ? node.layout.cachedLayout : nil
         }
-        for index in 0..<count {
-            let entry = node.cachedMeasurements[index]
-            if entry.hasSameConstraints(as: request) { return entry }
-        }
-        return nil
+        return node.cachedMeasurements.first(count) { $0.hasSameConstraints(as: request) }
     }
 }

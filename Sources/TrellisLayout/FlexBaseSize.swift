@@ -367,8 +367,9 @@ extension FlexLayoutEngine {
     func constrainMaxSizeForMode(_ node: LayoutNode, _ direction: Direction, _ axis: FlexDirection,
                                  _ ownerAxisSize: Float, _ ownerWidth: Float, _ mode: inout SizingMode,
                                  _ size: inout Float) {
-        let maxSize = node.resolvedMax(axis, direction, ownerAxisSize, ownerWidth)
-            + node.marginForAxis(axis, direction, ownerWidth)
+        let max = node.resolvedMax(axis, direction, ownerAxisSize, ownerWidth)
+        if max.isNaN { return }  // no max: nothing to constrain (most nodes; the margins need not be resolved)
+        let maxSize = max + node.marginForAxis(axis, direction, ownerWidth)
         switch mode {
         case .stretchFit, .fitContent:
             if !maxSize.isNaN && !(size < maxSize) { size = maxSize }

@@ -15,6 +15,7 @@ extension LayoutNode {
     /// and a logical margin, as `marginRight` and `marginStart` in RTL.
     @inline(__always)
     func marginForAxis(_ axis: FlexDirection, _ direction: Direction, _ widthSize: Float) -> Float {
+        if !hasMargin { return 0 }
         // Field by field: selecting one of the two edge structs costs some 4 % of a layout.
         if !axis.isRow {
             return zeroIfUndefined(ltrEdges.margin.top.resolve(widthSize)) + zeroIfUndefined(ltrEdges.margin.bottom.resolve(widthSize))

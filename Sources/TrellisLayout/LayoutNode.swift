@@ -23,6 +23,9 @@ public final class LayoutNode {
     /// `hasWidthPercentage` (bit 0), `hasWidthPercentageChildren` (bit 1) and
     /// `hasHeightPercentage` (bit 2), in the byte the flags above leave free.
     @exclusivity(unchecked) var percentageFlags: UInt8 = 0
+    /// Whether the style sets a margin on any side: most boxes have none, and layout asks for an
+    /// item's margins at every step.
+    @exclusivity(unchecked) var hasMargin = false
     /// Counts `calculateLayout` calls made on this node as a root; tells passes apart for the caches.
     var layoutPassCount: UInt32 = 0
     @exclusivity(unchecked) var contentsChildrenCount: Int32 = 0
@@ -51,6 +54,7 @@ public final class LayoutNode {
             let oldValue = styleStorage
             styleStorage = newValue
             (ltrEdges, rtlEdges) = DirectedBoxEdges.both(newValue)
+            hasMargin = newValue.margin.anyHorizontalDefined || newValue.margin.anyVerticalDefined
             hasWidthPercentage = newValue.hasWidthPercentage
             hasHeightPercentage = newValue.hasHeightPercentage
             if newValue != oldValue { styleDidChange(from: oldValue) }
@@ -114,6 +118,7 @@ public final class LayoutNode {
     public init(style: Style = Style(), measure: MeasureFunction? = nil) {
         self.styleStorage = style
         (self.ltrEdges, self.rtlEdges) = DirectedBoxEdges.both(style)
+        self.hasMargin = style.margin.anyHorizontalDefined || style.margin.anyVerticalDefined
         self.measureFunctionStorage = measure
         self.hasMeasureFunction = measure != nil
         self.hasWidthPercentage = style.hasWidthPercentage

@@ -107,31 +107,27 @@ struct MeasurementCache {
     private var entries = (CachedMeasurement(), CachedMeasurement(), CachedMeasurement(), CachedMeasurement(),
                            CachedMeasurement(), CachedMeasurement(), CachedMeasurement(), CachedMeasurement())
 
+    /// Calls `body` with the entries in place: a tuple of one type lays its elements out as an
+    /// array does, and a lookup that misses reads every valid entry (no switch, no copies).
+    @inline(__always)
+    private mutating func withEntries<R>(_ body: (UnsafeMutablePointer<CachedMeasurement>) -> R) -> R {
+        withUnsafeMutablePointer(to: &entries) { tuple in
+            tuple.withMemoryRebound(to: CachedMeasurement.self, capacity: LayoutResults.maxCachedMeasurements, body)
+        }
+    }
+
     @inline(__always)
     subscript(index: Int) -> CachedMeasurement {
-        get {
-            switch index {
-            case 0: return entries.0
-            case 1: return entries.1
-            case 2: return entries.2
-            case 3: return entries.3
-            case 4: return entries.4
-            case 5: return entries.5
-            case 6: return entries.6
-            default: return entries.7
-            }
-        }
-        set {
-            switch index {
-            case 0: entries.0 = newValue
-            case 1: entries.1 = newValue
-            case 2: entries.2 = newValue
-            case 3: entries.3 = newValue
-            case 4: entries.4 = newValue
-            case 5: entries.5 = newValue
-            case 6: entries.6 = newValue
-            default: entries.7 = newValue
-            }
+        mutating get { withEntries { $0[index] } }
+        set { withEntries { $0[index] = newValue } }
+    }
+
+    /// The first of the entries `0..<count` that `matches`.
+    @inline(__always)
+    mutating func first(_ count: Int, where matches: (CachedMeasurement) -> Bool) -> CachedMeasurement? {
+        withEntries { entries in
+            for index in 0..<count where matches(entries[index]) { return entries[index] }
+            return nil
         }
     }
 }

@@ -56,11 +56,11 @@ import TrellisLayout
     @Test(arguments: [227.33333, 1 / 3, 0.1, 412, 1e-7, 16_777_216, -0.5, -3, 0, -0.0, 999, 1000, 1e15, 9_007_199_254_740_992,
                       1.8e16, -2.5e17, .greatestFiniteMagnitude, -.leastNormalMagnitude, .leastNonzeroMagnitude] as [Float])
     func theAnswerWriterWritesAPointValueAsItsJSONNumber(value: Float) {
-        var written: [UInt8] = []
-        LayoutAnswerWriter.append(value, to: &written)
+        let written = LayoutAnswerWriter.bytes(capacity: LayoutAnswerWriter.maxNumberLength) { $0.append(value) }
         #expect(String(decoding: written, as: UTF8.self) == String(decoding: JSONWriter.encode(.number(value.json)), as: UTF8.self))
-        var frame: [UInt8] = []
-        LayoutAnswerWriter.append(LayoutFrame(left: value, top: -value, width: 1, height: value), first: false, to: &frame)
+        let frame = LayoutAnswerWriter.bytes(capacity: LayoutAnswerWriter.maxFrameLength) {
+            $0.append(LayoutFrame(left: value, top: -value, width: 1, height: value), first: false)
+        }
         let encoded = [value, -value, 1, value].map { String(decoding: JSONWriter.encode(.number($0.json)), as: UTF8.self) }
         #expect(String(decoding: frame, as: UTF8.self) == ",\"x\":\(encoded[0]),\"y\":\(encoded[1]),\"width\":\(encoded[2]),\"height\":\(encoded[3])")
     }

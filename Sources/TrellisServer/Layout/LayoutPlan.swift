@@ -20,6 +20,8 @@ public struct LayoutPlan: Sendable {
     /// Whether a layout reuses the last one's nodes: only where no style has a percentage that
     /// may resolve against a height (``Style/resolvesPercentagesAgainstHeight``).
     var keepsNodes: Bool { root?.relaysOutExactly ?? true }
+    /// The most bytes an answer of this plan can have, at any size (``ScreenLayout/answer(_:)``).
+    var answerCapacity: Int { head.maxLength + (root?.answerBound ?? 4) + 1 }
 
     /// `viewport` as a plan's key: its width and height do not change the plan.
     static func kind(of viewport: LayoutViewport) -> LayoutViewport {
@@ -124,6 +126,8 @@ final class PlannedComponent: Sendable {
     /// Whether neither it nor a component inside it has a style with a percentage that may
     /// resolve against a height: its nodes then lay out again at any size as new ones would.
     let relaysOutExactly: Bool
+    /// The most bytes ``ScreenLayout/write(_:in:to:)`` writes for it and the components inside it.
+    let answerBound: Int
 
     init(_ component: ResolvedComponent, layoutId: String, style: Style, content: Content, draft: Draft, children: [PlannedComponent]) {
         self.component = component
@@ -144,7 +148,16 @@ final class PlannedComponent: Sendable {
         }
         encoded = EncodedComponent(component, layoutId: layoutId)
         relaysOutExactly = !style.resolvesPercentagesAgainstHeight && children.allSatisfy(\.relaysOutExactly)
+        let parts = (barPart.map { [$0] } ?? []) + separatorParts
+        answerBound = encoded.byteCount + Self.literalBound
+            + (1 + parts.count) * (LayoutAnswerWriter.maxFrameLength + 2) + parts.reduce(0) { $0 + $1.head.count }
+            + children.reduce(0) { $0 + $1.answerBound + 1 }
     }
+
+    /// The most bytes of a component's answer that are neither encoded with the plan nor a frame:
+    /// `},"hidden":true,"bar":,"separators":[],"lines":<20 digits>,"truncated":true,"subviews":[]}`
+    /// and the braces around them.
+    private static let literalBound = 128
 
     var text: TextSpec? {
         if case .text(let spec) = content { spec } else { nil }
@@ -160,6 +173,7 @@ struct EncodedComponent: Sendable {
     let members: [UInt8]
     /// `,"metadata":{…}`, or nothing.
     let metadata: [UInt8]
+    var byteCount: Int { head.count + members.count + metadata.count }
 
     init(_ c: ResolvedComponent, layoutId: String) {
         var head: [UInt8] = [0x7B]

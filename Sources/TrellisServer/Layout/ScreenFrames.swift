@@ -129,7 +129,116 @@ public struct ScreenFrames: Sendable {
 /// The compact layout answer, written as the nodes are read back (``ScreenLayout/answer(_:)``):
 /// the bytes encoding ``ScreenFrames/jsonValue(revision:)`` gives, without a `JSONValue` tree or a
 /// ``ScreenFrames`` (LayoutEndpointTests checks the two agree).
-enum LayoutAnswerWriter {
+///
+/// The answer is written into memory reserved once, as large as its plan says the answer can be
+/// (``LayoutPlan/answerCapacity``): the array never grows, and a write is a copy and a pointer
+/// bump, with no uniqueness or capacity check of an array per member.
+struct LayoutAnswerWriter: TextOutputStream {
+    private var next: UnsafeMutablePointer<UInt8>
+    private let end: UnsafeMutablePointer<UInt8>
+
+    /// The bytes `body` writes, at most `capacity` of them. An answer is kept in the answer cache,
+    /// so one that leaves much of its capacity unused is copied into an array of its own size.
+    static func bytes(capacity: Int, _ body: (inout LayoutAnswerWriter) -> Void) -> [UInt8] {
+        let written = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+            guard let start = buffer.baseAddress else { return }
+            var writer = LayoutAnswerWriter(next: start, end: start + buffer.count)
+            body(&writer)
+            count = writer.next - start
+        }
+        guard written.capacity - written.count > written.count / 8 else { return written }
+        return written.withUnsafeBufferPointer { [UInt8]($0) }
+    }
+
+    private init(next: UnsafeMutablePointer<UInt8>, end: UnsafeMutablePointer<UInt8>) {
+        self.next = next
+        self.end = end
+    }
+
+    /// Makes room for `count` bytes. The plan's bound covers every answer; should it not, the
+    /// process stops here rather than write past the memory.
+    @inline(__always)
+    private func reserve(_ count: Int) {
+        precondition(count <= end - next, "LayoutAnswerWriter: an answer outgrew its plan's bound")
+    }
+
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let start = bytes.baseAddress else { return }
+        reserve(bytes.count)
+        next.initialize(from: start, count: bytes.count)
+        next += bytes.count
+    }
+
+    mutating func append(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { append($0) }
+    }
+
+    mutating func append(byte: UInt8) {
+        reserve(1)
+        next.initialize(to: byte)
+        next += 1
+    }
+
+    /// A few fixed bytes, copied as they are.
+    mutating func append(literal: StaticString) {
+        append(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    mutating func append(integer n: Int64) {
+        reserve(JSONWriter.maxIntegerLength)
+        next += JSONWriter.write(integer: n, into: UnsafeMutableBufferPointer(start: next, count: end - next), at: 0)
+    }
+
+    /// The most bytes ``append(_:)-(Float)`` writes: `-1.17549435e-38`, or from 2^24 on, where
+    /// every Float is whole, a Double's shortest form (`-3.4028235e+38`) or its digits.
+    static let maxNumberLength = 24
+
+    /// A point value as `.number(value.json)` writes it, without the round trip through a Double.
+    mutating func append(_ value: Float) {
+        guard abs(value) < 16_777_216 else {
+            // From 2^24 on every Float is whole, but `.json` is its shortest decimal (1e15, not
+            // 999999986991104); or it is NaN or infinite.
+            return append(JSONWriter.encode(.number(value.json)))
+        }
+        // Below 2^24 a whole Float's shortest decimal is its integer, and any other's are the
+        // digits `.json` reads back and prints.
+        if Float(Int64(value)) == value { return append(integer: Int64(value)) }
+        reserve(Self.maxNumberLength)
+        value.write(to: &self)  // its `description`'s digits, handed to `_writeASCII` without making a String
+    }
+
+    /// The most bytes ``append(_:first:)`` writes.
+    static let maxFrameLength = 29 + 4 * maxNumberLength
+
+    /// The frame's members, `"x":…,"y":…,"width":…,"height":…`, after a comma unless `first`.
+    mutating func append(_ frame: LayoutFrame, first: Bool) {
+        append(literal: first ? "\"x\":" : ",\"x\":")
+        append(frame.left)
+        append(literal: ",\"y\":")
+        append(frame.top)
+        append(literal: ",\"width\":")
+        append(frame.width)
+        append(literal: ",\"height\":")
+        append(frame.height)
+    }
+
+    /// A bar or separator: `{"layoutId":"…","x":…}`.
+    mutating func append(_ part: EncodedPart, frame: LayoutFrame) {
+        append(part.head)
+        append(frame, first: false)
+        append(byte: 0x7D)
+    }
+
+    // TextOutputStream, for `Float.write(to:)`: it hands its digits to `_writeASCII`.
+    mutating func write(_ string: String) {
+        var string = string
+        string.withUTF8 { append($0) }
+    }
+
+    mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) {
+        append(buffer)
+    }
+
     /// `{` and every member before the root's value: the envelope, the viewport, `"root":`,
     /// all but the viewport's size encoded once per plan.
     struct Head: Sendable {
@@ -154,7 +263,7 @@ enum LayoutAnswerWriter {
             out = []
             for (key, number) in [("scale", v.scale), ("fontScale", v.fontScale), ("safeTop", v.safeTop), ("safeBottom", v.safeBottom)] {
                 JSONWriter.appendKey(key, first: &inner, to: &out)
-                LayoutAnswerWriter.append(number, to: &out)
+                JSONWriter.append(number: number.json, to: &out)
             }
             for (key, string) in [("direction", v.direction.rawValue), ("platform", v.platform.rawValue), ("mode", v.mode == .web ? "web" : "yoga")] {
                 JSONWriter.appendKey(key, first: &inner, to: &out)
@@ -165,74 +274,16 @@ enum LayoutAnswerWriter {
             afterHeight = out
         }
 
+        /// The most bytes ``append(width:height:to:)`` writes.
+        var maxLength: Int { beforeWidth.count + afterHeight.count + 10 + 2 * LayoutAnswerWriter.maxNumberLength }
+
         /// The head for a viewport `width` × `height`.
-        func append(width: Float, height: Float, to out: inout [UInt8]) {
-            out.append(contentsOf: beforeWidth)
-            LayoutAnswerWriter.append(width, to: &out)
-            LayoutAnswerWriter.append(literal: ",\"height\":", to: &out)
-            LayoutAnswerWriter.append(height, to: &out)
-            out.append(contentsOf: afterHeight)
+        func append(width: Float, height: Float, to out: inout LayoutAnswerWriter) {
+            out.append(beforeWidth)
+            out.append(width)
+            out.append(literal: ",\"height\":")
+            out.append(height)
+            out.append(afterHeight)
         }
-    }
-
-    /// A point value as `.number(value.json)` writes it, without the round trip through a Double.
-    static func append(_ value: Float, to out: inout [UInt8]) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxNumberLength) { buffer in
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<write(value, into: buffer, at: 0)]))
-        }
-    }
-
-    /// The frame's members, `"x":…,"y":…,"width":…,"height":…`, after a comma unless `first`.
-    /// Most of an answer is frames: each is formatted on the stack and appended at once.
-    static func append(_ frame: LayoutFrame, first: Bool, to out: inout [UInt8]) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32 + 4 * maxNumberLength) { buffer in
-            var end = write(literal: first ? "\"x\":" : ",\"x\":", into: buffer, at: 0)
-            end = write(frame.left, into: buffer, at: end)
-            end = write(literal: ",\"y\":", into: buffer, at: end)
-            end = write(frame.top, into: buffer, at: end)
-            end = write(literal: ",\"width\":", into: buffer, at: end)
-            end = write(frame.width, into: buffer, at: end)
-            end = write(literal: ",\"height\":", into: buffer, at: end)
-            end = write(frame.height, into: buffer, at: end)
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<end]))
-        }
-    }
-
-    /// The most bytes `write(_:into:at:)` writes for a Float: `-1.17549435e-38`, or from 2^24 on,
-    /// where every Float is whole, a Double's shortest form (`-3.4028235e+38`) or its digits.
-    private static let maxNumberLength = 24
-
-    /// Writes `value` as `append(_:to:)` does into `buffer` from `index`; returns the index after it.
-    private static func write(_ value: Float, into buffer: UnsafeMutableBufferPointer<UInt8>, at index: Int) -> Int {
-        let rest = UnsafeMutableBufferPointer(rebasing: buffer[index...])
-        guard abs(value) < 16_777_216 else {
-            // From 2^24 on every Float is whole, but `.json` is its shortest decimal (1e15, not
-            // 999999986991104); or it is NaN or infinite.
-            var encoded: [UInt8] = []
-            JSONWriter.append(number: value.json, to: &encoded)
-            return rest.initialize(fromContentsOf: encoded) + index
-        }
-        // Below 2^24 a whole Float's shortest decimal is its integer, and any other's are the
-        // digits `.json` reads back and prints.
-        if Float(Int64(value)) == value { return JSONWriter.write(integer: Int64(value), into: buffer, at: index) }
-        var description = value.description
-        return description.withUTF8 { rest.initialize(fromContentsOf: $0) } + index
-    }
-
-    private static func write(literal: StaticString, into buffer: UnsafeMutableBufferPointer<UInt8>, at index: Int) -> Int {
-        let bytes = UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
-        return UnsafeMutableBufferPointer(rebasing: buffer[index...]).initialize(fromContentsOf: bytes) + index
-    }
-
-    /// A bar or separator: `{"layoutId":"…","x":…}`.
-    static func append(_ part: EncodedPart, frame: LayoutFrame, to out: inout [UInt8]) {
-        out.append(contentsOf: part.head)
-        append(frame, first: false, to: &out)
-        out.append(0x7D)
-    }
-
-    /// A few fixed bytes, copied as they are (a String's UTF-8 view is appended byte by byte).
-    static func append(literal: StaticString, to out: inout [UInt8]) {
-        out.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 }

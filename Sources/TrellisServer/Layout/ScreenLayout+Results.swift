@@ -48,46 +48,45 @@ extension ScreenLayout {
 
     /// One component of the compact layout answer, as ``result(_:in:)`` reads it back and
     /// ``ScreenFrames/jsonValue(_:)`` has it, member for member: the frames written between the
-    /// bytes its plan encoded once.
-    func write(_ placed: Placed, in origin: Origin, to out: inout [UInt8]) {
-        typealias Writer = LayoutAnswerWriter
+    /// bytes its plan encoded once. ``PlannedComponent/answerBound`` counts what this writes.
+    func write(_ placed: Placed, in origin: Origin, to out: inout LayoutAnswerWriter) {
         let planned = placed.planned
         let (frame, own) = place(placed.node.frame, in: origin)
-        out.append(contentsOf: planned.encoded.head)
-        Writer.append(frame, first: true, to: &out)
-        out.append(0x7D)
-        if planned.hidden { Writer.append(literal: ",\"hidden\":true", to: &out) }
+        out.append(planned.encoded.head)
+        out.append(frame, first: true)
+        out.append(byte: 0x7D)
+        if planned.hidden { out.append(literal: ",\"hidden\":true") }
         if let node = placed.bar, let part = planned.barPart {
-            Writer.append(literal: ",\"bar\":", to: &out)
-            Writer.append(part, frame: place(node.frame, in: own).frame, to: &out)
+            out.append(literal: ",\"bar\":")
+            out.append(part, frame: place(node.frame, in: own).frame)
         }
         if !placed.separators.isEmpty {
-            Writer.append(literal: ",\"separators\":[", to: &out)
+            out.append(literal: ",\"separators\":[")
             for (index, node) in placed.separators.enumerated() {
-                if index > 0 { out.append(0x2C) }
-                Writer.append(planned.separatorParts[index], frame: place(node.frame, in: own).frame, to: &out)
+                if index > 0 { out.append(byte: 0x2C) }
+                out.append(planned.separatorParts[index], frame: place(node.frame, in: own).frame)
             }
-            out.append(0x5D)
+            out.append(byte: 0x5D)
         }
         if let spec = planned.text, !planned.hidden {
             let summary = placed.lineSummary(of: spec, width: frame.width - planned.insets.left - planned.insets.right)
             if summary.count > 0 {
-                Writer.append(literal: ",\"lines\":", to: &out)
-                JSONWriter.append(integer: Int64(summary.count), to: &out)
+                out.append(literal: ",\"lines\":")
+                out.append(integer: Int64(summary.count))
             }
-            if summary.truncated { Writer.append(literal: ",\"truncated\":true", to: &out) }
+            if summary.truncated { out.append(literal: ",\"truncated\":true") }
         }
-        out.append(contentsOf: planned.encoded.members)
+        out.append(planned.encoded.members)
         if !placed.children.isEmpty {
-            Writer.append(literal: ",\"subviews\":[", to: &out)
+            out.append(literal: ",\"subviews\":[")
             for (index, child) in placed.children.enumerated() {
-                if index > 0 { out.append(0x2C) }
+                if index > 0 { out.append(byte: 0x2C) }
                 write(child, in: own, to: &out)
             }
-            out.append(0x5D)
+            out.append(byte: 0x5D)
         }
-        out.append(contentsOf: planned.encoded.metadata)
-        out.append(0x7D)
+        out.append(planned.encoded.metadata)
+        out.append(byte: 0x7D)
     }
 
     /// `frame` (relative, as laid out) as the answer gives it, and the origin it makes for its
@@ -98,10 +97,8 @@ extension ScreenLayout {
     /// right and bottom edges, and the safe area's top and bottom) is put on that line; every other
     /// edge stays where TrellisLayout put it, so children keep their place.
     func place(_ frame: LayoutFrame, in origin: Origin) -> (frame: LayoutFrame, origin: Origin) {
-        let x = place(frame.left, frame.width, parent: (origin.laidOut.x, origin.given.x), lines: (viewport.width, nil, nil))
-        let y = place(
-            frame.top, frame.height, parent: (origin.laidOut.y, origin.given.y),
-            lines: (viewport.safeTop, viewport.height - viewport.safeBottom, viewport.height))
+        let x = place(frame.left, frame.width, parent: (origin.laidOut.x, origin.given.x), lines: screenLines.x)
+        let y = place(frame.top, frame.height, parent: (origin.laidOut.y, origin.given.y), lines: screenLines.y)
         return (
             LayoutFrame(left: x.position, top: y.position, width: x.size, height: y.size),
             Origin(laidOut: (x.start.laidOut, y.start.laidOut), given: (x.start.given, y.start.given)))
@@ -130,18 +127,36 @@ extension ScreenLayout {
         return fraction >= 0.5 ? whole + 1 : fraction <= -0.5 ? whole - 1 : whole
     }
 
-    /// The screen's lines on one axis, in points: up to three, the first that matches winning.
-    typealias ScreenLines = (Float, Float?, Float?)
+    /// The screen's lines on one axis, in points, with the pixels they round to: up to three, the
+    /// first that an edge rounds to winning. Found once per layout, not once per edge.
+    struct ScreenLines {
+        let lines: (Float, Float, Float)
+        let pixels: (Double, Double, Double)
+
+        /// The viewport's right edge, and its safe area's top and bottom and its bottom edge.
+        static func of(_ viewport: LayoutViewport) -> (x: ScreenLines, y: ScreenLines) {
+            (ScreenLines((viewport.width, viewport.width, viewport.width), scale: viewport.scale),
+             ScreenLines((viewport.safeTop, viewport.height - viewport.safeBottom, viewport.height), scale: viewport.scale))
+        }
+
+        private init(_ lines: (Float, Float, Float), scale: Float) {
+            self.lines = lines
+            pixels = (pixel(lines.0, scale), pixel(lines.1, scale), pixel(lines.2, scale))
+        }
+    }
 
     /// `edge` (absolute, points), or the first of `lines` that rounds to the same pixel (as
     /// TrellisLayout rounds: halves up).
     private func snap(_ edge: Float, to lines: ScreenLines) -> Float {
-        let scale = Double(viewport.scale)
-        func pixel(_ points: Float) -> Double { Self.roundedHalfAway(Double(points) * scale) }
-        let edgePixel = pixel(edge)
-        if pixel(lines.0) == edgePixel { return lines.0 }
-        if let line = lines.1, pixel(line) == edgePixel { return line }
-        if let line = lines.2, pixel(line) == edgePixel { return line }
+        let edgePixel = pixel(edge, viewport.scale)
+        if edgePixel == lines.pixels.0 { return lines.lines.0 }
+        if edgePixel == lines.pixels.1 { return lines.lines.1 }
+        if edgePixel == lines.pixels.2 { return lines.lines.2 }
         return edge
     }
+}
+
+/// The pixel `points` fall on at `scale`, rounded half away from zero.
+private func pixel(_ points: Float, _ scale: Float) -> Double {
+    ScreenLayout.roundedHalfAway(Double(points) * Double(scale))
 }

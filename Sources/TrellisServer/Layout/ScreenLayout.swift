@@ -13,11 +13,14 @@ public struct ScreenLayout {
     /// Whether laid-out text keeps the string of each line (``LaidOutText/lines``), which previews
     /// draw; without, only their number (``LaidOutText/lineCount``), all a layout answer gives.
     public let keepsLines: Bool
+    /// The viewport's edges that frames are put on (``place(_:in:)``).
+    let screenLines: (x: ScreenLines, y: ScreenLines)
 
     public init(viewport: LayoutViewport, fonts: FontCollection, keepsLines: Bool = true) {
         self.viewport = viewport
         self.fonts = fonts
         self.keepsLines = keepsLines
+        screenLines = ScreenLines.of(viewport)
     }
 
     /// Platform bar heights in points: navigation bar (inline, large title), tab bar.
@@ -47,12 +50,11 @@ public struct ScreenLayout {
     /// ``ScreenFrames/jsonValue(revision:)`` encodes them), written as the nodes are read back.
     public func answer(_ plan: LayoutPlan) -> [UInt8] {
         withNodes(of: plan) { root in
-            var out: [UInt8] = []
-            out.reserveCapacity(16 << 10)
-            plan.head.append(width: viewport.width, height: viewport.height, to: &out)
-            if let root { write(root, in: .screen, to: &out) } else { LayoutAnswerWriter.append(literal: "null", to: &out) }
-            out.append(0x7D)
-            return out
+            LayoutAnswerWriter.bytes(capacity: plan.answerCapacity) { out in
+                plan.head.append(width: viewport.width, height: viewport.height, to: &out)
+                if let root { write(root, in: .screen, to: &out) } else { out.append(literal: "null") }
+                out.append(byte: 0x7D)
+            }
         }
     }
 
