@@ -35,7 +35,7 @@ extension LayoutNode {
         if Int(layout.nextCachedMeasurementsIndex) == LayoutResults.maxCachedMeasurements {
             layout.nextCachedMeasurementsIndex = 0
         }
-        cachedMeasurements[Int(layout.nextCachedMeasurementsIndex)] = entry
+        cachedMeasurements.store(entry, at: Int(layout.nextCachedMeasurementsIndex))
         layout.nextCachedMeasurementsIndex += 1
     }
 }

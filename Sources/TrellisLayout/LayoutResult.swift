@@ -117,9 +117,8 @@ struct MeasurementCache {
     }
 
     @inline(__always)
-    subscript(index: Int) -> CachedMeasurement {
-        mutating get { withEntries { $0[index] } }
-        set { withEntries { $0[index] = newValue } }
+    mutating func store(_ entry: CachedMeasurement, at index: Int) {
+        withEntries { $0[index] = entry }
     }
 
     /// The first of the entries `0..<count` that `matches`.
