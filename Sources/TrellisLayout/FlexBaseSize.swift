@@ -367,17 +367,16 @@ extension FlexLayoutEngine {
     func constrainMaxSizeForMode(_ node: LayoutNode, _ direction: Direction, _ axis: FlexDirection,
                                  _ ownerAxisSize: Float, _ ownerWidth: Float, _ mode: inout SizingMode,
                                  _ size: inout Float) {
+        // Most nodes have no max: nothing to constrain, and no margins to resolve.
         let max = node.resolvedMax(axis, direction, ownerAxisSize, ownerWidth)
-        if max.isNaN { return }  // no max: nothing to constrain (most nodes; the margins need not be resolved)
-        let maxSize = max + node.marginForAxis(axis, direction, ownerWidth)
+        let maxSize = max.isNaN ? max : max + node.marginForAxis(axis, direction, ownerWidth)
+        guard !maxSize.isNaN else { return }
         switch mode {
         case .stretchFit, .fitContent:
-            if !maxSize.isNaN && !(size < maxSize) { size = maxSize }
+            if !(size < maxSize) { size = maxSize }
         case .maxContent:
-            if !maxSize.isNaN {
-                mode = .fitContent
-                size = maxSize
-            }
+            mode = .fitContent
+            size = maxSize
         }
     }
 }

@@ -54,7 +54,7 @@ public final class LayoutNode {
             let oldValue = styleStorage
             styleStorage = newValue
             (ltrEdges, rtlEdges) = DirectedBoxEdges.both(newValue)
-            hasMargin = newValue.margin.anyHorizontalDefined || newValue.margin.anyVerticalDefined
+            hasMargin = newValue.margin.anyDefined
             hasWidthPercentage = newValue.hasWidthPercentage
             hasHeightPercentage = newValue.hasHeightPercentage
             if newValue != oldValue { styleDidChange(from: oldValue) }
@@ -118,7 +118,7 @@ public final class LayoutNode {
     public init(style: Style = Style(), measure: MeasureFunction? = nil) {
         self.styleStorage = style
         (self.ltrEdges, self.rtlEdges) = DirectedBoxEdges.both(style)
-        self.hasMargin = style.margin.anyHorizontalDefined || style.margin.anyVerticalDefined
+        self.hasMargin = style.margin.anyDefined
         self.measureFunctionStorage = measure
         self.hasMeasureFunction = measure != nil
         self.hasWidthPercentage = style.hasWidthPercentage

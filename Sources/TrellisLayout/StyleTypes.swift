@@ -133,6 +133,9 @@ public struct Edges: Equatable, Sendable {
     var anyVerticalDefined: Bool {
         top.isDefined || bottom.isDefined || all.isDefined || vertical.isDefined
     }
+
+    /// Whether any side is set.
+    var anyDefined: Bool { anyHorizontalDefined || anyVerticalDefined }
 }
 
 /// A physical side of a box.
@@ -188,7 +191,7 @@ struct SideValues {
 
     init(_ edges: Edges, _ direction: Direction) {
         // Most boxes set no margin, border or inset at all: four undefined sides without the fallbacks.
-        guard edges.anyHorizontalDefined || edges.anyVerticalDefined else {
+        guard edges.anyDefined else {
             (leftValue, topValue, rightValue, bottomValue) = (0, 0, 0, 0)
             (leftKind, topKind, rightKind, bottomKind) = (.undefined, .undefined, .undefined, .undefined)
             return

@@ -145,8 +145,9 @@ extension ScreenLayout {
         }
     }
 
-    /// `edge` (absolute, points), or the first of `lines` that rounds to the same pixel (as
-    /// TrellisLayout rounds: halves up).
+    /// `edge` (absolute, points), or the first of `lines` that rounds to the same pixel. (Pixels
+    /// round half away from zero; TrellisLayout rounds halves up, which differs only for a
+    /// negative edge on a half pixel.)
     private func snap(_ edge: Float, to lines: ScreenLines) -> Float {
         let edgePixel = pixel(edge, viewport.scale)
         if edgePixel == lines.pixels.0 { return lines.lines.0 }
