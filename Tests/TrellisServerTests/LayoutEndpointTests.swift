@@ -234,17 +234,41 @@ import TrellisText
         }
     }
 
-    /// The shelf lends its tree to one taker; of two trees put back, it keeps the first.
-    @Test func aNodeTreeShelfLendsItsTreeToOneTaker() {
-        let shelf = NodeTreeShelf()
+    /// The shelf lends each tree to one taker and keeps as many trees as it has places: two event
+    /// loops laying one plan out at once each get a tree back, where one place made every other
+    /// layout build new nodes and lay them out from nothing.
+    @Test func aNodeTreeShelfLendsEachTreeToOneTaker() {
+        let shelf = NodeTreeShelf(places: 2)
         #expect(shelf.take() == nil)
-        let first = NodeTree(screen: LayoutNode(), root: nil), second = NodeTree(screen: LayoutNode(), root: nil)
-        shelf.put(first)
-        shelf.put(second)
-        #expect(shelf.take() === first)
+        let trees = (0..<3).map { _ in NodeTree(screen: LayoutNode(), root: nil) }
+        trees.forEach(shelf.put)
+        let first = shelf.take(), second = shelf.take()
+        #expect(first === trees[0] && second === trees[1], "the third tree found no place")
         #expect(shelf.take() == nil)
-        shelf.put(second)
-        #expect(shelf.take() === second)
+        shelf.put(trees[2])
+        #expect(shelf.take() === trees[2])
+        #expect(NodeTreeShelf.places >= 1 && NodeTreeShelf().take() == nil)
+    }
+
+    /// A layout that runs while another holds the plan's tree, as on a second event loop, makes a
+    /// tree of its own, and the plan keeps both: the next two layouts at once make no new nodes.
+    @Test func aPlanKeepsATreeForEachLayoutThatRanAtOnce() throws {
+        try Self.forEachShippedScreen { name, resolved, snapshot in
+            guard name == "home", NodeTreeShelf.places >= 2 else { return }
+            var viewport = Self.awkwardViewports[0]
+            let plan = ScreenLayout(viewport: viewport, fonts: snapshot.fonts).plan(resolved, revision: 1)
+            func answer(width: Float) {
+                viewport.width = width
+                _ = ScreenLayout(viewport: viewport, fonts: snapshot.fonts, keepsLines: false).answer(plan)
+            }
+            answer(width: 320)
+            let held = try #require(plan.nodeTrees.take(), "the first layout keeps its tree")
+            answer(width: 330)  // while `held` is out: a new tree
+            plan.nodeTrees.put(held)
+            let first = plan.nodeTrees.take(), second = plan.nodeTrees.take()
+            #expect(first != nil && second != nil && first !== second)
+            #expect(first === held || second === held)
+        }
     }
 
     /// One user sweeping widths: one resolved screen, one plan, an answer per width; another

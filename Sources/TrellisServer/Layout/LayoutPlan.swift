@@ -1,6 +1,9 @@
 import TrellisJSON
 import TrellisLayout
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 import TrellisScreens
 
 /// A resolved screen made into flexbox styles and prepared text for one kind of viewport: all of a
@@ -48,25 +51,42 @@ final class NodeTree: @unchecked Sendable {  // held by one layout at a time: No
     }
 }
 
-/// A place for one ``NodeTree``, taken and put back without a lock. A layout takes the tree, or
-/// makes one when another layout of the same plan holds it; putting back keeps the first tree
-/// returned and drops any other.
-final class NodeTreeShelf: Sendable {
-    private let slot = Atomic<Unmanaged<NodeTree>?>(nil)
+/// Places for ``NodeTree``s, taken and put back without a lock: one per processor, because each
+/// event loop may be laying the same plan out at once. A layout takes any tree, or makes one when
+/// other layouts hold them all; putting back fills an empty place, or drops the tree when there is
+/// none. So a plan keeps no more trees than layouts of it ever ran at the same time.
+final class NodeTreeShelf: @unchecked Sendable {  // its places are read and written only atomically
+    /// One place per processor: the server runs one event loop per processor by default.
+    static let places = max(1, min(64, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+
+    private let slots: UnsafeMutablePointer<Atomic<Unmanaged<NodeTree>?>>
+    private let count: Int
+
+    init(places: Int = NodeTreeShelf.places) {
+        count = places
+        slots = .allocate(capacity: places)
+        for index in 0..<places { (slots + index).initialize(to: Atomic(nil)) }
+    }
 
     func take() -> NodeTree? {
-        slot.exchange(nil, ordering: .acquiring)?.takeRetainedValue()
+        for index in 0..<count {
+            if let tree = slots[index].exchange(nil, ordering: .acquiring) { return tree.takeRetainedValue() }
+        }
+        return nil
     }
 
     func put(_ tree: NodeTree) {
         let retained = Unmanaged.passRetained(tree)
-        if !slot.compareExchange(expected: nil, desired: retained, ordering: .releasing).exchanged {
-            retained.release()
+        for index in 0..<count {
+            if slots[index].compareExchange(expected: nil, desired: retained, ordering: .releasing).exchanged { return }
         }
+        retained.release()
     }
 
     deinit {
-        slot.exchange(nil, ordering: .acquiring)?.release()
+        for index in 0..<count { slots[index].exchange(nil, ordering: .acquiring)?.release() }
+        slots.deinitialize(count: count)
+        slots.deallocate()
     }
 }
 
