@@ -60,7 +60,7 @@ public enum SnapshotCacheLimits {
 ///
 /// The table is split into shards by the key's hash (``shardCount``: one per
 /// ``SnapshotCacheLimits/entriesPerShard`` entries of capacity, a power of two). Each shard is a dictionary published
-/// by one atomic store. A hit hashes the key once, loads its shard's dictionary (one atomic load),
+/// by one atomic store, keyed by the key's hash, so that copying it retains one object per entry. A hit hashes the key once, loads its shard's dictionary (one atomic load),
 /// looks the key up and, the first time the entry is hit since the clock hand last passed it, does
 /// one relaxed store of its `referenced` bit: no lock in the request path. A miss encodes the
 /// value outside any lock, then, under its shard's `Mutex` (misses only), publishes a copy of that
@@ -78,27 +78,90 @@ public enum SnapshotCacheLimits {
 public final class SnapshotCache<Value: Sendable>: Sendable {
     /// One cached answer; `referenced` is CLOCK's bit, set by hits, cleared by the hand.
     final class Entry: Sendable {
+        let key: AnswerKey
         let body: Value
         let referenced = Atomic<Bool>(false)
-        init(_ body: Value) { self.body = body }
+        init(_ key: AnswerKey, _ body: Value) {
+            self.key = key
+            self.body = body
+        }
     }
 
-    /// A key with its hash computed once: the same hash picks the shard and places the key in
-    /// the shard's dictionary, so a lookup hashes the key's strings and arrays once.
-    struct HashedKey: Hashable {
+    /// The entries whose keys have one hash: one, or (two keys' 64-bit hashes are equal, which
+    /// is all but impossible but must still be right) several. A table is keyed by the hash, so
+    /// that copying a shard's table retains one object per entry rather than every string and
+    /// array of its key.
+    enum Bucket {
+        case one(Entry)
+        case several([Entry])
+
+        func entry(for key: AnswerKey) -> Entry? {
+            switch self {
+            case .one(let entry): entry.key == key ? entry : nil
+            case .several(let entries): entries.first { $0.key == key }
+            }
+        }
+
+        var entries: [Entry] {
+            switch self {
+            case .one(let entry): [entry]
+            case .several(let entries): entries
+            }
+        }
+    }
+
+    /// A key with its hash computed once: the same hash picks the shard and the bucket in the
+    /// shard's table, so a lookup hashes the key's strings and arrays once.
+    struct HashedKey {
         let key: AnswerKey
         let hash: Int
-        init(_ key: AnswerKey) {
+        init(_ key: AnswerKey, hash: Int? = nil) {  // a hash of the caller's: tests of colliding keys
             self.key = key
-            hash = key.hashValue
+            self.hash = hash ?? key.hashValue
         }
-        func hash(into hasher: inout Hasher) { hasher.combine(hash) }
-        static func == (a: HashedKey, b: HashedKey) -> Bool { a.hash == b.hash && a.key == b.key }
     }
 
     final class Table: AtomicReference, Sendable {
-        let entries: [HashedKey: Entry]
-        init(_ entries: [HashedKey: Entry]) { self.entries = entries }
+        let buckets: [Int: Bucket]
+        let count: Int
+        init(_ entries: Entries = Entries()) {
+            buckets = entries.buckets
+            count = entries.count
+        }
+
+        subscript(key: HashedKey) -> Entry? { buckets[key.hash]?.entry(for: key.key) }
+        var entries: some Sequence<Entry> { buckets.values.lazy.flatMap(\.entries) }
+    }
+
+    /// A shard's entries while a miss changes them: a copy of its table's, published as a new table.
+    struct Entries {
+        private(set) var buckets: [Int: Bucket] = [:]
+        private(set) var count = 0
+
+        init() {}
+
+        init(_ table: Table) {
+            buckets = table.buckets
+            count = table.count
+        }
+
+        subscript(key: HashedKey) -> Entry? { buckets[key.hash]?.entry(for: key.key) }
+
+        mutating func insert(_ entry: Entry, hash: Int) {
+            count += 1
+            guard let bucket = buckets[hash] else {
+                buckets[hash] = .one(entry)
+                return
+            }
+            buckets[hash] = .several(bucket.entries + [entry])
+        }
+
+        mutating func remove(_ key: HashedKey) {
+            guard let bucket = buckets[key.hash], bucket.entry(for: key.key) != nil else { return }
+            count -= 1
+            let rest = bucket.entries.filter { $0.key != key.key }
+            buckets[key.hash] = rest.isEmpty ? nil : rest.count == 1 ? .one(rest[0]) : .several(rest)
+        }
     }
 
     /// The eviction order of one class of entries of a shard, kept by misses under its lock.
@@ -108,7 +171,7 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
 
         /// Finds the entry to replace: the first one from the hand on that has not been hit since
         /// the hand last passed it, clearing the bits it passes (at most one full turn plus one).
-        mutating func victim(in entries: [HashedKey: Entry]) -> Int {
+        mutating func victim(in entries: Entries) -> Int {
             while true {
                 if hand >= keys.count { hand = 0 }
                 let index = hand
@@ -126,7 +189,7 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
 
     /// One part of the table: its entries, published whole, and its CLOCK rings.
     final class Shard: Sendable {
-        let table = ManagedAtomic(Table([:]))
+        let table = ManagedAtomic(Table())
         let rings = Mutex(Rings())
     }
 
@@ -158,10 +221,11 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
     public convenience init(carrying other: SnapshotCache, where keep: (AnswerKey) -> Bool) {
         self.init(capacity: other.capacity)
         for (from, to) in zip(other.shards, shards) {
-            var entries: [HashedKey: Entry] = [:]
+            var entries = Entries()
             var carried = Rings()
-            for (key, entry) in from.table.load(ordering: .acquiring).entries where keep(key.key) {
-                entries[key] = Entry(entry.body)
+            for entry in from.table.load(ordering: .acquiring).entries where keep(entry.key) {
+                let key = HashedKey(entry.key)
+                entries.insert(Entry(entry.key, entry.body), hash: key.hash)
                 if key.key.viewport == nil { carried.screens.keys.append(key) } else { carried.viewports.keys.append(key) }
             }
             to.table.store(Table(entries), ordering: .releasing)
@@ -169,16 +233,16 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
         }
     }
 
-    public var count: Int { shards.reduce(0) { $0 + $1.table.load(ordering: .acquiring).entries.count } }
+    public var count: Int { shards.reduce(0) { $0 + $1.table.load(ordering: .acquiring).count } }
 
     /// Whether `key` is cached now, without counting as a hit (tests, diagnostics).
     public func contains(_ key: AnswerKey) -> Bool {
         let hashed = HashedKey(key)
-        return shard(hashed).table.load(ordering: .acquiring).entries[hashed] != nil
+        return shard(hashed).table.load(ordering: .acquiring)[hashed] != nil
     }
 
     /// Every key cached now (tests, diagnostics).
-    var keys: [AnswerKey] { shards.flatMap { $0.table.load(ordering: .acquiring).entries.keys.map(\.key) } }
+    var keys: [AnswerKey] { shards.flatMap { $0.table.load(ordering: .acquiring).entries.map(\.key) } }
 
     private func shard(_ key: HashedKey) -> Shard { shards[key.hash & shardMask] }
 
@@ -189,7 +253,7 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
     ) throws(Failure) -> (body: Value, hit: Bool) {
         let hashed = HashedKey(key)
         let shard = shard(hashed)
-        if let entry = shard.table.load(ordering: .acquiring).entries[hashed] {
+        if let entry = shard.table.load(ordering: .acquiring)[hashed] {
             // Only the first hit after the hand passed writes: a popular entry's line stays shared.
             if !entry.referenced.load(ordering: .relaxed) { entry.referenced.store(true, ordering: .relaxed) }
             return (entry.body, true)
@@ -206,16 +270,16 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
         if isViewport && shardViewportCapacity == 0 || shardCapacity == 0 { return made }
         return shard.rings.withLock { rings in
             let current = shard.table.load(ordering: .acquiring)
-            if let raced = current.entries[key] { return raced.body }
-            var entries = current.entries
-            let entry = Entry(made)
+            if let raced = current[key] { return raced.body }
+            var entries = Entries(current)
+            let entry = Entry(key.key, made)
             if isViewport && rings.viewports.keys.count >= shardViewportCapacity {
                 Self.replace(in: &rings.viewports, &entries, with: key, entry)
             } else {
                 // A full shard with this key's class under its share: the screen class holds more
                 // than half, so it gives up one entry.
                 if entries.count >= shardCapacity { Self.evict(from: &rings.screens, &entries) }
-                entries[key] = entry
+                entries.insert(entry, hash: key.hash)
                 if isViewport { rings.viewports.keys.append(key) } else { rings.screens.keys.append(key) }
             }
             shard.table.store(Table(entries), ordering: .releasing)
@@ -224,17 +288,17 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
     }
 
     /// The victim's slot in the ring takes the new key.
-    private static func replace(in ring: inout Ring, _ entries: inout [HashedKey: Entry], with key: HashedKey, _ entry: Entry) {
+    private static func replace(in ring: inout Ring, _ entries: inout Entries, with key: HashedKey, _ entry: Entry) {
         let index = ring.victim(in: entries)
-        entries[ring.keys[index]] = nil
+        entries.remove(ring.keys[index])
         ring.keys[index] = key
-        entries[key] = entry
+        entries.insert(entry, hash: key.hash)
     }
 
     /// Removes the victim, closing the gap in the ring (the hand stays on the entry after it).
-    private static func evict(from ring: inout Ring, _ entries: inout [HashedKey: Entry]) {
+    private static func evict(from ring: inout Ring, _ entries: inout Entries) {
         let index = ring.victim(in: entries)
-        entries[ring.keys[index]] = nil
+        entries.remove(ring.keys[index])
         ring.keys.remove(at: index)
         ring.hand = index
     }

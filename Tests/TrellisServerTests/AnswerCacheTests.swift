@@ -17,6 +17,32 @@ import TrellisScreens
         cache.answer(for: key) { EncodedBody(bytes: bytes) }
     }
 
+    /// A shard's table is keyed by the keys' hashes: keys whose hashes are equal share a bucket and
+    /// are still found, replaced and removed one by one.
+    @Test func keysOfOneHashShareABucketAndStayApart() {
+        typealias Cache = AnswerCache
+        let keys = (1...3).map { Cache.HashedKey(Self.key(width: Float($0)), hash: 7) }
+        let other = Cache.HashedKey(Self.key(width: 4), hash: 8)
+        var entries = Cache.Entries()
+        for (n, key) in (keys + [other]).enumerated() {
+            entries.insert(Cache.Entry(key.key, EncodedBody(bytes: [UInt8(n)])), hash: key.hash)
+        }
+        #expect(entries.count == 4)
+        #expect((keys + [other]).enumerated().allSatisfy { n, key in entries[key]?.body.bytes == [UInt8(n)] })
+        #expect(entries[Cache.HashedKey(Self.key(width: 5), hash: 7)] == nil, "same hash, another key")
+        entries.remove(keys[1])
+        entries.remove(keys[1])
+        #expect(entries.count == 3)
+        #expect(entries[keys[1]] == nil && entries[keys[0]]?.body.bytes == [0] && entries[keys[2]]?.body.bytes == [2])
+        let table = Cache.Table(entries)
+        #expect(table.count == 3 && table[keys[2]]?.body.bytes == [2] && table[keys[1]] == nil)
+        #expect(Set(table.entries.map { $0.body.bytes[0] }) == [0, 2, 3])
+        entries.remove(keys[0])
+        entries.remove(keys[2])
+        entries.remove(other)
+        #expect(entries.count == 0 && entries.buckets.isEmpty)
+    }
+
     @Test func layoutsFillAtMostHalfTheCacheAndEvictEachOther() {
         let cache = AnswerCache(capacity: 4)
         for width in [300, 301, 302, 303] as [Float] { Self.ask(cache, Self.key(width: width)) }
