@@ -24,8 +24,8 @@ extension FlexLayoutEngine {
             return
         }
         let isText = node.hasMeasureFunction
-        let fractionalWidth = hasFraction(nodeWidth * scale)
-        let fractionalHeight = hasFraction(nodeHeight * scale)
+        let fractionalWidth = isText && hasFraction(nodeWidth * scale)
+        let fractionalHeight = isText && hasFraction(nodeHeight * scale)
         let roundedLeft = roundValueToPixelGrid(absoluteNodeLeft, scale, forceCeil: false, forceFloor: isText)
         let roundedTop = roundValueToPixelGrid(absoluteNodeTop, scale, forceCeil: false, forceFloor: isText)
         node.layout.frame = LayoutFrame(
@@ -47,6 +47,7 @@ extension FlexLayoutEngine {
 }
 
 /// Rounds `value` (points) to the nearest multiple of `1 / pointScaleFactor`, or up/down when forced.
+@inline(__always)  // six edges per node on every layout
 func roundValueToPixelGrid(_ value: Double, _ pointScaleFactor: Double, forceCeil: Bool, forceFloor: Bool) -> Float {
     var scaled = value * pointScaleFactor
     var fraction = fractionalPart(scaled)

@@ -52,7 +52,7 @@ public enum SnapshotCacheLimits {
     public static let layoutPlans = 256
     /// Entries of capacity per shard: what a miss copies at most. A cache of less than twice
     /// this capacity is one shard, whose CLOCK runs over the whole table.
-    public static let entriesPerShard = 64
+    public static let entriesPerShard = 32
 }
 
 /// Values made from one snapshot (encoded answers, resolved screens), shared by every request that

@@ -79,11 +79,11 @@ import TrellisScreens
         #expect(Self.ask(cache, late).hit)
     }
 
-    /// The shipped size is 64 shards of 64 (a miss copies one shard): the sweep still cannot
+    /// The shipped size is 128 shards of 32 (a miss copies one shard): the sweep still cannot
     /// push out the repeated viewport or any screen answer, and a new viewport is cached again.
     @Test func theDefaultCacheIsShardedAndASweepKeepsTheRepeatedViewport() {
         let cache = AnswerCache()
-        #expect(cache.shardCount == 64)
+        #expect(cache.shardCount == 128)
         #expect(cache.viewportCapacity == 2048)
         let screens = (0..<500).map { Self.key(screen: "screen-\($0)") }
         for key in screens { Self.ask(cache, key) }
