@@ -248,6 +248,7 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
 
     /// The cached answer for `key`, or `make()`'s, stored for the next request (evicting one when full).
     /// - Returns: the body, and whether it came from the cache.
+    @inline(never)  // inlined into a caller, it made that caller copy its request for the closure: 1.2 K instructions a hit
     public func answer<Failure: Error>(
         for key: AnswerKey, make: () throws(Failure) -> Value
     ) throws(Failure) -> (body: Value, hit: Bool) {
