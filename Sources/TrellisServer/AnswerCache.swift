@@ -59,9 +59,10 @@ public enum SnapshotCacheLimits {
 /// reads it, keyed by what they are a pure function of.
 ///
 /// The table is split into shards by the key's hash (``shardCount``: one per
-/// ``SnapshotCacheLimits/entriesPerShard`` entries of capacity, a power of two). Each shard is a dictionary published
-/// by one atomic store, keyed by the key's hash, so that copying it retains one object per entry. A hit hashes the key once, loads its shard's dictionary (one atomic load),
-/// looks the key up and, the first time the entry is hit since the clock hand last passed it, does
+/// ``SnapshotCacheLimits/entriesPerShard`` entries of capacity, a power of two). Each shard is a
+/// dictionary published by one atomic store, keyed by the key's hash so that copying it retains
+/// one object per entry. A hit hashes the key once, loads its shard's dictionary (one atomic
+/// load), looks the key up and, the first time the entry is hit since the clock hand last passed it, does
 /// one relaxed store of its `referenced` bit: no lock in the request path. A miss encodes the
 /// value outside any lock, then, under its shard's `Mutex` (misses only), publishes a copy of that
 /// shard with it added: a miss copies at most ``SnapshotCacheLimits/entriesPerShard`` entries, not the whole table,
@@ -248,7 +249,7 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
 
     /// The cached answer for `key`, or `make()`'s, stored for the next request (evicting one when full).
     /// - Returns: the body, and whether it came from the cache.
-    @inline(never)  // inlined into a caller, it made that caller copy its request for the closure: 1.2 K instructions a hit
+    @inline(never)  // inlined, it made its callers copy their request into `make`: 1.2 K instructions a hit
     public func answer<Failure: Error>(
         for key: AnswerKey, make: () throws(Failure) -> Value
     ) throws(Failure) -> (body: Value, hit: Bool) {
