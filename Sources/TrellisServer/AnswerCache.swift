@@ -158,10 +158,16 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
         }
 
         mutating func remove(_ key: HashedKey) {
-            guard let bucket = buckets[key.hash], bucket.entry(for: key.key) != nil else { return }
+            switch buckets[key.hash] {
+            case .one(let entry) where entry.key == key.key:
+                buckets[key.hash] = nil
+            case .several(let entries) where entries.contains(where: { $0.key == key.key }):
+                let rest = entries.filter { $0.key != key.key }  // a bucket of several holds two or more
+                buckets[key.hash] = rest.count == 1 ? .one(rest[0]) : .several(rest)
+            default:
+                return
+            }
             count -= 1
-            let rest = bucket.entries.filter { $0.key != key.key }
-            buckets[key.hash] = rest.isEmpty ? nil : rest.count == 1 ? .one(rest[0]) : .several(rest)
         }
     }
 
