@@ -123,30 +123,17 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
     }
 
     final class Table: AtomicReference, Sendable {
-        let buckets: [Int: Bucket]
-        let count: Int
-        init(_ entries: Entries = Entries()) {
-            buckets = entries.buckets
-            count = entries.count
-        }
-
-        subscript(key: HashedKey) -> Entry? { buckets[key.hash]?.entry(for: key.key) }
-        var entries: some Sequence<Entry> { buckets.values.lazy.flatMap(\.entries) }
+        let entries: Entries
+        init(_ entries: Entries = Entries()) { self.entries = entries }
     }
 
-    /// A shard's entries while a miss changes them: a copy of its table's, published as a new table.
+    /// A shard's entries: a table's, and the copy a miss changes and publishes as a new table.
     struct Entries {
         private(set) var buckets: [Int: Bucket] = [:]
         private(set) var count = 0
 
-        init() {}
-
-        init(_ table: Table) {
-            buckets = table.buckets
-            count = table.count
-        }
-
         subscript(key: HashedKey) -> Entry? { buckets[key.hash]?.entry(for: key.key) }
+        var all: some Sequence<Entry> { buckets.values.lazy.flatMap(\.entries) }
 
         mutating func insert(_ entry: Entry, hash: Int) {
             count += 1
@@ -230,7 +217,7 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
         for (from, to) in zip(other.shards, shards) {
             var entries = Entries()
             var carried = Rings()
-            for entry in from.table.load(ordering: .acquiring).entries where keep(entry.key) {
+            for entry in from.table.load(ordering: .acquiring).entries.all where keep(entry.key) {
                 let key = HashedKey(entry.key)
                 entries.insert(Entry(entry.key, entry.body), hash: key.hash)
                 if key.key.viewport == nil { carried.screens.keys.append(key) } else { carried.viewports.keys.append(key) }
@@ -240,16 +227,16 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
         }
     }
 
-    public var count: Int { shards.reduce(0) { $0 + $1.table.load(ordering: .acquiring).count } }
+    public var count: Int { shards.reduce(0) { $0 + $1.table.load(ordering: .acquiring).entries.count } }
 
     /// Whether `key` is cached now, without counting as a hit (tests, diagnostics).
     public func contains(_ key: AnswerKey) -> Bool {
         let hashed = HashedKey(key)
-        return shard(hashed).table.load(ordering: .acquiring)[hashed] != nil
+        return shard(hashed).table.load(ordering: .acquiring).entries[hashed] != nil
     }
 
     /// Every key cached now (tests, diagnostics).
-    var keys: [AnswerKey] { shards.flatMap { $0.table.load(ordering: .acquiring).entries.map(\.key) } }
+    var keys: [AnswerKey] { shards.flatMap { $0.table.load(ordering: .acquiring).entries.all.map(\.key) } }
 
     private func shard(_ key: HashedKey) -> Shard { shards[key.hash & shardMask] }
 
@@ -261,7 +248,7 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
     ) throws(Failure) -> (body: Value, hit: Bool) {
         let hashed = HashedKey(key)
         let shard = shard(hashed)
-        if let entry = shard.table.load(ordering: .acquiring)[hashed] {
+        if let entry = shard.table.load(ordering: .acquiring).entries[hashed] {
             // Only the first hit after the hand passed writes: a popular entry's line stays shared.
             if !entry.referenced.load(ordering: .relaxed) { entry.referenced.store(true, ordering: .relaxed) }
             return (entry.body, true)
@@ -278,8 +265,8 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
         if isViewport && shardViewportCapacity == 0 || shardCapacity == 0 { return made }
         return shard.rings.withLock { rings in
             let current = shard.table.load(ordering: .acquiring)
-            if let raced = current[key] { return raced.body }
-            var entries = Entries(current)
+            if let raced = current.entries[key] { return raced.body }
+            var entries = current.entries
             let entry = Entry(key.key, made)
             if isViewport && rings.viewports.keys.count >= shardViewportCapacity {
                 Self.replace(in: &rings.viewports, &entries, with: key, entry)

@@ -1,9 +1,7 @@
 import TrellisJSON
 import TrellisLayout
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
+import TrellisHTTP
 import TrellisScreens
 
 /// A resolved screen made into flexbox styles and prepared text for one kind of viewport: all of a
@@ -56,8 +54,8 @@ final class NodeTree: @unchecked Sendable {  // held by one layout at a time: No
 /// other layouts hold them all; putting back fills an empty place, or drops the tree when there is
 /// none. So a plan keeps no more trees than layouts of it ever ran at the same time.
 final class NodeTreeShelf: @unchecked Sendable {  // its places are read and written only atomically
-    /// One place per processor: the server runs one event loop per processor by default.
-    static let places = max(1, min(64, sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    /// One place per event loop the server runs by default (one per processor).
+    static let places = HTTPServer.Configuration().eventLoopCount
 
     private let slots: UnsafeMutablePointer<Atomic<Unmanaged<NodeTree>?>>
     private let count: Int
