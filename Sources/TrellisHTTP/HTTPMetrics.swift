@@ -1,9 +1,10 @@
 import Metrics
 
-/// The server's metrics, recorded through swift-metrics (the application bootstraps the backend):
+/// The server's metrics, recorded through swift-metrics (the factory the server was given, else
+/// the bootstrapped backend):
 /// - `http_requests_total{route,status}` counter,
 /// - `http_request_duration_seconds{route}` timer,
-/// - `http_open_connections` gauge (recorded by the server, not here).
+/// - `http_open_connections` gauge (counted by the server, not here).
 ///
 /// Each event loop owns one `HTTPMetrics`, so the handle caches are read and filled by one
 /// thread only: no lock in the request path beyond what the metrics backend itself takes.

@@ -39,8 +39,9 @@ public final class HTTPServer: Sendable {
         self.init(configuration: configuration, responder: responder, logger: logger, metricsFactory: MetricsSystem.factory)
     }
 
-    /// Records metrics through `metricsFactory` instead of the bootstrapped system (tests).
-    init(configuration: Configuration, responder: some HTTPResponder, logger: Logger, metricsFactory: any MetricsFactory) {
+    /// Records metrics through `metricsFactory` instead of the bootstrapped system, so that an
+    /// application (or a test) reports them in the registry it serves.
+    public init(configuration: Configuration, responder: some HTTPResponder, logger: Logger, metricsFactory: any MetricsFactory) {
         self.configuration = configuration
         self.responder = responder
         self.logger = logger
@@ -196,7 +197,9 @@ final class ServerCore: Sendable {
     private let loopsHoldingListeners: Atomic<Int>
     /// The connection limit in force (`Configuration.connectionLimit(descriptorLimit:)`).
     let maxConnections: Int
-    private let connectionsGauge: Gauge
+    /// Counted up and down rather than set, so that every server of a process (an application
+    /// with its admin listener) adds to one figure instead of overwriting it.
+    private let openConnectionsMeter: Meter
     private let droppedReplies: Counter
     private let reclaimedSilent: Counter
     private let reclaimedKeptAlive: Counter
@@ -204,7 +207,7 @@ final class ServerCore: Sendable {
 
     init(configuration: HTTPServer.Configuration, responder: any HTTPResponder, logger: Logger, listeners: [Int32],
          loops: [EventLoop], maxConnections: Int, stopped: DispatchGroup, metricsFactory: any MetricsFactory) {
-        connectionsGauge = Gauge(label: "http_open_connections", factory: metricsFactory)
+        openConnectionsMeter = Meter(label: "http_open_connections", factory: metricsFactory)
         droppedReplies = Counter(label: "http_deferred_replies_dropped_total", factory: metricsFactory)
         reclaimedSilent = Counter(label: "http_connections_reclaimed_total", dimensions: [("state", "silent")], factory: metricsFactory)
         reclaimedKeptAlive = Counter(label: "http_connections_reclaimed_total", dimensions: [("state", "keepalive")], factory: metricsFactory)
@@ -240,13 +243,13 @@ final class ServerCore: Sendable {
             openConnections.subtract(1, ordering: .relaxed)
             return false
         }
-        connectionsGauge.record(now)
+        openConnectionsMeter.increment()
         return true
     }
 
     func connectionClosed() {
-        let (_, now) = openConnections.subtract(1, ordering: .relaxed)
-        connectionsGauge.record(now)
+        openConnections.subtract(1, ordering: .relaxed)
+        openConnectionsMeter.decrement()
     }
 
     /// An idle connection was closed so that a newcomer could have its slot.

@@ -71,14 +71,14 @@ public final class Application: Sendable {
         if let adminPort = configuration.admin.port {
             let publicResponder = TrellisResponder(state: state, control: control)
             let adminResponder = TrellisResponder(adminOnly: admin)
-            server = HTTPServer(configuration: http, responder: publicResponder, logger: logger)
+            server = HTTPServer(configuration: http, responder: publicResponder, logger: logger, metricsFactory: state.metricsFactory)
             var adminHTTP = http
             adminHTTP.port = adminPort
-            adminServer = HTTPServer(configuration: adminHTTP, responder: adminResponder, logger: logger)
+            adminServer = HTTPServer(configuration: adminHTTP, responder: adminResponder, logger: logger, metricsFactory: state.metricsFactory)
             routeTable = publicResponder.router.table + adminResponder.router.table
         } else {
             let responder = TrellisResponder(state: state, control: control, admin: admin)
-            server = HTTPServer(configuration: http, responder: responder, logger: logger)
+            server = HTTPServer(configuration: http, responder: responder, logger: logger, metricsFactory: state.metricsFactory)
             adminServer = nil
             routeTable = responder.router.table
         }

@@ -17,10 +17,13 @@ public final class ServerState: Sendable {
     /// The `Vary` of screen answers: the encoding, the format, and every header the user context is read from.
     public let screenVary: String
     public let metrics: PrometheusCollectorRegistry
+    /// Makes every metric of the application in `metrics`, the registry `/metrics` serves, and not
+    /// in whatever `MetricsSystem` was bootstrapped with.
+    public let metricsFactory: PrometheusMetricsFactory
     /// Seconds since 1970 (UTC): the `now` that date rules compare with. Tests set their own.
     public let clock: @Sendable () -> Double
-    private let answerCacheHits = Counter(label: "trellis_answer_cache_hits_total")
-    private let answerCacheMisses = Counter(label: "trellis_answer_cache_misses_total")
+    private let answerCacheHits: CoreMetrics.Counter
+    private let answerCacheMisses: CoreMetrics.Counter
     private let draining = ManagedAtomic(false)
 
     public init(
@@ -29,6 +32,9 @@ public final class ServerState: Sendable {
     ) {
         self.store = store
         self.metrics = metrics
+        metricsFactory = PrometheusMetricsFactory(registry: metrics)
+        answerCacheHits = CoreMetrics.Counter(label: "trellis_answer_cache_hits_total", factory: metricsFactory)
+        answerCacheMisses = CoreMetrics.Counter(label: "trellis_answer_cache_misses_total", factory: metricsFactory)
         self.clock = clock
         contextReader = ContextReader(configuration: configuration.context)
         screenVary = (["Accept-Encoding", "Accept"] + ContextReader.varyHeaders).joined(separator: ", ")

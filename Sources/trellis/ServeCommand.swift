@@ -24,6 +24,7 @@ struct ServeCommand: ParsableCommand {
             return handler
         }
         let registry = PrometheusCollectorRegistry()
+        // The application makes its own metrics in `registry`; this is for any library's.
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         let logger = Logger(label: "trellis")
 

@@ -68,7 +68,7 @@ import TrellisTesting
         #expect(silent.count { !Self.isOpen($0) } == 2)
         #expect(idle.count { !Self.isOpen($0) } == 3)
         #expect(Self.reclaimed(metrics, "silent") == 2)
-        #expect(try metrics.expectGauge("http_open_connections").lastValue == 16)
+        #expect(try metrics.expectMeter("http_open_connections").lastValue == 16)
     }
 
     @Test func busyConnectionsAreNeverReclaimedAndTheOldestIdleGoesFirst() throws {

@@ -56,7 +56,7 @@ struct CapturingLogHandler: LogHandler {
         client.send("GET /hello?x=1 HTTP/1.1\r\nHost: a\r\nX-Request-Id: req-42\r\n\r\nGET /nowhere HTTP/1.1\r\nHost: a\r\n\r\n")
         #expect(client.readResponse()?.status == 200)
         #expect(client.readResponse()?.status == 404)
-        #expect(try metrics.expectGauge("http_open_connections").lastValue == 1)
+        #expect(try metrics.expectMeter("http_open_connections").lastValue == 1)
         stop(server)
 
         let lines = try log.jsonLines()
@@ -76,7 +76,7 @@ struct CapturingLogHandler: LogHandler {
         #expect(try metrics.expectCounter("http_requests_total", [("route", "/hello"), ("status", "200")]).totalValue == 1)
         #expect(try metrics.expectCounter("http_requests_total", [("route", "unmatched"), ("status", "404")]).totalValue == 1)
         #expect(try metrics.expectTimer("http_request_duration_seconds", [("route", "/hello")]).values.count == 1)
-        #expect(try metrics.expectGauge("http_open_connections").lastValue == 0)
+        #expect(try metrics.expectMeter("http_open_connections").lastValue == 0)
     }
 
     @Test func accessLogCanBeSwitchedOff() throws {

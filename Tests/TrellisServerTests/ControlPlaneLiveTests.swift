@@ -88,6 +88,12 @@ import TrellisTesting
         let admin = try TestClient(port: application.adminPort)
         #expect(try admin.exchange("GET", "/admin/rollouts", token: Self.token).status == 200)
         #expect(try admin.exchange("GET", "/v1/screens/home", token: nil).status == 404)
+
+        // One registry for both listeners: their connections add up, and an admin write is counted.
+        #expect(try admin.exchange("PUT", "/admin/rollouts/banner", token: Self.token, body: #"{"percentage": 30}"#).status == 200)
+        let metrics = try public_.exchange("GET", "/metrics", token: nil).text
+        #expect(metrics.contains("\nhttp_open_connections 2.0\n"), "\(metrics)")
+        #expect(metrics.contains(#"trellis_runtime_changes_total{result="committed"} 1"#), "\(metrics)")
     }
 
     @Test func tooManyFailedTokensFromOneAddressAre429() throws {

@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import Prometheus
 import Synchronization
 import Testing
 import TrellisHTTP
@@ -6,6 +8,7 @@ import TrellisJSON
 import TrellisLayout
 import TrellisScreens
 import TrellisTargeting
+import TrellisTesting
 import TrellisText
 @testable import TrellisServer
 
@@ -115,6 +118,64 @@ import TrellisText
         #expect(keys.contains { $0.viewport == nil })
         #expect(keys.contains { $0.viewport?.width == 390 })
         #expect(keys.contains { $0.viewport?.width == 339 }, "the newest sweep width replaced an older one")
+    }
+
+    /// Issue 10's test as a client sees it: over a real socket, after 10,000 distinct viewports
+    /// through the shipped cache, a viewport asked twice is a hit the second time, and a screen
+    /// answer cached before the sweep is still a hit — counted by `/metrics`, which reports the
+    /// application's own registry.
+    @Test func afterTenThousandViewportsARepeatedOneIsAHitAgainOnMetrics() throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-data-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let app = try Application(
+            configDirectory: config.url, configuration: .live(dataDirectory: data), logger: Logger(label: "test"),
+            metrics: PrometheusCollectorRegistry())
+        try app.start()
+        defer {
+            app.shutdown()
+            app.waitUntilStopped()
+        }
+        func get(_ target: String) throws -> WireResponse {
+            let client = try TestClient(port: app.port)
+            client.send("GET \(target) HTTP/1.1\r\nHost: t\r\n\r\n")
+            return try #require(client.readResponse(), "\(target)")
+        }
+        func counted() throws -> (hits: Int, misses: Int) {
+            let text = try get("/metrics").text
+            func value(_ name: String) -> Int {
+                let line = text.split(separator: "\n").first { $0.hasPrefix(name + " ") }
+                return line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
+            }
+            return (value("trellis_answer_cache_hits_total"), value("trellis_answer_cache_misses_total"))
+        }
+
+        #expect(try get("/v1/screens/feed?user=u1").status == 200)
+        let sweep = 10_000
+        // Pipelined in batches of 100 on a connection each (a connection serves 1,000 at most):
+        // one write per batch keeps a debug build quick.
+        for batch in stride(from: 0, to: sweep, by: 100) {
+            let client = try TestClient(port: app.port, timeout: 30)
+            client.send((batch..<batch + 100).map {
+                "GET /v1/screens/feed/layout?user=u1&width=\(300 + Double($0) / 100)&height=700 HTTP/1.1\r\nHost: t\r\n\r\n"
+            }.joined())
+            for n in batch..<batch + 100 { #expect(client.readResponse()?.status == 200, "width \(300 + Double(n) / 100)") }
+        }
+        let afterSweep = try counted()
+        #expect(afterSweep.misses >= 1 + sweep)
+
+        let fresh = "/v1/screens/feed/layout?user=u1&width=391&height=844"
+        let first = try get(fresh)
+        let second = try get(fresh)
+        #expect(first.status == 200 && second.status == 200)
+        #expect(second.body == first.body)
+        let afterFresh = try counted()
+        #expect(afterFresh.misses == afterSweep.misses + 1, "the first request of a new viewport is a miss")
+        #expect(afterFresh.hits == afterSweep.hits + 1, "its second is a hit: the sweep left room for it")
+
+        #expect(try get("/v1/screens/feed?user=u1").status == 200)
+        let afterScreen = try counted()
+        #expect(afterScreen.hits == afterFresh.hits + 1, "the screen answer outlived the sweep")
+        #expect(afterScreen.misses == afterFresh.misses)
     }
 
     /// Viewports of three kinds, each odd in its own way.

@@ -24,12 +24,12 @@ public final class ControlPlane: Sendable {
     public let readQueue = DispatchQueue(label: "trellis.control.read", attributes: .concurrent)
     /// The configuration the current snapshot was built on; replaced only on `writeQueue`.
     private let baseline: Mutex<ConfigBaseline>
-    private let committed = Counter(label: "trellis_runtime_changes_total", dimensions: [("result", "committed")])
+    private let committed: Counter
     /// Changes refused before the store: invalid, stale `If-Match`, nothing to promote, …
-    let refused = Counter(label: "trellis_runtime_changes_total", dimensions: [("result", "refused")])
-    private let failed = Counter(label: "trellis_runtime_changes_total", dimensions: [("result", "failed")])
+    let refused: Counter
+    private let failed: Counter
     /// How long a durable commit takes (the fsync a write's answer waits for).
-    private let commitTime = Timer(label: "trellis_runtime_commit_seconds")
+    private let commitTime: Timer
 
     /// The configuration the current snapshot was built on.
     var currentBaseline: ConfigBaseline { baseline.withLock { $0 } }
@@ -86,6 +86,14 @@ public final class ControlPlane: Sendable {
         self.builder = SnapshotBuilder(loader: loader)
         self.baseline = Mutex(baseline)
         self.logger = logger
+        let factory = state.metricsFactory
+        func changes(_ result: String) -> Counter {
+            Counter(label: "trellis_runtime_changes_total", dimensions: [("result", result)], factory: factory)
+        }
+        committed = changes("committed")
+        refused = changes("refused")
+        failed = changes("failed")
+        commitTime = Timer(label: "trellis_runtime_commit_seconds", factory: factory)
     }
 
     /// Re-reads the configuration directory; publishes it (with new revisions for changed screen
