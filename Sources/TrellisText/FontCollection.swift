@@ -38,6 +38,10 @@ public struct FontCollection: Sendable {
         return face
     }
 
+    /// True when no face was added: nothing can be measured. Every request for a layout asks, so
+    /// it looks at the table rather than list the families.
+    public var isEmpty: Bool { faces.isEmpty }
+
     /// Family names present, sorted.
     public var families: [String] {
         faces.values.compactMap { $0.first?.family }.sorted()

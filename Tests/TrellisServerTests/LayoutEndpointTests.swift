@@ -120,6 +120,18 @@ import TrellisText
         #expect(keys.contains { $0.viewport?.width == 339 }, "the newest sweep width replaced an older one")
     }
 
+    @Test func withoutFontsEveryLayoutIs503AndSaysWhereThePacksGo() throws {
+        let app = try InProcessApp(try TemporaryConfig())
+        #expect(app.state.store.snapshot.fonts.isEmpty)
+        #expect(app.request("/v1/screens/home?user=u1").status == .ok, "screens need no fonts")
+        for target in ["/v1/screens/home/layout?\(Self.viewport)", "/preview/home?\(Self.viewport)"] {
+            let response = app.request(target)
+            #expect(response.status == .serviceUnavailable, "\(target)")
+            #expect(String(decoding: response.body, as: UTF8.self).contains("put the font metrics packs (*.trfm) in the configuration's fonts/ directory"))
+        }
+        #expect(!(try InProcessApp(config).state.store.snapshot.fonts.isEmpty))
+    }
+
     /// Issue 10's test as a client sees it: over a real socket, after 10,000 distinct viewports
     /// through the shipped cache, a viewport asked twice is a hit the second time, and a screen
     /// answer cached before the sweep is still a hit — counted by `/metrics`, which reports the

@@ -96,7 +96,7 @@ extension Endpoints {
         "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; font-src 'self'; base-uri 'none'; form-action 'none'"
 
     static func requireFonts(_ snapshot: Snapshot) throws(Problem) {
-        guard snapshot.fonts.families.isEmpty else { return }
+        guard snapshot.fonts.isEmpty else { return }
         throw Problem(
             .serviceUnavailable,
             "no fonts are loaded, so text cannot be measured: put the font metrics packs (*.trfm) in the configuration's fonts/ directory and reload")
