@@ -124,6 +124,7 @@ let package = Package(
                 "TrellisTesting", "TrellisCrypto", "TrellisStore", "TrellisRoutes",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: strict),

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import Prometheus
 import Testing
@@ -123,7 +124,7 @@ import TrellisJSON
     }
 
     @Test func metricsAreInPrometheusTextFormat() {
-        app.state.metrics.makeCounter(name: "probe_total", labels: [("k", "v")]).increment()
+        CoreMetrics.Counter(label: "probe_total", dimensions: [("k", "v")], factory: app.state.metricsFactory).increment()
         let response = app.request("/metrics")
         #expect(response.headers["Content-Type"] == "text/plain; version=0.0.4; charset=utf-8")
         #expect(response.text.contains("probe_total{k=\"v\"} 1"))

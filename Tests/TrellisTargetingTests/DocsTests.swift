@@ -27,8 +27,9 @@ import TrellisTesting
 
     @Test func explainExampleIsVerbatim() throws {
         let request = try block(after: "<!-- example: explain request -->")
-        let expression = try #require(
-            try DiagnosticsCollector.decode(Array(request.utf8), source: "docs") { RuleExpression.decode($0, at: .root, $1) }.get())
+        let expression = try DiagnosticsCollector.decode(Array(request.utf8), source: "docs") {
+            RuleExpression.decode($0, at: .root, $1)
+        }.get()
         let context = UserContext(userID: "user-1", attributes: ["membership": "gold"])
         let explanation = Evaluator(try exampleConfiguration()).explain(expression, for: context)
         #expect(JSONWriter.string(explanation.jsonValue, style: .pretty) == (try block(after: "<!-- example: explain -->")))
