@@ -1,0 +1,105 @@
+// libFuzzer entry for what ops and screen authors send: a screen document, as `PUT /admin/screens/{id}`
+// and `Config/screens/*.json` give it. Built by scripts/fuzz-screens with the sources of TrellisJSON,
+// TrellisTargeting, TrellisLayout, TrellisLayoutJSON and TrellisScreens compiled as one module (not
+// part of the package), the shipped Config/targeting.json and templates compiled in. The input is
+// the document. Invariants:
+//   - a document refused has at least one diagnostic, each with a message, and locating them in
+//     the document (the server's error answer) does not crash;
+//   - a document accepted and whose references check resolves, for users, platforms and every
+//     schema version, to a tree that encodes as JSON that parses again; its parameters fill in or
+//     fail with a message;
+//   - an accepted screen, encoded in the authoring shape, decodes again to the same encoding and
+//     the same decisions (what an author gets back to edit must be publishable as it is).
+
+let targeting: TargetingConfiguration = {
+    guard case .success(let configuration) = TargetingConfiguration.decode(Array(shippedTargetingJSON.utf8), source: "targeting.json")
+    else { fatalError("Config/targeting.json does not decode") }
+    return configuration
+}()
+
+let templates: TemplateLibrary = {
+    TemplateLibrary(shippedTemplates.map { id, text in
+        guard case .success(let template) = TemplateLibrary.decode(Array(text.utf8), source: "templates/\(id).json", expectedID: id)
+        else { fatalError("Config/templates/\(id).json does not decode") }
+        return template
+    })
+}()
+
+let decoder = ScreenDecoder()
+let resolver = ScreenResolver()
+let evaluator = Evaluator(targeting)
+let contexts = [
+    UserContext(),
+    UserContext(userID: "u1", platform: "ios", appVersion: SemanticVersion("5.3.0"), attributes: ["membership": "gold"]),
+    UserContext(userID: "u-2", platform: "android", appVersion: SemanticVersion("4.9.0"), locale: "de-DE", country: "DE"),
+    UserContext(userID: "u3", platform: "web", appVersion: SemanticVersion("6.0.1"), attributes: ["tier": "free"]),
+]
+
+func checkRefused(_ error: DiagnosticsError, _ bytes: [UInt8]) {
+    precondition(!error.diagnostics.isEmpty, "a refused screen without a diagnostic")
+    precondition(!error.description.isEmpty, "a refused screen without a message")
+    if let document = try? JSONParser.parse(bytes) { _ = error.locating(in: document).description }
+}
+
+func serve(_ screen: Screen) {
+    let decisions = resolver.decisions(of: screen)
+    for context in contexts {
+        let outcomes = resolver.outcomes(of: decisions, for: context, evaluator: evaluator)
+        _ = decisions.reachability(of: outcomes)
+        for version in 1...ComponentRegistry.latestSchemaVersion {
+            var resolved = resolver.resolve(screen, decisions: decisions, outcomes: outcomes, clientSchemaVersion: version)
+            if resolved.usesParameters {
+                let given = Dictionary(screen.parameters.map { ($0.name, JSONValue.string("42")) }, uniquingKeysWith: { a, _ in a })
+                do {
+                    resolved = try resolved.substituting(given)
+                } catch {
+                    precondition(!"\(error)".isEmpty, "a parameter error without a message")
+                    continue
+                }
+            }
+            let encoded = JSONWriter.encode(resolved.jsonValue(revision: 1))
+            precondition((try? JSONParser.parse(encoded)) != nil, "a resolved screen's JSON does not parse")
+        }
+    }
+}
+
+/// The screen as an author writes it: the served envelope (`jsonValue(revision:)`) without the revision.
+func authored(_ screen: Screen) -> JSONValue {
+    var members: [(String, JSONValue)] = [("id", .string(screen.id)), ("schemaVersion", .number(screen.schemaVersion))]
+    if let title = screen.title { members.append(("title", .string(title))) }
+    if !screen.metadata.isEmpty { members.append(("metadata", JSONValue(.object(screen.metadata)))) }
+    members.append(("root", screen.root.jsonValue))
+    return .object(members)
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    let screen: Screen
+    switch decoder.decode(bytes, source: "fuzz.json", expectedID: nil, templates: templates) {
+    case .failure(let error):
+        checkRefused(error, bytes)
+        return 0
+    case .success(let decoded):
+        screen = decoded
+    }
+    do throws(DiagnosticsError) {
+        try screen.checkReferences(in: targeting, source: "fuzz.json")
+    } catch {
+        checkRefused(error, bytes)
+        return 0
+    }
+    serve(screen)
+
+    let stored = JSONWriter.encode(authored(screen))
+    switch decoder.decode(stored, source: "stored.json", expectedID: screen.id, templates: templates) {
+    case .failure(let error):
+        preconditionFailure("an accepted screen, encoded, is refused: \(error)\n\(String(decoding: stored, as: UTF8.self))")
+    case .success(let again):
+        precondition(JSONWriter.encode(authored(again)) == stored, "an accepted screen, encoded and decoded, encodes otherwise")
+        precondition(
+            resolver.decisions(of: again).count == resolver.decisions(of: screen).count,
+            "an accepted screen, encoded and decoded, has other decisions")
+    }
+    return 0
+}
