@@ -1,8 +1,9 @@
 // libFuzzer entry for what ops and screen authors send: a screen document, as `PUT /admin/screens/{id}`
-// and `Config/screens/*.json` give it. Built by scripts/fuzz-screens with the sources of TrellisJSON,
-// TrellisTargeting, TrellisLayout, TrellisLayoutJSON and TrellisScreens compiled as one module (not
-// part of the package), the shipped Config/targeting.json and templates compiled in. The input is
-// the document. Invariants:
+// and `Config/screens/*.json` give it, or a targeting configuration, as `Config/targeting.json`. Built
+// by scripts/fuzz-screens with the sources of TrellisJSON, TrellisTargeting, TrellisLayout,
+// TrellisLayoutJSON and TrellisScreens compiled as one module (not part of the package), the shipped
+// Config/targeting.json, templates and screens compiled in. The input is the document: one with a
+// `root` member is a screen, any other a targeting configuration. Invariants for a screen:
 //   - a document refused has at least one diagnostic, each with a message, and locating them in
 //     the document (the server's error answer) does not crash;
 //   - a document accepted and whose references check resolves, for users, platforms and every
@@ -10,6 +11,12 @@
 //     fail with a message;
 //   - an accepted screen, encoded in the authoring shape, decodes again to the same encoding and
 //     the same decisions (what an author gets back to edit must be publishable as it is).
+// For a targeting configuration:
+//   - a refused one has diagnostics, as above;
+//   - an accepted one encodes to JSON that decodes to a configuration encoding to the same bytes
+//     (its documented round trip); every rule evaluates and explains for every user, every rollout
+//     and experiment decides, and a variant is always one of the experiment's; every shipped screen
+//     whose references it satisfies resolves with it as a screen does above.
 
 let targeting: TargetingConfiguration = {
     guard case .success(let configuration) = TargetingConfiguration.decode(Array(shippedTargetingJSON.utf8), source: "targeting.json")
@@ -28,6 +35,12 @@ let templates: TemplateLibrary = {
 let decoder = ScreenDecoder()
 let resolver = ScreenResolver()
 let evaluator = Evaluator(targeting)
+
+let shippedScreens: [Screen] = shippedScreenDocuments.map { id, text in
+    guard case .success(let screen) = decoder.decode(Array(text.utf8), source: "screens/\(id).json", expectedID: id, templates: templates)
+    else { fatalError("Config/screens/\(id).json does not decode") }
+    return screen
+}
 let contexts = [
     UserContext(),
     UserContext(userID: "u1", platform: "ios", appVersion: SemanticVersion("5.3.0"), attributes: ["membership": "gold"]),
@@ -41,7 +54,7 @@ func checkRefused(_ error: DiagnosticsError, _ bytes: [UInt8]) {
     if let document = try? JSONParser.parse(bytes) { _ = error.locating(in: document).description }
 }
 
-func serve(_ screen: Screen) {
+func serve(_ screen: Screen, with evaluator: Evaluator) {
     let decisions = resolver.decisions(of: screen)
     for context in contexts {
         let outcomes = resolver.outcomes(of: decisions, for: context, evaluator: evaluator)
@@ -72,9 +85,48 @@ func authored(_ screen: Screen) -> JSONValue {
     return .object(members)
 }
 
+func fuzzTargeting(_ bytes: [UInt8]) {
+    let configuration: TargetingConfiguration
+    switch TargetingConfiguration.decode(bytes, source: "targeting.json") {
+    case .failure(let error):
+        return checkRefused(error, bytes)
+    case .success(let decoded):
+        configuration = decoded
+    }
+    let stored = JSONWriter.encode(configuration.jsonValue)
+    guard case .success(let again) = TargetingConfiguration.decode(stored, source: "stored.json") else {
+        preconditionFailure("an accepted targeting configuration, encoded, is refused:\n\(String(decoding: stored, as: UTF8.self))")
+    }
+    precondition(JSONWriter.encode(again.jsonValue) == stored, "a targeting configuration, encoded and decoded, encodes otherwise")
+
+    let evaluator = Evaluator(configuration)
+    for context in contexts {
+        for rule in configuration.rules.values {
+            let value = evaluator.evaluate(rule, for: context)
+            let explanation = evaluator.explain(rule, for: context)
+            precondition(explanation.value == value, "an explanation disagrees with the evaluation")
+            _ = JSONWriter.encode(explanation.jsonValue)
+        }
+        for key in configuration.rollouts.keys { _ = JSONWriter.encode(evaluator.rolloutDecision(key, for: context).jsonValue) }
+        for (key, experiment) in configuration.experiments {
+            let decision = evaluator.variantDecision(of: key, for: context)
+            precondition(decision.map { chosen in experiment.variants.contains { $0.name == chosen.variant } } == true,
+                         "experiment \(key) gave a variant it does not have")
+            _ = decision.map { JSONWriter.encode($0.jsonValue) }
+        }
+    }
+    for screen in shippedScreens where (try? screen.checkReferences(in: configuration, source: "fuzz")) != nil {
+        serve(screen, with: evaluator)
+    }
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    guard (try? JSONParser.parse(bytes))?["root"] != nil else {
+        fuzzTargeting(bytes)
+        return 0
+    }
     let screen: Screen
     switch decoder.decode(bytes, source: "fuzz.json", expectedID: nil, templates: templates) {
     case .failure(let error):
@@ -89,7 +141,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         checkRefused(error, bytes)
         return 0
     }
-    serve(screen)
+    serve(screen, with: evaluator)
 
     let stored = JSONWriter.encode(authored(screen))
     switch decoder.decode(stored, source: "stored.json", expectedID: screen.id, templates: templates) {
