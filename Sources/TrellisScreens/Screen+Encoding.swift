@@ -12,6 +12,12 @@ extension Screen {
         members.append(("root", root.jsonValue))
         return .object(members)
     }
+
+    /// The screen as an author writes it, which ``ScreenDecoder`` reads back: the served envelope
+    /// without its `revision`.
+    public var authoredJSONValue: JSONValue {
+        JSONValue(.object((jsonValue(revision: 0).objectValue ?? []).filter { $0.key != "revision" }))
+    }
 }
 
 extension Node {

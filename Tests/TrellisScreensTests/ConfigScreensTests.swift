@@ -33,16 +33,16 @@ import TrellisTargeting
     func roundTripsToIdenticalBytes(name: String) throws {
         let source = try bytes(name)
         let screen = try ScreenDecoder().decode(source, source: name, expectedID: name, templates: configTemplates).get()
-        let encoded = JSONWriter.encode(authoredJSON(screen))
+        let encoded = JSONWriter.encode(screen.authoredJSONValue)
         // A screen made of templates encodes expanded, so only one without equals its file (less `$schema`).
         let file = try JSONParser.parse(source)
         let withoutSchema = JSONValue(.object((file.objectValue ?? []).filter { $0.key != "$schema" }))
-        if screen.templates.isEmpty { #expect(authoredJSON(screen) == withoutSchema) }
+        if screen.templates.isEmpty { #expect(screen.authoredJSONValue == withoutSchema) }
         let again = try ScreenDecoder().decode(encoded, source: "encoded", expectedID: name).get()
-        #expect(JSONWriter.encode(authoredJSON(again)) == encoded)
-        let pretty = JSONWriter.encode(authoredJSON(screen), style: .pretty)
+        #expect(JSONWriter.encode(again.authoredJSONValue) == encoded)
+        let pretty = JSONWriter.encode(screen.authoredJSONValue, style: .pretty)
         let fromPretty = try ScreenDecoder().decode(pretty, source: "pretty", expectedID: name).get()
-        #expect(JSONWriter.encode(authoredJSON(fromPretty)) == encoded)
+        #expect(JSONWriter.encode(fromPretty.authoredJSONValue) == encoded)
     }
 
     /// Editors find the JSON Schema through each sample's first key.

@@ -43,7 +43,7 @@ import TrellisScreens
         #expect(pins.constraints.count >= 11)
         #expect(pins.constraints.last == PinConstraint(PinAnchor(.view("badge"), .centerY), .equal,
                                                        PinAnchor(.view("title"), .centerY), column: 1))
-        let encoded = JSONWriter.string(authoredJSON(screen))
+        let encoded = JSONWriter.string(screen.authoredJSONValue)
         #expect(encoded.contains(#""pins":["H:|-16-[title]-(>=8)-[badge]-16-|","#))
         #expect(encoded.contains(#""align":{"badge":"centerY:title"}"#))
     }

@@ -43,9 +43,3 @@ func diagnostics(_ text: String, expectedID: String? = nil, sourceLocation: Test
     case .failure(let error): return error.diagnostics
     }
 }
-
-/// The authored shape of a decoded screen: the served envelope without its `revision`.
-func authoredJSON(_ screen: Screen) -> JSONValue {
-    guard let members = screen.jsonValue(revision: 1).objectValue else { return .null }
-    return JSONValue(.object(members.filter { $0.key != "revision" }))
-}

@@ -127,7 +127,7 @@ import TrellisText
         for target in ["/v1/screens/home/layout?\(Self.viewport)", "/preview/home?\(Self.viewport)"] {
             let response = app.request(target)
             #expect(response.status == .serviceUnavailable, "\(target)")
-            #expect(String(decoding: response.body, as: UTF8.self).contains("put the font metrics packs (*.trfm) in the configuration's fonts/ directory"))
+            #expect(response.text.contains("put the font metrics packs (*.trfm) in the configuration's fonts/ directory"))
         }
         #expect(!(try InProcessApp(config).state.store.snapshot.fonts.isEmpty))
     }

@@ -48,10 +48,11 @@ let contexts = [
     UserContext(userID: "u3", platform: "web", appVersion: SemanticVersion("6.0.1"), attributes: ["tier": "free"]),
 ]
 
-func checkRefused(_ error: DiagnosticsError, _ bytes: [UInt8]) {
-    precondition(!error.diagnostics.isEmpty, "a refused screen without a diagnostic")
-    precondition(!error.description.isEmpty, "a refused screen without a message")
-    if let document = try? JSONParser.parse(bytes) { _ = error.locating(in: document).description }
+/// `document` is the input parsed, when it parses: what the server locates the diagnostics in.
+func checkRefused(_ error: DiagnosticsError, _ document: JSONValue?) {
+    precondition(!error.diagnostics.isEmpty, "a refused document without a diagnostic")
+    precondition(!error.description.isEmpty, "a refused document without a message")
+    if let document { _ = error.locating(in: document).description }
 }
 
 func serve(_ screen: Screen, with evaluator: Evaluator) {
@@ -76,20 +77,11 @@ func serve(_ screen: Screen, with evaluator: Evaluator) {
     }
 }
 
-/// The screen as an author writes it: the served envelope (`jsonValue(revision:)`) without the revision.
-func authored(_ screen: Screen) -> JSONValue {
-    var members: [(String, JSONValue)] = [("id", .string(screen.id)), ("schemaVersion", .number(screen.schemaVersion))]
-    if let title = screen.title { members.append(("title", .string(title))) }
-    if !screen.metadata.isEmpty { members.append(("metadata", JSONValue(.object(screen.metadata)))) }
-    members.append(("root", screen.root.jsonValue))
-    return .object(members)
-}
-
-func fuzzTargeting(_ bytes: [UInt8]) {
+func fuzzTargeting(_ bytes: [UInt8], _ document: JSONValue?) {
     let configuration: TargetingConfiguration
     switch TargetingConfiguration.decode(bytes, source: "targeting.json") {
     case .failure(let error):
-        return checkRefused(error, bytes)
+        return checkRefused(error, document)
     case .success(let decoded):
         configuration = decoded
     }
@@ -123,14 +115,15 @@ func fuzzTargeting(_ bytes: [UInt8]) {
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-    guard (try? JSONParser.parse(bytes))?["root"] != nil else {
-        fuzzTargeting(bytes)
+    let document = try? JSONParser.parse(bytes)
+    guard document?["root"] != nil else {
+        fuzzTargeting(bytes, document)
         return 0
     }
     let screen: Screen
     switch decoder.decode(bytes, source: "fuzz.json", expectedID: nil, templates: templates) {
     case .failure(let error):
-        checkRefused(error, bytes)
+        checkRefused(error, document)
         return 0
     case .success(let decoded):
         screen = decoded
@@ -138,17 +131,17 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     do throws(DiagnosticsError) {
         try screen.checkReferences(in: targeting, source: "fuzz.json")
     } catch {
-        checkRefused(error, bytes)
+        checkRefused(error, document)
         return 0
     }
     serve(screen, with: evaluator)
 
-    let stored = JSONWriter.encode(authored(screen))
+    let stored = JSONWriter.encode(screen.authoredJSONValue)
     switch decoder.decode(stored, source: "stored.json", expectedID: screen.id, templates: templates) {
     case .failure(let error):
         preconditionFailure("an accepted screen, encoded, is refused: \(error)\n\(String(decoding: stored, as: UTF8.self))")
     case .success(let again):
-        precondition(JSONWriter.encode(authored(again)) == stored, "an accepted screen, encoded and decoded, encodes otherwise")
+        precondition(JSONWriter.encode(again.authoredJSONValue) == stored, "an accepted screen, encoded and decoded, encodes otherwise")
         precondition(
             resolver.decisions(of: again).count == resolver.decisions(of: screen).count,
             "an accepted screen, encoded and decoded, has other decisions")
