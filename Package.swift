@@ -7,9 +7,10 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+// Linux only: the HTTP server is built on epoll and eventfd (CTrellisLinux), so no other
+// platform is declared.
 let package = Package(
     name: "trellis",
-    platforms: [.macOS(.v14)],
     products: [
         .executable(name: "trellis", targets: ["trellis"]),
         // The shared layout core: pure Swift, no Foundation, embeddable by clients.
@@ -31,6 +32,8 @@ let package = Package(
         .systemLibrary(
             name: "CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
+        // epoll and eventfd, which Swift's Glibc module does not export.
+        .systemLibrary(name: "CTrellisLinux"),
 
         // Leaves: each imports nothing from Trellis.
         .target(name: "TrellisLayout", swiftSettings: strict),
@@ -43,12 +46,12 @@ let package = Package(
         // The runtime state ops write (rollouts, experiments, screen revisions, audit), behind one
         // protocol; the embedded implementation is SQLite through GRDB. Knows nothing of HTTP or screens.
         .target(
-            name: "TrellisStore", dependencies: ["TrellisJSON", .product(name: "GRDB", package: "GRDB.swift")],
+            name: "TrellisStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict),
         .target(
             name: "TrellisHTTP",
             dependencies: [
-                "CZlib",
+                "CZlib", "CTrellisLinux",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -62,12 +65,18 @@ let package = Package(
             swiftSettings: strict),
         // The in-app route table (Config/routes.json): URL patterns, matching, redirects and guards.
         .target(name: "TrellisRoutes", dependencies: ["TrellisJSON", "TrellisTargeting"], swiftSettings: strict),
+        // A resolved screen made into what clients and people see: layout frames (through the
+        // layout core), HTML and SVG previews, and the DrivenUI and Matrioska bodies.
+        .target(
+            name: "TrellisRendering",
+            dependencies: ["TrellisScreens", "TrellisRoutes", "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisJSON"],
+            swiftSettings: strict),
 
         // Everything meets here.
         .target(
             name: "TrellisServer",
             dependencies: [
-                "TrellisHTTP", "TrellisScreens", "TrellisRoutes", "TrellisTargeting", "TrellisJSON",
+                "TrellisHTTP", "TrellisScreens", "TrellisRendering", "TrellisRoutes", "TrellisTargeting", "TrellisJSON",
                 "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisCrypto", "TrellisStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -78,7 +87,7 @@ let package = Package(
         .executableTarget(
             name: "trellis",
             dependencies: [
-                "TrellisServer", "TrellisJSON", "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisCrypto",
+                "TrellisServer", "TrellisRendering", "TrellisJSON", "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisCrypto",
                 "TrellisTargeting", "TrellisStore", "TrellisRoutes", "TrellisScreens",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -118,9 +127,13 @@ let package = Package(
             name: "TrellisRoutesTests", dependencies: ["TrellisRoutes", "TrellisJSON", "TrellisTargeting"],
             swiftSettings: strict),
         .testTarget(
+            name: "TrellisRenderingTests",
+            dependencies: ["TrellisRendering", "TrellisScreens", "TrellisJSON", "TrellisTargeting", "TrellisText", "TrellisLayout"],
+            swiftSettings: strict),
+        .testTarget(
             name: "TrellisServerTests",
             dependencies: [
-                "TrellisServer", "TrellisHTTP", "TrellisJSON", "TrellisTargeting", "TrellisText", "TrellisScreens",
+                "TrellisServer", "TrellisRendering", "TrellisHTTP", "TrellisJSON", "TrellisTargeting", "TrellisText", "TrellisScreens",
                 "TrellisTesting", "TrellisCrypto", "TrellisStore", "TrellisRoutes",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),

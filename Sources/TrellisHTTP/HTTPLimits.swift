@@ -87,10 +87,10 @@ extension HTTPServer {
         // MARK: Compression
 
         /// Smallest identity body, bytes, that is gzipped on the fly (when the response has no
-        /// precomputed `gzipBody`, is `compressible` and textual). Default 256.
-        public var gzipMinimumBytes: Int = 256
-        /// zlib level for on-the-fly gzip, 1 (fastest) … 9 (smallest). Default 6.
-        public var gzipLevel: Int = 6
+        /// precomputed `gzipBody`, is `compressible` and textual). Default 256 (``Gzip/Policy/minimumBytes``).
+        public var gzipMinimumBytes: Int = Gzip.Policy.minimumBytes
+        /// zlib level for on-the-fly gzip, 1 (fastest) … 9 (smallest). Default 6 (``Gzip/Policy/perRequestLevel``).
+        public var gzipLevel: Int = Gzip.Policy.perRequestLevel
 
         // MARK: Logging
 

@@ -6,6 +6,22 @@ import TrellisHTTP
 import TrellisJSON
 import TrellisStore
 
+/// Why a server cannot start (or `trellis validate` refuses): a configuration or runtime state
+/// that does not validate, a store that cannot be opened, a data directory that cannot be written.
+public enum StartError: Error, CustomStringConvertible {
+    case config(ConfigLoadError)
+    case store(StoreError)
+    case dataDirectory(String)
+
+    public var description: String {
+        switch self {
+        case .config(let error): error.description
+        case .store(let error): "runtime store: \(error)"
+        case .dataDirectory(let detail): detail
+        }
+    }
+}
+
 /// A running Trellis: the snapshot loaded from a configuration directory, served over HTTP,
 /// reloaded on demand, and drained on shutdown.
 public final class Application: Sendable {
@@ -20,22 +36,6 @@ public final class Application: Sendable {
     private let logger: Logger
     /// Every route this application answers, public and admin (the OpenAPI test compares them).
     public let routeTable: [(method: HTTPMethod, pattern: String)]
-
-    /// Why a server cannot start: a configuration or runtime state that does not validate, a
-    /// store that cannot be opened, a data directory that cannot be written.
-    public enum StartError: Error, CustomStringConvertible {
-        case config(ConfigLoadError)
-        case store(StoreError)
-        case dataDirectory(String)
-
-        public var description: String {
-            switch self {
-            case .config(let error): error.description
-            case .store(let error): "runtime store: \(error)"
-            case .dataDirectory(let detail): detail
-            }
-        }
-    }
 
     /// Loads the configuration directory and the runtime store in the data directory; nothing is
     /// served unless both are valid together.
@@ -54,20 +54,13 @@ public final class Application: Sendable {
         } catch {
             throw .store(error)
         }
-        let baseline: ConfigBaseline
-        let snapshot: Snapshot
-        do {
-            (baseline, snapshot) = try ControlPlane.start(loader: loader, store: store, now: clock())
-        } catch {
-            switch error {
-            case .config(let error): throw .config(error)
-            case .store(let error): throw .store(error)
-            }
-        }
-        state = ServerState(store: SnapshotStore(snapshot), configuration: configuration, metrics: metrics, clock: clock)
+        let (baseline, snapshot) = try ControlPlane.start(loader: loader, store: store, now: clock())
+        let http = Self.httpConfiguration(configuration)
+        state = ServerState(
+            published: PublishedSnapshot(snapshot), configuration: configuration, metrics: metrics,
+            concurrentLayouts: http.eventLoopCount, clock: clock)
         control = ControlPlane(store: store, state: state, loader: loader, baseline: baseline, logger: logger)
         let admin = AdminEndpoints(state: state, control: control, access: AdminAccess(configuration: configuration.admin))
-        let http = Self.httpConfiguration(configuration)
         if let adminPort = configuration.admin.port {
             let publicResponder = TrellisResponder(state: state, control: control)
             let adminResponder = TrellisResponder(adminOnly: admin)
@@ -93,7 +86,7 @@ public final class Application: Sendable {
             server.shutdown()
             throw error
         }
-        let screens = state.store.snapshot.screens.count
+        let screens = state.published.snapshot.screens.count
         var metadata: Logger.Metadata = ["host": "\(configuration.host)", "port": "\(server.port)", "screens": "\(screens)"]
         if let adminServer { metadata["adminPort"] = "\(adminServer.port)" }
         logger.info("serving", metadata: metadata)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TrellisHTTP
 import TrellisJSON
+import TrellisRendering
 import TrellisScreens
 import TrellisServer
 import TrellisTargeting
@@ -112,7 +113,7 @@ struct BenchLayoutCommand: ParsableCommand {
             lap(3)
             let body = EncodedBody(bytes: encoded)
             lap(4)
-            let gzip = Gzip.compress(body.bytes, level: EncodedBody.viewportCompressionLevel)
+            let gzip = Gzip.compress(body.bytes, level: Gzip.Policy.perRequestLevel)
             lap(5)
             bytes = encoded.count
             gzipBytes = gzip.count
@@ -123,7 +124,7 @@ struct BenchLayoutCommand: ParsableCommand {
                       "gzip (only when asked)"]
         let sizeMiss = time[0] + time[3] + time[4]
         let firstMiss = sizeMiss + time[1] + time[2]
-        print("layout misses of \(screen), \(widths) widths, \(bytes) B JSON, \(gzipBytes) B gzip (level \(EncodedBody.viewportCompressionLevel)); µs per answer:")
+        print("layout misses of \(screen), \(widths) widths, \(bytes) B JSON, \(gzipBytes) B gzip (level \(Gzip.Policy.perRequestLevel)); µs per answer:")
         for (name, spent) in zip(stages, time) {
             print("  " + BenchCommand.padded(name) + String(format: "%9.1f", BenchCommand.seconds(spent) / Double(widths) * 1e6))
         }

@@ -1,5 +1,6 @@
 import Testing
 import TrellisScreens
+@testable import TrellisRendering
 @testable import TrellisServer
 
 /// The answer cache evicts with CLOCK, keeps viewports to half of it, and keeps what is asked for

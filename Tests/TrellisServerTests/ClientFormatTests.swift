@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TrellisJSON
 @testable import TrellisScreens
+@testable import TrellisRendering
 @testable import TrellisServer
 import TrellisTargeting
 import TrellisText

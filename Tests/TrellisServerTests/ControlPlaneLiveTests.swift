@@ -72,7 +72,7 @@ import TrellisTesting
         #expect(written.status == 200, "\(written.text)")
         #expect(waited >= .milliseconds(400), "the write did not wait for the lock (\(waited))")
         released.wait()
-        #expect(application.state.store.snapshot.targeting.rollouts["banner"]?.percentage.basisPoints == 4200)
+        #expect(application.state.published.snapshot.targeting.rollouts["banner"]?.percentage.basisPoints == 4200)
     }
 
     @Test func theAdminAPICanHaveAPortOfItsOwn() throws {
@@ -117,7 +117,7 @@ import TrellisTesting
         let application = try Self.application(config)
         defer { application.shutdown(); application.waitUntilStopped() }
         let client = try TestClient(port: application.port)
-        func cached() -> Int { application.state.store.snapshot.answers.count }
+        func cached() -> Int { application.state.published.snapshot.answers.count }
 
         #expect(try client.exchange("GET", "/v1/screens/home?user=u1", token: nil).status == 200)
         #expect(try client.exchange("GET", "/v1/screens/home?user=u2&schemaVersion=1", token: nil).status == 200)

@@ -137,7 +137,7 @@ import TrellisJSON
 
     @Test func aPublishedSnapshotIsSeenByTheNextRequest() throws {
         try config.write(screen: "home", TemporaryConfig.screen(id: "home", text: "Changed"))
-        app.state.store.publish(try loadSnapshot(config, previous: app.state.store.snapshot))
+        app.state.published.publish(try loadSnapshot(config, previous: app.state.published.snapshot))
         let json = try #require(app.request("/v1/screens/home").json)
         #expect(json["revision"]?.numberValue == 2)
         #expect(json["root"]?["subviews"]?.arrayValue?.first?["values"]?["text"]?.stringValue == "Changed")

@@ -2,6 +2,7 @@ import Testing
 import TrellisHTTP
 import TrellisJSON
 import TrellisLayout
+@testable import TrellisRendering
 @testable import TrellisServer
 
 /// The numbers of a layout answer: the screen is the viewport whatever the pixel grid, and frames

@@ -5,6 +5,7 @@ import FoundationXML
 import Testing
 import TrellisHTTP
 import TrellisJSON
+@testable import TrellisRendering
 @testable import TrellisServer
 
 /// `GET /preview/{id}` and `/preview/{id}/preview.svg`: what they draw, and that screen content

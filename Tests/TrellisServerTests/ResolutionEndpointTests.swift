@@ -77,14 +77,14 @@ import TrellisJSON
         }
         #expect(variants == ["small", "big"])
         // 200 users, two outcomes (rollout at 100 %, tier and date rules false): two encoded answers.
-        #expect(app.state.store.snapshot.answers.count == 2)
+        #expect(app.state.published.snapshot.answers.count == 2)
     }
 
     @Test func aKilledRolloutDisappearsOnTheNextRequestAfterReload() throws {
         let app = try InProcessApp(config)
         #expect(ids(app.request("/v1/screens/feed?user=u1")).contains("new-cards"))
         try config.write(targeting: Self.targeting(percentage: 100, enabled: false))
-        app.state.store.publish(try loadSnapshot(config, previous: app.state.store.snapshot))
+        app.state.published.publish(try loadSnapshot(config, previous: app.state.published.snapshot))
         let after = app.request("/v1/screens/feed?user=u1")
         #expect(!ids(after).contains("new-cards"))
         #expect(after.json?["assignments"]?["rollouts"]?["new-cards"]?.boolValue == false)

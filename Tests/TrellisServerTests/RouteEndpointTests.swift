@@ -28,7 +28,7 @@ import TrellisTargeting
     }
 
     @Test func everyLinkOfTheSampleScreensHasARoute() throws {
-        let snapshot = app.state.store.snapshot
+        let snapshot = app.state.published.snapshot
         let table = try #require(snapshot.routes?.table)
         var urls: Set<String> = []
         for entry in snapshot.screens.values {
@@ -149,7 +149,7 @@ import TrellisTargeting
         let list = try #require(app.request("/v1/routes").json)
         let routes = try #require(list["routes"]?.arrayValue)
         #expect(list["revision"]?.numberValue == 1)
-        #expect(routes.count == app.state.store.snapshot.routes?.table.routes.count)
+        #expect(routes.count == app.state.published.snapshot.routes?.table.routes.count)
         #expect(routes.contains { $0["pattern"]?.stringValue == "app://product/:id(int)" && $0["screen"]?.stringValue == "product" })
         #expect(app.request("/v1/routes?pretty=1").status == .ok)
     }

@@ -62,7 +62,7 @@ struct InProcessApp {
         clock: @escaping @Sendable () -> Double = { 1_800_000_000 }
     ) throws {
         state = ServerState(
-            store: SnapshotStore(try loadSnapshot(config)), configuration: configuration,
+            published: PublishedSnapshot(try loadSnapshot(config)), configuration: configuration,
             metrics: PrometheusCollectorRegistry(), clock: clock)
         responder = TrellisResponder(state: state)
     }

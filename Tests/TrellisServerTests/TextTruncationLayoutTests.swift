@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TrellisJSON
 import TrellisText
+@testable import TrellisRendering
 @testable import TrellisServer
 
 /// A `lineLimit` that cuts a text: the layout answer says `truncated`, the frame is measured with

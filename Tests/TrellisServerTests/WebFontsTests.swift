@@ -6,6 +6,7 @@ import TrellisHTTP
 import TrellisJSON
 import TrellisTesting
 import TrellisText
+@testable import TrellisRendering
 @testable import TrellisServer
 
 /// The font files behind the metrics packs, served over a real socket for previews: exact names
@@ -36,7 +37,7 @@ import TrellisText
 
     @Test func servesEachShippedFontFileByItsFingerprintedURL() throws {
         try Self.serve { app in
-            let fonts = app.state.store.snapshot.webFonts
+            let fonts = app.state.published.snapshot.fontFiles.webFonts
             #expect(fonts.files.keys.sorted() == [
                 "Inter-Bold.otf", "Inter-Medium.otf", "Inter-Regular.otf", "Inter-SemiBold.otf",
                 "Roboto-Bold.ttf", "Roboto-Medium.ttf", "Roboto-Regular.ttf",
@@ -89,7 +90,7 @@ import TrellisText
 
     @Test func previewsDeclareTheFacesTheyDrawAndMayLoadThem() throws {
         try Self.serve { app in
-            let fonts = app.state.store.snapshot.webFonts
+            let fonts = app.state.published.snapshot.fontFiles.webFonts
             let html = try Self.get(app, "/preview/home?user=u1&platform=android&width=412&height=915")
             #expect(html.status == 200)
             #expect(html.header("Content-Security-Policy")?.contains("font-src 'self'") == true)
@@ -118,7 +119,7 @@ import TrellisText
         // Without the file the pack still loads: no web font, the browser's own font in previews.
         try FileManager.default.removeItem(at: fonts.appendingPathComponent("Roboto-Regular.ttf"))
         let snapshot = try loadSnapshot(config)
-        #expect(snapshot.webFonts.files.isEmpty)
+        #expect(snapshot.fontFiles.webFonts.files.isEmpty)
         #expect(snapshot.fonts.face(family: "Roboto")?.sourceFile == "Roboto-Regular.ttf")
     }
 
@@ -134,7 +135,7 @@ import TrellisText
         try Data(bytes).write(to: fonts.appendingPathComponent("Roboto-Regular.ttf"))
         try config.write(screen: "one", TemporaryConfig.screen(id: "one", text: "Hi"))
         try Self.serve(config.url) { app in
-            #expect(app.state.store.snapshot.webFonts.files.isEmpty)
+            #expect(app.state.published.snapshot.fontFiles.webFonts.files.isEmpty)
             let layout = try Self.get(app, "/v1/screens/one/layout?platform=android&width=390&height=844")
             #expect(layout.status == 200)
             let html = try Self.get(app, "/preview/one?platform=android&width=390&height=844")

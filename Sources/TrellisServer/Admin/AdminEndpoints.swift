@@ -9,10 +9,10 @@ import TrellisStore
 /// (`GET`: read; anything else: write) and its query has only the parameters the route takes —
 /// before the path, the body or the resource is looked at, so a caller without a token learns
 /// nothing, and every failed attempt counts toward the address's limit.
-struct AdminRoutes {
-    typealias Handler = @Sendable (HTTPRequest, RouteParameters, HTTPRequestContext, _ actor: String) throws(Problem) -> HTTPReply
+struct AuthorizingRouter {
+    typealias Handler = @Sendable (HTTPRequest, PathParameters, HTTPRequestContext, _ actor: String) throws(Problem) -> HTTPReply
 
-    var router: Router
+    var router: EndpointRouter
     let access: AdminAccess
 
     /// - Parameter query: the query parameters the route takes; nil when the handler checks them.
@@ -27,7 +27,7 @@ struct AdminRoutes {
 
     mutating func add(
         _ method: HTTPMethod, _ pattern: String, query: Set<String>? = [],
-        _ handler: @escaping @Sendable (HTTPRequest, RouteParameters, HTTPRequestContext, _ actor: String) throws(Problem) -> HTTPResponse
+        _ handler: @escaping @Sendable (HTTPRequest, PathParameters, HTTPRequestContext, _ actor: String) throws(Problem) -> HTTPResponse
     ) {
         add(method, pattern, query: query, replying: { request, parameters, context, actor throws(Problem) in
             .response(try handler(request, parameters, context, actor))
@@ -45,8 +45,8 @@ struct AdminEndpoints: Sendable {
     let control: ControlPlane
     let access: AdminAccess
 
-    func register(in router: inout Router) {
-        var routes = AdminRoutes(router: router, access: access)
+    func register(in router: inout EndpointRouter) {
+        var routes = AuthorizingRouter(router: router, access: access)
         registerRollouts(in: &routes)
         registerExperiments(in: &routes)
         registerScreens(in: &routes)
@@ -94,7 +94,7 @@ struct AdminEndpoints: Sendable {
     ) -> HTTPReply {
         let control = self.control
         return .deferred(on: control.writeQueue, for: request, context) { () throws(Problem) in
-            let current = control.state.store.snapshot
+            let current = control.state.published.snapshot
             let planned: Plan
             do throws(Problem) {
                 planned = try plan(current, actor)

@@ -6,14 +6,14 @@ import TrellisTargeting
 /// `/admin/experiments`: read every experiment; change weights, status (pause, conclude with a
 /// winner, resume) and per-user overrides.
 extension AdminEndpoints {
-    func registerExperiments(in routes: inout AdminRoutes) {
+    func registerExperiments(in routes: inout AuthorizingRouter) {
         routes.add(.get, "/admin/experiments") { request, _, context, actor throws(Problem) in
-            let snapshot = state.store.snapshot
+            let snapshot = state.published.snapshot
             let list = snapshot.targeting.experiments.keys.sorted().map { Self.experiment($0, in: snapshot) }
             return Self.resource(.object([("experiments", .array(list))]))
         }
         routes.add(.get, "/admin/experiments/{key}") { request, parameters, context, actor throws(Problem) in
-            let value = try Self.existingExperiment(parameters["key"] ?? "", in: state.store.snapshot)
+            let value = try Self.existingExperiment(parameters["key"] ?? "", in: state.published.snapshot)
             return Self.resource(value, etag: Self.etag(of: value))
         }
         routes.add(.put, "/admin/experiments/{key}", replying: { request, parameters, context, actor throws(Problem) in

@@ -5,15 +5,15 @@ import TrellisTargeting
 
 /// `/admin/rollouts`: read every rollout, change its percentage, enable or kill it.
 extension AdminEndpoints {
-    func registerRollouts(in routes: inout AdminRoutes) {
+    func registerRollouts(in routes: inout AuthorizingRouter) {
         routes.add(.get, "/admin/rollouts") { request, _, context, actor throws(Problem) in
-            let snapshot = state.store.snapshot
+            let snapshot = state.published.snapshot
             let list = snapshot.targeting.rollouts.keys.sorted().map { Self.rollout($0, in: snapshot) }
             return Self.resource(.object([("rollouts", .array(list))]))
         }
         routes.add(.get, "/admin/rollouts/{key}") { request, parameters, context, actor throws(Problem) in
             let key = parameters["key"] ?? ""
-            let value = try Self.existingRollout(key, in: state.store.snapshot)
+            let value = try Self.existingRollout(key, in: state.published.snapshot)
             return Self.resource(value, etag: Self.etag(of: value))
         }
         routes.add(.put, "/admin/rollouts/{key}", replying: { request, parameters, context, actor throws(Problem) in

@@ -12,9 +12,9 @@ extension AdminEndpoints {
         name: RuntimeState.routeTableName, auditResource: "routes", label: "the route table", actionPrefix: "routes",
         tagPrefix: "routes", representation: { AdminEndpoints.routeTableHead(in: $0) })
 
-    func registerRouteTable(in routes: inout AdminRoutes) {
+    func registerRouteTable(in routes: inout AuthorizingRouter) {
         routes.add(.get, "/admin/routes") { request, _, context, actor throws(Problem) in
-            let snapshot = state.store.snapshot
+            let snapshot = state.published.snapshot
             let (head, stored) = try Self.existingRouteTable(in: snapshot)
             let document = (try? JSONParser.parse(stored.current.document)) ?? .null
             return Self.resource(.object(head.objectValue!.map { ($0.key, $0.value) } + [("table", document)]), etag: Self.routeTable.etag(stored.head))
@@ -23,11 +23,11 @@ extension AdminEndpoints {
             try publishRouteTable(request, context, actor)
         })
         routes.add(.get, "/admin/routes/revisions", replying: { request, _, context, actor throws(Problem) in
-            let (head, _) = try Self.existingRouteTable(in: state.store.snapshot)
+            let (head, _) = try Self.existingRouteTable(in: state.published.snapshot)
             return revisions(request, context, Self.routeTable, head: head)
         })
         routes.add(.get, "/admin/routes/revisions/{revision}", replying: { request, parameters, context, actor throws(Problem) in
-            _ = try Self.existingRouteTable(in: state.store.snapshot)
+            _ = try Self.existingRouteTable(in: state.published.snapshot)
             return try revisionDocument(request, context, Self.routeTable, revision: parameters["revision"] ?? "")
         })
         routes.add(.post, "/admin/routes/rollback", replying: { request, _, context, actor throws(Problem) in

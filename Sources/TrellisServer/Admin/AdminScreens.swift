@@ -7,14 +7,14 @@ import TrellisTargeting
 /// `/admin/screens`: publish revisions (at once or staged to a share of users), promote or abandon
 /// a staged one, roll back, and read the history.
 extension AdminEndpoints {
-    func registerScreens(in routes: inout AdminRoutes) {
+    func registerScreens(in routes: inout AuthorizingRouter) {
         routes.add(.get, "/admin/screens") { request, _, context, actor throws(Problem) in
-            let snapshot = state.store.snapshot
+            let snapshot = state.published.snapshot
             let list = snapshot.runtime.screens.keys.sorted().compactMap { Self.screenHead($0, in: snapshot) }
             return Self.resource(.object([("screens", .array(list))]))
         }
         routes.add(.get, "/admin/screens/{id}") { request, parameters, context, actor throws(Problem) in
-            let snapshot = state.store.snapshot
+            let snapshot = state.published.snapshot
             let id = parameters["id"] ?? ""
             let (head, etag) = try Self.existingScreen(id, in: snapshot)
             guard let stored = snapshot.runtime.screens[id], let document = try? JSONParser.parse(stored.current.document) else {
@@ -195,7 +195,7 @@ extension AdminEndpoints {
     // MARK: - Reads from the store
 
     private func revisions(_ request: HTTPRequest, _ context: HTTPRequestContext, id: String) throws(Problem) -> HTTPReply {
-        let (head, _) = try Self.existingScreen(id, in: state.store.snapshot)
+        let (head, _) = try Self.existingScreen(id, in: state.published.snapshot)
         return revisions(request, context, .screen(id), head: head)
     }
 
@@ -221,7 +221,7 @@ extension AdminEndpoints {
     private func revisionDocument(
         _ request: HTTPRequest, _ context: HTTPRequestContext, id: String, revision text: String
     ) throws(Problem) -> HTTPReply {
-        _ = try Self.existingScreen(id, in: state.store.snapshot)
+        _ = try Self.existingScreen(id, in: state.published.snapshot)
         return try revisionDocument(request, context, .screen(id), revision: text)
     }
 

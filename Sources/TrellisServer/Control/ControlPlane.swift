@@ -34,18 +34,6 @@ public final class ControlPlane: Sendable {
     /// The configuration the current snapshot was built on.
     var currentBaseline: ConfigBaseline { baseline.withLock { $0 } }
 
-    /// Why the runtime state cannot be served at start.
-    public enum StartError: Error, CustomStringConvertible {
-        case store(StoreError)
-        case config(ConfigLoadError)
-        public var description: String {
-            switch self {
-            case .store(let error): "runtime store: \(error)"
-            case .config(let error): error.description
-            }
-        }
-    }
-
     /// Loads the configuration, brings the store up to date with it (new or changed screen files
     /// become revisions) and builds the first snapshot.
     static func start(
@@ -101,7 +89,7 @@ public final class ControlPlane: Sendable {
     func reload() -> Result<Snapshot, ConfigLoadError> {
         writeQueue.sync {
             builder.loader.loadBaseline().flatMap { fresh in
-                let current = state.store.snapshot
+                let current = state.published.snapshot
                 let change = ConfigReconciler.change(baseline: fresh, runtime: current.runtime, now: state.clock())
                 let result = publish(change, baseline: fresh, over: current)
                 if case .failure(.invalid) = result { refused.increment() }
@@ -154,7 +142,7 @@ public final class ControlPlane: Sendable {
         commitTime.record(duration: ContinuousClock.now - started)
         committed.increment()
         if let fresh { baseline.withLock { $0 = fresh } }
-        state.store.publish(candidate)
+        state.published.publish(candidate)
         return .success(candidate)
     }
 }

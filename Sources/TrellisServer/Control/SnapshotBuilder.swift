@@ -58,7 +58,7 @@ struct SnapshotBuilder: Sendable {
         return .success(
             Snapshot(
                 screens: screens, targeting: targeting, resolver: loader.resolver, generation: (previous?.generation ?? 0) + 1,
-                fonts: baseline.fonts, webFonts: baseline.webFonts, staged: staged, runtime: runtime, baselineTargeting: baseline.targeting, answers: answers,
+                fonts: baseline.fonts, fontFiles: baseline.fontFiles, templates: baseline.templates, staged: staged, runtime: runtime, baselineTargeting: baseline.targeting, answers: answers,
                 routes: routes?.entry))
     }
 

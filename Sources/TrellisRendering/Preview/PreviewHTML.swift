@@ -8,12 +8,12 @@ import TrellisText
 /// component, each with `data-id` = its layout id. Text is drawn line by line as TrellisText broke
 /// it, in the face it was measured with (served by `GET /fonts/{file}`, declared by `fontFaces`),
 /// with ligatures off as TrellisText measures.
-enum PreviewHTML {
+public enum PreviewHTML {
     /// - Parameters:
     ///   - linkQuery: the query a link to another preview carries on (who is looking, at what size);
     ///     each component that navigates becomes a link to `/preview?url=…` with it.
     ///   - fontFaces: the `@font-face` rules of the faces the page draws (``WebFonts``).
-    static func render(_ frames: ScreenFrames, check: Bool, linkQuery: String = "", fontFaces: String = "") -> String {
+    public static func render(_ frames: ScreenFrames, check: Bool, linkQuery: String = "", fontFaces: String = "") -> String {
         let v = frames.viewport
         var out = """
             <!DOCTYPE html>
@@ -93,7 +93,7 @@ enum PreviewHTML {
         for child in node.subviews { draw(child, frames, linkQuery, check: check, into: &out) }
         if let url = navigation(node.component.properties.first { $0.key == "action" }?.value) {
             // Last, so it lies over the component's own drawing; a child's link lies over its parent's.
-            let href = "/preview?" + QueryParameters.encode([("url", url)]) + (linkQuery.isEmpty ? "" : "&" + linkQuery)
+            let href = "/preview?url=" + PercentEncoding.encode(url) + (linkQuery.isEmpty ? "" : "&" + linkQuery)
             out += "<a class=\"link\" href=\"\(Markup.escape(href))\" title=\"\(Markup.escape(url))\"></a>"
         }
         out += "</div>\n"
@@ -155,7 +155,7 @@ enum PreviewHTML {
 extension PreviewHTML {
     /// The page a preview link leads to when the app handles the URL itself: which handler, with
     /// what parameters, and how it would be presented.
-    static func nativeTarget(_ resolution: RouteResolution, handler: String) -> String {
+    public static func nativeTarget(_ resolution: RouteResolution, handler: String) -> String {
         let rows = resolution.parameters.map { "<tr><th>\(Markup.escape($0.name))</th><td>\(Markup.escape(JSONWriter.string($0.value)))</td></tr>" }
         let redirects = resolution.redirects.map { "<li>\(Markup.escape($0.from)) → \(Markup.escape($0.to)) (\(Markup.escape($0.because.description)))</li>" }
         return """

@@ -7,8 +7,8 @@ import TrellisText
 /// Text names the face it was measured with, declared by `fontFaces` (``WebFonts``) with URLs on
 /// this server: opened from the server the SVG draws in those faces; saved to a file, in the
 /// viewer's own fonts.
-enum PreviewSVG {
-    static func render(_ frames: ScreenFrames, fontFaces: String = "") -> String {
+public enum PreviewSVG {
+    public static func render(_ frames: ScreenFrames, fontFaces: String = "") -> String {
         let v = frames.viewport
         let w = Markup.number(v.width), h = Markup.number(v.height)
         var out = """

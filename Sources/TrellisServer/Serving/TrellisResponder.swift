@@ -2,18 +2,19 @@ import TrellisHTTP
 
 /// The application as the HTTP server sees it: the route table applied to each request.
 public struct TrellisResponder: HTTPResponder {
-    let router: Router
+    let router: EndpointRouter
 
     /// The public API, and the admin API too when `admin` is given.
     init(state: ServerState, control: ControlPlane?, admin: AdminEndpoints? = nil) {
-        var router = Endpoints(state: state, control: control).router()
+        var router = EndpointRouter()
+        Endpoints(state: state, control: control).register(in: &router)
         admin?.register(in: &router)
         self.router = router
     }
 
     /// The admin API alone, for its own port.
     init(adminOnly admin: AdminEndpoints) {
-        var router = Router()
+        var router = EndpointRouter()
         admin.register(in: &router)
         self.router = router
     }

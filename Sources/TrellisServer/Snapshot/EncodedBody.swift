@@ -12,21 +12,23 @@ public struct EncodedBody: Sendable {
     /// The gzip form, made the first time a client may take it and kept for every later one.
     private let compressed: Compressed?
 
-    /// Bodies smaller than this are sent as they are: gzip's 18-byte frame eats the gain.
-    static let minimumCompressedSize = 256
-    /// zlib level for answers compressed once and sent many times, where the best ratio is worth its CPU.
-    public static let compressionLevel = 9
-    /// zlib level for answers with a viewport (layouts, previews): a client's own viewport is asked
-    /// for by few, so a miss matters more; level 6 costs half of level 9 for about 2 % more bytes.
-    public static let viewportCompressionLevel = 6
+    /// - Parameter compressionLevel: ``Gzip/Policy/compressedOnceLevel`` (the default) for answers
+    ///   cached and sent many times; lower for an answer made for one or a few requests.
+    public init(
+        bytes: [UInt8], compressionLevel: Int = Gzip.Policy.compressedOnceLevel, headers: [(name: String, value: String)] = []
+    ) {
+        self.init(bytes: bytes, fingerprint: EncodedBody.fingerprint(bytes), compressionLevel: compressionLevel, headers: headers)
+    }
 
-    /// - Parameter compressionLevel: ``compressionLevel`` (the default) for answers cached and
-    ///   sent many times; lower for an answer made for one request.
-    public init(bytes: [UInt8], compressionLevel: Int = EncodedBody.compressionLevel, headers: [(name: String, value: String)] = []) {
+    /// A body whose fingerprint is already known (a font file's, named by its URL).
+    public init(
+        bytes: [UInt8], fingerprint: String, compressionLevel: Int = Gzip.Policy.compressedOnceLevel,
+        headers: [(name: String, value: String)] = []
+    ) {
         self.bytes = bytes
         self.headers = headers
-        compressed = bytes.count >= Self.minimumCompressedSize ? Compressed(level: compressionLevel) : nil
-        etag = "\"" + EncodedBody.fingerprint(bytes) + "\""
+        compressed = bytes.count >= Gzip.Policy.minimumBytes ? Compressed(level: compressionLevel) : nil
+        etag = "\"" + fingerprint + "\""
     }
 
     /// The gzip form of `bytes`, or nil when the body is too small for compression to pay.

@@ -6,10 +6,13 @@ import Prometheus
 import Glibc
 #endif
 
-/// What handlers share for the life of the process: the snapshot store, settings fixed at start,
-/// the clock, the metrics registry, and whether the server is draining.
+/// What handlers share for the life of the process: the published snapshot, settings fixed at
+/// start, the clock, the metrics registry, and whether the server is draining.
 public final class ServerState: Sendable {
-    public let store: SnapshotStore
+    public let published: PublishedSnapshot
+    /// How many requests may be laid out at once (the HTTP server's event loops): a layout plan
+    /// keeps that many node trees for reuse (`LayoutPlan`).
+    public let concurrentLayouts: Int
     /// The `Cache-Control` value of screen answers.
     public let screenCacheControl: String
     /// Reads who is asking from the query, the headers and a signed context.
@@ -27,10 +30,11 @@ public final class ServerState: Sendable {
     private let draining = ManagedAtomic(false)
 
     public init(
-        store: SnapshotStore, configuration: ServerConfiguration, metrics: PrometheusCollectorRegistry,
-        clock: @escaping @Sendable () -> Double = ServerState.wallClock
+        published: PublishedSnapshot, configuration: ServerConfiguration, metrics: PrometheusCollectorRegistry,
+        concurrentLayouts: Int = 1, clock: @escaping @Sendable () -> Double = ServerState.wallClock
     ) {
-        self.store = store
+        self.published = published
+        self.concurrentLayouts = concurrentLayouts
         self.metrics = metrics
         metricsFactory = PrometheusMetricsFactory(registry: metrics)
         answerCacheHits = CoreMetrics.Counter(label: "trellis_answer_cache_hits_total", factory: metricsFactory)

@@ -1,5 +1,6 @@
 import Foundation
 import TrellisJSON
+import TrellisRendering
 import TrellisRoutes
 import TrellisScreens
 import TrellisTargeting
@@ -38,7 +39,7 @@ public struct ConfigBaseline: Sendable {
     public let routes: RoutesFile?
     public let fonts: FontCollection
     /// The font files the packs were built from, served to previews (`GET /fonts/{file}`).
-    public let webFonts: WebFonts
+    public let fontFiles: FontFiles
 }
 
 /// Reads a directory shaped like `Config/` into a snapshot, all or nothing.
@@ -89,7 +90,8 @@ public struct ConfigLoader: Sendable {
             return .success(
                 Snapshot(
                     screens: screens, targeting: baseline.targeting, resolver: resolver,
-                    generation: (previous?.generation ?? 0) + 1, fonts: baseline.fonts, webFonts: baseline.webFonts, routes: routes))
+                    generation: (previous?.generation ?? 0) + 1, fonts: baseline.fonts, fontFiles: baseline.fontFiles,
+                    templates: baseline.templates, routes: routes))
         }
     }
 
@@ -121,7 +123,7 @@ public struct ConfigLoader: Sendable {
             }
         }
         guard errors.isEmpty, let targeting else { return .failure(ConfigLoadError(errors: errors)) }
-        return .success(ConfigBaseline(targeting: targeting, templates: templates, screens: screens, routes: routes, fonts: fonts, webFonts: webFonts))
+        return .success(ConfigBaseline(targeting: targeting, templates: templates, screens: screens, routes: routes, fonts: fonts, fontFiles: FontFiles(webFonts)))
     }
 
     /// Decodes and validates one screen document, then checks every rule, rollout and experiment it

@@ -1,6 +1,14 @@
 import TrellisHTTP
+import TrellisRendering
 
+/// The font files previews draw text in.
 extension Endpoints {
+    func registerFonts(in router: inout EndpointRouter) {
+        router.add(.get, "/fonts/{file}") { request, parameters, _ throws(Problem) in
+            try fontFile(request, name: parameters["file"] ?? "")
+        }
+    }
+
     /// `Cache-Control` of a font file asked for by its fingerprinted URL: that URL names these
     /// bytes for good (RFC 8246).
     static let immutableCacheControl = "public, max-age=31536000, immutable"
@@ -11,9 +19,9 @@ extension Endpoints {
     /// none it must be revalidated (ETag); another `v` is 404, as that version is not here.
     func fontFile(_ request: HTTPRequest, name: String) throws(Problem) -> HTTPResponse {
         let query = try QueryParameters(request.query, allowed: ["v"])
-        let fonts = state.store.snapshot.webFonts
-        guard let file = fonts.files[name] else {
-            let served = fonts.files.keys.sorted()
+        let fonts = state.published.snapshot.fontFiles
+        guard let file = fonts.webFonts.files[name], let body = fonts.bodies[name] else {
+            let served = fonts.webFonts.files.keys.sorted()
             throw Problem(
                 .notFound,
                 served.isEmpty
@@ -24,6 +32,6 @@ extension Endpoints {
             throw Problem(.notFound, "font file \"\(name)\" is version \(file.fingerprint) here, not \(version): load the page that links it again")
         }
         return Self.cached(
-            file.body, request, cacheControl: query["v"] == nil ? "no-cache" : Self.immutableCacheControl, contentType: file.contentType)
+            body, request, cacheControl: query["v"] == nil ? "no-cache" : Self.immutableCacheControl, contentType: file.contentType)
     }
 }

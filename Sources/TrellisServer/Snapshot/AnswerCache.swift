@@ -1,5 +1,6 @@
 import Atomics
 import Synchronization
+import TrellisRendering
 import TrellisScreens
 
 /// What identifies one encoded answer: DESIGN.md's cache key (request pipeline, step 4).

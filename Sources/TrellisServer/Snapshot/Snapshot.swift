@@ -1,5 +1,6 @@
 import Atomics
 import TrellisJSON
+import TrellisRendering
 import TrellisRoutes
 import TrellisScreens
 import TrellisTargeting
@@ -74,7 +75,10 @@ public final class Snapshot: Sendable, AtomicReference {
     /// The font metrics packs of `fonts/*.trfm`, for measuring text in layouts; empty without them.
     public let fonts: FontCollection
     /// The font files the packs were built from, served to previews; empty without them.
-    public let webFonts: WebFonts
+    public let fontFiles: FontFiles
+    /// The templates the screens were expanded with (`templates/*.json`), for a revision read
+    /// from the store (`?revision=N`) to be expanded as the served ones were.
+    public let templates: TemplateLibrary
     /// `GET /v1/screens`, pre-encoded: compact and pretty.
     public let screenList: (compact: EncodedBody, pretty: EncodedBody)
     /// Answers resolved from this snapshot. A reload starts with an empty cache; a runtime change
@@ -98,7 +102,8 @@ public final class Snapshot: Sendable, AtomicReference {
 
     public init(
         screens: [String: ScreenEntry], targeting: TargetingConfiguration, resolver: ScreenResolver, generation: Int,
-        fonts: FontCollection = FontCollection(), webFonts: WebFonts = WebFonts(), staged: [String: StagedScreen] = [:], runtime: RuntimeState = RuntimeState(),
+        fonts: FontCollection = FontCollection(), fontFiles: FontFiles = FontFiles(), templates: TemplateLibrary = TemplateLibrary(),
+        staged: [String: StagedScreen] = [:], runtime: RuntimeState = RuntimeState(),
         baselineTargeting: TargetingConfiguration? = nil, answers: AnswerCache = AnswerCache(), routes: RouteTableEntry? = nil
     ) {
         self.screens = screens
@@ -107,7 +112,8 @@ public final class Snapshot: Sendable, AtomicReference {
         self.runtime = runtime
         self.baselineTargeting = baselineTargeting ?? targeting
         self.fonts = fonts
-        self.webFonts = webFonts
+        self.fontFiles = fontFiles
+        self.templates = templates
         self.targeting = targeting
         self.evaluator = Evaluator(targeting)
         self.resolver = resolver
@@ -135,8 +141,22 @@ public final class Snapshot: Sendable, AtomicReference {
     }
 }
 
-/// Holds the current snapshot. Reads are one atomic load: no lock in the request path.
-public final class SnapshotStore: Sendable {
+/// The served fonts' files encoded once per configuration load for `GET /fonts/{file}`, so
+/// snapshots built on the same baseline share each file's gzip form.
+public struct FontFiles: Sendable {
+    public let webFonts: WebFonts
+    /// Each file's bytes, by name, with its fingerprint as ETag.
+    let bodies: [String: EncodedBody]
+
+    public init(_ webFonts: WebFonts = WebFonts()) {
+        self.webFonts = webFonts
+        bodies = webFonts.files.mapValues { EncodedBody(bytes: $0.bytes, fingerprint: $0.fingerprint) }
+    }
+}
+
+/// The published snapshot: one cell every request reads with one atomic load (no lock in the
+/// request path), and the control plane replaces whole.
+public final class PublishedSnapshot: Sendable {
     private let current: ManagedAtomic<Snapshot>
 
     public init(_ snapshot: Snapshot) { current = ManagedAtomic(snapshot) }

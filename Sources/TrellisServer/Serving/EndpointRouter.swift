@@ -1,18 +1,18 @@
 import TrellisHTTP
 
 /// The values a matched route captured from the path, e.g. `id` in `/v1/screens/{id}`.
-public struct RouteParameters: Sendable {
+public struct PathParameters: Sendable {
     var values: [(String, String)] = []
     public subscript(name: String) -> String? { values.first { $0.0 == name }?.1 }
 }
 
 /// A handler: the request and its captured parameters in, a reply (a response now, or one
 /// computed on another queue) or a problem out.
-public typealias RouteHandler = @Sendable (HTTPRequest, RouteParameters, HTTPRequestContext) throws(Problem) -> HTTPReply
+public typealias EndpointHandler = @Sendable (HTTPRequest, PathParameters, HTTPRequestContext) throws(Problem) -> HTTPReply
 
 /// An immutable table of routes, built once at start. `HEAD` is served by `GET` routes (the HTTP
 /// layer drops the body); a path that exists under another method gets 405 with `Allow`.
-public struct Router: Sendable {
+public struct EndpointRouter: Sendable {
     struct Route: Sendable {
         enum Segment: Sendable, Equatable {
             case literal([UInt8])
@@ -21,7 +21,7 @@ public struct Router: Sendable {
         let method: HTTPMethod
         let pattern: String
         let segments: [Segment]
-        let handler: RouteHandler
+        let handler: EndpointHandler
     }
 
     private var routes: [Route] = []
@@ -31,7 +31,7 @@ public struct Router: Sendable {
     /// Adds `pattern` (e.g. `/v1/screens/{id}`) for `method`, answered at once.
     public mutating func add(
         _ method: HTTPMethod, _ pattern: String,
-        _ handler: @escaping @Sendable (HTTPRequest, RouteParameters, HTTPRequestContext) throws(Problem) -> HTTPResponse
+        _ handler: @escaping @Sendable (HTTPRequest, PathParameters, HTTPRequestContext) throws(Problem) -> HTTPResponse
     ) {
         add(method, pattern, replying: { request, parameters, context throws(Problem) in
             .response(try handler(request, parameters, context))
@@ -39,7 +39,7 @@ public struct Router: Sendable {
     }
 
     /// Adds `pattern` for `method` with a handler that may answer later, from another queue.
-    public mutating func add(_ method: HTTPMethod, _ pattern: String, replying handler: @escaping RouteHandler) {
+    public mutating func add(_ method: HTTPMethod, _ pattern: String, replying handler: @escaping EndpointHandler) {
         let segments = pattern.split(separator: "/").map { part -> Route.Segment in
             part.hasPrefix("{") && part.hasSuffix("}") ? .parameter(String(part.dropFirst().dropLast())) : .literal(Array(part.utf8))
         }
@@ -51,7 +51,7 @@ public struct Router: Sendable {
     public var table: [(method: HTTPMethod, pattern: String)] { routes.map { ($0.method, $0.pattern) } }
 
     public enum Match {
-        case found(pattern: String, RouteParameters, RouteHandler)
+        case found(pattern: String, PathParameters, EndpointHandler)
         case methodNotAllowed(pattern: String, allowed: [HTTPMethod])
         case notFound
     }
@@ -100,8 +100,8 @@ public struct Router: Sendable {
     }
 
     /// The parameters of a route whose literals match the path.
-    private static func bind(_ segments: [Route.Segment], _ parts: [Range<Int>], _ path: UnsafeBufferPointer<UInt8>) -> RouteParameters {
-        var parameters = RouteParameters()
+    private static func bind(_ segments: [Route.Segment], _ parts: [Range<Int>], _ path: UnsafeBufferPointer<UInt8>) -> PathParameters {
+        var parameters = PathParameters()
         for (segment, part) in zip(segments, parts) {
             if case .parameter(let name) = segment {
                 parameters.values.append((name, String(decoding: UnsafeBufferPointer(rebasing: path[part]), as: UTF8.self)))

@@ -1,7 +1,6 @@
 import TrellisJSON
 import TrellisLayout
 import Synchronization
-import TrellisHTTP
 import TrellisScreens
 
 /// A resolved screen made into flexbox styles and prepared text for one kind of viewport: all of a
@@ -11,13 +10,13 @@ import TrellisScreens
 /// client sweeping sizes has each laid out from the same plan.
 public struct LayoutPlan: Sendable {
     public let screen: ResolvedScreen
+    /// The nodes of the plan's last layout, for the next (``ScreenLayout/withNodes(of:_:)``).
+    let nodeTrees: NodeTreeShelf
     /// The compact answer's bytes before the root, but for the viewport's size.
     let head: LayoutAnswerWriter.Head
     let root: PlannedComponent?
     /// The root's `ignoresSafeArea`: the screen then has no safe-area padding.
     let ignoresSafeArea: Bool
-    /// The nodes of the plan's last layout, for the next (``ScreenLayout/withNodes(of:_:)``).
-    let nodeTrees = NodeTreeShelf()
     /// Whether a layout reuses the last one's nodes: only where no style has a percentage that
     /// may resolve against a height (``Style/resolvesPercentagesAgainstHeight``).
     var keepsNodes: Bool { root?.relaysOutExactly ?? true }
@@ -25,7 +24,7 @@ public struct LayoutPlan: Sendable {
     var answerCapacity: Int { head.maxLength + (root?.answerBound ?? 4) + 1 }
 
     /// `viewport` as a plan's key: its width and height do not change the plan.
-    static func kind(of viewport: LayoutViewport) -> LayoutViewport {
+    public static func kind(of viewport: LayoutViewport) -> LayoutViewport {
         var kind = viewport
         kind.width = 0
         kind.height = 0
@@ -49,21 +48,20 @@ final class NodeTree: @unchecked Sendable {  // held by one layout at a time: No
     }
 }
 
-/// Places for ``NodeTree``s, taken and put back without a lock: one per processor, because each
-/// event loop may be laying the same plan out at once. A layout takes any tree, or makes one when
+/// Places for ``NodeTree``s, taken and put back without a lock: one per layout that may run at
+/// once (the server gives its event-loop count), because each may be laying the same plan out. A layout takes any tree, or makes one when
 /// other layouts hold them all; putting back fills an empty place, or drops the tree when there is
 /// none. So a plan keeps no more trees than layouts of it ever ran at the same time.
 final class NodeTreeShelf: @unchecked Sendable {  // its places are read and written only atomically
-    /// One place per event loop the server runs by default (one per processor).
-    static let places = HTTPServer.Configuration().eventLoopCount
-
     private let slots: UnsafeMutablePointer<Atomic<Unmanaged<NodeTree>?>>
     private let count: Int
+    /// The most trees it keeps.
+    var places: Int { count }
 
-    init(places: Int = NodeTreeShelf.places) {
-        count = places
-        slots = .allocate(capacity: places)
-        for index in 0..<places { (slots + index).initialize(to: Atomic(nil)) }
+    init(places: Int) {
+        count = max(places, 1)
+        slots = .allocate(capacity: count)
+        for index in 0..<count { (slots + index).initialize(to: Atomic(nil)) }
     }
 
     func take() -> NodeTree? {

@@ -1,34 +1,19 @@
 import TrellisHTTP
 import TrellisJSON
+import TrellisRendering
 import TrellisRoutes
 import TrellisScreens
 import TrellisTargeting
-import TrellisText
 
+/// Previews: the layout drawn for people (HTML and SVG), and links followed as the app would.
 extension Endpoints {
-    /// `GET /v1/screens/{id}/layout` — the screen resolved as `GET /v1/screens/{id}` resolves it,
-    /// laid out for the viewport the query describes, with every component's frame. Cached by
-    /// outcome and viewport like the screen answer.
-    func layout(_ request: HTTPRequest, id: String) throws(Problem) -> HTTPResponse {
-        let resolving = try ScreenRequest(request, id: id, state: state, parameters: Self.layoutQueryNames)
-        let viewport = try LayoutViewport.parse(resolving.query, platform: resolving.context.platform)
-        let body = try layoutAnswer(resolving, viewport: viewport, pretty: try resolving.query.flag("pretty"))
-        return Self.cached(body, request, cacheControl: state.screenCacheControl, vary: state.screenVary)
-    }
-
-    /// The query parameters of the layout endpoint beside the user context's.
-    static let layoutQueryNames = LayoutViewport.parameterNames.union(["pretty"])
-
-    /// The layout answer for one resolved request, from the answer cache.
-    func layoutAnswer(_ resolving: ScreenRequest, viewport: LayoutViewport, pretty: Bool) throws(Problem) -> EncodedBody {
-        try Self.requireFonts(resolving.snapshot)
-        return try resolving.cached(format: .layout, pretty: pretty, viewport: viewport) { () throws(Problem) in
-            let plan = try resolving.layoutPlan(for: viewport)
-            let layout = ScreenLayout(viewport: viewport, fonts: resolving.snapshot.fonts, keepsLines: false)
-            let bytes = pretty
-                ? JSONWriter.encode(layout.layOut(plan).jsonValue(revision: resolving.entry.revision), style: .pretty)
-                : layout.answer(plan)
-            return EncodedBody(bytes: bytes, compressionLevel: EncodedBody.viewportCompressionLevel)
+    func registerPreviews(in router: inout EndpointRouter) {
+        router.add(.get, "/preview") { request, _, _ throws(Problem) in try previewLink(request) }
+        router.add(.get, "/preview/{id}") { request, parameters, _ throws(Problem) in
+            try preview(request, id: parameters["id"] ?? "", svg: false)
+        }
+        router.add(.get, "/preview/{id}/preview.svg") { request, parameters, _ throws(Problem) in
+            try preview(request, id: parameters["id"] ?? "", svg: true)
         }
     }
 
@@ -36,7 +21,7 @@ extension Endpoints {
     func preview(_ request: HTTPRequest, id: String, svg: Bool) throws(Problem) -> HTTPResponse {
         let resolving = try ScreenRequest(
             request, id: id, state: state, parameters: LayoutViewport.parameterNames.union(svg ? [] : ["check"]))
-        let viewport = try LayoutViewport.parse(resolving.query, platform: resolving.context.platform)
+        let viewport = try LayoutViewport.required(by: resolving.query, platform: resolving.context.platform)
         let check = try resolving.query.flag("check")
         try Self.requireFonts(resolving.snapshot)
         // Links carry who is looking and at what size on to the next preview (so they are part of the key).
@@ -46,10 +31,10 @@ extension Endpoints {
             () throws(Problem) in
             let fonts = resolving.snapshot.fonts
             let frames = ScreenLayout(viewport: viewport, fonts: fonts).layOut(try resolving.layoutPlan(for: viewport))
-            let fontFaces = resolving.snapshot.webFonts.fontFaceRules(frames, fonts: fonts)
+            let fontFaces = resolving.snapshot.fontFiles.webFonts.fontFaceRules(frames, fonts: fonts)
             let page = svg ? PreviewSVG.render(frames, fontFaces: fontFaces)
                 : PreviewHTML.render(frames, check: check, linkQuery: linkQuery, fontFaces: fontFaces)
-            return EncodedBody(bytes: Array(page.utf8), compressionLevel: EncodedBody.viewportCompressionLevel)
+            return EncodedBody(bytes: Array(page.utf8), compressionLevel: Gzip.Policy.perRequestLevel)
         }
         var response = Self.cached(
             body, request, cacheControl: state.screenCacheControl,
@@ -71,7 +56,7 @@ extension Endpoints {
         }
         let context = try state.contextReader.context(
             of: request, queryItems: query.items.filter { UserContext.isParameter($0.name) }, now: state.clock())
-        let snapshot = state.store.snapshot
+        let snapshot = state.published.snapshot
         let resolution = try Self.resolve(url, in: try Self.routeTable(snapshot), for: context, snapshot)
         let carried = query.items.filter { $0.name != "url" }.map { ($0.name, $0.value) }
         let location: String
@@ -94,11 +79,4 @@ extension Endpoints {
     /// fetches, no frames, no forms.
     static let previewContentSecurityPolicy =
         "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; font-src 'self'; base-uri 'none'; form-action 'none'"
-
-    static func requireFonts(_ snapshot: Snapshot) throws(Problem) {
-        guard snapshot.fonts.isEmpty else { return }
-        throw Problem(
-            .serviceUnavailable,
-            "no fonts are loaded, so text cannot be measured: put the font metrics packs (*.trfm) in the configuration's fonts/ directory and reload")
-    }
 }

@@ -101,10 +101,12 @@ public struct ScreenLayout {
     }
 
     /// The plan of `screen` at `revision` for this layout's viewport (of any width and height).
-    public func plan(_ screen: ResolvedScreen, revision: Int) -> LayoutPlan {
+    /// - Parameter concurrentLayouts: how many layouts of the plan may run at once (the server's
+    ///   event loops): the plan keeps at most that many node trees for the next layouts to reuse.
+    public func plan(_ screen: ResolvedScreen, revision: Int, concurrentLayouts: Int = 1) -> LayoutPlan {
         let chains = FontChains(fonts)
         return LayoutPlan(
-            screen: screen,
+            screen: screen, nodeTrees: NodeTreeShelf(places: concurrentLayouts),
             head: LayoutAnswerWriter.Head(screen, kind: viewport, revision: revision),
             root: screen.root.map {
                 plan($0, path: JSONPath.root.appending("root"), in: Parent(axis: .vertical, role: .area), chains: chains)

@@ -1,4 +1,3 @@
-import TrellisHTTP
 import TrellisJSON
 import TrellisLayout
 import TrellisText
@@ -43,25 +42,41 @@ public struct LayoutViewport: Hashable, Sendable {
     public static let scales: ClosedRange<Float> = 1...4
     public static let fontScales: ClosedRange<Float> = 0.5...4
 
-    /// The query parameters of a layout or preview request, besides the user context.
-    static let parameterNames: Set<String> = ["width", "height", "scale", "fontScale", "safeTop", "safeBottom", "direction", "web"]
+    /// The names a viewport is given by (a layout's or preview's query parameters).
+    public static let parameterNames: Set<String> = ["width", "height", "scale", "fontScale", "safeTop", "safeBottom", "direction", "web"]
 
-    /// Reads the viewport from a query, collecting a problem for every bad parameter.
-    /// - Parameter platform: the context's `platform`; `android` selects Android, anything else iOS.
-    static func parse(_ query: QueryParameters, platform: String?) throws(Problem) -> LayoutViewport {
-        var problems: [(String, String)] = []
-        func number(_ name: String, default value: Float?, in range: ClosedRange<Float>) -> Float {
-            guard let text = query[name] else {
-                if let value { return value }
-                problems.append((name, "is required: the screen's \(name) in points, e.g. \(name)=\(name == "width" ? 390 : 844)"))
+    /// A viewport parameter that is missing or wrong, and why.
+    public struct ParameterProblem: Sendable, Equatable {
+        public var parameter: String
+        public var message: String
+    }
+
+    /// Every problem of the parameters a viewport was to be read from.
+    public struct ParameterError: Error, Sendable {
+        public var problems: [ParameterProblem]
+        /// All problems in one line: `width is required: …; scale must be …`.
+        public var summary: String { problems.map { "\($0.parameter) \($0.message)" }.joined(separator: "; ") }
+    }
+
+    /// Reads a viewport from named values (``parameterNames``), reporting every bad one at once.
+    /// - Parameters:
+    ///   - value: the text given for a name, nil when it is absent.
+    ///   - platform: the user context's `platform`; `android` selects Android, anything else iOS.
+    public static func parse(_ value: (String) -> String?, platform: String?) throws(ParameterError) -> LayoutViewport {
+        var problems: [ParameterProblem] = []
+        func report(_ parameter: String, _ message: String) { problems.append(ParameterProblem(parameter: parameter, message: message)) }
+        func number(_ name: String, default fallback: Float?, in range: ClosedRange<Float>) -> Float {
+            guard let text = value(name) else {
+                if let fallback { return fallback }
+                report(name, "is required: the screen's \(name) in points, e.g. \(name)=\(name == "width" ? 390 : 844)")
                 return 1
             }
             guard let parsed = Float(text), parsed.isFinite else {
-                problems.append((name, "must be a number, not \"\(text)\""))
-                return value ?? 1
+                report(name, "must be a number, not \"\(text)\"")
+                return fallback ?? 1
             }
             if !range.contains(parsed) {
-                problems.append((name, "must be from \(format(range.lowerBound)) to \(format(range.upperBound)), not \(text)"))
+                report(name, "must be from \(format(range.lowerBound)) to \(format(range.upperBound)), not \(text)")
             }
             return parsed
         }
@@ -72,22 +87,21 @@ public struct LayoutViewport: Hashable, Sendable {
         let safeTop = number("safeTop", default: 0, in: 0...sizes.upperBound)
         let safeBottom = number("safeBottom", default: 0, in: 0...sizes.upperBound)
         var direction = Direction.ltr
-        switch query["direction"] {
+        switch value("direction") {
         case nil, "ltr": break
         case "rtl": direction = .rtl
-        case let other?: problems.append(("direction", "must be ltr or rtl, not \"\(other)\""))
+        case let other?: report("direction", "must be ltr or rtl, not \"\(other)\"")
         }
         var web = false
-        do { web = try query.flag("web") } catch { problems.append(("web", "must be 1, true, 0 or false")) }
+        switch value("web") {
+        case nil, "0", "false": break
+        case "", "1", "true": web = true
+        case _?: report("web", "must be 1, true, 0 or false")
+        }
         if problems.isEmpty && safeTop + safeBottom >= height {
-            problems.append(("safeTop", "plus safeBottom (\(format(safeTop + safeBottom))) must be less than height (\(format(height)))"))
+            report("safeTop", "plus safeBottom (\(format(safeTop + safeBottom))) must be less than height (\(format(height)))")
         }
-        guard problems.isEmpty else {
-            let detail = problems.map { "\($0.0) \($0.1)" }.joined(separator: "; ")
-            throw Problem(
-                .badRequest, "invalid layout parameters: \(detail)",
-                extensions: [("errors", .array(problems.map { .object([("parameter", .string($0.0)), ("message", .string($0.1))]) }))])
-        }
+        guard problems.isEmpty else { throw ParameterError(problems: problems) }
         return LayoutViewport(
             width: width, height: height, scale: scale, fontScale: fontScale, safeTop: safeTop, safeBottom: safeBottom,
             direction: direction, mode: web ? .web : .yoga, platform: platform == "android" ? .android : .ios)

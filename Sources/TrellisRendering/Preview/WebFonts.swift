@@ -1,3 +1,4 @@
+import TrellisJSON
 import TrellisText
 
 /// The font files the metrics packs were built from, served at `GET /fonts/{file}` so that a
@@ -14,12 +15,12 @@ public struct WebFonts: Sendable {
         public let name: String
         /// `font/ttf` or `font/otf` (RFC 8081).
         public let contentType: String
-        public let body: EncodedBody
-        /// The body's fingerprint (its ETag without quotes): the `v` of its URL, so a URL names one
-        /// version of the file and may be cached for good.
-        public var fingerprint: String { String(body.etag.dropFirst().dropLast()) }
+        public let bytes: [UInt8]
+        /// The file's CRC-32 in hex, as its pack recorded it and the loader checked it: the `v` of
+        /// its URL (and its ETag), so a URL names one version of the file and may be cached for good.
+        public let fingerprint: String
         /// `/fonts/{name}?v={fingerprint}`.
-        public var url: String { "/fonts/" + QueryParameters.component(name) + "?v=" + fingerprint }
+        public var url: String { "/fonts/" + PercentEncoding.encode(name) + "?v=" + fingerprint }
     }
 
     /// A face a page declares with `@font-face`.
@@ -36,7 +37,7 @@ public struct WebFonts: Sendable {
 
     /// The content type of a font file a browser can load, by its name's extension; nil for
     /// others (a `.ttc` collection is measured from but not served).
-    static func contentType(of name: String) -> String? {
+    public static func contentType(of name: String) -> String? {
         let lowered = name.lowercased()
         if lowered.hasSuffix(".ttf") { return "font/ttf" }
         if lowered.hasSuffix(".otf") { return "font/otf" }
@@ -50,13 +51,14 @@ public struct WebFonts: Sendable {
 
     /// - Parameter files: the bytes of each pack's source file found in `fonts/`, by name; the
     ///   caller has checked each against its pack's CRC-32.
-    init(faces packFaces: [FontFace], files bytes: [String: [UInt8]]) {
+    public init(faces packFaces: [FontFace], files bytes: [String: [UInt8]]) {
         var files: [String: File] = [:]
         var faces: [Face: String] = [:]
         for face in packFaces {
             guard let data = bytes[face.sourceFile], let type = Self.contentType(of: face.sourceFile) else { continue }
             if files[face.sourceFile] == nil {
-                files[face.sourceFile] = File(name: face.sourceFile, contentType: type, body: EncodedBody(bytes: data))
+                files[face.sourceFile] = File(
+                    name: face.sourceFile, contentType: type, bytes: data, fingerprint: Self.hex(face.sourceChecksum))
             }
             faces[Face(family: face.family, weight: face.weight, italic: face.isItalic)] = face.sourceFile
         }
@@ -67,7 +69,7 @@ public struct WebFonts: Sendable {
     /// The `@font-face` rules for the faces `frames` draws text in, each resolved as the layout
     /// resolves it (``FontCollection/face(family:weight:italic:)``), so the browser's own weight
     /// matching lands on the same face. Faces without a served file get no rule.
-    func fontFaceRules(_ frames: ScreenFrames, fonts: FontCollection) -> String {
+    public func fontFaceRules(_ frames: ScreenFrames, fonts: FontCollection) -> String {
         var wanted: [(family: String, weight: Int)] = []
         func visit(_ node: LaidOutComponent) {
             guard !node.isHidden else { return }
@@ -97,5 +99,11 @@ public struct WebFonts: Sendable {
                 + "font-weight:\(face.weight);font-style:\(face.isItalic ? "italic" : "normal");font-display:block}\n"
         }
         return rules
+    }
+
+    /// Eight lowercase hex digits.
+    static func hex(_ value: UInt32) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 8 - digits.count) + digits
     }
 }

@@ -1,14 +1,21 @@
 import TrellisHTTP
 import TrellisJSON
+import TrellisRendering
 import TrellisRoutes
 import TrellisScreens
 import TrellisTargeting
 
+/// The in-app route table: the list, and where a URL leads this user.
 extension Endpoints {
+    func registerRouteTable(in router: inout EndpointRouter) {
+        router.add(.get, "/v1/routes") { request, _, _ throws(Problem) in try routeList(request) }
+        router.add(.get, "/v1/routes/resolve") { request, _, _ throws(Problem) in try resolveRoute(request) }
+    }
+
     /// `GET /v1/routes` — the route table in force, for clients that prefetch and for people.
     func routeList(_ request: HTTPRequest) throws(Problem) -> HTTPResponse {
         let pretty = try QueryParameters(request.query, allowed: ["pretty"]).flag("pretty")
-        let routes = try Self.routeTable(state.store.snapshot)
+        let routes = try Self.routeTable(state.published.snapshot)
         return Self.cached(pretty ? routes.list.pretty : routes.list.compact, request, cacheControl: "no-cache")
     }
 
@@ -31,19 +38,19 @@ extension Endpoints {
         let include = try Self.inclusion(query)
         let context = try state.contextReader.context(
             of: request, queryItems: query.items.filter { UserContext.isParameter($0.name) }, now: state.clock())
-        let snapshot = state.store.snapshot
+        let snapshot = state.published.snapshot
         let resolution = try Self.resolve(url, in: try Self.routeTable(snapshot), for: context, snapshot)
         let pretty = try query.flag("pretty")
         guard let include, case .screen(let id) = resolution.target else {
             // Without include nothing is cached: the answer is small. Asked for, when the URL opens
             // no screen (a native handler, an external page), the content is null.
-            let body = Self.composed(resolution.jsonValue, content: include.map { _ in Self.null }, pretty: pretty, compressionLevel: 1)
+            let body = Self.composed(resolution.jsonValue, content: include.map { _ in Self.null }, pretty: pretty, compressionLevel: Gzip.Policy.singleUseLevel)
             return Self.cached(body, request, cacheControl: state.screenCacheControl, vary: state.screenVary)
         }
         let resolving = try ScreenRequest(
             query: query, context: context, snapshot: snapshot, id: id, state: state,
             screenParameters: Dictionary(resolution.parameters.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 }))
-        let viewport = include == .layout ? try LayoutViewport.parse(query, platform: context.platform) : nil
+        let viewport = include == .layout ? try LayoutViewport.required(by: query, platform: context.platform) : nil
         let format = AnswerFormat.route(resolution: JSONWriter.encode(resolution.jsonValue), layout: include == .layout)
         let body = try resolving.cached(format: format, pretty: pretty, viewport: viewport) { () throws(Problem) in
             let content =
@@ -101,7 +108,7 @@ extension Endpoints {
     /// joined byte for byte, so the cached answer is never decoded again; the pretty one (for
     /// people) is re-indented whole.
     /// - Parameter compressionLevel: 9 for an answer the answer cache keeps; lower for one made per request.
-    static func composed(_ resolution: JSONValue, content: EncodedBody?, pretty: Bool, compressionLevel: Int = 9) -> EncodedBody {
+    static func composed(_ resolution: JSONValue, content: EncodedBody?, pretty: Bool, compressionLevel: Int = Gzip.Policy.compressedOnceLevel) -> EncodedBody {
         guard let content else {
             return EncodedBody(bytes: JSONWriter.encode(resolution, style: pretty ? .pretty : .compact), compressionLevel: compressionLevel)
         }

@@ -1,0 +1,64 @@
+import Prometheus
+import TrellisHTTP
+import TrellisJSON
+
+/// What the server says about itself: the index, liveness, readiness and metrics.
+extension Endpoints {
+    func registerService(in router: inout EndpointRouter) {
+        router.add(.get, "/") { request, _, _ throws(Problem) in
+            _ = try QueryParameters(request.query, allowed: [])
+            return Self.json(Self.index, cacheControl: "no-cache")
+        }
+        router.add(.get, "/healthz") { request, _, _ throws(Problem) in
+            _ = try QueryParameters(request.query, allowed: [])
+            return Self.json(Array(#"{"status":"ok"}"#.utf8), cacheControl: "no-store")
+        }
+        router.add(.get, "/readyz") { request, _, _ throws(Problem) in try readiness(request) }
+        router.add(.get, "/metrics") { request, _, _ throws(Problem) in try metrics(request) }
+    }
+
+    /// `GET /` — what this server offers, for people exploring with curl.
+    static let index: [UInt8] = JSONWriter.encode(
+        .object([
+            ("name", .string("trellis")),
+            (
+                "endpoints",
+                .object([
+                    ("screens", .string("GET /v1/screens")),
+                    ("screen", .string("GET /v1/screens/{id}?user=&platform=&appVersion=&schemaVersion=&attr.NAME=&pretty=1")),
+                    ("layout", .string("GET /v1/screens/{id}/layout?width=390&height=844&scale=3&fontScale=1&safeTop=47&safeBottom=34&direction=ltr&web=0&user=…")),
+                    ("routes", .string("GET /v1/routes")),
+                    ("route", .string("GET /v1/routes/resolve?url=app://product/42&user=…&include=screen|layout")),
+                    ("preview", .string("GET /preview/{id}?width=390&height=844&… (HTML), GET /preview/{id}/preview.svg?… (SVG), GET /preview?url=app://… (follows a link)")),
+                    ("fonts", .string("GET /fonts/{file} (the font files the previews draw text in)")),
+                    ("health", .string("GET /healthz")),
+                    ("readiness", .string("GET /readyz")),
+                    ("metrics", .string("GET /metrics")),
+                    ("admin", .string("/admin/rollouts, /admin/experiments, /admin/screens, /admin/routes, /admin/audit, /admin/explain (bearer token; docs/operations.md)")),
+                ])
+            ),
+        ]), style: .pretty)
+
+    /// `GET /readyz` — 200 while serving a loaded snapshot, 503 once draining for shutdown.
+    func readiness(_ request: HTTPRequest) throws(Problem) -> HTTPResponse {
+        _ = try QueryParameters(request.query, allowed: [])
+        let snapshot = state.published.snapshot
+        let draining = state.isDraining
+        let body = JSONWriter.encode(
+            .object([
+                ("status", .string(draining ? "draining" : "ready")), ("generation", .number(snapshot.generation)),
+                ("screens", .number(snapshot.screens.count)),
+            ]))
+        var response = Self.json(body, cacheControl: "no-store")
+        if draining { response.status = .serviceUnavailable }
+        return response
+    }
+
+    /// `GET /metrics` — Prometheus text exposition format 0.0.4.
+    func metrics(_ request: HTTPRequest) throws(Problem) -> HTTPResponse {
+        _ = try QueryParameters(request.query, allowed: [])
+        return HTTPResponse(
+            headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8", "Cache-Control": "no-store"],
+            body: state.metrics.emitToBuffer())
+    }
+}

@@ -1,0 +1,45 @@
+import Prometheus
+import TrellisHTTP
+import TrellisJSON
+import TrellisScreens
+import TrellisStore
+import TrellisTargeting
+
+/// The public HTTP surface: one method per endpoint, each feature registering its own in
+/// ``register(in:)`` (the admin API registers its in ``AdminEndpoints``).
+struct Endpoints: Sendable {
+    let state: ServerState
+    /// The runtime store and its queues; nil for a server without one (tests of the read path).
+    let control: ControlPlane?
+
+    /// Every public endpoint, by feature.
+    func register(in router: inout EndpointRouter) {
+        registerService(in: &router)
+        registerScreens(in: &router)
+        registerLayout(in: &router)
+        registerPreviews(in: &router)
+        registerFonts(in: &router)
+        registerRouteTable(in: &router)
+    }
+
+    static func json(_ body: [UInt8], cacheControl: String) -> HTTPResponse {
+        HTTPResponse(headers: ["Content-Type": "application/json", "Cache-Control": cacheControl], body: body)
+    }
+
+    /// A cacheable answer: 304 when `If-None-Match` names the current ETag, else the bytes with
+    /// their precomputed gzip form.
+    static func cached(
+        _ body: EncodedBody, _ request: HTTPRequest, cacheControl: String, contentType: String = "application/json",
+        vary: String = "Accept-Encoding"
+    ) -> HTTPResponse {
+        var headers: HTTPHeaders = ["ETag": body.etag, "Cache-Control": cacheControl, "Vary": vary]
+        for header in body.headers { headers.add(name: header.name, value: header.value) }
+        if request.headers.ifNoneMatchMatches(body.etag) {
+            return HTTPResponse(status: .notModified, headers: headers)
+        }
+        headers.add(name: "Content-Type", value: contentType)
+        // The gzip form is made on its first use: not for a client that takes identity only.
+        return HTTPResponse(headers: headers, body: body.bytes, gzipBody: request.headers.acceptsGzip ? body.gzip : nil)
+    }
+}
+

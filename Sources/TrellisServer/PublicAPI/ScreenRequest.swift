@@ -1,0 +1,142 @@
+import TrellisHTTP
+import TrellisJSON
+import TrellisRendering
+import TrellisScreens
+import TrellisTargeting
+
+/// The part every per-user screen answer shares (the screen, its layout, its previews): the user
+/// context from the query, the snapshot, the outcomes, the screen's parameters, and the answer cache.
+struct ScreenRequest: Sendable {
+    let query: QueryParameters
+    let context: UserContext
+    let snapshot: Snapshot
+    let entry: ScreenEntry
+    let id: String
+    /// The client's schema version capped at the screen's (and at its format's, ``limited(toSchemaVersion:)``).
+    private(set) var schemaVersion: Int
+    let outcomes: Outcomes
+    /// Values for the screen's `$param`s: `param.NAME` from the query, or the route's parameters.
+    let screenParameters: [String: JSONValue]
+    let state: ServerState
+
+    /// Query parameters with this prefix give the screen's parameters (`?param.id=42`).
+    static let parameterPrefix = "param."
+
+    /// Reads the context (and checks that `parameters` are the only others given), finds the
+    /// screen and decides its outcomes for this user.
+    /// - Parameter reader: how the context is read; the server's unless a caller trusts more (explain).
+    init(
+        _ request: HTTPRequest, id: String, state: ServerState, parameters: Set<String>, reader: ContextReader? = nil
+    ) throws(Problem) {
+        let query = try QueryParameters(
+            request.query, allowed: UserContext.parameterNames, alsoAllowed: parameters, allowedPrefixes: ["attr.", Self.parameterPrefix])
+        let context = try (reader ?? state.contextReader).context(
+            of: request, queryItems: query.items.filter { UserContext.isParameter($0.name) }, now: state.clock())
+        var given: [String: JSONValue] = [:]
+        for item in query.items where item.name.hasPrefix(Self.parameterPrefix) {
+            given[String(item.name.dropFirst(Self.parameterPrefix.count))] = .string(item.value)
+        }
+        try self.init(query: query, context: context, snapshot: state.published.snapshot, id: id, state: state, screenParameters: given)
+    }
+
+    /// The screen `id` for a user already known (a route resolved for them, with its parameters).
+    init(
+        query: QueryParameters, context: UserContext, snapshot: Snapshot, id: String, state: ServerState,
+        screenParameters: [String: JSONValue]
+    ) throws(Problem) {
+        guard let entry = snapshot.entry(id, for: context) else {
+            let known = snapshot.screens.keys.sorted().joined(separator: ", ")
+            throw Problem(.notFound, "no screen \"\(id)\"; screens: \(known.isEmpty ? "none" : known)")
+        }
+        self.init(query: query, context: context, snapshot: snapshot, entry: entry, state: state, screenParameters: screenParameters)
+    }
+
+    private init(
+        query: QueryParameters, context: UserContext, snapshot: Snapshot, entry: ScreenEntry, state: ServerState,
+        screenParameters: [String: JSONValue]
+    ) {
+        self.query = query
+        self.context = context
+        self.snapshot = snapshot
+        self.entry = entry
+        self.id = entry.screen.id
+        self.state = state
+        self.screenParameters = screenParameters
+        // A client without a schema version is a person exploring: show the screen as written.
+        schemaVersion = min(context.schemaVersion ?? entry.screen.schemaVersion, entry.screen.schemaVersion)
+        outcomes = snapshot.resolver.outcomes(of: entry.decisions, for: context, evaluator: snapshot.evaluator)
+    }
+
+    /// The same request for a client that renders at most `limit` (nil: no limit).
+    func limited(toSchemaVersion limit: Int?) -> ScreenRequest {
+        guard let limit, limit < schemaVersion else { return self }
+        var copy = self
+        copy.schemaVersion = limit
+        return copy
+    }
+
+    /// The same request for another revision of the screen.
+    func with(_ entry: ScreenEntry) -> ScreenRequest {
+        ScreenRequest(query: query, context: context, snapshot: snapshot, entry: entry, state: state, screenParameters: screenParameters)
+    }
+
+    /// The screen resolved for this user, parameters substituted, without the answer cache.
+    func resolve() throws(Problem) -> ResolvedScreen {
+        let resolved = snapshot.resolver.resolve(
+            entry.screen, decisions: entry.decisions, outcomes: outcomes, clientSchemaVersion: schemaVersion)
+        guard !entry.parameterNames.isEmpty else { return resolved }
+        do {
+            return try resolved.substituting(screenParameters)
+        } catch {
+            throw Problem(
+                .badRequest,
+                "screen \(id): \(error); give its parameters as ?\(Self.parameterPrefix)NAME=value, or open it through a route (GET /v1/routes/resolve?url=…)")
+        }
+    }
+
+    /// The values of the parameters this screen uses, canonically: part of the answer's cache key.
+    var parameterKey: String {
+        guard !entry.parameterNames.isEmpty else { return "" }
+        return entry.parameterNames.map { name in name + "=" + (screenParameters[name].map { JSONWriter.string($0) } ?? "-") }
+            .joined(separator: "&")
+    }
+
+    /// The cached answer in `format` (without a viewport) for this outcome, or `encode`'s, stored.
+    func answer(format: AnswerFormat, pretty: Bool = false, encode: (ResolvedScreen) -> [UInt8]) throws(Problem) -> EncodedBody {
+        try cached(format: format, pretty: pretty) { () throws(Problem) in EncodedBody(bytes: encode(try resolve())) }
+    }
+
+    /// ``resolve()`` through the snapshot's cache of resolved screens: many viewports of one
+    /// outcome (a layout or preview miss each) resolve the screen once.
+    func resolvedForViewports() throws(Problem) -> ResolvedScreen {
+        let key = AnswerKey(
+            screen: id, revision: entry.revision, schemaVersion: schemaVersion, outcomes: outcomes, pretty: false,
+            parameters: parameterKey)
+        return try snapshot.resolvedScreens.answer(for: key) { () throws(Problem) in try resolve() }.body
+    }
+
+    /// The layout plan of this outcome for `viewport`'s kind (all of it but its size), through the
+    /// snapshot's cache of plans: a client sweeping sizes plans each outcome once.
+    func layoutPlan(for viewport: LayoutViewport) throws(Problem) -> LayoutPlan {
+        let key = AnswerKey(
+            screen: id, revision: entry.revision, schemaVersion: schemaVersion, outcomes: outcomes, pretty: false,
+            format: .layout, viewport: LayoutPlan.kind(of: viewport), parameters: parameterKey)
+        return try snapshot.layoutPlans.answer(for: key) { () throws(Problem) in
+            ScreenLayout(viewport: viewport, fonts: snapshot.fonts).plan(
+                try resolvedForViewports(), revision: entry.revision, concurrentLayouts: state.concurrentLayouts)
+        }.body
+    }
+
+    /// The cached answer in `format` for this outcome (and viewport), or `make`'s, stored.
+    func cached(
+        format: AnswerFormat, pretty: Bool = false, viewport: LayoutViewport? = nil, linkQuery: String = "",
+        make: () throws(Problem) -> EncodedBody
+    ) throws(Problem) -> EncodedBody {
+        let key = AnswerKey(
+            screen: id, revision: entry.revision, schemaVersion: schemaVersion, outcomes: outcomes, pretty: pretty,
+            format: format, viewport: viewport, parameters: parameterKey, linkQuery: linkQuery)
+        let (body, hit) = try snapshot.answers.answer(for: key, make: make)
+        state.recordAnswer(hit: hit)
+        return body
+    }
+}
