@@ -1,9 +1,10 @@
+import Testing
 import TrellisLayout
-import XCTest
 
 /// Seeded random systems: required constraints hold, and incremental edits end where a fresh solve
 /// of the final system does.
-final class ConstraintPropertyTests: XCTestCase {
+@Suite("Constraint solver: seeded random systems")
+struct ConstraintPropertyTests {
     /// A random constraint over `variables`: one to three terms with small integer coefficients.
     /// Optional constraints get distinct priorities, so the optimum's errors are unique and two
     /// optimal solutions can differ only in undetermined variables.
@@ -48,8 +49,9 @@ final class ConstraintPropertyTests: XCTestCase {
         return errors
     }
 
-    func testRequiredConstraintsHoldAndIncrementalEqualsFresh() throws {
-        var checkedSystems = 0
+    @Test("Required constraints always hold, and incremental adds, removes and edits end where a fresh solve does")
+    func requiredConstraintsHoldAndIncrementalEqualsFresh() throws {
+        var comparedValues = 0
         for seed in 1...120 as ClosedRange<UInt64> {
             var random = SplitMix64(seed: seed)
             var priorities = Self.shuffledPriorities(&random)
@@ -78,13 +80,13 @@ final class ConstraintPropertyTests: XCTestCase {
                     do {
                         live.append((try solver.add(constraint), constraint))
                     } catch {
-                        XCTAssertEqual(error, .unsatisfiable, "seed \(seed) step \(step)")
-                        XCTAssertTrue(constraint.priority >= ConstraintPriority.required)
-                        XCTAssertEqual(solver, before, "seed \(seed) step \(step)")
+                        #expect(error == .unsatisfiable, "seed \(seed) step \(step)")
+                        #expect(constraint.priority >= ConstraintPriority.required, "seed \(seed) step \(step)")
+                        #expect(solver == before, "seed \(seed) step \(step)")
                     }
                 }
                 for (_, constraint) in live where constraint.priority >= ConstraintPriority.required {
-                    XCTAssertLessThan(Self.violation(constraint, solver), 1e-6, "seed \(seed) step \(step)")
+                    #expect(Self.violation(constraint, solver) < 1e-6, "seed \(seed) step \(step)")
                 }
             }
 
@@ -99,23 +101,24 @@ final class ConstraintPropertyTests: XCTestCase {
 
             let incrementalErrors = Self.levelErrors(final, solver)
             for (priority, error) in Self.levelErrors(final, fresh) {
-                XCTAssertEqual(incrementalErrors[priority]!, error, accuracy: 1e-6 * max(1, error),
-                               "seed \(seed) priority \(priority)")
+                let incremental = try #require(incrementalErrors[priority], "seed \(seed) priority \(priority)")
+                #expect(abs(incremental - error) <= 1e-6 * max(1, error), "seed \(seed) priority \(priority)")
             }
             let undetermined = Set(fresh.undeterminedVariables(among: variables))
-            XCTAssertEqual(Set(solver.undeterminedVariables(among: variables)), undetermined, "seed \(seed)")
+            #expect(Set(solver.undeterminedVariables(among: variables)) == undetermined, "seed \(seed)")
             for variable in variables where !undetermined.contains(variable) {
-                XCTAssertEqual(solver.value(of: variable), fresh.value(of: variable),
-                               accuracy: 1e-6 * max(1, abs(fresh.value(of: variable))), "seed \(seed)")
-                checkedSystems += 1
+                #expect(abs(solver.value(of: variable) - fresh.value(of: variable))
+                            <= 1e-6 * max(1, abs(fresh.value(of: variable))), "seed \(seed)")
+                comparedValues += 1
             }
         }
         // The generator must produce determined variables for the comparison to mean anything.
-        XCTAssertGreaterThan(checkedSystems, 100)
+        #expect(comparedValues > 100)
     }
 
     /// The same calls give the same solution, bit for bit.
-    func testSolvingIsDeterministic() throws {
+    @Test("The same calls give the same solution, bit for bit", arguments: 1...20 as ClosedRange<UInt64>)
+    func solvingIsDeterministic(seed: UInt64) throws {
         func solve(seed: UInt64) throws -> [UInt64] {
             var random = SplitMix64(seed: seed)
             var priorities = Self.shuffledPriorities(&random)
@@ -126,8 +129,6 @@ final class ConstraintPropertyTests: XCTestCase {
             }
             return variables.map { solver.value(of: $0).bitPattern }
         }
-        for seed in 1...20 as ClosedRange<UInt64> {
-            XCTAssertEqual(try solve(seed: seed), try solve(seed: seed))
-        }
+        #expect(try solve(seed: seed) == solve(seed: seed))
     }
 }

@@ -1,9 +1,11 @@
+import Testing
 import TrellisLayout
-import XCTest
 
 /// Small systems whose solutions are checked by hand.
-final class ConstraintSolverTests: XCTestCase {
-    func testRequiredEqualitiesAndInequalities() throws {
+@Suite("Constraint solver: small systems solved by hand")
+struct ConstraintSolverTests {
+    @Test("Required equalities fix a width between two edges, and a required inequality it satisfies leaves it there")
+    func requiredEqualitiesAndInequalities() throws {
         var solver = ConstraintSolver()
         let left = solver.makeVariable()
         let width = solver.makeVariable()
@@ -11,42 +13,45 @@ final class ConstraintSolverTests: XCTestCase {
         try solver.add(LinearConstraint(right - left - width, .equal))
         try solver.add(LinearConstraint(left - 10, .equal))
         try solver.add(LinearConstraint(right - 110, .equal))
-        XCTAssertEqual(solver.value(of: width), 100, accuracy: 1e-9)
+        #expect(abs(solver.value(of: width) - 100) <= 1e-9)
         try solver.add(LinearConstraint(LinearExpression(width), .greaterThanOrEqual, LinearExpression(constant: 50)))
-        XCTAssertEqual(solver.value(of: width), 100, accuracy: 1e-9)
-        XCTAssertEqual(solver.value(of: right), 110, accuracy: 1e-9)
+        #expect(abs(solver.value(of: width) - 100) <= 1e-9)
+        #expect(abs(solver.value(of: right) - 110) <= 1e-9)
     }
 
-    func testInequalityBoundsAnOptionalPull() throws {
+    @Test("A required inequality bounds an optional pull, and higher optional bounds decide within it")
+    func inequalityBoundsAnOptionalPull() throws {
         var solver = ConstraintSolver()
         let x = solver.makeVariable()
         try solver.add(LinearConstraint(x - 5, .lessThanOrEqual))
         try solver.add(LinearConstraint(x - 10, .equal, priority: 500))
-        XCTAssertEqual(solver.value(of: x), 5, accuracy: 1e-9)
+        #expect(abs(solver.value(of: x) - 5) <= 1e-9)
         try solver.add(LinearConstraint(x - 2, .greaterThanOrEqual, priority: 600))
         try solver.add(LinearConstraint(x - 3, .lessThanOrEqual, priority: 700))
-        XCTAssertEqual(solver.value(of: x), 3, accuracy: 1e-9)
+        #expect(abs(solver.value(of: x) - 3) <= 1e-9)
     }
 
     /// Optional equalities at one priority minimise the sum of |error|: the median wins.
-    func testEqualPriorityEqualitiesMinimiseTotalAbsoluteError() throws {
+    @Test("Optional equalities at one priority minimise the total absolute error: the median wins")
+    func equalPriorityEqualitiesMinimiseTotalAbsoluteError() throws {
         var solver = ConstraintSolver()
         let x = solver.makeVariable()
         for target in [10.0, 20, 90] {
             try solver.add(LinearConstraint(x - target, .equal, priority: 500))
         }
-        XCTAssertEqual(solver.value(of: x), 20, accuracy: 1e-9)
+        #expect(abs(solver.value(of: x) - 20) <= 1e-9)
     }
 
     /// A 751 constraint with a tiny error beats any number of 750 ones with huge errors.
-    func testPrioritiesAreStrictlyHierarchical() throws {
+    @Test("Priorities are strictly hierarchical: one constraint a level higher beats fifty below it")
+    func prioritiesAreStrictlyHierarchical() throws {
         var solver = ConstraintSolver()
         let x = solver.makeVariable()
         for _ in 0..<50 {
             try solver.add(LinearConstraint(x - 1_000_000, .equal, priority: 750))
         }
         try solver.add(LinearConstraint(x - 0.001, .lessThanOrEqual, priority: 751))
-        XCTAssertEqual(solver.value(of: x), 0.001, accuracy: 1e-9)
+        #expect(abs(solver.value(of: x) - 0.001) <= 1e-9)
 
         var weak = ConstraintSolver()
         let y = weak.makeVariable()
@@ -54,11 +59,12 @@ final class ConstraintSolverTests: XCTestCase {
             try weak.add(LinearConstraint(y + 1e6, .equal, priority: 0.25))
         }
         try weak.add(LinearConstraint(y - 1e-3, .equal, priority: 0.5))
-        XCTAssertEqual(weak.value(of: y), 1e-3, accuracy: 1e-9)
+        #expect(abs(weak.value(of: y) - 1e-3) <= 1e-9)
     }
 
     /// Five levels, each deciding only what the ones above left open.
-    func testManyPriorityLevels() throws {
+    @Test("Five priority levels each decide only what the levels above left open")
+    func manyPriorityLevels() throws {
         var solver = ConstraintSolver()
         let x = solver.makeVariable()
         let y = solver.makeVariable()
@@ -68,11 +74,12 @@ final class ConstraintSolverTests: XCTestCase {
         try solver.add(LinearConstraint(x - 1000, .equal, priority: 1))
         try solver.add(LinearConstraint(y - 1000, .equal, priority: 2))
         // x + y ≤ 100 first; then y ≥ 80 (300.5) beats x ≥ 80 (300), which takes what is left.
-        XCTAssertEqual(solver.value(of: y), 80, accuracy: 1e-9)
-        XCTAssertEqual(solver.value(of: x), 20, accuracy: 1e-9)
+        #expect(abs(solver.value(of: y) - 80) <= 1e-9)
+        #expect(abs(solver.value(of: x) - 20) <= 1e-9)
     }
 
-    func testRequiredConflictThrowsAndLeavesTheSolverUnchanged() throws {
+    @Test("A conflicting required constraint throws unsatisfiable and leaves the solver as it was")
+    func requiredConflictThrowsAndLeavesTheSolverUnchanged() throws {
         var solver = ConstraintSolver()
         let x = solver.makeVariable()
         let y = solver.makeVariable()
@@ -82,48 +89,46 @@ final class ConstraintSolverTests: XCTestCase {
         let before = solver
 
         // Through the artificial variable (inequality), and through a row of dummies only (equalities).
-        XCTAssertThrowsError(try solver.add(LinearConstraint(y - 8, .greaterThanOrEqual))) {
-            XCTAssertEqual($0 as? ConstraintError, .unsatisfiable)
-        }
-        XCTAssertEqual(solver, before)
+        #expect(throws: ConstraintError.unsatisfiable) { _ = try solver.add(LinearConstraint(y - 8, .greaterThanOrEqual)) }
+        #expect(solver == before)
         try solver.add(LinearConstraint(x - 3, .equal))
-        XCTAssertThrowsError(try solver.add(LinearConstraint(y - 8, .equal))) {
-            XCTAssertEqual($0 as? ConstraintError, .unsatisfiable)
-        }
+        #expect(throws: ConstraintError.unsatisfiable) { _ = try solver.add(LinearConstraint(y - 8, .equal)) }
         // A redundant but consistent equality is accepted.
         try solver.add(LinearConstraint(y - 7, .equal))
-        XCTAssertEqual(solver.value(of: y), 7, accuracy: 1e-9)
+        #expect(abs(solver.value(of: y) - 7) <= 1e-9)
 
         // Later behaviour is that of a solver that never saw the failed constraint.
         var failed = before
-        XCTAssertThrowsError(try failed.add(LinearConstraint(x - 2, .lessThanOrEqual)))
+        #expect(throws: ConstraintError.unsatisfiable) { _ = try failed.add(LinearConstraint(x - 2, .lessThanOrEqual)) }
         var clean = before
         try failed.add(LinearConstraint(x - 5, .equal, priority: 500))
         try clean.add(LinearConstraint(x - 5, .equal, priority: 500))
-        XCTAssertEqual(failed, clean)
-        XCTAssertEqual(failed.value(of: x), 5, accuracy: 1e-9)
+        #expect(failed == clean)
+        #expect(abs(failed.value(of: x) - 5) <= 1e-9)
     }
 
-    func testRemovingAConstraintRestoresTheSolution() throws {
+    @Test("Removing a constraint restores the solution without it, and removing it twice throws unknownConstraint")
+    func removingAConstraintRestoresTheSolution() throws {
         var solver = ConstraintSolver()
         let x = solver.makeVariable()
         let y = solver.makeVariable()
         try solver.add(LinearConstraint(x - y, .lessThanOrEqual))
         try solver.add(LinearConstraint(x - 40, .equal, priority: 250))
         try solver.add(LinearConstraint(y - 30, .equal, priority: 500))
-        XCTAssertEqual(solver.value(of: x), 30, accuracy: 1e-9)
+        #expect(abs(solver.value(of: x) - 30) <= 1e-9)
         let pin = try solver.add(LinearConstraint(y - 60, .equal))
         let high = try solver.add(LinearConstraint(x - 10, .lessThanOrEqual, priority: 900))
-        XCTAssertEqual(solver.value(of: x), 10, accuracy: 1e-9)
+        #expect(abs(solver.value(of: x) - 10) <= 1e-9)
         try solver.remove(high)
-        XCTAssertEqual(solver.value(of: x), 40, accuracy: 1e-9)
+        #expect(abs(solver.value(of: x) - 40) <= 1e-9)
         try solver.remove(pin)
-        XCTAssertEqual(solver.value(of: x), 30, accuracy: 1e-9)
-        XCTAssertEqual(solver.value(of: y), 30, accuracy: 1e-9)
-        XCTAssertThrowsError(try solver.remove(pin)) { XCTAssertEqual($0 as? ConstraintError, .unknownConstraint) }
+        #expect(abs(solver.value(of: x) - 30) <= 1e-9)
+        #expect(abs(solver.value(of: y) - 30) <= 1e-9)
+        #expect(throws: ConstraintError.unknownConstraint) { try solver.remove(pin) }
     }
 
-    func testEditVariablesFollowSuggestionsWithinTheirConstraints() throws {
+    @Test("An edit variable follows suggestions within its required constraints, and returns to its pull when removed")
+    func editVariablesFollowSuggestionsWithinTheirConstraints() throws {
         var solver = ConstraintSolver()
         let left = solver.makeVariable()
         let right = solver.makeVariable()
@@ -132,48 +137,49 @@ final class ConstraintSolverTests: XCTestCase {
         try solver.add(LinearConstraint(LinearExpression(left), .greaterThanOrEqual))
         try solver.add(LinearConstraint(left - 20, .equal, priority: 100))
         try solver.addEditVariable(left, priority: 750)
-        XCTAssertEqual(solver.value(of: left), 20, accuracy: 1e-9)
+        #expect(abs(solver.value(of: left) - 20) <= 1e-9)
+        // In order: each suggestion starts from the solver the previous one left.
         for (suggested, expected) in [(5.0, 5.0), (100, 40), (-3, 0), (33, 33)] {
             try solver.suggestValue(left, suggested)
-            XCTAssertEqual(solver.value(of: left), expected, accuracy: 1e-9)
-            XCTAssertEqual(solver.value(of: right), expected + 10, accuracy: 1e-9)
+            #expect(abs(solver.value(of: left) - expected) <= 1e-9, "suggested \(suggested)")
+            #expect(abs(solver.value(of: right) - (expected + 10)) <= 1e-9, "suggested \(suggested)")
         }
         try solver.removeEditVariable(left)
-        XCTAssertEqual(solver.value(of: left), 20, accuracy: 1e-9)
-        XCTAssertThrowsError(try solver.suggestValue(left, 1)) {
-            XCTAssertEqual($0 as? ConstraintError, .unknownEditVariable)
-        }
+        #expect(abs(solver.value(of: left) - 20) <= 1e-9)
+        #expect(throws: ConstraintError.unknownEditVariable) { try solver.suggestValue(left, 1) }
     }
 
-    func testBadInputIsRejectedWithoutChangingTheSolver() throws {
+    @Test("Bad input is rejected with the error that names it, without changing the solver")
+    func badInputIsRejectedWithoutChangingTheSolver() throws {
         var solver = ConstraintSolver()
         let x = solver.makeVariable()
         try solver.add(LinearConstraint(x - 1, .equal, priority: 500))
         let before = solver
-        func expect(_ error: ConstraintError, _ body: (inout ConstraintSolver) throws -> Void) {
-            XCTAssertThrowsError(try body(&solver)) { XCTAssertEqual($0 as? ConstraintError, error) }
-            XCTAssertEqual(solver, before)
+        func rejects(
+            _ error: ConstraintError, sourceLocation: SourceLocation = #_sourceLocation,
+            _ body: (inout ConstraintSolver) throws -> Void
+        ) {
+            #expect(throws: error, sourceLocation: sourceLocation) { try body(&solver) }
+            #expect(solver == before, sourceLocation: sourceLocation)
         }
-        expect(.invalidExpression) { try $0.add(LinearConstraint(x * .nan, .equal)) }
-        expect(.invalidExpression) { try $0.add(LinearConstraint(x - .infinity, .equal)) }
-        expect(.invalidExpression) { try $0.add(LinearConstraint(x / 0, .equal)) }
-        expect(.invalidPriority) { try $0.add(LinearConstraint(x - 1, .equal, priority: 0)) }
-        expect(.invalidPriority) { try $0.add(LinearConstraint(x - 1, .equal, priority: 1000.5)) }
-        expect(.invalidPriority) { try $0.add(LinearConstraint(x - 1, .equal, priority: .nan)) }
-        expect(.badEditPriority) { try $0.addEditVariable(x, priority: 1000) }
-        expect(.unknownEditVariable) { try $0.removeEditVariable(x) }
+        rejects(.invalidExpression) { try $0.add(LinearConstraint(x * .nan, .equal)) }
+        rejects(.invalidExpression) { try $0.add(LinearConstraint(x - .infinity, .equal)) }
+        rejects(.invalidExpression) { try $0.add(LinearConstraint(x / 0, .equal)) }
+        rejects(.invalidPriority) { try $0.add(LinearConstraint(x - 1, .equal, priority: 0)) }
+        rejects(.invalidPriority) { try $0.add(LinearConstraint(x - 1, .equal, priority: 1000.5)) }
+        rejects(.invalidPriority) { try $0.add(LinearConstraint(x - 1, .equal, priority: .nan)) }
+        rejects(.badEditPriority) { try $0.addEditVariable(x, priority: 1000) }
+        rejects(.unknownEditVariable) { try $0.removeEditVariable(x) }
         var other = ConstraintSolver()
         _ = other.makeVariable()
         let stranger = other.makeVariable()
-        expect(.unknownVariable) { try $0.add(LinearConstraint(x + stranger, .equal)) }
-        XCTAssertEqual(solver.value(of: stranger), 0)
+        rejects(.unknownVariable) { try $0.add(LinearConstraint(x + stranger, .equal)) }
+        #expect(solver.value(of: stranger) == 0)
 
         try solver.addEditVariable(x, priority: 600)
-        XCTAssertThrowsError(try solver.addEditVariable(x, priority: 700)) {
-            XCTAssertEqual($0 as? ConstraintError, .duplicateEditVariable)
-        }
-        XCTAssertThrowsError(try solver.suggestValue(x, .nan)) { XCTAssertEqual($0 as? ConstraintError, .invalidValue) }
+        #expect(throws: ConstraintError.duplicateEditVariable) { try solver.addEditVariable(x, priority: 700) }
+        #expect(throws: ConstraintError.invalidValue) { try solver.suggestValue(x, .nan) }
         try solver.suggestValue(x, 7)
-        XCTAssertEqual(solver.value(of: x), 7, accuracy: 1e-9)
+        #expect(abs(solver.value(of: x) - 7) <= 1e-9)
     }
 }

@@ -1,10 +1,20 @@
+import Testing
 import TrellisLayout
-import XCTest
 
 /// Rejected pin strings: each error at the first wrong character, with its message.
-final class VisualFormatErrorTests: XCTestCase {
+@Suite("Pin strings: rejected with the column and message of the first wrong character")
+struct VisualFormatErrorTests {
+    /// A pin string that must be rejected, and the error it must be rejected with.
+    struct Rejection: Sendable, CustomTestStringConvertible {
+        let text: String
+        let column: Int
+        let message: String
+
+        var testDescription: String { text.isEmpty ? "(empty)" : text }
+    }
+
     /// (pin string, column, message)
-    static let cases: [(String, Int, String)] = [
+    static let cases: [Rejection] = [(String, Int, String)]([
         ("", 1, "empty pin string"),
         ("H:", 3, #"expected "|", "|>" or "[" at the start"#),
         ("H|[a]", 2, #"expected ":" after the orientation"#),
@@ -45,37 +55,41 @@ final class VisualFormatErrorTests: XCTestCase {
         ("H:[a]x", 6, #"expected "-", "[", "|" or "<|""#),
         ("H:[a]-(8)-x", 11, #"expected "[", "|" or "<|" after the gap"#),
         ("H:|-(8)-|", 9, #"expected "[" after the gap"#),
-    ]
+    ]).map { Rejection(text: $0.0, column: $0.1, message: $0.2) }
 
-    func testErrorsAtTheirColumns() {
-        for (text, column, message) in Self.cases {
-            XCTAssertEqual(error(parsing: text), VisualFormatError(column: column, message: message), text)
-        }
+    @Test("Each rejected pin string's error is at its first wrong character, with its message", arguments: cases)
+    func errorAtItsColumn(_ rejection: Rejection) {
+        #expect(
+            error(parsing: rejection.text) == VisualFormatError(column: rejection.column, message: rejection.message),
+            "\(rejection.text)")
     }
 
-    func testNonFiniteMetric() {
-        XCTAssertEqual(
-            error(parsing: "H:[a(w)]", metrics: ["w": .infinity]),
-            VisualFormatError(column: 6, message: #"metric "w" is not a finite number"#))
+    @Test("A metric that is not a finite number is rejected at its use")
+    func nonFiniteMetric() {
+        #expect(
+            error(parsing: "H:[a(w)]", metrics: ["w": .infinity])
+                == VisualFormatError(column: 6, message: #"metric "w" is not a finite number"#))
     }
 
-    func testLimits() {
+    @Test("Length, name and view-count limits are enforced at the character that passes them, and 64 views are allowed")
+    func limits() {
         let long = "H:[a]" + String(repeating: "-", count: 1_000)
-        XCTAssertEqual(
-            error(parsing: long), VisualFormatError(column: 1_001, message: "a pin string may have at most 1000 characters"))
+        #expect(
+            error(parsing: long) == VisualFormatError(column: 1_001, message: "a pin string may have at most 1000 characters"))
         // Past the limit with a multi-byte character before it: the error is at that character.
-        XCTAssertEqual(error(parsing: "[é]" + long).column, 2)
+        #expect(error(parsing: "[é]" + long).column == 2)
         let name = String(repeating: "n", count: 65)
-        XCTAssertEqual(
-            error(parsing: "H:[\(name)]"), VisualFormatError(column: 4, message: "a name may have at most 64 characters"))
+        #expect(
+            error(parsing: "H:[\(name)]") == VisualFormatError(column: 4, message: "a name may have at most 64 characters"))
         let views = String(repeating: "[v]", count: 65)
-        XCTAssertEqual(
-            error(parsing: views), VisualFormatError(column: 193, message: "a pin string may name at most 64 views"))
-        XCTAssertNotNil(parsed(String(repeating: "[v]", count: 64)))
+        #expect(
+            error(parsing: views) == VisualFormatError(column: 193, message: "a pin string may name at most 64 views"))
+        #expect(parsed(String(repeating: "[v]", count: 64)) != nil)
     }
 
-    func testErrorDescriptionNamesTheColumn() {
-        XCTAssertEqual(error(parsing: "H:[]").description, "column 4: expected a view name")
+    @Test("An error's description starts with its column")
+    func errorDescriptionNamesTheColumn() {
+        #expect(error(parsing: "H:[]").description == "column 4: expected a view name")
     }
 
     private func error(parsing text: String, metrics: [String: Double] = [:]) -> VisualFormatError {

@@ -1,13 +1,15 @@
+import Testing
 import TrellisLayout
-import XCTest
 
 /// Seeded random pin strings: strings built from the grammar parse, and any string over the
 /// grammar's alphabet (those strings mutated, or random tokens) is rejected or accepted without
 /// crashing, with every error column within 1…length+1.
-final class VisualFormatFuzzTests: XCTestCase {
+@Suite("Pin strings: seeded random strings")
+struct VisualFormatFuzzTests {
     static let metrics = ["pad": 8.0, "prio": 500]
 
-    func testGrammarStringsParse() {
+    @Test("2,000 strings derived from the grammar all parse, with columns, priorities and constants in range")
+    func grammarStringsParse() {
         var random = SplitMix64(seed: 0x5EED_0001)
         for _ in 0..<2_000 {
             let text = Self.validPinString(&random)
@@ -15,13 +17,13 @@ final class VisualFormatFuzzTests: XCTestCase {
                 let format = try VisualFormat.parse(text, metrics: Self.metrics)
                 checkInvariants(format, of: text)
             } catch {
-                XCTFail("\(text): \(error)")
-                return
+                Issue.record("\(text): \(error)")
             }
         }
     }
 
-    func testMutatedGrammarStringsNeverCrash() {
+    @Test("5,000 mutated grammar strings are accepted or rejected at a column within the string, without crashing")
+    func mutatedGrammarStringsNeverCrash() {
         var random = SplitMix64(seed: 0x5EED_0002)
         for _ in 0..<5_000 {
             var scalars = Array(Self.validPinString(&random).unicodeScalars)
@@ -30,7 +32,8 @@ final class VisualFormatFuzzTests: XCTestCase {
         }
     }
 
-    func testRandomTokensNeverCrash() {
+    @Test("10,000 strings of random tokens are accepted or rejected at a column within the string, without crashing")
+    func randomTokensNeverCrash() {
         var random = SplitMix64(seed: 0x5EED_0003)
         for _ in 0..<10_000 {
             check((0..<random.below(24)).map { _ in Self.tokens[random.below(Self.tokens.count)] }.joined())
@@ -43,19 +46,19 @@ final class VisualFormatFuzzTests: XCTestCase {
         do {
             checkInvariants(try VisualFormat.parse(text, metrics: Self.metrics), of: text)
         } catch {
-            XCTAssert((1...text.count + 1).contains(error.column), "\(text): column \(error.column)")
-            XCTAssertFalse(error.message.isEmpty, text)
+            #expect((1...text.count + 1).contains(error.column), "\(text): column \(error.column)")
+            #expect(!error.message.isEmpty, "\(text)")
         }
     }
 
     private func checkInvariants(_ format: VisualFormat, of text: String) {
         for constraint in format.constraints {
-            XCTAssert((1...text.count).contains(constraint.column), "\(text): column \(constraint.column)")
-            XCTAssert((1...1000).contains(constraint.priority), "\(text): priority \(constraint.priority)")
-            XCTAssert(constraint.constant.isFinite && constraint.multiplier > 0, text)
+            #expect((1...text.count).contains(constraint.column), "\(text): column \(constraint.column)")
+            #expect((1...1000).contains(constraint.priority), "\(text): priority \(constraint.priority)")
+            #expect(constraint.constant.isFinite && constraint.multiplier > 0, "\(text)")
         }
         for reference in format.viewReferences {
-            XCTAssert((1...text.count).contains(reference.column), text)
+            #expect((1...text.count).contains(reference.column), "\(text)")
         }
     }
 
