@@ -132,6 +132,12 @@ public struct JSONObjectReader {
 
     public func contains(_ key: String) -> Bool { members.contains { $0.key == key } }
 
+    /// Reports `message` at member `key`: its path, and the line of its value (of the object, when
+    /// the member is absent).
+    public func report(_ message: String, atMember key: String) {
+        collector.report(message, at: path.appending(key), value(key)?.location ?? location)
+    }
+
     /// The raw value of `key`, or nil; reports a missing required key.
     public func value(_ key: String, required: Bool = false) -> JSONValue? {
         if let member = members.first(where: { $0.key == key }) { return member.value }
@@ -155,9 +161,7 @@ public struct JSONObjectReader {
     public func integer(_ key: String, in range: ClosedRange<Int>, required: Bool = false) -> Int? {
         guard let n = number(key, required: required) else { return nil }
         guard n == n.rounded(), n >= Double(range.lowerBound), n <= Double(range.upperBound) else {
-            collector.report(
-                "expected an integer from \(range.lowerBound) to \(range.upperBound), found \(JSONWriter.string(.number(n)))",
-                at: path.appending(key), value(key)!)
+            report("expected an integer from \(range.lowerBound) to \(range.upperBound), found \(JSONWriter.string(.number(n)))", atMember: key)
             return nil
         }
         return Int(n)

@@ -85,11 +85,11 @@ public enum LayoutTree {
         }
         let measure = object.string("textMeasure")
         if let measure, measure != "ahem", measure != "yoga-intrinsic" {
-            collector.report("expected \"ahem\" or \"yoga-intrinsic\", found \"\(measure)\"", at: path.appending("textMeasure"), object.value("textMeasure")!)
+            object.report("expected \"ahem\" or \"yoga-intrinsic\", found \"\(measure)\"", atMember: "textMeasure")
         }
         if let text = object.string("text") {
             if !node.children.isEmpty {
-                collector.report("a text leaf cannot have children", at: path.appending("text"), object.value("text")!)
+                object.report("a text leaf cannot have children", atMember: "text")
             }
             if measure == "yoga-intrinsic" {
                 node.measureFunction = AhemText.yogaIntrinsicMeasure(text, flexDirection: node.style.flexDirection)

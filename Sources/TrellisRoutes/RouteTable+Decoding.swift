@@ -38,7 +38,7 @@ extension RouteTable {
         else { return nil }
         let listPath = JSONPath.root.appending("routes")
         guard list.count <= RouteLimits.maximumRoutes else {
-            collector.report("more than \(RouteLimits.maximumRoutes) routes (\(list.count))", at: listPath, object.value("routes")!)
+            object.report("more than \(RouteLimits.maximumRoutes) routes (\(list.count))", atMember: "routes")
             return nil
         }
         let walk = RouteWalk(collector: collector)
@@ -130,7 +130,7 @@ struct RouteWalk {
         parameters += query
         for (i, parameter) in parameters.enumerated() {
             let where_ = parameter.inPath ? path.appending("pattern") : path.appending("query").appending(parameter.name)
-            let location = parameter.inPath ? object.value("pattern")!.location : object.value("query")?[parameter.name]?.location ?? object.location
+            let location = (parameter.inPath ? object.value("pattern") : object.value("query")?[parameter.name])?.location ?? object.location
             if parameter.name == URLTemplate.urlPlaceholder {
                 collector.report("\"url\" is reserved for the URL being resolved ({url}); choose another name", at: where_, location)
             } else if let first = parameters[..<i].first(where: { $0.name == parameter.name }) {

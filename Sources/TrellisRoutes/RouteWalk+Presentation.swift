@@ -45,8 +45,8 @@ extension RouteWalk {
         }
         if let text = value.stringValue { return style(text, at: keyPath, value, tabGiven: false).map { Presentation(style: $0) } }
         guard let presentation = collector.object(value, at: keyPath, allowedKeys: ["style", "tab"]),
-            let styleText = presentation.string("style", required: true),
-            let style = style(styleText, at: keyPath.appending("style"), presentation.value("style")!, tabGiven: true)
+            let styleText = presentation.string("style", required: true), let styleValue = presentation.value("style"),
+            let style = style(styleText, at: keyPath.appending("style"), styleValue, tabGiven: true)
         else { return nil }
         let tabValue = presentation.value("tab")
         guard style == .tab else {

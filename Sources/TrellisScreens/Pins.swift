@@ -56,8 +56,7 @@ struct PinsCheck {
         let list = object.array("pins", required: true)
         if let list {
             if list.isEmpty || list.count > Self.maximumFormats {
-                collector.report("a Pins container needs 1 to \(Self.maximumFormats) pin strings, found \(list.count)",
-                                 at: path.appending("pins"), object.value("pins")!)
+                object.report("a Pins container needs 1 to \(Self.maximumFormats) pin strings, found \(list.count)", atMember: "pins")
                 valid = false
             }
             for (index, element) in list.enumerated() {
@@ -105,7 +104,7 @@ struct PinsCheck {
         }
         guard let alignAll = PinAttribute(name: alignAllName) else {
             let names = PinAttribute.allCases.filter { $0 != .width && $0 != .height }.map(\.name).joined(separator: ", ")
-            collector.report("unknown attribute \"\(alignAllName)\"; alignAll takes \(names)", at: path.appending("alignAll"), entry.value("alignAll")!)
+            entry.report("unknown attribute \"\(alignAllName)\"; alignAll takes \(names)", atMember: "alignAll")
             return nil
         }
         return (text, alignAll, path.appending("pin"), pin)

@@ -57,7 +57,7 @@ private struct TreeWalk {
         _ = object.string("$schema")
         let id = object.value("id", required: true).flatMap { identifier($0, at: JSONPath.root.appending("id")) }
         if let id, let expectedID, id != expectedID {
-            collector.report("screen id \"\(id)\" does not match \"\(expectedID)\"", at: JSONPath.root.appending("id"), object.value("id")!)
+            object.report("screen id \"\(id)\" does not match \"\(expectedID)\"", atMember: "id")
         }
         let version = object.integer("schemaVersion", in: 1...ComponentRegistry.latestSchemaVersion, required: true)
         check.schemaVersion = version ?? ComponentRegistry.latestSchemaVersion

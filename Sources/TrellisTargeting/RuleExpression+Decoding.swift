@@ -75,7 +75,7 @@ extension RuleExpression {
         guard let attribute, let opName, let operandValue else { return nil }
         guard let op = AttributeCondition.Operator(rawValue: opName) else {
             let known = AttributeCondition.Operator.allCases.map(\.rawValue).joined(separator: ", ")
-            collector.report("unknown operator \"\(opName)\"; expected one of: \(known)", at: path.appending("op"), object.value("op")!)
+            object.report("unknown operator \"\(opName)\"; expected one of: \(known)", atMember: "op")
             return nil
         }
         guard let operand = decodeOperand(operandValue, for: op, at: path.appending("value"), collector) else { return nil }

@@ -66,8 +66,7 @@ extension TargetingConfiguration {
             }
             return .concluded(winner: name)
         default:
-            collector.report(
-                "unknown status \"\(name)\"; expected running, paused or concluded", at: path.appending("status"), object.value("status")!)
+            object.report("unknown status \"\(name)\"; expected running, paused or concluded", atMember: "status")
             return nil
         }
     }

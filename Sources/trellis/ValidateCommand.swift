@@ -50,7 +50,7 @@ struct ValidateCommand: ParsableCommand {
         }
         do {
             let snapshot = try ControlPlane.check(loader: loader, store: try SQLiteStore(path: path), now: ServerState.wallClock())
-            let overrides = snapshot.runtime.rollouts.count + snapshot.runtime.experiments.count
+            let overrides = snapshot.runtime.documentCount
             print("ok: server.json, \(Self.screens(snapshot)) and the runtime store at \(path) (\(overrides) runtime values)")
         } catch let error as StartError {
             if case .config(let loadError) = error { throw Self.failure(loadError) }

@@ -78,6 +78,8 @@ struct AdminEndpoints: Sendable {
     /// once it is published (from the new snapshot).
     struct Plan {
         var change: StoreChange
+        /// The settings of the change's rollout or experiment document, by key, as planned (not decoded again).
+        var planned: [String: PlannedSettings] = [:]
         /// Screens the change adds, already decoded and checked, by fingerprint (not decoded again).
         var checked: [String: Screen] = [:]
         /// The same for a route table the change adds.
@@ -102,7 +104,8 @@ struct AdminEndpoints: Sendable {
                 control.refused.increment()
                 throw error
             }
-            switch control.publish(planned.change, over: current, checked: planned.checked, checkedRoutes: planned.checkedRoutes) {
+            switch control.publish(
+                planned.change, over: current, planned: planned.planned, checked: planned.checked, checkedRoutes: planned.checkedRoutes) {
             case .success(let published): return planned.answer(published)
             case .failure(.invalid(let error)):
                 control.refused.increment()

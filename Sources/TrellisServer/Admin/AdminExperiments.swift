@@ -32,7 +32,7 @@ extension AdminEndpoints {
     private func resetExperiment(_ key: String, _ request: HTTPRequest, _ snapshot: Snapshot, _ actor: String) throws(Problem) -> Plan {
         let experiment = try experimentInForce(key, request, snapshot)
         return try planReset(
-            kind: ExperimentSettings.kind, key: key, in: snapshot, actor: actor, before: ExperimentSettings(experiment).jsonValue,
+            .experiment(nil), key: key, in: snapshot, actor: actor, before: ExperimentSettings(experiment).jsonValue,
             baseline: snapshot.baselineTargeting.experiments[key].map { ExperimentSettings($0).jsonValue }
         ) { Self.experiment(key, in: $0) }
     }
@@ -44,7 +44,7 @@ extension AdminEndpoints {
         let old = ExperimentSettings(experiment)
         let new = try patch.applied(to: old, variants: experiment.variants.map(\.name))
         return planDocument(
-            kind: ExperimentSettings.kind, key: key, body: JSONWriter.encode(new.jsonValue), in: snapshot,
+            .experiment(new), key: key, in: snapshot,
             resource: "experiments/\(key)", action: "experiment.update", actor: actor, before: old.jsonValue, after: new.jsonValue
         ) { Self.experiment(key, in: $0) }
     }
@@ -79,7 +79,7 @@ extension AdminEndpoints {
         members.append(
             ("overrides", .object(experiment.overrides.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })))
         members.append(("description", experiment.description.map(JSONValue.string) ?? .null))
-        members += provenance(snapshot.runtime.experiments[key])
+        members += provenance(snapshot.runtime.experiments[key]?.document)
         if snapshot.runtime.hasOverride(kind: ExperimentSettings.kind, key: key), let baseline = snapshot.baselineTargeting.experiments[key] {
             members.append(("config", ExperimentSettings(baseline).jsonValue))
         }
@@ -141,18 +141,16 @@ struct ExperimentPatch: Sendable {
             if Self.statuses.contains(status) {
                 self.status = status
             } else {
-                collector.report(
-                    "unknown status \"\(status)\"; use one of: \(Self.statuses.joined(separator: ", "))", at: .root.appending("status"),
-                    object.value("status")!)
+                object.report("unknown status \"\(status)\"; use one of: \(Self.statuses.joined(separator: ", "))", atMember: "status")
             }
         }
         if let winner = object.string("winner") {
-            self.winner = Named(name: winner, path: .root.appending("winner"), location: object.value("winner")!.location)
+            self.winner = Named(name: winner, path: .root.appending("winner"), location: object.value("winner")?.location ?? object.location)
             if status != "concluded" {
-                collector.report("a winner needs \"status\": \"concluded\"", at: .root.appending("winner"), object.value("winner")!)
+                object.report("a winner needs \"status\": \"concluded\"", atMember: "winner")
             }
         } else if status == "concluded" {
-            collector.report("\"status\": \"concluded\" needs a \"winner\": the variant everyone gets", at: .root.appending("status"), object.value("status")!)
+            object.report("\"status\": \"concluded\" needs a \"winner\": the variant everyone gets", atMember: "status")
         }
         if let value = object.value("overrides") {
             readOverrides(value, collector)

@@ -28,7 +28,7 @@ extension AdminEndpoints {
             return write(request, context, actor) { snapshot, actor throws(Problem) in
                 let rollout = try rolloutInForce(key, request, snapshot)
                 return try planReset(
-                    kind: RolloutSettings.kind, key: key, in: snapshot, actor: actor, before: RolloutSettings(rollout).jsonValue,
+                    .rollout(nil), key: key, in: snapshot, actor: actor, before: RolloutSettings(rollout).jsonValue,
                     baseline: snapshot.baselineTargeting.rollouts[key].map { RolloutSettings($0).jsonValue }
                 ) { Self.rollout(key, in: $0) }
             }
@@ -53,7 +53,7 @@ extension AdminEndpoints {
         let old = RolloutSettings(try rolloutInForce(key, request, snapshot))
         let new = update(old)
         return planDocument(
-            kind: RolloutSettings.kind, key: key, body: JSONWriter.encode(new.jsonValue), in: snapshot, resource: "rollouts/\(key)",
+            .rollout(new), key: key, in: snapshot, resource: "rollouts/\(key)",
             action: action, actor: actor, before: old.jsonValue, after: new.jsonValue
         ) { Self.rollout(key, in: $0) }
     }
@@ -67,31 +67,35 @@ extension AdminEndpoints {
 
     /// The change that hands `kind` `key` back to the configuration's value (`baseline`); 409 when
     /// that value is in force already.
+    /// - Parameter reset: the kind's settings, nil.
     func planReset(
-        kind: String, key: String, in snapshot: Snapshot, actor: String, before: JSONValue, baseline: JSONValue?,
+        _ reset: PlannedSettings, key: String, in snapshot: Snapshot, actor: String, before: JSONValue, baseline: JSONValue?,
         render: @escaping @Sendable (Snapshot) -> JSONValue
     ) throws(Problem) -> Plan {
+        let kind = reset.kind
         guard snapshot.runtime.hasOverride(kind: kind, key: key), let baseline else {
             throw Problem(.conflict, "\(kind) \(key) has no runtime value; the configuration's is in force already")
         }
         return planDocument(
-            kind: kind, key: key, body: RuntimeState.resetBody, in: snapshot, resource: "\(kind)s/\(key)", action: "\(kind).reset",
+            reset, key: key, in: snapshot, resource: "\(kind)s/\(key)", action: "\(kind).reset",
             actor: actor, before: before, after: baseline, render: render)
     }
 
-    /// The change that stores `body` as the next revision of the runtime document `kind`/`key`
-    /// (the settings, or ``RuntimeState/resetBody`` to hand the value back to the configuration),
-    /// audited with `before` and `after`; answered with `render` of the snapshot it leads to.
+    /// The change that stores `settings` as the next revision of the runtime document of their
+    /// kind and `key` (nil settings hand the value back to the configuration), audited with
+    /// `before` and `after`; answered with `render` of the snapshot it leads to. The settings are
+    /// encoded once, for the store; the snapshot applies them as they are.
     func planDocument(
-        kind: String, key: String, body: [UInt8], in snapshot: Snapshot, resource: String, action: String, actor: String,
+        _ settings: PlannedSettings, key: String, in snapshot: Snapshot, resource: String, action: String, actor: String,
         before: JSONValue, after: JSONValue, render: @escaping @Sendable (Snapshot) -> JSONValue
     ) -> Plan {
         let now = state.clock()
-        let revision = (snapshot.runtime.document(kind: kind, key: key)?.revision ?? 0) + 1
-        let document = StoredDocument(kind: kind, key: key, body: body, revision: revision, updatedAt: now, updatedBy: actor)
+        let revision = (snapshot.runtime.document(kind: settings.kind, key: key)?.revision ?? 0) + 1
+        let document = StoredDocument(
+            kind: settings.kind, key: key, body: settings.body, revision: revision, updatedAt: now, updatedBy: actor)
         let audit = AuditDraft(
             at: now, actor: actor, action: action, resource: resource, before: JSONWriter.encode(before), after: JSONWriter.encode(after))
-        return Plan(change: StoreChange(documents: [document], audit: [audit])) { published in
+        return Plan(change: StoreChange(documents: [document], audit: [audit]), planned: [key: settings]) { published in
             let value = render(published)
             return Self.resource(value, etag: Self.etag(of: value))
         }
@@ -110,7 +114,7 @@ extension AdminEndpoints {
             ("key", .string(key)), ("percentage", rollout.percentage.jsonValue), ("enabled", .bool(rollout.enabled)),
             ("groupId", .string(rollout.groupID)), ("description", rollout.description.map(JSONValue.string) ?? .null),
         ]
-        members += provenance(snapshot.runtime.rollouts[key])
+        members += provenance(snapshot.runtime.rollouts[key]?.document)
         if snapshot.runtime.hasOverride(kind: RolloutSettings.kind, key: key), let baseline = snapshot.baselineTargeting.rollouts[key] {
             members.append(("config", RolloutSettings(baseline).jsonValue))
         }

@@ -17,7 +17,7 @@ extension AdminEndpoints {
             let snapshot = state.published.snapshot
             let (head, stored) = try Self.existingRouteTable(in: snapshot)
             let document = (try? JSONParser.parse(stored.current.document)) ?? .null
-            return Self.resource(.object(head.objectValue!.map { ($0.key, $0.value) } + [("table", document)]), etag: Self.routeTable.etag(stored.head))
+            return Self.resource(.object(head + [("table", document)]), etag: Self.routeTable.etag(stored.head))
         }
         routes.add(.put, "/admin/routes", replying: { request, _, context, actor throws(Problem) in
             try publishRouteTable(request, context, actor)
@@ -62,22 +62,26 @@ extension AdminEndpoints {
         }
     }
 
-    static func existingRouteTable(in snapshot: Snapshot) throws(Problem) -> (JSONValue, StoredScreen) {
-        guard let stored = snapshot.runtime.routes, let head = routeTableHead(in: snapshot) else {
+    /// The route table's head members (``routeTableHeadMembers(in:)``) and stored state; 404 without one.
+    static func existingRouteTable(in snapshot: Snapshot) throws(Problem) -> ([(String, JSONValue)], StoredScreen) {
+        guard let stored = snapshot.runtime.routes, let head = routeTableHeadMembers(in: snapshot) else {
             throw Problem(.notFound, "there is no route table: add routes.json to the configuration directory, or publish one with PUT /admin/routes")
         }
         return (head, stored)
     }
 
     /// The route table's head as ops see it: the revision served, where it came from, who changed it.
-    static func routeTableHead(in snapshot: Snapshot) -> JSONValue? {
+    static func routeTableHead(in snapshot: Snapshot) -> JSONValue? { routeTableHeadMembers(in: snapshot).map(JSONValue.object) }
+
+    /// The members of ``routeTableHead(in:)``, for answers that add their own.
+    static func routeTableHeadMembers(in snapshot: Snapshot) -> [(String, JSONValue)]? {
         guard let stored = snapshot.runtime.routes else { return nil }
         let head = stored.head
-        return .object([
+        return [
             ("revision", .number(head.current)), ("source", .string(stored.current.origin == .config ? "config" : "runtime")),
             ("origin", .string(stored.current.origin.rawValue)), ("served", .bool(snapshot.routes?.revision == head.current)),
             ("routes", .number(snapshot.routes?.table.routes.count ?? 0)), ("latestRevision", .number(stored.latestRevision)),
             ("updatedAt", .string(RFC3339.string(fromSeconds: head.updatedAt))), ("updatedBy", .string(head.updatedBy)),
-        ])
+        ]
     }
 }

@@ -20,7 +20,7 @@ extension AdminEndpoints {
             guard let stored = snapshot.runtime.screens[id], let document = try? JSONParser.parse(stored.current.document) else {
                 throw Self.notFound("screen", id, known: snapshot.runtime.screens.keys)
             }
-            return Self.resource(.object(head.objectValue!.map { ($0.key, $0.value) } + [("screen", document)]), etag: etag)
+            return Self.resource(.object(head + [("screen", document)]), etag: etag)
         }
         routes.add(.put, "/admin/screens/{id}", query: nil, replying: { request, parameters, context, actor throws(Problem) in
             try publish(request, context, actor, id: parameters["id"] ?? "")
@@ -200,7 +200,9 @@ extension AdminEndpoints {
     }
 
     /// Every revision of `resource`, newest last, after its head.
-    func revisions(_ request: HTTPRequest, _ context: HTTPRequestContext, _ resource: RevisionedResource, head: JSONValue) -> HTTPReply {
+    func revisions(
+        _ request: HTTPRequest, _ context: HTTPRequestContext, _ resource: RevisionedResource, head: [(String, JSONValue)]
+    ) -> HTTPReply {
         let store = control.store
         return .deferred(on: control.readQueue, for: request, context) { () throws(Problem) in
             let list: [ScreenRevisionSummary]
@@ -214,7 +216,7 @@ extension AdminEndpoints {
                 if let from = r.copiedFrom { members.append(("copiedFrom", .number(from))) }
                 return .object(members)
             }
-            return Self.resource(.object(head.objectValue!.map { ($0.key, $0.value) } + [("revisions", .array(items))]))
+            return Self.resource(.object(head + [("revisions", .array(items))]))
         }
     }
 
@@ -249,15 +251,19 @@ extension AdminEndpoints {
 
     // MARK: - Representations
 
-    static func existingScreen(_ id: String, in snapshot: Snapshot) throws(Problem) -> (JSONValue, String) {
-        guard let stored = snapshot.runtime.screens[id], let value = screenHead(id, in: snapshot) else {
+    /// Screen `id`'s head members (``screenHeadMembers(_:in:)``) and ETag; 404 when ops have none.
+    static func existingScreen(_ id: String, in snapshot: Snapshot) throws(Problem) -> ([(String, JSONValue)], String) {
+        guard let stored = snapshot.runtime.screens[id], let value = screenHeadMembers(id, in: snapshot) else {
             throw notFound("screen", id, known: snapshot.runtime.screens.keys)
         }
         return (value, RevisionedResource.screen(id).etag(stored.head))
     }
 
     /// A screen's head as ops see it: the revision served, a staged one, who changed it and when.
-    static func screenHead(_ id: String, in snapshot: Snapshot) -> JSONValue? {
+    static func screenHead(_ id: String, in snapshot: Snapshot) -> JSONValue? { screenHeadMembers(id, in: snapshot).map(JSONValue.object) }
+
+    /// The members of ``screenHead(_:in:)``, for answers that add their own.
+    static func screenHeadMembers(_ id: String, in snapshot: Snapshot) -> [(String, JSONValue)]? {
         guard let stored = snapshot.runtime.screens[id] else { return nil }
         let head = stored.head
         var staged: JSONValue = .null
@@ -267,13 +273,13 @@ extension AdminEndpoints {
                 ("origin", .string(stored.staged?.origin.rawValue ?? "publish")),
             ])
         }
-        return .object([
+        return [
             ("id", .string(id)), ("revision", .number(head.current)),
             ("source", .string(stored.current.origin == .config ? "config" : "runtime")),
             ("origin", .string(stored.current.origin.rawValue)),
             ("served", .bool(snapshot.screens[id] != nil)), ("staged", staged), ("latestRevision", .number(stored.latestRevision)),
             ("updatedAt", .string(RFC3339.string(fromSeconds: head.updatedAt))), ("updatedBy", .string(head.updatedBy)),
-        ])
+        ]
     }
 }
 

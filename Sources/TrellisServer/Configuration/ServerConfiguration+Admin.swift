@@ -101,7 +101,7 @@ enum AdminTokensDecoder {
             let role = AdminRole(rawValue: text)
             if role == nil {
                 let roles = AdminRole.allCases.map(\.rawValue).joined(separator: ", ")
-                collector.report("unknown role \"\(text)\"; expected one of: \(roles)", at: path.appending("role"), object.value("role")!)
+                object.report("unknown role \"\(text)\"; expected one of: \(roles)", atMember: "role")
             }
             return role
         }

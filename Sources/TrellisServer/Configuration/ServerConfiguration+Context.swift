@@ -112,7 +112,7 @@ enum SigningKeysDecoder {
         guard let object = collector.object(value, at: path, allowedKeys: ["id", "secret", "secretEnv"]) else { return nil }
         let id = object.string("id", required: true).flatMap { id -> String? in
             guard ServerConfiguration.isValidName(id) else {
-                collector.report("invalid key id \"\(id)\": \(ServerConfiguration.nameRule)", at: path.appending("id"), object.value("id")!)
+                object.report("invalid key id \"\(id)\": \(ServerConfiguration.nameRule)", atMember: "id")
                 return nil
             }
             return id
@@ -138,7 +138,7 @@ enum SigningKeysDecoder {
         case (false, true):
             guard let name = object.string("secretEnv") else { return nil }
             guard let text = environment[name] else {
-                collector.report("environment variable \(name) is not set", at: object.path.appending("secretEnv"), object.value("secretEnv")!)
+                object.report("environment variable \(name) is not set", atMember: "secretEnv")
                 return nil
             }
             return decoded(text, origin: name, object, key: "secretEnv")

@@ -114,16 +114,18 @@ public final class ControlPlane: Sendable {
     }
 
     /// Checks, commits and publishes `change` over `current`. Call on `writeQueue` only.
+    /// - Parameter planned: the settings of the change's documents as the write planned them.
     /// - Parameter checked: screens the change adds, already decoded and checked, by fingerprint.
     /// - Parameter checkedRoutes: the same for a route table.
     func publish(
-        _ change: StoreChange, baseline fresh: ConfigBaseline? = nil, over current: Snapshot, checked: [String: Screen] = [:],
+        _ change: StoreChange, baseline fresh: ConfigBaseline? = nil, over current: Snapshot,
+        planned: [String: PlannedSettings] = [:], checked: [String: Screen] = [:],
         checkedRoutes: [String: RouteTable] = [:]
     ) -> Result<Snapshot, PublishFailure> {
         dispatchPrecondition(condition: .onQueue(writeQueue))
         let base = fresh ?? baseline.withLock { $0 }
         let candidate: Snapshot
-        let runtime = current.runtime.applying(change)
+        let runtime = current.runtime.applying(change, planned: planned)
         switch builder.build(
             baseline: base, runtime: runtime, previous: current, sameBaseline: fresh == nil, checked: checked,
             checkedRoutes: checkedRoutes) {

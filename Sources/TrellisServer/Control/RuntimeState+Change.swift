@@ -3,15 +3,11 @@ import TrellisStore
 extension RuntimeState {
     /// The state after `change` commits: computed before committing, so that the snapshot it leads
     /// to is built and checked first and an invalid change never reaches the store.
-    func applying(_ change: StoreChange) -> RuntimeState {
+    /// - Parameter planned: the settings of the change's documents by key, as the write planned
+    ///   them (each document's kind says which); a document without is decoded.
+    func applying(_ change: StoreChange, planned: [String: PlannedSettings] = [:]) -> RuntimeState {
         var next = self
-        for document in change.documents {
-            switch document.kind {
-            case RolloutSettings.kind: next.rollouts[document.key] = document
-            case ExperimentSettings.kind: next.experiments[document.key] = document
-            default: break
-            }
-        }
+        for document in change.documents { next.record(document, planned: planned[document.key]) }
         for head in change.heads {
             let old = revisioned(head.screen)
             func revision(_ number: Int) -> ScreenRevision? {

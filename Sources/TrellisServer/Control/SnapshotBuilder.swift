@@ -46,10 +46,12 @@ struct SnapshotBuilder: Sendable {
         }
         let routes = routeTable(baseline, runtime, targeting, sameBaseline ? previous : nil, checkedRoutes, &errors)
         guard errors.isEmpty else { return .failure(ConfigLoadError(errors: errors)) }
-        errors = NavigationCheck.errors(
-            routes: routes.map { NavigationCheck.TableSource(table: $0.entry.table, source: $0.source, bytes: $0.entry.document) },
-            screens: screenSources(screens, staged, baseline, runtime), targeting: targeting)
-        guard errors.isEmpty else { return .failure(ConfigLoadError(errors: errors)) }
+        if Self.linksMayHaveChanged(screens: screens, staged: staged, routes: routes?.entry, previous: sameBaseline ? previous : nil) {
+            errors = NavigationCheck.errors(
+                routes: routes.map { NavigationCheck.TableSource(table: $0.entry.table, source: $0.source, bytes: $0.entry.document) },
+                screens: screenSources(screens, staged, baseline, runtime), targeting: targeting)
+            guard errors.isEmpty else { return .failure(ConfigLoadError(errors: errors)) }
+        }
         var answers = AnswerCache()
         if sameBaseline, let previous {
             let served = Set(screens.values.map(\.revisionKey) + staged.values.map(\.entry.revisionKey))
@@ -60,6 +62,21 @@ struct SnapshotBuilder: Sendable {
                 screens: screens, targeting: targeting, resolver: loader.resolver, generation: (previous?.generation ?? 0) + 1,
                 fonts: baseline.fonts, fontFiles: baseline.fontFiles, templates: baseline.templates, staged: staged, runtime: runtime, baselineTargeting: baseline.targeting, answers: answers,
                 routes: routes?.entry))
+    }
+
+    /// Whether the links between screens and routes may differ from those of `previous`, a
+    /// snapshot built on the same baseline (nil otherwise) that passed the navigation check: only
+    /// when a served screen revision or the route table changed. A rollout or experiment value
+    /// changes who is sent where, never which screens and routes there are, nor a rule's name.
+    static func linksMayHaveChanged(
+        screens: [String: ScreenEntry], staged: [String: StagedScreen], routes: RouteTableEntry?, previous: Snapshot?
+    ) -> Bool {
+        guard let previous else { return true }
+        func revisions(_ screens: [String: ScreenEntry], _ staged: [String: StagedScreen]) -> Set<ScreenEntry.RevisionKey> {
+            Set(screens.values.map(\.revisionKey) + staged.values.map(\.entry.revisionKey))
+        }
+        return revisions(screens, staged) != revisions(previous.screens, previous.staged)
+            || routes?.revision != previous.routes?.revision || routes?.fingerprint != previous.routes?.fingerprint
     }
 
     /// The route table in force: the stored head's revision while the file is there or ops
@@ -120,19 +137,15 @@ struct SnapshotBuilder: Sendable {
         var rollouts = base.rollouts
         var experiments = base.experiments
         // A runtime value for a key the configuration dropped is kept in the store but not applied.
-        for (key, document) in runtime.rollouts {
-            guard let rollout = rollouts[key], document.body != RuntimeState.resetBody else { continue }
-            switch RolloutSettings.decode(document.body, source: "runtime rollout \(key)") {
-            case .success(let settings): rollouts[key] = settings.applied(to: rollout)
-            case .failure(let error): errors.append(error)
-            }
+        for (key, value) in runtime.rollouts {
+            guard let rollout = rollouts[key] else { continue }
+            if let problem = value.problem { errors.append(problem) }
+            if let settings = value.settings { rollouts[key] = settings.applied(to: rollout) }
         }
-        for (key, document) in runtime.experiments {
-            guard let experiment = experiments[key], document.body != RuntimeState.resetBody else { continue }
-            switch ExperimentSettings.decode(document.body, source: "runtime experiment \(key)") {
-            case .success(let settings): experiments[key] = settings.applied(to: experiment)
-            case .failure(let error): errors.append(error)
-            }
+        for (key, value) in runtime.experiments {
+            guard let experiment = experiments[key] else { continue }
+            if let problem = value.problem { errors.append(problem) }
+            if let settings = value.settings { experiments[key] = settings.applied(to: experiment) }
         }
         do throws(DiagnosticsError) {
             let targeting = try TargetingConfiguration(rules: base.rules, rollouts: rollouts, experiments: experiments)
