@@ -66,6 +66,28 @@ import TrellisScreens
         #expect(problems.count == 1)
         #expect(problems.first?.hasPrefix("routes.json: $.routes[1].screen (line 1): route app://cart opens screen \"cart\", which does not exist") == true)
     }
+
+    /// A runtime change on the same baseline checks links again only when it changes a served
+    /// screen revision or the route table: a rollout's percentage cannot make a link dead. (A
+    /// published screen with a dead link is still refused: RouteAdminTests.aScreenWithADeadLinkIsRefused.)
+    @Test func onlyANewScreenRevisionOrRouteTableChecksTheLinksAgain() throws {
+        let config = try TemporaryConfig(screens: ["product": Self.product("2")])
+        try config.write(routes: #"{"routes": [{"pattern": "app://product/:id(int)", "screen": "product"}, \#(Self.reviews)]}"#)
+        let snapshot = try loadSnapshot(config)
+        let routes = try #require(snapshot.routes)
+        func mayHaveChanged(_ screens: [String: ScreenEntry], _ routes: RouteTableEntry?, previous: Snapshot? = snapshot) -> Bool {
+            SnapshotBuilder.linksMayHaveChanged(screens: screens, staged: snapshot.staged, routes: routes, previous: previous)
+        }
+        #expect(!mayHaveChanged(snapshot.screens, routes), "the same revisions: nothing to check")
+        let product = try #require(snapshot.screens["product"])
+        var revised = snapshot.screens
+        revised["product"] = ScreenEntry(screen: product.screen, revision: product.revision + 1, resolver: snapshot.resolver)
+        #expect(mayHaveChanged(revised, routes), "a new screen revision")
+        #expect(mayHaveChanged(snapshot.screens.filter { $0.key != "product" }, routes), "a screen taken down")
+        let table = RouteTableEntry(table: routes.table, revision: routes.revision + 1, document: routes.document)
+        #expect(mayHaveChanged(snapshot.screens, table), "a new route table")
+        #expect(mayHaveChanged(snapshot.screens, routes, previous: nil), "another baseline (a reload)")
+    }
 }
 
 /// `templates/*.json` in a configuration directory: loaded, checked, and expanded into screens,
