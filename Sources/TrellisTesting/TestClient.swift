@@ -102,6 +102,14 @@ public final class TestClient {
         return response
     }
 
+    /// Whether bytes from the server wait to be read (or are buffered already), without waiting:
+    /// for a test that asserts an answer has not come yet.
+    public func hasBytesWaiting() -> Bool {
+        guard buffer.isEmpty else { return true }
+        var byte: UInt8 = 0
+        return recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0
+    }
+
     /// True when the server closed the connection (EOF or reset) within the receive timeout.
     public func isClosedByServer() -> Bool {
         var chunk = [UInt8](repeating: 0, count: 4096)

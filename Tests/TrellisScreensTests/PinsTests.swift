@@ -103,7 +103,10 @@ import TrellisScreens
         let root = #"{"type": "Pins", "id": "card", "pins": [\#(aligned), "V:|[title]"], "subviews": [\#(Self.text("title")), \#(Self.text("body"))]}"#
         #expect(Self.problems(root).isEmpty)
         let screen = try decodeScreen(document(root: root, schemaVersion: 3)).get()
-        guard case .component(let card) = screen.root else { return }
+        guard case .component(let card) = screen.root else {
+            Issue.record("the root is not a component: \(String(describing: screen.root))")
+            return
+        }
         let baselines = card.pins?.constraints.filter { $0.first.attribute == .firstBaseline } ?? []
         #expect(baselines.count == 1 && baselines.first?.second?.attribute == .firstBaseline, "\(baselines)")
         #expect(Self.problems(root.replacingOccurrences(of: "firstBaseline", with: "centerX")).first?.contains(
