@@ -5,20 +5,15 @@ import TrellisJSON
 import TrellisText
 @testable import TrellisServer
 
-/// The raw `style` key: any flexbox property by its Yoga style name, applied over the mapping and
-/// checked by the engine's parser when the screen loads.
+/// The raw `style` key: checked by the engine's parser when the screen loads, and passed through
+/// to clients. (Its layout: TrellisRenderingTests' LayoutStyleTests.)
 @Suite struct LayoutStyleTests {
-    @Test func aRawStyleOverridesTheMapping() throws {
+    @Test func theScreenEndpointPassesTheStyleThrough() throws {
         let config = try TemporaryConfig.withFonts(roots: [
             "s": #"{"type": "VStack", "id": "root", "style": {"flexDirection": "row", "justifyContent": "flex-end", "paddingEnd": 5}, "subviews": ["#
                 + #"{"type": "Rectangle", "id": "a", "properties": {"width": 10, "height": 10}}, {"type": "Rectangle", "id": "b", "properties": {"width": 20, "height": 10}}]}"#
         ])
-        let app = try InProcessApp(config)
-        let answer = try LayoutAnswer(app.request("/v1/screens/s/layout?width=200&height=400&scale=1"))
-        #expect(answer.frame("a") == ReadFrame(165, 195, 10, 10))
-        #expect(answer.frame("b") == ReadFrame(175, 195, 20, 10))
-        // The screen endpoint passes the style through to clients.
-        let screen = app.request("/v1/screens/s")
+        let screen = try InProcessApp(config).request("/v1/screens/s")
         #expect(screen.json?["root"]?["style"]?["flexDirection"]?.stringValue == "row")
     }
 

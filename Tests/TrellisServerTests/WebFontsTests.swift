@@ -88,21 +88,20 @@ import TrellisText
         }
     }
 
+    /// A preview may load the served files (its policy's font-src) and names them by their
+    /// fingerprinted URLs. (Which faces a preview declares: TrellisRenderingTests' WebFontFacesTests.)
     @Test func previewsDeclareTheFacesTheyDrawAndMayLoadThem() throws {
         try Self.serve { app in
             let fonts = app.state.published.snapshot.fontFiles.webFonts
             let html = try Self.get(app, "/preview/home?user=u1&platform=android&width=412&height=915")
             #expect(html.status == 200)
             #expect(html.header("Content-Security-Policy")?.contains("font-src 'self'") == true)
-            let regular = try #require(fonts.files["Roboto-Regular.ttf"]), medium = try #require(fonts.files["Roboto-Medium.ttf"])
-            #expect(html.text.contains("@font-face{font-family:'Roboto';src:url('\(regular.url)') format('truetype');font-weight:400;font-style:normal"))
-            #expect(html.text.contains(medium.url))
-            #expect(!html.text.contains("Inter-Regular.otf"), "an Android preview draws no Inter")
+            let regular = try #require(fonts.files["Roboto-Regular.ttf"])
+            #expect(html.text.contains("src:url('\(regular.url)')"))
             let svg = try Self.get(app, "/preview/home/preview.svg?user=u1&platform=ios&width=390&height=844")
             #expect(svg.status == 200)
             let inter = try #require(fonts.files["Inter-Regular.otf"])
-            #expect(svg.text.contains("src:url('\(inter.url)') format('opentype');font-weight:400"))
-            #expect(svg.text.contains("font-family=\"'Inter'"))
+            #expect(svg.text.contains("src:url('\(inter.url)')"))
         }
     }
 

@@ -3,21 +3,20 @@ import Foundation
 import FoundationXML
 #endif
 import Testing
-import TrellisHTTP
 import TrellisJSON
 @testable import TrellisRendering
-@testable import TrellisServer
 
-/// `GET /preview/{id}` and `/preview/{id}/preview.svg`: what they draw, and that screen content
-/// can never inject markup.
+/// The previews of `GET /preview/{id}` and `/preview/{id}/preview.svg`: what they draw, and that
+/// screen content can never inject markup. (Their status, content type and content security policy
+/// are the server's: TrellisServerTests' PreviewEndpointTests.)
 @Suite struct PreviewTests {
     static let hostile = #"<script>alert('x')</script> & \"quoted\" </span></div>"#
     static let viewport = "width=390&height=844&scale=3&safeTop=47&safeBottom=34"
 
-    let config: TemporaryConfig
+    let renderer: Renderer
 
     init() throws {
-        config = try TemporaryConfig.withFonts(roots: [
+        renderer = try Renderer(roots: [
             "evil": ##"{"type": "Navigation", "id": "nav", "values": {"title": "</title><script>alert(1)</script>"}, "subviews": [{"type": "VStack", "id": "stack", "##
                 + ##""properties": {"backgroundColor": "#FF000080", "cornerRadius": 8, "borderWidth": 2, "borderColor": "#00F"}, "subviews": ["##
                 + ##"{"type": "Text", "id": "t", "properties": {"foregroundColor": "#123456"}, "values": {"text": "\##(Self.hostile)"}},"##
@@ -35,35 +34,26 @@ import TrellisJSON
     }
 
     @Test func htmlEscapesEveryStringFromTheScreen() throws {
-        let app = try InProcessApp(config)
-        let response = app.request("/preview/evil?\(Self.viewport)")
-        #expect(response.status == .ok)
-        #expect(response.headers["Content-Type"] == "text/html; charset=utf-8")
-        #expect(response.headers["Content-Security-Policy"]?.hasPrefix("default-src 'none'") == true)
-        let html = response.text
+        let html = try renderer.preview("evil", Self.viewport)
         checkNoInjection(html)
         #expect(html.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;quoted&quot;"))
         #expect(html.contains("&lt;img src=x onerror=alert(2)&gt;"))
         #expect(!html.contains("<script>"), "no script without check=1")
-        #expect(app.request("/preview/evil?\(Self.viewport)&check=1").text.contains("<script>"))
+        #expect(try renderer.preview("evil", "\(Self.viewport)&check=1").contains("<script>"))
     }
 
     @Test func svgEscapesEveryStringAndIsWellFormed() throws {
-        let app = try InProcessApp(config)
-        let response = app.request("/preview/evil/preview.svg?\(Self.viewport)")
-        #expect(response.status == .ok)
-        #expect(response.headers["Content-Type"] == "image/svg+xml; charset=utf-8")
-        checkNoInjection(response.text)
-        let parser = XMLParser(data: Data(response.body))
+        let svg = try renderer.preview("evil", Self.viewport, svg: true)
+        checkNoInjection(svg)
+        let parser = XMLParser(data: Data(svg.utf8))
         let ok = parser.parse()
         #expect(ok, "SVG is not well-formed XML: \(String(describing: parser.parserError))")
     }
 
     @Test func everyDrawnBoxCarriesItsLayoutIdAndFrame() throws {
-        let app = try InProcessApp(config)
-        let answer = try LayoutAnswer(app.request("/v1/screens/evil/layout?\(Self.viewport)"))
-        let html = app.request("/preview/evil?\(Self.viewport)").text
-        let svg = app.request("/preview/evil/preview.svg?\(Self.viewport)").text
+        let answer = try renderer.layout("evil", Self.viewport)
+        let html = try renderer.preview("evil", Self.viewport)
+        let svg = try renderer.preview("evil", Self.viewport, svg: true)
         for (id, entry) in answer.components {
             #expect(html.contains("data-id=\"\(id)\""), "\(id) missing from the HTML")
             #expect(svg.contains("data-id=\"\(id)\""), "\(id) missing from the SVG")

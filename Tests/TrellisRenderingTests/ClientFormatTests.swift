@@ -3,13 +3,11 @@ import Testing
 import TrellisJSON
 @testable import TrellisScreens
 @testable import TrellisRendering
-@testable import TrellisServer
 import TrellisTargeting
 import TrellisText
 
 /// The sample screens, resolved for a spread of users, as the two third-party clients receive them.
 @Suite struct ClientFormatSampleTests {
-    static let snapshot = Result { try ConfigLoader(directory: RepositoryConfig.url).load(previous: nil).get() }
     static let viewport = LayoutViewport(width: 390, height: 844)
     /// The parameters the samples use (order.json's `order`).
     static let parameters: [String: JSONValue] = ["order": .number(88412)]
@@ -33,16 +31,12 @@ import TrellisText
 
     /// Every sample screen resolved for every context, with a label for failures.
     static func resolutions(schemaVersion: Int) throws -> [(label: String, screen: ResolvedScreen)] {
-        let snapshot = try snapshot.get()
+        let shipped = try ScreenSet.shipped.get()
         var out: [(String, ResolvedScreen)] = []
-        for id in snapshot.screens.keys.sorted() {
+        for id in shipped.screens.keys.sorted() {
             for context in contexts(schemaVersion: schemaVersion) {
-                let entry = try #require(snapshot.entry(id, for: context))
-                let outcomes = snapshot.resolver.outcomes(of: entry.decisions, for: context, evaluator: snapshot.evaluator)
-                let resolved = try snapshot.resolver.resolve(
-                    entry.screen, decisions: entry.decisions, outcomes: outcomes,
-                    clientSchemaVersion: min(schemaVersion, entry.screen.schemaVersion)
-                ).substituting(parameters)
+                // At the client's schema version (`context.schemaVersion`) capped at the screen's.
+                let resolved = try shipped.resolve(id, for: context).substituting(parameters)
                 let label = "\(id) for \(context.userID!) \(context.platform!) \(context.appVersion!) gold=\(context.attributes["membership"] != nil)"
                 out.append((label, resolved))
             }
@@ -51,11 +45,11 @@ import TrellisText
     }
 
     @Test func drivenUIDecodesEverySampleAndNothingMisdraws() throws {
-        let snapshot = try Self.snapshot.get()
+        let fonts = try ShippedFonts.collection()
         let resolutions = try Self.resolutions(schemaVersion: 1)
         #expect(resolutions.count == 4 * 48)
         for (label, resolved) in resolutions {
-            let frames = ScreenLayout(viewport: Self.viewport, fonts: snapshot.fonts).layOut(resolved)
+            let frames = ScreenLayout(viewport: Self.viewport, fonts: fonts).layOut(resolved)
             for (how, body) in [("no frames", DrivenUIFormat.body(resolved)), ("frames", DrivenUIFormat.body(resolved, frames: frames))] {
                 let bytes = JSONWriter.encode(body)
                 #expect(throws: Never.self, "\(label), \(how)") { try DrivenComponent.decode(bytes) }
@@ -72,9 +66,8 @@ import TrellisText
     @Test func drivenUIWithFramesHasNoSizeLeftOutThatWasAuthored() throws {
         // home's hero Image is `width: "fill"` with horizontal padding: with frames, its wrapper is
         // the viewport's width and the image that less the padding.
-        let snapshot = try Self.snapshot.get()
         let (_, resolved) = try #require(try Self.resolutions(schemaVersion: 1).first { $0.label.hasPrefix("home ") })
-        let body = DrivenUIFormat.body(resolved, frames: ScreenLayout(viewport: Self.viewport, fonts: snapshot.fonts).layOut(resolved))
+        let body = DrivenUIFormat.body(resolved, frames: ScreenLayout(viewport: Self.viewport, fonts: try ShippedFonts.collection()).layOut(resolved))
         let widths = nodes(body).compactMap { $0["properties"]?["width"]?.numberValue }
         #expect(widths.contains(390))
         #expect(widths.contains(358))

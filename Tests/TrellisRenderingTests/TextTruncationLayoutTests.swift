@@ -1,9 +1,7 @@
-import Foundation
 import Testing
 import TrellisJSON
 import TrellisText
 @testable import TrellisRendering
-@testable import TrellisServer
 
 /// A `lineLimit` that cuts a text: the layout answer says `truncated`, the frame is measured with
 /// the "…" line, and the preview draws that line.
@@ -11,7 +9,7 @@ import TrellisText
     static let long = "Recommended for you and everyone you know, today only"
 
     @Test func theAnswerSaysWhichTextsWereCutAndThePreviewDrawsTheEllipsis() throws {
-        let config = try TemporaryConfig.withFonts(roots: [
+        let renderer = try Renderer(roots: [
             "cut": #"""
             {"type": "VStack", "id": "box", "properties": {"width": 150, "horizontalAlignment": "leading"}, "subviews": [
               {"type": "Text", "id": "one-line", "properties": {"lineLimit": 1}, "values": {"text": "\#(Self.long)"}},
@@ -21,9 +19,8 @@ import TrellisText
             ]}
             """#
         ])
-        let app = try InProcessApp(config)
         let query = "platform=ios&width=390&height=844&scale=3"
-        let answer = try LayoutAnswer(app.request("/v1/screens/cut/layout?\(query)"))
+        let answer = try renderer.layout("cut", query)
         let node = { (id: String) in answer.components[id]?.component }
         #expect(node("one-line")?["truncated"]?.boolValue == true)
         #expect(node("one-line")?["lines"]?.numberValue == 1)
@@ -34,7 +31,7 @@ import TrellisText
         #expect((node("free")?["lines"]?.numberValue ?? 0) > 2)
 
         // The frame is the "…" line's width, as TrellisText measures it at the width offered.
-        let fonts = try loadSnapshot(config).fonts
+        let fonts = renderer.fonts
         let attributes = TextStyle.body.attributes(on: .ios, lineLimit: 1)
         let measured = fonts.measure(Self.long, attributes, availableWidth: 150)
         let shown = try #require(measured.lineTexts(of: Self.long).first)
@@ -44,9 +41,9 @@ import TrellisText
         #expect(abs(frame.width - measured.width) < 1.0 / 3 + 1e-4, "frame \(frame.width), measured \(measured.width)")
         #expect(frame.height == 22)
 
-        let html = app.request("/preview/cut?\(query)").text
+        let html = try renderer.preview("cut", query)
         #expect(html.contains("<bdi>\(Markup.escape(shown))</bdi></span>"), "the preview draws \(shown)")
-        let svg = app.request("/preview/cut/preview.svg?\(query)").text
+        let svg = try renderer.preview("cut", query, svg: true)
         #expect(svg.contains(">\(Markup.escape(shown))</tspan>"))
     }
 }

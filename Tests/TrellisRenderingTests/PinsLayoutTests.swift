@@ -1,18 +1,14 @@
 import Foundation
 import Testing
-import TrellisHTTP
 import TrellisJSON
-import TrellisTesting
-@testable import TrellisServer
 
-/// Pins containers in the layout endpoint: frames solved from the pin strings, checked by hand;
+/// Pins containers laid out as the layout endpoint lays them out: frames solved from the pin strings, checked by hand;
 /// flexbox inside pins and pins inside flexbox; right-to-left; the safe area.
 @Suite struct PinsLayoutTests {
     static let viewport = "width=200&height=400&scale=1"
 
-    func layout(_ root: String, _ query: String = PinsLayoutTests.viewport) throws -> LayoutAnswer {
-        let app = try InProcessApp(try TemporaryConfig.withFonts(roots: ["s": root], schemaVersion: 3))
-        return try LayoutAnswer(app.request("/v1/screens/s/layout?\(query)"))
+    func layout(_ root: String, _ query: String = PinsLayoutTests.viewport) throws -> FramedAnswer {
+        try Renderer(roots: ["s": root], schemaVersion: 3).layout("s", query)
     }
 
     static func text(_ id: String, _ text: String) -> String {
@@ -35,7 +31,7 @@ import TrellisTesting
         let answer = try layout(Self.card)
         let card = try #require(answer.frame("card")), title = try #require(answer.frame("title"))
         let body = try #require(answer.frame("body")), badge = try #require(answer.frame("badge"))
-        #expect(card == ReadFrame(0, 0, 200, 400))  // the screen's root fills it
+        #expect(card == AnswerFrame(0, 0, 200, 400))  // the screen's root fills it
         #expect(badge.x == 160 && badge.width == 24 && badge.height == 24)
         #expect(title.x == 16 && title.y == 20)
         #expect(title.width > 10 && title.x + title.width + 8 <= badge.x, "the title hugs its text: \(title)")
@@ -48,7 +44,7 @@ import TrellisTesting
         let ltr = try layout(Self.card), rtl = try layout(Self.card, Self.viewport + "&direction=rtl")
         for id in ["title", "body", "badge"] {
             let l = try #require(ltr.frame(id)), r = try #require(rtl.frame(id))
-            #expect(r == ReadFrame(200 - l.x - l.width, l.y, l.width, l.height), "\(id): \(l) in LTR, \(r) in RTL")
+            #expect(r == AnswerFrame(200 - l.x - l.width, l.y, l.width, l.height), "\(id): \(l) in LTR, \(r) in RTL")
         }
     }
 
@@ -58,17 +54,17 @@ import TrellisTesting
             properties: #"{"width": "fill", "opacity": 1}"#)
         let answer = try layout(
             #"{"type": "VStack", "id": "root", "properties": {"spacing": 5}, "subviews": [\#(card), {"type": "Rectangle", "id": "after", "properties": {"height": 10, "width": "fill"}}]}"#)
-        #expect(answer.frame("card") == ReadFrame(0, 0, 200, 60))
-        #expect(answer.frame("a") == ReadFrame(10, 10, 180, 40))
-        #expect(answer.frame("after") == ReadFrame(0, 65, 200, 10))
+        #expect(answer.frame("card") == AnswerFrame(0, 0, 200, 60))
+        #expect(answer.frame("a") == AnswerFrame(10, 10, 180, 40))
+        #expect(answer.frame("after") == AnswerFrame(0, 65, 200, 10))
     }
 
     @Test func aStackInsidePinsIsLaidOutByFlexboxInItsFrame() throws {
         let stack = #"{"type": "HStack", "id": "row", "properties": {"spacing": 4}, "subviews": [{"type": "Rectangle", "id": "x", "properties": {"width": 30, "height": 20}}, {"type": "Rectangle", "id": "y", "properties": {"width": 50, "height": 10}}]}"#
         let answer = try layout(Self.pins(["H:|-8-[row]", "V:|-12-[row]"], [stack]))
-        #expect(answer.frame("row") == ReadFrame(8, 12, 84, 20))  // its content size: 30 + 4 + 50 by 20
-        #expect(answer.frame("x") == ReadFrame(0, 0, 30, 20))
-        #expect(answer.frame("y") == ReadFrame(34, 5, 50, 10))
+        #expect(answer.frame("row") == AnswerFrame(8, 12, 84, 20))  // its content size: 30 + 4 + 50 by 20
+        #expect(answer.frame("x") == AnswerFrame(0, 0, 30, 20))
+        #expect(answer.frame("y") == AnswerFrame(34, 5, 50, 10))
     }
 
     @Test func alignAllAlignsTheViewsOfAString() throws {
@@ -76,8 +72,8 @@ import TrellisTesting
         let b = #"{"type": "Rectangle", "id": "b", "properties": {"width": 20, "height": 10}}"#
         let root = #"{"type": "Pins", "id": "card", "pins": [{"pin": "H:|-10-[a]-5-[b]", "alignAll": "centerY"}, "V:|-10-[a]"], "subviews": [\#(a), \#(b)]}"#
         let answer = try layout(root)
-        #expect(answer.frame("a") == ReadFrame(10, 10, 30, 40))
-        #expect(answer.frame("b") == ReadFrame(45, 25, 20, 10))
+        #expect(answer.frame("a") == AnswerFrame(10, 10, 30, 40))
+        #expect(answer.frame("b") == AnswerFrame(45, 25, 20, 10))
     }
 
     /// Priorities are strict, as Auto Layout's are: the higher one wins outright, whatever the
@@ -85,7 +81,7 @@ import TrellisTesting
     @Test func priorityAndInequalitiesDecideBetweenWishes() throws {
         let box = #"{"type": "Rectangle", "id": "a"}"#
         let answer = try layout(Self.pins(["H:|-10-[a(>=50,==20@750,==500@751)]-(>=0)-|", "V:|-10-[a(10)]"], [box]))
-        #expect(answer.frame("a") == ReadFrame(10, 10, 190, 10), "500 at 751 beats 20 at 750 as far as the container allows")
+        #expect(answer.frame("a") == AnswerFrame(10, 10, 190, 10), "500 at 751 beats 20 at 750 as far as the container allows")
         let capped = try layout(Self.pins(["H:|-10-[a(>=50,<=120,==500@751)]", "V:|-10-[a(10)]"], [box]))
         #expect(capped.frame("a")?.width == 120)
         let floor = try layout(Self.pins(["H:|-10-[a(>=50,==20@751)]", "V:|-10-[a(10)]"], [box]))
@@ -96,12 +92,12 @@ import TrellisTesting
     /// Auto Layout breaks a constraint) and the others are solved: no error, no empty answer.
     @Test func aPinThatCannotHoldAtThisSizeIsLeftOut() throws {
         let answer = try layout(Self.pins(["H:|-20-[a(300)]-20-|", "V:|-10-[a(10)]"], [#"{"type": "Rectangle", "id": "a"}"#]))
-        #expect(answer.frame("a") == ReadFrame(20, 10, 300, 10))
+        #expect(answer.frame("a") == AnswerFrame(20, 10, 300, 10))
     }
 
     @Test func paddingInsetsTheContainerEdge() throws {
         let answer = try layout(Self.pins(["H:|[a]|", "V:|[a]|"], [#"{"type": "Rectangle", "id": "a"}"#], properties: #"{"padding": 7}"#))
-        #expect(answer.frame("a") == ReadFrame(7, 7, 186, 386))
+        #expect(answer.frame("a") == AnswerFrame(7, 7, 186, 386))
     }
 
     /// `|>-` keeps clear of the status bar where the container reaches under it; `|-` does not.
@@ -113,56 +109,28 @@ import TrellisTesting
             properties: #"{"ignoresSafeArea": true}"#)
         let query = Self.viewport + "&safeTop=\(safeTop)&safeBottom=\(safeBottom)"
         let answer = try layout(root, query)
-        #expect(answer.frame("card") == ReadFrame(0, 0, 200, 400))
-        #expect(answer.frame("hero") == ReadFrame(0, 0, 200, 100))
+        #expect(answer.frame("card") == AnswerFrame(0, 0, 200, 400))
+        #expect(answer.frame("hero") == AnswerFrame(0, 0, 200, 100))
         #expect(answer.frame("title")?.y == safeTop + 8)
-        #expect(answer.frame("footer") == ReadFrame(0, 400 - safeBottom - 20, 200, 20))
+        #expect(answer.frame("footer") == AnswerFrame(0, 400 - safeBottom - 20, 200, 20))
         // Without ignoresSafeArea the screen keeps its content clear, and |> is the container's edge.
         let inset = try layout(root.replacingOccurrences(of: #""ignoresSafeArea": true"#, with: #""opacity": 1"#), query)
-        #expect(inset.frame("card") == ReadFrame(0, safeTop, 200, 400 - safeTop - safeBottom))
+        #expect(inset.frame("card") == AnswerFrame(0, safeTop, 200, 400 - safeTop - safeBottom))
         #expect(inset.frame("title")?.y == 8)
     }
 
     /// The preview draws the pinned views where the layout put them.
     @Test func thePreviewDrawsThePinnedFrames() throws {
-        let app = try InProcessApp(try TemporaryConfig.withFonts(roots: ["s": Self.card], schemaVersion: 3))
-        let page = app.request("/preview/s?\(Self.viewport)")
-        #expect(page.status == .ok)
+        let page = try Renderer(roots: ["s": Self.card], schemaVersion: 3).preview("s", Self.viewport)
         let answer = try layout(Self.card)
         let badge = try #require(answer.frame("badge"))
-        #expect(page.text.contains(#"data-id="badge""#))
-        #expect(page.text.contains("left:\(Int(badge.x))px;top:\(Int(badge.y))px;width:\(Int(badge.width))px;height:\(Int(badge.height))px"),
+        #expect(page.contains(#"data-id="badge""#))
+        #expect(page.contains("left:\(Int(badge.x))px;top:\(Int(badge.y))px;width:\(Int(badge.width))px;height:\(Int(badge.height))px"),
                 "the badge's box at \(badge)")
     }
 
-    /// A publish is checked like a file: a pin naming no subview is refused with the string's
-    /// path, line and column, and nothing changes; a good one is served at once.
-    @Test func aPublishIsCheckedWithTheColumnOfTheMistake() throws {
-        let config = try TemporaryConfig.withFonts(roots: ["s": Self.card], schemaVersion: 3)
-        let application = try ControlPlaneLiveTests.application(config)
-        defer { application.shutdown(); application.waitUntilStopped() }
-        func put(_ root: String) throws -> WireResponse {
-            let body = #"{"id": "s", "schemaVersion": 3,\#n"root": \#(root)}"#
-            let client = try TestClient(port: application.port)
-            client.send("PUT /admin/screens/s HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer \(ControlPlaneLiveTests.token)\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
-            return try #require(client.readResponse())
-        }
-        let typo = try put(Self.card.replacingOccurrences(of: "H:|-16-[body]-16-|", with: "H:|-16-[bdy]-16-|"))
-        #expect(typo.status == 422)
-        #expect(typo.text.contains(#""path": "$.root.pins[1]""#), "\(typo.text)")
-        #expect(typo.text.contains(#"col 9: unknown view \"bdy\"; did you mean \"body\"?"#), "\(typo.text)")
-        #expect(typo.text.contains(#""line": 2,"#), "\(typo.text)")
-        let moved = try put(Self.card.replacingOccurrences(of: "H:|-16-[body]-16-|", with: "H:|-32-[body]-16-|"))
-        #expect(moved.status == 200, "\(moved.text)")
-        let client = try TestClient(port: application.port)
-        client.send("GET /v1/screens/s/layout?\(Self.viewport) HTTP/1.1\r\nHost: t\r\n\r\n")
-        let laidOut = try #require(client.readResponse())
-        #expect(laidOut.text.contains(#""layoutId":"body","frame":{"x":32,"#), "\(laidOut.text.prefix(600))")
-    }
-
     @Test func anOlderClientsLayoutStacksTheSubviews() throws {
-        let app = try InProcessApp(try TemporaryConfig.withFonts(roots: ["s": Self.card], schemaVersion: 3))
-        let answer = try LayoutAnswer(app.request("/v1/screens/s/layout?\(Self.viewport)&schemaVersion=2"))
+        let answer = try Renderer(roots: ["s": Self.card], schemaVersion: 3).layout("s", "\(Self.viewport)&schemaVersion=2")
         let title = try #require(answer.frame("title")), body = try #require(answer.frame("body"))
         #expect(answer.json["root"]?["type"]?.stringValue == "VStack")
         #expect(body.y == title.y + title.height)

@@ -1,9 +1,7 @@
 import Foundation
 import Testing
-import TrellisHTTP
 import TrellisJSON
 import TrellisText
-@testable import TrellisServer
 
 /// Each component type maps to flexbox nodes as docs/layout.md ("From a screen to frames") says:
 /// frames of small screens compared with values computed by hand.
@@ -11,9 +9,8 @@ import TrellisText
     static let viewport = "width=200&height=400&scale=1"
 
     /// Lays out `root` (a component as JSON text) and returns the answer.
-    func layout(_ root: String, _ query: String = LayoutMappingTests.viewport) throws -> LayoutAnswer {
-        let app = try InProcessApp(try TemporaryConfig.withFonts(roots: ["s": root]))
-        return try LayoutAnswer(app.request("/v1/screens/s/layout?\(query)"))
+    func layout(_ root: String, _ query: String = LayoutMappingTests.viewport) throws -> FramedAnswer {
+        try Renderer(roots: ["s": root]).layout("s", query)
     }
 
     func rect(_ id: String, _ width: Int, _ height: Int, _ extra: String = "") -> String {
@@ -25,25 +22,25 @@ import TrellisText
         let answer = try layout(
             #"{"type": "VStack", "id": "root", "properties": {"spacing": 5, "padding": 10, "horizontalAlignment": "\#(alignment)"},"#
                 + #" "subviews": [\#(rect("a", 50, 20)), \#(rect("b", 30, 10))]}"#)
-        #expect(answer.frame("root") == ReadFrame(0, 0, 200, 400))
-        #expect(answer.frame("a") == ReadFrame(x, 10, 50, 20))
-        #expect(answer.frame("b") == ReadFrame(alignment == "center" ? 85 : alignment == "leading" ? 10 : 160, 35, 30, 10))
+        #expect(answer.frame("root") == AnswerFrame(0, 0, 200, 400))
+        #expect(answer.frame("a") == AnswerFrame(x, 10, 50, 20))
+        #expect(answer.frame("b") == AnswerFrame(alignment == "center" ? 85 : alignment == "leading" ? 10 : 160, 35, 30, 10))
     }
 
     @Test func hStackWithASpacerFillsTheRowAndPushesItsNeighbours() throws {
         let answer = try layout(
             #"{"type": "VStack", "subviews": [{"type": "HStack", "id": "row", "subviews": [\#(rect("a", 40, 10)), {"type": "Spacer", "id": "s"}, \#(rect("b", 30, 10))]}]}"#)
-        #expect(answer.frame("row") == ReadFrame(0, 0, 200, 10))
-        #expect(answer.frame("a") == ReadFrame(0, 0, 40, 10))
-        #expect(answer.frame("s") == ReadFrame(40, 5, 130, 0))
-        #expect(answer.frame("b") == ReadFrame(170, 0, 30, 10))
+        #expect(answer.frame("row") == AnswerFrame(0, 0, 200, 10))
+        #expect(answer.frame("a") == AnswerFrame(0, 0, 40, 10))
+        #expect(answer.frame("s") == AnswerFrame(40, 5, 130, 0))
+        #expect(answer.frame("b") == AnswerFrame(170, 0, 30, 10))
     }
 
     @Test func rightToLeftMirrorsX() throws {
         let root = #"{"type": "VStack", "subviews": [{"type": "HStack", "id": "row", "properties": {"padding": {"leading": 4}}, "subviews": [\#(rect("a", 40, 10)), {"type": "Spacer", "id": "s"}, \#(rect("b", 30, 10))]}]}"#
         let ltr = try layout(root)
         let rtl = try layout(root, Self.viewport + "&direction=rtl")
-        #expect(ltr.frame("a") == ReadFrame(4, 0, 40, 10))
+        #expect(ltr.frame("a") == AnswerFrame(4, 0, 40, 10))
         for id in ["a", "s", "b"] {
             let l = try #require(ltr.frame(id)), r = try #require(rtl.frame(id))
             #expect(r.x == 200 - l.x - l.width, "\(id): \(l) in LTR, \(r) in RTL")
@@ -55,22 +52,22 @@ import TrellisText
         let answer = try layout(
             #"{"type": "VStack", "subviews": [{"type": "ZStack", "id": "z", "properties": {"width": 100, "height": 100, "alignment": "bottomTrailing"}, "#
                 + #""subviews": [{"type": "Rectangle", "id": "base"}, \#(rect("badge", 20, 10))]}]}"#)
-        #expect(answer.frame("z") == ReadFrame(50, 0, 100, 100))
-        #expect(answer.frame("base") == ReadFrame(0, 0, 100, 100))
-        #expect(answer.frame("badge") == ReadFrame(80, 90, 20, 10))
+        #expect(answer.frame("z") == AnswerFrame(50, 0, 100, 100))
+        #expect(answer.frame("base") == AnswerFrame(0, 0, 100, 100))
+        #expect(answer.frame("badge") == AnswerFrame(80, 90, 20, 10))
     }
 
     @Test func aFillingZStackLayerIsInsetByThePadding() throws {
         let answer = try layout(
             #"{"type": "ZStack", "id": "z", "properties": {"padding": 10, "alignment": "bottom"}, "#
                 + #""subviews": [{"type": "Rectangle", "id": "base"}, {"type": "Rectangle", "id": "caption", "properties": {"width": "fill", "height": 30}}]}"#)
-        #expect(answer.frame("z") == ReadFrame(0, 0, 200, 400))
-        #expect(answer.frame("base") == ReadFrame(10, 10, 180, 380))
-        #expect(answer.frame("caption") == ReadFrame(10, 360, 180, 30))
+        #expect(answer.frame("z") == AnswerFrame(0, 0, 200, 400))
+        #expect(answer.frame("base") == AnswerFrame(10, 10, 180, 380))
+        #expect(answer.frame("caption") == AnswerFrame(10, 360, 180, 30))
     }
 
     static func fonts() throws -> FontCollection {
-        try ConfigLoader(directory: RepositoryConfig.url).load(previous: nil).get().fonts
+        try ShippedFonts.collection()
     }
 
     static let wrapping = "Trellis lays out every screen"
@@ -121,8 +118,8 @@ import TrellisText
         let answer = try layout(
             #"{"type": "VStack", "subviews": [{"type": "Divider", "id": "d"}, {"type": "HStack", "id": "row", "subviews": [\#(rect("a", 10, 30)), {"type": "Divider", "id": "v", "properties": {"thickness": 2}}]}]}"#,
             "width=200&height=400&scale=2")
-        #expect(answer.frame("d") == ReadFrame(0, 0, 200, 0.5))
-        #expect(answer.frame("v") == ReadFrame(10, 0, 2, 30))
+        #expect(answer.frame("d") == AnswerFrame(0, 0, 200, 0.5))
+        #expect(answer.frame("v") == AnswerFrame(10, 0, 2, 30))
     }
 
     @Test func imagesTakeTheirSizeTheirRatioOrAPlaceholder() throws {
@@ -132,10 +129,10 @@ import TrellisText
                 + #"{"type": "Image", "id": "icon", "values": {"systemIconName": "star"}},"#
                 + #"{"type": "Image", "id": "sized", "properties": {"width": 50, "aspectRatio": 2}, "values": {"localImageName": "x"}},"#
                 + #"{"type": "Image", "id": "ratio", "properties": {"aspectRatio": 4}, "values": {"localImageName": "y"}}]}"#)
-        #expect(answer.frame("picture") == ReadFrame(0, 0, 100, 100))
-        #expect(answer.frame("icon") == ReadFrame(0, 100, 24, 24))
-        #expect(answer.frame("sized") == ReadFrame(0, 124, 50, 25))
-        #expect(answer.frame("ratio") == ReadFrame(0, 149, 200, 50))
+        #expect(answer.frame("picture") == AnswerFrame(0, 0, 100, 100))
+        #expect(answer.frame("icon") == AnswerFrame(0, 100, 24, 24))
+        #expect(answer.frame("sized") == AnswerFrame(0, 124, 50, 25))
+        #expect(answer.frame("ratio") == AnswerFrame(0, 149, 200, 50))
     }
 
     @Test func buttonsAreTheirMeasuredTitlePlusPadding() throws {
@@ -145,55 +142,55 @@ import TrellisText
         let answer = try layout(
             #"{"type": "VStack", "properties": {"horizontalAlignment": "leading"}, "subviews": [{"type": "Button", "id": "b", "values": {"title": "Add to cart"}}, "#
                 + #"{"type": "Button", "id": "p", "properties": {"style": "plain"}, "values": {"title": "More"}}]}"#)
-        #expect(answer.frame("b") == ReadFrame(0, 0, (title.width + 32).rounded(.up), 42))
-        #expect(answer.frame("p") == ReadFrame(0, 42, plain.width.rounded(.up), 22))
+        #expect(answer.frame("b") == AnswerFrame(0, 0, (title.width + 32).rounded(.up), 42))
+        #expect(answer.frame("p") == AnswerFrame(0, 42, plain.width.rounded(.up), 22))
     }
 
     @Test func carouselItemsTakeTheItemWidthAndOverflow() throws {
         let item = { (id: String) in #"{"type": "Rectangle", "id": "\#(id)", "properties": {"height": 50}}"# }
         let answer = try layout(
             #"{"type": "VStack", "subviews": [{"type": "Carousel", "id": "c", "properties": {"itemWidth": 80, "spacing": 10}, "subviews": [\#(item("i0")), \#(item("i1")), \#(item("i2"))]}]}"#)
-        #expect(answer.frame("c") == ReadFrame(0, 0, 200, 50))
-        #expect(answer.frame("i0") == ReadFrame(0, 0, 80, 50))
-        #expect(answer.frame("i1") == ReadFrame(90, 0, 80, 50))
-        #expect(answer.frame("i2") == ReadFrame(180, 0, 80, 50))
+        #expect(answer.frame("c") == AnswerFrame(0, 0, 200, 50))
+        #expect(answer.frame("i0") == AnswerFrame(0, 0, 80, 50))
+        #expect(answer.frame("i1") == AnswerFrame(90, 0, 80, 50))
+        #expect(answer.frame("i2") == AnswerFrame(180, 0, 80, 50))
     }
 
     @Test func listsPutSeparatorsInTheMiddleOfTheSpacing() throws {
         let answer = try layout(
             #"{"type": "List", "id": "l", "properties": {"spacing": 10}, "subviews": [{"type": "Rectangle", "id": "a", "properties": {"height": 20}}, {"type": "Rectangle", "id": "b", "properties": {"height": 20}}]}"#)
-        #expect(answer.frame("l") == ReadFrame(0, 0, 200, 400))
-        #expect(answer.frame("a") == ReadFrame(0, 0, 200, 20))
-        #expect(answer.frame("l/separator[0]") == ReadFrame(0, 25, 200, 1))
-        #expect(answer.frame("b") == ReadFrame(0, 31, 200, 20))
+        #expect(answer.frame("l") == AnswerFrame(0, 0, 200, 400))
+        #expect(answer.frame("a") == AnswerFrame(0, 0, 200, 20))
+        #expect(answer.frame("l/separator[0]") == AnswerFrame(0, 25, 200, 1))
+        #expect(answer.frame("b") == AnswerFrame(0, 31, 200, 20))
     }
 
     @Test func scrollViewContentIsNotConstrainedOnTheScrollAxis() throws {
         let answer = try layout(
             #"{"type": "ScrollView", "id": "s", "subviews": [{"type": "Rectangle", "id": "a", "properties": {"height": 300}}, {"type": "Rectangle", "id": "b", "properties": {"height": 300}}]}"#)
-        #expect(answer.frame("s") == ReadFrame(0, 0, 200, 400))
-        #expect(answer.frame("a") == ReadFrame(0, 0, 200, 300))
-        #expect(answer.frame("b") == ReadFrame(0, 300, 200, 300))
+        #expect(answer.frame("s") == AnswerFrame(0, 0, 200, 400))
+        #expect(answer.frame("a") == AnswerFrame(0, 0, 200, 300))
+        #expect(answer.frame("b") == AnswerFrame(0, 300, 200, 300))
     }
 
     @Test func hiddenComponentsTakeNoSpace() throws {
         let answer = try layout(
             #"{"type": "VStack", "properties": {"horizontalAlignment": "leading"}, "subviews": [\#(rect("a", 10, 10, #", "hidden": true"#)), \#(rect("b", 10, 10))]}"#)
-        #expect(answer.frame("a") == ReadFrame(0, 0, 0, 0))
+        #expect(answer.frame("a") == AnswerFrame(0, 0, 0, 0))
         #expect(answer.components["a"]?.component["hidden"]?.boolValue == true)
-        #expect(answer.frame("b") == ReadFrame(0, 0, 10, 10))
+        #expect(answer.frame("b") == AnswerFrame(0, 0, 10, 10))
     }
 
     @Test func safeAreasNavigationBarAndContent() throws {
         let root = #"{"type": "Navigation", "id": "n", "properties": {"titleDisplayMode": "MODE"}, "values": {"title": "T"}, "subviews": [{"type": "VStack", "id": "v"}]}"#
         let inline = try layout(root.replacingOccurrences(of: "MODE", with: "inline"), Self.viewport + "&safeTop=47&safeBottom=34")
-        #expect(inline.frame("n") == ReadFrame(0, 47, 200, 319))
-        #expect(inline.frame("n/bar") == ReadFrame(0, 0, 200, 44))
-        #expect(inline.frame("v") == ReadFrame(0, 44, 200, 275))
+        #expect(inline.frame("n") == AnswerFrame(0, 47, 200, 319))
+        #expect(inline.frame("n/bar") == AnswerFrame(0, 0, 200, 44))
+        #expect(inline.frame("v") == AnswerFrame(0, 44, 200, 275))
         let large = try layout(root.replacingOccurrences(of: "MODE", with: "large"), Self.viewport + "&safeTop=47")
-        #expect(large.frame("n/bar") == ReadFrame(0, 0, 200, 96))
+        #expect(large.frame("n/bar") == AnswerFrame(0, 0, 200, 96))
         let android = try layout(root.replacingOccurrences(of: "MODE", with: "large"), Self.viewport + "&platform=android")
-        #expect(android.frame("n/bar") == ReadFrame(0, 0, 200, 64))
+        #expect(android.frame("n/bar") == AnswerFrame(0, 0, 200, 64))
     }
 
     @Test func tabBarLaysOutOnlyTheSelectedTabAboveItsBar() throws {
@@ -202,12 +199,12 @@ import TrellisText
                 + #"{"type": "Tab", "id": "t0", "values": {"title": "A"}, "subviews": [{"type": "VStack", "id": "v0"}]},"#
                 + #"{"type": "Tab", "id": "t1", "values": {"title": "B"}, "subviews": [{"type": "VStack", "id": "v1"}]}]}"#,
             Self.viewport + "&safeBottom=34")
-        #expect(answer.frame("tb") == ReadFrame(0, 0, 200, 366))
-        #expect(answer.frame("t1") == ReadFrame(0, 0, 200, 317))
-        #expect(answer.frame("v1") == ReadFrame(0, 0, 200, 317))
-        #expect(answer.frame("tb/bar") == ReadFrame(0, 317, 200, 49))
+        #expect(answer.frame("tb") == AnswerFrame(0, 0, 200, 366))
+        #expect(answer.frame("t1") == AnswerFrame(0, 0, 200, 317))
+        #expect(answer.frame("v1") == AnswerFrame(0, 0, 200, 317))
+        #expect(answer.frame("tb/bar") == AnswerFrame(0, 317, 200, 49))
         #expect(answer.components["t0"]?.component["hidden"]?.boolValue == true)
-        #expect(answer.frame("t0") == ReadFrame(0, 0, 0, 0))
+        #expect(answer.frame("t0") == AnswerFrame(0, 0, 0, 0))
     }
 
     @Test func commonSizesPercentagesLimitsBordersAndCircles() throws {
@@ -217,16 +214,16 @@ import TrellisText
                 + #"{"type": "Rectangle", "id": "capped", "properties": {"width": "fill", "maxWidth": 80, "minHeight": 12, "height": 4}},"#
                 + #"{"type": "VStack", "id": "boxed", "properties": {"borderWidth": 3, "padding": {"leading": 5, "vertical": 2}, "horizontalAlignment": "leading"}, "subviews": [\#(rect("inner", 10, 10))]},"#
                 + #"{"type": "Circle", "id": "dot", "properties": {"width": 20}}]}"#)
-        #expect(answer.frame("half") == ReadFrame(0, 0, 100, 10))
-        #expect(answer.frame("capped") == ReadFrame(0, 10, 80, 12))
-        #expect(answer.frame("boxed") == ReadFrame(0, 22, 3 + 5 + 10 + 3, 3 + 2 + 10 + 2 + 3))
-        #expect(answer.frame("inner") == ReadFrame(8, 5, 10, 10))
-        #expect(answer.frame("dot") == ReadFrame(0, 42, 20, 20))
+        #expect(answer.frame("half") == AnswerFrame(0, 0, 100, 10))
+        #expect(answer.frame("capped") == AnswerFrame(0, 10, 80, 12))
+        #expect(answer.frame("boxed") == AnswerFrame(0, 22, 3 + 5 + 10 + 3, 3 + 2 + 10 + 2 + 3))
+        #expect(answer.frame("inner") == AnswerFrame(8, 5, 10, 10))
+        #expect(answer.frame("dot") == AnswerFrame(0, 42, 20, 20))
         let rtl = try layout(
             #"{"type": "VStack", "properties": {"horizontalAlignment": "leading"}, "subviews": [{"type": "VStack", "id": "boxed", "properties": {"padding": {"leading": 5}}, "subviews": [\#(rect("inner", 10, 10))]}]}"#,
             Self.viewport + "&direction=rtl")
-        #expect(rtl.frame("boxed") == ReadFrame(185, 0, 15, 10))
-        #expect(rtl.frame("inner") == ReadFrame(0, 0, 10, 10), "leading padding is on the right in RTL")
+        #expect(rtl.frame("boxed") == AnswerFrame(185, 0, 15, 10))
+        #expect(rtl.frame("inner") == AnswerFrame(0, 0, 10, 10), "leading padding is on the right in RTL")
     }
 
     @Test func componentsWithoutAnIdAreNamedByTheirPath() throws {
@@ -239,6 +236,6 @@ import TrellisText
     @Test func webModeUsesCSSDefaults() throws {
         let answer = try layout(#"{"type": "VStack", "id": "root", "subviews": [\#(rect("a", 10, 10))]}"#, Self.viewport + "&web=1")
         #expect(answer.json["viewport"]?["mode"]?.stringValue == "web")
-        #expect(answer.frame("a") == ReadFrame(95, 0, 10, 10))
+        #expect(answer.frame("a") == AnswerFrame(95, 0, 10, 10))
     }
 }

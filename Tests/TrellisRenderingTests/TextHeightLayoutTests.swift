@@ -1,17 +1,14 @@
-import Foundation
 import Testing
 import TrellisJSON
-@testable import TrellisServer
 
 /// A screen's text leaf keeps its lines' height in a container too short for it: the label
 /// overflows (as on the web and in UIKit) instead of being squashed into the offer.
 @Suite struct TextHeightLayoutTests {
     @Test func aLabelIsNeverShorterThanItsLine() throws {
-        let config = try TemporaryConfig.withFonts(roots: [
+        let renderer = try Renderer(roots: [
             "tight": #"{"type": "VStack", "id": "box", "properties": {"height": 8}, "subviews": [{"type": "Text", "id": "label", "values": {"text": "Hello"}}]}"#
         ])
-        let app = try InProcessApp(config)
-        let answer = try LayoutAnswer(app.request("/v1/screens/tight/layout?platform=ios&width=390&height=844&scale=3"))
+        let answer = try renderer.layout("tight", "platform=ios&width=390&height=844&scale=3")
         let label = try #require(answer.frame("label"))
         let box = try #require(answer.frame("box"))
         #expect(box.height == 8)

@@ -3,7 +3,6 @@ import Testing
 import TrellisJSON
 @testable import TrellisScreens
 @testable import TrellisRendering
-@testable import TrellisServer
 import TrellisText
 
 /// A screen of one root, decoded and resolved as the server does (no rules: no decisions).
@@ -24,10 +23,8 @@ func screen(root: ResolvedComponent?, replaced: [ResolvedScreen.Replacement] = [
 }
 
 @Suite struct DrivenUIConversionTests {
-    static let fonts = Result { try ConfigLoader(directory: RepositoryConfig.url).load(previous: nil).get().fonts }
-
     func frames(_ resolved: ResolvedScreen) throws -> ScreenFrames {
-        ScreenLayout(viewport: LayoutViewport(width: 390, height: 844), fonts: try Self.fonts.get()).layOut(resolved)
+        ScreenLayout(viewport: LayoutViewport(width: 390, height: 844), fonts: try ShippedFonts.collection()).layOut(resolved)
     }
 
     @Test func colours() throws {
@@ -128,7 +125,7 @@ func screen(root: ResolvedComponent?, replaced: [ResolvedScreen.Replacement] = [
         #expect(framed[0]["properties"]?["width"]?.numberValue == 390)
         #expect(framed[1]["properties"]?["width"]?.numberValue == 195)
         // The layout answer's frame of the Text (TrellisLayout's own types are not visible here).
-        let textFrame = try #require(ReadFrame(laidOut.jsonValue(revision: 1)["root"]?["subviews"]?.arrayValue?[2]["frame"]))
+        let textFrame = try #require(AnswerFrame(laidOut.jsonValue(revision: 1)["root"]?["subviews"]?.arrayValue?[2]["frame"]))
         #expect(textFrame.width > 0 && framed[2]["properties"]?["width"]?.numberValue == DrivenUIFormat.Converted.points(Float(textFrame.width)))
     }
 

@@ -1,17 +1,14 @@
 import Testing
-import TrellisHTTP
 import TrellisJSON
 import TrellisLayout
 @testable import TrellisRendering
-@testable import TrellisServer
 
 /// The numbers of a layout answer: the screen is the viewport whatever the pixel grid, and frames
 /// are written as the shortest decimal of their Float.
 @Suite struct LayoutNumbersTests {
-    func layout(_ root: String, _ query: String) throws -> (answer: LayoutAnswer, text: String) {
-        let app = try InProcessApp(try TemporaryConfig.withFonts(roots: ["s": root]))
-        let response = app.request("/v1/screens/s/layout?\(query)")
-        return (try LayoutAnswer(response), response.text)
+    func layout(_ root: String, _ query: String) throws -> (answer: FramedAnswer, text: String) {
+        let answer = try Renderer(roots: ["s": root]).layout("s", query)
+        return (answer, answer.text)
     }
 
     /// 412 points at scale 2.625 are 1081.5 pixels, 915 are 2401.875 and 899 are 2359.875: rounded
@@ -23,7 +20,7 @@ import TrellisLayout
             + #" {"type": "Rectangle", "id": "third", "properties": {"width": "33.3%", "height": 10}}]}"#
         let (answer, _) = try layout(root, "width=412&height=915&scale=2.625" + safeArea)
         let top = safeArea.isEmpty ? 0.0 : 24, bottom = safeArea.isEmpty ? 915.0 : 899
-        #expect(answer.frame("root") == ReadFrame(0, top, 412, bottom - top))
+        #expect(answer.frame("root") == AnswerFrame(0, top, 412, bottom - top))
         #expect(answer.frame("list")?.width == 412)
         // Edges away from the viewport's stay on the pixel grid.
         let third = try #require(answer.frame("third"))
@@ -34,7 +31,7 @@ import TrellisLayout
 
     @Test func onTheGridNothingMoves() throws {
         let (answer, _) = try layout(#"{"type": "VStack", "id": "root"}"#, "width=412&height=915&scale=2")
-        #expect(answer.frame("root") == ReadFrame(0, 0, 412, 915))
+        #expect(answer.frame("root") == AnswerFrame(0, 0, 412, 915))
     }
 
     /// Three equal columns of 682 points at scale 3 are 227.33333 wide (682 pixels each).
