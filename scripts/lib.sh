@@ -3,7 +3,7 @@
 # packages a script needs. Safe under `set -euo pipefail`.
 
 # Every script works from the repository's root (Config/, Fixtures/, .build/).
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit
 
 die() { echo "$(basename "$0"): $*" >&2; exit 1; }
 
@@ -112,14 +112,15 @@ start_trellis() {
     SERVER_LOGS[$TRELLIS_URL]="$WORK/$name.log $WORK/$name.err"
 }
 
-# wait_ready URL [SECONDS]: polls URL/readyz (default 30 s); when it gives up, or the server
-# started there has exited, prints the server's logs and fails.
+# wait_ready URL [SECONDS [LOG…]]: polls URL/readyz (default 30 s); when it gives up, or the
+# server started there has exited, prints the logs (by default start_trellis's) and fails.
 wait_ready() {
-    local url=$1 deadline=$((SECONDS + ${2:-30})) pid=${SERVER_PID[$1]:-} log
+    local url=$1 deadline=$((SECONDS + ${2:-30})) pid=${SERVER_PID[$1]:-} log logs=${SERVER_LOGS[$1]:-}
+    [ $# -le 2 ] || logs="${*:3}"
     until curl -fs -o /dev/null "$url/readyz"; do
         if [ "$SECONDS" -ge "$deadline" ] || { [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; }; then
             echo "$url/readyz did not answer (within ${2:-30} s, or the server exited)" >&2
-            for log in ${SERVER_LOGS[$url]:-}; do echo "--- $log" >&2; cat "$log" >&2 || true; done
+            for log in $logs; do echo "--- $log" >&2; cat "$log" >&2 || true; done
             return 1
         fi
         sleep 0.1
