@@ -47,10 +47,28 @@ import TrellisTargeting
         #expect((try? result.get()) != nil, "\(result)")
     }
 
+    /// Where each invalid fixture's mistake is, from the table in Fixtures/screens/README.md.
+    static func statedPaths() throws -> [String: String] {
+        let readme = try String(contentsOf: fixtures.appendingPathComponent("README.md"), encoding: .utf8)
+        var paths: [String: String] = [:]
+        for line in readme.split(separator: "\n") where line.hasPrefix("| `invalid/") {
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count == 3, cells[0].hasPrefix("`invalid/"), cells[2].hasPrefix("`") else { continue }
+            paths[String(cells[0].dropFirst("`invalid/".count).dropLast())] = String(cells[2].dropFirst().dropLast())
+        }
+        return paths
+    }
+
+    /// Refused for its mistake, not for any: the decoder's first diagnostic is at the path the
+    /// fixture's line in the README names.
     @Test(arguments: files("invalid").map(\.lastPathComponent))
-    func invalidFixturesAreRefusedByTheDecoderToo(file: String) throws {
+    func invalidFixturesAreRefusedByTheDecoderForTheirMistake(file: String) throws {
         let bytes = Array(try Data(contentsOf: Self.fixtures.appendingPathComponent("invalid/" + file)))
-        #expect((try? ScreenDecoder().decode(bytes, source: file).get()) == nil)
+        let stated = try #require(try Self.statedPaths()[file], "Fixtures/screens/README.md has no line with the path of \(file)'s mistake")
+        switch ScreenDecoder().decode(bytes, source: file) {
+        case .success: Issue.record("\(file) was accepted")
+        case .failure(let error): #expect(error.diagnostics.first?.path.description == stated, "\(error)")
+        }
     }
 
     @Test func thereAreEnoughFixtures() {
