@@ -13,10 +13,10 @@ struct ConstraintSolverTests {
         try solver.add(LinearConstraint(right - left - width, .equal))
         try solver.add(LinearConstraint(left - 10, .equal))
         try solver.add(LinearConstraint(right - 110, .equal))
-        #expect(abs(solver.value(of: width) - 100) <= 1e-9)
+        expectValue(solver, width, 100)
         try solver.add(LinearConstraint(LinearExpression(width), .greaterThanOrEqual, LinearExpression(constant: 50)))
-        #expect(abs(solver.value(of: width) - 100) <= 1e-9)
-        #expect(abs(solver.value(of: right) - 110) <= 1e-9)
+        expectValue(solver, width, 100)
+        expectValue(solver, right, 110)
     }
 
     @Test("A required inequality bounds an optional pull, and higher optional bounds decide within it")
@@ -25,10 +25,10 @@ struct ConstraintSolverTests {
         let x = solver.makeVariable()
         try solver.add(LinearConstraint(x - 5, .lessThanOrEqual))
         try solver.add(LinearConstraint(x - 10, .equal, priority: 500))
-        #expect(abs(solver.value(of: x) - 5) <= 1e-9)
+        expectValue(solver, x, 5)
         try solver.add(LinearConstraint(x - 2, .greaterThanOrEqual, priority: 600))
         try solver.add(LinearConstraint(x - 3, .lessThanOrEqual, priority: 700))
-        #expect(abs(solver.value(of: x) - 3) <= 1e-9)
+        expectValue(solver, x, 3)
     }
 
     /// Optional equalities at one priority minimise the sum of |error|: the median wins.
@@ -39,7 +39,7 @@ struct ConstraintSolverTests {
         for target in [10.0, 20, 90] {
             try solver.add(LinearConstraint(x - target, .equal, priority: 500))
         }
-        #expect(abs(solver.value(of: x) - 20) <= 1e-9)
+        expectValue(solver, x, 20)
     }
 
     /// A 751 constraint with a tiny error beats any number of 750 ones with huge errors.
@@ -51,7 +51,7 @@ struct ConstraintSolverTests {
             try solver.add(LinearConstraint(x - 1_000_000, .equal, priority: 750))
         }
         try solver.add(LinearConstraint(x - 0.001, .lessThanOrEqual, priority: 751))
-        #expect(abs(solver.value(of: x) - 0.001) <= 1e-9)
+        expectValue(solver, x, 0.001)
 
         var weak = ConstraintSolver()
         let y = weak.makeVariable()
@@ -74,8 +74,8 @@ struct ConstraintSolverTests {
         try solver.add(LinearConstraint(x - 1000, .equal, priority: 1))
         try solver.add(LinearConstraint(y - 1000, .equal, priority: 2))
         // x + y ≤ 100 first; then y ≥ 80 (300.5) beats x ≥ 80 (300), which takes what is left.
-        #expect(abs(solver.value(of: y) - 80) <= 1e-9)
-        #expect(abs(solver.value(of: x) - 20) <= 1e-9)
+        expectValue(solver, y, 80)
+        expectValue(solver, x, 20)
     }
 
     @Test("A conflicting required constraint throws unsatisfiable and leaves the solver as it was")
@@ -95,7 +95,7 @@ struct ConstraintSolverTests {
         #expect(throws: ConstraintError.unsatisfiable) { _ = try solver.add(LinearConstraint(y - 8, .equal)) }
         // A redundant but consistent equality is accepted.
         try solver.add(LinearConstraint(y - 7, .equal))
-        #expect(abs(solver.value(of: y) - 7) <= 1e-9)
+        expectValue(solver, y, 7)
 
         // Later behaviour is that of a solver that never saw the failed constraint.
         var failed = before
@@ -115,15 +115,15 @@ struct ConstraintSolverTests {
         try solver.add(LinearConstraint(x - y, .lessThanOrEqual))
         try solver.add(LinearConstraint(x - 40, .equal, priority: 250))
         try solver.add(LinearConstraint(y - 30, .equal, priority: 500))
-        #expect(abs(solver.value(of: x) - 30) <= 1e-9)
+        expectValue(solver, x, 30)
         let pin = try solver.add(LinearConstraint(y - 60, .equal))
         let high = try solver.add(LinearConstraint(x - 10, .lessThanOrEqual, priority: 900))
-        #expect(abs(solver.value(of: x) - 10) <= 1e-9)
+        expectValue(solver, x, 10)
         try solver.remove(high)
-        #expect(abs(solver.value(of: x) - 40) <= 1e-9)
+        expectValue(solver, x, 40)
         try solver.remove(pin)
-        #expect(abs(solver.value(of: x) - 30) <= 1e-9)
-        #expect(abs(solver.value(of: y) - 30) <= 1e-9)
+        expectValue(solver, x, 30)
+        expectValue(solver, y, 30)
         #expect(throws: ConstraintError.unknownConstraint) { try solver.remove(pin) }
     }
 
@@ -137,7 +137,7 @@ struct ConstraintSolverTests {
         try solver.add(LinearConstraint(LinearExpression(left), .greaterThanOrEqual))
         try solver.add(LinearConstraint(left - 20, .equal, priority: 100))
         try solver.addEditVariable(left, priority: 750)
-        #expect(abs(solver.value(of: left) - 20) <= 1e-9)
+        expectValue(solver, left, 20)
         // In order: each suggestion starts from the solver the previous one left.
         for (suggested, expected) in [(5.0, 5.0), (100, 40), (-3, 0), (33, 33)] {
             try solver.suggestValue(left, suggested)
@@ -145,7 +145,7 @@ struct ConstraintSolverTests {
             #expect(abs(solver.value(of: right) - (expected + 10)) <= 1e-9, "suggested \(suggested)")
         }
         try solver.removeEditVariable(left)
-        #expect(abs(solver.value(of: left) - 20) <= 1e-9)
+        expectValue(solver, left, 20)
         #expect(throws: ConstraintError.unknownEditVariable) { try solver.suggestValue(left, 1) }
     }
 
@@ -180,6 +180,14 @@ struct ConstraintSolverTests {
         #expect(throws: ConstraintError.duplicateEditVariable) { try solver.addEditVariable(x, priority: 700) }
         #expect(throws: ConstraintError.invalidValue) { try solver.suggestValue(x, .nan) }
         try solver.suggestValue(x, 7)
-        #expect(abs(solver.value(of: x) - 7) <= 1e-9)
+        expectValue(solver, x, 7)
     }
+}
+
+/// The solver gives `variable` the value `expected`, to rounding.
+private func expectValue(
+    _ solver: ConstraintSolver, _ variable: ConstraintVariable, _ expected: Double, sourceLocation: SourceLocation = #_sourceLocation
+) {
+    let value = solver.value(of: variable)
+    #expect(abs(value - expected) <= 1e-9, "\(value), expected \(expected)", sourceLocation: sourceLocation)
 }
