@@ -18,16 +18,39 @@ public final class SQLiteStore: RuntimeStore {
     /// Opens (creating if needed) and migrates the database at `path`.
     /// - Parameter busyTimeoutSeconds: how long a write waits for another connection holding the
     ///   write lock (a backup, an operator's `sqlite3` shell) before failing.
-    public init(path: String, busyTimeoutSeconds: Double = 5) throws(StoreError) {
+    public convenience init(path: String, busyTimeoutSeconds: Double = 5) throws(StoreError) {
+        try self.init(path: path, busyTimeoutSeconds: busyTimeoutSeconds, synchronous: .full)
+    }
+
+    /// SQLite's `synchronous` levels this store can be opened with.
+    enum Synchronous: String, Sendable {
+        /// The WAL is synced at every commit: what Trellis runs with.
+        case full = "FULL"
+        /// FULL, and the directory synced after a journal is deleted (no difference in WAL mode).
+        case extra = "EXTRA"
+        /// In WAL mode, no sync at commit: a commit can be lost to a power cut. Tests only — it is
+        /// how DurabilityProbeTests shows that its fsync check catches a missing sync.
+        case normal = "NORMAL"
+    }
+
+    /// The store with another `synchronous` level; only tests open one (``init(path:busyTimeoutSeconds:)``
+    /// is the store Trellis runs).
+    init(path: String, busyTimeoutSeconds: Double = 5, synchronous: Synchronous) throws(StoreError) {
         self.path = path
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeoutSeconds)
+        let level = synchronous.rawValue
         configuration.prepareDatabase { db in
             // FULL: the WAL is synced at every commit, so an acknowledged change survives power loss.
-            try db.execute(sql: "PRAGMA synchronous = FULL")
+            try db.execute(sql: "PRAGMA synchronous = \(level)")
         }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
+            // DatabasePool turns WAL on in the writer *after* prepareDatabase, and sets
+            // `synchronous = NORMAL` there (GRDB's Database.setUpWALMode): without this the writer
+            // commits with no fsync of the WAL, and a power cut can take acknowledged changes.
+            // The setting is the connection's, and the writer keeps its connection for the pool's life.
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = \(level)") }
             // A file written by a newer Trellis has migrations this one does not know: refuse it
             // rather than write rows the newer schema does not expect.
             if try pool.read(Self.migrator.hasBeenSuperseded) {
@@ -38,6 +61,20 @@ public final class SQLiteStore: RuntimeStore {
             throw error
         } catch {
             throw StoreError.failure("cannot open \(path): \(Self.describe(error))")
+        }
+    }
+
+    /// What SQLite reports on the connection that commits (GRDB's writer) and on a reader of this
+    /// store: `journal_mode` (`wal`) and `synchronous` (0 OFF, 1 NORMAL, 2 FULL, 3 EXTRA). The
+    /// pragma is per connection and not stored in the file, so only the live connections can say.
+    public func durabilitySettings() throws(StoreError) -> (writer: DurabilitySettings, reader: DurabilitySettings) {
+        try run("read the store's pragmas") {
+            let read = { (db: Database) throws -> DurabilitySettings in
+                DurabilitySettings(
+                    journalMode: try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "",
+                    synchronous: try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1)
+            }
+            return (try pool.writeWithoutTransaction(read), try pool.read(read))
         }
     }
 
@@ -136,4 +173,12 @@ public final class SQLiteStore: RuntimeStore {
         if let error = error as? DatabaseError { return error.message ?? error.description }
         return "\(error)"
     }
+}
+
+/// A connection's durability pragmas, as SQLite reports them.
+public struct DurabilitySettings: Equatable, Sendable {
+    /// `PRAGMA journal_mode`: `wal` for this store.
+    public var journalMode: String
+    /// `PRAGMA synchronous`: 0 OFF, 1 NORMAL, 2 FULL, 3 EXTRA.
+    public var synchronous: Int
 }
