@@ -21,18 +21,23 @@ extension Endpoints {
         var resolving = try ScreenRequest(request, id: id, state: state, parameters: Self.screenQueryNames)
         let format = try ClientFormat.negotiate(request, query: resolving.query)
         let pretty = try resolving.query.flag("pretty")
-        // A viewport sizes what DrivenUI cannot say itself ("fill", percentages); other formats have no use for one.
-        if format != .drivenui, let name = resolving.query.items.first(where: { LayoutViewport.parameterNames.contains($0.name) })?.name {
+        // A viewport sizes what DrivenUI cannot say itself ("fill", percentages); other formats have
+        // no use for one. (Formats are told apart by pattern, not `==`, which would compare raw strings.)
+        let viewport: LayoutViewport?
+        if case .drivenui = format {
+            viewport = try LayoutViewport.given(by: resolving.query, platform: resolving.context.platform)
+        } else if let name = resolving.query.items.first(where: { LayoutViewport.parameterNames.contains($0.name) })?.name {
             throw Problem(
                 .badRequest,
                 "query parameter \"\(name)\" describes a viewport: it sizes format=drivenui answers, or use /v1/screens/\(id)/layout")
+        } else {
+            viewport = nil
         }
-        let viewport = format == .drivenui ? try LayoutViewport.given(by: resolving.query, platform: resolving.context.platform) : nil
         if let revision = resolving.query["revision"] {
-            guard format == .trellis else { throw Problem(.badRequest, "revision=N is answered in Trellis's format only") }
+            guard case .trellis = format else { throw Problem(.badRequest, "revision=N is answered in Trellis's format only") }
             return try earlierRevision(resolving, request, context, revision: revision)
         }
-        guard format == .trellis else {
+        guard case .trellis = format else {
             resolving = resolving.limited(toSchemaVersion: format.schemaVersionLimit)
             let body = try clientAnswer(resolving, format: format, viewport: viewport, pretty: pretty)
             return .response(Self.cached(body, request, cacheControl: state.screenCacheControl, contentType: format.contentType, vary: state.screenVary))
