@@ -9,6 +9,13 @@ import TrellisJSON
 /// The HTML preview drawn by a real browser: the real server on a free port, headless Chromium
 /// loading `/preview/home?check=1`, and every element's bounding box compared with the frames of
 /// `/v1/screens/home/layout` for the same query (within half a pixel).
+///
+/// What this does not prove: the preview places its boxes absolutely, at the layout's own frames,
+/// so the box check shows that the HTML writer draws what the layout computed (positions,
+/// nesting, safe areas, bars), not that the layout is what a browser's flexbox would compute.
+/// That is the conformance suites' job (`ChromiumConformanceTests`, Chromium's frames for the
+/// engine's trees; docs/layout.md, "The judge"). The text checks here are real measurements:
+/// Chromium draws each line in the font the layout measured, at the width it measured.
 @Suite struct PreviewChromiumTests {
     /// `chromium`, `chromium-browser` or `google-chrome` from PATH, or `$CHROMIUM`.
     static func chromium() -> String? {
