@@ -72,6 +72,26 @@ import TrellisTesting
         #expect(application.state.published.snapshot.targeting.rollouts["banner"]?.percentage.basisPoints == 4200)
     }
 
+    /// `?revision=N` decodes a stored revision again and expands its templates with the ones the
+    /// snapshot it serves from was built with.
+    @Test func anEarlierRevisionIsExpandedWithTheSnapshotsTemplates() throws {
+        let config = try TemporaryConfig(screens: [
+            "home": #"{"id": "home", "schemaVersion": 2, "root": {"type": "Template", "template": "greeting", "args": {"name": "Ada"}}}"#
+        ])
+        try FileManager.default.createDirectory(at: config.url.appendingPathComponent("templates"), withIntermediateDirectories: true)
+        try Data(TemplateLoadingTests.template.utf8).write(to: config.url.appendingPathComponent("templates/greeting.json"))
+        let application = try Self.application(config)
+        defer { application.shutdown(); application.waitUntilStopped() }
+        #expect(application.state.published.snapshot.templates.templates["greeting"] != nil)
+
+        let client = try TestClient(port: application.port)
+        #expect(try client.exchange("PUT", "/admin/screens/home", token: Self.token, body: AdminFlowTests.screen("New")).status == 200)
+        let earlier = try client.exchange("GET", "/v1/screens/home?revision=1", token: nil)
+        #expect(earlier.status == 200, "\(earlier.text)")
+        #expect(earlier.text.contains("Hello, Ada"), "\(earlier.text)")
+        #expect(earlier.json["revision"]?.number == 1)
+    }
+
     @Test func theAdminAPICanHaveAPortOfItsOwn() throws {
         let config = try TemporaryConfig(screens: ["home": AdminFlowTests.screen("Hello")])
         try config.write(targeting: AdminFlowTests.targeting)
