@@ -98,6 +98,8 @@ public final class Application: Sendable {
 
     /// The bound port (useful when the configuration asked for port 0).
     public var port: Int { server.port }
+    /// The public API's TLS port (`tls.port`, as bound); nil without it.
+    public var tlsPort: Int? { server.tlsPort }
     /// The admin API's bound port: its own when `admin.port` is set, else the public one.
     public var adminPort: Int { adminServer?.port ?? server.port }
 

@@ -37,6 +37,15 @@ func startTLSServer(
     }
 }
 
+/// A response as `TLSTestClient` read it.
+struct TLSResponse {
+    var status: Int
+    var headers: [(String, String)]
+    var body: [UInt8]
+    func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
+    var text: String { String(decoding: body, as: UTF8.self) }
+}
+
 /// A blocking TLS client over OpenSSL, for tests: handshake, requests, the certificate seen,
 /// and session resumption.
 final class TLSTestClient {
@@ -44,6 +53,8 @@ final class TLSTestClient {
     let context: OpaquePointer
     let ssl: OpaquePointer
     private var buffer: [UInt8] = []
+    /// `SSL_get_error` of the last read that returned nothing.
+    private var lastError: Int32 = 0
 
     /// Connects and completes the handshake. `maxVersion` pins TLS 1.2 (`TLS1_2_VERSION`) when asked.
     init(port: Int, maxVersion: Int32 = 0, resuming session: OpaquePointer? = nil, alpn: [String] = ["http/1.1"]) throws {
@@ -56,10 +67,9 @@ final class TLSTestClient {
         for name in alpn { protocols += [UInt8(name.utf8.count)] + Array(name.utf8) }
         if !protocols.isEmpty { _ = SSL_set_alpn_protos(ssl, protocols, UInt32(protocols.count)) }
         if let session { SSL_set_session(ssl, session) }
+        // Thrown with every property set, so `deinit` runs and frees both.
         guard SSL_connect(ssl) == 1 else {
             ERR_clear_error()
-            SSL_free(ssl)
-            SSL_CTX_free(context)
             throw TLSError(operation: "handshake", reason: "refused")
         }
     }
@@ -81,6 +91,7 @@ final class TLSTestClient {
         var chunk = [UInt8](repeating: 0, count: 65536)
         let n = SSL_read(ssl, &chunk, Int32(chunk.count))
         guard n > 0 else {
+            lastError = SSL_get_error(ssl, n)
             ERR_clear_error()
             return false
         }
@@ -89,7 +100,7 @@ final class TLSTestClient {
     }
 
     /// Reads one response with a `Content-Length` body.
-    func readResponse() -> WireResponse? {
+    func readResponse() -> TLSResponse? {
         var end: Int?
         while true {
             if let r = buffer.firstRange(of: Array("\r\n\r\n".utf8)) { end = r.upperBound; break }
@@ -104,7 +115,7 @@ final class TLSTestClient {
             return (String(line[..<colon]), String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
         }
         buffer.removeFirst(end!)
-        var response = WireResponse(status: status, headers: headers, body: [])
+        var response = TLSResponse(status: status, headers: headers, body: [])
         let length = Int(response.header("Content-Length") ?? "0") ?? 0
         while buffer.count < length { guard fill() else { return nil } }
         response.body = Array(buffer[0..<length])
@@ -115,8 +126,7 @@ final class TLSTestClient {
     /// True when the server ended the session or the connection within the receive timeout.
     func isClosedByServer() -> Bool {
         while fill() {}
-        let error = SSL_get_error(ssl, 0)
-        return error == SSL_ERROR_ZERO_RETURN || error == SSL_ERROR_SYSCALL || error == SSL_ERROR_SSL
+        return lastError == SSL_ERROR_ZERO_RETURN || lastError == SSL_ERROR_SYSCALL || lastError == SSL_ERROR_SSL
     }
 
     /// The subject common name of the certificate the server presented.

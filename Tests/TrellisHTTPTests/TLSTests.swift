@@ -203,16 +203,18 @@ import TrellisTesting
         defer { stop(server) }
         let port = try #require(server.tlsPort)
         var random = SystemRandomNumberGenerator()
+        let noise = (0..<64).map { _ in UInt8.random(in: 0...255, using: &random) }
         let inputs: [[UInt8]] = [
-            [0x16] + (0..<4096).map { _ in UInt8.random(in: 0...255, using: &random) },  // a handshake record of noise
+            [0x16, 0x03, 0x01, 0x00, 0x40] + noise,  // a handshake record of noise
             [0x16, 0x03, 0x01, 0xFF, 0xFF, 0x01, 0x00],  // a record longer than the limit
-            [0x16, 0x03, 0x03, 0x00, 0x05, 0x01, 0x00, 0x00, 0x01],  // a ClientHello cut short
+            [0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xFC, 0x03, 0x03],  // a ClientHello cut short
             [0x17, 0x03, 0x03, 0x00, 0x10] + [UInt8](repeating: 0xAB, count: 16),  // application data before a handshake
             [0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 0x28],  // a fatal alert
         ]
         for input in inputs {
             let client = try TestClient(port: port)
             client.send(input)
+            shutdown(client.fd, Int32(SHUT_WR))  // and nothing more: what was cut short stays cut short
             #expect(client.isClosedByServer(), "\(input.prefix(8))")
         }
         // A broken record in the middle of an established session.
