@@ -31,6 +31,12 @@ static inline uint64_t trellis_ssl_ctx_set_server_options(SSL_CTX *ctx) {
                                     | SSL_OP_SINGLE_ECDH_USE);
 }
 
+/// Key-exchange groups, strongest-needed first: X25519, P-256, P-384 (Mozilla "intermediate"; P-521
+/// and X448 cost more and buy nothing a client needs).
+static inline int trellis_ssl_ctx_set_groups(SSL_CTX *ctx) {
+    return (int)SSL_CTX_set1_groups_list(ctx, "X25519:prime256v1:secp384r1");
+}
+
 static inline long trellis_ssl_ctx_set_session_cache(SSL_CTX *ctx, long size, long timeoutSeconds) {
     SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_SERVER);
     SSL_CTX_set_timeout(ctx, timeoutSeconds);

@@ -8,6 +8,7 @@ import CSSL
 /// context, so a session cached or a ticket issued on one loop resumes on any other.
 ///
 /// Policy (nginx's defaults, tightened to Mozilla's "intermediate" profile): TLS 1.2 and 1.3 only;
+/// key exchange over X25519, P-256 or P-384;
 /// TLS 1.2 limited to ECDHE with AES-GCM or ChaCha20-Poly1305 (forward secrecy, AEAD); TLS 1.3
 /// with OpenSSL's suites; no renegotiation, no compression; ALPN `http/1.1`; sessions resumed from
 /// a server-side cache (TLS 1.2 session ids) and from tickets (the ticket key is the context's own,
@@ -40,6 +41,7 @@ public final class TLSContext: @unchecked Sendable {
         _ = trellis_ssl_ctx_set_modes(ctx)
         _ = trellis_ssl_ctx_set_server_options(ctx)
         guard SSL_CTX_set_cipher_list(ctx, Self.tls12Ciphers) == 1 else { throw TLSError.openSSL("set TLS 1.2 ciphers") }
+        guard trellis_ssl_ctx_set_groups(ctx) == 1 else { throw TLSError.openSSL("set key-exchange groups") }
         _ = trellis_ssl_ctx_set_session_cache(ctx, limits.sessionCacheSize, Int(limits.sessionTimeout.components.seconds))
         _ = SSL_CTX_set_num_tickets(ctx, 1)  // OpenSSL sends two by default; browsers use one
         let sessionIDContext: [UInt8] = Array("trellis".utf8)
