@@ -32,6 +32,10 @@ let package = Package(
         .systemLibrary(
             name: "CCrypto", pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]),
+        // libssl: TLS on the HTTP server's own sockets (TrellisHTTP).
+        .systemLibrary(
+            name: "CSSL", pkgConfig: "libssl",
+            providers: [.apt(["libssl-dev"])]),
         // epoll and eventfd, which Swift's Glibc module does not export.
         .systemLibrary(name: "CTrellisLinux"),
 
@@ -51,7 +55,7 @@ let package = Package(
         .target(
             name: "TrellisHTTP",
             dependencies: [
-                "CZlib", "CTrellisLinux",
+                "CZlib", "CTrellisLinux", "CSSL",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -110,7 +114,7 @@ let package = Package(
         .testTarget(
             name: "TrellisHTTPTests",
             dependencies: [
-                "TrellisHTTP", "TrellisTesting", "CZlib", .product(name: "MetricsTestKit", package: "swift-metrics"),
+                "TrellisHTTP", "TrellisTesting", "CZlib", "CSSL", .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: strict),
         .testTarget(

@@ -38,14 +38,20 @@ final class Connection {
     private static let outputHighWater = 256 * 1024
     /// Links in the loop's lists of idle connections (see `EventLoop.reclaimIdleConnection`).
     @exclusivity(unchecked) var idle = IdleLink()
+    /// The TLS session of a connection accepted on a TLS listener (Connection+TLS.swift); nil for
+    /// plain HTTP, which never looks further than this test.
+    @exclusivity(unchecked) var tls: TLSSession?
+    /// OpenSSL must write before it can go on (a handshake flight met a full socket buffer).
+    @exclusivity(unchecked) var tlsWaitsForWritable = false
 
-    var hasPendingOutput: Bool { !outbound.isEmpty }
+    var hasPendingOutput: Bool { !outbound.isEmpty || tlsWaitsForWritable }
     @exclusivity(unchecked) private(set) var isClosed = false
 
-    init(fd: Int32, serial: UInt64, remote: String, loop: EventLoop) {
+    init(fd: Int32, serial: UInt64, remote: String, tls: TLSSession?, loop: EventLoop) {
         self.fd = fd
         self.serial = serial
         self.remote = remote
+        self.tls = tls
         parser = HTTPParser(limits: loop.core.parserLimits)
         machine = ConnectionStateMachine(now: loop.now, timeouts: loop.core.timeouts)
         headStarted = loop.now
@@ -54,12 +60,18 @@ final class Connection {
     // MARK: - Reading
 
     func onReadable(_ loop: EventLoop) {
-        let n = read(fd, loop.scratch.baseAddress, loop.scratch.count)
-        if n < 0 {
-            if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return }
-            return close(loop)
+        let n: Int
+        if tls == nil {
+            n = read(fd, loop.scratch.baseAddress, loop.scratch.count)
+            if n < 0 {
+                if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return }
+                return close(loop)
+            }
+            if n == 0 { return close(loop) }  // peer closed; anything complete was answered already
+        } else {
+            n = readDecrypted(loop)
+            if n <= 0 { return }  // handshaking, waiting, answered or closed
         }
-        if n == 0 { return close(loop) }  // peer closed; anything complete was answered already
         if machine.phase == .lingering { return }  // discarding input until EOF
         if case .idle = machine.phase {
             machine.bytesReceived(now: loop.now)
@@ -192,7 +204,7 @@ final class Connection {
     }
 
     /// Answers a request the server refuses itself (parse error, timeout), then closes.
-    private func answerError(_ status: HTTPStatus, reason: String, _ loop: EventLoop) {
+    func answerError(_ status: HTTPStatus, reason: String, _ loop: EventLoop) {
         let requestID = loop.requestIDs.next()
         takeOutputBuffer(loop)
         let outcome = ResponseWriter.writeError(status, requestID: requestID, date: loop.date.line, into: &outbound.buffer)
@@ -227,14 +239,20 @@ final class Connection {
     // MARK: - Writing
 
     func onWritable(_ loop: EventLoop) {
+        if tlsWaitsForWritable {
+            tlsWaitsForWritable = false
+            onReadable(loop)  // the handshake (or read) that waited goes on
+            if isClosed { return }
+        }
         flush(loop)
         // Output drained: answer pipelined requests that waited for it.
         pump(loop)
     }
 
     /// Writes as much pending output as the socket takes (EAGAIN and partial writes survive).
-    private func flush(_ loop: EventLoop) {
-        switch outbound.send(to: fd) {
+    func flush(_ loop: EventLoop) {
+        let sent = tls == nil ? outbound.send(to: fd) : outbound.send(through: &tls!, staging: loop.tlsStaging)
+        switch sent {
         case .done: break
         case .wouldBlock(let progressed):
             machine.writePending(now: loop.now, progressed: progressed)
@@ -247,6 +265,7 @@ final class Connection {
         updateInterest(loop)
         if shutWriteAfterFlush {
             shutWriteAfterFlush = false
+            tls?.sendCloseNotify()
             shutdown(fd, Int32(SHUT_WR))  // lingering close: the client sees EOF after the response
             inbound = []
         }
@@ -257,7 +276,7 @@ final class Connection {
     /// reading: the client must take its responses first); nothing while a deferred reply is
     /// pending (no request could be answered before it, and unread input stays in the kernel's
     /// buffer instead of ours; epoll reports errors and hang-ups regardless); else readability.
-    private func updateInterest(_ loop: EventLoop) {
+    func updateInterest(_ loop: EventLoop) {
         let wanted: UInt32 = hasPendingOutput ? TRELLIS_EPOLLOUT : awaiting != nil ? 0 : TRELLIS_EPOLLIN
         guard wanted != interest else { return }
         interest = wanted
@@ -294,6 +313,7 @@ final class Connection {
         guard !isClosed else { return }
         isClosed = true
         awaiting = nil  // a reply still being worked on finds no connection and is dropped
+        if tls != nil { closeTLS() }
         _ = machine.close()
         loop.remove(self, releasingSlot: releasingSlot)
     }

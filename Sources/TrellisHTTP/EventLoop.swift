@@ -17,10 +17,13 @@ import Metrics
 /// inside `run()`; `core` is set once before that thread starts.
 final class EventLoop: @unchecked Sendable {
     enum Message: Sendable {
-        case adopt(fd: Int32, remote: String)
+        /// `tls`: accepted on a TLS listener.
+        case adopt(fd: Int32, remote: String, tls: Bool)
         /// A connection accepted while every slot was taken: adopted if this loop can reclaim an
         /// idle connection for it, else passed on (`hopsLeft` more loops) or closed.
-        case adoptReclaiming(fd: Int32, remote: String, hopsLeft: Int)
+        case adoptReclaiming(fd: Int32, remote: String, hopsLeft: Int, tls: Bool)
+        /// New TLS handshakes use this context (`HTTPServer.reloadTLS()`).
+        case replaceTLSContext(TLSContext)
         /// Write the buffered access-log lines, open the log file anew, then leave `done`.
         case reopenAccessLog(DispatchGroup)
         case drain
@@ -60,6 +63,12 @@ final class EventLoop: @unchecked Sendable {
     let metrics: HTTPMetrics
     @exclusivity(unchecked) var requestIDs: RequestIDGenerator
     let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+    /// Where a TLS connection's pending output is gathered into one piece for `SSL_write`
+    /// (OpenSSL has no gathering write); a few records' worth.
+    let tlsStaging = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+    /// The certificate and policy new TLS connections start with; set before the loop runs,
+    /// replaced through the inbox. nil without TLS.
+    @exclusivity(unchecked) var tlsContext: TLSContext?
     @exclusivity(unchecked) private var listening = false
     @exclusivity(unchecked) private var draining = false
     @exclusivity(unchecked) private var acceptPausedUntil: ContinuousClock.Instant?
@@ -81,7 +90,10 @@ final class EventLoop: @unchecked Sendable {
         register(wakeFD, events: TRELLIS_EPOLLIN)
     }
 
-    deinit { scratch.deallocate() }
+    deinit {
+        scratch.deallocate()
+        tlsStaging.deallocate()
+    }
 
     /// Releases the descriptors of a loop that never ran (`start()` failed after creating it).
     func discard() {
@@ -138,12 +150,14 @@ final class EventLoop: @unchecked Sendable {
         }
         for message in leftovers {
             switch message {
-            case .adopt(let fd, _):
+            case .adopt(let fd, _, _):
                 close(fd)
                 core.connectionClosed()
-            case .adoptReclaiming(let fd, _, _):
+            case .adoptReclaiming(let fd, _, _, _):
                 close(fd)
                 core.connectionRefused()
+            case .replaceTLSContext:
+                break
             case .reply(let ticket, _):
                 core.replyDropped(ticket, because: "the event loop has stopped")
             case .reopenAccessLog(let done):
@@ -176,6 +190,7 @@ final class EventLoop: @unchecked Sendable {
     // MARK: - Accepting
 
     private func acceptConnections(_ listener: Int32) {
+        let tls = core.tlsListeners.contains(listener)
         for _ in 0..<Self.acceptsPerWakeup {
             var storage = sockaddr_storage()
             var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
@@ -201,12 +216,12 @@ final class EventLoop: @unchecked Sendable {
             Socket.setNoDelay(fd)
             let remote = Socket.describe(storage)
             guard core.reserveConnection() else {
-                adoptReclaiming(fd: fd, remote: remote, hopsLeft: core.loops.count - 1)
+                adoptReclaiming(fd: fd, remote: remote, hopsLeft: core.loops.count - 1, tls: tls)
                 continue
             }
             let target = core.nextLoop()
-            if target === self || !target.post(.adopt(fd: fd, remote: remote)) {
-                adopt(fd: fd, remote: remote)  // closes it at once if this loop is draining too
+            if target === self || !target.post(.adopt(fd: fd, remote: remote, tls: tls)) {
+                adopt(fd: fd, remote: remote, tls: tls)  // closes it at once if this loop is draining too
             }
         }
     }
@@ -214,13 +229,13 @@ final class EventLoop: @unchecked Sendable {
     /// A newcomer while `maxConnections` are open: it takes the place of an idle connection of
     /// this loop, or of the next loop (`hopsLeft`), and is closed at once, with no response,
     /// only when no loop has one (existing connections are then unaffected).
-    private func adoptReclaiming(fd: Int32, remote: String, hopsLeft: Int) {
+    private func adoptReclaiming(fd: Int32, remote: String, hopsLeft: Int, tls: Bool) {
         if !draining && (core.reserveConnection() || reclaimIdleConnection()) {
-            return adopt(fd: fd, remote: remote)
+            return adopt(fd: fd, remote: remote, tls: tls)
         }
         if !draining && hopsLeft > 0 {
             let next = core.loops[(index + 1) % core.loops.count]
-            if next.post(.adoptReclaiming(fd: fd, remote: remote, hopsLeft: hopsLeft - 1)) { return }
+            if next.post(.adoptReclaiming(fd: fd, remote: remote, hopsLeft: hopsLeft - 1, tls: tls)) { return }
         }
         core.connectionRefused()  // counted first: the client may look as soon as it is closed
         close(fd)
@@ -248,14 +263,17 @@ final class EventLoop: @unchecked Sendable {
         return false
     }
 
-    private func adopt(fd: Int32, remote: String) {
-        if draining {
+    private func adopt(fd: Int32, remote: String, tls: Bool) {
+        // A TLS connection OpenSSL cannot allocate a session for is closed like one refused.
+        let session = tls ? tlsContext.flatMap { TLSSession(context: $0, fd: fd) } : nil
+        if draining || (tls && session == nil) {
+            session?.free()
             close(fd)
             core.connectionClosed()
             return
         }
         lastSerial += 1
-        let connection = Connection(fd: fd, serial: lastSerial, remote: remote, loop: self)
+        let connection = Connection(fd: fd, serial: lastSerial, remote: remote, tls: session, loop: self)
         if Int(fd) >= connections.count {
             connections.append(contentsOf: repeatElement(nil, count: Int(fd) + 64 - connections.count))
         }
@@ -331,8 +349,10 @@ final class EventLoop: @unchecked Sendable {
         }
         for message in messages {
             switch message {
-            case .adopt(let fd, let remote): adopt(fd: fd, remote: remote)
-            case .adoptReclaiming(let fd, let remote, let hopsLeft): adoptReclaiming(fd: fd, remote: remote, hopsLeft: hopsLeft)
+            case .adopt(let fd, let remote, let tls): adopt(fd: fd, remote: remote, tls: tls)
+            case .adoptReclaiming(let fd, let remote, let hopsLeft, let tls):
+                adoptReclaiming(fd: fd, remote: remote, hopsLeft: hopsLeft, tls: tls)
+            case .replaceTLSContext(let context): tlsContext = context
             case .reopenAccessLog(let done):
                 accessLog?.reopen()
                 done.leave()

@@ -112,6 +112,39 @@ extension HTTPServer {
         /// characters outside `A-Z a-z 0-9 - _ . : /`) is replaced by a generated id. Default 128.
         public var maxRequestIDLength: Int = 128
 
+        // MARK: TLS
+
+        /// TLS on the server's own sockets (through OpenSSL); nil (the default): plain HTTP only.
+        public var tls: TLS? = nil
+
+        /// The certificate, key and listener of TLS, and its session limits.
+        public struct TLS: Sendable, Equatable {
+            /// PEM: the leaf certificate, then any intermediates (nginx `ssl_certificate`). Read at
+            /// `start()` and again by `HTTPServer.reloadTLS()`.
+            public var certificatePath: String
+            /// PEM, unencrypted, EC or RSA (nginx `ssl_certificate_key`).
+            public var privateKeyPath: String
+            /// A TLS listener beside the plain one on `port` (0: the kernel chooses; read it back
+            /// from `HTTPServer.tlsPort`). nil (the default): `port` itself speaks TLS only — an
+            /// admin listener reachable over TLS alone.
+            public var port: Int? = nil
+            /// TLS 1.2 sessions kept for resumption by id, across every event loop. Default 20480
+            /// (OpenSSL's; nginx's `ssl_session_cache shared:SSL:10m` holds about 40,000).
+            public var sessionCacheSize: Int = 20480
+            /// How long a cached session or a ticket resumes (nginx `ssl_session_timeout`). Default 300 s.
+            public var sessionTimeout: Duration = .seconds(300)
+            /// How long one session-ticket key encrypts tickets before a new one replaces it (the
+            /// context is rebuilt from the same files; tickets under the old key then fall back to a
+            /// full handshake once). Default 24 h. Reloads rotate it too.
+            public var ticketKeyLifetime: Duration = .seconds(24 * 3600)
+
+            public init(certificatePath: String, privateKeyPath: String, port: Int? = nil) {
+                self.certificatePath = certificatePath
+                self.privateKeyPath = privateKeyPath
+                self.port = port
+            }
+        }
+
         public init() {}
 
         /// Checks every value and reports every problem at once.
@@ -143,6 +176,15 @@ extension HTTPServer {
             check(gzipMinimumBytes >= 0, "gzipMinimumBytes must not be negative")
             check((1...9).contains(gzipLevel), "gzipLevel must be in 1…9")
             check(maxRequestIDLength >= 8, "maxRequestIDLength must be at least 8")
+            if let tls {
+                check(!tls.certificatePath.isEmpty, "tls.certificatePath must not be empty")
+                check(!tls.privateKeyPath.isEmpty, "tls.privateKeyPath must not be empty")
+                check(tls.port.map { (0...65535).contains($0) } ?? true, "tls.port \(tls.port ?? 0) is not in 0…65535")
+                check(tls.port.map { $0 == 0 || $0 != port } ?? true, "tls.port \(tls.port ?? 0) is also the plain HTTP port")
+                check(tls.sessionCacheSize >= 0, "tls.sessionCacheSize must not be negative")
+                check(tls.sessionTimeout >= .seconds(1), "tls.sessionTimeout must be at least 1 s")
+                check(tls.ticketKeyLifetime >= .seconds(60), "tls.ticketKeyLifetime must be at least 60 s")
+            }
             if !problems.isEmpty { throw ConfigurationError(problems: problems) }
         }
 

@@ -59,11 +59,16 @@ struct OutboundQueue {
             if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return .wouldBlock(progressed: progressed) }
             return .failed
         }
+        reset()
+        return .done
+    }
+
+    /// Empties the queue once all is sent, leaving the buffer's capacity for the caller to recycle.
+    private mutating func reset() {
         buffer.removeAll(keepingCapacity: true)
         bodies.removeAll()
         bodyBytes = 0
         sent = 0
-        return .done
     }
 
     private func sendBuffer(_ fd: Int32) -> Int {
@@ -135,6 +140,48 @@ struct OutboundQueue {
         return bodies[k].bytes.withUnsafeBytes { bytes in
             if gathering.add(bytes, 0..<bytes.count) { gathering.bodies += 1 }
             return gather(from: k + 1, head: head, bodyLimit: bodyLimit, &gathering, body)
+        }
+    }
+}
+
+extension OutboundQueue {
+    /// Sends as much as the TLS session takes. The pending pieces are gathered into `staging`
+    /// (one `SSL_write` per few records, as OpenSSL has no gathering write); output that is one
+    /// piece already is written from where it lies. A retry after `.wouldBlock` starts with the
+    /// same bytes, as OpenSSL requires.
+    mutating func send(through session: inout TLSSession, staging: UnsafeMutableRawBufferPointer) -> SendResult {
+        var progressed = false
+        while pending > 0 {
+            let outcome: TLSSession.WriteOutcome
+            if bodies.isEmpty {
+                outcome = buffer.withUnsafeBytes { session.write(UnsafeRawBufferPointer(rebasing: $0[sent...])) }
+            } else {
+                let staged = stage(into: staging)
+                outcome = session.write(UnsafeRawBufferPointer(rebasing: staging[..<staged]))
+            }
+            switch outcome {
+            case .wrote(let n):
+                sent += n
+                progressed = true
+            case .wantWrite: return .wouldBlock(progressed: progressed)
+            case .failed: return .failed
+            }
+        }
+        reset()
+        return .done
+    }
+
+    /// Copies the unsent pieces, in order, into `staging` until it is full.
+    /// - Returns: how many bytes were copied.
+    private func stage(into staging: UnsafeMutableRawBufferPointer) -> Int {
+        withPendingVectors(bodyLimit: bodies.count) { vectors in
+            var filled = 0
+            for vector in vectors where filled < staging.count {
+                let n = min(vector.iov_len, staging.count - filled)
+                (staging.baseAddress! + filled).copyMemory(from: vector.iov_base!, byteCount: n)
+                filled += n
+            }
+            return filled
         }
     }
 }

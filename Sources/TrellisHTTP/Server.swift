@@ -19,16 +19,21 @@ import Synchronization
 public final class HTTPServer: Sendable {
     public let configuration: Configuration
     private let responder: any HTTPResponder
-    private let logger: Logger
+    let logger: Logger
     private let metricsFactory: any MetricsFactory
-    private let state = Mutex<State>(State())
+    let state = Mutex<State>(State())
     private let stopped = DispatchGroup()
 
-    private struct State {
+    struct State {
         var core: ServerCore?
         var port = 0
         var connectionLimit = 0
         var shutdownRequested = false
+        /// The bound TLS port: `tls.port`'s, or `port` when the main listener speaks TLS.
+        var tlsPort: Int?
+        /// The context new handshakes use (replaced by `reloadTLS()` and by ticket-key rotation).
+        var tlsContext: TLSContext?
+        var ticketKeyTimer: (any DispatchSourceTimer)?
     }
 
     /// - Parameters:
@@ -51,6 +56,10 @@ public final class HTTPServer: Sendable {
     /// The port the server listens on; with `port: 0`, the one the kernel chose. 0 before `start()`.
     public var port: Int { state.withLock { $0.port } }
 
+    /// The port TLS is served on: `tls.port` (as bound), or `port` when it speaks TLS only; nil
+    /// without TLS or before `start()`.
+    public var tlsPort: Int? { state.withLock { $0.tlsPort } }
+
     /// The most connections open at once: `maxConnections`, or what `start()` sized from the
     /// descriptor limit. 0 before `start()`.
     public var connectionLimit: Int { state.withLock { $0.connectionLimit } }
@@ -63,6 +72,10 @@ public final class HTTPServer: Sendable {
     public func start() throws {
         try configuration.validate()
         signal(SIGPIPE, SIG_IGN)  // writes use MSG_NOSIGNAL too; this covers any other path
+        // A bad certificate or key stops the start before any socket is bound.
+        let tlsContext = try configuration.tls.map { tls throws(TLSError) in
+            try TLSContext(certificatePath: tls.certificatePath, privateKeyPath: tls.privateKeyPath, settings: tls)
+        }
         let connectionLimit = sizeConnectionLimit()
         var loops: [EventLoop] = []
         do {
@@ -74,19 +87,36 @@ public final class HTTPServer: Sendable {
             loops.forEach { $0.discard() }
             throw error
         }
-        let listeners: [Int32], port: Int
+        var listeners: [Int32], port: Int
+        var tlsListeners: [Int32] = [], tlsPort: Int?
         do {
-            (listeners, port) = try bindListeners()
+            (listeners, port) = try bindListeners(port: configuration.port)
+            if let tls = configuration.tls {
+                if let separate = tls.port {
+                    do {
+                        (tlsListeners, tlsPort) = try bindListeners(port: separate)
+                    } catch {
+                        listeners.forEach { close($0) }
+                        throw error
+                    }
+                    listeners += tlsListeners
+                } else {
+                    (tlsListeners, tlsPort) = (listeners, port)
+                }
+            }
         } catch {
             loops.forEach { $0.discard() }
             throw error
         }
         let core = ServerCore(configuration: configuration, responder: responder, logger: logger, listeners: listeners,
-                              loops: loops, maxConnections: connectionLimit, stopped: stopped, metricsFactory: metricsFactory)
+                              tlsListeners: tlsListeners, loops: loops, maxConnections: connectionLimit, stopped: stopped,
+                              metricsFactory: metricsFactory)
         let alreadyStarted = state.withLock { s -> Bool in
             if s.core != nil { return true }
             s.core = core
             s.port = port
+            s.tlsPort = tlsPort
+            s.tlsContext = tlsContext
             s.connectionLimit = connectionLimit
             return false
         }
@@ -96,13 +126,17 @@ public final class HTTPServer: Sendable {
         }
         for loop in loops {
             loop.core = core
+            loop.tlsContext = tlsContext
             stopped.enter()
             spawnThread { loop.run() }
         }
-        logger.info("HTTP server listening", metadata: [
+        var metadata: Logger.Metadata = [
             "host": .string(configuration.host), "port": .stringConvertible(port),
             "maxConnections": .stringConvertible(connectionLimit),
-        ])
+        ]
+        if let tlsPort { metadata["tlsPort"] = .stringConvertible(tlsPort) }
+        logger.info("HTTP server listening", metadata: metadata)
+        if let tls = configuration.tls { startTicketKeyRotation(every: tls.ticketKeyLifetime) }
     }
 
     /// Raises the soft descriptor limit to the hard one and sizes the connection limit from it
@@ -141,6 +175,8 @@ public final class HTTPServer: Sendable {
     public func shutdown() {
         let core = state.withLock { s -> ServerCore? in
             s.shutdownRequested = true
+            s.ticketKeyTimer?.cancel()
+            s.ticketKeyTimer = nil
             return s.core
         }
         core?.beginShutdown()
@@ -152,10 +188,10 @@ public final class HTTPServer: Sendable {
         stopped.wait()
     }
 
-    private func bindListeners() throws -> ([Int32], Int) {
+    private func bindListeners(port requested: Int) throws -> ([Int32], Int) {
         guard let addresses = ListenAddress.parse(configuration.host) else { throw configurationError() }
         var fds: [Int32] = []
-        var port = configuration.port
+        var port = requested
         do {
             for address in addresses {
                 do {
@@ -185,7 +221,10 @@ final class ServerCore: Sendable {
     let configuration: HTTPServer.Configuration
     let responder: any HTTPResponder
     let logger: Logger
+    /// Every listening socket, plain and TLS.
     let listeners: [Int32]
+    /// The listeners whose connections speak TLS (a subset of `listeners`).
+    let tlsListeners: [Int32]
     let loops: [EventLoop]
     let parserLimits: HTTPParserLimits
     let timeouts: ConnectionStateMachine<ContinuousClock>.Timeouts
@@ -206,7 +245,7 @@ final class ServerCore: Sendable {
     private let refused: Counter
 
     init(configuration: HTTPServer.Configuration, responder: any HTTPResponder, logger: Logger, listeners: [Int32],
-         loops: [EventLoop], maxConnections: Int, stopped: DispatchGroup, metricsFactory: any MetricsFactory) {
+         tlsListeners: [Int32], loops: [EventLoop], maxConnections: Int, stopped: DispatchGroup, metricsFactory: any MetricsFactory) {
         openConnectionsMeter = Meter(label: "http_open_connections", factory: metricsFactory)
         droppedReplies = Counter(label: "http_deferred_replies_dropped_total", factory: metricsFactory)
         reclaimedSilent = Counter(label: "http_connections_reclaimed_total", dimensions: [("state", "silent")], factory: metricsFactory)
@@ -217,6 +256,7 @@ final class ServerCore: Sendable {
         self.responder = responder
         self.logger = logger
         self.listeners = listeners
+        self.tlsListeners = tlsListeners
         self.loops = loops
         self.stopped = stopped
         loopsHoldingListeners = Atomic(loops.count)

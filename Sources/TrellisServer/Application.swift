@@ -67,6 +67,9 @@ public final class Application: Sendable {
             server = HTTPServer(configuration: http, responder: publicResponder, logger: logger, metricsFactory: state.metricsFactory)
             var adminHTTP = http
             adminHTTP.port = adminPort
+            adminHTTP.tls = configuration.tls.admin ? configuration.tls.pair.map {
+                HTTPServer.Configuration.TLS(certificatePath: $0.certificate, privateKeyPath: $0.privateKey, port: nil)
+            } : nil
             adminServer = HTTPServer(configuration: adminHTTP, responder: adminResponder, logger: logger, metricsFactory: state.metricsFactory)
             routeTable = publicResponder.router.table + adminResponder.router.table
         } else {
@@ -88,12 +91,15 @@ public final class Application: Sendable {
         }
         let screens = state.published.snapshot.screens.count
         var metadata: Logger.Metadata = ["host": "\(configuration.host)", "port": "\(server.port)", "screens": "\(screens)"]
+        if let tlsPort = server.tlsPort { metadata["tlsPort"] = "\(tlsPort)" }
         if let adminServer { metadata["adminPort"] = "\(adminServer.port)" }
         logger.info("serving", metadata: metadata)
     }
 
     /// The bound port (useful when the configuration asked for port 0).
     public var port: Int { server.port }
+    /// The public API's TLS port (`tls.port`, as bound); nil without it.
+    public var tlsPort: Int? { server.tlsPort }
     /// The admin API's bound port: its own when `admin.port` is set, else the public one.
     public var adminPort: Int { adminServer?.port ?? server.port }
 
@@ -102,6 +108,7 @@ public final class Application: Sendable {
     /// current one. Changed screen files become new revisions, recorded in the store and audited.
     @discardableResult
     public func reload() -> Result<Snapshot, ConfigLoadError> {
+        reloadTLS()
         let result = control.reload()
         switch result {
         case .success(let snapshot):
@@ -112,6 +119,20 @@ public final class Application: Sendable {
             }
         }
         return result
+    }
+
+    /// Reads the TLS certificate and key again for new handshakes (open connections keep theirs);
+    /// a pair OpenSSL refuses is logged and the one in use keeps serving.
+    public func reloadTLS() {
+        for (name, server) in [("public", Optional(server)), ("admin", adminServer)] {
+            guard let server, server.configuration.tls != nil else { continue }
+            do {
+                try server.reloadTLS()
+            } catch {
+                logger.error("TLS reload refused; still serving the previous certificate",
+                             metadata: ["listener": "\(name)", "problem": "\(error)"])
+            }
+        }
     }
 
     /// Stops accepting, reports not-ready, lets in-flight requests finish within the drain time.
@@ -158,6 +179,9 @@ public final class Application: Sendable {
         http.maxConnections = c.limits.maxConnections
         http.maxRequestsPerConnection = c.limits.maxRequestsPerConnection
         http.drainTimeout = duration(c.limits.drainTimeoutSeconds)
+        if let tlsPort = c.tls.port, let pair = c.tls.pair {
+            http.tls = .init(certificatePath: pair.certificate, privateKeyPath: pair.privateKey, port: tlsPort)
+        }
         return http
     }
 

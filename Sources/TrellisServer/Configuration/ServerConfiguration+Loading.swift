@@ -112,10 +112,39 @@ extension ServerConfiguration {
                 path: Self.path(of: "admin.port"), location: .unknown,
                 message: "\(adminPort) is also the main port; leave admin.port out to serve the admin API there, or choose another"))
         }
+        problems += tlsProblems()
         if context.unsigned == .refuse, context.signingKeys.isEmpty {
             problems.append(Diagnostic(
                 path: Self.path(of: "context.unsigned"), location: .unknown,
                 message: "\"refuse\" needs context.signingKeys; without signing keys the unsigned values are all there is, and they are used"))
+        }
+        return problems
+    }
+}
+
+extension ServerConfiguration {
+    /// A TLS listener needs both files; the files need a listener; its port is its own.
+    fileprivate func tlsProblems() -> [Diagnostic] {
+        var problems: [Diagnostic] = []
+        func report(_ name: String, _ message: String) {
+            problems.append(Diagnostic(path: Self.path(of: name), location: .unknown, message: message))
+        }
+        let usesTLS = tls.port != nil || tls.admin
+        if tls.certificate == nil, tls.privateKey != nil || usesTLS {
+            report("tls.certificate", "missing; TLS needs a certificate (PEM) and its private key")
+        }
+        if tls.privateKey == nil, tls.certificate != nil || usesTLS {
+            report("tls.privateKey", "missing; TLS needs a certificate (PEM) and its private key")
+        }
+        if tls.pair != nil, !usesTLS {
+            report("tls.port", "missing; give the port TLS is served on (or tls.admin: true for the admin port alone)")
+        }
+        if let tlsPort = tls.port, tlsPort != 0 {
+            if tlsPort == port { report("tls.port", "\(tlsPort) is also the plain HTTP port; choose another") }
+            if tlsPort == admin.port { report("tls.port", "\(tlsPort) is also admin.port; set tls.admin to serve the admin API over TLS") }
+        }
+        if tls.admin, admin.port == nil {
+            report("tls.admin", "needs admin.port: the admin API is TLS-only on a listener of its own")
         }
         return problems
     }

@@ -24,6 +24,27 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var admin = Admin()
     /// How requests prove who is asking (ServerConfiguration+Context.swift).
     public var context = Context()
+    /// TLS on the server's own sockets: `"tls": {"certificate": "…pem", "privateKey": "…pem", "port": 8443}`.
+    public var tls = TLS()
+
+    /// Where TLS is served, and with which certificate and key (reloaded on SIGHUP).
+    public struct TLS: Sendable, Equatable {
+        /// PEM: the certificate, then any intermediates.
+        public var certificate: String? = nil
+        /// PEM, unencrypted, EC or RSA.
+        public var privateKey: String? = nil
+        /// A TLS listener for the public API beside the plain `port`; nil: none.
+        public var port: Int? = nil
+        /// The admin listener (`admin.port`) speaks TLS only.
+        public var admin = false
+        public init() {}
+
+        /// The pair, when both files are named.
+        public var pair: (certificate: String, privateKey: String)? {
+            guard let certificate, let privateKey else { return nil }
+            return (certificate, privateKey)
+        }
+    }
 
     /// HTTP limits, in the spirit of nginx's defaults.
     public struct Limits: Sendable, Equatable {
@@ -96,6 +117,10 @@ struct Setting: Sendable {
         Setting(name: "limits.drainTimeoutSeconds", kind: .seconds(\.limits.drainTimeoutSeconds, 0.01...3600)),
         Setting(name: "admin.port", kind: .optionalInteger(\.admin.port, 0...65535)),
         Setting(name: "admin.requireIfMatch", kind: .bool(\.admin.requireIfMatch)),
+        Setting(name: "tls.certificate", kind: .optionalString(\.tls.certificate)),
+        Setting(name: "tls.privateKey", kind: .optionalString(\.tls.privateKey)),
+        Setting(name: "tls.port", kind: .optionalInteger(\.tls.port, 0...65535)),
+        Setting(name: "tls.admin", kind: .bool(\.tls.admin)),
         Setting(name: "context.unsigned", kind: .string(\.context.unsignedPolicyName, allowed: ServerConfiguration.Context.UnsignedPolicy.allCases.map(\.rawValue))),
     ]
 
