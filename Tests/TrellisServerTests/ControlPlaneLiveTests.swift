@@ -7,6 +7,7 @@ import Prometheus
 import Testing
 import TrellisCrypto
 import TrellisHTTP
+import TrellisScreens
 import TrellisTargeting
 import TrellisTesting
 @testable import TrellisServer
@@ -80,6 +81,7 @@ import TrellisTesting
         ])
         try FileManager.default.createDirectory(at: config.url.appendingPathComponent("templates"), withIntermediateDirectories: true)
         try Data(TemplateLoadingTests.template.utf8).write(to: config.url.appendingPathComponent("templates/greeting.json"))
+        try config.write(targeting: AdminFlowTests.targeting)
         let application = try Self.application(config)
         defer { application.shutdown(); application.waitUntilStopped() }
         #expect(application.state.published.snapshot.templates.templates["greeting"] != nil)
