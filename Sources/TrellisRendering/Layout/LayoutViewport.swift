@@ -1,4 +1,3 @@
-import TrellisJSON
 import TrellisLayout
 import TrellisText
 

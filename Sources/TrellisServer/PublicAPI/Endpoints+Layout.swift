@@ -1,8 +1,6 @@
 import TrellisHTTP
 import TrellisRendering
 import TrellisJSON
-import TrellisRoutes
-import TrellisScreens
 import TrellisTargeting
 import TrellisText
 

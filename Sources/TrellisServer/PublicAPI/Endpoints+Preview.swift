@@ -2,7 +2,6 @@ import TrellisHTTP
 import TrellisJSON
 import TrellisRendering
 import TrellisRoutes
-import TrellisScreens
 import TrellisTargeting
 
 /// Previews: the layout drawn for people (HTML and SVG), and links followed as the app would.

@@ -1,9 +1,4 @@
-import Prometheus
 import TrellisHTTP
-import TrellisJSON
-import TrellisScreens
-import TrellisStore
-import TrellisTargeting
 
 /// The public HTTP surface: one method per endpoint, each feature registering its own in
 /// ``register(in:)`` (the admin API registers its in ``AdminEndpoints``).
