@@ -156,6 +156,20 @@ import TrellisText
         #expect(answer.frame("i2") == AnswerFrame(180, 0, 80, 50))
     }
 
+    /// A page of a carousel is as wide as its `itemWidth` says even when the item fills on its
+    /// own (the shipped product gallery: `itemWidth: "100%"`, images with `width: "fill"`, which
+    /// were laid out 0 wide: the item's flex basis of 0 outweighed the item width).
+    @Test func carouselPagesOfFillingItemsTakeTheItemWidth() throws {
+        let image = { (id: String) in
+            #"{"type": "Image", "id": "\#(id)", "properties": {"width": "fill", "height": "fill"}, "values": {"imageUrl": "https://e.com/\#(id).jpg"}}"#
+        }
+        let answer = try layout(
+            #"{"type": "VStack", "subviews": [{"type": "Carousel", "id": "c", "properties": {"itemWidth": "100%", "height": 120}, "subviews": [\#(image("p0")), \#(image("p1"))]}]}"#)
+        #expect(answer.frame("c") == AnswerFrame(0, 0, 200, 120))
+        #expect(answer.frame("p0") == AnswerFrame(0, 0, 200, 120))
+        #expect(answer.frame("p1") == AnswerFrame(200, 0, 200, 120))
+    }
+
     @Test func listsPutSeparatorsInTheMiddleOfTheSpacing() throws {
         let answer = try layout(
             #"{"type": "List", "id": "l", "properties": {"spacing": 10}, "subviews": [{"type": "Rectangle", "id": "a", "properties": {"height": 20}}, {"type": "Rectangle", "id": "b", "properties": {"height": 20}}]}"#)

@@ -320,6 +320,8 @@ public struct ScreenLayout {
         if let itemWidth = parent.itemWidth {  // a carousel's items keep the item width, whatever their own
             style.flexGrow = 0
             style.flexShrink = 0
+            // An item's own `fill` left a basis of 0, which would outweigh the width set here.
+            style.flexBasis = .auto
             set(itemWidth, horizontal: true, in: parent, &style)
         }
         LayoutTree.apply(component.style, to: &style, at: .root, nil)  // validated when the screen was loaded
