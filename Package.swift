@@ -110,7 +110,7 @@ let package = Package(
 
         .testTarget(name: "TrellisJSONTests", dependencies: ["TrellisJSON"], swiftSettings: strict),
         .testTarget(name: "TrellisCryptoTests", dependencies: ["TrellisCrypto"], swiftSettings: strict),
-        .testTarget(name: "TrellisStoreTests", dependencies: ["TrellisStore", "TrellisJSON", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
+        .testTarget(name: "TrellisStoreTests", dependencies: ["TrellisStore", "TrellisJSON", "TrellisTesting", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
         .testTarget(
             name: "TrellisHTTPTests",
             dependencies: [
@@ -118,9 +118,9 @@ let package = Package(
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "TrellisLayoutTests", dependencies: ["TrellisLayout", "TrellisLayoutJSON", "TrellisJSON"],
+            name: "TrellisLayoutTests", dependencies: ["TrellisLayout", "TrellisLayoutJSON", "TrellisJSON", "TrellisTesting"],
             swiftSettings: strict),
-        .testTarget(name: "TrellisTextTests", dependencies: ["TrellisText"], swiftSettings: strict),
+        .testTarget(name: "TrellisTextTests", dependencies: ["TrellisText", "TrellisTesting"], swiftSettings: strict),
         .testTarget(
             name: "TrellisScreensTests", dependencies: ["TrellisScreens", "TrellisJSON", "TrellisTargeting", "TrellisTesting"],
             swiftSettings: strict),

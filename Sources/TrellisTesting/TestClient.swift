@@ -15,6 +15,38 @@ public struct WireResponse: Sendable {
         headers.first { $0.0.lowercased() == name.lowercased() }?.1
     }
     public var text: String { String(decoding: body, as: UTF8.self) }
+
+    /// Takes one response off the front of `buffer`, appending what `receive` delivers (nil at the
+    /// connection's end) until the head and a `Content-Length` body are there.
+    /// `headRequest` means no body follows whatever `Content-Length` says. Nil when the connection
+    /// ends first or the status line is not HTTP/1.1's.
+    public static func read(from buffer: inout [UInt8], headRequest: Bool = false, receive: () -> [UInt8]?) -> WireResponse? {
+        var end: Int?
+        while true {
+            if let r = buffer.firstRange(of: Array("\r\n\r\n".utf8)) { end = r.upperBound; break }
+            guard let more = receive() else { return nil }
+            buffer += more
+        }
+        let head = String(decoding: buffer[0..<end!], as: UTF8.self)
+        var lines = head.components(separatedBy: "\r\n")
+        let statusLine = lines.removeFirst()
+        let parts = statusLine.split(separator: " ")
+        guard parts.count >= 2, parts[0] == "HTTP/1.1", let status = Int(parts[1]) else { return nil }
+        let headers: [(String, String)] = lines.filter { !$0.isEmpty }.map { line in
+            let colon = line.firstIndex(of: ":")!
+            return (String(line[..<colon]), String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
+        }
+        buffer.removeFirst(end!)
+        var response = WireResponse(status: status, headers: headers, body: [])
+        let length = headRequest || status < 200 || status == 204 || status == 304 ? 0 : Int(response.header("Content-Length") ?? "0") ?? 0
+        while buffer.count < length {
+            guard let more = receive() else { return nil }
+            buffer += more
+        }
+        response.body = Array(buffer[0..<length])
+        buffer.removeFirst(length)
+        return response
+    }
 }
 
 /// A blocking raw-TCP client with a receive timeout, for speaking exact bytes to the server.
@@ -68,38 +100,16 @@ public final class TestClient {
         }
     }
 
-    /// Reads more bytes; false on EOF, error or timeout.
-    private func fill() -> Bool {
+    /// The next bytes the socket delivers; nil on EOF, error or timeout.
+    private func receive() -> [UInt8]? {
         var chunk = [UInt8](repeating: 0, count: 65536)
         let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        guard n > 0 else { return false }
-        buffer += chunk[0..<n]
-        return true
+        return n > 0 ? Array(chunk[0..<n]) : nil
     }
 
     /// Reads one response; `headRequest` means no body follows whatever Content-Length says.
     public func readResponse(headRequest: Bool = false) -> WireResponse? {
-        var end: Int?
-        while true {
-            if let r = buffer.firstRange(of: Array("\r\n\r\n".utf8)) { end = r.upperBound; break }
-            guard fill() else { return nil }
-        }
-        let head = String(decoding: buffer[0..<end!], as: UTF8.self)
-        var lines = head.components(separatedBy: "\r\n")
-        let statusLine = lines.removeFirst()
-        let parts = statusLine.split(separator: " ")
-        guard parts.count >= 2, parts[0] == "HTTP/1.1", let status = Int(parts[1]) else { return nil }
-        let headers: [(String, String)] = lines.filter { !$0.isEmpty }.map { line in
-            let colon = line.firstIndex(of: ":")!
-            return (String(line[..<colon]), String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
-        }
-        buffer.removeFirst(end!)
-        var response = WireResponse(status: status, headers: headers, body: [])
-        let length = headRequest || status < 200 || status == 204 || status == 304 ? 0 : Int(response.header("Content-Length") ?? "0") ?? 0
-        while buffer.count < length { guard fill() else { return nil } }
-        response.body = Array(buffer[0..<length])
-        buffer.removeFirst(length)
-        return response
+        WireResponse.read(from: &buffer, headRequest: headRequest, receive: receive)
     }
 
     /// Whether bytes from the server wait to be read (or are buffered already), without waiting:

@@ -37,15 +37,6 @@ func startTLSServer(
     }
 }
 
-/// A response as `TLSTestClient` read it.
-struct TLSResponse {
-    var status: Int
-    var headers: [(String, String)]
-    var body: [UInt8]
-    func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
-    var text: String { String(decoding: body, as: UTF8.self) }
-}
-
 /// A blocking TLS client over OpenSSL, for tests: handshake, requests, the certificate seen,
 /// and session resumption.
 final class TLSTestClient {
@@ -87,45 +78,24 @@ final class TLSTestClient {
     /// Bytes as they are on the socket, under the TLS session's nose (a broken record).
     func sendRaw(_ bytes: [UInt8]) { tcp.send(bytes) }
 
-    private func fill() -> Bool {
+    /// The next bytes the session delivers; nil at its end or on an error (kept in `lastError`).
+    private func receive() -> [UInt8]? {
         var chunk = [UInt8](repeating: 0, count: 65536)
         let n = SSL_read(ssl, &chunk, Int32(chunk.count))
         guard n > 0 else {
             lastError = SSL_get_error(ssl, n)
             ERR_clear_error()
-            return false
+            return nil
         }
-        buffer += chunk[0..<Int(n)]
-        return true
+        return Array(chunk[0..<Int(n)])
     }
 
     /// Reads one response with a `Content-Length` body.
-    func readResponse() -> TLSResponse? {
-        var end: Int?
-        while true {
-            if let r = buffer.firstRange(of: Array("\r\n\r\n".utf8)) { end = r.upperBound; break }
-            guard fill() else { return nil }
-        }
-        let head = String(decoding: buffer[0..<end!], as: UTF8.self)
-        var lines = head.components(separatedBy: "\r\n")
-        let parts = lines.removeFirst().split(separator: " ")
-        guard parts.count >= 2, let status = Int(parts[1]) else { return nil }
-        let headers: [(String, String)] = lines.filter { !$0.isEmpty }.map { line in
-            let colon = line.firstIndex(of: ":")!
-            return (String(line[..<colon]), String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces))
-        }
-        buffer.removeFirst(end!)
-        var response = TLSResponse(status: status, headers: headers, body: [])
-        let length = Int(response.header("Content-Length") ?? "0") ?? 0
-        while buffer.count < length { guard fill() else { return nil } }
-        response.body = Array(buffer[0..<length])
-        buffer.removeFirst(length)
-        return response
-    }
+    func readResponse() -> WireResponse? { WireResponse.read(from: &buffer, receive: receive) }
 
     /// True when the server ended the session or the connection within the receive timeout.
     func isClosedByServer() -> Bool {
-        while fill() {}
+        while let more = receive() { buffer += more }
         return lastError == SSL_ERROR_ZERO_RETURN || lastError == SSL_ERROR_SYSCALL || lastError == SSL_ERROR_SSL
     }
 
@@ -159,8 +129,8 @@ func run(_ arguments: [String], input: String? = nil, timeout: Double = 20) thro
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
     let outURL = directory.appendingPathComponent("out"), errURL = directory.appendingPathComponent("err")
-    FileManager.default.createFile(atPath: outURL.path, contents: nil)
-    FileManager.default.createFile(atPath: errURL.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = arguments

@@ -1,4 +1,5 @@
 import Testing
+import TrellisTesting
 import TrellisLayout
 
 /// Seeded random systems: required constraints hold, and incremental edits end where a fresh solve

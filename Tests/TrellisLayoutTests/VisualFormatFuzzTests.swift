@@ -1,4 +1,5 @@
 import Testing
+import TrellisTesting
 import TrellisLayout
 
 /// Seeded random pin strings: strings built from the grammar parse, and any string over the

@@ -66,29 +66,17 @@ import TrellisTesting
         """
     }
 
-    /// A deterministic generator (SplitMix64): a seed replays the same writes and kill points.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// The stream of writes: every kind in a shuffled deck, redealt when empty; a kind that needs a
     /// state the model is not in (a reset needs a runtime value, a promote a staged revision) is
     /// preceded by the write that makes it. Used by one thread at a time (the writer, then the test
     /// once the writer has finished).
     final class WriteStream: @unchecked Sendable {
-        var random: SplitMix
+        var random: SplitMix64
         var model = Model()
         private var deck: [Kind] = []
         private var number = 0
 
-        init(seed: UInt64) { random = SplitMix(state: seed) }
+        init(seed: UInt64) { random = SplitMix64(seed: seed) }
 
         func next() -> Write {
             if deck.isEmpty { deck = Kind.allCases.shuffled(using: &random) }
@@ -331,7 +319,7 @@ import TrellisTesting
     @Test func sigkillAtRandomMomentsLosesNothingAcknowledged() throws {
         let seed = ProcessInfo.processInfo.environment["TRELLIS_DURABILITY_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...999_999)
         print("DurabilityTests: seed \(seed) (TRELLIS_DURABILITY_SEED=\(seed) replays the writes and kill points)")
-        var random = SplitMix(state: seed)
+        var random = SplitMix64(seed: seed)
         let stream = WriteStream(seed: seed ^ 0x5EED)
         let server = try Self.configured()
         try server.start()

@@ -1,4 +1,5 @@
 import Testing
+import TrellisTesting
 import TrellisText
 
 /// The OpenType table readers, on real fonts and on broken bytes.
@@ -148,7 +149,7 @@ import TrellisText
         for length in 0..<bytes.count {
             #expect(throws: FontError.self) { try OpenTypeFont(bytes: Array(bytes.prefix(length))) }
         }
-        var random = SplitMix(seed: 42)
+        var random = SplitMix64(seed: 42)
         var parsed = 0
         for _ in 0..<3000 {
             var copy = bytes
@@ -164,7 +165,7 @@ import TrellisText
     @Test func corruptedGPOSFailsCleanly() throws {
         let bytes = try Fixture.bytes("Fixtures/fonts/Roboto-Regular.ttf")
         let gpos = try #require(tableOffset(bytes, "GPOS"))
-        var random = SplitMix(seed: 7)
+        var random = SplitMix64(seed: 7)
         for _ in 0..<40 {
             var copy = bytes
             for _ in 0..<4 {
@@ -184,18 +185,5 @@ import TrellisText
             }
         }
         return nil
-    }
-}
-
-/// A small deterministic random number generator for corruption tests.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+import TrellisTesting
 import TrellisText
 
 /// Font → pack → face round trips, the shipped packs, and broken packs.
@@ -21,7 +22,7 @@ import TrellisText
         // random sample over the whole character map.
         var pairs: [(UInt32, UInt32)] = []
         for l in UInt32(0x20)...0x7E { for r in UInt32(0x20)...0x7E { pairs.append((l, r)) } }
-        var random = SplitMix(seed: 1)
+        var random = SplitMix64(seed: 1)
         for _ in 0..<20_000 {
             let l = font.codepoints[Int(random.next() % UInt64(font.codepoints.count))]
             let r = font.codepoints[Int(random.next() % UInt64(font.codepoints.count))]

@@ -1,19 +1,22 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 
 /// Fixtures/fsync-probe/fsync_probe.c compiled into a shared library, to be loaded with LD_PRELOAD
 /// into a process whose fsync and fdatasync calls a test wants to see (and a log those calls go to).
-/// (TrellisStoreTests has the same helper: test targets share no code.)
-struct FsyncProbe {
+/// Shared by the store's and the server's durability tests.
+public struct FsyncProbe: Sendable {
     /// The compiled shim.
-    let library: URL
+    public let library: URL
     /// Where the shim appends one line per call, for a process started with ``environment``.
-    let log: URL
+    public let log: URL
 
     static let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fixtures/fsync-probe/fsync_probe.c")
 
     /// Compiles the shim into `directory` with `cc` (or the Swift toolchain's `clang`).
-    init(in directory: URL) throws {
+    public init(in directory: URL) throws {
         library = directory.appendingPathComponent("fsync_probe.so")
         log = directory.appendingPathComponent("fsync.log")
         var printed = ""
@@ -33,22 +36,22 @@ struct FsyncProbe {
     }
 
     /// The environment (added to the current one) that loads the shim and names its log.
-    var environment: [String: String] {
+    public var environment: [String: String] {
         ProcessInfo.processInfo.environment.merging(["LD_PRELOAD": library.path, "TRELLIS_FSYNC_LOG": log.path]) { _, new in new }
     }
 
     /// One call the shim saw.
-    struct Sync {
-        var sequence: Int
+    public struct Sync: Sendable {
+        public var sequence: Int
         /// CLOCK_MONOTONIC, taken after the call returned.
-        var finished: Int64
-        var call: String
-        var result: Int
-        var path: String
+        public var finished: Int64
+        public var call: String
+        public var result: Int
+        public var path: String
     }
 
     /// Every call logged so far.
-    func syncs() throws -> [Sync] {
+    public func syncs() throws -> [Sync] {
         guard FileManager.default.fileExists(atPath: log.path) else { return [] }
         return try String(contentsOf: log, encoding: .utf8).split(separator: "\n").compactMap { line in
             let fields = line.split(separator: " ", maxSplits: 4, omittingEmptySubsequences: false)
@@ -63,48 +66,27 @@ struct FsyncProbe {
     /// each write is the time its request was sent and the time its acknowledgement was read, so a
     /// write not listed had its file synced before it was acknowledged. Writes must not overlap (one
     /// writer, one at a time), so each sync is counted for one write at most.
-    func unsynced(_ writes: [ClosedRange<Int64>], path: String) throws -> [Int] {
+    public func unsynced(_ writes: [ClosedRange<Int64>], path: String) throws -> [Int] {
         let times = try syncs().filter { $0.result == 0 && $0.path == path }.map(\.finished)
         return writes.indices.filter { i in !times.contains { writes[i].contains($0) } }
     }
 
     /// Now on CLOCK_MONOTONIC, the clock the shim stamps its lines with (one clock for every process).
-    static func now() -> Int64 {
+    public static func now() -> Int64 {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
     }
 
     /// `path` with symbolic links resolved, as the shim reads it from /proc/self/fd.
-    static func resolved(_ path: String) -> String {
+    public static func resolved(_ path: String) -> String {
         guard let real = realpath(path, nil) else { return path }
         defer { free(real) }
         return String(cString: real)
     }
 
-    struct Failure: Error, CustomStringConvertible { var description: String }
-}
-
-extension FsyncProbe {
-    /// `trellis serve` on `served`'s configuration and data directory, started as
-    /// ``ServedBinary/start()`` starts it, with the probe loaded; returns once it is serving.
-    func serve(_ served: ServedBinary) throws -> (process: Process, port: Int) {
-        let process = Process()
-        process.executableURL = CommandLineTests.executable
-        process.arguments = [
-            "serve", "--config", served.config.url.path, "--host", "127.0.0.1", "--port", "0", "--data-dir", served.dataDirectory.path,
-        ] + served.accessLogArguments
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        let log = LogReader(pipe.fileHandleForReading)
-        try process.run()
-        guard let serving = log.waitForLine(containing: "serving"), let port = CommandLineTests.port(in: serving) else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            throw Failure(description: "trellis serve did not start with the fsync probe:\n\(log.text)")
-        }
-        return (process, port)
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+        public init(description: String) { self.description = description }
     }
 }
