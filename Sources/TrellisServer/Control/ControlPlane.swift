@@ -30,6 +30,8 @@ public final class ControlPlane: Sendable {
     private let failed: Counter
     /// How long a durable commit takes (the fsync a write's answer waits for).
     private let commitTime: Timer
+    /// How long building and checking the snapshot a change leads to takes (CPU, before the commit).
+    private let buildTime: Timer
 
     /// The configuration the current snapshot was built on.
     var currentBaseline: ConfigBaseline { baseline.withLock { $0 } }
@@ -82,6 +84,7 @@ public final class ControlPlane: Sendable {
         refused = changes("refused")
         failed = changes("failed")
         commitTime = Timer(label: "trellis_runtime_commit_seconds", factory: factory)
+        buildTime = Timer(label: "trellis_snapshot_build_seconds", factory: factory)
     }
 
     /// Re-reads the configuration directory; publishes it (with new revisions for changed screen
@@ -125,10 +128,13 @@ public final class ControlPlane: Sendable {
         dispatchPrecondition(condition: .onQueue(writeQueue))
         let base = fresh ?? baseline.withLock { $0 }
         let candidate: Snapshot
+        let building = ContinuousClock.now
         let runtime = current.runtime.applying(change, planned: planned)
-        switch builder.build(
+        let built = builder.build(
             baseline: base, runtime: runtime, previous: current, sameBaseline: fresh == nil, checked: checked,
-            checkedRoutes: checkedRoutes) {
+            checkedRoutes: checkedRoutes)
+        buildTime.record(duration: ContinuousClock.now - building)
+        switch built {
         case .failure(let error):
             return .failure(.invalid(error))
         case .success(let built): candidate = built
