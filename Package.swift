@@ -23,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-atomics.git", from: "1.3.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        // TreeDictionary: snapshots that share every screen a change did not touch.
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
     ],
     targets: [
         // C libraries enter through system-library targets.
@@ -86,6 +88,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Atomics", package: "swift-atomics"),
+                .product(name: "HashTreeCollections", package: "swift-collections"),
             ],
             swiftSettings: strict),
         .executableTarget(

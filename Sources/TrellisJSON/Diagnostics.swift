@@ -57,6 +57,15 @@ public final class DiagnosticsCollector {
     /// Reads `value` as an object whose keys must come from `allowedKeys`; each unknown key is
     /// reported (a typo must never be silently ignored). Returns nil, after reporting, when
     /// `value` is not an object.
+    /// ``object(_:at:allowedKeys:)`` with the keys of a dictionary, which is only made into a set
+    /// for a message: decoding a screen asks this of every component's properties and values.
+    public func object<Spec>(_ value: JSONValue, at path: JSONPath, allowedKeysOf specs: [String: Spec]) -> JSONObjectReader? {
+        if let members = value.objectValue, members.allSatisfy({ specs[$0.key] != nil }) {
+            return JSONObjectReader(members: members, path: path, location: value.location, collector: self)
+        }
+        return object(value, at: path, allowedKeys: Set(specs.keys))
+    }
+
     public func object(_ value: JSONValue, at path: JSONPath, allowedKeys: Set<String>) -> JSONObjectReader? {
         guard let members = value.objectValue else {
             report("expected an object, found \(value.typeName)", at: path, value)

@@ -244,7 +244,7 @@ private struct TreeWalk {
             collector.report("\(type.name) takes no \(key)", at: groupPath, value)
             return nil
         } else if let value = object.value(key) {
-            guard let reader = collector.object(value, at: groupPath, allowedKeys: Set(specs.keys)) else { return nil }
+            guard let reader = collector.object(value, at: groupPath, allowedKeysOf: specs) else { return nil }
             members = reader.members
         } else {
             members = []

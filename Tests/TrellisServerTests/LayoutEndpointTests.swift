@@ -102,7 +102,7 @@ import TrellisText
         let loaded = app.state.published.snapshot
         app.state.published.publish(Snapshot(
             screens: loaded.screens, targeting: loaded.targeting, resolver: loaded.resolver, generation: loaded.generation + 1,
-            fonts: loaded.fonts, answers: AnswerCache(capacity: 16)))
+            fonts: loaded.fonts, caches: SnapshotCaches(answers: AnswerCache(capacity: 16))))
         let popular = "/v1/screens/feed/layout?user=u1&width=390&height=844"
         let bytes = app.request(popular).body
         #expect(app.request("/v1/screens/feed?user=u1").status == .ok)

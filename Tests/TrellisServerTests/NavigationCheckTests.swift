@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TrellisJSON
 import TrellisScreens
+import TrellisStore
 @testable import TrellisServer
 
 /// Screens and the route table are checked against each other wherever a snapshot is built:
@@ -67,26 +68,39 @@ import TrellisScreens
         #expect(problems.first?.hasPrefix("routes.json: $.routes[1].screen (line 1): route app://cart opens screen \"cart\", which does not exist") == true)
     }
 
-    /// A runtime change on the same baseline checks links again only when it changes a served
-    /// screen revision or the route table: a rollout's percentage cannot make a link dead. (A
+    /// A runtime change checks links again only for what it touched: a rollout's percentage
+    /// cannot make a link dead; a published screen's own links are checked (a screen's links and
+    /// parameters concern it and the table only); a new route table checks every screen. (A
     /// published screen with a dead link is still refused: RouteAdminTests.aScreenWithADeadLinkIsRefused.)
-    @Test func onlyANewScreenRevisionOrRouteTableChecksTheLinksAgain() throws {
+    @Test func aChangeChecksTheLinksOfWhatItTouched() {
+        typealias Touched = SnapshotBuilder.Touched
+        #expect(SnapshotBuilder.linkCheck(Touched(documents: true)) == .none)
+        #expect(SnapshotBuilder.linkCheck(Touched(documents: true, screens: ["product"])) == .screens(["product"]))
+        #expect(SnapshotBuilder.linkCheck(Touched(screens: ["product"], routes: true)) == .all)
+        let publish = StoreChange(heads: [ScreenHead(screen: "product", current: 2, version: 2, updatedAt: 0, updatedBy: "t")])
+        #expect(Touched(publish) == Touched(screens: ["product"]))
+        let routes = StoreChange(heads: [ScreenHead(screen: RuntimeState.routeTableName, current: 2, version: 2, updatedAt: 0, updatedBy: "t")])
+        #expect(Touched(routes) == Touched(routes: true))
+    }
+
+    /// A screen published with a link the table cannot resolve is refused even when only it changed.
+    @Test func aChangedScreenAloneIsCheckedAgainstTheTable() throws {
         let config = try TemporaryConfig(screens: ["product": Self.product("2")])
         try config.write(routes: #"{"routes": [{"pattern": "app://product/:id(int)", "screen": "product"}, \#(Self.reviews)]}"#)
         let snapshot = try loadSnapshot(config)
-        let routes = try #require(snapshot.routes)
-        func mayHaveChanged(_ screens: [String: ScreenEntry], _ routes: RouteTableEntry?, previous: Snapshot? = snapshot) -> Bool {
-            SnapshotBuilder.linksMayHaveChanged(screens: screens, staged: snapshot.staged, routes: routes, previous: previous)
-        }
-        #expect(!mayHaveChanged(snapshot.screens, routes), "the same revisions: nothing to check")
-        let product = try #require(snapshot.screens["product"])
-        var revised = snapshot.screens
-        revised["product"] = ScreenEntry(screen: product.screen, revision: product.revision + 1, resolver: snapshot.resolver)
-        #expect(mayHaveChanged(revised, routes), "a new screen revision")
-        #expect(mayHaveChanged(snapshot.screens.filter { $0.key != "product" }, routes), "a screen taken down")
-        let table = RouteTableEntry(table: routes.table, revision: routes.revision + 1, document: routes.document)
-        #expect(mayHaveChanged(snapshot.screens, table), "a new route table")
-        #expect(mayHaveChanged(snapshot.screens, routes, previous: nil), "another baseline (a reload)")
+        let loader = ConfigLoader(directory: config.url)
+        guard case .success(let baseline) = loader.loadBaseline() else { Issue.record("baseline"); return }
+        let dead = Array(Self.product("2").replacingOccurrences(of: #"{"$format": "app://product/{id}/reviews"}"#, with: #""app://nowhere""#).utf8)
+        var runtime = RuntimeState()
+        let revision = ScreenRevision(screen: "product", number: 2, document: dead, fingerprint: "x", origin: .publish, createdAt: 0, createdBy: "t")
+        runtime.screens["product"] = StoredScreen(
+            head: ScreenHead(screen: "product", current: 2, version: 2, updatedAt: 0, updatedBy: "t"), current: revision, staged: nil,
+            latestRevision: 2, latestConfigFingerprint: nil)
+        let built = SnapshotBuilder(loader: loader).apply(
+            SnapshotBuilder.Touched(screens: ["product"]), baseline: baseline, runtime: runtime, over: snapshot)
+        guard case .failure(let error) = built else { Issue.record("a dead link was published"); return }
+        #expect(error.description.contains("screens/product revision 2"))
+        #expect(error.description.contains("dead link"))
     }
 }
 

@@ -69,13 +69,13 @@ public struct ConfigLoader: Sendable {
     /// - Returns: a new snapshot, or every error of every file; one bad file refuses the whole load.
     public func load(previous: Snapshot?) -> Result<Snapshot, ConfigLoadError> {
         loadBaseline().flatMap { baseline in
-            var screens: [String: ScreenEntry] = [:]
+            var screens: ScreenMap<ScreenEntry> = [:]
             for (id, file) in baseline.screens {
                 if let old = previous?.screens[id], old.contentFingerprint == file.fingerprint {
                     screens[id] = old
                 } else {
                     let revision = (previous?.screens[id]?.revision ?? 0) + 1
-                    screens[id] = ScreenEntry(screen: file.screen, revision: revision, resolver: resolver)
+                    screens[id] = ScreenEntry(screen: file.screen, revision: revision, resolver: resolver, contentFingerprint: file.fingerprint)
                 }
             }
             let routes = baseline.routes.map { file in
@@ -85,7 +85,7 @@ public struct ConfigLoader: Sendable {
             let navigation = NavigationCheck.errors(
                 routes: routes.map { NavigationCheck.TableSource(table: $0.table, source: "routes.json", bytes: $0.document) },
                 screens: baseline.screens.values.map { NavigationCheck.ScreenSource(screen: $0.screen, source: "screens/\($0.screen.id).json", bytes: $0.bytes) },
-                targeting: baseline.targeting)
+                served: .init(contains: { baseline.screens[$0] != nil }, ids: { Array(baseline.screens.keys) }), targeting: baseline.targeting)
             guard navigation.isEmpty else { return .failure(ConfigLoadError(errors: navigation)) }
             return .success(
                 Snapshot(
@@ -109,17 +109,20 @@ public struct ConfigLoader: Sendable {
         } catch {
             return .failure(ConfigLoadError(errors: errors + [Self.fileError("screens/", error)]))
         }
-        for file in files {
+        // Decoding and checking is most of a start at thousands of screens: each file on its own, on every core.
+        let loaded = ParallelMap.map(files) { file in
             let source = "screens/" + file.lastPathComponent
             let id = file.deletingPathExtension().lastPathComponent
-            switch read(file, source: source).flatMap({ bytes in
-                checkScreen(bytes, source: source, id: id, targeting: targeting, templates: templates).map { (bytes, $0) }
-            }) {
-            case .failure(let error):
-                errors.append(error)
-            case .success(let (bytes, screen)):
-                screens[id] = ConfigBaseline.ScreenFile(
-                    screen: screen, bytes: bytes, fingerprint: ScreenEntry.contentFingerprint(of: screen))
+            return read(file, source: source).flatMap { bytes in
+                checkScreen(bytes, source: source, id: id, targeting: targeting, templates: templates).map { screen in
+                    (id, ConfigBaseline.ScreenFile(screen: screen, bytes: bytes, fingerprint: ScreenEntry.contentFingerprint(of: screen)))
+                }
+            }
+        }
+        for result in loaded {
+            switch result {
+            case .failure(let error): errors.append(error)
+            case .success(let (id, file)): screens[id] = file
             }
         }
         guard errors.isEmpty, let targeting else { return .failure(ConfigLoadError(errors: errors)) }

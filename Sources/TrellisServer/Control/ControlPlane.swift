@@ -130,9 +130,12 @@ public final class ControlPlane: Sendable {
         let candidate: Snapshot
         let building = ContinuousClock.now
         let runtime = current.runtime.applying(change, planned: planned)
-        let built = builder.build(
-            baseline: base, runtime: runtime, previous: current, sameBaseline: fresh == nil, checked: checked,
-            checkedRoutes: checkedRoutes)
+        let built =
+            fresh == nil
+            ? builder.apply(
+                SnapshotBuilder.Touched(change), baseline: base, runtime: runtime, over: current, checked: checked,
+                checkedRoutes: checkedRoutes)
+            : builder.build(baseline: base, runtime: runtime, previous: current, checked: checked, checkedRoutes: checkedRoutes)
         buildTime.record(duration: ContinuousClock.now - building)
         switch built {
         case .failure(let error):

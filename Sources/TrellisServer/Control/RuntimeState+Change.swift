@@ -8,14 +8,15 @@ extension RuntimeState {
     func applying(_ change: StoreChange, planned: [String: PlannedSettings] = [:]) -> RuntimeState {
         var next = self
         for document in change.documents { next.record(document, planned: planned[document.key]) }
+        // By screen: a start that imports 10,000 screen files has as many heads and revisions.
+        let revisionsByScreen = Dictionary(grouping: change.revisions, by: \.screen)
         for head in change.heads {
             let old = revisioned(head.screen)
+            let added = revisionsByScreen[head.screen] ?? []
             func revision(_ number: Int) -> ScreenRevision? {
-                change.revisions.first { $0.screen == head.screen && $0.number == number }
-                    ?? [old?.current, old?.staged].compactMap { $0 }.first { $0.number == number }
+                added.first { $0.number == number } ?? [old?.current, old?.staged].compactMap { $0 }.first { $0.number == number }
             }
             guard let current = revision(head.current) else { continue }  // the store refuses such a head too
-            let added = change.revisions.filter { $0.screen == head.screen }
             let newestConfig = added.filter { $0.origin == .config }.max { $0.number < $1.number }
             next.setRevisioned(StoredScreen(
                 head: head, current: current, staged: head.staged.flatMap(revision),

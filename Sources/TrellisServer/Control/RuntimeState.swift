@@ -47,7 +47,7 @@ public struct RuntimeValue<Settings: Sendable>: Sendable {
 public struct RuntimeState: Sendable {
     var rollouts: [String: RuntimeValue<RolloutSettings>] = [:]
     var experiments: [String: RuntimeValue<ExperimentSettings>] = [:]
-    public var screens: [String: StoredScreen] = [:]
+    public var screens: ScreenMap<StoredScreen> = [:]
     /// The route table's revisions, kept by the store as a screen's are, under ``routeTableName``.
     public var routes: StoredScreen?
 

@@ -1,3 +1,4 @@
+import Dispatch
 import TrellisJSON
 import TrellisRoutes
 import TrellisScreens
@@ -6,122 +7,171 @@ import TrellisTargeting
 
 /// Builds the snapshot served from the configuration baseline and the runtime layer over it:
 /// rollouts and experiments with their runtime values applied, and every screen at the revisions
-/// its head names. Everything is checked again, so a runtime value the configuration no longer
-/// fits (an experiment's variant removed from targeting.json, say) refuses the whole build, with
-/// its source named, and the previous snapshot keeps serving.
+/// its head names. What is built is checked, so a runtime value the configuration no longer fits
+/// (an experiment's variant removed from targeting.json, say) refuses the whole build, with its
+/// source named, and the previous snapshot keeps serving.
+///
+/// Two ways in. ``build(baseline:runtime:previous:checked:checkedRoutes:)`` makes everything, for
+/// a start or a reload. ``apply(_:baseline:runtime:over:checked:checkedRoutes:)`` makes only what a
+/// runtime change touched, on the snapshot before it: a change costs what it touches, not the size
+/// of the catalogue — a rollout's percentage rebuilds the targeting and nothing else, a publish
+/// decodes and checks that one screen.
 struct SnapshotBuilder: Sendable {
     let loader: ConfigLoader
 
-    /// - Parameter sameBaseline: `previous` was built on this very baseline, so only runtime values
-    ///   changed. Those never add or remove a rule, rollout, experiment or variant, so a revision
-    ///   `previous` served needs no second reference check; and its cached answers stay valid. (A
-    ///   reload may bring new targeting and new fonts, which change references, layouts and previews.)
-    /// - Parameter checked: screens already decoded and checked against these names (a body a
-    ///   publish just checked), by content fingerprint; the baseline's files count as such too.
+    /// What a runtime change touched, as its store rows say.
+    struct Touched: Sendable, Equatable {
+        /// A rollout's or experiment's runtime value.
+        var documents = false
+        /// Screens whose head (and with it, maybe, served revisions) changed, by id.
+        var screens: Set<String> = []
+        /// The route table's head.
+        var routes = false
+
+        init(documents: Bool = false, screens: Set<String> = [], routes: Bool = false) {
+            self.documents = documents
+            self.screens = screens
+            self.routes = routes
+        }
+
+        init(_ change: StoreChange) {
+            documents = !change.documents.isEmpty
+            for head in change.heads {
+                if head.screen == RuntimeState.routeTableName { routes = true } else { screens.insert(head.screen) }
+            }
+        }
+    }
+
+    /// Which screens' links a build must check against the route table.
+    enum LinkCheck: Equatable {
+        /// None: no served revision and no table changed (a rollout's or experiment's value changes
+        /// who is sent where, never which screens and routes there are, nor a rule's name).
+        case none
+        /// These screens' links (a screen's links and parameters concern it and the table only),
+        /// and that every route still opens a served screen.
+        case screens(Set<String>)
+        /// Every screen: the table changed, or everything was built.
+        case all
+    }
+
+    static func linkCheck(_ touched: Touched) -> LinkCheck {
+        if touched.routes { return .all }
+        return touched.screens.isEmpty ? .none : .screens(touched.screens)
+    }
+
+    // MARK: - Everything
+
+    /// Builds every part anew: at start (`previous` nil) and on a reload.
+    /// - Parameter previous: the snapshot of an earlier baseline, whose screens are reused when
+    ///   their revision and content are the same (their references checked again: the targeting's
+    ///   names may have changed; a screen made of templates is expanded again).
+    /// - Parameter checked: screens already decoded and checked against these names, by content
+    ///   fingerprint; the baseline's files count as such too.
     /// - Parameter checkedRoutes: the same for route tables.
     func build(
-        baseline: ConfigBaseline, runtime: RuntimeState, previous: Snapshot?, sameBaseline: Bool = false,
-        checked: [String: Screen] = [:], checkedRoutes: [String: RouteTable] = [:]
+        baseline: ConfigBaseline, runtime: RuntimeState, previous: Snapshot?, checked: [String: Screen] = [:],
+        checkedRoutes: [String: RouteTable] = [:]
     ) -> Result<Snapshot, ConfigLoadError> {
         var errors: [DiagnosticsError] = []
         guard let targeting = effectiveTargeting(baseline.targeting, runtime, &errors) else {
             return .failure(ConfigLoadError(errors: errors))
         }
-        var checked = checked
-        for file in baseline.screens.values { checked[file.fingerprint] = file.screen }
-        var screens: [String: ScreenEntry] = [:]
-        var staged: [String: StagedScreen] = [:]
-        for (id, file) in baseline.screens where runtime.screens[id] == nil {
-            screens[id] = ScreenEntry(screen: file.screen, revision: 1, resolver: loader.resolver)
+        var checking = checked
+        for file in baseline.screens.values { checking[file.fingerprint] = file.screen }
+        let checked = checking
+        var sources: [String: EntrySource] = [:]
+        for (id, file) in baseline.screens where runtime.screens[id] == nil { sources[id] = .file(file) }
+        for (id, stored) in runtime.screens where Self.isServed(stored, baseline: baseline) { sources[id] = .stored(stored) }
+        let made = ParallelMap.map(Array(sources)) { id, source in
+            (id, makeEntries(source, targeting, baseline.templates, previous, checked))
         }
-        for (id, stored) in runtime.screens where Self.isServed(stored, baseline: baseline) {
-            guard let current = entry(stored.current, targeting, baseline.templates, previous, sameBaseline, checked, &errors) else { continue }
-            screens[id] = current
-            if let revision = stored.staged, let basisPoints = stored.head.stagedBasisPoints,
-                let percentage = RolloutPercentage(basisPoints: basisPoints),
-                let entry = entry(revision, targeting, baseline.templates, previous, sameBaseline, checked, &errors)
-            {
-                staged[id] = StagedScreen(entry: entry, percentage: percentage)
+        var screens: ScreenMap<ScreenEntry> = [:]
+        var staged: ScreenMap<StagedScreen> = [:]
+        for (id, result) in made {
+            switch result {
+            case .failure(let error): errors.append(contentsOf: error.errors)
+            case .success(let entries):
+                screens[id] = entries.current
+                staged[id] = entries.staged
             }
         }
-        let routes = routeTable(baseline, runtime, targeting, sameBaseline ? previous : nil, checkedRoutes, &errors)
+        let routes = routeTable(baseline, runtime, targeting, reusing: nil, checkedRoutes, &errors)
+        guard errors.isEmpty else { return .failure(ConfigLoadError(errors: errors.sorted { $0.source < $1.source })) }
+        errors = navigationErrors(.all, screens, staged, routes, baseline, runtime, targeting)
         guard errors.isEmpty else { return .failure(ConfigLoadError(errors: errors)) }
-        if Self.linksMayHaveChanged(screens: screens, staged: staged, routes: routes?.entry, previous: sameBaseline ? previous : nil) {
-            errors = NavigationCheck.errors(
-                routes: routes.map { NavigationCheck.TableSource(table: $0.entry.table, source: $0.source, bytes: $0.entry.document) },
-                screens: screenSources(screens, staged, baseline, runtime), targeting: targeting)
-            guard errors.isEmpty else { return .failure(ConfigLoadError(errors: errors)) }
-        }
-        var answers = AnswerCache()
-        if sameBaseline, let previous {
-            let served = Set(screens.values.map(\.revisionKey) + staged.values.map(\.entry.revisionKey))
-            answers = AnswerCache(carrying: previous.answers) { served.contains(ScreenEntry.RevisionKey(screen: $0.screen, revision: $0.revision)) }
-        }
         return .success(
             Snapshot(
                 screens: screens, targeting: targeting, resolver: loader.resolver, generation: (previous?.generation ?? 0) + 1,
-                fonts: baseline.fonts, fontFiles: baseline.fontFiles, templates: baseline.templates, staged: staged, runtime: runtime, baselineTargeting: baseline.targeting, answers: answers,
-                routes: routes?.entry))
+                fonts: baseline.fonts, fontFiles: baseline.fontFiles, templates: baseline.templates, staged: staged, runtime: runtime,
+                baselineTargeting: baseline.targeting, routes: routes?.entry))
     }
 
-    /// Whether the links between screens and routes may differ from those of `previous`, a
-    /// snapshot built on the same baseline (nil otherwise) that passed the navigation check: only
-    /// when a served screen revision or the route table changed. A rollout or experiment value
-    /// changes who is sent where, never which screens and routes there are, nor a rule's name.
-    static func linksMayHaveChanged(
-        screens: [String: ScreenEntry], staged: [String: StagedScreen], routes: RouteTableEntry?, previous: Snapshot?
-    ) -> Bool {
-        guard let previous else { return true }
-        func revisions(_ screens: [String: ScreenEntry], _ staged: [String: StagedScreen]) -> Set<ScreenEntry.RevisionKey> {
-            Set(screens.values.map(\.revisionKey) + staged.values.map(\.entry.revisionKey))
-        }
-        return revisions(screens, staged) != revisions(previous.screens, previous.staged)
-            || routes?.revision != previous.routes?.revision || routes?.fingerprint != previous.routes?.fingerprint
-    }
+    // MARK: - What a change touched
 
-    /// The route table in force: the stored head's revision while the file is there or ops
-    /// published one, else the configuration's file, else none.
-    /// - Parameter previous: the snapshot built on this same baseline, whose table may be reused.
-    private func routeTable(
-        _ baseline: ConfigBaseline, _ runtime: RuntimeState, _ targeting: TargetingConfiguration, _ previous: Snapshot?,
-        _ checked: [String: RouteTable], _ errors: inout [DiagnosticsError]
-    ) -> (entry: RouteTableEntry, source: String)? {
-        guard let stored = runtime.routes, baseline.routes != nil || stored.current.origin != .config else {
-            return baseline.routes.map { (RouteTableEntry(table: $0.table, revision: 1, document: $0.bytes), "routes.json") }
-        }
-        let revision = stored.current
-        let source = "routes revision \(revision.number)"
-        // Runtime values never add or remove a rule, rollout or experiment a guard could name, so on
-        // the same baseline the table in force needs no second check (`previous` is nil otherwise).
-        if let reusable = previous?.routes, reusable.revision == revision.number, reusable.fingerprint == revision.fingerprint {
-            return (reusable, source)
-        }
-        // Checked against this baseline's names, as the baseline's own file was.
-        var checked = checked
-        if let file = baseline.routes { checked[file.fingerprint] = file.table }
-        if let table = checked[revision.fingerprint] {
-            return (RouteTableEntry(table: table, revision: revision.number, document: revision.document), source)
-        }
-        switch loader.checkRoutes(revision.document, source: source, targeting: targeting) {
-        case .success(let table): return (RouteTableEntry(table: table, revision: revision.number, document: revision.document), source)
-        case .failure(let error):
-            errors.append(error)
-            return nil
-        }
-    }
-
-    /// Every screen the snapshot serves (staged revisions too), with where it came from.
-    private func screenSources(
-        _ screens: [String: ScreenEntry], _ staged: [String: StagedScreen], _ baseline: ConfigBaseline, _ runtime: RuntimeState
-    ) -> [NavigationCheck.ScreenSource] {
-        func source(_ entry: ScreenEntry, _ stored: ScreenRevision?) -> NavigationCheck.ScreenSource {
-            if let stored, stored.number == entry.revision {
-                return .init(screen: entry.screen, source: "screens/\(entry.screen.id) revision \(entry.revision)", bytes: stored.document)
+    /// The snapshot after a runtime change that touched `touched`, built on `previous`, which was
+    /// built on this same `baseline` and holds everything else as it stays. Shares the previous
+    /// snapshot's caches: an answer is a pure function of its key, which names the revision.
+    func apply(
+        _ touched: Touched, baseline: ConfigBaseline, runtime: RuntimeState, over previous: Snapshot,
+        checked: [String: Screen] = [:], checkedRoutes: [String: RouteTable] = [:]
+    ) -> Result<Snapshot, ConfigLoadError> {
+        var errors: [DiagnosticsError] = []
+        var targeting = previous.targeting
+        if touched.documents {
+            guard let effective = effectiveTargeting(baseline.targeting, runtime, &errors) else {
+                return .failure(ConfigLoadError(errors: errors))
             }
-            return .init(screen: entry.screen, source: "screens/\(entry.screen.id).json", bytes: baseline.screens[entry.screen.id]?.bytes ?? [])
+            targeting = effective
         }
-        return screens.values.map { source($0, runtime.screens[$0.screen.id]?.current) }
-            + staged.values.map { source($0.entry, runtime.screens[$0.entry.screen.id]?.staged) }
+        var screens = previous.screens
+        var staged = previous.staged
+        for id in touched.screens.sorted() {
+            screens[id] = nil
+            staged[id] = nil
+            guard let source = entrySource(id, baseline, runtime) else { continue }  // taken down
+            var checked = checked
+            if let file = baseline.screens[id] { checked[file.fingerprint] = file.screen }
+            switch makeEntries(source, targeting, baseline.templates, previous, checked, sameBaseline: true) {
+            case .failure(let error): errors.append(contentsOf: error.errors)
+            case .success(let entries):
+                screens[id] = entries.current
+                staged[id] = entries.staged
+            }
+        }
+        var routes = previous.routes.map { (entry: $0, source: Self.routesSource($0, runtime)) }
+        if touched.routes { routes = routeTable(baseline, runtime, targeting, reusing: previous.routes, checkedRoutes, &errors) }
+        guard errors.isEmpty else { return .failure(ConfigLoadError(errors: errors)) }
+        errors = navigationErrors(Self.linkCheck(touched), screens, staged, routes, baseline, runtime, targeting)
+        guard errors.isEmpty else { return .failure(ConfigLoadError(errors: errors)) }
+        return .success(
+            Snapshot(
+                screens: screens, targeting: targeting, resolver: loader.resolver, generation: previous.generation + 1,
+                fonts: baseline.fonts, fontFiles: baseline.fontFiles, templates: baseline.templates, staged: staged, runtime: runtime,
+                baselineTargeting: baseline.targeting, caches: previous.caches, routes: routes?.entry,
+                sharingScreenListOf: Self.listsTheSame(touched, screens, previous) ? previous : nil))
+    }
+
+    /// Whether the served screens' list (ids, revisions, titles) is that of `previous`.
+    private static func listsTheSame(_ touched: Touched, _ screens: ScreenMap<ScreenEntry>, _ previous: Snapshot) -> Bool {
+        touched.screens.allSatisfy { id in
+            screens[id]?.revision == previous.screens[id]?.revision && screens[id]?.contentFingerprint == previous.screens[id]?.contentFingerprint
+        }
+    }
+
+    // MARK: - Screens
+
+    /// Where a served screen's entries come from.
+    enum EntrySource {
+        /// A configuration file the store has not recorded (a server without a store).
+        case file(ConfigBaseline.ScreenFile)
+        /// The store's head and the revisions it names.
+        case stored(StoredScreen)
+    }
+
+    /// The source of screen `id`, or nil when it is not served.
+    private func entrySource(_ id: String, _ baseline: ConfigBaseline, _ runtime: RuntimeState) -> EntrySource? {
+        if let stored = runtime.screens[id] { return Self.isServed(stored, baseline: baseline) ? .stored(stored) : nil }
+        return baseline.screens[id].map(EntrySource.file)
     }
 
     /// A screen is served while its file is in the configuration directory or ops published it;
@@ -130,29 +180,26 @@ struct SnapshotBuilder: Sendable {
         baseline.screens[stored.head.screen] != nil || stored.current.origin != .config
     }
 
-    /// The configuration's targeting with each runtime value applied, checked as a whole.
-    private func effectiveTargeting(
-        _ base: TargetingConfiguration, _ runtime: RuntimeState, _ errors: inout [DiagnosticsError]
-    ) -> TargetingConfiguration? {
-        var rollouts = base.rollouts
-        var experiments = base.experiments
-        // A runtime value for a key the configuration dropped is kept in the store but not applied.
-        for (key, value) in runtime.rollouts {
-            guard let rollout = rollouts[key] else { continue }
-            if let problem = value.problem { errors.append(problem) }
-            if let settings = value.settings { rollouts[key] = settings.applied(to: rollout) }
-        }
-        for (key, value) in runtime.experiments {
-            guard let experiment = experiments[key] else { continue }
-            if let problem = value.problem { errors.append(problem) }
-            if let settings = value.settings { experiments[key] = settings.applied(to: experiment) }
-        }
-        do throws(DiagnosticsError) {
-            let targeting = try TargetingConfiguration(rules: base.rules, rollouts: rollouts, experiments: experiments)
-            return errors.isEmpty ? targeting : nil
-        } catch {
-            errors.append(DiagnosticsError(source: "runtime targeting (targeting.json with runtime values)", diagnostics: error.diagnostics))
-            return nil
+    /// The current entry of one screen and, when its head stages one, the staged entry.
+    private func makeEntries(
+        _ source: EntrySource, _ targeting: TargetingConfiguration, _ templates: TemplateLibrary, _ previous: Snapshot?,
+        _ checked: [String: Screen], sameBaseline: Bool = false
+    ) -> Result<(current: ScreenEntry, staged: StagedScreen?), ConfigLoadError> {
+        switch source {
+        case .file(let file):
+            return .success((ScreenEntry(screen: file.screen, revision: 1, resolver: loader.resolver, contentFingerprint: file.fingerprint), nil))
+        case .stored(let stored):
+            var errors: [DiagnosticsError] = []
+            let current = entry(stored.current, targeting, templates, previous, sameBaseline, checked, &errors)
+            var staged: StagedScreen?
+            if let revision = stored.staged, let basisPoints = stored.head.stagedBasisPoints,
+                let percentage = RolloutPercentage(basisPoints: basisPoints),
+                let entry = entry(revision, targeting, templates, previous, sameBaseline, checked, &errors)
+            {
+                staged = StagedScreen(entry: entry, percentage: percentage)
+            }
+            guard let current, errors.isEmpty else { return .failure(ConfigLoadError(errors: errors)) }
+            return .success((current, staged))
         }
     }
 
@@ -179,13 +226,116 @@ struct SnapshotBuilder: Sendable {
         }
         // Checked against this baseline's names, which runtime values never change.
         if let screen = checked[revision.fingerprint] {
-            return ScreenEntry(screen: screen, revision: revision.number, resolver: loader.resolver)
+            return ScreenEntry(screen: screen, revision: revision.number, resolver: loader.resolver, contentFingerprint: revision.fingerprint)
         }
         switch loader.checkScreen(
             revision.document, source: source, id: revision.screen, targeting: targeting, templates: templates) {
         case .success(let screen): return ScreenEntry(screen: screen, revision: revision.number, resolver: loader.resolver)
         case .failure(let error):
             errors.append(error)
+            return nil
+        }
+    }
+
+    // MARK: - Routes and links
+
+    /// The route table in force: the stored head's revision while the file is there or ops
+    /// published one, else the configuration's file, else none.
+    /// - Parameter reusable: the table in force before, on this same baseline.
+    private func routeTable(
+        _ baseline: ConfigBaseline, _ runtime: RuntimeState, _ targeting: TargetingConfiguration, reusing reusable: RouteTableEntry?,
+        _ checked: [String: RouteTable], _ errors: inout [DiagnosticsError]
+    ) -> (entry: RouteTableEntry, source: String)? {
+        guard let stored = runtime.routes, baseline.routes != nil || stored.current.origin != .config else {
+            return baseline.routes.map { (RouteTableEntry(table: $0.table, revision: 1, document: $0.bytes), "routes.json") }
+        }
+        let revision = stored.current
+        let source = "routes revision \(revision.number)"
+        // Runtime values never add or remove a rule, rollout or experiment a guard could name, so on
+        // the same baseline the table in force needs no second check.
+        if let reusable, reusable.revision == revision.number, reusable.fingerprint == revision.fingerprint {
+            return (reusable, source)
+        }
+        // Checked against this baseline's names, as the baseline's own file was.
+        var checked = checked
+        if let file = baseline.routes { checked[file.fingerprint] = file.table }
+        if let table = checked[revision.fingerprint] {
+            return (RouteTableEntry(table: table, revision: revision.number, document: revision.document), source)
+        }
+        switch loader.checkRoutes(revision.document, source: source, targeting: targeting) {
+        case .success(let table): return (RouteTableEntry(table: table, revision: revision.number, document: revision.document), source)
+        case .failure(let error):
+            errors.append(error)
+            return nil
+        }
+    }
+
+    /// How error messages name the table in force.
+    private static func routesSource(_ entry: RouteTableEntry, _ runtime: RuntimeState) -> String {
+        runtime.routes?.current.number == entry.revision ? "routes revision \(entry.revision)" : "routes.json"
+    }
+
+    /// The navigation check's problems for the screens `scope` names.
+    private func navigationErrors(
+        _ scope: LinkCheck, _ screens: ScreenMap<ScreenEntry>, _ staged: ScreenMap<StagedScreen>,
+        _ routes: (entry: RouteTableEntry, source: String)?, _ baseline: ConfigBaseline, _ runtime: RuntimeState,
+        _ targeting: TargetingConfiguration
+    ) -> [DiagnosticsError] {
+        guard let routes else { return [] }
+        var checking: [NavigationCheck.ScreenSource] = []
+        switch scope {
+        case .none: return []
+        case .all: checking = screenSources(screens.keys, screens, staged, baseline, runtime)
+        case .screens(let ids): checking = screenSources(ids, screens, staged, baseline, runtime)
+        }
+        return NavigationCheck.errors(
+            routes: NavigationCheck.TableSource(table: routes.entry.table, source: routes.source, bytes: routes.entry.document),
+            screens: checking, served: .init(contains: { screens[$0] != nil }, ids: { Array(screens.keys) }), targeting: targeting)
+    }
+
+    /// The served screens of `ids` (staged revisions too), with where they came from.
+    private func screenSources(
+        _ ids: some Collection<String>, _ screens: ScreenMap<ScreenEntry>, _ staged: ScreenMap<StagedScreen>, _ baseline: ConfigBaseline,
+        _ runtime: RuntimeState
+    ) -> [NavigationCheck.ScreenSource] {
+        func source(_ entry: ScreenEntry, _ stored: ScreenRevision?) -> NavigationCheck.ScreenSource {
+            if let stored, stored.number == entry.revision {
+                return .init(screen: entry.screen, source: "screens/\(entry.screen.id) revision \(entry.revision)", bytes: stored.document)
+            }
+            return .init(screen: entry.screen, source: "screens/\(entry.screen.id).json", bytes: baseline.screens[entry.screen.id]?.bytes ?? [])
+        }
+        var sources: [NavigationCheck.ScreenSource] = []
+        for id in ids {
+            if let entry = screens[id] { sources.append(source(entry, runtime.screens[id]?.current)) }
+            if let entry = staged[id]?.entry { sources.append(source(entry, runtime.screens[id]?.staged)) }
+        }
+        return sources
+    }
+
+    // MARK: - Targeting
+
+    /// The configuration's targeting with each runtime value applied, checked as a whole.
+    private func effectiveTargeting(
+        _ base: TargetingConfiguration, _ runtime: RuntimeState, _ errors: inout [DiagnosticsError]
+    ) -> TargetingConfiguration? {
+        var rollouts = base.rollouts
+        var experiments = base.experiments
+        // A runtime value for a key the configuration dropped is kept in the store but not applied.
+        for (key, value) in runtime.rollouts {
+            guard let rollout = rollouts[key] else { continue }
+            if let problem = value.problem { errors.append(problem) }
+            if let settings = value.settings { rollouts[key] = settings.applied(to: rollout) }
+        }
+        for (key, value) in runtime.experiments {
+            guard let experiment = experiments[key] else { continue }
+            if let problem = value.problem { errors.append(problem) }
+            if let settings = value.settings { experiments[key] = settings.applied(to: experiment) }
+        }
+        do throws(DiagnosticsError) {
+            let targeting = try TargetingConfiguration(rules: base.rules, rollouts: rollouts, experiments: experiments)
+            return errors.isEmpty ? targeting : nil
+        } catch {
+            errors.append(DiagnosticsError(source: "runtime targeting (targeting.json with runtime values)", diagnostics: error.diagnostics))
             return nil
         }
     }

@@ -27,14 +27,21 @@ enum NavigationCheck {
     }
 
     /// Every problem, by source; empty when the screens and the table agree (or there is no table).
-    static func errors(routes: TableSource?, screens: [ScreenSource], targeting: TargetingConfiguration) -> [DiagnosticsError] {
+    /// - Parameter screens: the screens whose links and parameters to check: all of them, or, when
+    ///   only those changed since a snapshot that passed, the changed ones (a screen's links and
+    ///   parameters concern it and the table only).
+    /// - Parameter served: the snapshot's screen ids, which the table's routes may open; asked per
+    ///   route (a catalogue of 10,000 screens is not made into a set for a publish), listed only
+    ///   for a message.
+    static func errors(
+        routes: TableSource?, screens: [ScreenSource], served: ServedScreens, targeting: TargetingConfiguration
+    ) -> [DiagnosticsError] {
         guard let routes else { return [] }
         var errors: [DiagnosticsError] = []
-        let ids = Set(screens.map(\.screen.id))
-        let missing = routes.table.screenReferences().filter { !ids.contains($0.screen) }.map { reference in
+        let missing = routes.table.screenReferences().filter { !served.contains($0.screen) }.map { reference in
             Diagnostic(
                 path: reference.path, location: .unknown,
-                message: "route \(reference.route.pattern) opens screen \"\(reference.screen)\", which does not exist; screens: \(ids.sorted().joined(separator: ", "))")
+                message: "route \(reference.route.pattern) opens screen \"\(reference.screen)\", which does not exist; screens: \(Self.list(served.ids()))")
         }
         if !missing.isEmpty { errors.append(located(DiagnosticsError(source: routes.source, diagnostics: missing), routes.bytes)) }
         for source in screens.sorted(by: { $0.source < $1.source }) {
@@ -42,6 +49,20 @@ enum NavigationCheck {
             if !diagnostics.isEmpty { errors.append(located(DiagnosticsError(source: source.source, diagnostics: diagnostics), source.bytes)) }
         }
         return errors
+    }
+
+    /// The screens a snapshot serves, as the check asks about them.
+    struct ServedScreens {
+        let contains: (String) -> Bool
+        let ids: () -> [String]
+    }
+
+    /// Screen ids for a message: all of a small catalogue, the first few of a large one.
+    private static func list(_ ids: [String]) -> String {
+        let sorted = ids.sorted()
+        let shown = 20
+        guard sorted.count > shown else { return sorted.joined(separator: ", ") }
+        return sorted.prefix(shown).joined(separator: ", ") + " and \(sorted.count - shown) more"
     }
 
     /// A dead link is one the table cannot resolve for anybody: no route matches it, or it lacks a

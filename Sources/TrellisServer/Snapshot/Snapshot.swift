@@ -17,12 +17,14 @@ public struct ScreenEntry: Sendable {
     /// The parameters the screen uses (`$param`, `$format`), sorted; empty for most screens.
     public let parameterNames: [String]
 
-    public init(screen: Screen, revision: Int, resolver: ScreenResolver) {
+    /// - Parameter contentFingerprint: the screen's ``contentFingerprint(of:)`` when the caller
+    ///   knows it (a file's, a stored revision's), to spare encoding the whole screen again.
+    public init(screen: Screen, revision: Int, resolver: ScreenResolver, contentFingerprint: String? = nil) {
         self.screen = screen
         self.revision = revision
         decisions = resolver.decisions(of: screen)
         parameterNames = screen.parameterNames.sorted()
-        contentFingerprint = Self.contentFingerprint(of: screen)
+        self.contentFingerprint = contentFingerprint ?? Self.contentFingerprint(of: screen)
     }
 
     /// Screen id and revision: what answer-cache keys name of a screen.
@@ -59,9 +61,9 @@ public struct StagedScreen: Sendable {
 /// publishes it by swapping one reference; a request keeps the snapshot it started with.
 public final class Snapshot: Sendable, AtomicReference {
     /// Every served screen at its current revision.
-    public let screens: [String: ScreenEntry]
+    public let screens: ScreenMap<ScreenEntry>
     /// Screens with a staged revision, by id.
-    public let staged: [String: StagedScreen]
+    public let staged: ScreenMap<StagedScreen>
     /// The rollouts, experiments and rules in force: the configuration's, with runtime values applied.
     public let targeting: TargetingConfiguration
     /// The configuration's targeting alone, to show what a runtime value overrides.
@@ -79,18 +81,20 @@ public final class Snapshot: Sendable, AtomicReference {
     /// The templates the screens were expanded with (`templates/*.json`), for a revision read
     /// from the store (`?revision=N`) to be expanded as the served ones were.
     public let templates: TemplateLibrary
-    /// `GET /v1/screens`, pre-encoded: compact and pretty.
-    public let screenList: (compact: EncodedBody, pretty: EncodedBody)
-    /// Answers resolved from this snapshot. A reload starts with an empty cache; a runtime change
-    /// keeps the answers of the revisions still served (``AnswerCache/init(carrying:where:)``).
-    public let answers: AnswerCache
-    /// Screens resolved from this snapshot for layout and preview misses, keyed as the screen
-    /// answer (viewport nil): a client sweeping viewports resolves each outcome once. Starts empty
-    /// with every snapshot.
-    public let resolvedScreens = SnapshotCache<ResolvedScreen>(capacity: SnapshotCacheLimits.resolvedScreens)
-    /// Layout plans of the resolved screens (``LayoutPlan``), keyed as the layout answer with the
-    /// viewport's width and height left out: every size of one outcome is laid out from one plan.
-    public let layoutPlans = SnapshotCache<LayoutPlan>(capacity: SnapshotCacheLimits.layoutPlans)
+    /// `GET /v1/screens`, compact and pretty: encoded by the first request that asks after the
+    /// screens changed, not by the change (at 10,000 screens a publish would encode the list twice),
+    /// and shared by snapshots that serve the same screens.
+    public var screenList: (compact: EncodedBody, pretty: EncodedBody) { screenListCell.value(of: screens) }
+    private let screenListCell: ScreenListCell
+    /// The caches of answers made from snapshots of one configuration, shared by every snapshot
+    /// built on it; a reload starts empty ones (``SnapshotCaches``).
+    public let caches: SnapshotCaches
+    /// Encoded answers (``SnapshotCaches/answers``).
+    public var answers: AnswerCache { caches.answers }
+    /// Resolved screens for layout and preview misses (``SnapshotCaches/resolvedScreens``).
+    public var resolvedScreens: SnapshotCache<ResolvedScreen> { caches.resolvedScreens }
+    /// Layout plans (``SnapshotCaches/layoutPlans``).
+    public var layoutPlans: SnapshotCache<LayoutPlan> { caches.layoutPlans }
     /// Counts the snapshots this process has published, starting at 1.
     public let generation: Int
 
@@ -100,11 +104,14 @@ public final class Snapshot: Sendable, AtomicReference {
         return screens[id]
     }
 
+    /// - Parameter sameScreens: a snapshot serving exactly these screens at these revisions, whose
+    ///   encoded screen list this one shares.
     public init(
-        screens: [String: ScreenEntry], targeting: TargetingConfiguration, resolver: ScreenResolver, generation: Int,
+        screens: ScreenMap<ScreenEntry>, targeting: TargetingConfiguration, resolver: ScreenResolver, generation: Int,
         fonts: FontCollection = FontCollection(), fontFiles: FontFiles = FontFiles(), templates: TemplateLibrary = TemplateLibrary(),
-        staged: [String: StagedScreen] = [:], runtime: RuntimeState = RuntimeState(),
-        baselineTargeting: TargetingConfiguration? = nil, answers: AnswerCache = AnswerCache(), routes: RouteTableEntry? = nil
+        staged: ScreenMap<StagedScreen> = [:], runtime: RuntimeState = RuntimeState(),
+        baselineTargeting: TargetingConfiguration? = nil, caches: SnapshotCaches = SnapshotCaches(), routes: RouteTableEntry? = nil,
+        sharingScreenListOf sameScreens: Snapshot? = nil
     ) {
         self.screens = screens
         self.routes = routes
@@ -118,12 +125,11 @@ public final class Snapshot: Sendable, AtomicReference {
         self.evaluator = Evaluator(targeting)
         self.resolver = resolver
         self.generation = generation
-        self.answers = answers
-        let list = Self.listValue(screens.values.sorted { $0.screen.id < $1.screen.id })
-        screenList = (EncodedBody(bytes: JSONWriter.encode(list)), EncodedBody(bytes: JSONWriter.encode(list, style: .pretty)))
+        self.caches = caches
+        screenListCell = sameScreens?.screenListCell ?? ScreenListCell()
     }
 
-    private static func listValue(_ entries: [ScreenEntry]) -> JSONValue {
+    static func listValue(_ entries: [ScreenEntry]) -> JSONValue {
         .object([
             (
                 "screens",
@@ -138,6 +144,47 @@ public final class Snapshot: Sendable, AtomicReference {
                     })
             )
         ])
+    }
+}
+
+/// The caches of answers made from the snapshots of one configuration baseline. Each value is a
+/// pure function of its key, which names the screen revision (the resolver's contract): a runtime
+/// change — a rollout's percentage, a publish — makes new keys, never new bytes for an old key, so
+/// the snapshots it leads to share these caches, and a change costs nothing here however many
+/// answers are cached. Answers of revisions no longer served are never hit again and make room
+/// first. A reload (new targeting, templates or fonts) starts empty caches.
+public final class SnapshotCaches: Sendable {
+    /// Encoded answers: screens, client formats, layouts, previews, route resolutions.
+    public let answers: AnswerCache
+    /// Screens resolved for layout and preview misses, keyed as the screen answer (viewport nil):
+    /// a client sweeping viewports resolves each outcome once.
+    public let resolvedScreens = SnapshotCache<ResolvedScreen>(capacity: SnapshotCacheLimits.resolvedScreens)
+    /// Layout plans of the resolved screens (``LayoutPlan``), keyed as the layout answer with the
+    /// viewport's width and height left out: every size of one outcome is laid out from one plan.
+    public let layoutPlans = SnapshotCache<LayoutPlan>(capacity: SnapshotCacheLimits.layoutPlans)
+
+    public init(answers: AnswerCache = AnswerCache()) { self.answers = answers }
+}
+
+/// `GET /v1/screens` encoded once per set of served screens, on first use: the list names each
+/// screen's id, revision, schema version and title, so snapshots whose screens did not change (a
+/// rollout's percentage did) share one cell, and a publish makes the next request encode anew.
+final class ScreenListCell: Sendable {
+    typealias Bodies = (compact: EncodedBody, pretty: EncodedBody)
+    final class Encoded: Sendable {
+        let bodies: Bodies
+        init(_ bodies: Bodies) { self.bodies = bodies }
+    }
+    private let encoded = ManagedAtomicLazyReference<Encoded>()
+
+    /// The list of `screens`, which must be the screens of every snapshot sharing this cell (two
+    /// first requests racing may both encode; one result is kept and both return it).
+    func value(of screens: ScreenMap<ScreenEntry>) -> Bodies {
+        if let done = encoded.load() { return done.bodies }
+        let list = Snapshot.listValue(screens.values.sorted { $0.screen.id < $1.screen.id })
+        return encoded.storeIfNilThenLoad(
+            Encoded((EncodedBody(bytes: JSONWriter.encode(list)), EncodedBody(bytes: JSONWriter.encode(list, style: .pretty))))
+        ).bodies
     }
 }
 
