@@ -13,8 +13,8 @@ Used by scripts/bench-scale. CONFIG_COPY is a copy of Config/ that this changes 
   a. copy (2 in 5): the shipped home, product or profile with a new id and every text, title and
      accessibility label changed; their rollout (gold-banner) and experiments (home-hero,
      product-related) swapped for one of the pool of the same shape;
-  b. targeted (3 in 10): a feed of 6–10 Rules, each naming one to three rollouts of the pool (and
-     rules of targeting.json, attributes, platforms, versions), and 1–3 Experiments;
+  b. targeted (3 in 10): a feed of 6–10 Rules, each naming one or two of the screen's 2–4 rollouts
+     of the pool (with rules of targeting.json, attributes, platforms, versions), and 1–3 Experiments;
   c. templated (3 in 10): rows of product-card, scale-banner and scale-section instances with
      varied arguments, and screen parameters: a text and a URL from {"$format": … {item} …} and a
      line limit from {"$param": "lines", "default": …} (so a request must give param.item).
@@ -165,8 +165,11 @@ def targeted(screen_id, n, rng, rules, refs):
                                "action": {"type": "navigate", "url": f"app://product/{rng.randint(1000, 9999)}"}},
                 "values": {"title": words(rng, rng.randint(2, 4))}}
 
+    # A feed belongs to a team with a few features in flight: its Rules draw on 2–4 rollouts of the pool.
+    own = rng.sample(ROLLOUTS, rng.randint(2, 4))
+
     def condition():
-        names = rng.sample(ROLLOUTS, rng.randint(1, 3))
+        names = rng.sample(own, rng.randint(1, 2))
         refs.update(names)
         parts = [{"rollout": name} for name in names]
         extra = rng.random()
