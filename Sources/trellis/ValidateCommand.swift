@@ -2,8 +2,10 @@ import ArgumentParser
 import Foundation
 import TrellisJSON
 import TrellisRoutes
+import TrellisScreens
 import TrellisServer
 import TrellisStore
+import TrellisTargeting
 
 /// `trellis validate`: checks a configuration directory the way `serve` and a reload would.
 struct ValidateCommand: ParsableCommand {
@@ -19,12 +21,18 @@ struct ValidateCommand: ParsableCommand {
             and the rules, rollouts and experiments it names are checked against the targeting.json of --config. \
             Prints "ok: PATH" or every problem with path and line; exits 1 on any problem. Links are checked \
             against the route table only when the whole configuration is (without PATHs).
+
+            A whole configuration that passes is summarised on one line (how many screens, templates, rules, \
+            rollouts, experiments and routes); --verbose lists their names too.
             """)
 
     @OptionGroup var options: ConfigOptions
 
     @Argument(help: ArgumentHelp("Screen files or folders of them to check, instead of the whole configuration.", valueName: "path"))
     var paths: [String] = []
+
+    @Flag(name: .long, help: "After the summary of a whole configuration, list the ids of its screens, templates, rules, rollouts and experiments.")
+    var verbose = false
 
     func validate() throws {
         if !paths.isEmpty && options.dataDir != nil {
@@ -38,7 +46,7 @@ struct ValidateCommand: ParsableCommand {
         let loader = ConfigLoader(directory: options.directory)
         guard options.dataDir != nil else {
             switch loader.load(previous: nil) {
-            case .success(let snapshot): print("ok: server.json and \(Self.screens(snapshot))")
+            case .success(let snapshot): report("ok: server.json, \(Self.summary(snapshot))", snapshot)
             case .failure(let error): throw Self.failure(error)
             }
             return
@@ -51,17 +59,57 @@ struct ValidateCommand: ParsableCommand {
         do {
             let snapshot = try ControlPlane.check(loader: loader, store: try SQLiteStore(path: path), now: ServerState.wallClock())
             let overrides = snapshot.runtime.documentCount
-            print("ok: server.json, \(Self.screens(snapshot)) and the runtime store at \(path) (\(overrides) runtime values)")
+            report("ok: server.json, \(Self.summary(snapshot)) and the runtime store at \(path) (\(Self.count(overrides, "runtime value")))", snapshot)
         } catch let error as StartError {
             if case .config(let loadError) = error { throw Self.failure(loadError) }
             throw CommandFailure(error.description)
         }
     }
 
-    static func screens(_ snapshot: Snapshot) -> String {
-        let screens = "\(snapshot.screens.count) screens (\(snapshot.screens.keys.sorted().joined(separator: ", ")))"
-        guard let routes = snapshot.routes else { return screens }
-        return screens + ", \(routes.table.routes.count) routes"
+    /// Prints the summary line and, with --verbose, the names it counts, one kind a line.
+    private func report(_ line: String, _ snapshot: Snapshot) {
+        print(line)
+        guard verbose else { return }
+        for (kind, names) in Self.names(snapshot) where !names.isEmpty {
+            print("\(kind): \(names.joined(separator: ", "))")
+        }
+    }
+
+    /// "1,004 screens, 3 templates, 4 rules, 52 rollouts, 7 experiments, 22 routes": what the snapshot
+    /// holds, counted (routes only when there is a route table).
+    static func summary(_ snapshot: Snapshot) -> String {
+        var parts = [
+            count(snapshot.screens.count, "screen"), count(snapshot.templates.templates.count, "template"),
+            count(snapshot.targeting.rules.count, "rule"), count(snapshot.targeting.rollouts.count, "rollout"),
+            count(snapshot.targeting.experiments.count, "experiment"),
+        ]
+        if let routes = snapshot.routes { parts.append(count(routes.table.routes.count, "route")) }
+        return parts.joined(separator: ", ")
+    }
+
+    /// The ids `summary` counts, sorted, by kind.
+    static func names(_ snapshot: Snapshot) -> [(String, [String])] {
+        [
+            ("screens", snapshot.screens.keys.sorted()), ("templates", snapshot.templates.templates.keys.sorted()),
+            ("rules", snapshot.targeting.rules.keys.sorted()), ("rollouts", snapshot.targeting.rollouts.keys.sorted()),
+            ("experiments", snapshot.targeting.experiments.keys.sorted()),
+        ]
+    }
+
+    /// "1 screen", "1,004 screens": the number with thousands separators, and the noun in the plural unless it is 1.
+    static func count(_ number: Int, _ noun: String) -> String {
+        "\(grouped(number)) \(noun)\(number == 1 ? "" : "s")"
+    }
+
+    /// 1004 → "1,004" (English grouping, whatever the locale).
+    static func grouped(_ number: Int) -> String {
+        let digits = String(number.magnitude)
+        var out = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0 && (digits.count - index) % 3 == 0 { out.append(",") }
+            out.append(digit)
+        }
+        return number < 0 ? "-" + out : out
     }
 
     static func failure(_ error: ConfigLoadError) -> CommandFailure {

@@ -31,7 +31,30 @@ import TrellisTesting
             .deletingLastPathComponent().appendingPathComponent("Config")
         let (status, output) = try run(["validate", "--config", config.path])
         #expect(status == 0)
-        #expect(output.contains("ok: server.json and 4 screens (home, order, product, profile), 22 routes"))
+        #expect(output == "ok: server.json, 4 screens, 1 template, 4 rules, 2 rollouts, 2 experiments, 22 routes\n")
+
+        let verbose = try run(["validate", "--config", config.path, "--verbose"])
+        #expect(verbose.status == 0)
+        #expect(verbose.output.split(separator: "\n").map(String.init) == [
+            "ok: server.json, 4 screens, 1 template, 4 rules, 2 rollouts, 2 experiments, 22 routes",
+            "screens: home, order, product, profile",
+            "templates: product-card",
+            "rules: is_gold_member, is_modern_client, is_staff, signed_in",
+            "rollouts: checkout-v2, gold-banner",
+            "experiments: home-hero, product-related",
+        ])
+    }
+
+    /// A big catalogue is counted, with thousands separators, not listed: the ids only with --verbose.
+    @Test func validateSummarisesABigCatalogue() throws {
+        let config = try TemporaryConfig(screens: [:])
+        for number in 1...1_001 { try config.write(screen: "s\(number)", TemporaryConfig.screen(id: "s\(number)", text: "Hi")) }
+        let (status, output) = try run(["validate", "--config", config.url.path])
+        #expect(status == 0, "\(output)")
+        #expect(output == "ok: server.json, 1,001 screens, 0 templates, 0 rules, 0 rollouts, 0 experiments\n")
+        let verbose = try run(["validate", "--config", config.url.path, "--verbose"])
+        #expect(verbose.output.contains("\nscreens: s1, s10, s100, s1000, s1001, s101,"))
+        #expect(!verbose.output.contains("templates:"))
     }
 
     @Test func validateListsEveryProblemAndExits1() throws {
