@@ -52,7 +52,7 @@ struct SnapshotBuilder: Sendable {
                 screens: screenSources(screens, staged, baseline, runtime), targeting: targeting)
             guard errors.isEmpty else { return .failure(ConfigLoadError(errors: errors)) }
         }
-        var answers = AnswerCache()
+        var answers = AnswerCache(budget: loader.cacheBudget)
         if sameBaseline, let previous {
             let served = Set(screens.values.map(\.revisionKey) + staged.values.map(\.entry.revisionKey))
             answers = AnswerCache(carrying: previous.answers) { served.contains(ScreenEntry.RevisionKey(screen: $0.screen, revision: $0.revision)) }
