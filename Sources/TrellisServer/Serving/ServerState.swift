@@ -27,8 +27,9 @@ public final class ServerState: Sendable {
     public let clock: @Sendable () -> Double
     private let answerCacheHits: CoreMetrics.Counter
     private let answerCacheMisses: CoreMetrics.Counter
-    /// What the published snapshot's answer cache holds, set when `/metrics` is read: kept by its
-    /// misses, so a hit writes nothing for them.
+    /// What the published snapshot's answer cache holds, set when `/metrics` is read: each shard's
+    /// table carries what its entries were charged when a miss published it, so a hit writes
+    /// nothing for these and reading them takes no lock.
     private let answerCacheBytes: CoreMetrics.Gauge
     private let answerCacheEntries: CoreMetrics.Gauge
     private let draining = ManagedAtomic(false)

@@ -208,7 +208,13 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
 
     final class Table: AtomicReference, Sendable {
         let entries: Entries
-        init(_ entries: Entries = Entries()) { self.entries = entries }
+        /// What the entries were charged when the table was published: what `/metrics` reads,
+        /// so that nothing shared is written for it.
+        let held: Int
+        init(_ entries: Entries = Entries(), held: Int = 0) {
+            self.entries = entries
+            self.held = held
+        }
     }
 
     /// A shard's entries: a table's, and the copy a miss changes and publishes as a new table.
@@ -292,10 +298,6 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
     private let shardMask: Int
     /// What an entry holds, in a cache bounded by bytes; nil in one bounded by entries.
     private let bytesOf: (@Sendable (AnswerKey, Value) -> Int)?
-    /// The sum of every entry's charge, and the number of entries: changed by misses only (under
-    /// a shard's lock), read by `/metrics`.
-    private let heldTotal = Atomic<Int>(0)
-    private let countTotal = Atomic<Int>(0)
 
     private init(limit: Limit, shardCount: Int, bytesOf: (@Sendable (AnswerKey, Value) -> Int)?) {
         self.limit = limit
@@ -322,8 +324,6 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
     /// entries start unreferenced, measured anew.
     public convenience init(carrying other: SnapshotCache, where keep: (AnswerKey) -> Bool) {
         self.init(limit: other.limit, shardCount: other.shards.count, bytesOf: other.bytesOf)
-        var held = 0
-        var count = 0
         for (from, to) in zip(other.shards, shards) {
             var entries = Entries()
             var carried = Rings()
@@ -336,22 +336,18 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
                 } else {
                     carried.viewports.insert(slot, charge: charge)
                 }
-                held += charge
-                count += 1
             }
-            to.table.store(Table(entries), ordering: .releasing)
+            to.table.store(Table(entries, held: carried.held), ordering: .releasing)
             to.rings.withLock { $0 = carried }
         }
-        heldTotal.store(held, ordering: .relaxed)
-        countTotal.store(count, ordering: .relaxed)
     }
 
-    /// The number of entries now.
-    public var count: Int { countTotal.load(ordering: .relaxed) }
+    /// The number of entries now: one atomic load per shard (diagnostics, `/metrics`).
+    public var count: Int { shards.reduce(0) { $0 + $1.table.load(ordering: .acquiring).entries.count } }
 
-    /// What the entries count against the limit now, in its unit: bytes, or entries. Never more
-    /// than the limit.
-    public var held: Int { heldTotal.load(ordering: .relaxed) }
+    /// What the entries count against the limit now, in its unit (bytes, or entries): one atomic
+    /// load per shard (diagnostics, `/metrics`). Never more than the limit.
+    public var held: Int { shards.reduce(0) { $0 + $1.table.load(ordering: .acquiring).held } }
 
     /// Whether `key` is cached now, without counting as a hit (tests, diagnostics).
     public func contains(_ key: AnswerKey) -> Bool {
@@ -416,9 +412,7 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
             entries.insert(slot.entry, hash: key.hash)
             if isViewport { rings.viewports.insert(slot, charge: charge) } else { rings.screens.insert(slot, charge: charge) }
             rings.lastStored = slot.entry
-            heldTotal.add(charge, ordering: .relaxed)
-            countTotal.add(1, ordering: .relaxed)
-            shard.table.store(Table(entries), ordering: .releasing)
+            shard.table.store(Table(entries, held: rings.held), ordering: .releasing)
             return made
         }
     }
@@ -440,8 +434,6 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
             ring.slots.remove(at: ring.hand)
             let charge = slot.entry.charge.load(ordering: .relaxed)
             ring.held -= charge
-            heldTotal.subtract(charge, ordering: .relaxed)
-            countTotal.subtract(1, ordering: .relaxed)
             return
         }
     }
@@ -454,7 +446,6 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
         guard now != was else { return }
         entry.charge.store(now, ordering: .relaxed)
         ring.held += now - was
-        heldTotal.add(now - was, ordering: .relaxed)
     }
 }
 
