@@ -46,7 +46,7 @@ public final class Application: Sendable {
     ) throws(StartError) {
         self.configuration = configuration
         self.logger = logger
-        loader = ConfigLoader(directory: configDirectory)
+        loader = ConfigLoader(directory: configDirectory, cacheBudget: CacheBudget(configuration.cache))
         do { try Self.prepareDataDirectory(configuration.dataDirectory) } catch { throw .dataDirectory("\(error)") }
         let store: SQLiteStore
         do {
@@ -90,7 +90,10 @@ public final class Application: Sendable {
             throw error
         }
         let screens = state.published.snapshot.screens.count
-        var metadata: Logger.Metadata = ["host": "\(configuration.host)", "port": "\(server.port)", "screens": "\(screens)"]
+        var metadata: Logger.Metadata = [
+            "host": "\(configuration.host)", "port": "\(server.port)", "screens": "\(screens)",
+            "cacheMaxBytes": "\(loader.cacheBudget.maxBytes)",
+        ]
         if let tlsPort = server.tlsPort { metadata["tlsPort"] = "\(tlsPort)" }
         if let adminServer { metadata["adminPort"] = "\(adminServer.port)" }
         logger.info("serving", metadata: metadata)

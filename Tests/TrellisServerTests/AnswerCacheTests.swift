@@ -1,5 +1,8 @@
+import Synchronization
 import Testing
+import TrellisHTTP
 import TrellisScreens
+import TrellisTesting
 @testable import TrellisRendering
 @testable import TrellisServer
 
@@ -80,23 +83,26 @@ import TrellisScreens
         #expect(Self.ask(cache, late).hit)
     }
 
-    /// The shipped size is 128 shards of 32 (a miss copies one shard): the sweep still cannot
+    /// The least default budget, 64 MiB, is 128 shards of 512 KiB (a miss copies one shard): a
+    /// sweep of 10,000 layouts of 16 KB, three times what the viewport half holds, still cannot
     /// push out the repeated viewport or any screen answer, and a new viewport is cached again.
-    @Test func theDefaultCacheIsShardedAndASweepKeepsTheRepeatedViewport() {
-        let cache = AnswerCache()
+    @Test func aBudgetIsShardedAndASweepKeepsTheRepeatedViewport() {
+        let cache = AnswerCache(budget: CacheBudget(maxBytes: 64 << 20))
         #expect(cache.shardCount == 128)
-        #expect(cache.viewportCapacity == 2048)
+        #expect(cache.viewportLimit == 32 << 20)
+        let layout = [UInt8](repeating: 0x20, count: 16_000)
         let screens = (0..<500).map { Self.key(screen: "screen-\($0)") }
         for key in screens { Self.ask(cache, key) }
         let popular = Self.key(width: 390)
         Self.ask(cache, popular, [42])
         for n in 0..<10_000 {
-            Self.ask(cache, Self.key(width: 1000 + Float(n) / 100))
+            Self.ask(cache, Self.key(width: 1000 + Float(n) / 100), layout)
             if n % 8 == 0 { #expect(Self.ask(cache, popular).hit) }
         }
         #expect(Self.ask(cache, popular).body.bytes == [42])
         #expect(screens.allSatisfy { cache.contains($0) })
-        #expect(cache.count <= cache.capacity)
+        #expect(cache.count < 2_000, "the sweep evicted its own")
+        #expect(cache.held <= 64 << 20)
         let late = Self.key(width: 391)
         #expect(!Self.ask(cache, late).hit)
         #expect(Self.ask(cache, late).hit)
@@ -143,18 +149,175 @@ import TrellisScreens
         #expect(cache.count == 1)
     }
 
-    @Test func carryingKeepsTheChosenAnswersAndGoesOnEvicting() {
-        let cache = AnswerCache(capacity: 4)
-        Self.ask(cache, Self.key(screen: "a"), [1])
-        Self.ask(cache, Self.key(screen: "b"), [2])
-        Self.ask(cache, Self.key(width: 300), [3])
-        let next = AnswerCache(carrying: cache) { $0.screen != "b" }
-        #expect(next.capacity == 4)
-        #expect(next.count == 2)
-        #expect(Self.ask(next, Self.key(screen: "a"), [9]).body.bytes == [1])
-        #expect(!next.contains(Self.key(screen: "b")))
-        for width in 301..<310 { Self.ask(next, Self.key(width: Float(width))) }
-        #expect(next.count == 3, "the carried viewport is in the ring: the class stays at half")
-        #expect(cache.count == 3, "the source is untouched")
+    // MARK: bounded by bytes
+
+    /// What a byte-bounded cache would charge `entry` now: what it holds.
+    static func holds(_ entry: AnswerCache.Entry) -> Int {
+        SnapshotCacheLimits.answerEntryOverheadBytes + entry.key.heapBytes + entry.body.cacheBytes
+    }
+
+    /// The bytes the cache's entries hold now, by class.
+    static func bytesHeld(_ cache: AnswerCache) -> (screens: Int, viewports: Int) {
+        cache.allEntries.reduce(into: (0, 0)) { sum, entry in
+            if entry.key.viewport == nil { sum.0 += holds(entry) } else { sum.1 += holds(entry) }
+        }
+    }
+
+    /// `count` bytes that do not compress (gzip's worst case), from `random`.
+    static func noise(_ count: Int, _ random: inout SplitMix64) -> [UInt8] {
+        (0..<count).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+    }
+
+    /// Answers of every size from 1 byte to 200 KB, screens and viewports, half of them sent
+    /// gzipped (made after they are stored, as a client's first use makes them): after every
+    /// answer the entries hold no more than the budget, and no more than their charges.
+    @Test func theBudgetIsNeverExceeded() {
+        let budget = 2 << 20
+        let cache = AnswerCache(budget: CacheBudget(maxBytes: budget))
+        var random = SplitMix64(seed: 30)
+        for n in 0..<600 {
+            let size = random.chance(10) ? 20_000 + random.below(180_000) : 1 + random.below(6_000)
+            let bytes = random.coin() ? Self.noise(size, &random) : [UInt8](repeating: UInt8(ascii: "a") + UInt8(n % 26), count: size)
+            let key = random.chance(40) ? Self.key(width: Float(n), screen: "s\(n % 7)") : Self.key(screen: "screen-\(n)")
+            let answer = Self.ask(cache, key, bytes)
+            #expect(answer.body.bytes.count == size, "served whether kept or not")
+            if random.coin() { _ = answer.body.gzip }
+            let held = Self.bytesHeld(cache)
+            #expect(held.screens + held.viewports <= budget)
+            #expect(cache.held <= budget)
+            #expect(cache.allEntries.allSatisfy { Self.holds($0) <= $0.charge.load(ordering: .relaxed) }, "charges are upper bounds")
+        }
+        #expect(cache.held == cache.allEntries.reduce(0) { $0 + $1.charge.load(ordering: .relaxed) })
+        #expect(cache.count == cache.allEntries.count)
+        #expect(cache.held > budget / 2, "the budget is used")
+    }
+
+    /// An answer's gzip form counts at its bound until made; the shard's next miss charges it
+    /// what it holds. Compressible JSON then costs about a fifth more than its bytes, not double.
+    @Test func anAnswerIsChargedItsGzipBoundUntilTheFormIsMade() {
+        let cache = AnswerCache(budget: CacheBudget(maxBytes: 512 << 10))  // one shard
+        #expect(cache.shardCount == 1)
+        let json = Array(String(repeating: #"{"type":"Text","values":{"text":"Hello"}},"#, count: 1_000).utf8)
+        let first = Self.ask(cache, Self.key(screen: "a"), json).body
+        let charged = cache.held
+        #expect(charged >= 2 * json.count, "identity bytes and the gzip bound")
+        let gzip = try! #require(first.gzip)
+        #expect(gzip.count < json.count / 5)
+        #expect(cache.held == charged, "a hit (and the form made) writes nothing")
+        Self.ask(cache, Self.key(screen: "b"), [1])
+        let settled = cache.allEntries.first { $0.key.screen == "a" }!.charge.load(ordering: .relaxed)
+        #expect(settled < charged - json.count + json.count / 4)
+        #expect(settled == Self.holds(cache.allEntries.first { $0.key.screen == "a" }!))
+    }
+
+    @Test func theGzipBoundHoldsForIncompressibleBodies() {
+        var random = SplitMix64(seed: 7)
+        for size in [256, 257, 1_000, 16_383, 16_384, 65_536, 100_000] {
+            let body = EncodedBody(bytes: Self.noise(size, &random))
+            let before = body.cacheBytes
+            let gzip = try! #require(body.gzip)
+            #expect(gzip.count <= EncodedBody.gzipBound(size))
+            #expect(body.cacheBytes <= before, "\(size) bytes: the charge does not grow when the form is made")
+        }
+        #expect(EncodedBody(bytes: [1, 2, 3]).cacheBytes == EncodedBody(bytes: [1, 2, 3]).bytes.capacity + 18, "too small to gzip: no bound")
+    }
+
+    /// A sweep of screen answers seen once (10,000 of 4 KB, some eighty times the budget)
+    /// replaces its own; the answers asked for again between them stay. (Each shard holds some
+    /// sixty such answers, so the hand goes round once per hundred sweep keys or so, and the
+    /// popular answers are asked for again within it.)
+    @Test func clockKeepsReReferencedAnswersThroughASweepOfBytes() {
+        let cache = AnswerCache(budget: CacheBudget(maxBytes: 1 << 20))
+        let answer = [UInt8](repeating: 0x41, count: 4_000)
+        let popular = (0..<20).map { Self.key(screen: "popular-\($0)") }
+        for key in popular { Self.ask(cache, key, answer) }
+        var popularMisses = 0
+        for n in 0..<10_000 {
+            #expect(!Self.ask(cache, Self.key(screen: "once-\(n)"), answer).hit)
+            if n % 32 == 0 { popularMisses += popular.count { !Self.ask(cache, $0, answer).hit } }
+        }
+        #expect(popularMisses == 0)
+        #expect(popular.allSatisfy { cache.contains($0) })
+        #expect(cache.held <= 1 << 20)
+    }
+
+    /// Viewport answers of mixed sizes never hold more than half the bytes, so screen answers
+    /// keep the other half; once there, a viewport replaces viewports only.
+    @Test func viewportAnswersNeverTakeMoreThanHalfTheBytes() {
+        let budget = 1 << 20
+        let cache = AnswerCache(budget: CacheBudget(maxBytes: budget))
+        var random = SplitMix64(seed: 3)
+        let screens = (0..<100).map { Self.key(screen: "screen-\($0)") }
+        for key in screens { Self.ask(cache, key, [UInt8](repeating: 0x42, count: 4_000)) }
+        let screenBytes = Self.bytesHeld(cache).screens
+        #expect(screenBytes > budget / 2, "screen answers may take more than half while viewports leave it free")
+        for n in 0..<2_000 {
+            Self.ask(cache, Self.key(width: 300 + Float(n) / 10), [UInt8](repeating: 0x43, count: 500 + random.below(30_000)))
+            #expect(Self.bytesHeld(cache).viewports <= cache.viewportLimit)
+            #expect(cache.held <= budget)
+        }
+        #expect(Self.bytesHeld(cache).viewports > budget / 4, "the viewports use their half")
+        #expect(Self.bytesHeld(cache).screens >= budget / 2 - 2 * (4_000 * 2 + 1_000), "and leave the other to screen answers")
+    }
+
+    /// Larger than its class's share of a shard: served, not kept, and nothing is evicted for it.
+    @Test func anAnswerLargerThanItsShareIsServedButNotCached() {
+        let cache = AnswerCache(budget: CacheBudget(maxBytes: 1 << 20))  // two shards of 512 KiB
+        Self.ask(cache, Self.key(screen: "small"), [1])
+        let held = cache.held
+        let huge = [UInt8](repeating: 0x44, count: 300_000)  // 600 KB with its gzip bound
+        let screen = Self.ask(cache, Self.key(screen: "huge"), huge)
+        #expect(screen.body.bytes == huge && !screen.hit)
+        #expect(!Self.ask(cache, Self.key(screen: "huge"), huge).hit)
+        let layout = [UInt8](repeating: 0x45, count: 150_000)  // over the 256 KiB viewport share
+        #expect(Self.ask(cache, Self.key(width: 390), layout).body.bytes == layout)
+        #expect(!cache.contains(Self.key(width: 390)))
+        #expect(cache.count == 1 && cache.held == held && cache.contains(Self.key(screen: "small")))
+        // The same 150 KB as a screen answer fits its share.
+        Self.ask(cache, Self.key(screen: "big"), layout)
+        #expect(cache.contains(Self.key(screen: "big")))
+        let nothing = AnswerCache(budget: CacheBudget(maxBytes: 0))
+        #expect(Self.ask(nothing, Self.key(), [7]).body.bytes == [7] && nothing.count == 0)
+    }
+
+    /// However small the answers, a shard holds at most its bytes over the least charge: what a
+    /// miss copies stays bounded.
+    @Test func tinyAnswersAreBoundedPerShard() {
+        let cache = AnswerCache(budget: CacheBudget(maxBytes: SnapshotCacheLimits.answerShardBytes))
+        #expect(cache.shardCount == 1)
+        for n in 0..<3_000 { Self.ask(cache, Self.key(screen: "\(n)"), [1]) }
+        #expect(cache.count <= SnapshotCacheLimits.answerShardBytes / SnapshotCacheLimits.answerEntryOverheadBytes)
+        #expect(cache.count > 800)
+    }
+
+    @Test func theShardCountFollowsTheBudget() {
+        let perShard = SnapshotCacheLimits.answerShardBytes
+        #expect(AnswerCache.shardCount(forBytes: 1 << 20) == 2)
+        #expect(AnswerCache.shardCount(forBytes: (1 << 20) + 1) == 4)
+        #expect(AnswerCache.shardCount(forBytes: 64 << 20) == 128)
+        #expect(AnswerCache.shardCount(forBytes: 4 << 30) == 8192)
+        #expect(AnswerCache.shardCount(forBytes: 1 << 40) == SnapshotCacheLimits.mostAnswerShards)
+        for bytes in [1 << 20, 3 << 20, 100 << 20, 1_000_000_007, 32 << 30] {
+            let shards = AnswerCache.shardCount(forBytes: bytes)
+            #expect(shards & (shards - 1) == 0, "a power of two")
+            #expect(bytes / shards <= perShard && bytes / shards > perShard / 2, "\(bytes)")
+        }
+    }
+
+    /// `/metrics` reports what the published answer cache holds, beside its hits and misses.
+    @Test func metricsReportTheBytesAndEntriesHeld() throws {
+        let app = try InProcessApp(try TemporaryConfig())
+        #expect(app.request("/v1/screens/home?user=u1").status == .ok)
+        #expect(app.request("/v1/screens/home?user=u1&pretty=1").status == .ok)
+        let text = app.request("/metrics").text
+        func value(_ name: String) -> Double? {
+            let line = text.split(separator: "\n").first { $0.hasPrefix(name + " ") }
+            return line.flatMap { Double($0.split(separator: " ").last ?? "") }
+        }
+        let answers = app.state.published.snapshot.answers
+        #expect(answers.count == 2)
+        #expect(value("trellis_answer_cache_entries") == 2)
+        #expect(value("trellis_answer_cache_bytes") == Double(answers.held))
+        #expect(answers.held > 2 * SnapshotCacheLimits.answerEntryOverheadBytes)
     }
 }

@@ -111,4 +111,75 @@ import TrellisJSON
         let set = try load(#"{"limits": {"maxConnections": 5000}}"#).get()
         #expect(Application.httpConfiguration(set).connectionLimit(descriptorLimit: 20_000) == 5000)
     }
+
+    @Test func theCacheBudgetIsReadFromTheFileTheEnvironmentAndFlags() throws {
+        let file = try load(#"{"cache": {"maxBytes": 268435456}}"#).get()
+        #expect(file.cache.maxBytes == 268_435_456)
+        #expect(CacheBudget(file.cache) == CacheBudget(maxBytes: 268_435_456))
+        #expect(try load(nil, env: ["TRELLIS_CACHE_MAX_BYTES": "1048576"]).get().cache.maxBytes == 1 << 20)
+        let flag = [SettingOverride(name: "cache.maxBytes", value: "2147483648", origin: "--set")]
+        #expect(try load(#"{"cache": {"maxBytes": 268435456}}"#, overrides: flag).get().cache.maxBytes == 2 << 30)
+        #expect(Setting.byName["cache.maxBytes"]?.environmentName == "TRELLIS_CACHE_MAX_BYTES")
+    }
+
+    /// Unset, the budget is an eighth of the memory the process may use, within 64 MiB…4 GiB.
+    @Test func theCacheBudgetDefaultsToAShareOfMemory() throws {
+        #expect(try load(nil).get().cache.maxBytes == nil)
+        #expect(CacheBudget.default(forMemory: 16 << 30).maxBytes == 2 << 30)
+        #expect(CacheBudget.default(forMemory: 1 << 30).maxBytes == 128 << 20)
+        #expect(CacheBudget.default(forMemory: 256 << 20).maxBytes == 64 << 20, "at least 64 MiB")
+        #expect(CacheBudget.default(forMemory: 256 << 30).maxBytes == 4 << 30, "at most 4 GiB")
+        #expect(CacheBudget.default(forMemory: nil).maxBytes == 64 << 20, "unknown memory: the least")
+        let usable = MachineMemory.usableBytes()
+        #expect(usable != nil && usable! <= MachineMemory.physicalBytes()!)
+        #expect(CacheBudget(ServerConfiguration.Cache()) == CacheBudget.default(forMemory: usable))
+        #expect(CacheBudget.forThisMachine == CacheBudget.default(forMemory: usable))
+    }
+
+    /// A container's limit (cgroup v2 `memory.max`, v1 `memory.limit_in_bytes`) counts when it is
+    /// a number: `max` is no limit.
+    @Test func cgroupLimitsAreReadAsNumbersOrNoLimit() {
+        #expect(MachineMemory.cgroupLimit("536870912\n") == 536_870_912)
+        #expect(MachineMemory.cgroupLimit("max\n") == nil)
+        #expect(MachineMemory.cgroupLimit("") == nil)
+        #expect(MachineMemory.cgroupLimit(nil) == nil)
+        #expect(MachineMemory.cgroupLimit("0") == nil)
+        #expect(MachineMemory.cgroupLimit("9223372036854771712\n") == 9_223_372_036_854_771_712, "v1 unlimited: physical memory undercuts it")
+        let root = ["/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"]
+        #expect(MachineMemory.cgroupLimitFiles(ownGroups: nil) == root)
+        #expect(MachineMemory.cgroupLimitFiles(ownGroups: "0::/\n") == root, "a namespace of its own: the root is the group")
+        #expect(MachineMemory.cgroupLimitFiles(ownGroups: "0::/system.slice/trellis.service\n")
+            == root + ["/sys/fs/cgroup/system.slice/trellis.service/memory.max"])
+        #expect(MachineMemory.cgroupLimitFiles(ownGroups: "5:cpu,cpuacct:/a\n4:memory:/docker/abc\n0::/\n")
+            == root + ["/sys/fs/cgroup/memory/docker/abc/memory.limit_in_bytes"])
+    }
+
+    @Test func badCacheBudgetsAreRefusedWithPathAndLine() throws {
+        let file = """
+            {
+              "cache": {"maxBytes": 0}
+            }
+            """
+        guard case .failure(let zero) = load(file) else { Issue.record("expected failure"); return }
+        #expect(zero.description == "server.json: $.cache.maxBytes (line 2): expected an integer from 1048576 to 1099511627776, found 0")
+        let cases: [(String, String)] = [
+            (#"{"cache": {"maxBytes": -5}}"#, "server.json: $.cache.maxBytes (line 1): expected an integer from 1048576 to 1099511627776, found -5"),
+            (#"{"cache": {"maxBytes": "512MB"}}"#, #"server.json: $.cache.maxBytes (line 1): expected an integer from 1048576 to 1099511627776, found "512MB""#),
+            (#"{"cache": {"maxBytes": 1000}}"#, "server.json: $.cache.maxBytes (line 1): expected an integer from 1048576 to 1099511627776, found 1000"),
+            (#"{"cache": {"maxBytes": 1048576.5}}"#, "server.json: $.cache.maxBytes (line 1): expected an integer from 1048576 to 1099511627776, found 1048576.5"),
+            (#"{"cache": {"maxBytes": null}}"#, "server.json: $.cache.maxBytes (line 1): expected an integer from 1048576 to 1099511627776, found null"),
+            (#"{"cache": 536870912}"#, "server.json: $.cache (line 1): expected an object, found a number"),
+        ]
+        for (text, expected) in cases {
+            guard case .failure(let error) = load(text) else { Issue.record("expected failure: \(text)"); continue }
+            #expect(error.description == expected)
+        }
+        guard case .failure(let typo) = load(#"{"cache": {"maxByte": 1048576}}"#) else { Issue.record("expected failure"); return }
+        #expect(typo.description == #"server.json: $.cache.maxByte (line 1): unknown key "maxByte"; did you mean "maxBytes"?"#)
+        guard case .failure(let env) = load(nil, env: ["TRELLIS_CACHE_MAX_BYTES": "lots"]) else { Issue.record("expected failure"); return }
+        #expect(env.description == #"settings: $.cache.maxBytes: TRELLIS_CACHE_MAX_BYTES: expected an integer from 1048576 to 1099511627776, found "lots""#)
+        let flag = [SettingOverride(name: "cache.maxBytes", value: "0", origin: "--set")]
+        guard case .failure(let set) = load(nil, overrides: flag) else { Issue.record("expected failure"); return }
+        #expect(set.description == #"settings: $.cache.maxBytes: --set: expected an integer from 1048576 to 1099511627776, found "0""#)
+    }
 }

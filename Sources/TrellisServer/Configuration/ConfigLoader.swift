@@ -50,11 +50,18 @@ public struct ConfigLoader: Sendable {
     public let directory: URL
     public let decoder: ScreenDecoder
     public let resolver: ScreenResolver
+    /// The bytes the answer cache of each snapshot built from this directory may hold: fixed at
+    /// start from `server.json`, and here so that whatever builds a snapshot reads it.
+    public let cacheBudget: CacheBudget
 
-    public init(directory: URL, decoder: ScreenDecoder = ScreenDecoder(), resolver: ScreenResolver = ScreenResolver()) {
+    public init(
+        directory: URL, decoder: ScreenDecoder = ScreenDecoder(), resolver: ScreenResolver = ScreenResolver(),
+        cacheBudget: CacheBudget = .forThisMachine
+    ) {
         self.directory = directory
         self.decoder = decoder
         self.resolver = resolver
+        self.cacheBudget = cacheBudget
     }
 
     public var screensDirectory: URL { directory.appendingPathComponent("screens", isDirectory: true) }
@@ -91,7 +98,7 @@ public struct ConfigLoader: Sendable {
                 Snapshot(
                     screens: screens, targeting: baseline.targeting, resolver: resolver,
                     generation: (previous?.generation ?? 0) + 1, fonts: baseline.fonts, fontFiles: baseline.fontFiles,
-                    templates: baseline.templates, routes: routes))
+                    templates: baseline.templates, caches: SnapshotCaches(answers: AnswerCache(budget: cacheBudget)), routes: routes))
         }
     }
 

@@ -26,6 +26,16 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var context = Context()
     /// TLS on the server's own sockets: `"tls": {"certificate": "…pem", "privateKey": "…pem", "port": 8443}`.
     public var tls = TLS()
+    /// The answer cache: `"cache": {"maxBytes": 536870912}`.
+    public var cache = Cache()
+
+    /// How much the answer cache may hold (``CacheBudget``).
+    public struct Cache: Sendable, Equatable {
+        /// Bytes, within ``SnapshotCacheLimits/configurableBytes``; nil: a share of the memory the
+        /// process may use, read at start (``CacheBudget/default(forMemory:)``).
+        public var maxBytes: Int? = nil
+        public init() {}
+    }
 
     /// Where TLS is served, and with which certificate and key (reloaded on SIGHUP).
     public struct TLS: Sendable, Equatable {
@@ -121,6 +131,7 @@ struct Setting: Sendable {
         Setting(name: "tls.privateKey", kind: .optionalString(\.tls.privateKey)),
         Setting(name: "tls.port", kind: .optionalInteger(\.tls.port, 0...65535)),
         Setting(name: "tls.admin", kind: .bool(\.tls.admin)),
+        Setting(name: "cache.maxBytes", kind: .optionalInteger(\.cache.maxBytes, SnapshotCacheLimits.configurableBytes)),
         Setting(name: "context.unsigned", kind: .string(\.context.unsignedPolicyName, allowed: ServerConfiguration.Context.UnsignedPolicy.allCases.map(\.rawValue))),
     ]
 

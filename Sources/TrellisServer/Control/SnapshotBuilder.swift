@@ -103,7 +103,8 @@ struct SnapshotBuilder: Sendable {
             Snapshot(
                 screens: screens, targeting: targeting, resolver: loader.resolver, generation: (previous?.generation ?? 0) + 1,
                 fonts: baseline.fonts, fontFiles: baseline.fontFiles, templates: baseline.templates, staged: staged, runtime: runtime,
-                baselineTargeting: baseline.targeting, routes: routes?.entry))
+                baselineTargeting: baseline.targeting, caches: SnapshotCaches(answers: AnswerCache(budget: loader.cacheBudget)),
+                routes: routes?.entry))
     }
 
     // MARK: - What a change touched

@@ -57,6 +57,7 @@ extension Endpoints {
     /// `GET /metrics` — Prometheus text exposition format 0.0.4.
     func metrics(_ request: HTTPRequest) throws(Problem) -> HTTPResponse {
         _ = try QueryParameters(request.query, allowed: [])
+        state.recordAnswerCacheSize()
         return HTTPResponse(
             headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8", "Cache-Control": "no-store"],
             body: state.metrics.emitToBuffer())

@@ -27,6 +27,11 @@ public final class ServerState: Sendable {
     public let clock: @Sendable () -> Double
     private let answerCacheHits: CoreMetrics.Counter
     private let answerCacheMisses: CoreMetrics.Counter
+    /// What the published snapshot's answer cache holds, set when `/metrics` is read: each shard's
+    /// table carries what its entries were charged when a miss published it, so a hit writes
+    /// nothing for these and reading them takes no lock.
+    private let answerCacheBytes: CoreMetrics.Gauge
+    private let answerCacheEntries: CoreMetrics.Gauge
     private let draining = ManagedAtomic(false)
 
     public init(
@@ -39,6 +44,8 @@ public final class ServerState: Sendable {
         metricsFactory = PrometheusMetricsFactory(registry: metrics)
         answerCacheHits = CoreMetrics.Counter(label: "trellis_answer_cache_hits_total", factory: metricsFactory)
         answerCacheMisses = CoreMetrics.Counter(label: "trellis_answer_cache_misses_total", factory: metricsFactory)
+        answerCacheBytes = CoreMetrics.Gauge(label: "trellis_answer_cache_bytes", factory: metricsFactory)
+        answerCacheEntries = CoreMetrics.Gauge(label: "trellis_answer_cache_entries", factory: metricsFactory)
         self.clock = clock
         contextReader = ContextReader(configuration: configuration.context)
         screenVary = (["Accept-Encoding", "Accept"] + ContextReader.varyHeaders).joined(separator: ", ")
@@ -57,6 +64,14 @@ public final class ServerState: Sendable {
 
     /// Counts an answer served from the answer cache (`hit`) or resolved and encoded anew.
     func recordAnswer(hit: Bool) { (hit ? answerCacheHits : answerCacheMisses).increment() }
+
+    /// Sets the answer cache's gauges from the published snapshot's cache: called by `/metrics`
+    /// before it writes the registry.
+    func recordAnswerCacheSize() {
+        let answers = published.snapshot.answers
+        answerCacheBytes.record(answers.held)
+        answerCacheEntries.record(answers.count)
+    }
 
     /// From now on `/readyz` answers 503, so load balancers stop sending new work.
     public func beginDraining() { draining.store(true, ordering: .relaxed) }

@@ -38,54 +38,137 @@ public enum AnswerFormat: Hashable, Sendable {
     case route(resolution: [UInt8], layout: Bool)
 }
 
-/// The encoded answers of one snapshot (``Snapshot/answers``).
+extension AnswerKey {
+    /// The bytes the key's strings and arrays hold, by their lengths (a short string is stored in
+    /// the key itself, so this errs high): part of what an answer costs the cache.
+    var heapBytes: Int {
+        var total = screen.utf8.count + outcomes.bytes.count + parameters.utf8.count + linkQuery.utf8.count
+        if case .route(let resolution, _) = format { total += resolution.count }
+        return total
+    }
+}
+
+/// The encoded answers of one snapshot (``Snapshot/answers``), bounded by the bytes they hold.
 public typealias AnswerCache = SnapshotCache<EncodedBody>
 
-/// The sizes of a snapshot's caches, in one place.
+/// What a value holds, for a cache bounded by bytes (``SnapshotCache/init(budget:)``).
+public protocol CacheCost: Sendable {
+    /// The bytes the value holds. A part the value makes later (an answer's gzip form) counts at
+    /// the most it can take until it is made, and at its size from then on, so the figure does not
+    /// grow once the value is stored: what a cache charged for it stays enough when the part is made.
+    var cacheBytes: Int { get }
+}
+
+/// The sizes of the caches, in one place.
 public enum SnapshotCacheLimits {
-    /// Most answers one snapshot keeps. A screen with ten independent rules has 1,024 outcomes.
-    public static let answers = 4096
+    /// Charged to every answer over the bytes its body and key hold: the entry object with its key
+    /// (some 150 bytes inline) and body, its slots in its shard's table and ring, the headers of
+    /// its arrays and ETag string, the gzip form's boxes. It is also the least an answer costs,
+    /// which is what bounds the entries of a shard (``answerShardBytes``).
+    public static let answerEntryOverheadBytes = 512
+    /// Most bytes of the budget per shard of the answer cache. A miss publishes a copy of its
+    /// shard's table, which retains (and, once the old table goes, releases) one object per entry,
+    /// so the table must stay small even when every answer is tiny: at the least charge a shard
+    /// holds 1,024 entries, and answers of a few kilobytes make it a hundred or so. The shard
+    /// count is rounded up to a power of two, so a shard's share is more than half of this. The
+    /// share is also the most an answer kept may be charged (half of it with a viewport): until
+    /// its gzip form is made an answer counts about twice its bytes (``EncodedBody/cacheBytes``),
+    /// so screen answers of 128 KB and layouts and previews of 64 KB are always cached (twice
+    /// that in shards of a full 512 KiB); the shipped home layout is 16.5 KB.
+    public static let answerShardBytes = 512 << 10
+    /// Most shards of the answer cache: one per ``answerShardBytes`` up to a budget of 32 GiB,
+    /// past which shards grow instead (an empty shard costs some 200 bytes).
+    public static let mostAnswerShards = 1 << 16
+    /// What `cache.maxBytes` may be: under 1 MiB a cache holds too few answers to help (a couple of
+    /// layouts), over 1 TiB is a typo.
+    public static let configurableBytes: ClosedRange<Int> = (1 << 20)...(1 << 40)
+    /// Without `cache.maxBytes` the budget is this fraction (1/N) of the memory the process may
+    /// use (``MachineMemory/usableBytes()``): the rest is for connections, snapshots, layout
+    /// plans and the resolved screens.
+    public static let defaultShareOfMemory = 8
+    /// …but no less and no more than these: 64 MiB holds thousands of answers however small the
+    /// machine reports itself, and past 4 GiB a larger default helps few deployments and risks
+    /// memory shared with other processes (set `cache.maxBytes` to go higher).
+    public static let defaultBytes: ClosedRange<Int> = (64 << 20)...(4 << 30)
+
     /// Most resolved screens one snapshot keeps for layout and preview misses
     /// (``Snapshot/resolvedScreens``): one per outcome, schema version and parameters in use.
+    /// Counted, not measured: a resolved screen shares much of its storage with the screen it was
+    /// resolved from, so adding up its strings and members would count memory it does not hold.
     public static let resolvedScreens = 256
     /// Most layout plans one snapshot keeps (``Snapshot/layoutPlans``): one per resolved screen
-    /// and viewport kind (scale, font scale, safe area, direction, mode, platform).
+    /// and viewport kind (scale, font scale, safe area, direction, mode, platform). Counted, not
+    /// measured: most of a plan's memory is the flexbox node trees it keeps for its next layout,
+    /// made as layouts run (up to one per event loop) and private to TrellisRendering.
     public static let layoutPlans = 256
-    /// Entries of capacity per shard: what a miss copies at most. A cache of less than twice
-    /// this capacity is one shard, whose CLOCK runs over the whole table.
+    /// Entries of capacity per shard of a cache bounded by entries: what a miss copies at most. A
+    /// cache of less than twice this capacity is one shard, whose CLOCK runs over the whole table.
     public static let entriesPerShard = 32
 }
 
-/// Values made from one snapshot (encoded answers, resolved screens), shared by every request that
-/// reads it, keyed by what they are a pure function of.
+/// Values made from one snapshot (encoded answers, resolved screens, layout plans), shared by
+/// every request that reads it, keyed by what they are a pure function of.
 ///
-/// The table is split into shards by the key's hash (``shardCount``: one per
-/// ``SnapshotCacheLimits/entriesPerShard`` entries of capacity, a power of two). Each shard is a
-/// dictionary published by one atomic store, keyed by the key's hash so that copying it retains
-/// one object per entry. A hit hashes the key once, loads its shard's dictionary (one atomic
-/// load), looks the key up and, the first time the entry is hit since the clock hand last passed it, does
-/// one relaxed store of its `referenced` bit: no lock in the request path. A miss encodes the
-/// value outside any lock, then, under its shard's `Mutex` (misses only), publishes a copy of that
-/// shard with it added: a miss copies at most ``SnapshotCacheLimits/entriesPerShard`` entries, not the whole table,
-/// and misses in different shards do not wait for each other.
+/// A cache is bounded by bytes (``init(budget:)``: the answers, each charged its body's and key's
+/// bytes, ``CacheCost``, and ``SnapshotCacheLimits/answerEntryOverheadBytes``) or by entries
+/// (``init(capacity:)``: each charged 1). The table is split into shards by the key's hash, a
+/// power of two of them: one per ``SnapshotCacheLimits/answerShardBytes`` of budget, or per
+/// ``SnapshotCacheLimits/entriesPerShard`` entries of capacity. Each shard holds an equal share
+/// of the limit, so the cache never holds more than its limit. Each shard is a dictionary
+/// published by one atomic store, keyed by the key's hash so that copying it retains one object
+/// per entry. A hit hashes the key once, loads its shard's dictionary (one atomic load), looks the
+/// key up and, the first time the entry is hit since the clock hand last passed it, does one
+/// relaxed store of its `referenced` bit: no lock in the request path, and nothing a hit writes is
+/// shared with other entries. A miss makes the value outside any lock, then, under its shard's
+/// `Mutex` (misses only), publishes a copy of that shard with it added: a miss copies one shard's
+/// table, not the whole table, and misses in different shards do not wait for each other.
 ///
-/// When a shard is full the miss evicts with CLOCK (second chance, as an OS pages): a hand goes
-/// round the shard's entries of one class; an entry hit since the hand last passed loses its bit
-/// and stays, the first one not hit makes room. New entries start unreferenced, so a sweep of keys
-/// seen once replaces its own entries while answers asked for again survive it.
+/// When a shard has no room for a new value the miss evicts with CLOCK (second chance, as an OS
+/// pages), as many entries as the value needs: a hand goes round the shard's entries of one class;
+/// an entry hit since the hand last passed loses its bit and stays, the first one not hit goes.
+/// New entries start unreferenced, just behind the hand, so a sweep of keys seen once replaces its
+/// own entries while answers asked for again survive it. A value larger than its class's share
+/// of a shard is returned and not kept.
+///
+/// An answer's gzip form is made after it is stored, on its first use by a client that takes
+/// gzip, without the cache knowing: a hit must stay free of shared writes. So an answer is charged
+/// the most its gzip form can take until the form is made (``EncodedBody/cacheBytes``): the
+/// charge is an upper bound from the start, and the budget holds whenever the form is made. A
+/// miss measures again the entry the shard's previous miss stored (the request that missed
+/// usually made its gzip form by then) and every entry the hand passes, and lowers their charges
+/// to what they hold.
 ///
 /// Viewports are the client's to choose, so entries with a viewport (layouts, previews) are a class
 /// of their own, bounded to half of each shard: a full viewport class evicts only viewport entries,
-/// and a client sweeping widths can never take more than half the table from screen answers.
+/// and a client sweeping widths can never take more than half the cache from screen answers.
 public final class SnapshotCache<Value: Sendable>: Sendable {
-    /// One cached answer; `referenced` is CLOCK's bit, set by hits, cleared by the hand.
+    /// What bounds a cache, in the unit its entries are charged in.
+    public enum Limit: Sendable, Equatable {
+        /// At most this many entries, each charged 1.
+        case entries(Int)
+        /// At most this many bytes, each entry charged what it holds.
+        case bytes(Int)
+
+        var units: Int {
+            switch self {
+            case .entries(let count): count
+            case .bytes(let count): count
+            }
+        }
+    }
+
+    /// One cached value; `referenced` is CLOCK's bit, set by hits, cleared by the hand.
     final class Entry: Sendable {
         let key: AnswerKey
         let body: Value
         let referenced = Atomic<Bool>(false)
-        init(_ key: AnswerKey, _ body: Value) {
+        /// What the entry counts against its shard's limit. Read and written under the shard's
+        /// lock only, never by a hit (atomic because the entry is shared with the readers).
+        let charge: Atomic<Int>
+        init(_ key: AnswerKey, _ body: Value, charge: Int = 1) {
             self.key = key
             self.body = body
+            self.charge = Atomic(charge)
         }
     }
 
@@ -125,7 +208,13 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
 
     final class Table: AtomicReference, Sendable {
         let entries: Entries
-        init(_ entries: Entries = Entries()) { self.entries = entries }
+        /// What the entries were charged when the table was published: what `/metrics` reads,
+        /// so that nothing shared is written for it.
+        let held: Int
+        init(_ entries: Entries = Entries(), held: Int = 0) {
+            self.entries = entries
+            self.held = held
+        }
     }
 
     /// A shard's entries: a table's, and the copy a miss changes and publishes as a new table.
@@ -159,27 +248,37 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
         }
     }
 
-    /// The eviction order of one class of entries of a shard, kept by misses under its lock.
-    struct Ring {
-        var keys: [HashedKey] = []
-        var hand = 0
+    /// An entry's place in its class's eviction order.
+    struct Slot {
+        let entry: Entry
+        let hash: Int
+        var key: HashedKey { HashedKey(entry.key, hash: hash) }
+    }
 
-        /// Finds the entry to replace: the first one from the hand on that has not been hit since
-        /// the hand last passed it, clearing the bits it passes (at most one full turn plus one).
-        mutating func victim(in entries: Entries) -> Int {
-            while true {
-                if hand >= keys.count { hand = 0 }
-                let index = hand
-                hand += 1
-                guard let entry = entries[keys[index]], entry.referenced.load(ordering: .relaxed) else { return index }
-                entry.referenced.store(false, ordering: .relaxed)
-            }
+    /// The eviction order of one class of entries of a shard, and what they are charged; kept by
+    /// misses under the shard's lock.
+    struct Ring {
+        var slots: [Slot] = []
+        var hand = 0
+        /// The sum of the charges of `slots`' entries.
+        var held = 0
+
+        /// Puts `slot` just behind the hand: the last entry the hand reaches.
+        mutating func insert(_ slot: Slot, charge: Int) {
+            slots.insert(slot, at: hand)
+            hand += 1
+            held += charge
         }
     }
 
     struct Rings {
         var screens = Ring()
         var viewports = Ring()
+        /// The entry the shard's last miss stored, measured again by the next miss: the request
+        /// that missed has usually made its gzip form by then.
+        var lastStored: Entry?
+
+        var held: Int { screens.held + viewports.held }
     }
 
     /// One part of the table: its entries, published whole, and its CLOCK rings.
@@ -188,47 +287,42 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
         let rings = Mutex(Rings())
     }
 
-    public let capacity: Int
-    /// Most entries of one shard, and of those, most with a viewport (half).
-    let shardCapacity: Int
-    var shardViewportCapacity: Int { shardCapacity / 2 }
-    /// Most entries with a viewport: half of every shard.
-    public var viewportCapacity: Int { shardViewportCapacity * shards.count }
+    public let limit: Limit
+    /// Each shard's share of the limit, in its unit.
+    let shardLimit: Int
+    /// Most a shard's entries with a viewport may be charged: half of it.
+    var shardViewportLimit: Int { shardLimit / 2 }
+    /// Most the entries with a viewport may be charged: half of every shard.
+    public var viewportLimit: Int { shardViewportLimit * shards.count }
     private let shards: [Shard]
     private let shardMask: Int
+    /// What an entry holds, in a cache bounded by bytes; nil in one bounded by entries.
+    private let bytesOf: (@Sendable (AnswerKey, Value) -> Int)?
 
-    public init(capacity: Int = SnapshotCacheLimits.answers) {
-        self.capacity = capacity
+    private init(limit: Limit, shardCount: Int, bytesOf: (@Sendable (AnswerKey, Value) -> Int)?) {
+        self.limit = limit
+        self.bytesOf = bytesOf
+        shards = (0..<shardCount).map { _ in Shard() }
+        shardMask = shardCount - 1
+        shardLimit = limit.units / shardCount
+    }
+
+    /// A cache of at most `capacity` entries (resolved screens, layout plans), each counting 1.
+    public convenience init(capacity: Int) {
         var count = 1
         while count * 2 * SnapshotCacheLimits.entriesPerShard <= capacity { count *= 2 }
-        shards = (0..<count).map { _ in Shard() }
-        shardMask = count - 1
-        shardCapacity = capacity / count
+        self.init(limit: .entries(capacity), shardCount: count, bytesOf: nil)
     }
 
     /// The number of shards (tests, diagnostics).
     public var shardCount: Int { shards.count }
 
-    /// A cache starting with the answers of `other` that `keep` accepts. An answer is a pure
-    /// function of its key (the resolver's contract), so a runtime change that leaves a screen
-    /// revision served keeps its answers valid: a new rollout percentage changes which outcome a
-    /// user gets, never the bytes of an outcome. The kept answers start unreferenced.
-    public convenience init(carrying other: SnapshotCache, where keep: (AnswerKey) -> Bool) {
-        self.init(capacity: other.capacity)
-        for (from, to) in zip(other.shards, shards) {
-            var entries = Entries()
-            var carried = Rings()
-            for entry in from.table.load(ordering: .acquiring).entries.all where keep(entry.key) {
-                let key = HashedKey(entry.key)
-                entries.insert(Entry(entry.key, entry.body), hash: key.hash)
-                if key.key.viewport == nil { carried.screens.keys.append(key) } else { carried.viewports.keys.append(key) }
-            }
-            to.table.store(Table(entries), ordering: .releasing)
-            to.rings.withLock { $0 = carried }
-        }
-    }
-
+    /// The number of entries now: one atomic load per shard (diagnostics, `/metrics`).
     public var count: Int { shards.reduce(0) { $0 + $1.table.load(ordering: .acquiring).entries.count } }
+
+    /// What the entries count against the limit now, in its unit (bytes, or entries): one atomic
+    /// load per shard (diagnostics, `/metrics`). Never more than the limit.
+    public var held: Int { shards.reduce(0) { $0 + $1.table.load(ordering: .acquiring).held } }
 
     /// Whether `key` is cached now, without counting as a hit (tests, diagnostics).
     public func contains(_ key: AnswerKey) -> Bool {
@@ -236,12 +330,15 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
         return shard(hashed).table.load(ordering: .acquiring).entries[hashed] != nil
     }
 
+    /// Every entry cached now, with its charge (tests, diagnostics).
+    var allEntries: [Entry] { shards.flatMap { Array($0.table.load(ordering: .acquiring).entries.all) } }
+
     /// Every key cached now (tests, diagnostics).
-    var keys: [AnswerKey] { shards.flatMap { $0.table.load(ordering: .acquiring).entries.all.map(\.key) } }
+    var keys: [AnswerKey] { allEntries.map(\.key) }
 
     private func shard(_ key: HashedKey) -> Shard { shards[key.hash & shardMask] }
 
-    /// The cached answer for `key`, or `make()`'s, stored for the next request (evicting one when full).
+    /// The cached answer for `key`, or `make()`'s, stored for the next request (evicting when full).
     /// - Returns: the body, and whether it came from the cache.
     @inline(never)  // inlined, it made its callers copy their request into `make`: 1.2 K instructions a hit
     public func answer<Failure: Error>(
@@ -263,39 +360,85 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
     /// bytes the cache holds.
     private func store(_ made: Value, for key: HashedKey, in shard: Shard) -> Value {
         let isViewport = key.key.viewport != nil
-        if isViewport && shardViewportCapacity == 0 || shardCapacity == 0 { return made }
+        let charge = bytesOf?(key.key, made) ?? 1
+        // Larger than its class's share of a shard: served, and not kept.
+        guard charge <= (isViewport ? shardViewportLimit : shardLimit) else { return made }
         return shard.rings.withLock { rings in
             let current = shard.table.load(ordering: .acquiring)
             if let raced = current.entries[key] { return raced.body }
             var entries = current.entries
-            let entry = Entry(key.key, made)
-            if isViewport && rings.viewports.keys.count >= shardViewportCapacity {
-                Self.replace(in: &rings.viewports, &entries, with: key, entry)
-            } else {
-                // A full shard with this key's class under its share: the screen class holds more
-                // than half, so it gives up one entry.
-                if entries.count >= shardCapacity { Self.evict(from: &rings.screens, &entries) }
-                entries.insert(entry, hash: key.hash)
-                if isViewport { rings.viewports.keys.append(key) } else { rings.screens.keys.append(key) }
+            if let last = rings.lastStored {
+                if last.key.viewport == nil { remeasure(last, in: &rings.screens) } else { remeasure(last, in: &rings.viewports) }
             }
-            shard.table.store(Table(entries), ordering: .releasing)
+            if isViewport {
+                while rings.viewports.held + charge > shardViewportLimit { evict(from: &rings.viewports, &entries) }
+            }
+            // The viewports within their share (half, less this charge if it is one of them), the
+            // screen answers hold whatever else must go; a screen answer may need the viewports'
+            // room too when the screen answers hold too little.
+            while rings.held + charge > shardLimit {
+                if rings.screens.slots.isEmpty {
+                    evict(from: &rings.viewports, &entries)
+                } else {
+                    evict(from: &rings.screens, &entries)
+                }
+            }
+            let slot = Slot(entry: Entry(key.key, made, charge: charge), hash: key.hash)
+            entries.insert(slot.entry, hash: key.hash)
+            if isViewport { rings.viewports.insert(slot, charge: charge) } else { rings.screens.insert(slot, charge: charge) }
+            rings.lastStored = slot.entry
+            shard.table.store(Table(entries, held: rings.held), ordering: .releasing)
             return made
         }
     }
 
-    /// The victim's slot in the ring takes the new key.
-    private static func replace(in ring: inout Ring, _ entries: inout Entries, with key: HashedKey, _ entry: Entry) {
-        let index = ring.victim(in: entries)
-        entries.remove(ring.keys[index])
-        ring.keys[index] = key
-        entries.insert(entry, hash: key.hash)
+    /// Removes the entry CLOCK chooses from `ring`: the first from the hand on that has not been
+    /// hit since the hand last passed it, clearing the bits it passes (at most one full turn plus
+    /// one) and measuring again the entries it passes. The hand stays on the entry after it.
+    private func evict(from ring: inout Ring, _ entries: inout Entries) {
+        while true {
+            if ring.hand >= ring.slots.count { ring.hand = 0 }
+            let slot = ring.slots[ring.hand]
+            if slot.entry.referenced.load(ordering: .relaxed) {
+                slot.entry.referenced.store(false, ordering: .relaxed)
+                remeasure(slot.entry, in: &ring)
+                ring.hand += 1
+                continue
+            }
+            entries.remove(slot.key)
+            ring.slots.remove(at: ring.hand)
+            let charge = slot.entry.charge.load(ordering: .relaxed)
+            ring.held -= charge
+            return
+        }
     }
 
-    /// Removes the victim, closing the gap in the ring (the hand stays on the entry after it).
-    private static func evict(from ring: inout Ring, _ entries: inout Entries) {
-        let index = ring.victim(in: entries)
-        entries.remove(ring.keys[index])
-        ring.keys.remove(at: index)
-        ring.hand = index
+    /// Charges `entry` what it holds now, in a cache bounded by bytes: less, once its gzip form is made.
+    private func remeasure(_ entry: Entry, in ring: inout Ring) {
+        guard let bytesOf else { return }
+        let was = entry.charge.load(ordering: .relaxed)
+        let now = bytesOf(entry.key, entry.body)
+        guard now != was else { return }
+        entry.charge.store(now, ordering: .relaxed)
+        ring.held += now - was
+    }
+}
+
+extension SnapshotCache where Value: CacheCost {
+    /// A cache holding at most `budget`'s bytes (the answers), each entry charged its value's and
+    /// key's bytes and ``SnapshotCacheLimits/answerEntryOverheadBytes``.
+    public convenience init(budget: CacheBudget = .forThisMachine) {
+        self.init(
+            limit: .bytes(budget.maxBytes), shardCount: Self.shardCount(forBytes: budget.maxBytes),
+            bytesOf: { key, value in SnapshotCacheLimits.answerEntryOverheadBytes + key.heapBytes + value.cacheBytes })
+    }
+
+    /// One shard per ``SnapshotCacheLimits/answerShardBytes`` of `maxBytes`, rounded up to a
+    /// power of two (so each shard's share is at most that), at most
+    /// ``SnapshotCacheLimits/mostAnswerShards``.
+    static func shardCount(forBytes maxBytes: Int) -> Int {
+        var count = 1
+        while count < SnapshotCacheLimits.mostAnswerShards, count * SnapshotCacheLimits.answerShardBytes < maxBytes { count *= 2 }
+        return count
     }
 }

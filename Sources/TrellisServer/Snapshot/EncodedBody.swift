@@ -49,8 +49,23 @@ public struct EncodedBody: Sendable {
 
         func bytes(of body: [UInt8]) -> [UInt8] {
             if let done = made.load() { return done.bytes }
-            return made.storeIfNilThenLoad(Bytes(Gzip.compress(body, level: level))).bytes
+            return made.storeIfNilThenLoad(Bytes(Self.trimmed(Gzip.compress(body, level: level)))).bytes
         }
+
+        /// `compressed` in an array of its own size: `Gzip.compress` writes into one of zlib's
+        /// bound, about the size of the input, and the form is kept as long as the answer.
+        static func trimmed(_ compressed: [UInt8]) -> [UInt8] {
+            [UInt8](unsafeUninitializedCapacity: compressed.count) { buffer, initialized in
+                initialized = buffer.initialize(fromContentsOf: compressed)
+            }
+        }
+    }
+
+    /// The most bytes the gzip form of `count` bytes can take: zlib's `deflateBound` for a gzip
+    /// stream at the default window and memory level (stored blocks of incompressible input,
+    /// with their headers and the 18 bytes of gzip header and trailer), and 32 for the allocator.
+    static func gzipBound(_ count: Int) -> Int {
+        count + (count >> 12) + (count >> 14) + (count >> 25) + 7 + 18 + 32
     }
 
     /// XXH64 (seed 0) of the bytes as 16 hex digits: stable across processes and machines, and
@@ -60,6 +75,20 @@ public struct EncodedBody: Sendable {
         let hash = bytes.withUnsafeBytes { XXH64.hash($0) }
         let hex = String(hash, radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}
+
+extension EncodedBody: CacheCost {
+    /// Its bytes' storage, its ETag and headers, and its gzip form: once made, that form's
+    /// storage; until then the most it can take (``gzipBound(_:)``), so the figure falls when the
+    /// form is made (it can rise only by the allocator's rounding of a form over 128 KiB of
+    /// incompressible bytes, which the cache's next miss in the shard makes room for). What a miss
+    /// in the answer cache charges, and what it measures again later.
+    public var cacheBytes: Int {
+        var total = bytes.capacity + etag.utf8.count
+        for header in headers { total += header.name.utf8.count + header.value.utf8.count }
+        if let compressed { total += compressed.made.load()?.bytes.capacity ?? Self.gzipBound(bytes.count) }
+        return total
     }
 }
 
