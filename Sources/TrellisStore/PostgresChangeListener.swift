@@ -26,15 +26,15 @@ public enum ListenerEvent: Sendable, Equatable {
 /// first, every commit after it is notified, and the read that follows `.listening` covers every
 /// commit before it; a change in both is applied twice, which is harmless (the rows are the same).
 ///
-/// The thread waits on the connection's socket with `poll()` for at most ``pollInterval``, so
+/// The thread waits on the connection's socket with `poll()` for at most a quarter second, so
 /// ``stop()`` returns promptly; a lost connection is reconnected with exponential backoff and full
 /// jitter (a random wait up to 0.1 s, then up to 0.2, 0.4 … 5 s), so replicas do not all reconnect
 /// at once after an outage.
 public final class PostgresChangeListener: Sendable {
     /// `application_name` of the listener's connection, unless the URL names one.
     public static let applicationName = "trellis-listener"
-    /// The longest the thread waits on the socket before looking whether it should stop.
-    static let pollInterval: Duration = .milliseconds(250)
+    /// The longest the thread waits on the socket before looking whether it should stop, in milliseconds.
+    static let pollIntervalMilliseconds: Int32 = 250
     /// The longest wait between two connection attempts, in seconds, and the first one's.
     static let backoffCeiling = 5.0
     static let backoffBase = 0.1
@@ -73,7 +73,7 @@ public final class PostgresChangeListener: Sendable {
 
     /// Ends the thread and closes its connection; returns once the thread has ended (at most a
     /// poll interval, or a connection attempt's timeout when it was connecting). No event is
-    /// reported after it returns.
+    /// reported after it returns. Not to be called from the handler, which runs on that thread.
     public func stop() {
         let loop = running.withLock { loop in
             defer { loop = nil }
@@ -135,11 +135,9 @@ private final class ListenLoop: Sendable {
     /// Reports the notifications `connection` receives until it is gone (returning why) or the
     /// listener stops (returning "").
     private func listen(on connection: PostgresConnection) -> String {
-        let timeout = Int32(PostgresChangeListener.pollInterval.components.seconds * 1000)
-            + Int32(PostgresChangeListener.pollInterval.components.attoseconds / 1_000_000_000_000_000)
         while !isStopping {
             var descriptor = pollfd(fd: connection.socket, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&descriptor, 1, timeout)
+            let ready = poll(&descriptor, 1, PostgresChangeListener.pollIntervalMilliseconds)
             if ready < 0 && errno != EINTR { return "poll: \(String(cString: strerror(errno)))" }
             if ready <= 0 { continue }
             guard connection.consumeInput() else { return connection.errorMessage }

@@ -132,7 +132,7 @@ extension PostgresStore {
         var served: [String: [Int: ScreenRevision]] = [:]
         for row in try connection.execute(
             """
-            SELECT \(revisionColumns.split(separator: ", ").map { "r.\($0)" }.joined(separator: ", "))
+            SELECT r.screen, r.number, r.document, r.fingerprint, r.origin, r.copied_from, r.created_at, r.created_by
             FROM screen_head h JOIN screen_revision r ON r.screen = h.screen AND (r.number = h.current OR r.number = h.staged)
             \(changedHeads)
             """, parameters

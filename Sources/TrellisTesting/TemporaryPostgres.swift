@@ -18,8 +18,8 @@ public final class TemporaryPostgres: Sendable {
     public let port: Int
     /// The server programs' directory (initdb, pg_ctl, psql, createdb).
     public let binaries: URL
-    /// Numbers the databases ``makeDatabase()`` creates; `shutDown` marks the cluster gone.
-    private let state = Mutex<(databases: Int, isShutDown: Bool)>((0, false))
+    /// Numbers the databases ``makeDatabase()`` creates; `shutdown` marks the cluster gone.
+    private let state = Mutex<(databases: Int, isShutdown: Bool)>((0, false))
 
     public static let user = "trellis"
 
@@ -44,27 +44,29 @@ public final class TemporaryPostgres: Sendable {
                 ["-D", directory.appendingPathComponent("data").path, "-A", "trust", "-U", Self.user, "-E", "UTF8", "--locale=C",
                  "--no-sync", "--no-instructions"],
                 asServerUser: true)
-            port = try Self.freePort()
             // Only TCP on 127.0.0.1 and sockets in the directory: nothing else on the machine is touched.
-            let settings = """
-
-                listen_addresses = '127.0.0.1'
-                port = \(port)
-                unix_socket_directories = '\(directory.path)'
-                max_connections = 200
-                """
-            let configuration = try FileHandle(forWritingTo: directory.appendingPathComponent("data/postgresql.conf"))
-            try configuration.seekToEnd()
-            try configuration.write(contentsOf: Data(settings.utf8))
-            try configuration.close()
-            try start()
+            try Self.appendSettings(
+                "listen_addresses = '127.0.0.1'\nunix_socket_directories = '\(directory.path)'\nmax_connections = 200", to: directory)
+            // A free port can be taken by someone else before the server binds it: then another one.
+            var attempts = 0
+            while true {
+                let candidate = try Self.freePort()
+                try Self.appendSettings("port = \(candidate)", to: directory)  // the last one counts
+                do {
+                    try Self.pgCtl(["start", "-w", "-t", "60", "-l", directory.appendingPathComponent("server.log").path], in: directory, binaries: binaries)
+                    port = candidate
+                    break
+                } catch where attempts < 2 {
+                    attempts += 1
+                }
+            }
         } catch {
             try? FileManager.default.removeItem(at: directory)
             throw error
         }
     }
 
-    deinit { shutDown() }
+    deinit { shutdown() }
 
     /// `postgres://trellis@127.0.0.1:PORT/postgres`: the cluster's default database.
     public var url: String { url(database: "postgres") }
@@ -86,6 +88,13 @@ public final class TemporaryPostgres: Sendable {
     /// accepts connections.
     public func start() throws {
         try pgCtl(["start", "-w", "-t", "60", "-l", directory.appendingPathComponent("server.log").path])
+    }
+
+    private static func appendSettings(_ settings: String, to directory: URL) throws {
+        let configuration = try FileHandle(forWritingTo: directory.appendingPathComponent("data/postgresql.conf"))
+        try configuration.seekToEnd()
+        try configuration.write(contentsOf: Data("\n\(settings)\n".utf8))
+        try configuration.close()
     }
 
     /// Stops the server (fast shutdown: sessions are ended, what was committed stays).
@@ -114,10 +123,10 @@ public final class TemporaryPostgres: Sendable {
     }
 
     /// Stops the server at once (`-m immediate`) and removes the directory. Also done on deinit.
-    public func shutDown() {
+    public func shutdown() {
         let wasShutDown = state.withLock { state in
-            defer { state.isShutDown = true }
-            return state.isShutDown
+            defer { state.isShutdown = true }
+            return state.isShutdown
         }
         guard !wasShutDown else { return }
         _ = try? pgCtl(["stop", "-w", "-m", "immediate"])
@@ -125,8 +134,12 @@ public final class TemporaryPostgres: Sendable {
     }
 
     private func pgCtl(_ arguments: [String]) throws {
+        try Self.pgCtl(arguments, in: directory, binaries: binaries)
+    }
+
+    private static func pgCtl(_ arguments: [String], in directory: URL, binaries: URL) throws {
         do {
-            try Self.run(
+            try run(
                 binaries.appendingPathComponent("pg_ctl"), ["-D", directory.appendingPathComponent("data").path] + arguments,
                 asServerUser: true)
         } catch {

@@ -119,7 +119,7 @@ import TrellisTesting
     /// the same store instance works, with everything acknowledged before.
     @Test func aStoreOutlivesAServerRestart() throws {
         let cluster = try TemporaryPostgres()
-        defer { cluster.shutDown() }
+        defer { cluster.shutdown() }
         let url = try cluster.makeDatabase()
         let store = try PostgresStore(url: url)
         let acknowledged = try store.commit(StoreChange(documents: [document("a", "1")], audit: [audit("rollouts/a")]))

@@ -79,7 +79,7 @@ enum SharedPostgres {
 struct PostgresClusterTrait: SuiteTrait, TestScoping {
     func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
         let cluster = Result<TemporaryPostgres, any Error> { try TemporaryPostgres() }
-        defer { (try? cluster.get())?.shutDown() }
+        defer { (try? cluster.get())?.shutdown() }
         try await SharedPostgres.$cluster.withValue(cluster) { try await function() }
     }
 }
