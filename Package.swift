@@ -38,6 +38,10 @@ let package = Package(
         .systemLibrary(
             name: "CSSL", pkgConfig: "libssl",
             providers: [.apt(["libssl-dev"])]),
+        // libpq: PostgreSQL's client library, for the shared runtime store (TrellisStore).
+        .systemLibrary(
+            name: "CLibPQ", pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]),
         // epoll and eventfd, which Swift's Glibc module does not export.
         .systemLibrary(name: "CTrellisLinux"),
 
@@ -50,9 +54,10 @@ let package = Package(
         // SHA-256, HMAC, random bytes, constant-time comparison, base64url: libcrypto, kept small.
         .target(name: "TrellisCrypto", dependencies: ["CCrypto"], swiftSettings: strict),
         // The runtime state ops write (rollouts, experiments, screen revisions, audit), behind one
-        // protocol; the embedded implementation is SQLite through GRDB. Knows nothing of HTTP or screens.
+        // protocol; the embedded implementation is SQLite through GRDB, the shared one PostgreSQL through
+        // libpq. Knows nothing of HTTP or screens.
         .target(
-            name: "TrellisStore", dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+            name: "TrellisStore", dependencies: ["CLibPQ", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict),
         .target(
             name: "TrellisHTTP",

@@ -132,15 +132,41 @@ public struct StoredScreen: Sendable, Equatable {
 public struct StoredState: Sendable, Equatable {
     public var documents: [StoredDocument]
     public var screens: [StoredScreen]
+    /// The sequence of the newest change these rows include (0: none); read on from here with
+    /// ``RuntimeStore/changes(after:)``.
+    public var sequence: Int64
 
-    public init(documents: [StoredDocument] = [], screens: [StoredScreen] = []) {
+    public init(documents: [StoredDocument] = [], screens: [StoredScreen] = [], sequence: Int64 = 0) {
         self.documents = documents
         self.screens = screens
+        self.sequence = sequence
     }
 
     public func document(kind: String, key: String) -> StoredDocument? {
         documents.first { $0.kind == kind && $0.key == key }
     }
+}
+
+/// What ``RuntimeStore/changes(after:)`` returns: the current rows of what changed after a sequence.
+public struct StoredChanges: Sendable, Equatable {
+    /// The sequence of the newest change included (audit-only changes count, though they write no
+    /// rows here): the argument itself when nothing is new. Less than the argument only if the store
+    /// went back (restored from a backup): then load it whole again.
+    public var sequence: Int64
+    /// Every document written after the sequence, as it is now.
+    public var documents: [StoredDocument]
+    /// Every screen whose head was written after the sequence, built as ``RuntimeStore/load()``
+    /// builds it (head, current and staged revisions, latest revision, latest config fingerprint).
+    public var screens: [StoredScreen]
+
+    public init(sequence: Int64, documents: [StoredDocument] = [], screens: [StoredScreen] = []) {
+        self.sequence = sequence
+        self.documents = documents
+        self.screens = screens
+    }
+
+    /// Nothing was written after the sequence (audit-only changes write no rows here).
+    public var isEmpty: Bool { documents.isEmpty && screens.isEmpty }
 }
 
 /// One audit record as written: who did what to which resource, with the state before and after.

@@ -9,15 +9,31 @@
 ///   another one refuses the whole change with ``StoreError/conflict(_:)``.
 /// - Screen revisions and audit entries are immutable once committed.
 ///
-/// The embedded implementation is ``SQLiteStore``; a shared one (PostgreSQL) implements the same
-/// protocol so that handlers never change.
+/// - Every committed change gets a sequence number, strictly increasing in commit order, and every
+///   document and screen row it writes is stamped with it: a reader that applied everything up to
+///   sequence N reads on with ``changes(after:)`` and misses nothing committed before what it saw.
+///
+/// The embedded implementation is ``SQLiteStore``; the shared one, for several replicas, is
+/// ``PostgresStore``. Handlers see only this protocol.
 public protocol RuntimeStore: Sendable {
     /// Everything needed to build the served state: every document, and for every screen its head
-    /// with the revisions it serves.
+    /// with the revisions it serves, and the sequence of the newest change included — all read from
+    /// one consistent snapshot.
     func load() throws(StoreError) -> StoredState
 
     /// Writes `change` in one transaction, durably, or nothing of it.
-    func commit(_ change: StoreChange) throws(StoreError)
+    /// - Returns: the change's sequence number; for an empty change (which writes nothing) the
+    ///   latest sequence.
+    @discardableResult
+    func commit(_ change: StoreChange) throws(StoreError) -> Int64
+
+    /// The current rows of every document and every screen written by a change committed after
+    /// `sequence`, read from one consistent snapshot. Its cost follows what changed, not the size of
+    /// the store.
+    func changes(after sequence: Int64) throws(StoreError) -> StoredChanges
+
+    /// The sequence of the newest committed change (0 for a store that never had one).
+    func latestSequence() throws(StoreError) -> Int64
 
     /// One revision of one screen, or nil when there is no such revision.
     func revision(screen: String, number: Int) throws(StoreError) -> ScreenRevision?
@@ -38,11 +54,16 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case conflict(String)
     /// The store could not be opened, read or written (disk full, permissions, corruption).
     case failure(String)
+    /// The store cannot be reached: connection refused or lost, or a timeout. A write that gets this
+    /// is not acknowledged — and, when the connection was lost while committing, may or may not have
+    /// been committed (the next read tells; compare-and-set keeps a blind retry from applying twice).
+    case unavailable(String)
 
     public var description: String {
         switch self {
         case .conflict(let detail): "conflicting change: \(detail)"
         case .failure(let detail): detail
+        case .unavailable(let detail): "store unavailable: \(detail)"
         }
     }
 }

@@ -2,6 +2,13 @@ import GRDB
 
 extension SQLiteStore {
     /// The schema, one migration per version; a migration, once shipped, never changes.
+    ///
+    /// - `change_sequence`: one row, the sequence of the newest committed change; every commit bumps
+    ///   it first and stamps the rows it writes with the new value (`sequence` columns, indexed
+    ///   where ``changes(after:)`` looks).
+    /// - `screen_mirror`: only in a replica's mirror (``mirror(_:)``), which holds a screen's served
+    ///   revisions but not all of them: the latest revision number and config fingerprint the
+    ///   shared store reported.
     static let migrator: DatabaseMigrator = {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: documents, screen revisions and heads, audit") { db in
@@ -47,6 +54,33 @@ extension SQLiteStore {
                         after TEXT
                     ) STRICT;
                     CREATE INDEX audit_by_resource ON audit (resource, id);
+                    """)
+        }
+        migrator.registerMigration("v2: the change sequence") { db in
+            // Rows written before the sequence existed count as one change, sequence 1, so that
+            // `changes(after: 0)` returns everything; an empty store starts at 0.
+            try db.execute(
+                sql: """
+                    CREATE TABLE change_sequence (
+                        only_row INTEGER PRIMARY KEY NOT NULL CHECK (only_row = 1),
+                        value INTEGER NOT NULL CHECK (value >= 0)
+                    ) STRICT;
+                    INSERT INTO change_sequence (only_row, value) VALUES (1, (
+                        SELECT EXISTS (SELECT 1 FROM document) OR EXISTS (SELECT 1 FROM screen_revision)
+                            OR EXISTS (SELECT 1 FROM screen_head) OR EXISTS (SELECT 1 FROM audit)));
+                    ALTER TABLE document ADD COLUMN sequence INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE screen_revision ADD COLUMN sequence INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE screen_head ADD COLUMN sequence INTEGER NOT NULL DEFAULT 0;
+                    UPDATE document SET sequence = 1;
+                    UPDATE screen_revision SET sequence = 1;
+                    UPDATE screen_head SET sequence = 1;
+                    CREATE INDEX document_by_sequence ON document (sequence);
+                    CREATE INDEX screen_head_by_sequence ON screen_head (sequence);
+                    CREATE TABLE screen_mirror (
+                        screen TEXT PRIMARY KEY NOT NULL,
+                        latest_revision INTEGER NOT NULL,
+                        latest_config_fingerprint TEXT
+                    ) STRICT;
                     """)
         }
         return migrator

@@ -79,24 +79,31 @@ public final class SQLiteStore: RuntimeStore {
     }
 
     public func load() throws(StoreError) -> StoredState {
-        try run("read the store") {
-            try pool.read { db in
-                let documents = try Row.fetchAll(db, sql: "SELECT * FROM document ORDER BY kind, key").map(Self.document)
-                let heads = try Row.fetchAll(db, sql: "SELECT * FROM screen_head ORDER BY screen").map(Self.head)
-                let screens = try heads.map { head in try Self.storedScreen(head, db) }
-                return StoredState(documents: documents, screens: screens)
-            }
-        }
+        // One read transaction: the rows and the sequence come from the same snapshot.
+        let changes = try read("read the store") { db in try Self.rows(after: nil, db) }
+        return StoredState(documents: changes.documents, screens: changes.screens, sequence: changes.sequence)
     }
 
-    public func commit(_ change: StoreChange) throws(StoreError) {
-        guard !change.isEmpty else { return }
+    public func changes(after sequence: Int64) throws(StoreError) -> StoredChanges {
+        try read("read the changes after \(sequence)") { db in try Self.rows(after: sequence, db) }
+    }
+
+    public func latestSequence() throws(StoreError) -> Int64 {
+        try read("read the latest sequence") { db in try Self.latestSequence(db) }
+    }
+
+    @discardableResult
+    public func commit(_ change: StoreChange) throws(StoreError) -> Int64 {
+        guard !change.isEmpty else { return try latestSequence() }
         do {
-            try pool.write { db in
-                for document in change.documents { try Self.write(document, db) }
-                for revision in change.revisions { try Self.insert(revision, db) }
-                for head in change.heads { try Self.write(head, db) }
+            return try pool.write { db in
+                // The counter first: SQLite has one writer at a time, so sequence order is commit order.
+                let sequence = try Self.nextSequence(db)
+                for document in change.documents { try Self.write(document, sequence: sequence, db) }
+                for revision in change.revisions { try Self.insert(revision, sequence: sequence, db) }
+                for head in change.heads { try Self.write(head, sequence: sequence, db) }
                 for entry in change.audit { try Self.insert(entry, db) }
+                return sequence
             }
         } catch let error as StoreError {
             throw error
@@ -157,6 +164,28 @@ public final class SQLiteStore: RuntimeStore {
             let destination = try DatabaseQueue(path: path)
             try pool.backup(to: destination)
             try destination.close()
+        }
+    }
+
+    /// `body` in one read transaction (a snapshot), its errors as ``StoreError/failure(_:)`` naming `what`.
+    private func read<T>(_ what: String, _ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try pool.read(body)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.failure("cannot \(what): \(Self.describe(error))")
+        }
+    }
+
+    /// `body` in one write transaction, committed durably, its errors as ``StoreError/failure(_:)`` naming `what`.
+    func write<T>(_ what: String, _ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try pool.write(body)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.failure("cannot \(what): \(Self.describe(error))")
         }
     }
 

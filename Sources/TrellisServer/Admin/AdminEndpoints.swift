@@ -112,7 +112,7 @@ struct AdminEndpoints: Sendable {
                 throw Problem.refusedChange(error)
             case .failure(.store(.conflict(let detail))):
                 throw Problem(.conflict, "another change got there first (\(detail)); read the resource again and retry")
-            case .failure(.store(.failure(let detail))):
+            case .failure(.store(.failure(let detail))), .failure(.store(.unavailable(let detail))):
                 throw Problem(.serviceUnavailable, "the change was not stored: \(detail); nothing changed", headers: ["Retry-After": "1"])
             }
         }

@@ -1,0 +1,154 @@
+/// The shared store: one PostgreSQL database that several Trellis replicas use at once, through libpq.
+///
+/// - Same logical schema as ``SQLiteStore`` (``migrations``), versioned in
+///   `trellis_schema_migrations`; ``init(url:)`` migrates under an advisory lock, so replicas
+///   starting together migrate once, and refuses a database a newer Trellis migrated.
+/// - Every change, with its audit entries, is one transaction; it bumps the change sequence first
+///   and sends the sequence on the `trellis_changes` channel (``notificationChannel``) as it
+///   commits, for the other replicas' ``PostgresChangeListener``s.
+/// - Two connections, each behind a lock: one for commits, one for reads (a backup opens its own).
+///   A connection found broken is dropped and the call throws ``StoreError/unavailable(_:)``; the
+///   next call connects again.
+public final class PostgresStore: RuntimeStore {
+    /// The channel each commit notifies, with its sequence (decimal) as the payload.
+    public static let notificationChannel = "trellis_changes"
+    /// `application_name` of the store's connections (`pg_stat_activity`), unless the URL names one.
+    public static let applicationName = "trellis"
+
+    private let settings: PostgresSettings
+    private let writer: PostgresConnectionSlot
+    private let reader: PostgresConnectionSlot
+
+    /// The server and database, without credentials.
+    public var location: String { settings.location }
+
+    /// Connects to the database at `url` and migrates it.
+    /// - Parameter url: `postgres://user:password@host:port/database?option=value…`, or any
+    ///   connection string libpq accepts. Without `connect_timeout`, a connection attempt gives up
+    ///   after 3 seconds.
+    /// - Throws: ``StoreError/unavailable(_:)`` when the server cannot be reached,
+    ///   ``StoreError/failure(_:)`` for a malformed URL or a database a newer Trellis migrated.
+    public init(url: String) throws(StoreError) {
+        settings = try PostgresSettings(url: url, applicationName: Self.applicationName)
+        writer = PostgresConnectionSlot(settings)
+        reader = PostgresConnectionSlot(settings)
+        try writer.run { connection throws(StoreError) in try Self.migrate(connection) }
+    }
+
+    public func load() throws(StoreError) -> StoredState {
+        let rows = try readSnapshot { connection throws(StoreError) in try Self.rows(after: nil, connection) }
+        return StoredState(documents: rows.documents, screens: rows.screens, sequence: rows.sequence)
+    }
+
+    public func changes(after sequence: Int64) throws(StoreError) -> StoredChanges {
+        try readSnapshot { connection throws(StoreError) in try Self.rows(after: sequence, connection) }
+    }
+
+    public func latestSequence() throws(StoreError) -> Int64 {
+        try reader.run { connection throws(StoreError) in try Self.latestSequence(connection) }
+    }
+
+    /// Writes `change` in one transaction, with its audit entries and its notification.
+    ///
+    /// The transaction is READ COMMITTED, and its first statement bumps the one-row counter
+    /// (`UPDATE change_sequence … RETURNING value`). That row's lock is held until commit, so
+    /// committers pass one at a time: the next one's UPDATE waits, and reads the bumped value only
+    /// once this one has committed (and become visible). Sequence order is therefore commit order,
+    /// and a reader that saw sequence N has seen every change before it. `nextval()` would not
+    /// give that: sequences are not transactional, so N+1 could commit and be read while N is still
+    /// in flight, and a reader reading on after N+1 would never see N. (REPEATABLE READ committers
+    /// would fail the second UPDATE with a serialization error instead of waiting.) The same lock
+    /// serializes the compare-and-set checks, each of which then sees every earlier commit, and
+    /// makes audit ids increase in commit order.
+    @discardableResult
+    public func commit(_ change: StoreChange) throws(StoreError) -> Int64 {
+        guard !change.isEmpty else { return try latestSequence() }
+        return try writer.run { connection throws(StoreError) in
+            try connection.transaction { () throws(StoreError) -> Int64 in
+                let sequence = try connection.execute("UPDATE change_sequence SET value = value + 1 RETURNING value").rows.first?
+                    .int64("value")
+                guard let sequence else { throw StoreError.failure("\(connection.location) has no change_sequence row") }
+                for document in change.documents { try Self.write(document, sequence: sequence, connection) }
+                for revision in change.revisions { try Self.insert(revision, sequence: sequence, connection) }
+                for head in change.heads { try Self.write(head, sequence: sequence, connection) }
+                for entry in change.audit { try Self.insert(entry, connection) }
+                // Delivered when (and only if) the transaction commits.
+                try connection.execute("SELECT pg_notify($1, $2)", [.text(Self.notificationChannel), .text(String(sequence))])
+                return sequence
+            }
+        }
+    }
+
+    public func revision(screen: String, number: Int) throws(StoreError) -> ScreenRevision? {
+        try reader.run { connection throws(StoreError) in
+            try connection.execute(
+                "SELECT \(Self.revisionColumns) FROM screen_revision WHERE screen = $1 AND number = $2", [.text(screen), .int(number)]
+            ).rows.first.map(Self.revision)
+        }
+    }
+
+    public func revisions(screen: String) throws(StoreError) -> [ScreenRevisionSummary] {
+        try reader.run { connection throws(StoreError) in
+            try connection.execute(
+                """
+                SELECT number, fingerprint, origin, copied_from, created_at, created_by, octet_length(document) AS bytes
+                FROM screen_revision WHERE screen = $1 ORDER BY number
+                """, [.text(screen)]
+            ).rows.map(Self.summary)
+        }
+    }
+
+    public func audit(_ query: AuditQuery) throws(StoreError) -> [AuditEntry] {
+        var conditions: [String] = []
+        var parameters: [PostgresValue] = []
+        if let after = query.after {
+            parameters.append(.int(after))
+            conditions.append("id > $\(parameters.count)")
+        }
+        if let resource = query.resource {
+            parameters += [.text(resource), .text(resource + "/")]
+            conditions.append("(resource = $\(parameters.count - 1) OR starts_with(resource, $\(parameters.count)))")
+        }
+        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        // Without a cursor, the newest entries; either way they are returned oldest first.
+        let order = query.after == nil ? "DESC" : "ASC"
+        parameters.append(.int(query.limit))
+        let sql = "SELECT \(Self.auditColumns) FROM audit \(filter) ORDER BY id \(order) LIMIT $\(parameters.count)"
+        let entries = try reader.run { connection throws(StoreError) in try connection.execute(sql, parameters).rows.map(Self.auditEntry) }
+        return query.after == nil ? entries.reversed() : entries
+    }
+
+    /// Writes a consistent copy of the whole database — rows, their sequences, the audit log — into
+    /// a new SQLite file at `path` in ``SQLiteStore``'s schema, so that `SQLiteStore(path:)` opens
+    /// it and `sqlite3` reads it. One REPEATABLE READ transaction on its own connection, so commits
+    /// and reads go on meanwhile; rows are streamed, never all in memory.
+    public func backup(to path: String) throws(StoreError) {
+        let connection = try settings.connect()
+        try connection.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { () throws(StoreError) in
+            try SQLiteStore.writeCopy(to: path) { copy throws(StoreError) in
+                try copy.setSequence(try Self.latestSequence(connection))
+                try connection.forEachRow("SELECT \(Self.documentColumns), sequence FROM document ORDER BY kind, key") { row throws(StoreError) in
+                    try copy.insert(try Self.document(row), sequence: try row.int64("sequence"))
+                }
+                try connection.forEachRow("SELECT \(Self.revisionColumns), sequence FROM screen_revision ORDER BY screen, number") {
+                    row throws(StoreError) in
+                    try copy.insert(try Self.revision(row), sequence: try row.int64("sequence"))
+                }
+                try connection.forEachRow("SELECT \(Self.headColumns), sequence FROM screen_head ORDER BY screen") { row throws(StoreError) in
+                    try copy.insert(try Self.head(row), sequence: try row.int64("sequence"))
+                }
+                try connection.forEachRow("SELECT \(Self.auditColumns) FROM audit ORDER BY id") { row throws(StoreError) in
+                    try copy.insert(try Self.auditEntry(row))
+                }
+            }
+        }
+    }
+
+    /// `body` in one REPEATABLE READ, read-only transaction on the reading connection: every query
+    /// in it sees the same snapshot.
+    private func readSnapshot<T: Sendable>(_ body: (PostgresConnection) throws(StoreError) -> T) throws(StoreError) -> T {
+        try reader.run { connection throws(StoreError) in
+            try connection.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { () throws(StoreError) in try body(connection) }
+        }
+    }
+}
