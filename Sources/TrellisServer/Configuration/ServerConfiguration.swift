@@ -28,6 +28,24 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var tls = TLS()
     /// The answer cache: `"cache": {"maxBytes": 536870912}`.
     public var cache = Cache()
+    /// Where runtime state lives: the data directory's SQLite file, or a PostgreSQL database that
+    /// several replicas share (`"storage": {"url": "postgres://…"}`).
+    public var storage = Storage()
+
+    /// The runtime store (``TrellisStore/RuntimeStore``).
+    public struct Storage: Sendable, Equatable {
+        /// `postgres://user:password@host:port/database?…` (a libpq URI): replicas share it, learn
+        /// of each other's changes by LISTEN/NOTIFY and keep serving while it is down. Nil: the
+        /// embedded SQLite file in the data directory, for a single node.
+        public var url: String? = nil
+        /// How often a replica asks the database for the newest change sequence, besides being
+        /// notified: it bounds how long a lost notification can go unnoticed.
+        public var pollSeconds = 2.0
+        /// `/readyz` answers 503 once the replica's view of the database is older than this; nil
+        /// (the default): a stale answer beats none, a replica stays ready through an outage.
+        public var maxStalenessSeconds: Int? = nil
+        public init() {}
+    }
 
     /// How much the answer cache may hold (``CacheBudget``).
     public struct Cache: Sendable, Equatable {
@@ -132,6 +150,9 @@ struct Setting: Sendable {
         Setting(name: "tls.port", kind: .optionalInteger(\.tls.port, 0...65535)),
         Setting(name: "tls.admin", kind: .bool(\.tls.admin)),
         Setting(name: "cache.maxBytes", kind: .optionalInteger(\.cache.maxBytes, SnapshotCacheLimits.configurableBytes)),
+        Setting(name: "storage.url", kind: .optionalString(\.storage.url)),
+        Setting(name: "storage.pollSeconds", kind: .seconds(\.storage.pollSeconds, 0.05...3600)),
+        Setting(name: "storage.maxStalenessSeconds", kind: .optionalInteger(\.storage.maxStalenessSeconds, 1...31_536_000)),
         Setting(name: "context.unsigned", kind: .string(\.context.unsignedPolicyName, allowed: ServerConfiguration.Context.UnsignedPolicy.allCases.map(\.rawValue))),
     ]
 
