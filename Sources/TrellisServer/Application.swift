@@ -33,6 +33,8 @@ public final class Application: Sendable {
     private let server: HTTPServer
     /// The admin API's own listener when `admin.port` is set; nil when it shares the public port.
     private let adminServer: HTTPServer?
+    /// Follows the shared store (LISTEN and a periodic check); nil with the embedded store.
+    private let follower: StoreFollower?
     private let logger: Logger
     /// Every route this application answers, public and admin (the OpenAPI test compares them).
     public let routeTable: [(method: HTTPMethod, pattern: String)]
@@ -48,18 +50,47 @@ public final class Application: Sendable {
         self.logger = logger
         loader = ConfigLoader(directory: configDirectory, cacheBudget: CacheBudget(configuration.cache))
         do { try Self.prepareDataDirectory(configuration.dataDirectory) } catch { throw .dataDirectory("\(error)") }
-        let store: SQLiteStore
-        do {
-            store = try SQLiteStore(path: configuration.dataDirectory + "/" + SQLiteStore.fileName)
-        } catch {
-            throw .store(error)
-        }
-        let (baseline, snapshot) = try ControlPlane.start(loader: loader, store: store, now: clock())
         let http = Self.httpConfiguration(configuration)
-        state = ServerState(
-            published: PublishedSnapshot(snapshot), configuration: configuration, metrics: metrics,
-            concurrentLayouts: http.eventLoopCount, clock: clock)
-        control = ControlPlane(store: store, state: state, loader: loader, baseline: baseline, logger: logger)
+        if let url = configuration.storage.url {
+            let store: PostgresStore
+            let localCopy: SQLiteStore
+            do {
+                store = try PostgresStore(connectingLater: url)
+                localCopy = try SQLiteStore(path: configuration.dataDirectory + "/" + Self.localCopyFileName)
+            } catch {
+                throw .store(error)
+            }
+            let started = try ControlPlane.startReplica(loader: loader, store: store, localCopy: localCopy, now: clock(), logger: logger)
+            state = ServerState(
+                published: PublishedSnapshot(started.snapshot), configuration: configuration, metrics: metrics,
+                concurrentLayouts: http.eventLoopCount, clock: clock)
+            state.storeHealth.update { report in
+                report.origin = started.origin
+                report.reachable = started.origin == .store
+                if started.origin != .store { report.upToDateAt = 0 }
+            }
+            control = ControlPlane(
+                store: store, state: state, loader: loader, baseline: started.baseline, logger: logger, localCopy: localCopy,
+                appliedSequence: started.sequence)
+            do {
+                follower = try StoreFollower(control: control, url: url, pollSeconds: configuration.storage.pollSeconds, logger: logger)
+            } catch {
+                throw .store(error)
+            }
+        } else {
+            let store: SQLiteStore
+            do {
+                store = try SQLiteStore(path: configuration.dataDirectory + "/" + SQLiteStore.fileName)
+            } catch {
+                throw .store(error)
+            }
+            let (baseline, snapshot) = try ControlPlane.start(loader: loader, store: store, now: clock())
+            state = ServerState(
+                published: PublishedSnapshot(snapshot), configuration: configuration, metrics: metrics,
+                concurrentLayouts: http.eventLoopCount, clock: clock)
+            control = ControlPlane(store: store, state: state, loader: loader, baseline: baseline, logger: logger)
+            follower = nil
+        }
         let admin = AdminEndpoints(state: state, control: control, access: AdminAccess(configuration: configuration.admin))
         if let adminPort = configuration.admin.port {
             let publicResponder = TrellisResponder(state: state, control: control)
@@ -80,9 +111,13 @@ public final class Application: Sendable {
         }
     }
 
+    /// The file a replica keeps its copy of the shared store's rows in, in the data directory.
+    public static let localCopyFileName = "trellis-replica.sqlite"
+
     /// Starts serving (and the admin listener, when it has its own port).
     public func start() throws {
         try server.start()
+        follower?.start()
         do {
             try adminServer?.start()
         } catch {
@@ -141,6 +176,7 @@ public final class Application: Sendable {
     /// Stops accepting, reports not-ready, lets in-flight requests finish within the drain time.
     public func shutdown() {
         state.beginDraining()
+        follower?.stop()
         logger.info("draining", metadata: ["drainTimeoutSeconds": "\(configuration.limits.drainTimeoutSeconds)"])
         server.shutdown()
         adminServer?.shutdown()

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The shared store: one PostgreSQL database that several Trellis replicas use at once, through libpq.
 ///
 /// - Same logical schema as ``SQLiteStore`` (``migrations``), versioned in
@@ -18,6 +20,9 @@ public final class PostgresStore: RuntimeStore {
     private let settings: PostgresSettings
     private let writer: PostgresConnectionSlot
     private let reader: PostgresConnectionSlot
+    /// Whether this process has checked (and if needed migrated) the schema: at init, or — for a
+    /// store opened while the database was down — before its first statement once it is back.
+    private let migrated = Mutex(false)
 
     /// The server and database, without credentials.
     public var location: String { settings.location }
@@ -32,20 +37,40 @@ public final class PostgresStore: RuntimeStore {
         settings = try PostgresSettings(url: url, applicationName: Self.applicationName)
         writer = PostgresConnectionSlot(settings)
         reader = PostgresConnectionSlot(settings)
+        try ensureMigrated()
+    }
+
+    /// A store for `url` that connects on first use, for a replica that must start while the
+    /// database is down: every call throws ``StoreError/unavailable(_:)`` until it is reachable,
+    /// and the first that reaches it migrates (or refuses a newer schema) before anything else.
+    /// - Throws: ``StoreError/failure(_:)`` for a malformed URL only.
+    public init(connectingLater url: String) throws(StoreError) {
+        settings = try PostgresSettings(url: url, applicationName: Self.applicationName)
+        writer = PostgresConnectionSlot(settings)
+        reader = PostgresConnectionSlot(settings)
+    }
+
+    /// Migrates once per process, before any statement of this store.
+    private func ensureMigrated() throws(StoreError) {
+        if migrated.withLock({ $0 }) { return }
         try writer.run { connection throws(StoreError) in try Self.migrate(connection) }
+        migrated.withLock { $0 = true }
     }
 
     public func load() throws(StoreError) -> StoredState {
+        try ensureMigrated()
         let rows = try readSnapshot { connection throws(StoreError) in try Self.rows(after: nil, connection) }
         return StoredState(documents: rows.documents, screens: rows.screens, sequence: rows.sequence)
     }
 
     public func changes(after sequence: Int64) throws(StoreError) -> StoredChanges {
-        try readSnapshot { connection throws(StoreError) in try Self.rows(after: sequence, connection) }
+        try ensureMigrated()
+        return try readSnapshot { connection throws(StoreError) in try Self.rows(after: sequence, connection) }
     }
 
     public func latestSequence() throws(StoreError) -> Int64 {
-        try reader.run { connection throws(StoreError) in try Self.latestSequence(connection) }
+        try ensureMigrated()
+        return try reader.run { connection throws(StoreError) in try Self.latestSequence(connection) }
     }
 
     /// Writes `change` in one transaction, with its audit entries and its notification.
@@ -62,6 +87,7 @@ public final class PostgresStore: RuntimeStore {
     /// makes audit ids increase in commit order.
     @discardableResult
     public func commit(_ change: StoreChange) throws(StoreError) -> Int64 {
+        try ensureMigrated()
         guard !change.isEmpty else { return try latestSequence() }
         return try writer.run { connection throws(StoreError) in
             try connection.transaction { () throws(StoreError) -> Int64 in
@@ -80,7 +106,8 @@ public final class PostgresStore: RuntimeStore {
     }
 
     public func revision(screen: String, number: Int) throws(StoreError) -> ScreenRevision? {
-        try reader.run { connection throws(StoreError) in
+        try ensureMigrated()
+        return try reader.run { connection throws(StoreError) in
             try connection.execute(
                 "SELECT \(Self.revisionColumns) FROM screen_revision WHERE screen = $1 AND number = $2", [.text(screen), .int(number)]
             ).rows.first.map(Self.revision)
@@ -88,7 +115,8 @@ public final class PostgresStore: RuntimeStore {
     }
 
     public func revisions(screen: String) throws(StoreError) -> [ScreenRevisionSummary] {
-        try reader.run { connection throws(StoreError) in
+        try ensureMigrated()
+        return try reader.run { connection throws(StoreError) in
             try connection.execute(
                 """
                 SELECT number, fingerprint, origin, copied_from, created_at, created_by, octet_length(document) AS bytes
@@ -99,6 +127,7 @@ public final class PostgresStore: RuntimeStore {
     }
 
     public func audit(_ query: AuditQuery) throws(StoreError) -> [AuditEntry] {
+        try ensureMigrated()
         var conditions: [String] = []
         var parameters: [PostgresValue] = []
         if let after = query.after {
@@ -123,6 +152,7 @@ public final class PostgresStore: RuntimeStore {
     /// it and `sqlite3` reads it. One REPEATABLE READ transaction on its own connection, so commits
     /// and reads go on meanwhile; rows are streamed, never all in memory.
     public func backup(to path: String) throws(StoreError) {
+        try ensureMigrated()
         let connection = try settings.connect()
         try connection.transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { () throws(StoreError) in
             try SQLiteStore.writeCopy(to: path) { copy throws(StoreError) in

@@ -112,8 +112,15 @@ struct AdminEndpoints: Sendable {
                 throw Problem.refusedChange(error)
             case .failure(.store(.conflict(let detail))):
                 throw Problem(.conflict, "another change got there first (\(detail)); read the resource again and retry")
-            case .failure(.store(.failure(let detail))), .failure(.store(.unavailable(let detail))):
+            case .failure(.store(.failure(let detail))):
                 throw Problem(.serviceUnavailable, "the change was not stored: \(detail); nothing changed", headers: ["Retry-After": "1"])
+            case .failure(.store(.unavailable(let detail))):
+                // A connection lost while committing may have committed: the client must read before
+                // it retries (If-Match keeps a blind retry from applying twice).
+                throw Problem(
+                    .serviceUnavailable,
+                    "the runtime store is unreachable (\(detail)); the change was not acknowledged — public endpoints keep serving the last state; read the resource again before retrying",
+                    headers: ["Retry-After": "5"])
             }
         }
     }

@@ -24,6 +24,13 @@ public final class ControlPlane: Sendable {
     public let readQueue = DispatchQueue(label: "trellis.control.read", attributes: .concurrent)
     /// The configuration the current snapshot was built on; replaced only on `writeQueue`.
     private let baseline: Mutex<ConfigBaseline>
+    /// A replica's copy of the shared store's rows (ControlPlane+Replication.swift); nil with an
+    /// embedded store.
+    let localCopy: SQLiteStore?
+    /// The store change the local copy holds everything up to.
+    let copiedSequence: Atomic<Int64>
+    /// Whether several replicas share the store, so that changes can come from elsewhere.
+    var isReplicated: Bool { localCopy != nil }
     private let committed: Counter
     /// Changes refused before the store: invalid, stale `If-Match`, nothing to promote, …
     let refused: Counter
@@ -41,7 +48,8 @@ public final class ControlPlane: Sendable {
     static func start(
         loader: ConfigLoader, store: any RuntimeStore, now: Double
     ) throws(StartError) -> (ConfigBaseline, Snapshot) {
-        let (baseline, change, snapshot) = try plan(loader: loader, store: store, now: now)
+        let baseline = try loadBaseline(loader)
+        let (change, snapshot, _) = try plan(baseline, loader: loader, stored: try load(store), now: now)
         do { try store.commit(change) } catch { throw .store(error) }
         return (baseline, snapshot)
     }
@@ -49,29 +57,43 @@ public final class ControlPlane: Sendable {
     /// What starting would serve, without writing anything: the configuration and the runtime
     /// state over it, checked together (`trellis validate --data-dir`).
     public static func check(loader: ConfigLoader, store: any RuntimeStore, now: Double) throws(StartError) -> Snapshot {
-        try plan(loader: loader, store: store, now: now).snapshot
+        try plan(try loadBaseline(loader), loader: loader, stored: try load(store), now: now).snapshot
     }
 
-    private static func plan(
-        loader: ConfigLoader, store: any RuntimeStore, now: Double
-    ) throws(StartError) -> (baseline: ConfigBaseline, change: StoreChange, snapshot: Snapshot) {
-        let baseline: ConfigBaseline
+    static func loadBaseline(_ loader: ConfigLoader) throws(StartError) -> ConfigBaseline {
         switch loader.loadBaseline() {
-        case .success(let loaded): baseline = loaded
+        case .success(let loaded): return loaded
         case .failure(let error): throw .config(error)
         }
-        let stored: StoredState
-        do { stored = try store.load() } catch { throw .store(error) }
+    }
+
+    static func load(_ store: any RuntimeStore) throws(StartError) -> StoredState {
+        do { return try store.load() } catch { throw .store(error) }
+    }
+
+    /// The change that records the configuration's files in `stored`, and the snapshot it leads to.
+    static func plan(
+        _ baseline: ConfigBaseline, loader: ConfigLoader, stored: StoredState, now: Double = ServerState.wallClock()
+    ) throws(StartError) -> (change: StoreChange, snapshot: Snapshot, sequence: Int64) {
         let runtime = RuntimeState(stored)
         let change = ConfigReconciler.change(baseline: baseline, runtime: runtime, now: now)
         switch SnapshotBuilder(loader: loader).build(baseline: baseline, runtime: runtime.applying(change), previous: nil) {
         case .failure(let error): throw .config(error)
-        case .success(let snapshot): return (baseline, change, snapshot)
+        case .success(let snapshot): return (change, snapshot, stored.sequence)
         }
     }
 
-    init(store: any RuntimeStore, state: ServerState, loader: ConfigLoader, baseline: ConfigBaseline, logger: Logger) {
+    /// - Parameter localCopy: a replica's copy of the shared store's rows, in its data directory,
+    ///   to start from while the database is down; nil with an embedded store.
+    /// - Parameter appliedSequence: the store change the first snapshot includes.
+    init(
+        store: any RuntimeStore, state: ServerState, loader: ConfigLoader, baseline: ConfigBaseline, logger: Logger,
+        localCopy: SQLiteStore? = nil, appliedSequence: Int64 = 0
+    ) {
         self.store = store
+        self.localCopy = localCopy
+        copiedSequence = Atomic((try? localCopy?.latestSequence()) ?? 0)
+        state.storeHealth.update { $0.appliedSequence = appliedSequence }
         self.state = state
         self.builder = SnapshotBuilder(loader: loader)
         self.baseline = Mutex(baseline)
@@ -92,9 +114,16 @@ public final class ControlPlane: Sendable {
     func reload() -> Result<Snapshot, ConfigLoadError> {
         writeQueue.sync {
             builder.loader.loadBaseline().flatMap { fresh in
-                let current = state.published.snapshot
-                let change = ConfigReconciler.change(baseline: fresh, runtime: current.runtime, now: state.clock())
-                let result = publish(change, baseline: fresh, over: current)
+                var current = state.published.snapshot
+                var change = ConfigReconciler.change(baseline: fresh, runtime: current.runtime, now: state.clock())
+                var result = publish(change, baseline: fresh, over: current)
+                if case .failure(.store(.conflict)) = result, isReplicated {
+                    // Another replica recorded the same files first: read its rows, then find what is left.
+                    follow()
+                    current = state.published.snapshot
+                    change = ConfigReconciler.change(baseline: fresh, runtime: current.runtime, now: state.clock())
+                    result = publish(change, baseline: fresh, over: current)
+                }
                 if case .failure(.invalid) = result { refused.increment() }
                 return result.mapError { failure in
                     switch failure {
@@ -148,10 +177,14 @@ public final class ControlPlane: Sendable {
         } catch {
             failed.increment()
             logger.error("runtime change not committed", metadata: ["error": "\(error)"])
+            noteStoreFailure(error)
             return .failure(.store(error))
         }
         commitTime.record(duration: ContinuousClock.now - started)
         committed.increment()
+        // The change's own rows come back through the store, with any other replica's before
+        // them, for the local copy and the applied sequence (this snapshot has them already).
+        if isReplicated { writeQueue.async { self.follow() } }
         if let fresh { baseline.withLock { $0 = fresh } }
         state.published.publish(candidate)
         return .success(candidate)

@@ -39,18 +39,27 @@ extension Endpoints {
             ),
         ]), style: .pretty)
 
-    /// `GET /readyz` — 200 while serving a loaded snapshot, 503 once draining for shutdown.
+    /// `GET /readyz` — 200 while serving a loaded snapshot; 503 once draining for shutdown, or
+    /// when the replica's view of a shared store is older than `storage.maxStalenessSeconds`.
     func readiness(_ request: HTTPRequest) throws(Problem) -> HTTPResponse {
         _ = try QueryParameters(request.query, allowed: [])
         let snapshot = state.published.snapshot
         let draining = state.isDraining
+        let store = state.storeHealth.current
+        let staleness = state.storeHealth.stalenessSeconds
+        let stale = state.maxStalenessSeconds.map { staleness > $0 } ?? false
+        var storeMembers: [(String, JSONValue)] = [
+            ("kind", .string(store.kind)), ("reachable", .bool(store.reachable)), ("sequence", .number(Double(store.appliedSequence))),
+            ("stalenessSeconds", .number((staleness * 1000).rounded() / 1000)), ("startedFrom", .string(store.origin.rawValue)),
+        ]
+        if let problem = store.problem { storeMembers.append(("problem", .string(problem))) }
         let body = JSONWriter.encode(
             .object([
-                ("status", .string(draining ? "draining" : "ready")), ("generation", .number(snapshot.generation)),
-                ("screens", .number(snapshot.screens.count)),
+                ("status", .string(draining ? "draining" : stale ? "stale" : "ready")), ("generation", .number(snapshot.generation)),
+                ("screens", .number(snapshot.screens.count)), ("store", .object(storeMembers)),
             ]))
         var response = Self.json(body, cacheControl: "no-store")
-        if draining { response.status = .serviceUnavailable }
+        if draining || stale { response.status = .serviceUnavailable }
         return response
     }
 
@@ -58,6 +67,7 @@ extension Endpoints {
     func metrics(_ request: HTTPRequest) throws(Problem) -> HTTPResponse {
         _ = try QueryParameters(request.query, allowed: [])
         state.recordAnswerCacheSize()
+        state.recordStoreHealth()
         return HTTPResponse(
             headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8", "Cache-Control": "no-store"],
             body: state.metrics.emitToBuffer())

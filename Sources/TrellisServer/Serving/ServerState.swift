@@ -33,6 +33,12 @@ public final class ServerState: Sendable {
     private let answerCacheBytes: CoreMetrics.Gauge
     private let answerCacheEntries: CoreMetrics.Gauge
     private let draining = ManagedAtomic(false)
+    /// The runtime store as this process sees it, for `/readyz` and `/metrics`.
+    public let storeHealth: StoreHealth
+    /// `/readyz` turns 503 once the replica's view of a shared store is older than this (seconds).
+    let maxStalenessSeconds: Double?
+    private let storeStaleness: CoreMetrics.Gauge
+    private let storeReachable: CoreMetrics.Gauge
 
     public init(
         published: PublishedSnapshot, configuration: ServerConfiguration, metrics: PrometheusCollectorRegistry,
@@ -47,6 +53,10 @@ public final class ServerState: Sendable {
         answerCacheBytes = CoreMetrics.Gauge(label: "trellis_answer_cache_bytes", factory: metricsFactory)
         answerCacheEntries = CoreMetrics.Gauge(label: "trellis_answer_cache_entries", factory: metricsFactory)
         self.clock = clock
+        storeHealth = StoreHealth(kind: configuration.storage.url == nil ? "sqlite" : "postgres", clock: clock)
+        maxStalenessSeconds = configuration.storage.maxStalenessSeconds.map(Double.init)
+        storeStaleness = CoreMetrics.Gauge(label: "trellis_store_staleness_seconds", factory: metricsFactory)
+        storeReachable = CoreMetrics.Gauge(label: "trellis_store_reachable", factory: metricsFactory)
         contextReader = ContextReader(configuration: configuration.context)
         screenVary = (["Accept-Encoding", "Accept"] + ContextReader.varyHeaders).joined(separator: ", ")
         // Screens are personalised (private); with max-age 0 clients revalidate each time, so a
@@ -71,6 +81,12 @@ public final class ServerState: Sendable {
         let answers = published.snapshot.answers
         answerCacheBytes.record(answers.held)
         answerCacheEntries.record(answers.count)
+    }
+
+    /// Sets the store's gauges: called by `/metrics` before it writes the registry.
+    func recordStoreHealth() {
+        storeStaleness.record(storeHealth.stalenessSeconds)
+        storeReachable.record(storeHealth.current.reachable ? 1 : 0)
     }
 
     /// From now on `/readyz` answers 503, so load balancers stop sending new work.

@@ -1,0 +1,55 @@
+import Dispatch
+import Logging
+import Synchronization
+import TrellisStore
+
+/// What makes a replica follow the shared store: a LISTEN connection that hears every commit's
+/// sequence, and a periodic ask for the newest sequence (`storage.pollSeconds`) that bounds how
+/// long a lost notification — or a listener reconnecting — goes unnoticed. Both only wake the
+/// control plane's write queue; all reading and applying happens there
+/// (``ControlPlane/follow()``), one at a time with admin writes.
+final class StoreFollower: Sendable {
+    private let control: ControlPlane
+    private let listener: PostgresChangeListener
+    private let pollInterval: DispatchTimeInterval
+    private let stopped = Atomic<Bool>(false)
+    private let logger: Logger
+
+    init(control: ControlPlane, url: String, pollSeconds: Double, logger: Logger) throws(StoreError) {
+        self.control = control
+        self.logger = logger
+        pollInterval = .milliseconds(Int((pollSeconds * 1000).rounded()))
+        listener = try PostgresChangeListener(url: url) { [control, logger] event in
+            switch event {
+            case .listening:
+                // Notifications sent while no connection listened are lost: read everything newer
+                // than what is applied, now that every later commit will be heard.
+                control.writeQueue.async { control.follow() }
+            case .notified(let sequence):
+                if sequence > control.state.storeHealth.current.appliedSequence { control.writeQueue.async { control.follow() } }
+            case .lost(let reason):
+                logger.warning("store listener lost its connection; reconnecting", metadata: ["reason": "\(reason)"])
+            }
+        }
+    }
+
+    func start() {
+        listener.start()
+        schedulePoll()
+    }
+
+    func stop() {
+        stopped.store(true, ordering: .relaxed)
+        listener.stop()
+    }
+
+    private func schedulePoll() {
+        control.readQueue.asyncAfter(deadline: .now() + pollInterval) { [self] in
+            guard !stopped.load(ordering: .relaxed) else { return }
+            control.writeQueue.async { [self] in
+                control.checkStore()
+                schedulePoll()
+            }
+        }
+    }
+}
