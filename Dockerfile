@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # Build: the Swift 6.3 toolchain compiles a static-stdlib release binary.
 FROM swift:6.3-bookworm AS build
-RUN apt-get update && apt-get install -y --no-install-recommends zlib1g-dev libssl-dev libsqlite3-dev pkg-config \
+RUN apt-get update && apt-get install -y --no-install-recommends zlib1g-dev libssl-dev libsqlite3-dev libpq-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # The whole context (see .dockerignore): SwiftPM wants every target's folder, tests included.
@@ -11,7 +11,7 @@ RUN swift build -c release --static-swift-stdlib --product trellis \
 
 # Run: a slim Debian with only the runtime libraries the binary links.
 FROM debian:bookworm-slim
-RUN apt-get update && apt-get install -y --no-install-recommends zlib1g libssl3 libsqlite3-0 libstdc++6 ca-certificates curl \
+RUN apt-get update && apt-get install -y --no-install-recommends zlib1g libssl3 libsqlite3-0 libpq5 libstdc++6 ca-certificates curl \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin trellis
 WORKDIR /app

@@ -84,11 +84,12 @@ public final class Application: Sendable {
             } catch {
                 throw .store(error)
             }
-            let (baseline, snapshot) = try ControlPlane.start(loader: loader, store: store, now: clock())
+            let started = try ControlPlane.start(loader: loader, store: store, now: clock())
             state = ServerState(
-                published: PublishedSnapshot(snapshot), configuration: configuration, metrics: metrics,
+                published: PublishedSnapshot(started.snapshot), configuration: configuration, metrics: metrics,
                 concurrentLayouts: http.eventLoopCount, clock: clock)
-            control = ControlPlane(store: store, state: state, loader: loader, baseline: baseline, logger: logger)
+            control = ControlPlane(
+                store: store, state: state, loader: loader, baseline: started.baseline, logger: logger, appliedSequence: started.sequence)
             follower = nil
         }
         let admin = AdminEndpoints(state: state, control: control, access: AdminAccess(configuration: configuration.admin))

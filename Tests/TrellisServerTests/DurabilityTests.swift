@@ -231,11 +231,12 @@ import TrellisTesting
         return canonical(value)
     }
 
-    static func configured() throws -> ServedBinary {
+    /// - Parameter storageURL: a PostgreSQL database to store in instead of the data directory's file.
+    static func configured(storageURL: String? = nil) throws -> ServedBinary {
         let config = try TemporaryConfig(screens: ["home": AdminFlowTests.screen("start")])
         try config.write(targeting: AdminFlowTests.targeting)
         try config.write(routes: table("config"))
-        return try ServedBinary(config: config)
+        return try ServedBinary(config: config, extra: storageURL.map { #""storage": {"url": "\#($0)"}"# } ?? "")
     }
 
     // MARK: - Each acknowledgement follows an fsync of the WAL
@@ -316,12 +317,14 @@ import TrellisTesting
         }.start()
     }
 
-    @Test func sigkillAtRandomMomentsLosesNothingAcknowledged() throws {
+    /// With the embedded store, and with a replica of a shared PostgreSQL one.
+    @Test(arguments: [false, true]) func sigkillAtRandomMomentsLosesNothingAcknowledged(onPostgres: Bool) throws {
         let seed = ProcessInfo.processInfo.environment["TRELLIS_DURABILITY_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 1...999_999)
         print("DurabilityTests: seed \(seed) (TRELLIS_DURABILITY_SEED=\(seed) replays the writes and kill points)")
         var random = SplitMix64(seed: seed)
         let stream = WriteStream(seed: seed ^ 0x5EED)
-        let server = try Self.configured()
+        let storageURL = onPostgres ? try ReplicaTests.postgres.get().makeDatabase() : nil
+        let server = try Self.configured(storageURL: storageURL)
         try server.start()
         var history: [Write] = []  // every write the store holds, in order
 
@@ -359,7 +362,8 @@ import TrellisTesting
             // order, with their values — and perhaps the one in flight (it may have committed before
             // its answer was sent; its answer may even have been read after the kill), last.
             do {
-                let store = try SQLiteStore(path: server.dataDirectory.appendingPathComponent(SQLiteStore.fileName).path)
+                let store: any RuntimeStore = try storageURL.map { url throws(StoreError) in try PostgresStore(url: url) }
+                    ?? SQLiteStore(path: server.dataDirectory.appendingPathComponent(SQLiteStore.fileName).path)
                 let entries = try store.audit(AuditQuery(limit: 100_000, after: 0)).map(\.draft).filter { $0.actor == "ops-bot" }
                 var expected = history + sent.acknowledged
                 if let unanswered = sent.inFlight, entries.count == expected.count + 1 { expected.append(unanswered) }

@@ -115,7 +115,7 @@ import TrellisJSON
         #expect(app.request("/healthz").text == #"{"status":"ok"}"#)
         let ready = app.request("/readyz")
         #expect(ready.status == .ok)
-        #expect(ready.text == #"{"status":"ready","generation":1,"screens":1}"#)
+        #expect(ready.text == #"{"status":"ready","generation":1,"screens":1,"store":{"kind":"sqlite","reachable":true,"sequence":0,"stalenessSeconds":0,"startedFrom":"store"}}"#)
         app.state.beginDraining()
         let draining = app.request("/readyz")
         #expect(draining.status == .serviceUnavailable)

@@ -47,11 +47,10 @@ public final class ControlPlane: Sendable {
     /// become revisions) and builds the first snapshot.
     static func start(
         loader: ConfigLoader, store: any RuntimeStore, now: Double
-    ) throws(StartError) -> (ConfigBaseline, Snapshot) {
+    ) throws(StartError) -> (baseline: ConfigBaseline, snapshot: Snapshot, sequence: Int64) {
         let baseline = try loadBaseline(loader)
         let (change, snapshot, _) = try plan(baseline, loader: loader, stored: try load(store), now: now)
-        do { try store.commit(change) } catch { throw .store(error) }
-        return (baseline, snapshot)
+        do { return (baseline, snapshot, try store.commit(change)) } catch { throw .store(error) }
     }
 
     /// What starting would serve, without writing anything: the configuration and the runtime
@@ -172,8 +171,9 @@ public final class ControlPlane: Sendable {
         case .success(let built): candidate = built
         }
         let started = ContinuousClock.now
+        let sequence: Int64
         do {
-            try store.commit(change)
+            sequence = try store.commit(change)
         } catch {
             failed.increment()
             logger.error("runtime change not committed", metadata: ["error": "\(error)"])
@@ -184,7 +184,11 @@ public final class ControlPlane: Sendable {
         committed.increment()
         // The change's own rows come back through the store, with any other replica's before
         // them, for the local copy and the applied sequence (this snapshot has them already).
-        if isReplicated { writeQueue.async { self.follow() } }
+        if isReplicated {
+            writeQueue.async { self.follow() }
+        } else {
+            state.storeHealth.update { $0.appliedSequence = sequence }
+        }
         if let fresh { baseline.withLock { $0 = fresh } }
         state.published.publish(candidate)
         return .success(candidate)
