@@ -34,7 +34,7 @@ public final class PostgresStore: RuntimeStore {
     /// - Throws: ``StoreError/unavailable(_:)`` when the server cannot be reached,
     ///   ``StoreError/failure(_:)`` for a malformed URL or a database a newer Trellis migrated.
     public init(url: String) throws(StoreError) {
-        settings = try PostgresSettings(url: url, applicationName: Self.applicationName)
+        settings = try PostgresSettings(url: url, applicationName: Self.applicationName, extra: Self.connectionBounds)
         writer = PostgresConnectionSlot(settings)
         reader = PostgresConnectionSlot(settings)
         try ensureMigrated()
@@ -45,10 +45,21 @@ public final class PostgresStore: RuntimeStore {
     /// and the first that reaches it migrates (or refuses a newer schema) before anything else.
     /// - Throws: ``StoreError/failure(_:)`` for a malformed URL only.
     public init(connectingLater url: String) throws(StoreError) {
-        settings = try PostgresSettings(url: url, applicationName: Self.applicationName)
+        settings = try PostgresSettings(url: url, applicationName: Self.applicationName, extra: Self.connectionBounds)
         writer = PostgresConnectionSlot(settings)
         reader = PostgresConnectionSlot(settings)
     }
+
+    /// How long the store's own connections may wait, so that a database that stops answering
+    /// (a host gone without closing its sockets, a statement stuck behind a lock) ends a call as
+    /// unavailable or failed instead of holding the control plane's write queue: TCP keepalives
+    /// and a 10 s bound on unacknowledged sends notice a vanished server; on the server, no
+    /// statement runs longer than 60 s (a backup's reads stream well within it) and no lock is
+    /// waited for longer than 10 s (commits hold the sequence row for milliseconds).
+    static let connectionBounds: [(keyword: String, value: String)] = [
+        ("keepalives", "1"), ("keepalives_idle", "15"), ("keepalives_interval", "5"), ("keepalives_count", "3"),
+        ("tcp_user_timeout", "10000"), ("options", "-c statement_timeout=60000 -c lock_timeout=10000"),
+    ]
 
     /// Migrates once per process, before any statement of this store.
     private func ensureMigrated() throws(StoreError) {
