@@ -71,6 +71,13 @@ public final class PostgresChangeListener: Sendable {
         }
     }
 
+    /// Ends a backoff wait now, so that the next connection attempt is made at once: for a caller
+    /// that learnt the server is back (another connection got through) — otherwise the listener
+    /// could wait out up to ``backoffCeiling`` seconds, missing nothing but noticing it late.
+    public func reconnectNow() {
+        running.withLock { $0 }?.cutBackoffShort()
+    }
+
     /// Ends the thread and closes its connection; returns once the thread has ended (at most a
     /// poll interval, or a connection attempt's timeout when it was connecting). No event is
     /// reported after it returns. Not to be called from the handler, which runs on that thread.
@@ -99,6 +106,8 @@ private final class ListenLoop: Sendable {
     }
 
     private var isStopping: Bool { stopping.load(ordering: .acquiring) }
+
+    func cutBackoffShort() { wake.signal() }
 
     func stop() {
         stopping.store(true, ordering: .releasing)

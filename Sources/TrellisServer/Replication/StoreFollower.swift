@@ -1,3 +1,4 @@
+import Atomics
 import Dispatch
 import Logging
 import Synchronization
@@ -13,21 +14,27 @@ final class StoreFollower: Sendable {
     private let listener: PostgresChangeListener
     private let pollInterval: DispatchTimeInterval
     private let stopped = Atomic<Bool>(false)
+    /// Whether the listener has a connection (between its `.listening` and `.lost`).
+    private let listening: ManagedAtomic<Bool>
     private let logger: Logger
 
     init(control: ControlPlane, url: String, pollSeconds: Double, logger: Logger) throws(StoreError) {
         self.control = control
         self.logger = logger
         pollInterval = .milliseconds(Int((pollSeconds * 1000).rounded()))
-        listener = try PostgresChangeListener(url: url) { [control, logger] event in
+        let listening = ManagedAtomic<Bool>(false)
+        self.listening = listening
+        listener = try PostgresChangeListener(url: url) { [control, logger, listening] event in
             switch event {
             case .listening:
+                listening.store(true, ordering: .relaxed)
                 // Notifications sent while no connection listened are lost: read everything newer
                 // than what is applied, now that every later commit will be heard.
                 control.writeQueue.async { control.follow() }
             case .notified(let sequence):
                 if sequence > control.state.storeHealth.current.appliedSequence { control.writeQueue.async { control.follow() } }
             case .lost(let reason):
+                listening.store(false, ordering: .relaxed)
                 logger.warning("store listener lost its connection; reconnecting", metadata: ["reason": "\(reason)"])
             }
         }
@@ -48,6 +55,9 @@ final class StoreFollower: Sendable {
             guard !stopped.load(ordering: .relaxed) else { return }
             control.writeQueue.async { [self] in
                 control.checkStore()
+                // The database answers again while the listener still backs off: have it connect
+                // now, so that changes are heard within milliseconds again, not at the next poll.
+                if !listening.load(ordering: .relaxed), control.state.storeHealth.current.reachable { listener.reconnectNow() }
                 schedulePoll()
             }
         }
