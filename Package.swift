@@ -42,7 +42,7 @@ let package = Package(
         .systemLibrary(
             name: "CLibPQ", pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]),
-        // epoll and eventfd, which Swift's Glibc module does not export.
+        // epoll, eventfd and malloc_trim, which Swift's Glibc module does not export.
         .systemLibrary(name: "CTrellisLinux"),
 
         // Leaves: each imports nothing from Trellis.
@@ -87,7 +87,7 @@ let package = Package(
         .target(
             name: "TrellisServer",
             dependencies: [
-                "TrellisHTTP", "TrellisScreens", "TrellisRendering", "TrellisRoutes", "TrellisTargeting", "TrellisJSON",
+                "TrellisHTTP", "TrellisScreens", "TrellisRendering", "TrellisRoutes", "TrellisTargeting", "TrellisJSON", "CTrellisLinux",
                 "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisCrypto", "TrellisStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -3,6 +3,8 @@
 #ifdef __linux__
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+// malloc_trim: giving memory freed by a reload back to the system (TrellisServer).
+#include <malloc.h>
 
 /// epoll_data is a union; these keep Swift code away from its layout.
 static inline int trellis_epoll_ctl(int epfd, int op, int fd, unsigned int events) {

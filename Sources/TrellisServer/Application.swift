@@ -1,3 +1,4 @@
+import CTrellisLinux
 import Dispatch
 import Foundation
 import Logging
@@ -112,6 +113,14 @@ public final class Application: Sendable {
         }
     }
 
+    /// Gives the memory a start or reload freed (the decoding's garbage, the old snapshot once its
+    /// last request ends) back to the system: glibc keeps freed blocks in its arenas, one per
+    /// thread that decoded, and without this a process that reloaded 10,000 screens three times
+    /// stayed at 2.6× its steady size.
+    static func returnFreedMemory() {
+        _ = malloc_trim(0)
+    }
+
     /// The file a replica keeps its copy of the shared store's rows in, in the data directory.
     public static let localCopyFileName = "trellis-replica.sqlite"
 
@@ -119,6 +128,7 @@ public final class Application: Sendable {
     public func start() throws {
         try server.start()
         follower?.start()
+        Self.returnFreedMemory()
         do {
             try adminServer?.start()
         } catch {
@@ -152,6 +162,7 @@ public final class Application: Sendable {
         switch result {
         case .success(let snapshot):
             logger.info("reloaded", metadata: ["generation": "\(snapshot.generation)", "screens": "\(snapshot.screens.count)"])
+            Self.returnFreedMemory()
         case .failure(let error):
             for line in error.description.split(separator: "\n") {
                 logger.error("reload refused; still serving the previous configuration", metadata: ["problem": "\(line)"])

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrellisJSON
+import TrellisScreens
 import TrellisTargeting
 @testable import TrellisServer
 
@@ -52,6 +53,30 @@ import TrellisTargeting
         #expect(second.screens["about"]?.contentFingerprint == first.screens["about"]?.contentFingerprint)
         #expect(second.screens["home"]?.contentFingerprint != first.screens["home"]?.contentFingerprint)
         #expect(second.screens["new"]?.revision == 1)
+    }
+
+    /// A reload decodes only the files whose bytes changed: the others keep the screen decoded
+    /// before (shown by a previous baseline whose "about" holds another screen's model under the
+    /// file's very bytes), so 10,000 unchanged screens are neither decoded again nor held twice.
+    @Test func aReloadDecodesOnlyTheFilesThatChanged() throws {
+        let config = try TemporaryConfig(screens: [
+            "home": TemporaryConfig.screen(id: "home", text: "Hi"), "about": TemporaryConfig.screen(id: "about", text: "Us"),
+        ])
+        let loader = ConfigLoader(directory: config.url)
+        guard case .success(let first) = loader.loadBaseline(), let home = first.screens["home"], let about = first.screens["about"]
+        else { Issue.record("the first load failed"); return }
+        var doctored = first.screens
+        doctored["about"] = .init(screen: home.screen, bytes: about.bytes, fingerprint: about.fingerprint)
+        let previous = ConfigBaseline(
+            targeting: first.targeting, templates: first.templates, templatesFingerprint: first.templatesFingerprint, screens: doctored,
+            routes: first.routes, fonts: first.fonts, fontFiles: first.fontFiles)
+        try config.write(screen: "home", TemporaryConfig.screen(id: "home", text: "Hello"))
+        guard case .success(let second) = loader.loadBaseline(previous: previous) else { Issue.record("the reload failed"); return }
+        #expect(second.screens["about"]?.screen.id == "home", "unchanged bytes: the previous model, not decoded again")
+        #expect(second.screens["home"]?.screen.id == "home")
+        #expect(second.screens["home"]?.fingerprint != home.fingerprint, "changed bytes: decoded anew")
+        guard case .success(let fresh) = loader.loadBaseline() else { Issue.record("a load without a previous one failed"); return }
+        #expect(fresh.screens["about"]?.screen.id == "about")
     }
 
     @Test func whitespaceOnlyEditsKeepTheRevision() throws {

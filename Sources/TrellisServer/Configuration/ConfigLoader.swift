@@ -34,12 +34,31 @@ public struct ConfigBaseline: Sendable {
     public let targeting: TargetingConfiguration
     /// `templates/*.json`: the subtrees screens instantiate (empty without the directory).
     public let templates: TemplateLibrary
+    /// Identifies the template files' names and bytes: equal, screens made of templates expand
+    /// as they did (a reload keeps their decoded screens).
+    public var templatesFingerprint: String = ""
     public let screens: [String: ScreenFile]
     /// Nil when the directory has no `routes.json`: no route table, so links are not checked.
     public let routes: RoutesFile?
     public let fonts: FontCollection
     /// The font files the packs were built from, served to previews (`GET /fonts/{file}`).
     public let fontFiles: FontFiles
+}
+
+extension ConfigBaseline {
+    /// This baseline with every screen file whose content is unchanged since `old` holding the old
+    /// one's decoded screen instead of its own. The snapshot a reload builds reuses the entries
+    /// (and so the models) of the revisions it served before; without this the process would hold
+    /// two models of every unchanged screen, one there and one here, after every reload.
+    func sharingScreens(with old: ConfigBaseline) -> ConfigBaseline {
+        var screens = self.screens
+        for (id, file) in screens where old.screens[id]?.fingerprint == file.fingerprint {
+            screens[id] = old.screens[id]
+        }
+        return ConfigBaseline(
+            targeting: targeting, templates: templates, templatesFingerprint: templatesFingerprint, screens: screens, routes: routes,
+            fonts: fonts, fontFiles: fontFiles)
+    }
 }
 
 /// Reads a directory shaped like `Config/` into a snapshot, all or nothing.
@@ -103,12 +122,19 @@ public struct ConfigLoader: Sendable {
     }
 
     /// Reads and checks the whole directory: targeting, fonts and every screen, all or nothing.
-    public func loadBaseline() -> Result<ConfigBaseline, ConfigLoadError> {
+    /// - Parameter previous: the baseline in force (a reload): a screen file whose bytes are those
+    ///   it read, and which uses no template, keeps its decoded screen — its references checked
+    ///   against the new targeting — instead of being decoded again: a reload of 10,000 screens
+    ///   where a few changed decodes those few, and never holds two models of the others.
+    public func loadBaseline(previous: ConfigBaseline? = nil) -> Result<ConfigBaseline, ConfigLoadError> {
         var errors: [DiagnosticsError] = []
         let targeting = loadTargeting(&errors)
         let (fonts, webFonts) = loadFonts(&errors)
         let routes = loadRoutes(&errors, targeting: targeting)
-        let templates = loadTemplates(&errors)
+        var templateFiles: [UInt8] = []
+        let templates = loadTemplates(&errors, files: &templateFiles)
+        let templatesFingerprint = EncodedBody.fingerprint(templateFiles)
+        let unchangedTemplates = previous?.templatesFingerprint == templatesFingerprint
         var screens: [String: ConfigBaseline.ScreenFile] = [:]
         let files: [URL]
         do {
@@ -121,7 +147,12 @@ public struct ConfigLoader: Sendable {
             let source = "screens/" + file.lastPathComponent
             let id = file.deletingPathExtension().lastPathComponent
             return read(file, source: source).flatMap { bytes in
-                checkScreen(bytes, source: source, id: id, targeting: targeting, templates: templates).map { screen in
+                if let old = previous?.screens[id], old.bytes == bytes, old.screen.templates.isEmpty || unchangedTemplates,
+                    let targeting, (try? old.screen.checkReferences(in: targeting, source: source)) != nil
+                {
+                    return .success((id, old))
+                }
+                return checkScreen(bytes, source: source, id: id, targeting: targeting, templates: templates).map { screen in
                     (id, ConfigBaseline.ScreenFile(screen: screen, bytes: bytes, fingerprint: ScreenEntry.contentFingerprint(of: screen)))
                 }
             }
@@ -133,7 +164,10 @@ public struct ConfigLoader: Sendable {
             }
         }
         guard errors.isEmpty, let targeting else { return .failure(ConfigLoadError(errors: errors)) }
-        return .success(ConfigBaseline(targeting: targeting, templates: templates, screens: screens, routes: routes, fonts: fonts, fontFiles: FontFiles(webFonts)))
+        return .success(
+            ConfigBaseline(
+                targeting: targeting, templates: templates, templatesFingerprint: templatesFingerprint, screens: screens, routes: routes,
+                fonts: fonts, fontFiles: FontFiles(webFonts)))
     }
 
     /// Decodes and validates one screen document, then checks every rule, rollout and experiment it
@@ -186,13 +220,15 @@ public struct ConfigLoader: Sendable {
     /// The directory's templates alone, for checking screen files one by one (`trellis validate PATH…`).
     public func loadTemplates() -> Result<TemplateLibrary, ConfigLoadError> {
         var errors: [DiagnosticsError] = []
-        let library = loadTemplates(&errors)
+        var files: [UInt8] = []
+        let library = loadTemplates(&errors, files: &files)
         return errors.isEmpty ? .success(library) : .failure(ConfigLoadError(errors: errors))
     }
 
     /// Every `templates/*.json` (optional: no directory means no templates), each checked on its
     /// own, then together for cycles. A template is checked as a screen's part where it is used.
-    private func loadTemplates(_ errors: inout [DiagnosticsError]) -> TemplateLibrary {
+    /// - Parameter files: gets each file's name and bytes, for ``ConfigBaseline/templatesFingerprint``.
+    private func loadTemplates(_ errors: inout [DiagnosticsError], files read: inout [UInt8]) -> TemplateLibrary {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: templatesDirectory.path, isDirectory: &isDirectory), isDirectory.boolValue
         else { return TemplateLibrary() }
@@ -206,8 +242,9 @@ public struct ConfigLoader: Sendable {
         var templates: [Template] = []
         for file in files {
             let source = "templates/" + file.lastPathComponent
-            switch read(file, source: source).flatMap({
-                TemplateLibrary.decode($0, source: source, expectedID: file.deletingPathExtension().lastPathComponent)
+            switch self.read(file, source: source).flatMap({ bytes in
+                read += Array(source.utf8) + [0] + bytes + [0]
+                return TemplateLibrary.decode(bytes, source: source, expectedID: file.deletingPathExtension().lastPathComponent)
             }) {
             case .success(let template): templates.append(template)
             case .failure(let error): errors.append(error)

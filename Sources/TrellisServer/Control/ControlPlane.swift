@@ -74,7 +74,7 @@ public final class ControlPlane: Sendable {
     static func plan(
         _ baseline: ConfigBaseline, loader: ConfigLoader, stored: StoredState, now: Double = ServerState.wallClock()
     ) throws(StartError) -> (change: StoreChange, snapshot: Snapshot, sequence: Int64) {
-        let runtime = RuntimeState(stored)
+        let runtime = RuntimeState(stored).sharingDocuments(with: baseline)
         let change = ConfigReconciler.change(baseline: baseline, runtime: runtime, now: now)
         switch SnapshotBuilder(loader: loader).build(baseline: baseline, runtime: runtime.applying(change), previous: nil) {
         case .failure(let error): throw .config(error)
@@ -112,7 +112,7 @@ public final class ControlPlane: Sendable {
     /// files) only if it and the runtime values over it are valid. Runs on `writeQueue`.
     func reload() -> Result<Snapshot, ConfigLoadError> {
         writeQueue.sync {
-            builder.loader.loadBaseline().flatMap { fresh in
+            builder.loader.loadBaseline(previous: currentBaseline).map { $0.sharingScreens(with: currentBaseline) }.flatMap { fresh in
                 var current = state.published.snapshot
                 var change = ConfigReconciler.change(baseline: fresh, runtime: current.runtime, now: state.clock())
                 var result = publish(change, baseline: fresh, over: current)

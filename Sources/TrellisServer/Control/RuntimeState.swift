@@ -122,3 +122,20 @@ enum PlannedSettings: Sendable {
         }
     }
 }
+
+extension RuntimeState {
+    /// This state with every served revision whose document is byte for byte a configuration
+    /// file's holding the file's buffer instead of its own: read back from the store at start, each
+    /// is a second copy of the file (a catalogue of 10,000 screens would hold its JSON twice).
+    func sharingDocuments(with baseline: ConfigBaseline) -> RuntimeState {
+        var shared = self
+        for (id, stored) in screens {
+            guard let file = baseline.screens[id], stored.current.fingerprint == file.fingerprint, stored.current.document == file.bytes
+            else { continue }
+            var revision = stored
+            revision.current.document = file.bytes
+            shared.screens[id] = revision
+        }
+        return shared
+    }
+}

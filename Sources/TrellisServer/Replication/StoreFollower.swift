@@ -12,7 +12,7 @@ import TrellisStore
 final class StoreFollower: Sendable {
     private let control: ControlPlane
     private let listener: PostgresChangeListener
-    private let pollInterval: DispatchTimeInterval
+    private let pollSeconds: Double
     private let stopped = Atomic<Bool>(false)
     /// Whether the listener has a connection (between its `.listening` and `.lost`).
     private let listening: ManagedAtomic<Bool>
@@ -21,7 +21,7 @@ final class StoreFollower: Sendable {
     init(control: ControlPlane, url: String, pollSeconds: Double, logger: Logger) throws(StoreError) {
         self.control = control
         self.logger = logger
-        pollInterval = .milliseconds(Int((pollSeconds * 1000).rounded()))
+        self.pollSeconds = pollSeconds
         let listening = ManagedAtomic<Bool>(false)
         self.listening = listening
         listener = try PostgresChangeListener(url: url) { [control, logger, listening] event in
@@ -51,7 +51,8 @@ final class StoreFollower: Sendable {
     }
 
     private func schedulePoll() {
-        control.readQueue.asyncAfter(deadline: .now() + pollInterval) { [self] in
+        // ±20 %: replicas started together (a deploy, the end of an outage) do not ask in step.
+        control.readQueue.asyncAfter(deadline: .now() + pollSeconds * Double.random(in: 0.8...1.2)) { [self] in
             guard !stopped.load(ordering: .relaxed) else { return }
             control.writeQueue.async { [self] in
                 control.checkStore()
