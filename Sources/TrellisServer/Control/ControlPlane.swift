@@ -182,10 +182,8 @@ public final class ControlPlane: Sendable {
         }
         commitTime.record(duration: ContinuousClock.now - started)
         committed.increment()
-        // The change's own rows come back through the store, with any other replica's before
-        // them, for the local copy and the applied sequence (this snapshot has them already).
         if isReplicated {
-            writeQueue.async { self.follow() }
+            applyOwnCommit(change, sequence: sequence, runtime: candidate.runtime)
         } else {
             state.storeHealth.update { $0.appliedSequence = sequence }
         }

@@ -62,6 +62,32 @@ extension ControlPlane {
         }
     }
 
+    /// After this replica's own commit: when it directly follows the change applied last, the new
+    /// snapshot holds exactly the store's state at `sequence`, so the applied sequence moves on and
+    /// the local copy takes the change's rows as written — no read back, and the commit's own
+    /// notification finds nothing newer. When another replica committed in between, `follow()`
+    /// reads what came between (and this change's rows, skipped as already applied).
+    func applyOwnCommit(_ change: StoreChange, sequence: Int64, runtime: RuntimeState) {
+        dispatchPrecondition(condition: .onQueue(writeQueue))
+        let applied = state.storeHealth.current.appliedSequence
+        guard sequence == applied + 1, copiedSequence.load(ordering: .relaxed) == applied else {
+            writeQueue.async { self.follow() }
+            return
+        }
+        let now = state.clock()
+        state.storeHealth.update { report in
+            report.appliedSequence = sequence
+            report.upToDateAt = now
+        }
+        let screens = change.heads.compactMap { runtime.revisioned($0.screen) }
+        do {
+            try localCopy?.mirror(StoredChanges(sequence: sequence, documents: change.documents, screens: screens))
+            copiedSequence.store(sequence, ordering: .relaxed)
+        } catch {
+            logger.error("the local copy of the store was not updated", metadata: ["error": "\(error)"])
+        }
+    }
+
     /// Asks the store for its newest change (one cheap query): follows when there is a newer one
     /// than the snapshot has, else notes that the snapshot is the newest. Call on `writeQueue`.
     func checkStore() {
