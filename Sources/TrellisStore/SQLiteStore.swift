@@ -167,32 +167,23 @@ public final class SQLiteStore: RuntimeStore {
         }
     }
 
-    /// `body` in one read transaction (a snapshot), its errors as ``StoreError/failure(_:)`` naming `what`.
+    /// `body` in one read transaction (a snapshot), its errors as ``run(_:_:)`` gives them.
     private func read<T>(_ what: String, _ body: (Database) throws -> T) throws(StoreError) -> T {
-        do {
-            return try pool.read(body)
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw StoreError.failure("cannot \(what): \(Self.describe(error))")
-        }
+        try run(what) { try pool.read(body) }
     }
 
-    /// `body` in one write transaction, committed durably, its errors as ``StoreError/failure(_:)`` naming `what`.
+    /// `body` in one write transaction, committed durably, its errors as ``run(_:_:)`` gives them.
     func write<T>(_ what: String, _ body: (Database) throws -> T) throws(StoreError) -> T {
-        do {
-            return try pool.write(body)
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw StoreError.failure("cannot \(what): \(Self.describe(error))")
-        }
+        try run(what) { try pool.write(body) }
     }
 
-    /// Runs `body`, turning any error into ``StoreError/failure(_:)`` naming `what`.
+    /// Runs `body`: a ``StoreError`` it throws (a refused compare-and-set) as it is, any other
+    /// error as ``StoreError/failure(_:)`` naming `what`.
     private func run<T>(_ what: String, _ body: () throws -> T) throws(StoreError) -> T {
         do {
             return try body()
+        } catch let error as StoreError {
+            throw error
         } catch {
             throw StoreError.failure("cannot \(what): \(Self.describe(error))")
         }

@@ -30,15 +30,21 @@ import Testing
         }
     }
 
+    /// A new store file in a directory of its own, migrated only to v1 (before the change sequence).
+    static func fileAtVersionOne() throws -> (directory: URL, path: String, queue: DatabaseQueue) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-store-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.appendingPathComponent(SQLiteStore.fileName).path
+        let queue = try DatabaseQueue(path: path)
+        try SQLiteStore.migrator.migrate(queue, upTo: "v1: documents, screen revisions and heads, audit")
+        return (directory, path, queue)
+    }
+
     /// A file written before the change sequence existed: its rows count as change 1, so reading
     /// the changes after 0 returns them all, and commits go on from 2.
     @Test func aFileFromBeforeTheSequenceMigratesToSequenceOne() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-store-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let (directory, path, old) = try Self.fileAtVersionOne()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent(SQLiteStore.fileName).path
-        let old = try DatabaseQueue(path: path)
-        try SQLiteStore.migrator.migrate(old, upTo: "v1: documents, screen revisions and heads, audit")
         try old.write { db in
             try db.execute(
                 sql: """
@@ -60,12 +66,8 @@ import Testing
     }
 
     @Test func anEmptyFileFromBeforeTheSequenceStartsAtZero() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-store-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let (directory, path, old) = try Self.fileAtVersionOne()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent(SQLiteStore.fileName).path
-        let old = try DatabaseQueue(path: path)
-        try SQLiteStore.migrator.migrate(old, upTo: "v1: documents, screen revisions and heads, audit")
         try old.close()
         #expect(try SQLiteStore(path: path).latestSequence() == 0)
     }

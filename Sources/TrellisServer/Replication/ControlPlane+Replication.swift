@@ -46,19 +46,30 @@ extension ControlPlane {
                 return
             }
         }
-        if let localCopy, changes.sequence > copiedSequence.load(ordering: .relaxed) {
-            do {
-                try localCopy.mirror(changes)
-                copiedSequence.store(changes.sequence, ordering: .relaxed)
-            } catch {
-                logger.error("the local copy of the store was not updated", metadata: ["error": "\(error)"])
-            }
+        if changes.sequence > copiedSequence.load(ordering: .relaxed) { copyLocally(changes) }
+        noteUpToDate(at: asked, sequence: max(applied, changes.sequence))
+    }
+
+    /// Writes `changes` to the local copy; a failure is logged (the copy only serves a start while
+    /// the database is down) and the next change's rows are read from where the copy stopped.
+    private func copyLocally(_ changes: StoredChanges) {
+        guard let localCopy else { return }
+        do {
+            try localCopy.mirror(changes)
+            copiedSequence.store(changes.sequence, ordering: .relaxed)
+        } catch {
+            logger.error("the local copy of the store was not updated", metadata: ["error": "\(error)"])
         }
-        health.update { report in
-            report.appliedSequence = max(applied, changes.sequence)
+    }
+
+    /// The store answered, and the snapshot holds every change up to `sequence`, its newest as of `time`.
+    private func noteUpToDate(at time: Double, sequence: Int64) {
+        state.storeHealth.update { report in
+            if !report.reachable { logger.info("runtime store reachable again") }
+            report.appliedSequence = sequence
             report.reachable = true
             report.problem = nil
-            report.upToDateAt = asked
+            report.upToDateAt = time
         }
     }
 
@@ -74,18 +85,9 @@ extension ControlPlane {
             writeQueue.async { self.follow() }
             return
         }
-        let now = state.clock()
-        state.storeHealth.update { report in
-            report.appliedSequence = sequence
-            report.upToDateAt = now
-        }
+        noteUpToDate(at: state.clock(), sequence: sequence)
         let screens = change.heads.compactMap { runtime.revisioned($0.screen) }
-        do {
-            try localCopy?.mirror(StoredChanges(sequence: sequence, documents: change.documents, screens: screens))
-            copiedSequence.store(sequence, ordering: .relaxed)
-        } catch {
-            logger.error("the local copy of the store was not updated", metadata: ["error": "\(error)"])
-        }
+        copyLocally(StoredChanges(sequence: sequence, documents: change.documents, screens: screens))
     }
 
     /// Asks the store for its newest change (one cheap query): follows when there is a newer one
@@ -96,12 +98,7 @@ extension ControlPlane {
         do {
             let latest = try store.latestSequence()
             if latest != state.storeHealth.current.appliedSequence { return follow() }
-            state.storeHealth.update { report in
-                if !report.reachable { logger.info("runtime store reachable again") }
-                report.reachable = true
-                report.problem = nil
-                report.upToDateAt = asked
-            }
+            noteUpToDate(at: asked, sequence: latest)
         } catch {
             noteStoreFailure(error)
         }
@@ -145,11 +142,19 @@ extension ControlPlane {
     ) throws(StartError) -> (baseline: ConfigBaseline, snapshot: Snapshot, origin: StoreHealth.Origin, sequence: Int64) {
         let baseline = try loadBaseline(loader)
         var attempts = 0
-        while true {
+        recording: while true {
             attempts += 1
+            let stored: StoredState
             do throws(StoreError) {
-                let stored = try store.load()
-                let (change, snapshot, loaded) = try plannedOrThrown(baseline, loader, stored, now)
+                stored = try store.load()
+            } catch .unavailable(let detail) {
+                logger.warning("runtime store unreachable at start", metadata: ["error": "\(detail)"])
+                break recording
+            } catch {
+                throw .store(error)
+            }
+            let (change, snapshot, loaded) = try plan(baseline, loader: loader, stored: stored, now: now)
+            do throws(StoreError) {
                 let sequence = try store.commit(change)
                 // The snapshot includes exactly the loaded rows and this change: the applied sequence
                 // may only skip to the change's when nothing came between.
@@ -158,7 +163,7 @@ extension ControlPlane {
                 logger.info("another replica recorded the configuration first; reading again", metadata: ["detail": "\(detail)"])
             } catch .unavailable(let detail) {
                 logger.warning("runtime store unreachable at start", metadata: ["error": "\(detail)"])
-                break
+                break recording
             } catch {
                 throw .store(error)
             }
@@ -175,16 +180,6 @@ extension ControlPlane {
                     : "serving the configuration directory alone until the store answers (no local copy yet)",
                 metadata: ["sequence": "\(copy.sequence)"])
             return (baseline, snapshot, origin, copy.sequence)
-        }
-    }
-
-    /// ``plan(_:loader:stored:now:)``, with a configuration that does not validate as the error
-    /// it is and a store error passed on for the retry loop.
-    private static func plannedOrThrown(
-        _ baseline: ConfigBaseline, _ loader: ConfigLoader, _ stored: StoredState, _ now: Double
-    ) throws(StoreError) -> (StoreChange, Snapshot, Int64) {
-        do { return try plan(baseline, loader: loader, stored: stored, now: now) } catch {
-            throw .failure("\(error)")
         }
     }
 }
