@@ -49,3 +49,17 @@ extension RouteTable {
         return Self.sampleExpansions(of: parsed, declared, url: "").lazy.compactMap { self.linkProblem($0) }.first
     }
 }
+
+extension RouteTable {
+    /// Every rule, rollout and experiment a `requires` or a `when` names, with where.
+    public func targetingReferences() -> [(reference: TargetingReference, path: JSONPath)] {
+        var found: [(reference: TargetingReference, path: JSONPath)] = []
+        for route in routes {
+            if let requires = route.requires { found += requires.rule.references(at: route.path.appending("requires")) }
+            for redirect in route.redirects {
+                if let when = redirect.when { found += when.references(at: redirect.path.appending("when")) }
+            }
+        }
+        return found
+    }
+}

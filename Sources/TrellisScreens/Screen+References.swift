@@ -50,3 +50,29 @@ extension Screen {
         guard diagnostics.isEmpty else { throw DiagnosticsError(source: source, diagnostics: diagnostics) }
     }
 }
+
+extension Screen {
+    /// Every rule, rollout and experiment the screen names, in Rule nodes and Experiment nodes,
+    /// with where: what the stale-flag report and a retirement look for.
+    public func targetingReferences() -> [(reference: TargetingReference, path: JSONPath)] {
+        var found: [(reference: TargetingReference, path: JSONPath)] = []
+        func visit(_ node: Node, _ path: JSONPath) {
+            switch node {
+            case .component(let c):
+                for (i, child) in c.subviews.enumerated() { visit(child, path.appending("subviews").appending(i)) }
+                if let fallback = c.fallback { visit(fallback, path.appending("fallback")) }
+            case .rule(_, let rule, let then, let otherwise):
+                found += rule.references(at: path.appending("rule"))
+                visit(then, path.appending("child"))
+                if let otherwise { visit(otherwise, path.appending("else")) }
+            case .experiment(_, let key, let variants):
+                found.append((.experiment(key, variant: nil), path.appending("experiment")))
+                for variant in variants {
+                    variant.node.map { visit($0, path.appending("variants").appending(variant.name)) }
+                }
+            }
+        }
+        visit(root, JSONPath.root.appending("root"))
+        return found
+    }
+}

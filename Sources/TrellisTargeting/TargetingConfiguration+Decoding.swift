@@ -81,7 +81,9 @@ extension TargetingConfiguration {
         }
     }
 
-    private static func decodeRollout(_ key: String, _ value: JSONValue, at path: JSONPath, _ collector: DiagnosticsCollector) -> Rollout? {
+    /// One rollout's definition as targeting.json writes it under `rollouts.<key>` (its group id
+    /// defaults to `key`); nil after reporting every mistake in it.
+    public static func decodeRollout(_ key: String, _ value: JSONValue, at path: JSONPath, _ collector: DiagnosticsCollector) -> Rollout? {
         guard let object = collector.object(value, at: path, allowedKeys: ["percentage", "groupId", "enabled", "description"]) else {
             return nil
         }

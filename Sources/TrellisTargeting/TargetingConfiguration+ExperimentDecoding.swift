@@ -5,7 +5,7 @@ extension TargetingConfiguration {
     ///
     /// `"enabled": true` / `false` is the older spelling of `"status": "running"` / `"paused"`;
     /// either may be given, not both.
-    static func decodeExperiment(_ value: JSONValue, at path: JSONPath, _ collector: DiagnosticsCollector) -> Experiment? {
+    public static func decodeExperiment(_ value: JSONValue, at path: JSONPath, _ collector: DiagnosticsCollector) -> Experiment? {
         let keys: Set<String> = ["variants", "status", "winner", "enabled", "defaultVariant", "overrides", "description"]
         guard let object = collector.object(value, at: path, allowedKeys: keys) else { return nil }
         let variants = object.value("variants", required: true).flatMap { decodeVariants($0, at: path.appending("variants"), collector) }

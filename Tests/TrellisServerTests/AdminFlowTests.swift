@@ -127,13 +127,13 @@ import TrellisTesting
         #expect(after.json["revision"]?.number == 3)
 
         // Back to the configuration's value: recorded, attributed, and the revision keeps counting.
-        let reset = try server.request("DELETE", "/admin/rollouts/banner")
+        let reset = try server.request("POST", "/admin/rollouts/banner/reset")
         #expect(reset.status == 200)
         #expect(reset.json["source"]?.string == "config")
         #expect(reset.json["percentage"]?.number == 10)
         #expect(reset.json["revision"]?.number == 4)
         #expect(reset.json["updatedBy"]?.string == "ops-bot")
-        #expect(try server.request("DELETE", "/admin/rollouts/banner").status == 409)
+        #expect(try server.request("POST", "/admin/rollouts/banner/reset").status == 409)
         let last = try server.request("GET", "/admin/audit?resource=rollouts/banner&limit=1", token: ServedBinary.readToken)
         #expect(last.json["entries"]?[0]?["action"]?.string == "rollout.reset")
         #expect(try server.request("PUT", "/admin/rollouts/banner", body: #"{"percentage": 20}"#).json["revision"]?.number == 5)
@@ -168,7 +168,7 @@ import TrellisTesting
         #expect(running.status == 200)
         #expect(Set(try users.map(variant)) == ["control"])
 
-        let reset = try server.request("DELETE", "/admin/experiments/hero")
+        let reset = try server.request("POST", "/admin/experiments/hero/reset")
         #expect(reset.status == 200)
         #expect(reset.json["source"]?.string == "config")
         #expect(Set(try users.map(variant)) == ["control", "big"])

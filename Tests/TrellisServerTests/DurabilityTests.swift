@@ -126,11 +126,12 @@ import TrellisTesting
                     next.rolloutRuntime = true
                     action = "rollout.kill"
                 default:
-                    method = "DELETE"
+                    method = "POST"
+                    target += "/reset"
                     (next.rolloutPercentage, next.rolloutEnabled, next.rolloutRuntime) = (10, true, false)
                     action = "rollout.reset"
                 }
-                after = #"{"percentage": \#(DurabilityTests.text(next.rolloutPercentage)), "enabled": \#(next.rolloutEnabled), "description": "the banner"}"#
+                after = #"{"percentage": \#(DurabilityTests.text(next.rolloutPercentage)), "groupId": "banner", "enabled": \#(next.rolloutEnabled), "description": "the banner"}"#
             case .experimentPut, .experimentReset:
                 target = "/admin/experiments/hero"
                 if kind == .experimentPut {
@@ -139,11 +140,12 @@ import TrellisTesting
                     body = #"{"weights": {"control": \#(next.controlWeight), "big": \#(100 - next.controlWeight)}}"#
                     action = "experiment.update"
                 } else {
-                    method = "DELETE"
+                    method = "POST"
+                    target += "/reset"
                     (next.controlWeight, next.experimentRuntime) = (50, false)
                     action = "experiment.reset"
                 }
-                after = #"{"weights": {"control": \#(next.controlWeight), "big": \#(100 - next.controlWeight)}, "status": "running", "overrides": {}}"#
+                after = #"{"variants": {"control": \#(next.controlWeight), "big": \#(100 - next.controlWeight)}, "status": "running", "defaultVariant": "control", "overrides": {}}"#
             case .screenPublish, .screenStage, .screenStagePercentage, .screenPromote, .screenAbandon, .screenRollback:
                 target = "/admin/screens/home"
                 switch kind {

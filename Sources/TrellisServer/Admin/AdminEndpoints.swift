@@ -51,6 +51,8 @@ struct AdminEndpoints: Sendable {
         registerExperiments(in: &routes)
         registerScreens(in: &routes)
         registerRouteTable(in: &routes)
+        registerRules(in: &routes)
+        registerTargeting(in: &routes)
         routes.add(.get, "/admin/audit", query: nil, replying: { request, _, context, _ throws(Problem) in
             try audit(request, context)
         })
@@ -78,12 +80,16 @@ struct AdminEndpoints: Sendable {
     /// once it is published (from the new snapshot).
     struct Plan {
         var change: StoreChange
-        /// The settings of the change's rollout or experiment document, by key, as planned (not decoded again).
+        /// The values of the change's targeting documents, by ``PlannedSettings/id(kind:key:)``, as
+        /// planned (not decoded again).
         var planned: [String: PlannedSettings] = [:]
         /// Screens the change adds, already decoded and checked, by fingerprint (not decoded again).
         var checked: [String: Screen] = [:]
         /// The same for a route table the change adds.
         var checkedRoutes: [String: RouteTable] = [:]
+        /// The status a change that does not validate gets: 422, or 409 for a retirement that
+        /// screens, routes or rules still need.
+        var invalidStatus: HTTPStatus = .unprocessableContent
         var answer: @Sendable (Snapshot) -> HTTPResponse
     }
 
@@ -109,7 +115,7 @@ struct AdminEndpoints: Sendable {
             case .success(let published): return planned.answer(published)
             case .failure(.invalid(let error)):
                 control.refused.increment()
-                throw Problem.refusedChange(error)
+                throw Problem.refusedChange(error, status: planned.invalidStatus)
             case .failure(.store(.conflict(let detail))):
                 throw Problem(.conflict, "another change got there first (\(detail)); read the resource again and retry")
             case .failure(.store(.failure(let detail))):
@@ -184,9 +190,10 @@ struct AdminEndpoints: Sendable {
 
 extension Problem {
     /// 422: the change leads to a configuration that does not validate; every problem listed.
-    static func refusedChange(_ error: ConfigLoadError) -> Problem {
-        invalid(
-            "the change does not validate; nothing changed: \(error.errors.first?.description ?? "")",
-            error.errors.flatMap { e in e.diagnostics.map { (Optional(e.source), $0) } }, status: .unprocessableContent)
+    static func refusedChange(_ error: ConfigLoadError, status: HTTPStatus = .unprocessableContent) -> Problem {
+        let lead = status == .conflict ? "still in use; nothing changed" : "the change does not validate; nothing changed"
+        return invalid(
+            "\(lead): \(error.errors.first?.description ?? "")",
+            error.errors.flatMap { e in e.diagnostics.map { (Optional(e.source), $0) } }, status: status)
     }
 }

@@ -3,8 +3,8 @@ import TrellisJSON
 import TrellisStore
 import TrellisTargeting
 
-/// `/admin/experiments`: read every experiment; change weights, status (pause, conclude with a
-/// winner, resume) and per-user overrides.
+/// `/admin/experiments`: read every experiment; create one; change weights, status (pause,
+/// conclude with a winner, resume) and per-user overrides; retire one; hand one back to targeting.json.
 extension AdminEndpoints {
     func registerExperiments(in routes: inout AuthorizingRouter) {
         routes.add(.get, "/admin/experiments") { request, _, context, actor throws(Problem) in
@@ -23,29 +23,74 @@ extension AdminEndpoints {
                 try planExperiment(key, patch, request, snapshot, actor)
             }
         })
+        routes.add(.post, "/admin/experiments", replying: { request, _, context, actor throws(Problem) in
+            try createExperiment(request, context, actor)
+        })
         routes.add(.delete, "/admin/experiments/{key}", replying: { request, parameters, context, actor throws(Problem) in
             let key = parameters["key"] ?? ""
-            return write(request, context, actor) { snapshot, actor throws(Problem) in try resetExperiment(key, request, snapshot, actor) }
+            return write(request, context, actor) { snapshot, actor throws(Problem) in
+                let experiment = try experimentInForce(key, request, snapshot)
+                let audit = targetingAudit("experiment.retire", "experiments/\(key)", actor: actor, before: experiment.jsonValue, after: nil)
+                return planTargeting(
+                    [TargetingWrite(key: key, value: .experiment(ExperimentValue(form: .retired)))], in: snapshot, actor: actor,
+                    audit: [audit], invalidStatus: .conflict
+                ) { _ in .object([("key", .string(key)), ("retired", .bool(true))]) }
+            }
+        })
+        routes.add(.post, "/admin/experiments/{key}/reset", replying: { request, parameters, context, actor throws(Problem) in
+            let key = parameters["key"] ?? ""
+            try Self.checkMediaType(request)
+            return write(request, context, actor) { snapshot, actor throws(Problem) in
+                try planEntryReset(
+                    .experiment(nil), key: key, in: snapshot, request: request, actor: actor,
+                    inForce: snapshot.targeting.experiments[key]?.jsonValue, configured: snapshot.baselineTargeting.experiments[key]?.jsonValue,
+                    etag: Self.etag(of: Self.experiment(key, in: snapshot))
+                ) { Self.experiment(key, in: $0) }
+            }
         })
     }
 
-    private func resetExperiment(_ key: String, _ request: HTTPRequest, _ snapshot: Snapshot, _ actor: String) throws(Problem) -> Plan {
-        let experiment = try experimentInForce(key, request, snapshot)
-        return try planReset(
-            .experiment(nil), key: key, in: snapshot, actor: actor, before: ExperimentSettings(experiment).jsonValue,
-            baseline: snapshot.baselineTargeting.experiments[key].map { ExperimentSettings($0).jsonValue }
-        ) { Self.experiment(key, in: $0) }
+    /// `POST /admin/experiments`: a new experiment, `{"key": …, "variants": {…}}` with optionally
+    /// `status`, `winner`, `defaultVariant`, `overrides`, `description` as targeting.json writes
+    /// them; 201 with its `Location`, 409 for a key in force already.
+    private func createExperiment(_ request: HTTPRequest, _ context: HTTPRequestContext, _ actor: String) throws(Problem) -> HTTPReply {
+        let (key, experiment, _) = try Self.newEntry(
+            request, entryKeys: ["variants", "status", "winner", "enabled", "defaultVariant", "overrides", "description"]
+        ) { _, definition, collector in
+            TargetingConfiguration.decodeExperiment(definition, at: .root, collector)
+        } extra: { _, _ in () }
+        return write(request, context, actor) { snapshot, actor throws(Problem) in
+            guard snapshot.targeting.experiments[key] == nil else {
+                throw Problem(.conflict, "experiment \"\(key)\" exists; change it with PUT /admin/experiments/\(key)")
+            }
+            let audit = targetingAudit("experiment.create", "experiments/\(key)", actor: actor, before: nil, after: experiment.jsonValue)
+            var plan = planTargeting(
+                [TargetingWrite(key: key, value: .experiment(ExperimentValue(form: .defined(experiment))))], in: snapshot, actor: actor,
+                audit: [audit], status: .created
+            ) { Self.experiment(key, in: $0) }
+            plan.locate("/admin/experiments/\(key)")
+            return plan
+        }
     }
 
+    /// The change a `PUT` patch makes. An experiment of targeting.json keeps its variants and
+    /// default there (its runtime document holds the settings ops change); one created or
+    /// redefined at run time is stored whole.
     private func planExperiment(
         _ key: String, _ patch: ExperimentPatch, _ request: HTTPRequest, _ snapshot: Snapshot, _ actor: String
     ) throws(Problem) -> Plan {
         let experiment = try experimentInForce(key, request, snapshot)
-        let old = ExperimentSettings(experiment)
-        let new = try patch.applied(to: old, variants: experiment.variants.map(\.name))
-        return planDocument(
-            .experiment(new), key: key, in: snapshot,
-            resource: "experiments/\(key)", action: "experiment.update", actor: actor, before: old.jsonValue, after: new.jsonValue
+        let new = try patch.applied(to: ExperimentSettings(experiment), variants: experiment.variants.map(\.name))
+        let form: TargetingEntryForm<ExperimentSettings, TargetingConfiguration.Experiment>
+        if case .defined = snapshot.runtime.experiments[key]?.settings?.form {
+            form = .defined(new.applied(to: experiment))
+        } else {
+            form = .settings(new)
+        }
+        let audit = targetingAudit(
+            "experiment.update", "experiments/\(key)", actor: actor, before: experiment.jsonValue, after: new.applied(to: experiment).jsonValue)
+        return planTargeting(
+            [TargetingWrite(key: key, value: .experiment(ExperimentValue(form: form)))], in: snapshot, actor: actor, audit: [audit]
         ) { Self.experiment(key, in: $0) }
     }
 
@@ -80,7 +125,7 @@ extension AdminEndpoints {
             ("overrides", .object(experiment.overrides.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })))
         members.append(("description", experiment.description.map(JSONValue.string) ?? .null))
         members += provenance(snapshot.runtime.experiments[key]?.document)
-        if snapshot.runtime.hasOverride(kind: ExperimentSettings.kind, key: key), let baseline = snapshot.baselineTargeting.experiments[key] {
+        if snapshot.runtime.hasOverride(kind: ExperimentValue.kind, key: key), let baseline = snapshot.baselineTargeting.experiments[key] {
             members.append(("config", ExperimentSettings(baseline).jsonValue))
         }
         return .object(members)

@@ -3,7 +3,8 @@ import TrellisJSON
 import TrellisStore
 import TrellisTargeting
 
-/// `/admin/rollouts`: read every rollout, change its percentage, enable or kill it.
+/// `/admin/rollouts`: read every rollout; create one, change its percentage, schedule a ramp,
+/// enable or kill it, retire it, hand it back to targeting.json.
 extension AdminEndpoints {
     func registerRollouts(in routes: inout AuthorizingRouter) {
         routes.add(.get, "/admin/rollouts") { request, _, context, actor throws(Problem) in
@@ -16,45 +17,95 @@ extension AdminEndpoints {
             let value = try Self.existingRollout(key, in: state.published.snapshot)
             return Self.resource(value, etag: Self.etag(of: value))
         }
+        routes.add(.post, "/admin/rollouts", replying: { request, _, context, actor throws(Problem) in
+            try createRollout(request, context, actor)
+        })
         routes.add(.put, "/admin/rollouts/{key}", replying: { request, parameters, context, actor throws(Problem) in
             let key = parameters["key"] ?? ""
             let patch = try RolloutPatch(request)
             return write(request, context, actor) { snapshot, actor throws(Problem) in
-                try planRollout(key, request, snapshot, actor, action: "rollout.update") { patch.applied(to: $0) }
+                try planRollout(key, request, snapshot, actor, action: "rollout.update") { patch.applied(to: $0, schedule: $1) }
             }
         })
         routes.add(.delete, "/admin/rollouts/{key}", replying: { request, parameters, context, actor throws(Problem) in
             let key = parameters["key"] ?? ""
             return write(request, context, actor) { snapshot, actor throws(Problem) in
                 let rollout = try rolloutInForce(key, request, snapshot)
-                return try planReset(
-                    .rollout(nil), key: key, in: snapshot, actor: actor, before: RolloutSettings(rollout).jsonValue,
-                    baseline: snapshot.baselineTargeting.rollouts[key].map { RolloutSettings($0).jsonValue }
-                ) { Self.rollout(key, in: $0) }
+                let audit = targetingAudit(
+                    "rollout.retire", "rollouts/\(key)", actor: actor, before: Self.auditForm(rollout, Self.schedule(key, snapshot)), after: nil)
+                return planTargeting(
+                    [TargetingWrite(key: key, value: .rollout(RolloutValue(form: .retired)))], in: snapshot, actor: actor, audit: [audit],
+                    invalidStatus: .conflict
+                ) { _ in .object([("key", .string(key)), ("retired", .bool(true))]) }
             }
         })
         routes.add(.post, "/admin/rollouts/{key}/kill", replying: { request, parameters, context, actor throws(Problem) in
             let key = parameters["key"] ?? ""
             return write(request, context, actor) { snapshot, actor throws(Problem) in
-                try planRollout(key, request, snapshot, actor, action: "rollout.kill") { settings in
-                    var killed = settings
-                    killed.enabled = false  // the percentage stays, for a later revive
-                    return killed
+                try planRollout(key, request, snapshot, actor, action: "rollout.kill") { rollout, _ in
+                    var killed = rollout
+                    killed.enabled = false  // the percentage stays, for a later revive; the schedule does not
+                    return (killed, [])
                 }
+            }
+        })
+        routes.add(.post, "/admin/rollouts/{key}/reset", replying: { request, parameters, context, actor throws(Problem) in
+            let key = parameters["key"] ?? ""
+            try Self.checkMediaType(request)
+            return write(request, context, actor) { snapshot, actor throws(Problem) in
+                try planEntryReset(
+                    .rollout(nil), key: key, in: snapshot, request: request, actor: actor,
+                    inForce: snapshot.targeting.rollouts[key].map { Self.auditForm($0, Self.schedule(key, snapshot)) },
+                    configured: snapshot.baselineTargeting.rollouts[key].map { Self.auditForm($0, []) },
+                    etag: Self.etag(of: Self.rollout(key, in: snapshot))
+                ) { Self.rollout(key, in: $0) }
             }
         })
     }
 
-    /// The change that gives rollout `key` the settings `update` makes of the ones in force.
+    /// `POST /admin/rollouts`: a new rollout, `{"key": …, "percentage": …}` with optionally
+    /// `groupId` (the key by default), `enabled`, `description` and `schedule`; 201 with its
+    /// `Location`, 409 for a key in force already.
+    private func createRollout(_ request: HTTPRequest, _ context: HTTPRequestContext, _ actor: String) throws(Problem) -> HTTPReply {
+        let (key, rollout, schedule) = try Self.newEntry(
+            request, entryKeys: ["percentage", "groupId", "enabled", "description"], extraKeys: ["schedule"]) { key, definition, collector in
+            TargetingConfiguration.decodeRollout(key, definition, at: .root, collector)
+        } extra: { object, collector in
+            object.value("schedule").flatMap { ScheduledStep.decodeList($0, at: .root.appending("schedule"), collector) } ?? []
+        }
+        return write(request, context, actor) { snapshot, actor throws(Problem) in
+            guard snapshot.targeting.rollouts[key] == nil else {
+                throw Problem(.conflict, "rollout \"\(key)\" exists; change it with PUT /admin/rollouts/\(key)")
+            }
+            let audit = targetingAudit("rollout.create", "rollouts/\(key)", actor: actor, before: nil, after: Self.auditForm(rollout, schedule))
+            var plan = planTargeting(
+                [TargetingWrite(key: key, value: .rollout(RolloutValue(form: .defined(rollout), schedule: schedule)))], in: snapshot,
+                actor: actor, audit: [audit], status: .created
+            ) { Self.rollout(key, in: $0) }
+            plan.locate("/admin/rollouts/\(key)")
+            return plan
+        }
+    }
+
+    /// The change that gives rollout `key` what `update` makes of the rollout in force and its
+    /// schedule. A rollout of targeting.json keeps its group id there (its runtime document holds
+    /// the settings ops change); one created or redefined at run time is stored whole.
     private func planRollout(
         _ key: String, _ request: HTTPRequest, _ snapshot: Snapshot, _ actor: String, action: String,
-        _ update: (RolloutSettings) -> RolloutSettings
+        _ update: (TargetingConfiguration.Rollout, [ScheduledStep]) -> (TargetingConfiguration.Rollout, [ScheduledStep])
     ) throws(Problem) -> Plan {
-        let old = RolloutSettings(try rolloutInForce(key, request, snapshot))
-        let new = update(old)
-        return planDocument(
-            .rollout(new), key: key, in: snapshot, resource: "rollouts/\(key)",
-            action: action, actor: actor, before: old.jsonValue, after: new.jsonValue
+        let old = try rolloutInForce(key, request, snapshot)
+        let oldSchedule = Self.schedule(key, snapshot)
+        let (new, schedule) = update(old, oldSchedule)
+        let form: TargetingEntryForm<RolloutSettings, TargetingConfiguration.Rollout>
+        if case .defined = snapshot.runtime.rollouts[key]?.settings?.form {
+            form = .defined(new)
+        } else {
+            form = .settings(RolloutSettings(new))
+        }
+        let audit = targetingAudit(action, "rollouts/\(key)", actor: actor, before: Self.auditForm(old, oldSchedule), after: Self.auditForm(new, schedule))
+        return planTargeting(
+            [TargetingWrite(key: key, value: .rollout(RolloutValue(form: form, schedule: schedule)))], in: snapshot, actor: actor, audit: [audit]
         ) { Self.rollout(key, in: $0) }
     }
 
@@ -65,40 +116,16 @@ extension AdminEndpoints {
         return rollout
     }
 
-    /// The change that hands `kind` `key` back to the configuration's value (`baseline`); 409 when
-    /// that value is in force already.
-    /// - Parameter reset: the kind's settings, nil.
-    func planReset(
-        _ reset: PlannedSettings, key: String, in snapshot: Snapshot, actor: String, before: JSONValue, baseline: JSONValue?,
-        render: @escaping @Sendable (Snapshot) -> JSONValue
-    ) throws(Problem) -> Plan {
-        let kind = reset.kind
-        guard snapshot.runtime.hasOverride(kind: kind, key: key), let baseline else {
-            throw Problem(.conflict, "\(kind) \(key) has no runtime value; the configuration's is in force already")
-        }
-        return planDocument(
-            reset, key: key, in: snapshot, resource: "\(kind)s/\(key)", action: "\(kind).reset",
-            actor: actor, before: before, after: baseline, render: render)
+    /// The steps still to come of rollout `key`'s schedule.
+    static func schedule(_ key: String, _ snapshot: Snapshot) -> [ScheduledStep] {
+        snapshot.runtime.rollouts[key]?.settings?.schedule ?? []
     }
 
-    /// The change that stores `settings` as the next revision of the runtime document of their
-    /// kind and `key` (nil settings hand the value back to the configuration), audited with
-    /// `before` and `after`; answered with `render` of the snapshot it leads to. The settings are
-    /// encoded once, for the store; the snapshot applies them as they are.
-    func planDocument(
-        _ settings: PlannedSettings, key: String, in snapshot: Snapshot, resource: String, action: String, actor: String,
-        before: JSONValue, after: JSONValue, render: @escaping @Sendable (Snapshot) -> JSONValue
-    ) -> Plan {
-        let now = state.clock()
-        let revision = (snapshot.runtime.document(kind: settings.kind, key: key)?.revision ?? 0) + 1
-        let document = StoredDocument(
-            kind: settings.kind, key: key, body: settings.body, revision: revision, updatedAt: now, updatedBy: actor)
-        let audit = AuditDraft(
-            at: now, actor: actor, action: action, resource: resource, before: JSONWriter.encode(before), after: JSONWriter.encode(after))
-        return Plan(change: StoreChange(documents: [document], audit: [audit]), planned: [key: settings]) { published in
-            let value = render(published)
-            return Self.resource(value, etag: Self.etag(of: value))
-        }
+    /// A rollout as the audit log records it: as targeting.json writes it, and its schedule.
+    static func auditForm(_ rollout: TargetingConfiguration.Rollout, _ schedule: [ScheduledStep]) -> JSONValue {
+        var members = (rollout.jsonValue.objectValue ?? []).map { ($0.key, $0.value) }
+        if !schedule.isEmpty { members.append(("schedule", .array(schedule.map(\.jsonValue)))) }
+        return .object(members)
     }
 
     static func existingRollout(_ key: String, in snapshot: Snapshot) throws(Problem) -> JSONValue {
@@ -106,16 +133,17 @@ extension AdminEndpoints {
         return rollout(key, in: snapshot)
     }
 
-    /// A rollout as ops see it: the values in force, where they come from, and the configuration's
-    /// values when a runtime value overrides them.
+    /// A rollout as ops see it: the values in force, its schedule, where they come from, and the
+    /// configuration's values when a runtime value overrides them.
     static func rollout(_ key: String, in snapshot: Snapshot) -> JSONValue {
         guard let rollout = snapshot.targeting.rollouts[key] else { return .null }
         var members: [(String, JSONValue)] = [
             ("key", .string(key)), ("percentage", rollout.percentage.jsonValue), ("enabled", .bool(rollout.enabled)),
             ("groupId", .string(rollout.groupID)), ("description", rollout.description.map(JSONValue.string) ?? .null),
+            ("schedule", .array(schedule(key, snapshot).map(\.jsonValue))),
         ]
         members += provenance(snapshot.runtime.rollouts[key]?.document)
-        if snapshot.runtime.hasOverride(kind: RolloutSettings.kind, key: key), let baseline = snapshot.baselineTargeting.rollouts[key] {
+        if snapshot.runtime.hasOverride(kind: RolloutValue.kind, key: key), let baseline = snapshot.baselineTargeting.rollouts[key] {
             members.append(("config", RolloutSettings(baseline).jsonValue))
         }
         return .object(members)
@@ -132,17 +160,62 @@ extension AdminEndpoints {
             ("updatedAt", .string(RFC3339.string(fromSeconds: document.updatedAt))), ("updatedBy", .string(document.updatedBy)),
         ]
     }
+
+    /// The body of a `POST` that creates a targeting entry: `key` and the entry's members as
+    /// targeting.json writes them (plus `extraKeys`), every mistake reported with its line.
+    static func newEntry<Entry, Extra>(
+        _ request: HTTPRequest, entryKeys: Set<String>, extraKeys: Set<String> = [],
+        _ decode: (String, JSONValue, DiagnosticsCollector) -> Entry?, extra: (JSONObjectReader, DiagnosticsCollector) -> Extra?
+    ) throws(Problem) -> (String, Entry, Extra) {
+        try checkMediaType(request)
+        let document: JSONValue
+        do { document = try JSONParser.parse(request.body) } catch {
+            throw Problem.invalid(
+                "the body is not JSON", [Diagnostic(path: .root, location: error.location, message: error.reason)], source: "body",
+                status: .badRequest)
+        }
+        let collector = DiagnosticsCollector()
+        var result: (String, Entry, Extra)?
+        if let object = collector.object(document, at: .root, allowedKeys: entryKeys.union(extraKeys).union(["key"])) {
+            let key = object.string("key", required: true)
+            if let key, !RuleExpression.isIdentifier(key) {
+                object.report("invalid key \"\(key)\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.'", atMember: "key")
+            }
+            let rest = object.members.filter { $0.key != "key" && !extraKeys.contains($0.key) }
+            let entry = decode(key ?? "-", JSONValue(.object(rest), at: document.location), collector)
+            let extras = extra(object, collector)
+            if let key, let entry, let extras { result = (key, entry, extras) }
+        }
+        guard let result, collector.isEmpty else {
+            throw Problem.invalid("the body is not a valid definition; nothing changed", collector.diagnostics, source: "body", status: .unprocessableContent)
+        }
+        return result
+    }
 }
 
-/// A `PUT /admin/rollouts/{key}` body: any of `percentage`, `enabled`, `description` (null removes it).
+extension AdminEndpoints.Plan {
+    /// Answers with `Location: path` (a created resource).
+    mutating func locate(_ path: String) {
+        let answer = self.answer
+        self.answer = { published in
+            var response = answer(published)
+            response.headers.add(name: "Location", value: path)
+            return response
+        }
+    }
+}
+
+/// A `PUT /admin/rollouts/{key}` body: any of `percentage`, `enabled`, `description` (null
+/// removes it), `schedule` (the steps to come; `[]` cancels them).
 struct RolloutPatch: Sendable {
     var percentage: RolloutPercentage?
     var enabled: Bool?
     var description: String??
+    var schedule: [ScheduledStep]?
 
     init(_ request: HTTPRequest) throws(Problem) {
-        var patch = (percentage: RolloutPercentage?.none, enabled: Bool?.none, description: String??.none)
-        try AdminEndpoints.payload(request, allowed: ["percentage", "enabled", "description"]) { object, collector in
+        var patch = (percentage: RolloutPercentage?.none, enabled: Bool?.none, description: String??.none, schedule: [ScheduledStep]?.none)
+        try AdminEndpoints.payload(request, allowed: ["percentage", "enabled", "description", "schedule"]) { object, collector in
             if let value = object.value("percentage") {
                 patch.percentage = RolloutPercentage.decode(value, at: .root.appending("percentage"), collector)
             }
@@ -150,18 +223,23 @@ struct RolloutPatch: Sendable {
             if let value = object.value("description") {
                 if value.isNull { patch.description = .some(nil) } else { patch.description = object.string("description").map { .some($0) } }
             }
+            if let value = object.value("schedule") {
+                patch.schedule = ScheduledStep.decodeList(value, at: .root.appending("schedule"), collector)
+            }
             if object.members.isEmpty {
-                collector.report("nothing to change: give percentage, enabled or description", at: .root, object.location)
+                collector.report("nothing to change: give percentage, enabled, description or schedule", at: .root, object.location)
             }
         }
-        (percentage, enabled, description) = patch
+        (percentage, enabled, description, schedule) = patch
     }
 
-    func applied(to settings: RolloutSettings) -> RolloutSettings {
-        var result = settings
+    func applied(
+        to rollout: TargetingConfiguration.Rollout, schedule steps: [ScheduledStep]
+    ) -> (TargetingConfiguration.Rollout, [ScheduledStep]) {
+        var result = rollout
         if let percentage { result.percentage = percentage }
         if let enabled { result.enabled = enabled }
         if let description { result.description = description }
-        return result
+        return (result, schedule ?? steps)
     }
 }

@@ -4,7 +4,9 @@ import TrellisStore
 /// What the store must record so that it agrees with the configuration directory: a screen file
 /// (or `routes.json`) the store has never seen becomes revision 1, a file whose content changed since the store last
 /// recorded it becomes the next revision and is served. A file unchanged since leaves whatever
-/// ops published in force. Both are audited, by the actor `config`.
+/// ops published in force. Both are audited, by the actor `config`. A targeting in force that
+/// differs from the last one recorded (targeting.json changed) becomes the next revision of the
+/// targeting history.
 enum ConfigReconciler {
     static let actor = "config"
 
@@ -16,6 +18,7 @@ enum ConfigReconciler {
         if let routes = baseline.routes {
             record(routes.bytes, fingerprint: routes.fingerprint, as: RuntimeState.routeTableName, resource: "routes", action: "routes", runtime, now, &change)
         }
+        TargetingHistory.record(baseline: baseline.targeting, runtime: runtime, origin: .config, actor: actor, now: now, into: &change)
         return change
     }
 

@@ -36,16 +36,14 @@ struct RolloutSettings: Sendable, Equatable {
         return .object(members)
     }
 
-    /// Reads a stored document; `source` names it in errors.
-    static func decode(_ bytes: [UInt8], source: String) -> Result<RolloutSettings, DiagnosticsError> {
-        DiagnosticsCollector.decode(bytes, source: source) { document, collector in
-            guard let object = collector.object(document, at: .root, allowedKeys: ["percentage", "enabled", "description"]),
-                let percentageValue = object.value("percentage", required: true),
-                let percentage = RolloutPercentage.decode(percentageValue, at: .root.appending("percentage"), collector),
-                let enabled = object.bool("enabled", required: true)
-            else { return nil }
-            return RolloutSettings(percentage: percentage, enabled: enabled, description: object.string("description"))
-        }
+    /// Reads the settings form of a stored document.
+    static func decode(_ document: JSONValue, _ collector: DiagnosticsCollector) -> RolloutSettings? {
+        guard let object = collector.object(document, at: .root, allowedKeys: ["percentage", "enabled", "description"]),
+            let percentageValue = object.value("percentage", required: true),
+            let percentage = RolloutPercentage.decode(percentageValue, at: .root.appending("percentage"), collector),
+            let enabled = object.bool("enabled", required: true)
+        else { return nil }
+        return RolloutSettings(percentage: percentage, enabled: enabled, description: object.string("description"))
     }
 }
 
@@ -101,8 +99,9 @@ struct ExperimentSettings: Sendable, Equatable {
         return .object(members)
     }
 
-    static func decode(_ bytes: [UInt8], source: String) -> Result<ExperimentSettings, DiagnosticsError> {
-        DiagnosticsCollector.decode(bytes, source: source) { document, collector in
+    /// Reads the settings form of a stored document.
+    static func decode(_ document: JSONValue, _ collector: DiagnosticsCollector) -> ExperimentSettings? {
+        do {
             guard
                 let object = collector.object(
                     document, at: .root, allowedKeys: ["weights", "status", "winner", "overrides", "description"]),

@@ -3,11 +3,11 @@ import TrellisStore
 extension RuntimeState {
     /// The state after `change` commits: computed before committing, so that the snapshot it leads
     /// to is built and checked first and an invalid change never reaches the store.
-    /// - Parameter planned: the settings of the change's documents by key, as the write planned
-    ///   them (each document's kind says which); a document without is decoded.
+    /// - Parameter planned: the values of the change's documents by ``PlannedSettings/id(kind:key:)``,
+    ///   as the write planned them; a document without is decoded.
     func applying(_ change: StoreChange, planned: [String: PlannedSettings] = [:]) -> RuntimeState {
         var next = self
-        for document in change.documents { next.record(document, planned: planned[document.key]) }
+        for document in change.documents { next.record(document, planned: planned[PlannedSettings.id(kind: document.kind, key: document.key)]) }
         // By screen: a start that imports 10,000 screen files has as many heads and revisions.
         let revisionsByScreen = Dictionary(grouping: change.revisions, by: \.screen)
         for head in change.heads {

@@ -45,15 +45,24 @@ public struct RuntimeValue<Settings: Sendable>: Sendable {
 /// The runtime layer as the store last committed it. Every snapshot carries the one it was built
 /// from, so admin reads answer from memory and the next write starts from it.
 public struct RuntimeState: Sendable {
-    var rollouts: [String: RuntimeValue<RolloutSettings>] = [:]
-    var experiments: [String: RuntimeValue<ExperimentSettings>] = [:]
+    var rollouts: [String: RuntimeValue<RolloutValue>] = [:]
+    var experiments: [String: RuntimeValue<ExperimentValue>] = [:]
+    var rules: [String: RuntimeValue<RuleValue>] = [:]
     public var screens: ScreenMap<StoredScreen> = [:]
     /// The route table's revisions, kept by the store as a screen's are, under ``routeTableName``.
     public var routes: StoredScreen?
+    /// The targeting in force, one revision per change of it, under ``targetingName``: the history
+    /// `/admin/targeting/revisions` lists and a rollback copies from.
+    public var targetingHistory: StoredScreen?
 
     /// The name the route table's revisions and head are stored under. The store keeps revisions
     /// per name and knows nothing of what they are; no screen id can start with `@`.
     public static let routeTableName = "@routes"
+    /// The name the targeting document's revisions are stored under.
+    public static let targetingName = "@targeting"
+
+    /// Whether a revisioned name is a screen's (the others start with `@`).
+    static func isScreen(_ name: String) -> Bool { !name.hasPrefix("@") }
 
     public init() {}
 
@@ -63,34 +72,51 @@ public struct RuntimeState: Sendable {
 
     /// The stored document of `kind` and `key`, reset or not (revisions count on from it).
     func document(kind: String, key: String) -> StoredDocument? {
-        kind == RolloutSettings.kind ? rollouts[key]?.document : kind == ExperimentSettings.kind ? experiments[key]?.document : nil
+        switch kind {
+        case RolloutValue.kind: rollouts[key]?.document
+        case ExperimentValue.kind: experiments[key]?.document
+        case RuleValue.kind: rules[key]?.document
+        default: nil
+        }
     }
 
     /// Whether `kind` `key` has a runtime value in force (stored and not reset).
     func hasOverride(kind: String, key: String) -> Bool {
-        kind == RolloutSettings.kind ? rollouts[key]?.isOverride ?? false : experiments[key]?.isOverride ?? false
+        document(kind: kind, key: key).map { $0.body != Self.resetBody } ?? false
     }
 
     /// Records a document the store holds (or will, once a change commits), decoding it unless the
-    /// write that planned it gave its settings.
+    /// write that planned it gave its value.
     mutating func record(_ document: StoredDocument, planned: PlannedSettings? = nil) {
         switch (document.kind, planned) {
-        case (RolloutSettings.kind, .rollout(let settings)?): rollouts[document.key] = RuntimeValue(document, settings: settings)
-        case (ExperimentSettings.kind, .experiment(let settings)?): experiments[document.key] = RuntimeValue(document, settings: settings)
-        case (RolloutSettings.kind, _): rollouts[document.key] = RuntimeValue(stored: document, decode: RolloutSettings.decode)
-        case (ExperimentSettings.kind, _): experiments[document.key] = RuntimeValue(stored: document, decode: ExperimentSettings.decode)
+        case (RolloutValue.kind, .rollout(let value)?): rollouts[document.key] = RuntimeValue(document, settings: value)
+        case (ExperimentValue.kind, .experiment(let value)?): experiments[document.key] = RuntimeValue(document, settings: value)
+        case (RuleValue.kind, .rule(let value)?): rules[document.key] = RuntimeValue(document, settings: value)
+        case (RolloutValue.kind, _): rollouts[document.key] = RuntimeValue(stored: document, decode: RolloutValue.decode)
+        case (ExperimentValue.kind, _): experiments[document.key] = RuntimeValue(stored: document, decode: ExperimentValue.decode)
+        case (RuleValue.kind, _): rules[document.key] = RuntimeValue(stored: document, decode: RuleValue.decode)
         default: break  // a kind a newer version writes; not ours to interpret
         }
     }
 
-    /// How many rollout and experiment documents the store holds (reset ones too).
-    public var documentCount: Int { rollouts.count + experiments.count }
+    /// How many targeting documents the store holds (reset ones too).
+    public var documentCount: Int { rollouts.count + experiments.count + rules.count }
 
-    /// The revisioned document stored under `name`: a screen, or the route table.
-    func revisioned(_ name: String) -> StoredScreen? { name == Self.routeTableName ? routes : screens[name] }
+    /// The revisioned document stored under `name`: a screen, the route table or the targeting history.
+    func revisioned(_ name: String) -> StoredScreen? {
+        switch name {
+        case Self.routeTableName: routes
+        case Self.targetingName: targetingHistory
+        default: screens[name]
+        }
+    }
 
     mutating func setRevisioned(_ stored: StoredScreen) {
-        if stored.head.screen == Self.routeTableName { routes = stored } else { screens[stored.head.screen] = stored }
+        switch stored.head.screen {
+        case Self.routeTableName: routes = stored
+        case Self.targetingName: targetingHistory = stored
+        default: screens[stored.head.screen] = stored
+        }
     }
 
     public init(_ stored: StoredState) {
@@ -99,26 +125,32 @@ public struct RuntimeState: Sendable {
     }
 }
 
-/// The settings a write planned for one runtime document, so the snapshot it leads to applies them
-/// without decoding the bytes it stores; nil settings hand the value back to the configuration.
+/// The value a write planned for one runtime document, so the snapshot it leads to applies it
+/// without decoding the bytes it stores; a nil value hands the entry back to the configuration.
 enum PlannedSettings: Sendable {
-    case rollout(RolloutSettings?)
-    case experiment(ExperimentSettings?)
+    case rollout(RolloutValue?)
+    case experiment(ExperimentValue?)
+    case rule(RuleValue?)
 
-    /// The document kind the settings are stored under.
+    /// How a change's planned values are found by its documents: kinds share keys.
+    static func id(kind: String, key: String) -> String { kind + "/" + key }
+
+    /// The document kind the value is stored under.
     var kind: String {
         switch self {
-        case .rollout: RolloutSettings.kind
-        case .experiment: ExperimentSettings.kind
+        case .rollout: RolloutValue.kind
+        case .experiment: ExperimentValue.kind
+        case .rule: RuleValue.kind
         }
     }
 
-    /// The document's body: the settings encoded (the one time they are), or the reset body.
+    /// The document's body: the value encoded (the one time it is), or the reset body.
     var body: [UInt8] {
         switch self {
-        case .rollout(let settings?): JSONWriter.encode(settings.jsonValue)
-        case .experiment(let settings?): JSONWriter.encode(settings.jsonValue)
-        case .rollout(nil), .experiment(nil): RuntimeState.resetBody
+        case .rollout(let value?): JSONWriter.encode(value.jsonValue)
+        case .experiment(let value?): JSONWriter.encode(value.jsonValue)
+        case .rule(let value?): JSONWriter.encode(value.jsonValue)
+        case .rollout(nil), .experiment(nil), .rule(nil): RuntimeState.resetBody
         }
     }
 }

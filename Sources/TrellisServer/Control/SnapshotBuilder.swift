@@ -36,9 +36,13 @@ struct SnapshotBuilder: Sendable {
 
         init(_ change: StoreChange) {
             documents = !change.documents.isEmpty
-            for head in change.heads {
-                if head.screen == RuntimeState.routeTableName { routes = true } else { screens.insert(head.screen) }
-            }
+            for head in change.heads { note(head.screen) }
+        }
+
+        /// Notes that the revisioned document stored under `name` changed (the targeting history
+        /// changes only with the documents it records).
+        mutating func note(_ name: String) {
+            if name == RuntimeState.routeTableName { routes = true } else if RuntimeState.isScreen(name) { screens.insert(name) }
         }
     }
 
@@ -73,7 +77,7 @@ struct SnapshotBuilder: Sendable {
         checkedRoutes: [String: RouteTable] = [:]
     ) -> Result<Snapshot, ConfigLoadError> {
         var errors: [DiagnosticsError] = []
-        guard let targeting = effectiveTargeting(baseline.targeting, runtime, &errors) else {
+        guard let targeting = Self.effectiveTargeting(baseline.targeting, runtime, &errors) else {
             return .failure(ConfigLoadError(errors: errors))
         }
         var checking = checked
@@ -97,6 +101,12 @@ struct SnapshotBuilder: Sendable {
         }
         let routes = routeTable(baseline, runtime, targeting, reusing: nil, checkedRoutes, &errors)
         guard errors.isEmpty else { return .failure(ConfigLoadError(errors: errors.sorted { $0.source < $1.source })) }
+        // The baseline's files were checked against its own names; runtime values may have
+        // created or retired some since.
+        if Self.referenceableNames(targeting) != Self.referenceableNames(baseline.targeting) {
+            errors = referenceErrors(screens, staged, routes?.entry, except: Touched(), baseline, runtime, targeting)
+            guard errors.isEmpty else { return .failure(ConfigLoadError(errors: errors)) }
+        }
         errors = navigationErrors(.all, screens, staged, routes, baseline, runtime, targeting)
         guard errors.isEmpty else { return .failure(ConfigLoadError(errors: errors)) }
         return .success(
@@ -119,10 +129,16 @@ struct SnapshotBuilder: Sendable {
         var errors: [DiagnosticsError] = []
         var targeting = previous.targeting
         if touched.documents {
-            guard let effective = effectiveTargeting(baseline.targeting, runtime, &errors) else {
+            guard let effective = Self.effectiveTargeting(baseline.targeting, runtime, &errors) else {
                 return .failure(ConfigLoadError(errors: errors))
             }
             targeting = effective
+            // A rule, rollout, experiment or variant created or retired: what refers to names is
+            // checked again (a ramp or a kill changes no name, and costs nothing here).
+            if Self.referenceableNames(targeting) != Self.referenceableNames(previous.targeting) {
+                errors = referenceErrors(previous.screens, previous.staged, previous.routes, except: touched, baseline, runtime, targeting)
+                guard errors.isEmpty else { return .failure(ConfigLoadError(errors: errors)) }
+            }
         }
         var screens = previous.screens
         var staged = previous.staged
@@ -252,8 +268,8 @@ struct SnapshotBuilder: Sendable {
         }
         let revision = stored.current
         let source = "routes revision \(revision.number)"
-        // Runtime values never add or remove a rule, rollout or experiment a guard could name, so on
-        // the same baseline the table in force needs no second check.
+        // On the same baseline the table in force was checked when it was built; a change of the
+        // names it may refer to checks it again (referenceErrors).
         if let reusable, reusable.revision == revision.number, reusable.fingerprint == revision.fingerprint {
             return (reusable, source)
         }
@@ -315,26 +331,66 @@ struct SnapshotBuilder: Sendable {
 
     // MARK: - Targeting
 
-    /// The configuration's targeting with each runtime value applied, checked as a whole.
-    private func effectiveTargeting(
+    /// The names screens and route guards may refer to: rules, rollouts, experiments and their variants.
+    static func referenceableNames(_ targeting: TargetingConfiguration) -> Set<String> {
+        var names = Set(targeting.rules.keys.map { "rule " + $0 })
+        names.formUnion(targeting.rollouts.keys.map { "rollout " + $0 })
+        for (key, experiment) in targeting.experiments {
+            names.insert("experiment " + key)
+            names.formUnion(experiment.variants.map { "variant \(key) \($0.name)" })
+        }
+        return names
+    }
+
+    /// Every reference to a name `targeting` does not define, in the served screens (current and
+    /// staged) and the route table that the change did not touch (those it touched are decoded and
+    /// checked anew), each with its source and line.
+    private func referenceErrors(
+        _ screens: ScreenMap<ScreenEntry>, _ staged: ScreenMap<StagedScreen>, _ routes: RouteTableEntry?, except touched: Touched,
+        _ baseline: ConfigBaseline, _ runtime: RuntimeState, _ targeting: TargetingConfiguration
+    ) -> [DiagnosticsError] {
+        var errors: [DiagnosticsError] = []
+        for source in screenSources(screens.keys.filter { !touched.screens.contains($0) }, screens, staged, baseline, runtime) {
+            let diagnostics = source.screen.unknownReferences(in: targeting)
+            guard !diagnostics.isEmpty else { continue }
+            let error = DiagnosticsError(source: source.source, diagnostics: diagnostics)
+            errors.append((try? JSONParser.parse(source.bytes)).map(error.locating(in:)) ?? error)
+        }
+        if !touched.routes, let routes {
+            let diagnostics = routes.table.checkReferences(in: targeting)
+            if !diagnostics.isEmpty {
+                errors.append(DiagnosticsError(source: Self.routesSource(routes, runtime), diagnostics: diagnostics))
+            }
+        }
+        return errors.sorted { $0.source < $1.source }
+    }
+
+    /// The configuration's targeting with each runtime value applied, checked as a whole: every
+    /// rule's references known and no cycle between rules, every experiment's weights and default.
+    static func effectiveTargeting(
         _ base: TargetingConfiguration, _ runtime: RuntimeState, _ errors: inout [DiagnosticsError]
     ) -> TargetingConfiguration? {
+        var rules = base.rules
         var rollouts = base.rollouts
         var experiments = base.experiments
-        // A runtime value for a key the configuration dropped is kept in the store but not applied.
+        var problems: [DiagnosticsError] = []
+        for (key, value) in runtime.rules {
+            if let problem = value.problem { problems.append(problem) }
+            if let form = value.settings?.form { rules[key] = form.entry(over: rules[key]) { expression, _ in expression } }
+        }
+        // Settings for a key the configuration dropped are kept in the store but not applied.
         for (key, value) in runtime.rollouts {
-            guard let rollout = rollouts[key] else { continue }
-            if let problem = value.problem { errors.append(problem) }
-            if let settings = value.settings { rollouts[key] = settings.applied(to: rollout) }
+            if let problem = value.problem { problems.append(problem) }
+            if let form = value.settings?.form { rollouts[key] = form.entry(over: rollouts[key]) { $0.applied(to: $1) } }
         }
         for (key, value) in runtime.experiments {
-            guard let experiment = experiments[key] else { continue }
-            if let problem = value.problem { errors.append(problem) }
-            if let settings = value.settings { experiments[key] = settings.applied(to: experiment) }
+            if let problem = value.problem { problems.append(problem) }
+            if let form = value.settings?.form { experiments[key] = form.entry(over: experiments[key]) { $0.applied(to: $1) } }
         }
+        errors += problems
         do throws(DiagnosticsError) {
-            let targeting = try TargetingConfiguration(rules: base.rules, rollouts: rollouts, experiments: experiments)
-            return errors.isEmpty ? targeting : nil
+            let targeting = try TargetingConfiguration(rules: rules, rollouts: rollouts, experiments: experiments)
+            return problems.isEmpty ? targeting : nil
         } catch {
             errors.append(DiagnosticsError(source: "runtime targeting (targeting.json with runtime values)", diagnostics: error.diagnostics))
             return nil

@@ -34,7 +34,7 @@ extension ControlPlane {
         }
         for screen in changes.screens where (runtime.revisioned(screen.head.screen)?.head.version ?? 0) < screen.head.version {
             runtime.setRevisioned(screen)
-            if screen.head.screen == RuntimeState.routeTableName { touched.routes = true } else { touched.screens.insert(screen.head.screen) }
+            touched.note(screen.head.screen)
         }
         if touched != SnapshotBuilder.Touched() {
             switch builder.apply(touched, baseline: currentBaseline, runtime: runtime, over: current) {
