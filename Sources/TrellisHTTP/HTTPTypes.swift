@@ -35,6 +35,7 @@ public struct HTTPStatus: Hashable, Sendable, CustomStringConvertible {
     public static let `continue` = HTTPStatus(code: 100, reasonPhrase: "Continue")
     public static let ok = HTTPStatus(code: 200, reasonPhrase: "OK")
     public static let created = HTTPStatus(code: 201, reasonPhrase: "Created")
+    public static let accepted = HTTPStatus(code: 202, reasonPhrase: "Accepted")
     public static let noContent = HTTPStatus(code: 204, reasonPhrase: "No Content")
     public static let seeOther = HTTPStatus(code: 303, reasonPhrase: "See Other")
     public static let notModified = HTTPStatus(code: 304, reasonPhrase: "Not Modified")

@@ -5,6 +5,7 @@ import Logging
 import Prometheus
 import TrellisHTTP
 import TrellisJSON
+import Synchronization
 import TrellisStore
 
 /// Why a server cannot start (or `trellis validate` refuses): a configuration or runtime state
@@ -36,6 +37,10 @@ public final class Application: Sendable {
     private let adminServer: HTTPServer?
     /// Follows the shared store (LISTEN and a periodic check); nil with the embedded store.
     private let follower: StoreFollower?
+    /// The admin API, whose scheduled work (rollout schedules, change requests due) a timer runs.
+    private let admin: AdminEndpoints
+    /// Runs the admin API's scheduled work every ``schedulerInterval``, from ``start()`` to ``shutdown()``.
+    private let scheduler = Mutex<(any DispatchSourceTimer)?>(nil)
     private let logger: Logger
     /// Every route this application answers, public and admin (the OpenAPI test compares them).
     public let routeTable: [(method: HTTPMethod, pattern: String)]
@@ -93,7 +98,9 @@ public final class Application: Sendable {
                 store: store, state: state, loader: loader, baseline: started.baseline, logger: logger, appliedSequence: started.sequence)
             follower = nil
         }
-        let admin = AdminEndpoints(state: state, control: control, access: AdminAccess(configuration: configuration.admin))
+        let admin = AdminEndpoints(
+            state: state, control: control, access: AdminAccess(configuration: configuration.admin), configuration: configuration.admin)
+        self.admin = admin
         if let adminPort = configuration.admin.port {
             let publicResponder = TrellisResponder(state: state, control: control)
             let adminResponder = TrellisResponder(adminOnly: admin)
@@ -113,6 +120,16 @@ public final class Application: Sendable {
         }
     }
 
+    /// How often the scheduler looks for due work: a schedule step or a change request applies
+    /// within this of its time.
+    static let schedulerInterval = DispatchTimeInterval.seconds(1)
+
+    /// Applies the rollout schedule steps and approved change requests whose time has come (the
+    /// scheduler does every ``schedulerInterval``), and waits until they are published.
+    public func runScheduledWork() {
+        control.writeQueue.sync { admin.runDueWork() }
+    }
+
     /// Gives the memory a start or reload freed (the decoding's garbage, the old snapshot once its
     /// last request ends) back to the system: glibc keeps freed blocks in its arenas, one per
     /// thread that decoded, and without this a process that reloaded 10,000 screens three times
@@ -128,6 +145,15 @@ public final class Application: Sendable {
     public func start() throws {
         try server.start()
         follower?.start()
+        let admin = self.admin
+        let queue = control.writeQueue
+        scheduler.withLock { scheduler in
+            let timer = DispatchSource.makeTimerSource(queue: queue)
+            timer.schedule(deadline: .now() + Self.schedulerInterval, repeating: Self.schedulerInterval, leeway: .milliseconds(100))
+            timer.setEventHandler { admin.runDueWork() }
+            timer.activate()
+            scheduler = timer
+        }
         Self.returnFreedMemory()
         do {
             try adminServer?.start()
@@ -189,6 +215,7 @@ public final class Application: Sendable {
     public func shutdown() {
         state.beginDraining()
         follower?.stop()
+        scheduler.withLock { $0?.cancel() }
         logger.info("draining", metadata: ["drainTimeoutSeconds": "\(configuration.limits.drainTimeoutSeconds)"])
         server.shutdown()
         adminServer?.shutdown()

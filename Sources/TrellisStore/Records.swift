@@ -232,4 +232,12 @@ public struct StoreChange: Sendable, Equatable {
     }
 
     public var isEmpty: Bool { documents.isEmpty && revisions.isEmpty && heads.isEmpty && audit.isEmpty }
+
+    /// Adds what `other` writes to this change, to be committed in the same transaction.
+    public mutating func append(_ other: StoreChange) {
+        documents += other.documents
+        revisions += other.revisions
+        heads += other.heads
+        audit += other.audit
+    }
 }

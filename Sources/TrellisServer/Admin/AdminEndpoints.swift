@@ -6,30 +6,47 @@ import TrellisScreens
 import TrellisStore
 
 /// Admin routes: each handler runs only once the request's token may do what its method needs
-/// (`GET`: read; anything else: write) and its query has only the parameters the route takes —
-/// before the path, the body or the resource is looked at, so a caller without a token learns
-/// nothing, and every failed attempt counts toward the address's limit.
+/// (`GET`: read; anything else: write; or the role the route names) and its query has only the
+/// parameters the route takes — before the path, the body or the resource is looked at, so a
+/// caller without a token learns nothing, and every failed attempt counts toward the address's
+/// limit. A write to a resource that needs approval is held as a change request instead (`gate`).
+///
+/// The router change requests are replayed through has no gate: its requests come from the
+/// server itself, on the write queue, made as their author (``ChangeDesk/authorHeader``), and
+/// are never held again; it is never reachable from the network.
 struct AuthorizingRouter {
     typealias Handler = @Sendable (HTTPRequest, PathParameters, HTTPRequestContext, _ actor: String) throws(Problem) -> HTTPReply
 
     var router: EndpointRouter
     let access: AdminAccess
+    /// Holds writes that need approval; nil for the replay router.
+    let gate: ChangeDesk.Gate?
 
     /// - Parameter query: the query parameters the route takes; nil when the handler checks them.
-    mutating func add(_ method: HTTPMethod, _ pattern: String, query: Set<String>? = [], replying handler: @escaping Handler) {
+    /// - Parameter role: the role the route needs; by default read for `GET`, write otherwise.
+    mutating func add(
+        _ method: HTTPMethod, _ pattern: String, query: Set<String>? = [], role: AdminRole? = nil, replying handler: @escaping Handler
+    ) {
         let access = self.access
+        let gate = self.gate
+        let required = role ?? (method == .get ? .read : .write)
         router.add(method, pattern, replying: { request, parameters, context throws(Problem) in
-            let actor = try access.authorize(request, context, role: method == .get ? .read : .write)
+            guard let gate else {
+                if let query { _ = try QueryParameters(request.query, allowed: query) }
+                return try handler(request, parameters, context, request.headers[ChangeDesk.authorHeader] ?? ChangeDesk.unknownAuthor)
+            }
+            let actor = try access.authorize(request, context, role: required)
             if let query { _ = try QueryParameters(request.query, allowed: query) }
+            if required == .write, method != .get, let held = try gate.hold(request, context, actor) { return held }
             return try handler(request, parameters, context, actor)
         })
     }
 
     mutating func add(
-        _ method: HTTPMethod, _ pattern: String, query: Set<String>? = [],
+        _ method: HTTPMethod, _ pattern: String, query: Set<String>? = [], role: AdminRole? = nil,
         _ handler: @escaping @Sendable (HTTPRequest, PathParameters, HTTPRequestContext, _ actor: String) throws(Problem) -> HTTPResponse
     ) {
-        add(method, pattern, query: query, replying: { request, parameters, context, actor throws(Problem) in
+        add(method, pattern, query: query, role: role, replying: { request, parameters, context, actor throws(Problem) in
             .response(try handler(request, parameters, context, actor))
         })
     }
@@ -44,20 +61,38 @@ struct AdminEndpoints: Sendable {
     let state: ServerState
     let control: ControlPlane
     let access: AdminAccess
+    /// Change requests: the replay router and the approval settings.
+    let desk: ChangeDesk
 
+    init(state: ServerState, control: ControlPlane, access: AdminAccess, configuration: ServerConfiguration.Admin) {
+        self.state = state
+        self.control = control
+        self.access = access
+        desk = ChangeDesk(configuration: configuration)
+    }
+
+    /// Registers every admin route in `router`, and builds the router change requests replay through.
     func register(in router: inout EndpointRouter) {
-        var routes = AuthorizingRouter(router: router, access: access)
+        var replay = AuthorizingRouter(router: EndpointRouter(), access: access, gate: nil)
+        registerRoutes(in: &replay)
+        desk.setReplayRouter(replay.router)
+        var routes = AuthorizingRouter(router: router, access: access, gate: desk.gate(self))
+        registerRoutes(in: &routes)
+        router = routes.router
+    }
+
+    private func registerRoutes(in routes: inout AuthorizingRouter) {
         registerRollouts(in: &routes)
         registerExperiments(in: &routes)
         registerScreens(in: &routes)
         registerRouteTable(in: &routes)
         registerRules(in: &routes)
         registerTargeting(in: &routes)
+        registerChanges(in: &routes)
         routes.add(.get, "/admin/audit", query: nil, replying: { request, _, context, _ throws(Problem) in
             try audit(request, context)
         })
         routes.add(.get, "/admin/explain", query: nil) { request, _, context, _ throws(Problem) in try explain(request, context) }
-        router = routes.router
     }
 
     // MARK: - Answers
@@ -110,24 +145,32 @@ struct AdminEndpoints: Sendable {
                 control.refused.increment()
                 throw error
             }
-            switch control.publish(
-                planned.change, over: current, planned: planned.planned, checked: planned.checked, checkedRoutes: planned.checkedRoutes) {
-            case .success(let published): return planned.answer(published)
-            case .failure(.invalid(let error)):
-                control.refused.increment()
-                throw Problem.refusedChange(error, status: planned.invalidStatus)
-            case .failure(.store(.conflict(let detail))):
-                throw Problem(.conflict, "another change got there first (\(detail)); read the resource again and retry")
-            case .failure(.store(.failure(let detail))):
-                throw Problem(.serviceUnavailable, "the change was not stored: \(detail); nothing changed", headers: ["Retry-After": "1"])
-            case .failure(.store(.unavailable(let detail))):
-                // A connection lost while committing may have committed: the client must read before
-                // it retries (If-Match keeps a blind retry from applying twice).
-                throw Problem(
-                    .serviceUnavailable,
-                    "the runtime store is unreachable (\(detail)); the change was not acknowledged — public endpoints keep serving the last state; read the resource again before retrying",
-                    headers: ["Retry-After": "5"])
-            }
+            return try publish(planned, over: current)
+        }
+    }
+
+    /// Commits and publishes what a write planned over `current`, and answers from the snapshot it
+    /// leads to. Call on the write queue only.
+    func publish(_ planned: Plan, over current: Snapshot) throws(Problem) -> HTTPResponse {
+        switch control.publish(
+            planned.change, over: current, planned: planned.planned, checked: planned.checked, checkedRoutes: planned.checkedRoutes) {
+        case .success(let published): return planned.answer(published)
+        case .failure(.invalid(let error)):
+            control.refused.increment()
+            throw Problem.refusedChange(error, status: planned.invalidStatus)
+        case .failure(.checkedOnly):
+            return ChangeDesk.checkedAnswer
+        case .failure(.store(.conflict(let detail))):
+            throw Problem(.conflict, "another change got there first (\(detail)); read the resource again and retry")
+        case .failure(.store(.failure(let detail))):
+            throw Problem(.serviceUnavailable, "the change was not stored: \(detail); nothing changed", headers: ["Retry-After": "1"])
+        case .failure(.store(.unavailable(let detail))):
+            // A connection lost while committing may have committed: the client must read before
+            // it retries (If-Match keeps a blind retry from applying twice).
+            throw Problem(
+                .serviceUnavailable,
+                "the runtime store is unreachable (\(detail)); the change was not acknowledged — public endpoints keep serving the last state; read the resource again before retrying",
+                headers: ["Retry-After": "5"])
         }
     }
 

@@ -74,6 +74,7 @@ extension AdminEndpoints {
             object.value("schedule").flatMap { ScheduledStep.decodeList($0, at: .root.appending("schedule"), collector) } ?? []
         }
         return write(request, context, actor) { snapshot, actor throws(Problem) in
+            try checkFuture(schedule)
             guard snapshot.targeting.rollouts[key] == nil else {
                 throw Problem(.conflict, "rollout \"\(key)\" exists; change it with PUT /admin/rollouts/\(key)")
             }
@@ -97,16 +98,53 @@ extension AdminEndpoints {
         let old = try rolloutInForce(key, request, snapshot)
         let oldSchedule = Self.schedule(key, snapshot)
         let (new, schedule) = update(old, oldSchedule)
+        if schedule != oldSchedule { try checkFuture(schedule) }
+        return planRollout(key, old: (old, oldSchedule), new: (new, schedule), in: snapshot, actor: actor, action: action)
+    }
+
+    /// The change from `old` to `new` (a rollout and its schedule), audited as `action`.
+    private func planRollout(
+        _ key: String, old: (TargetingConfiguration.Rollout, [ScheduledStep]), new: (TargetingConfiguration.Rollout, [ScheduledStep]),
+        in snapshot: Snapshot, actor: String, action: String
+    ) -> Plan {
+        let (new, schedule) = new
         let form: TargetingEntryForm<RolloutSettings, TargetingConfiguration.Rollout>
         if case .defined = snapshot.runtime.rollouts[key]?.settings?.form {
             form = .defined(new)
         } else {
             form = .settings(RolloutSettings(new))
         }
-        let audit = targetingAudit(action, "rollouts/\(key)", actor: actor, before: Self.auditForm(old, oldSchedule), after: Self.auditForm(new, schedule))
+        let audit = targetingAudit(action, "rollouts/\(key)", actor: actor, before: Self.auditForm(old.0, old.1), after: Self.auditForm(new, schedule))
         return planTargeting(
             [TargetingWrite(key: key, value: .rollout(RolloutValue(form: form, schedule: schedule)))], in: snapshot, actor: actor, audit: [audit]
         ) { Self.rollout(key, in: $0) }
+    }
+
+    /// The change that applies the steps of rollout `key`'s schedule due at `now` (the last one
+    /// sets the percentage; a server that was down for a step applies it late, once), audited as
+    /// `rollout.schedule` by the scheduler; nil when none is due.
+    func planScheduledSteps(_ key: String, in snapshot: Snapshot, now: Double) -> Plan? {
+        guard let rollout = snapshot.targeting.rollouts[key] else { return nil }
+        let schedule = Self.schedule(key, snapshot)
+        let due = schedule.prefix { $0.at <= now }
+        guard let last = due.last else { return nil }
+        var new = rollout
+        new.percentage = last.percentage
+        return planRollout(
+            key, old: (rollout, schedule), new: (new, Array(schedule.dropFirst(due.count))), in: snapshot, actor: Self.schedulerActor,
+            action: "rollout.schedule")
+    }
+
+    /// 422 for a schedule step that is not in the future.
+    private func checkFuture(_ schedule: [ScheduledStep]) throws(Problem) {
+        let now = state.clock()
+        let past = schedule.enumerated().filter { $0.element.at <= now }
+        guard past.isEmpty else {
+            throw Problem.invalid(
+                "a schedule step is not in the future; nothing changed",
+                past.map { Diagnostic(path: JSONPath.root.appending("schedule").appending($0.offset).appending("at"), location: .unknown, message: "\(RFC3339.string(fromSeconds: $0.element.at)) is not after now") },
+                source: "body", status: .unprocessableContent)
+        }
     }
 
     /// Rollout `key` as in force, once `If-Match` (if any) names its current version.

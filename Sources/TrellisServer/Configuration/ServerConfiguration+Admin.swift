@@ -8,7 +8,9 @@ extension ServerConfiguration {
     /// "admin": {
     ///   "tokens": [{"name": "ops-bot", "sha256": "<64 hex digits>", "role": "write"}],
     ///   "port": 9090,
-    ///   "requireIfMatch": false
+    ///   "requireIfMatch": false,
+    ///   "requireApproval": false,
+    ///   "approvalRequiredFor": ["rollouts/checkout-v2", "screens"]
     /// }
     /// ```
     public struct Admin: Sendable, Equatable {
@@ -20,11 +22,42 @@ extension ServerConfiguration {
         /// Whether every change through the admin API must carry `If-Match` naming the version it
         /// replaces (RFC 9110 §13.1.1), so two operators cannot overwrite each other unknowingly.
         public var requireIfMatch = false
+        /// Whether every change through the admin API becomes a change request that a second
+        /// token, with the `approve` role, must approve before it applies (four eyes).
+        public var requireApproval = false
+        /// Resources whose changes need approval even when ``requireApproval`` is off, by the
+        /// start of their path under `/admin/`: `rollouts` (every rollout), `screens/home`, `targeting`.
+        public var approvalRequiredFor: [String] = []
 
         public init(tokens: [AdminToken] = [], port: Int? = nil, requireIfMatch: Bool = false) {
             self.tokens = tokens
             self.port = port
             self.requireIfMatch = requireIfMatch
+        }
+
+        /// Whether a change of `resource` (its path under `/admin/`, such as `rollouts/banner/kill`)
+        /// needs approval.
+        public func needsApproval(_ resource: String) -> Bool {
+            requireApproval || approvalRequiredFor.contains { prefix in
+                resource == prefix || resource.hasPrefix(prefix + "/")
+            }
+        }
+    }
+
+    /// Decoding of `admin.approvalRequiredFor`: resource paths such as `rollouts` or `screens/home`.
+    enum ApprovalResourcesDecoder {
+        static func decode(_ value: JSONValue, at path: JSONPath, _ collector: DiagnosticsCollector) -> [String] {
+            guard let elements = value.arrayValue else {
+                collector.report("expected an array of resource paths such as \"rollouts\" or \"screens/home\", found \(value.typeName)", at: path, value)
+                return []
+            }
+            return elements.enumerated().compactMap { index, element in
+                guard let text = element.stringValue, !text.isEmpty, !text.hasPrefix("/"), !text.hasSuffix("/") else {
+                    collector.report("expected a resource path under /admin/ such as \"rollouts\" or \"screens/home\" (no leading or trailing /)", at: path.appending(index), element)
+                    return nil
+                }
+                return text
+            }
         }
     }
 

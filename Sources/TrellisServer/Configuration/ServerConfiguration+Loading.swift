@@ -154,6 +154,7 @@ extension ServerConfiguration {
 /// variables and `--set` take one scalar each.
 enum FileOnlySetting: String, CaseIterable {
     case adminTokens = "admin.tokens"
+    case adminApprovalRequiredFor = "admin.approvalRequiredFor"
     case contextSigningKeys = "context.signingKeys"
 
     func apply(
@@ -162,6 +163,8 @@ enum FileOnlySetting: String, CaseIterable {
     ) {
         switch self {
         case .adminTokens: config.admin.tokens = AdminTokensDecoder.decode(value, at: path, collector)
+        case .adminApprovalRequiredFor:
+            config.admin.approvalRequiredFor = ServerConfiguration.ApprovalResourcesDecoder.decode(value, at: path, collector)
         case .contextSigningKeys:
             config.context.signingKeys = SigningKeysDecoder.decode(value, at: path, environment: environment, collector)
         }

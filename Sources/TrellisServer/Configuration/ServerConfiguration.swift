@@ -145,6 +145,7 @@ struct Setting: Sendable {
         Setting(name: "limits.drainTimeoutSeconds", kind: .seconds(\.limits.drainTimeoutSeconds, 0.01...3600)),
         Setting(name: "admin.port", kind: .optionalInteger(\.admin.port, 0...65535)),
         Setting(name: "admin.requireIfMatch", kind: .bool(\.admin.requireIfMatch)),
+        Setting(name: "admin.requireApproval", kind: .bool(\.admin.requireApproval)),
         Setting(name: "tls.certificate", kind: .optionalString(\.tls.certificate)),
         Setting(name: "tls.privateKey", kind: .optionalString(\.tls.privateKey)),
         Setting(name: "tls.port", kind: .optionalInteger(\.tls.port, 0...65535)),

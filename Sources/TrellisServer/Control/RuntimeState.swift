@@ -48,6 +48,8 @@ public struct RuntimeState: Sendable {
     var rollouts: [String: RuntimeValue<RolloutValue>] = [:]
     var experiments: [String: RuntimeValue<ExperimentValue>] = [:]
     var rules: [String: RuntimeValue<RuleValue>] = [:]
+    /// Admin writes waiting for approval or their time, and what became of them, by key.
+    var changeRequests: [String: RuntimeValue<ChangeRequest>] = [:]
     public var screens: ScreenMap<StoredScreen> = [:]
     /// The route table's revisions, kept by the store as a screen's are, under ``routeTableName``.
     public var routes: StoredScreen?
@@ -76,6 +78,7 @@ public struct RuntimeState: Sendable {
         case RolloutValue.kind: rollouts[key]?.document
         case ExperimentValue.kind: experiments[key]?.document
         case RuleValue.kind: rules[key]?.document
+        case ChangeRequest.kind: changeRequests[key]?.document
         default: nil
         }
     }
@@ -95,6 +98,7 @@ public struct RuntimeState: Sendable {
         case (RolloutValue.kind, _): rollouts[document.key] = RuntimeValue(stored: document, decode: RolloutValue.decode)
         case (ExperimentValue.kind, _): experiments[document.key] = RuntimeValue(stored: document, decode: ExperimentValue.decode)
         case (RuleValue.kind, _): rules[document.key] = RuntimeValue(stored: document, decode: RuleValue.decode)
+        case (ChangeRequest.kind, _): changeRequests[document.key] = RuntimeValue(stored: document, decode: ChangeRequest.decode)
         default: break  // a kind a newer version writes; not ours to interpret
         }
     }
