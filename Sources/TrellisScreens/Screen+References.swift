@@ -10,15 +10,10 @@ extension Screen {
     /// Lines are unknown (`.unknown`): the model keeps paths, not source locations.
     public func unknownReferences(in configuration: TargetingConfiguration) -> [Diagnostic] {
         let collector = DiagnosticsCollector()
-        func visit(_ node: Node, _ path: JSONPath) {
+        forEachDecision { node, path in
             switch node {
-            case .component(let c):
-                for (i, child) in c.subviews.enumerated() { visit(child, path.appending("subviews").appending(i)) }
-                if let fallback = c.fallback { visit(fallback, path.appending("fallback")) }
-            case .rule(_, let rule, let then, let otherwise):
+            case .rule(_, let rule, _, _):
                 configuration.checkReferences(in: rule, at: path.appending("rule"), collector)
-                visit(then, path.appending("child"))
-                if let otherwise { visit(otherwise, path.appending("else")) }
             case .experiment(_, let key, let variants):
                 if let experiment = configuration.experiments[key] {
                     let configured = experiment.variants.map(\.name)
@@ -35,12 +30,9 @@ extension Screen {
                 } else if let problem = configuration.problem(with: .experiment(key, variant: nil)) {
                     collector.report(problem, at: path.appending("experiment"), .unknown)
                 }
-                for variant in variants {
-                    variant.node.map { visit($0, path.appending("variants").appending(variant.name)) }
-                }
+            case .component: break
             }
         }
-        visit(root, JSONPath.root.appending("root"))
         return collector.diagnostics
     }
 
@@ -56,23 +48,34 @@ extension Screen {
     /// with where: what the stale-flag report and a retirement look for.
     public func targetingReferences() -> [(reference: TargetingReference, path: JSONPath)] {
         var found: [(reference: TargetingReference, path: JSONPath)] = []
+        forEachDecision { node, path in
+            switch node {
+            case .rule(_, let rule, _, _): found += rule.references(at: path.appending("rule"))
+            case .experiment(_, let key, _): found.append((.experiment(key, variant: nil), path.appending("experiment")))
+            case .component: break
+            }
+        }
+        return found
+    }
+
+    /// Calls `body` with every Rule and Experiment node, depth first, with its path.
+    func forEachDecision(_ body: (Node, JSONPath) -> Void) {
         func visit(_ node: Node, _ path: JSONPath) {
             switch node {
             case .component(let c):
                 for (i, child) in c.subviews.enumerated() { visit(child, path.appending("subviews").appending(i)) }
                 if let fallback = c.fallback { visit(fallback, path.appending("fallback")) }
-            case .rule(_, let rule, let then, let otherwise):
-                found += rule.references(at: path.appending("rule"))
+            case .rule(_, _, let then, let otherwise):
+                body(node, path)
                 visit(then, path.appending("child"))
                 if let otherwise { visit(otherwise, path.appending("else")) }
-            case .experiment(_, let key, let variants):
-                found.append((.experiment(key, variant: nil), path.appending("experiment")))
+            case .experiment(_, _, let variants):
+                body(node, path)
                 for variant in variants {
                     variant.node.map { visit($0, path.appending("variants").appending(variant.name)) }
                 }
             }
         }
         visit(root, JSONPath.root.appending("root"))
-        return found
     }
 }

@@ -196,19 +196,24 @@ struct AdminEndpoints: Sendable {
         _ request: HTTPRequest, allowed: Set<String>,
         _ decode: (JSONObjectReader, DiagnosticsCollector) -> Void
     ) throws(Problem) {
-        try checkMediaType(request)
-        let document: JSONValue
-        do {
-            document = try JSONParser.parse(request.body)
-        } catch {
-            throw Problem.invalid(
-                "the body is not JSON", [Diagnostic(path: .root, location: error.location, message: error.reason)], source: "body",
-                status: .badRequest)
-        }
+        let document = try jsonBody(request)
         let collector = DiagnosticsCollector()
         if let object = collector.object(document, at: .root, allowedKeys: allowed) { decode(object, collector) }
         guard collector.isEmpty else {
             throw Problem.invalid("the body is not a valid change; nothing changed", collector.diagnostics, source: "body", status: .unprocessableContent)
+        }
+    }
+
+    /// The request body parsed as JSON: 415 for a non-JSON media type, 400 (with the line and
+    /// column) for malformed JSON.
+    static func jsonBody(_ request: HTTPRequest) throws(Problem) -> JSONValue {
+        try checkMediaType(request)
+        do {
+            return try JSONParser.parse(request.body)
+        } catch {
+            throw Problem.invalid(
+                "the body is not JSON", [Diagnostic(path: .root, location: error.location, message: error.reason)], source: "body",
+                status: .badRequest)
         }
     }
 

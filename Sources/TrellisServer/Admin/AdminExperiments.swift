@@ -30,11 +30,7 @@ extension AdminEndpoints {
             let key = parameters["key"] ?? ""
             return write(request, context, actor) { snapshot, actor throws(Problem) in
                 let experiment = try experimentInForce(key, request, snapshot)
-                let audit = targetingAudit("experiment.retire", "experiments/\(key)", actor: actor, before: experiment.jsonValue, after: nil)
-                return planTargeting(
-                    [TargetingWrite(key: key, value: .experiment(ExperimentValue(form: .retired)))], in: snapshot, actor: actor,
-                    audit: [audit], invalidStatus: .conflict
-                ) { _ in .object([("key", .string(key)), ("retired", .bool(true))]) }
+                return planRetirement(.experiment(ExperimentValue(form: .retired)), key: key, before: experiment.jsonValue, in: snapshot, actor: actor)
             }
         })
         routes.add(.post, "/admin/experiments/{key}/reset", replying: { request, parameters, context, actor throws(Problem) in

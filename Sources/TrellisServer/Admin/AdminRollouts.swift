@@ -31,12 +31,9 @@ extension AdminEndpoints {
             let key = parameters["key"] ?? ""
             return write(request, context, actor) { snapshot, actor throws(Problem) in
                 let rollout = try rolloutInForce(key, request, snapshot)
-                let audit = targetingAudit(
-                    "rollout.retire", "rollouts/\(key)", actor: actor, before: Self.auditForm(rollout, Self.schedule(key, snapshot)), after: nil)
-                return planTargeting(
-                    [TargetingWrite(key: key, value: .rollout(RolloutValue(form: .retired)))], in: snapshot, actor: actor, audit: [audit],
-                    invalidStatus: .conflict
-                ) { _ in .object([("key", .string(key)), ("retired", .bool(true))]) }
+                return planRetirement(
+                    .rollout(RolloutValue(form: .retired)), key: key, before: Self.auditForm(rollout, Self.schedule(key, snapshot)),
+                    in: snapshot, actor: actor)
             }
         })
         routes.add(.post, "/admin/rollouts/{key}/kill", replying: { request, parameters, context, actor throws(Problem) in
@@ -205,13 +202,7 @@ extension AdminEndpoints {
         _ request: HTTPRequest, entryKeys: Set<String>, extraKeys: Set<String> = [],
         _ decode: (String, JSONValue, DiagnosticsCollector) -> Entry?, extra: (JSONObjectReader, DiagnosticsCollector) -> Extra?
     ) throws(Problem) -> (String, Entry, Extra) {
-        try checkMediaType(request)
-        let document: JSONValue
-        do { document = try JSONParser.parse(request.body) } catch {
-            throw Problem.invalid(
-                "the body is not JSON", [Diagnostic(path: .root, location: error.location, message: error.reason)], source: "body",
-                status: .badRequest)
-        }
+        let document = try jsonBody(request)
         let collector = DiagnosticsCollector()
         var result: (String, Entry, Extra)?
         if let object = collector.object(document, at: .root, allowedKeys: entryKeys.union(extraKeys).union(["key"])) {

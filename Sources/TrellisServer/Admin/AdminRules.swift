@@ -26,11 +26,7 @@ extension AdminEndpoints {
             let name = parameters["name"] ?? ""
             return write(request, context, actor) { snapshot, actor throws(Problem) in
                 let before = try ruleInForce(name, request, snapshot)
-                let audit = targetingAudit("rule.retire", "rules/\(name)", actor: actor, before: before.jsonValue, after: nil)
-                return planTargeting(
-                    [TargetingWrite(key: name, value: .rule(RuleValue(form: .retired)))], in: snapshot, actor: actor, audit: [audit],
-                    invalidStatus: .conflict
-                ) { _ in .object([("name", .string(name)), ("retired", .bool(true))]) }
+                return planRetirement(.rule(RuleValue(form: .retired)), key: name, before: before.jsonValue, in: snapshot, actor: actor)
             }
         })
         routes.add(.post, "/admin/rules/{name}/reset", replying: { request, parameters, context, actor throws(Problem) in
@@ -68,13 +64,7 @@ extension AdminEndpoints {
     /// The body as a rule expression; 400 for malformed JSON, 422 for an expression that does not
     /// parse, each mistake with its line and column.
     static func expression(_ request: HTTPRequest) throws(Problem) -> RuleExpression {
-        try checkMediaType(request)
-        let document: JSONValue
-        do { document = try JSONParser.parse(request.body) } catch {
-            throw Problem.invalid(
-                "the body is not JSON", [Diagnostic(path: .root, location: error.location, message: error.reason)], source: "body",
-                status: .badRequest)
-        }
+        let document = try jsonBody(request)
         let collector = DiagnosticsCollector()
         guard let expression = RuleExpression.decode(document, at: .root, collector), collector.isEmpty else {
             throw Problem.invalid("the body is not a rule expression; nothing changed", collector.diagnostics, source: "body", status: .unprocessableContent)

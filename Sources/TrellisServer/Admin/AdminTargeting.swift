@@ -68,6 +68,17 @@ extension AdminEndpoints {
         }
     }
 
+    /// The change that retires `kind` `key` (`before`, as in force): 409 naming whatever still
+    /// refers to it.
+    func planRetirement(_ retired: PlannedSettings, key: String, before: JSONValue, in snapshot: Snapshot, actor: String) -> Plan {
+        let kind = retired.kind
+        let audit = targetingAudit("\(kind).retire", "\(kind)s/\(key)", actor: actor, before: before, after: nil)
+        let name = kind == RuleValue.kind ? "name" : "key"
+        return planTargeting([TargetingWrite(key: key, value: retired)], in: snapshot, actor: actor, audit: [audit], invalidStatus: .conflict) { _ in
+            .object([(name, .string(key)), ("retired", .bool(true))])
+        }
+    }
+
     /// An audit record of one targeting entry, before and after as targeting.json writes them.
     func targetingAudit(_ action: String, _ resource: String, actor: String, before: JSONValue?, after: JSONValue?) -> AuditDraft {
         AuditDraft(
