@@ -7,6 +7,7 @@ import Testing
 import TrellisCrypto
 import TrellisJSON
 import TrellisStore
+import TrellisTargeting
 import TrellisTesting
 @testable import TrellisServer
 
@@ -19,7 +20,9 @@ import TrellisTesting
     static let postgres = Result { try TemporaryPostgres() }
 
     /// A replica: its own configuration copy and data directory, the shared database.
-    static func replica(_ url: String, config: TemporaryConfig? = nil) throws -> (Application, TemporaryConfig) {
+    static func replica(
+        _ url: String, config: TemporaryConfig? = nil, clock: @escaping @Sendable () -> Double = ServerState.wallClock
+    ) throws -> (Application, TemporaryConfig) {
         let config = try config ?? {
             let config = try TemporaryConfig(screens: ["home": AdminFlowTests.screen("Hello")])
             try config.write(targeting: AdminFlowTests.targeting)
@@ -30,7 +33,8 @@ import TrellisTesting
         settings.storage.url = url
         settings.storage.pollSeconds = 0.2
         let application = try Application(
-            configDirectory: config.url, configuration: settings, logger: Logger(label: "replica"), metrics: PrometheusCollectorRegistry())
+            configDirectory: config.url, configuration: settings, logger: Logger(label: "replica"), metrics: PrometheusCollectorRegistry(),
+            clock: clock)
         try application.start()
         return (application, config)
     }
@@ -66,6 +70,25 @@ import TrellisTesting
         #expect((ready.json["store"]?["sequence"]?.number ?? 0) >= 2, "the import and the change")
         let metrics = String(decoding: try clients[1].exchange("GET", "/metrics", token: nil).body, as: UTF8.self)
         #expect(metrics.contains("trellis_store_staleness_seconds"))
+    }
+
+    /// Every replica runs the scheduler; the store's compare-and-set lets one make each step.
+    @Test func aScheduleStepIsMadeOnceWhateverTheNumberOfReplicas() throws {
+        let url = try Self.postgres.get().makeDatabase()
+        let clock = ScheduledRampTests.Clock()
+        let t0 = clock.read()
+        let replicas = try (0..<3).map { _ in try Self.replica(url, clock: clock.read) }
+        defer { for (application, _) in replicas { application.shutdown(); application.waitUntilStopped() } }
+        let clients = try replicas.map { try TestClient(port: $0.0.port) }
+        let body = #"{"schedule": [{"at": "\#(RFC3339.string(fromSeconds: t0 + 60))", "percentage": 64}]}"#
+        #expect(try clients[0].exchange("PUT", "/admin/rollouts/banner", token: Self.token, body: body).status == 200)
+        for client in clients { #expect(try Self.eventually { try client.exchange("GET", "/admin/rollouts/banner", token: Self.token).json["schedule"]?.array.count == 1 }) }
+        clock.advance(to: t0 + 61)
+        let applications = replicas.map(\.0)
+        DispatchQueue.concurrentPerform(iterations: applications.count) { applications[$0].runScheduledWork() }
+        for client in clients { #expect(try Self.eventually { try Self.percentage(client) == 64 }) }
+        let audit = try clients[1].exchange("GET", "/admin/audit?resource=rollouts/banner", token: Self.token).json["entries"]?.array ?? []
+        #expect(audit.filter { $0["action"]?.string == "rollout.schedule" }.count == 1)
     }
 
     @Test func aReplicaWhoseListenerWasCutConverges() throws {
