@@ -189,6 +189,39 @@ await check.json("listRouteRevisions") {
 await check.json("getRouteRevision") { (try await client.getRouteRevision(path: .init(revision: routeRevision)).ok.body.json, nil) }
 await check.json("getAudit") { (try await client.getAudit(query: .init(limit: 50)).ok.body.json, nil) }
 
+var ruleNames: [String] = []
+await check.json("listRules") {
+    let body = try await client.listRules().ok.body.json
+    ruleNames = body.rules.map(\.name)
+    return (body, nil)
+}
+for name in ruleNames {
+    await check.json("getRule") { (try await client.getRule(path: .init(name: name)).ok.body.json, nil) }
+}
+await check.json("getTargeting") { (try await client.getTargeting().ok.body.json, nil) }
+var targetingRevision = 1
+await check.json("listTargetingRevisions") {
+    let body = try await client.listTargetingRevisions().ok.body.json
+    targetingRevision = body.revisions.map(\.revision).max() ?? 1
+    return (body, nil)
+}
+await check.json("getTargetingRevision") {
+    (try await client.getTargetingRevision(path: .init(revision: targetingRevision)).ok.body.json, nil)
+}
+await check.json("getStaleTargeting") { (try await client.getStaleTargeting(query: .init(days: 0)).ok.body.json, nil) }
+
+// scripts/check-client makes one change request before this runs.
+var changeIDs: [Int] = []
+await check.json("listChanges") {
+    let body = try await client.listChanges().ok.body.json
+    changeIDs = body.changes.map(\.id)
+    return (body, nil)
+}
+await check.json("listChanges") { (try await client.listChanges(query: .init(status: .approved)).ok.body.json, nil) }
+for id in changeIDs {
+    await check.json("getChange") { (try await client.getChange(path: .init(id: id)).ok.body.json, nil) }
+}
+
 // MARK: Summary
 
 let expected = Set((environment["TRELLIS_GET_OPERATIONS"] ?? "").split(separator: " ").map(String.init))
