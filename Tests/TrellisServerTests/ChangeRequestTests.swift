@@ -110,6 +110,12 @@ import TrellisTesting
         #expect(edited.json["status"]?.string == "pending")
         #expect(edited.json["reviews"]?.array.count == 0)
         #expect(edited.json["body"]?.string == #"{"percentage":99}"#)
+        // An approved request waiting for its time can still be rejected; null takes applyAt away.
+        #expect(try server.request("PUT", "/admin/changes/\(id)", body: #"{"applyAt": null}"#).json["applyAt"]?.isNull == true)
+        #expect(try server.request("PUT", "/admin/changes/\(id)", body: #"{"applyAt": "\#(later)"}"#).status == 200)
+        #expect(try server.request("POST", "/admin/changes/\(id)/approve", token: Self.lead).json["status"]?.string == "approved")
+        let rejected = try server.request("POST", "/admin/changes/\(id)/reject", token: Self.lead)
+        #expect(rejected.json["status"]?.string == "rejected")
 
         // A request whose write could not apply is refused at once, with the write's own problems.
         let invalid = try server.request("PUT", "/admin/rollouts/banner", body: "{\n \"percentage\": 101}")

@@ -51,7 +51,7 @@ extension AdminEndpoints {
             let comment = try Self.reviewComment(request)
             return decide(parameters["id"] ?? "", request, context) { change, _ throws(Problem) in
                 try Self.checkReviewer(change, actor)
-                guard change.status == .pending else { throw Self.notOpen(change, "rejected") }
+                try Self.checkOpen(change, "rejected")  // an approved one waiting for its time too
                 var rejected = change
                 rejected.reviews.append(.init(by: actor, at: state.clock(), approved: false, comment: comment))
                 rejected.status = .rejected
@@ -139,39 +139,45 @@ extension AdminEndpoints {
             approved.status = .approved
             return try record(approved, from: change, action: "change.approve", actor: actor)
         }
-        return try apply(approved, action: "change.approve", actor: actor, context)
+        return try apply(approved, stored: change, action: "change.approve", actor: actor, context)
     }
 
     /// Makes the write of `change`, as its author, in the same commit as `change` recorded as
     /// applied (and audited as `action` by `actor`) — if its target is still at the version it is
     /// bound to; else records it stale (409). A write refused now is recorded as failed, with
     /// the write's own answer.
-    func apply(_ change: ChangeRequest, action: String, actor: String, _ context: HTTPRequestContext) throws(Problem) -> HTTPResponse {
+    /// - Parameter stored: the request as the store holds it, when `change` adds to it (an approval).
+    func apply(
+        _ change: ChangeRequest, stored: ChangeRequest? = nil, action: String, actor: String, _ context: HTTPRequestContext
+    ) throws(Problem) -> HTTPResponse {
+        let stored = stored ?? change
         let current = currentETag(change.targetPath, context)
-        guard current == change.boundETag else { return try recordStale(change, current: current, actor: actor) }
+        guard current == change.boundETag else { return try recordStale(change, stored: stored, current: current, actor: actor) }
         var applied = change
         applied.status = .applied
         applied.updatedAt = state.clock()
         let extra = StoreChange(
             documents: [document(applied, in: state.published.snapshot, actor: actor)],
-            audit: [changeAudit(action, before: change, after: applied, actor: actor)])
+            audit: [changeAudit(action, before: stored, after: applied, actor: actor)])
         let answer = control.riding(.attach(extra)) { desk.replay(replayRequest(applied), context: context) }
         if answer.status.code < 300 {
             return Self.resource(applied.jsonValue, etag: Self.etag(of: applied.jsonValue))
         }
-        if answer.status == .preconditionFailed { return try recordStale(change, current: currentETag(change.targetPath, context), actor: actor) }
+        if answer.status == .preconditionFailed {
+            return try recordStale(change, stored: stored, current: currentETag(change.targetPath, context), actor: actor)
+        }
         var failed = change
         failed.status = .failed
         failed.outcome = "the write was refused with \(answer.status.code): " + (Self.detail(of: answer) ?? answer.status.reasonPhrase)
-        _ = try record(failed, from: change, action: "change.fail", actor: actor)
+        _ = try record(failed, from: stored, action: "change.fail", actor: actor)
         return answer
     }
 
-    private func recordStale(_ change: ChangeRequest, current: String?, actor: String) throws(Problem) -> HTTPResponse {
+    private func recordStale(_ change: ChangeRequest, stored: ChangeRequest, current: String?, actor: String) throws(Problem) -> HTTPResponse {
         var stale = change
         stale.status = .stale
         stale.outcome = "its target \(change.targetPath) changed since the request was made (\(change.boundETag ?? "none") → \(current ?? "none"))"
-        _ = try record(stale, from: change, action: "change.stale", actor: actor)
+        _ = try record(stale, from: stored, action: "change.stale", actor: actor)
         throw Problem(
             .conflict,
             "change request \(change.id) is stale: \(stale.outcome!). Nothing changed; make a new request against the current version")
@@ -181,10 +187,12 @@ extension AdminEndpoints {
     func record(
         _ change: ChangeRequest, from old: ChangeRequest?, action: String, actor: String, status: HTTPStatus = .ok
     ) throws(Problem) -> HTTPResponse {
+        var change = change
+        if old != nil { change.updatedAt = state.clock() }
         let snapshot = state.published.snapshot
         let plan = Plan(
             change: StoreChange(documents: [document(change, in: snapshot, actor: actor)], audit: [changeAudit(action, before: old, after: change, actor: actor)])
-        ) { _ in Self.resource(change.jsonValue, etag: Self.etag(of: change.jsonValue), status: status) }
+        ) { [change] _ in Self.resource(change.jsonValue, etag: Self.etag(of: change.jsonValue), status: status) }
         return try publish(plan, over: snapshot)
     }
 
@@ -342,18 +350,19 @@ struct ChangeProposalBody {
     }
 }
 
-/// A `PUT /admin/changes/{id}` body: any of `body`, `applyAt`, `comment`.
+/// A `PUT /admin/changes/{id}` body: any of `body`, `applyAt`, `comment` (null takes the last two away).
 struct ChangeEditBody: Sendable {
     var body: [UInt8]?
-    var applyAt: Double?
-    var comment: String?
+    var applyAt: Double??
+    var comment: String??
 
     init(_ request: HTTPRequest, clock now: Double) throws(Problem) {
-        var edit = (body: [UInt8]?.none, applyAt: Double?.none, comment: String?.none)
+        var edit = (body: [UInt8]?.none, applyAt: Double??.none, comment: String??.none)
         try AdminEndpoints.payload(request, allowed: ["body", "applyAt", "comment"]) { object, collector in
             if let value = object.value("body") { edit.body = value.stringValue.map { Array($0.utf8) } ?? JSONWriter.encode(value) }
-            edit.applyAt = Self.applyAt(object, now: now)
-            edit.comment = object.string("comment")
+            // null takes applyAt or the comment away.
+            if let value = object.value("applyAt") { edit.applyAt = value.isNull ? .some(nil) : Self.applyAt(object, now: now).map { .some($0) } }
+            if let value = object.value("comment") { edit.comment = value.isNull ? .some(nil) : object.string("comment").map { .some($0) } }
             if object.members.isEmpty { collector.report("nothing to change: give body, applyAt or comment", at: .root, object.location) }
         }
         (body, applyAt, comment) = edit

@@ -32,6 +32,11 @@ struct AuthorizingRouter {
         let required = role ?? (method == .get ? .read : .write)
         router.add(method, pattern, replying: { request, parameters, context throws(Problem) in
             guard let gate else {
+                // A change request holds writes a write token may make; nothing it approves
+                // may reach what needs more (tokens, webhooks).
+                guard required <= .write else {
+                    throw Problem(.forbidden, "\(method) \(pattern) needs the \(required.rawValue) role; a change request cannot hold it")
+                }
                 if let query { _ = try QueryParameters(request.query, allowed: query) }
                 return try handler(request, parameters, context, request.headers[ChangeDesk.authorHeader] ?? ChangeDesk.unknownAuthor)
             }

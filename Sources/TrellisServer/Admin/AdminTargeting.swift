@@ -47,7 +47,7 @@ extension AdminEndpoints {
     /// the snapshot it leads to.
     func planTargeting(
         _ writes: [TargetingWrite], in snapshot: Snapshot, actor: String, audit: [AuditDraft], origin: RevisionOrigin = .publish,
-        copiedFrom: Int? = nil, invalidStatus: HTTPStatus = .unprocessableContent, status: HTTPStatus = .ok,
+        copiedFrom: Int? = nil, invalidStatus: HTTPStatus = .unprocessableContent, status: HTTPStatus = .ok, tagged: Bool = true,
         render: @escaping @Sendable (Snapshot) -> JSONValue
     ) -> Plan {
         let now = state.clock()
@@ -64,7 +64,7 @@ extension AdminEndpoints {
             copiedFrom: copiedFrom, actor: actor, now: now, into: &change)
         return Plan(change: change, planned: planned, invalidStatus: invalidStatus) { published in
             let value = render(published)
-            return Self.resource(value, etag: Self.etag(of: value), status: status)
+            return Self.resource(value, etag: tagged ? Self.etag(of: value) : nil, status: status)
         }
     }
 
@@ -74,7 +74,9 @@ extension AdminEndpoints {
         let kind = retired.kind
         let audit = targetingAudit("\(kind).retire", "\(kind)s/\(key)", actor: actor, before: before, after: nil)
         let name = kind == RuleValue.kind ? "name" : "key"
-        return planTargeting([TargetingWrite(key: key, value: retired)], in: snapshot, actor: actor, audit: [audit], invalidStatus: .conflict) { _ in
+        return planTargeting(
+            [TargetingWrite(key: key, value: retired)], in: snapshot, actor: actor, audit: [audit], invalidStatus: .conflict, tagged: false
+        ) { _ in
             .object([(name, .string(key)), ("retired", .bool(true))])
         }
     }
@@ -91,13 +93,11 @@ extension AdminEndpoints {
     /// `PUT /admin/targeting`: the body is a whole targeting document, as targeting.json holds it;
     /// every entry that differs from the one in force is stored, in one change.
     private func replaceTargeting(_ request: HTTPRequest, _ context: HTTPRequestContext, _ actor: String) throws(Problem) -> HTTPReply {
-        try Self.checkMediaType(request)
         let desired: TargetingConfiguration
-        switch TargetingConfiguration.decode(request.body, source: "body") {
+        switch TargetingConfiguration.decode(try Self.jsonBody(request), source: "body") {
         case .success(let decoded): desired = decoded
         case .failure(let error):
-            let status: HTTPStatus = error.diagnostics.contains { $0.message.hasPrefix("invalid JSON") } ? .badRequest : .unprocessableContent
-            throw Problem.invalid("the targeting document does not validate; nothing changed", error.diagnostics, source: "body", status: status)
+            throw Problem.invalid("the targeting document does not validate; nothing changed", error.diagnostics, source: "body", status: .unprocessableContent)
         }
         return write(request, context, actor) { snapshot, actor throws(Problem) in
             let current = snapshot.targeting.jsonValue
@@ -138,6 +138,10 @@ extension AdminEndpoints {
         entries(now.experiments, desired.experiments, base.experiments, kind: ExperimentValue.kind,
             defined: { .experiment(ExperimentValue(form: .defined($1))) }, retired: .experiment(ExperimentValue(form: .retired)))
         let audit = targetingAudit(action, "targeting", actor: actor, before: now.jsonValue, after: desired.jsonValue)
+        guard !writes.isEmpty else {
+            // Already in force: nothing to store, nothing to audit.
+            return Plan(change: StoreChange()) { published in Self.resource(published.targeting.jsonValue, etag: Self.etag(of: published.targeting.jsonValue)) }
+        }
         return planTargeting(
             writes, in: snapshot, actor: actor, audit: [audit], origin: origin, copiedFrom: copiedFrom, invalidStatus: .conflict
         ) { $0.targeting.jsonValue }

@@ -58,8 +58,9 @@ final class ChangeDesk: Sendable {
         path.hasPrefix("/admin/") ? String(path.dropFirst("/admin/".count)) : path
     }
 
-    /// Whether `method` `path` is an admin write a change request may hold: routed, not a read,
-    /// not the change requests' own, not one that needs more than the write role.
+    /// Why `method` `path` is not an admin write a change request may hold (not routed, a read,
+    /// the change requests' own); nil when it is. A route that needs more than the write role is
+    /// refused when it is checked (the replay router answers 403).
     func writeProblem(method: String, path: String) -> String? {
         guard method != "GET", method != "HEAD" else { return "\(method) is a read; a change request holds a write (PUT, POST or DELETE)" }
         guard path.hasPrefix("/admin/"), !Self.resource(of: path).hasPrefix(Self.changesResource) else {
