@@ -36,6 +36,10 @@ public final class Application: Sendable {
     private let adminServer: HTTPServer?
     /// Follows the shared store (LISTEN and a periodic check); nil with the embedded store.
     private let follower: StoreFollower?
+    /// Sends the audit log's events to webhooks, while this replica holds the delivery lease.
+    private let deliverer: WebhookDeliverer
+    /// Applies `storage.retention`; nil when it keeps everything (the default).
+    private let retention: RetentionSweeper?
     private let logger: Logger
     /// Every route this application answers, public and admin (the OpenAPI test compares them).
     public let routeTable: [(method: HTTPMethod, pattern: String)]
@@ -93,7 +97,13 @@ public final class Application: Sendable {
                 store: store, state: state, loader: loader, baseline: started.baseline, logger: logger, appliedSequence: started.sequence)
             follower = nil
         }
-        let admin = AdminEndpoints(state: state, control: control, access: AdminAccess(configuration: configuration.admin))
+        deliverer = WebhookDeliverer(
+            store: control.store, published: state.published, configuration: configuration.admin, clock: clock,
+            metricsFactory: state.metricsFactory, logger: logger)
+        retention = configuration.storage.retention.isEnabled ? RetentionSweeper(
+            store: control.store, published: state.published, retention: configuration.storage.retention, clock: clock,
+            metricsFactory: state.metricsFactory, logger: logger) : nil
+        let admin = AdminEndpoints(state: state, control: control, access: AdminAccess(configuration: configuration.admin, published: state.published, clock: clock))
         if let adminPort = configuration.admin.port {
             let publicResponder = TrellisResponder(state: state, control: control)
             let adminResponder = TrellisResponder(adminOnly: admin)
@@ -128,6 +138,8 @@ public final class Application: Sendable {
     public func start() throws {
         try server.start()
         follower?.start()
+        deliverer.start()
+        retention?.start()
         Self.returnFreedMemory()
         do {
             try adminServer?.start()
@@ -189,6 +201,8 @@ public final class Application: Sendable {
     public func shutdown() {
         state.beginDraining()
         follower?.stop()
+        deliverer.stop()
+        retention?.stop()
         logger.info("draining", metadata: ["drainTimeoutSeconds": "\(configuration.limits.drainTimeoutSeconds)"])
         server.shutdown()
         adminServer?.shutdown()

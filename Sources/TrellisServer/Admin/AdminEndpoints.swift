@@ -16,26 +16,31 @@ struct AuthorizingRouter {
     let access: AdminAccess
 
     /// - Parameter query: the query parameters the route takes; nil when the handler checks them.
-    mutating func add(_ method: HTTPMethod, _ pattern: String, query: Set<String>? = [], replying handler: @escaping Handler) {
+    /// - Parameter role: the role the route needs; nil: read for `GET`, write for anything else.
+    mutating func add(
+        _ method: HTTPMethod, _ pattern: String, query: Set<String>? = [], role: AdminRole? = nil, replying handler: @escaping Handler
+    ) {
         let access = self.access
+        let required = role ?? (method == .get ? .read : .write)
         router.add(method, pattern, replying: { request, parameters, context throws(Problem) in
-            let actor = try access.authorize(request, context, role: method == .get ? .read : .write)
+            let actor = try access.authorize(request, context, role: required)
             if let query { _ = try QueryParameters(request.query, allowed: query) }
             return try handler(request, parameters, context, actor)
         })
     }
 
     mutating func add(
-        _ method: HTTPMethod, _ pattern: String, query: Set<String>? = [],
+        _ method: HTTPMethod, _ pattern: String, query: Set<String>? = [], role: AdminRole? = nil,
         _ handler: @escaping @Sendable (HTTPRequest, PathParameters, HTTPRequestContext, _ actor: String) throws(Problem) -> HTTPResponse
     ) {
-        add(method, pattern, query: query, replying: { request, parameters, context, actor throws(Problem) in
+        add(method, pattern, query: query, role: role, replying: { request, parameters, context, actor throws(Problem) in
             .response(try handler(request, parameters, context, actor))
         })
     }
 }
 
-/// The admin API: rollouts, experiments, screens, the audit log and explain, behind bearer tokens.
+/// The admin API: rollouts, experiments, screens, the audit log, explain, tokens and webhooks, behind
+/// bearer tokens.
 ///
 /// Reads answer from the snapshot in force, on the event loop; the few that need the store (old
 /// revisions, the audit log) run on the control plane's read queue. Every write runs on the control
@@ -51,6 +56,8 @@ struct AdminEndpoints: Sendable {
         registerExperiments(in: &routes)
         registerScreens(in: &routes)
         registerRouteTable(in: &routes)
+        registerTokens(in: &routes)
+        registerWebhooks(in: &routes)
         routes.add(.get, "/admin/audit", query: nil, replying: { request, _, context, _ throws(Problem) in
             try audit(request, context)
         })

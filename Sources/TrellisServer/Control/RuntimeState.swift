@@ -50,6 +50,8 @@ public struct RuntimeState: Sendable {
     public var screens: ScreenMap<StoredScreen> = [:]
     /// The route table's revisions, kept by the store as a screen's are, under ``routeTableName``.
     public var routes: StoredScreen?
+    /// Admin tokens and webhooks made at run time (RuntimeState+Operations.swift).
+    public var operations = OperationalState()
 
     /// The name the route table's revisions and head are stored under. The store keeps revisions
     /// per name and knows nothing of what they are; no screen id can start with `@`.
@@ -63,7 +65,8 @@ public struct RuntimeState: Sendable {
 
     /// The stored document of `kind` and `key`, reset or not (revisions count on from it).
     func document(kind: String, key: String) -> StoredDocument? {
-        kind == RolloutSettings.kind ? rollouts[key]?.document : kind == ExperimentSettings.kind ? experiments[key]?.document : nil
+        if OperationalState.kinds.contains(kind) { return operations.document(kind: kind, key: key) }
+        return kind == RolloutSettings.kind ? rollouts[key]?.document : kind == ExperimentSettings.kind ? experiments[key]?.document : nil
     }
 
     /// Whether `kind` `key` has a runtime value in force (stored and not reset).
@@ -79,6 +82,7 @@ public struct RuntimeState: Sendable {
         case (ExperimentSettings.kind, .experiment(let settings)?): experiments[document.key] = RuntimeValue(document, settings: settings)
         case (RolloutSettings.kind, _): rollouts[document.key] = RuntimeValue(stored: document, decode: RolloutSettings.decode)
         case (ExperimentSettings.kind, _): experiments[document.key] = RuntimeValue(stored: document, decode: ExperimentSettings.decode)
+        case (let kind, _) where OperationalState.kinds.contains(kind): operations.record(document)
         default: break  // a kind a newer version writes; not ours to interpret
         }
     }
