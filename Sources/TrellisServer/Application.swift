@@ -97,8 +97,16 @@ public final class Application: Sendable {
                 store: store, state: state, loader: loader, baseline: started.baseline, logger: logger, appliedSequence: started.sequence)
             follower = nil
         }
+        let webhookTLS: TLSClientContext
+        do { webhookTLS = try TLSClientContext(extraAuthorities: configuration.admin.webhookCAFile) } catch {
+            throw .config(ConfigLoadError(errors: [DiagnosticsError(source: "settings", diagnostics: [
+                Diagnostic(path: ServerConfiguration.path(of: "admin.webhookCAFile"), location: .unknown, message: error.description)
+            ])]))
+        }
         deliverer = WebhookDeliverer(
-            store: control.store, published: state.published, configuration: configuration.admin, clock: clock,
+            store: control.store, published: state.published, configuration: configuration.admin,
+            holder: ProcessInfo.processInfo.hostName + ":" + URL(fileURLWithPath: configuration.dataDirectory).standardizedFileURL.path,
+            tls: webhookTLS, clock: clock,
             metricsFactory: state.metricsFactory, logger: logger)
         retention = configuration.storage.retention.isEnabled ? RetentionSweeper(
             store: control.store, published: state.published, retention: configuration.storage.retention, clock: clock,

@@ -7,6 +7,7 @@ import TrellisTesting
 final class ServedBinary {
     static let writeToken = "trl_test-write-token-0123456789abcdef"
     static let readToken = "trl_test-read-token-0123456789abcdef"
+    static let adminToken = "trl_test-admin-token-0123456789abcdef"
 
     let config: TemporaryConfig
     let dataDirectory: URL
@@ -16,16 +17,18 @@ final class ServedBinary {
     /// How the access log is set up on the command line; off unless a test says otherwise.
     var accessLogArguments = ["--set", "accessLog=false"]
 
-    /// Writes `server.json` with an `ops-bot` write token and an `auditor` read token, plus `extra`
-    /// top-level members (JSON text without braces).
-    init(config: TemporaryConfig, extra: String = "") throws {
+    /// Writes `server.json` with an `ops-bot` write token, an `auditor` read token and a `root`
+    /// admin token, plus `extra` top-level members and `adminExtra` members of `admin` (JSON text
+    /// without braces).
+    init(config: TemporaryConfig, extra: String = "", adminExtra: String = "") throws {
         self.config = config
         dataDirectory = config.url.appendingPathComponent("data")
         let tokens = """
             "admin": {"tokens": [
               {"name": "ops-bot", "sha256": "\(Hex.encode(SHA256.hash(Array(Self.writeToken.utf8))))", "role": "write"},
-              {"name": "auditor", "sha256": "\(Hex.encode(SHA256.hash(Array(Self.readToken.utf8))))", "role": "read"}
-            ]}
+              {"name": "auditor", "sha256": "\(Hex.encode(SHA256.hash(Array(Self.readToken.utf8))))", "role": "read"},
+              {"name": "root", "sha256": "\(Hex.encode(SHA256.hash(Array(Self.adminToken.utf8))))", "role": "admin"}
+            ]\(adminExtra.isEmpty ? "" : ",\n" + adminExtra)}
             """
         let body = "{\n" + tokens + (extra.isEmpty ? "" : ",\n" + extra) + "\n}\n"
         try Data(body.utf8).write(to: config.url.appendingPathComponent("server.json"))

@@ -28,12 +28,7 @@ extension AdminEndpoints {
         })
     }
 
-    /// The configured webhooks, then those made at run time whose names the configuration does not use.
-    func webhooks(in runtime: RuntimeState) -> [WebhookSubscription] {
-        let configured = access.webhooks
-        let names = Set(configured.map(\.name))
-        return configured + runtime.operations.webhooks.values.filter { !names.contains($0.name) }.sorted { $0.name < $1.name }
-    }
+    func webhooks(in runtime: RuntimeState) -> [WebhookSubscription] { runtime.operations.webhooks(configured: access.webhooks) }
 
     /// `{"name", "url", "secret", "events"}`: the name, URL and secret required; `events` defaults to `["*"]`.
     private static func webhookRequest(_ request: HTTPRequest) throws(Problem) -> WebhookSubscription {

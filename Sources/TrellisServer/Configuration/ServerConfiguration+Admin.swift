@@ -27,6 +27,9 @@ extension ServerConfiguration {
         /// How long a delivery is retried (with exponential backoff) before it is recorded as
         /// abandoned and the next one goes: a day.
         public var webhookRetrySeconds = 86_400.0
+        /// A PEM file of certificate authorities `https://` webhook receivers may be certified by,
+        /// besides the system's (an internal CA); nil: the system's only.
+        public var webhookCAFile: String? = nil
 
         public init(tokens: [AdminToken] = [], port: Int? = nil, requireIfMatch: Bool = false) {
             self.tokens = tokens

@@ -165,6 +165,7 @@ struct Setting: Sendable {
         Setting(name: "admin.port", kind: .optionalInteger(\.admin.port, 0...65535)),
         Setting(name: "admin.requireIfMatch", kind: .bool(\.admin.requireIfMatch)),
         Setting(name: "admin.webhookRetrySeconds", kind: .seconds(\.admin.webhookRetrySeconds, 1...604_800)),
+        Setting(name: "admin.webhookCAFile", kind: .optionalString(\.admin.webhookCAFile)),
         Setting(name: "tls.certificate", kind: .optionalString(\.tls.certificate)),
         Setting(name: "tls.privateKey", kind: .optionalString(\.tls.privateKey)),
         Setting(name: "tls.port", kind: .optionalInteger(\.tls.port, 0...65535)),

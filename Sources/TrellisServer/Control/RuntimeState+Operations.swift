@@ -55,6 +55,13 @@ public struct OperationalState: Sendable {
 
     func document(kind: String, key: String) -> StoredDocument? { documents[kind]?[key] }
 
+    /// The webhooks in force: `configured` (from `server.json`), then those made at run time
+    /// whose names the configuration does not use (a configured webhook always wins its name).
+    func webhooks(configured: [WebhookSubscription]) -> [WebhookSubscription] {
+        let names = Set(configured.map(\.name))
+        return configured + webhooks.values.filter { !names.contains($0.name) }.sorted { $0.name < $1.name }
+    }
+
     mutating func record(_ document: StoredDocument) {
         documents[document.kind, default: [:]][document.key] = document
         switch document.kind {

@@ -3,7 +3,7 @@ import Foundation
 import Logging
 import Metrics
 import Synchronization
-import TrellisCrypto
+import TrellisHTTP
 import TrellisStore
 
 /// Delivers the audit log to webhooks: the log is the outbox. An audit entry is committed in the
@@ -36,7 +36,7 @@ final class WebhookDeliverer: Sendable {
     private let retrySeconds: Double
     private let clock: @Sendable () -> Double
     private let logger: Logger
-    private let client = WebhookHTTPClient()
+    private let client: WebhookHTTPClient
     private let queue = DispatchQueue(label: "trellis.webhooks")
     /// Who this process is in the lease.
     private let holder: String
@@ -52,13 +52,21 @@ final class WebhookDeliverer: Sendable {
         /// The cursors, read once the lease is claimed: while it holds the lease, this process is
         /// their only writer.
         var cursors: [String: WebhookCursor] = [:]
+        /// Whether the store's cursors of deleted webhooks are still to be dropped: once per lease.
+        var forgetPending = true
+        /// The last store failure logged, so that an outage is logged once, not on every look.
+        var storeProblem: String?
         var stopped = false
     }
 
+    /// - Parameter holder: who this process is in the lease: the same for a restart of the same
+    ///   node (host and data directory), so that a restarted node takes its lease back at once
+    ///   instead of waiting for it to run out; different for every replica.
     init(
-        store: any RuntimeStore, published: PublishedSnapshot, configuration: ServerConfiguration.Admin,
-        clock: @escaping @Sendable () -> Double, metricsFactory: any MetricsFactory, logger: Logger
+        store: any RuntimeStore, published: PublishedSnapshot, configuration: ServerConfiguration.Admin, holder: String,
+        tls: TLSClientContext, clock: @escaping @Sendable () -> Double, metricsFactory: any MetricsFactory, logger: Logger
     ) {
+        client = WebhookHTTPClient(tls: tls)
         self.store = store
         self.published = published
         configured = configuration.webhooks
@@ -66,8 +74,7 @@ final class WebhookDeliverer: Sendable {
         self.clock = clock
         self.logger = logger
         startedAt = clock()
-        let random = (try? SecureRandom.bytes(count: 6)).map { Hex.encode($0) } ?? String(getpid())
-        holder = "\(ProcessInfo.processInfo.hostName)/\(getpid())/\(random)"
+        self.holder = holder
         var outcomes: [DeliveryOutcome: Counter] = [:]
         for outcome in DeliveryOutcome.allCases {
             outcomes[outcome] = Counter(
@@ -94,12 +101,7 @@ final class WebhookDeliverer: Sendable {
         queue.async { [store, holder] in try? store.releaseLease(Self.leaseName, holder: holder) }
     }
 
-    /// The webhooks in force: the configured ones, then those made at run time.
-    private func webhooks() -> [WebhookSubscription] {
-        let names = Set(configured.map(\.name))
-        let made = published.snapshot.runtime.operations.webhooks.values.filter { !names.contains($0.name) }
-        return configured + made.sorted { $0.name < $1.name }
-    }
+    private func webhooks() -> [WebhookSubscription] { published.snapshot.runtime.operations.webhooks(configured: configured) }
 
     /// One look: every webhook's due entries, while the lease is held.
     private func deliverDue() {
@@ -112,10 +114,15 @@ final class WebhookDeliverer: Sendable {
             do {
                 try deliver(to: webhook)
             } catch {
-                logger.error("webhook deliveries paused: the store failed", metadata: ["webhook": "\(webhook.name)", "error": "\(error)"])
+                noteStoreProblem("the store failed while delivering to \(webhook.name)", error)
                 return
             }
         }
+        let recovered = work.withLock { work in
+            defer { work.storeProblem = nil }
+            return work.storeProblem != nil
+        }
+        if recovered { logger.info("webhook deliveries resumed") }
     }
 
     /// Claims or renews the lease when it is missing or near its end. A process that loses it
@@ -129,28 +136,44 @@ final class WebhookDeliverer: Sendable {
         do {
             held = try store.claimLease(Self.leaseName, holder: holder, now: now, expiresAt: now + Self.leaseSeconds)
         } catch {
-            held = false
-            logger.warning("cannot claim the webhook delivery lease", metadata: ["error": "\(error)"])
+            noteStoreProblem("cannot claim the webhook delivery lease", error)
+            return false
         }
         work.withLock { work in
-            if held, work.leaseUntil == nil { work.cursors = [:] }
+            if held != (work.leaseUntil != nil) {
+                work.cursors = [:]
+                work.forgetPending = true
+            }
             work.leaseUntil = held ? now + Self.leaseSeconds : nil
-            if !held { work.cursors = [:] }
         }
         return held
     }
 
-    /// Drops the cursors of webhooks that were deleted, here and in the store.
+    /// Drops the cursors of webhooks that were deleted, here and in the store: at the first look
+    /// with the lease (deleted while nobody delivered), then whenever one goes.
     private func forgetDeleted(_ webhooks: [WebhookSubscription]) {
         let names = Set(webhooks.map(\.name))
-        let gone = work.withLock { work in work.cursors.keys.filter { !names.contains($0) } }
-        guard !gone.isEmpty else { return }
+        let (pending, gone) = work.withLock { work in (work.forgetPending, work.cursors.keys.filter { !names.contains($0) }) }
+        guard pending || !gone.isEmpty else { return }
         do {
             try store.forgetWebhooks(except: names)
-            work.withLock { work in for name in gone { work.cursors[name] = nil } }
+            work.withLock { work in
+                for name in gone { work.cursors[name] = nil }
+                work.forgetPending = false
+            }
         } catch {
-            logger.warning("cannot forget deleted webhooks", metadata: ["error": "\(error)"])
+            noteStoreProblem("cannot forget deleted webhooks", error)
         }
+    }
+
+    /// Logs a store failure once until another one, or success, comes.
+    private func noteStoreProblem(_ what: String, _ error: StoreError) {
+        let problem = "\(what): \(error)"
+        let isNew = work.withLock { work in
+            defer { work.storeProblem = problem }
+            return work.storeProblem != problem
+        }
+        if isNew { logger.error("webhook deliveries paused", metadata: ["problem": "\(problem)"]) }
     }
 
     /// Sends `webhook` its entries after its cursor, in order, until one fails or none are left.

@@ -1,14 +1,18 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import TrellisHTTP
 
 /// The one HTTP request webhooks need: a POST over a fresh HTTP/1.1 connection (`Connection:
-/// close`), answered by its status code. Blocking POSIX sockets with bounded waits, so it runs on
-/// the deliverer's own queue and never on an event loop.
+/// close`), in TLS for `https://` (the receiver's certificate verified for its host), answered by
+/// its status code. Blocking POSIX sockets with bounded waits, so it runs on the deliverer's own
+/// queue and never on an event loop.
 struct WebhookHTTPClient: Sendable {
+    /// Whom `https://` receivers must prove they are to.
+    let tls: TLSClientContext
     /// How long to wait for the receiver to accept the connection, per address.
     var connectTimeoutSeconds = 5.0
-    /// How long any one send or receive may wait once connected.
+    /// How long any one send or receive (or TLS handshake step) may wait once connected.
     var ioTimeoutSeconds = 10.0
 
     /// Why a request got no status code.
@@ -21,11 +25,25 @@ struct WebhookHTTPClient: Sendable {
         let fd = try connect(url)
         defer { close(fd) }
         let hostHeader = url.host.contains(":") ? "[\(url.host)]" : url.host
-        var head = "POST \(url.target) HTTP/1.1\r\nHost: \(hostHeader)\(url.port == 80 ? "" : ":\(url.port)")\r\n"
+        let defaultPort = url.isTLS ? 443 : 80
+        var head = "POST \(url.target) HTTP/1.1\r\nHost: \(hostHeader)\(url.port == defaultPort ? "" : ":\(url.port)")\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         head += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
-        try send(Array(head.utf8) + body, fd)
-        return try statusCode(readStatusLine(fd))
+        let request = Array(head.utf8) + body
+        guard url.isTLS else {
+            try send(request, fd)
+            return try statusCode(readStatusLine { () throws(Failure) in try receive(fd) })
+        }
+        let session: TLSClientSession
+        do throws(TLSError) {
+            session = try TLSClientSession(context: tls, fd: fd, host: url.host)
+            try session.write(request)
+        } catch {
+            throw Failure(description: error.description)
+        }
+        return try statusCode(readStatusLine { () throws(Failure) in
+            do throws(TLSError) { return try session.read(upTo: 1024) } catch { throw Failure(description: error.description) }
+        })
     }
 
     /// A connected blocking socket to the first address of `url`'s host that accepts, with the
@@ -92,17 +110,25 @@ struct WebhookHTTPClient: Sendable {
         }
     }
 
-    /// The response's first line (at most 8 KiB are read; the rest of the answer is not needed).
-    private func readStatusLine(_ fd: Int32) throws(Failure) -> String {
-        var received: [UInt8] = []
+    /// Up to 1 KiB from the plain socket; empty at the end of the stream.
+    private func receive(_ fd: Int32) throws(Failure) -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: 1024)
-        while !received.contains(0x0A), received.count < 8192 {
+        while true {
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count < 0, errno == EINTR { continue }
-            guard count > 0 else {
-                throw Failure(description: count == 0 ? "the receiver closed the connection without answering" : "reading the answer: \(Self.timeoutAware(errno))")
-            }
-            received += buffer[0..<count]
+            guard count >= 0 else { throw Failure(description: "reading the answer: \(Self.timeoutAware(errno))") }
+            return Array(buffer.prefix(count))
+        }
+    }
+
+    /// The response's first line, from what `receive` gives (at most 8 KiB are read; the rest of
+    /// the answer is not needed).
+    private func readStatusLine(_ receive: () throws(Failure) -> [UInt8]) throws(Failure) -> String {
+        var received: [UInt8] = []
+        while !received.contains(0x0A), received.count < 8192 {
+            let bytes = try receive()
+            guard !bytes.isEmpty else { throw Failure(description: "the receiver closed the connection without answering") }
+            received += bytes
         }
         return String(decoding: received.prefix { $0 != 0x0D && $0 != 0x0A }, as: UTF8.self)
     }

@@ -140,10 +140,12 @@ public struct WebhookSubscription: Sendable, Equatable, CustomStringConvertible 
     }
 }
 
-/// Where a webhook's deliveries go: an `http://` URL, its parts checked once.
+/// Where a webhook's deliveries go: an `http://` or `https://` URL, its parts checked once.
 public struct WebhookURL: Sendable, Equatable, CustomStringConvertible {
     /// The URL as given.
     public let text: String
+    /// `https://`: the receiver's certificate is verified for ``host``.
+    public let isTLS: Bool
     public let host: String
     public let port: Int
     /// The request target: the path and query (`/hooks/trellis?team=ops`).
@@ -162,25 +164,23 @@ public struct WebhookURL: Sendable, Equatable, CustomStringConvertible {
             throw Problem(description: "the URL has spaces, control or non-ASCII characters; percent-encode them")
         }
         let lower = text.lowercased()
-        if lower.hasPrefix("https://") {
-            throw Problem(description: "https:// receivers are not supported: Trellis delivers over http:// only; put a TLS-terminating proxy in front of the receiver, or deliver inside a private network")
-        }
-        guard lower.hasPrefix("http://") else { throw Problem(description: "the URL must start with http://") }
-        let rest = text.dropFirst("http://".count)
+        isTLS = lower.hasPrefix("https://")
+        guard isTLS || lower.hasPrefix("http://") else { throw Problem(description: "the URL must start with http:// or https://") }
+        let rest = text.dropFirst(isTLS ? "https://".count : "http://".count)
         let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         var target = String(rest.dropFirst(authority.count))
         guard !target.contains("#") else { throw Problem(description: "the URL has a fragment (#…); receivers never see one, leave it out") }
         guard !authority.contains("@") else { throw Problem(description: "the URL has credentials (user@); authenticate receivers by the signature instead") }
         if target.isEmpty || target.hasPrefix("?") { target = "/" + target }
-        let (host, port) = try Self.hostAndPort(authority)
+        let (host, port) = try Self.hostAndPort(authority, defaultPort: isTLS ? 443 : 80)
         self.text = text
         self.host = host
         self.port = port
         self.target = target
     }
 
-    /// `example.com`, `example.com:8080`, `[::1]:9000` → host and port (80 by default).
-    private static func hostAndPort(_ authority: Substring) throws(Problem) -> (String, Int) {
+    /// `example.com`, `example.com:8080`, `[::1]:9000` → host and port (`defaultPort` when none).
+    private static func hostAndPort(_ authority: Substring, defaultPort: Int) throws(Problem) -> (String, Int) {
         var host = authority
         var portText: Substring?
         if authority.hasPrefix("[") {
@@ -196,7 +196,7 @@ public struct WebhookURL: Sendable, Equatable, CustomStringConvertible {
             portText = authority[authority.index(after: colon)...]
         }
         guard !host.isEmpty else { throw Problem(description: "the URL has no host") }
-        guard let portText else { return (String(host), 80) }
+        guard let portText else { return (String(host), defaultPort) }
         guard let port = Int(portText), (1...65535).contains(port) else {
             throw Problem(description: "the URL's port must be 1 to 65535, not \"\(portText.prefix(16))\"")
         }
