@@ -44,10 +44,12 @@ import TrellisTesting
         python.arguments = ["python3", "-c", Self.receiver, certificate.path, key.path, log.path]
         let output = Pipe()
         python.standardOutput = output
+        python.standardError = FileHandle.nullDevice
         try python.run()
         defer { python.terminate() }
-        let portLine = LogReader(output.fileHandleForReading).waitForLine(containing: "")
-        let port = try #require(portLine.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }, "the receiver's port")
+        let printed = LogReader(output.fileHandleForReading)
+        _ = WebhookTests.eventually(within: 10) { printed.text.contains("\n") }
+        let port = try #require(Int(printed.text.trimmingCharacters(in: .whitespacesAndNewlines)), "the receiver's port: \(printed.text)")
 
         // The receiver's certificate is its own authority: trusted through admin.webhookCAFile.
         let server = try ServedBinary(config: config, adminExtra: #""webhookCAFile": "\#(certificate.path)""#)

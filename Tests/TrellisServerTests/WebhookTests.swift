@@ -134,7 +134,7 @@ import TrellisTesting
         #expect(try server.request("GET", "/admin/webhooks").status == 403, "admin only")
         let refused = try server.request(
             "POST", "/admin/webhooks", token: Self.admin,
-            body: "{\"name\": \"x\",\n \"url\": \"https://example.com/h\",\n \"secret\": \"short\",\n \"events\": [\"rollout.*\", \"Bad Event\"]}")
+            body: "{\"name\": \"x\",\n \"url\": \"ftp://example.com/h\",\n \"secret\": \"short\",\n \"events\": [\"rollout.*\", \"Bad Event\"]}")
         #expect(refused.status == 422)
         let errors = refused.json["errors"]?.array ?? []
         #expect(errors.contains { $0["path"]?.string == "$.url" && $0["line"]?.number == 2 })
