@@ -87,7 +87,7 @@ import TrellisJSON
         #expect(lines.contains {
             $0.hasPrefix("server.json: $.admin.tokens[5].sha256 (line 9): this looks like a token, not its SHA-256") && !$0.contains("secretvalue")
         })
-        #expect(lines.contains("server.json: $.admin.tokens[6].role (line 10): unknown role \"owner\"; expected one of: read, write"))
+        #expect(lines.contains("server.json: $.admin.tokens[6].role (line 10): unknown role \"owner\"; expected one of: read, write, approve, admin"))
         #expect(lines.contains("server.json: $.admin.tokens[7].name (line 11): invalid token name \"no name!\": use 1 to 64 of A-Z, a-z, 0-9, '.', '_', '-'"))
         #expect(lines.contains { $0.hasPrefix("server.json: $.admin.tokens[7].expires (line 11): unknown key \"expires\"") })
         #expect(lines.contains("server.json: $.admin.tokens[8] (line 12): missing required key \"name\""))
