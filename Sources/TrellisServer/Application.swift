@@ -109,7 +109,8 @@ public final class Application: Sendable {
             tls: webhookTLS, clock: clock,
             metricsFactory: state.metricsFactory, logger: logger)
         retention = configuration.storage.retention.isEnabled ? RetentionSweeper(
-            store: control.store, published: state.published, retention: configuration.storage.retention, clock: clock,
+            store: control.store, published: state.published, retention: configuration.storage.retention,
+            configuredWebhooks: configuration.admin.webhooks, clock: clock,
             metricsFactory: state.metricsFactory, logger: logger) : nil
         let admin = AdminEndpoints(state: state, control: control, access: AdminAccess(configuration: configuration.admin, published: state.published, clock: clock))
         if let adminPort = configuration.admin.port {

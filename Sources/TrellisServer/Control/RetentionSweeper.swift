@@ -13,6 +13,9 @@ final class RetentionSweeper: Sendable {
     private let store: any RuntimeStore
     private let published: PublishedSnapshot
     private let retention: ServerConfiguration.Retention
+    /// The webhooks of `server.json`: with those made at run time, the ones whose cursors hold
+    /// back audit retention; any other cursor is a deleted webhook's.
+    private let configuredWebhooks: [WebhookSubscription]
     private let clock: @Sendable () -> Double
     private let logger: Logger
     private let queue = DispatchQueue(label: "trellis.retention", qos: .utility)
@@ -21,9 +24,11 @@ final class RetentionSweeper: Sendable {
 
     init(
         store: any RuntimeStore, published: PublishedSnapshot, retention: ServerConfiguration.Retention,
-        clock: @escaping @Sendable () -> Double, metricsFactory: any MetricsFactory, logger: Logger
+        configuredWebhooks: [WebhookSubscription], clock: @escaping @Sendable () -> Double, metricsFactory: any MetricsFactory,
+        logger: Logger
     ) {
         self.store = store
+        self.configuredWebhooks = configuredWebhooks
         self.published = published
         self.retention = retention
         self.clock = clock
@@ -49,11 +54,16 @@ final class RetentionSweeper: Sendable {
 
     /// One sweep; a store failure is logged and the next sweep tries again.
     func sweep() {
+        let snapshot = published.snapshot
         let policy = RetentionPolicy(
             revisionsPerScreen: retention.revisionsPerScreen,
             auditBefore: retention.auditDays.map { clock() - Double($0) * 86_400 },
-            keepRevisions: Self.revisionsToKeep(published.snapshot))
+            keepRevisions: Self.revisionsToKeep(snapshot))
         do {
+            if policy.auditBefore != nil {
+                let webhooks = snapshot.runtime.operations.webhooks(configured: configuredWebhooks)
+                try store.forgetWebhooks(except: Set(webhooks.map(\.name)))
+            }
             let report = try store.prune(policy)
             pruned.revisions.increment(by: report.revisions)
             pruned.audit.increment(by: report.auditEntries)

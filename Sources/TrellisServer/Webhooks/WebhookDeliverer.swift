@@ -106,8 +106,11 @@ final class WebhookDeliverer: Sendable {
     /// One look: every webhook's due entries, while the lease is held.
     private func deliverDue() {
         dispatchPrecondition(condition: .onQueue(queue))
-        guard !work.withLock({ $0.stopped }), holdsLease() else { return }
         let webhooks = webhooks()
+        // Nobody to deliver to: no lease claimed, nothing written (the retention sweep drops the
+        // cursors of webhooks deleted while no replica held the lease).
+        guard !webhooks.isEmpty || !work.withLock({ $0.cursors.isEmpty }) else { return }
+        guard !work.withLock({ $0.stopped }), holdsLease() else { return }
         forgetDeleted(webhooks)
         for webhook in webhooks {
             guard holdsLease() else { return }
