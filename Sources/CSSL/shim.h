@@ -63,6 +63,11 @@ static inline void trellis_ssl_ctx_set_alpn_http11(SSL_CTX *ctx) {
     SSL_CTX_set_alpn_select_cb(ctx, trellis_alpn_select, NULL);
 }
 
+/// SNI for a client handshake (RFC 6066 §3): a macro in OpenSSL.
+static inline int trellis_ssl_set_server_name(SSL *ssl, const char *name) {
+    return (int)SSL_set_tlsext_host_name(ssl, name);
+}
+
 static inline EVP_PKEY *trellis_generate_ec_p256(void) { return EVP_EC_gen("P-256"); }
 static inline EVP_PKEY *trellis_generate_rsa(unsigned int bits) { return EVP_RSA_gen(bits); }
 

@@ -41,6 +41,10 @@ public final class Application: Sendable {
     private let admin: AdminEndpoints
     /// Runs the admin API's scheduled work every ``schedulerInterval``, from ``start()`` to ``shutdown()``.
     private let scheduler = Mutex<(any DispatchSourceTimer)?>(nil)
+    /// Sends the audit log's events to webhooks, while this replica holds the delivery lease.
+    private let deliverer: WebhookDeliverer
+    /// Applies `storage.retention`; nil when it keeps everything (the default).
+    private let retention: RetentionSweeper?
     private let logger: Logger
     /// Every route this application answers, public and admin (the OpenAPI test compares them).
     public let routeTable: [(method: HTTPMethod, pattern: String)]
@@ -98,8 +102,24 @@ public final class Application: Sendable {
                 store: store, state: state, loader: loader, baseline: started.baseline, logger: logger, appliedSequence: started.sequence)
             follower = nil
         }
+        let webhookTLS: TLSClientContext
+        do { webhookTLS = try TLSClientContext(extraAuthorities: configuration.admin.webhookCAFile) } catch {
+            throw .config(ConfigLoadError(errors: [DiagnosticsError(source: "settings", diagnostics: [
+                Diagnostic(path: ServerConfiguration.path(of: "admin.webhookCAFile"), location: .unknown, message: error.description)
+            ])]))
+        }
+        deliverer = WebhookDeliverer(
+            store: control.store, published: state.published, configuration: configuration.admin,
+            holder: ProcessInfo.processInfo.hostName + ":" + URL(fileURLWithPath: configuration.dataDirectory).standardizedFileURL.path,
+            tls: webhookTLS, clock: clock,
+            metricsFactory: state.metricsFactory, logger: logger)
+        retention = configuration.storage.retention.isEnabled ? RetentionSweeper(
+            store: control.store, published: state.published, retention: configuration.storage.retention,
+            configuredWebhooks: configuration.admin.webhooks, clock: clock,
+            metricsFactory: state.metricsFactory, logger: logger) : nil
         let admin = AdminEndpoints(
-            state: state, control: control, access: AdminAccess(configuration: configuration.admin), configuration: configuration.admin)
+            state: state, control: control, access: AdminAccess(configuration: configuration.admin, published: state.published, clock: clock),
+            configuration: configuration.admin)
         self.admin = admin
         if let adminPort = configuration.admin.port {
             let publicResponder = TrellisResponder(state: state, control: control)
@@ -154,6 +174,8 @@ public final class Application: Sendable {
             timer.activate()
             scheduler = timer
         }
+        deliverer.start()
+        retention?.start()
         Self.returnFreedMemory()
         do {
             try adminServer?.start()
@@ -216,6 +238,8 @@ public final class Application: Sendable {
         state.beginDraining()
         follower?.stop()
         scheduler.withLock { $0?.cancel() }
+        deliverer.stop()
+        retention?.stop()
         logger.info("draining", metadata: ["drainTimeoutSeconds": "\(configuration.limits.drainTimeoutSeconds)"])
         server.shutdown()
         adminServer?.shutdown()

@@ -55,7 +55,12 @@ struct PostgresRow {
     func int(_ name: String) throws(StoreError) -> Int { Int(try int64(name)) }
 
     func double(_ name: String) throws(StoreError) -> Double {
-        guard let (type, bytes) = try raw(name) else { throw StoreError.failure("column \(name) is NULL") }
+        guard let value = try optionalDouble(name) else { throw StoreError.failure("column \(name) is NULL") }
+        return value
+    }
+
+    func optionalDouble(_ name: String) throws(StoreError) -> Double? {
+        guard let (type, bytes) = try raw(name) else { return nil }
         guard type == 701, bytes.count == 8 else { throw StoreError.failure("column \(name) is not a float8 (type \(type))") }
         return Double(bitPattern: UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)))
     }

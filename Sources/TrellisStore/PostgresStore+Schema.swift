@@ -7,8 +7,9 @@ extension PostgresStore {
 
     /// The schema, one migration per version; a migration, once shipped, never changes.
     ///
-    /// The same logical schema as ``SQLiteStore``'s (its v1 and v2 together): bytea for documents,
-    /// double precision for times, the same CHECK constraints, and the change sequence.
+    /// The same logical schema as ``SQLiteStore``'s (v1 here is its v1 and v2 together, v2 its v3):
+    /// bytea for documents, double precision for times, the same CHECK constraints, and the change
+    /// sequence.
     static let migrations: [Migration] = [
         Migration(
             identifier: "v1: documents, screen revisions and heads, audit, the change sequence",
@@ -63,7 +64,36 @@ extension PostgresStore {
                 CREATE INDEX audit_by_resource ON audit (resource, id);
                 CREATE INDEX document_by_sequence ON document (sequence);
                 CREATE INDEX screen_head_by_sequence ON screen_head (sequence);
-                """)
+                """),
+        Migration(
+            identifier: "v2: leases, webhook cursors and the delivery log",
+            sql: """
+                CREATE TABLE lease (
+                    name text PRIMARY KEY,
+                    holder text NOT NULL,
+                    expires_at double precision NOT NULL
+                );
+                CREATE TABLE webhook_cursor (
+                    webhook text PRIMARY KEY,
+                    delivered_through bigint NOT NULL CHECK (delivered_through >= 0),
+                    failed_attempts integer NOT NULL CHECK (failed_attempts >= 0),
+                    first_failure_at double precision,
+                    next_attempt_at double precision
+                );
+                CREATE TABLE webhook_delivery (
+                    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                    webhook text NOT NULL,
+                    audit_id bigint NOT NULL,
+                    event text NOT NULL,
+                    at double precision NOT NULL,
+                    attempt integer NOT NULL CHECK (attempt >= 1),
+                    outcome text NOT NULL CHECK (outcome IN ('delivered', 'failed', 'abandoned')),
+                    status integer,
+                    error text,
+                    duration double precision NOT NULL
+                );
+                CREATE INDEX webhook_delivery_by_webhook ON webhook_delivery (webhook, id);
+                """),
     ]
 
     /// The key of the session-level advisory lock migrations run under: "trellis" in ASCII.

@@ -18,8 +18,8 @@ public final class PostgresStore: RuntimeStore {
     public static let applicationName = "trellis"
 
     private let settings: PostgresSettings
-    private let writer: PostgresConnectionSlot
-    private let reader: PostgresConnectionSlot
+    let writer: PostgresConnectionSlot
+    let reader: PostgresConnectionSlot
     /// Whether this process has checked (and if needed migrated) the schema: at init, or — for a
     /// store opened while the database was down — before its first statement once it is back.
     private let migrated = Mutex(false)
@@ -62,7 +62,7 @@ public final class PostgresStore: RuntimeStore {
     ]
 
     /// Migrates once per process, before any statement of this store.
-    private func ensureMigrated() throws(StoreError) {
+    func ensureMigrated() throws(StoreError) {
         if migrated.withLock({ $0 }) { return }
         try writer.run { connection throws(StoreError) in try Self.migrate(connection) }
         migrated.withLock { $0 = true }
@@ -158,7 +158,8 @@ public final class PostgresStore: RuntimeStore {
         return query.after == nil ? entries.reversed() : entries
     }
 
-    /// Writes a consistent copy of the whole database — rows, their sequences, the audit log — into
+    /// Writes a consistent copy of the whole database — rows, their sequences, the audit log, the
+    /// webhook cursors — into
     /// a new SQLite file at `path` in ``SQLiteStore``'s schema, so that `SQLiteStore(path:)` opens
     /// it and `sqlite3` reads it. One REPEATABLE READ transaction on its own connection, so commits
     /// and reads go on meanwhile; rows are streamed, never all in memory.
@@ -180,6 +181,15 @@ public final class PostgresStore: RuntimeStore {
                 }
                 try connection.forEachRow("SELECT \(Self.auditColumns) FROM audit ORDER BY id") { row throws(StoreError) in
                     try copy.insert(try Self.auditEntry(row))
+                }
+                // Where each webhook's deliveries stand, so a store restored from the copy goes on
+                // from there (the lease and the delivery log are of the moment, and stay behind).
+                try connection.forEachRow("SELECT * FROM webhook_cursor ORDER BY webhook") { row throws(StoreError) in
+                    try copy.insert(
+                        WebhookCursor(
+                            webhook: try row.text("webhook"), deliveredThrough: try row.int64("delivered_through"),
+                            failedAttempts: try row.int("failed_attempts"), firstFailureAt: try row.optionalDouble("first_failure_at"),
+                            nextAttemptAt: try row.optionalDouble("next_attempt_at")))
                 }
             }
         }

@@ -46,6 +46,39 @@ public protocol RuntimeStore: Sendable {
 
     /// A consistent copy of the whole store at `path`, taken while the store stays in use.
     func backup(to path: String) throws(StoreError)
+
+    // MARK: Operations: leases, webhook deliveries, retention
+
+    // None of these take a change sequence: they are not runtime state that replicas follow.
+
+    /// Claims the lease `name` for `holder` until `expiresAt` when nobody holds it, its holder's
+    /// time ran out before `now`, or `holder` holds it already (a renewal) — one compare-and-set.
+    /// - Returns: whether `holder` holds the lease now.
+    func claimLease(_ name: String, holder: String, now: Double, expiresAt: Double) throws(StoreError) -> Bool
+
+    /// Gives up `name` if `holder` holds it, so that another replica may claim it at once.
+    func releaseLease(_ name: String, holder: String) throws(StoreError)
+
+    /// The cursor of `webhook`; one is started first, when it has none, at the newest audit entry
+    /// written before `startingBefore` (so a new webhook gets what happens from its creation on).
+    func webhookCursor(_ webhook: String, startingBefore: Double) throws(StoreError) -> WebhookCursor
+
+    /// Records `attempt` in the delivery log (which keeps the newest ``DeliveryAttempt/logLimit``
+    /// attempts of each webhook) and sets the webhook's cursor to `cursor`, in one transaction.
+    /// Without an attempt, only the cursor moves (past entries the webhook does not want).
+    func recordDelivery(_ attempt: DeliveryAttempt?, cursor: WebhookCursor) throws(StoreError)
+
+    /// Delivery attempts matching `query`, newest first.
+    func deliveries(_ query: DeliveryQuery) throws(StoreError) -> [DeliveryAttempt]
+
+    /// Drops the cursors and delivery log of every webhook not in `webhooks` (deleted ones), so
+    /// that they no longer hold back audit retention.
+    func forgetWebhooks(except webhooks: Set<String>) throws(StoreError)
+
+    /// Removes what `policy` lets go, in one transaction that no commit interleaves with; never a
+    /// revision a head serves. Revisions and audit entries are the only rows it removes.
+    @discardableResult
+    func prune(_ policy: RetentionPolicy) throws(StoreError) -> PruneReport
 }
 
 /// Why a store refused or failed.

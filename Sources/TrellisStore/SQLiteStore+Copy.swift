@@ -78,6 +78,17 @@ struct SQLiteCopy {
         }
     }
 
+    func insert(_ cursor: WebhookCursor) throws(StoreError) {
+        try run {
+            try db.execute(
+                sql: """
+                    INSERT INTO webhook_cursor (webhook, delivered_through, failed_attempts, first_failure_at, next_attempt_at)
+                    VALUES (?, ?, ?, ?, ?)
+                    """,
+                arguments: [cursor.webhook, cursor.deliveredThrough, cursor.failedAttempts, cursor.firstFailureAt, cursor.nextAttemptAt])
+        }
+    }
+
     func setSequence(_ sequence: Int64) throws(StoreError) {
         try run { try db.execute(sql: "UPDATE change_sequence SET value = ?", arguments: [sequence]) }
     }

@@ -9,6 +9,8 @@ extension SQLiteStore {
     /// - `screen_mirror`: only in a replica's mirror (``mirror(_:)``), which holds a screen's served
     ///   revisions but not all of them: the latest revision number and config fingerprint the
     ///   shared store reported.
+    /// - `lease`, `webhook_cursor`, `webhook_delivery` (v3): who delivers webhooks, how far each
+    ///   got, and the recent attempts — operational rows that take no change sequence.
     static let migrator: DatabaseMigrator = {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: documents, screen revisions and heads, audit") { db in
@@ -83,6 +85,39 @@ extension SQLiteStore {
                     ) STRICT;
                     """)
         }
+        migrator.registerMigration("v3: leases, webhook cursors and the delivery log") { db in
+            try db.execute(sql: SQLiteStore.operationsSchema)
+        }
         return migrator
     }()
+
+    /// Leases, webhook cursors and the delivery log (``RuntimeStore/claimLease(_:holder:now:expiresAt:)``
+    /// and what follows it): operational rows, written without a change sequence.
+    static let operationsSchema = """
+        CREATE TABLE lease (
+            name TEXT PRIMARY KEY NOT NULL,
+            holder TEXT NOT NULL,
+            expires_at REAL NOT NULL
+        ) STRICT;
+        CREATE TABLE webhook_cursor (
+            webhook TEXT PRIMARY KEY NOT NULL,
+            delivered_through INTEGER NOT NULL CHECK (delivered_through >= 0),
+            failed_attempts INTEGER NOT NULL CHECK (failed_attempts >= 0),
+            first_failure_at REAL,
+            next_attempt_at REAL
+        ) STRICT;
+        CREATE TABLE webhook_delivery (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            webhook TEXT NOT NULL,
+            audit_id INTEGER NOT NULL,
+            event TEXT NOT NULL,
+            at REAL NOT NULL,
+            attempt INTEGER NOT NULL CHECK (attempt >= 1),
+            outcome TEXT NOT NULL CHECK (outcome IN ('delivered', 'failed', 'abandoned')),
+            status INTEGER,
+            error TEXT,
+            duration REAL NOT NULL
+        ) STRICT;
+        CREATE INDEX webhook_delivery_by_webhook ON webhook_delivery (webhook, id);
+        """
 }

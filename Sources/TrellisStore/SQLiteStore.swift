@@ -168,7 +168,7 @@ public final class SQLiteStore: RuntimeStore {
     }
 
     /// `body` in one read transaction (a snapshot), its errors as ``run(_:_:)`` gives them.
-    private func read<T>(_ what: String, _ body: (Database) throws -> T) throws(StoreError) -> T {
+    func read<T>(_ what: String, _ body: (Database) throws -> T) throws(StoreError) -> T {
         try run(what) { try pool.read(body) }
     }
 
@@ -179,7 +179,7 @@ public final class SQLiteStore: RuntimeStore {
 
     /// Runs `body`: a ``StoreError`` it throws (a refused compare-and-set) as it is, any other
     /// error as ``StoreError/failure(_:)`` naming `what`.
-    private func run<T>(_ what: String, _ body: () throws -> T) throws(StoreError) -> T {
+    func run<T>(_ what: String, _ body: () throws -> T) throws(StoreError) -> T {
         do {
             return try body()
         } catch let error as StoreError {

@@ -23,7 +23,9 @@ struct TokenCommand: ParsableCommand {
         @Option(help: ArgumentHelp("Who uses the token, as the audit log shows it.", valueName: "name"))
         var name = "admin"
 
-        @Option(help: ArgumentHelp("read (look) or write (look and change).", valueName: "role"))
+        @Option(help: ArgumentHelp(
+            "read (look), write (look and change), approve (also approve change requests) or admin (also manage tokens and webhooks).",
+            valueName: "role"))
         var role = AdminRole.write.rawValue
 
         func validate() throws {

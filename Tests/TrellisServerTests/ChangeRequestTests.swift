@@ -15,7 +15,7 @@ import TrellisTesting
     static func served(admin: String = #""requireApproval": true"#) throws -> ServedBinary {
         let config = try TemporaryConfig(screens: ["home": AdminFlowTests.screen("Hello")])
         try config.write(targeting: AdminFlowTests.targeting)
-        let binary = try ServedBinary(config: config, admin: admin, approver: true)
+        let binary = try ServedBinary(config: config, adminExtra: admin, approver: true)
         try binary.start()
         return binary
     }

@@ -9,6 +9,7 @@ final class ServedBinary {
     static let readToken = "trl_test-read-token-0123456789abcdef"
     /// The `lead` token's, with the approve role, given when a test asks for it (``init(config:extra:admin:approver:)``).
     static let approveToken = "trl_test-approve-token-0123456789abcdef"
+    static let adminToken = "trl_test-admin-token-0123456789abcdef"
 
     let config: TemporaryConfig
     let dataDirectory: URL
@@ -18,18 +19,19 @@ final class ServedBinary {
     /// How the access log is set up on the command line; off unless a test says otherwise.
     var accessLogArguments = ["--set", "accessLog=false"]
 
-    /// Writes `server.json` with an `ops-bot` write token and an `auditor` read token (and a `lead`
-    /// approve token when `approver`), plus `admin` members and `extra` top-level members (JSON
-    /// text without braces).
-    init(config: TemporaryConfig, extra: String = "", admin: String = "", approver: Bool = false) throws {
+    /// Writes `server.json` with an `ops-bot` write token, an `auditor` read token and a `root`
+    /// admin token (and a `lead` approve token when `approver`), plus `extra` top-level members and
+    /// `adminExtra` members of `admin` (JSON text without braces).
+    init(config: TemporaryConfig, extra: String = "", adminExtra: String = "", approver: Bool = false) throws {
         self.config = config
         dataDirectory = config.url.appendingPathComponent("data")
         let lead = approver ? #",{"name": "lead", "sha256": "\#(Hex.encode(SHA256.hash(Array(Self.approveToken.utf8))))", "role": "approve"}"# : ""
         let tokens = """
             "admin": {"tokens": [
               {"name": "ops-bot", "sha256": "\(Hex.encode(SHA256.hash(Array(Self.writeToken.utf8))))", "role": "write"},
-              {"name": "auditor", "sha256": "\(Hex.encode(SHA256.hash(Array(Self.readToken.utf8))))", "role": "read"}\(lead)
-            ]\(admin.isEmpty ? "" : ", " + admin)}
+              {"name": "auditor", "sha256": "\(Hex.encode(SHA256.hash(Array(Self.readToken.utf8))))", "role": "read"},
+              {"name": "root", "sha256": "\(Hex.encode(SHA256.hash(Array(Self.adminToken.utf8))))", "role": "admin"}\(lead)
+            ]\(adminExtra.isEmpty ? "" : ",\n" + adminExtra)}
             """
         let body = "{\n" + tokens + (extra.isEmpty ? "" : ",\n" + extra) + "\n}\n"
         try Data(body.utf8).write(to: config.url.appendingPathComponent("server.json"))

@@ -1,20 +1,43 @@
+import Synchronization
 import TrellisHTTP
 
-/// Who may use the admin API: bearer tokens checked against their configured hashes, roles, and a
-/// limit on failed attempts per client address. Only admin requests come here; the screen path
-/// never does.
+/// Who may use the admin API: bearer tokens checked against their hashes — those configured in
+/// `server.json` and those made through `/admin/tokens`, which the published snapshot carries —
+/// roles, and a limit on failed attempts per client address. Only admin requests come here; the
+/// screen path never does.
 struct AdminAccess: Sendable {
-    let authenticator: AdminAuthenticator
+    let configured: [ServerConfiguration.AdminToken]
+    /// The webhooks of `server.json`, which the API lists but does not delete.
+    let webhooks: [WebhookSubscription]
     let limiter: AuthenticationFailureLimiter
     /// Whether writes without `If-Match` are refused (428).
     let requireIfMatch: Bool
-    let hasTokens: Bool
+    /// Where the tokens made at run time come from: the snapshot in force when a request arrives.
+    let published: PublishedSnapshot
+    /// When each token last authenticated a request here.
+    let usage: TokenUsage
+    let clock: @Sendable () -> Double
 
-    init(configuration: ServerConfiguration.Admin, limiter: AuthenticationFailureLimiter = AuthenticationFailureLimiter()) {
-        authenticator = AdminAuthenticator(tokens: configuration.tokens)
+    init(
+        configuration: ServerConfiguration.Admin, published: PublishedSnapshot, clock: @escaping @Sendable () -> Double,
+        limiter: AuthenticationFailureLimiter = AuthenticationFailureLimiter()
+    ) {
+        configured = configuration.tokens
+        webhooks = configuration.webhooks
         self.limiter = limiter
         requireIfMatch = configuration.requireIfMatch
-        hasTokens = !configuration.tokens.isEmpty
+        self.published = published
+        usage = TokenUsage()
+        self.clock = clock
+    }
+
+    /// The configured tokens, then those made at run time whose names the configuration does not
+    /// use (a configured token always wins its name).
+    func tokens(of runtime: RuntimeState) -> [ServerConfiguration.AdminToken] {
+        let made = runtime.operations.tokens
+        guard !made.isEmpty else { return configured }
+        let names = Set(configured.map(\.name))
+        return configured + made.values.filter { !names.contains($0.name) }.sorted { $0.name < $1.name }.map(\.adminToken)
     }
 
     /// The name of the token the request carries, when it may do what needs `role`.
@@ -22,17 +45,30 @@ struct AdminAccess: Sendable {
     ///   (with `WWW-Authenticate: Bearer`), 403 for a token whose role is not enough.
     func authorize(_ request: HTTPRequest, _ context: HTTPRequestContext, role: AdminRole) throws(Problem) -> String {
         if let problem = limiter.check(remoteAddress: context.remoteAddress).problem { throw problem }
-        switch authenticator.authenticate(request.headers) {
+        let tokens = tokens(of: published.snapshot.runtime)
+        switch AdminAuthenticator(tokens: tokens).authenticate(request.headers) {
         case .failure(let failure):
             limiter.recordFailure(remoteAddress: context.remoteAddress)
             var problem = failure.problem
-            if !hasTokens {
+            if tokens.isEmpty {
                 problem.detail += "; this server has no admin tokens: make one with `trellis token new` and add it to admin.tokens in server.json"
             }
             throw problem
         case .success(let principal):
+            usage.record(principal.name, at: clock())
             if case .failure(let failure) = principal.authorize(role) { throw failure.problem }
             return principal.name
         }
     }
+}
+
+/// When each admin token last authenticated a request, on this replica: kept in memory only (a
+/// write to the store on every admin request would cost more than it tells), so it starts empty
+/// at every start and each replica knows its own. Only the admin path touches it.
+final class TokenUsage: Sendable {
+    private let lastUsed = Mutex<[String: Double]>([:])
+
+    func record(_ name: String, at time: Double) { lastUsed.withLock { $0[name] = time } }
+
+    func lastUsed(_ name: String) -> Double? { lastUsed.withLock { $0[name] } }
 }

@@ -57,7 +57,8 @@ struct AuthorizingRouter {
     }
 }
 
-/// The admin API: rollouts, experiments, screens, the audit log and explain, behind bearer tokens.
+/// The admin API: rollouts, experiments, screens, the audit log, explain, tokens and webhooks, behind
+/// bearer tokens.
 ///
 /// Reads answer from the snapshot in force, on the event loop; the few that need the store (old
 /// revisions, the audit log) run on the control plane's read queue. Every write runs on the control
@@ -94,6 +95,8 @@ struct AdminEndpoints: Sendable {
         registerRules(in: &routes)
         registerTargeting(in: &routes)
         registerChanges(in: &routes)
+        registerTokens(in: &routes)
+        registerWebhooks(in: &routes)
         routes.add(.get, "/admin/audit", query: nil, replying: { request, _, context, _ throws(Problem) in
             try audit(request, context)
         })

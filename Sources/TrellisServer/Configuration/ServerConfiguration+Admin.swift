@@ -10,7 +10,8 @@ extension ServerConfiguration {
     ///   "port": 9090,
     ///   "requireIfMatch": false,
     ///   "requireApproval": false,
-    ///   "approvalRequiredFor": ["rollouts/checkout-v2", "screens"]
+    ///   "approvalRequiredFor": ["rollouts/checkout-v2", "screens"],
+    ///   "webhooks": [{"name": "chat", "url": "http://hooks.internal/trellis", "secretEnv": "TRELLIS_CHAT_SECRET", "events": ["rollout.*"]}]
     /// }
     /// ```
     public struct Admin: Sendable, Equatable {
@@ -28,6 +29,15 @@ extension ServerConfiguration {
         /// Resources whose changes need approval even when ``requireApproval`` is off, by the
         /// start of their path under `/admin/`: `rollouts` (every rollout), `screens/home`, `targeting`.
         public var approvalRequiredFor: [String] = []
+        /// Receivers of the audit log's events, besides those made through `/admin/webhooks`
+        /// (Webhooks/WebhookSubscription.swift).
+        public var webhooks: [WebhookSubscription] = []
+        /// How long a delivery is retried (with exponential backoff) before it is recorded as
+        /// abandoned and the next one goes: a day.
+        public var webhookRetrySeconds = 86_400.0
+        /// A PEM file of certificate authorities `https://` webhook receivers may be certified by,
+        /// besides the system's (an internal CA); nil: the system's only.
+        public var webhookCAFile: String? = nil
 
         public init(tokens: [AdminToken] = [], port: Int? = nil, requireIfMatch: Bool = false) {
             self.tokens = tokens
@@ -167,5 +177,39 @@ enum AdminTokensDecoder {
             return nil
         }
         return text
+    }
+}
+
+/// Decoding of `admin.webhooks`: every mistake reported with its path and line.
+enum AdminWebhooksDecoder {
+    static func decode(
+        _ value: JSONValue, at path: JSONPath, environment: [String: String], _ collector: DiagnosticsCollector
+    ) -> [WebhookSubscription] {
+        guard let elements = value.arrayValue else {
+            collector.report("expected an array of webhooks, found \(value.typeName)", at: path, value)
+            return []
+        }
+        var webhooks: [WebhookSubscription] = []
+        var names: [String: Int] = [:]
+        for (index, element) in elements.enumerated() {
+            let elementPath = path.appending(index)
+            guard let object = collector.object(element, at: elementPath, allowedKeys: ["name", "url", "secret", "secretEnv", "events"])
+            else { continue }
+            let name = object.string("name", required: true).flatMap { name -> String? in
+                guard ServerConfiguration.isValidName(name) else {
+                    object.report("invalid webhook name \"\(name)\": \(ServerConfiguration.nameRule)", atMember: "name")
+                    return nil
+                }
+                if let first = names[name] {
+                    object.report("duplicate webhook name \"\(name)\" (also at index \(first))", atMember: "name")
+                    return nil
+                }
+                names[name] = index
+                return name
+            }
+            let webhook = WebhookSubscription.decode(name: name ?? "", object, secretEnvironment: environment)
+            if name != nil, let webhook { webhooks.append(webhook) }
+        }
+        return webhooks
     }
 }

@@ -156,6 +156,7 @@ enum FileOnlySetting: String, CaseIterable {
     case adminTokens = "admin.tokens"
     case adminApprovalRequiredFor = "admin.approvalRequiredFor"
     case contextSigningKeys = "context.signingKeys"
+    case adminWebhooks = "admin.webhooks"
 
     func apply(
         _ value: JSONValue, to config: inout ServerConfiguration, at path: JSONPath, environment: [String: String],
@@ -165,6 +166,7 @@ enum FileOnlySetting: String, CaseIterable {
         case .adminTokens: config.admin.tokens = AdminTokensDecoder.decode(value, at: path, collector)
         case .adminApprovalRequiredFor:
             config.admin.approvalRequiredFor = ServerConfiguration.ApprovalResourcesDecoder.decode(value, at: path, collector)
+        case .adminWebhooks: config.admin.webhooks = AdminWebhooksDecoder.decode(value, at: path, environment: environment, collector)
         case .contextSigningKeys:
             config.context.signingKeys = SigningKeysDecoder.decode(value, at: path, environment: environment, collector)
         }

@@ -44,7 +44,26 @@ public struct ServerConfiguration: Sendable, Equatable {
         /// `/readyz` answers 503 once the replica's view of the database is older than this; nil
         /// (the default): a stale answer beats none, a replica stays ready through an outage.
         public var maxStalenessSeconds: Int? = nil
+        /// What old rows the store lets go (``Retention``); by default, nothing.
+        public var retention = Retention()
         public init() {}
+    }
+
+    /// `"storage": {"retention": {"revisionsPerScreen": 200, "auditDays": 365}}`: applied in the
+    /// background every ``intervalSeconds``. Nil limits (the default) keep everything. Never
+    /// pruned: the revisions a screen serves (current and staged), the newest that came from its
+    /// file, those a pending change request names, and audit entries a webhook has not been given.
+    public struct Retention: Sendable, Equatable {
+        /// Keep this many newest revisions of each screen (and of the route table).
+        public var revisionsPerScreen: Int? = nil
+        /// Keep this many days of audit log.
+        public var auditDays: Int? = nil
+        /// How often the store is pruned (the first time a minute after start, or sooner when shorter).
+        public var intervalSeconds = 3600.0
+        public init() {}
+
+        /// Whether anything is ever pruned.
+        public var isEnabled: Bool { revisionsPerScreen != nil || auditDays != nil }
     }
 
     /// How much the answer cache may hold (``CacheBudget``).
@@ -146,6 +165,8 @@ struct Setting: Sendable {
         Setting(name: "admin.port", kind: .optionalInteger(\.admin.port, 0...65535)),
         Setting(name: "admin.requireIfMatch", kind: .bool(\.admin.requireIfMatch)),
         Setting(name: "admin.requireApproval", kind: .bool(\.admin.requireApproval)),
+        Setting(name: "admin.webhookRetrySeconds", kind: .seconds(\.admin.webhookRetrySeconds, 1...604_800)),
+        Setting(name: "admin.webhookCAFile", kind: .optionalString(\.admin.webhookCAFile)),
         Setting(name: "tls.certificate", kind: .optionalString(\.tls.certificate)),
         Setting(name: "tls.privateKey", kind: .optionalString(\.tls.privateKey)),
         Setting(name: "tls.port", kind: .optionalInteger(\.tls.port, 0...65535)),
@@ -154,6 +175,9 @@ struct Setting: Sendable {
         Setting(name: "storage.url", kind: .optionalString(\.storage.url)),
         Setting(name: "storage.pollSeconds", kind: .seconds(\.storage.pollSeconds, 0.05...3600)),
         Setting(name: "storage.maxStalenessSeconds", kind: .optionalInteger(\.storage.maxStalenessSeconds, 1...31_536_000)),
+        Setting(name: "storage.retention.revisionsPerScreen", kind: .optionalInteger(\.storage.retention.revisionsPerScreen, 1...1_000_000)),
+        Setting(name: "storage.retention.auditDays", kind: .optionalInteger(\.storage.retention.auditDays, 1...36_500)),
+        Setting(name: "storage.retention.intervalSeconds", kind: .seconds(\.storage.retention.intervalSeconds, 1...604_800)),
         Setting(name: "context.unsigned", kind: .string(\.context.unsignedPolicyName, allowed: ServerConfiguration.Context.UnsignedPolicy.allCases.map(\.rawValue))),
     ]
 

@@ -56,6 +56,8 @@ public struct RuntimeState: Sendable {
     /// The targeting in force, one revision per change of it, under ``targetingName``: the history
     /// `/admin/targeting/revisions` lists and a rollback copies from.
     public var targetingHistory: StoredScreen?
+    /// Admin tokens and webhooks made at run time (RuntimeState+Operations.swift).
+    public var operations = OperationalState()
 
     /// The name the route table's revisions and head are stored under. The store keeps revisions
     /// per name and knows nothing of what they are; no screen id can start with `@`.
@@ -74,7 +76,8 @@ public struct RuntimeState: Sendable {
 
     /// The stored document of `kind` and `key`, reset or not (revisions count on from it).
     func document(kind: String, key: String) -> StoredDocument? {
-        switch kind {
+        if OperationalState.kinds.contains(kind) { return operations.document(kind: kind, key: key) }
+        return switch kind {
         case RolloutValue.kind: rollouts[key]?.document
         case ExperimentValue.kind: experiments[key]?.document
         case RuleValue.kind: rules[key]?.document
@@ -99,6 +102,7 @@ public struct RuntimeState: Sendable {
         case (ExperimentValue.kind, _): experiments[document.key] = RuntimeValue(stored: document, decode: ExperimentValue.decode)
         case (RuleValue.kind, _): rules[document.key] = RuntimeValue(stored: document, decode: RuleValue.decode)
         case (ChangeRequest.kind, _): changeRequests[document.key] = RuntimeValue(stored: document, decode: ChangeRequest.decode)
+        case (let kind, _) where OperationalState.kinds.contains(kind): operations.record(document)
         default: break  // a kind a newer version writes; not ours to interpret
         }
     }

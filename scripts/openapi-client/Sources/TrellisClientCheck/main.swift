@@ -140,7 +140,7 @@ await check.raw("getFontFile", contentType: "font/ttf") {
     return false
 }
 
-// MARK: Admin (read token). Admin GETs take no If-None-Match in the spec: their ETags are for If-Match.
+// MARK: Admin (an admin token: tokens and webhooks need one). Admin GETs take no If-None-Match in the spec: their ETags are for If-Match.
 
 var rolloutKeys: [String] = []
 await check.json("listRollouts") {
@@ -188,6 +188,11 @@ await check.json("listRouteRevisions") {
 }
 await check.json("getRouteRevision") { (try await client.getRouteRevision(path: .init(revision: routeRevision)).ok.body.json, nil) }
 await check.json("getAudit") { (try await client.getAudit(query: .init(limit: 50)).ok.body.json, nil) }
+await check.json("listTokens") { (try await client.listTokens().ok.body.json, nil) }
+await check.json("listWebhooks") { (try await client.listWebhooks().ok.body.json, nil) }
+await check.json("listWebhookDeliveries") {
+    (try await client.listWebhookDeliveries(query: .init(failed: false, limit: 10)).ok.body.json, nil)
+}
 
 var ruleNames: [String] = []
 await check.json("listRules") {
