@@ -155,6 +155,7 @@ extension ServerConfiguration {
 enum FileOnlySetting: String, CaseIterable {
     case adminTokens = "admin.tokens"
     case contextSigningKeys = "context.signingKeys"
+    case ofrepKeys = "ofrep.keys"
 
     func apply(
         _ value: JSONValue, to config: inout ServerConfiguration, at path: JSONPath, environment: [String: String],
@@ -162,6 +163,7 @@ enum FileOnlySetting: String, CaseIterable {
     ) {
         switch self {
         case .adminTokens: config.admin.tokens = AdminTokensDecoder.decode(value, at: path, collector)
+        case .ofrepKeys: config.ofrep.keys = APIKeysDecoder.decode(value, at: path, collector)
         case .contextSigningKeys:
             config.context.signingKeys = SigningKeysDecoder.decode(value, at: path, environment: environment, collector)
         }
