@@ -133,13 +133,26 @@ import TrellisTesting
         #expect(nested.code == "INVALID_CONTEXT")
         #expect(nested.details.hasPrefix("$.context.plan (line 1): expected a string, number or boolean"))
         #expect(try failure("banner", #"{"context": "u1"}"#).code == "INVALID_CONTEXT")
+        // Not saying who is asking is an error for the flags that bucket users, and only for them.
         let missing = try failure("banner", #"{"context": {"platform": "ios"}}"#)
         #expect(missing.code == "TARGETING_KEY_MISSING")
+        #expect(missing.details.contains("rollout \"banner\" buckets users"))
+        #expect(try failure("hero", "{}").code == "TARGETING_KEY_MISSING")
+        let killed = try Self.evaluate(server, "killed", "{}")
+        #expect(killed.status == 200)
+        #expect(killed.json["reason"]?.string == "DISABLED")
         let unknown = try failure("nope", Self.context("u1"), status: 404)
         #expect(unknown.code == "FLAG_NOT_FOUND")
         #expect(unknown.details.contains("banner, everyone, hero, killed, limit, onboarding, theme"))
-        // The bulk endpoint's failures have no key.
-        #expect(try failure(nil, #"{"context": {}}"#).code == "TARGETING_KEY_MISSING")
+        // The bulk endpoint's failures have no key; a missing key fails the flags that need it, item by item.
+        #expect(try failure(nil, "[]").code == "GENERAL")
+        let partial = try server.request("POST", "/ofrep/v1/evaluate/flags", token: nil, body: #"{"context": {}}"#)
+        #expect(partial.status == 200)
+        let items = Dictionary(uniqueKeysWithValues: (partial.json["flags"]?.array ?? []).map { ($0["key"]?.string ?? "", $0) })
+        #expect(items["banner"]?["errorCode"]?.string == "TARGETING_KEY_MISSING")
+        #expect(items["hero"]?["errorCode"]?.string == "TARGETING_KEY_MISSING")
+        #expect(items["killed"]?["reason"]?.string == "DISABLED")
+        #expect(items["onboarding"]?["value"]?.string == "long")
         // Liberal in what it reads: unknown members, numbers and booleans as text, null as nothing.
         let liberal = try Self.evaluate(
             server, "banner", #"{"context": {"targetingKey": "u1", "age": 42, "beta": true, "nickname": null}, "flagConfigEtag": "x"}"#)

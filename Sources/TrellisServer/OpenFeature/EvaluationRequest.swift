@@ -15,14 +15,17 @@ struct OpenFeatureFailure: Error, Sendable {
     var details: String
     var headers: HTTPHeaders = [:]
 
-    /// `{key, errorCode, errorDetails}` (without `key` for a bulk request).
+    /// `{key, errorCode, errorDetails}` (without `key` for a whole bulk request).
+    func jsonValue(key: String?) -> JSONValue {
+        let members: [(String, JSONValue)] = key.map { [("key", .string($0))] } ?? []
+        return .object(members + [("errorCode", .string(code.rawValue)), ("errorDetails", .string(details))])
+    }
+
     func response(key: String?) -> HTTPResponse {
-        var members: [(String, JSONValue)] = key.map { [("key", .string($0))] } ?? []
-        members += [("errorCode", .string(code.rawValue)), ("errorDetails", .string(details))]
         var headers = self.headers
         headers.add(name: "Content-Type", value: "application/json")
         headers.add(name: "Cache-Control", value: "no-store")
-        return HTTPResponse(status: status, headers: headers, body: JSONWriter.encode(.object(members)))
+        return HTTPResponse(status: status, headers: headers, body: JSONWriter.encode(jsonValue(key: key)))
     }
 }
 

@@ -16,6 +16,9 @@ import TrellisTargeting
 /// | a disabled rollout (kill switch), a paused experiment | `DISABLED` |
 /// | a rollout at 0 or 100 %, a concluded experiment (the winner) | `STATIC` |
 /// | no user id (an empty `targetingKey`): the rollout's off, the experiment's default variant | `DEFAULT` |
+///
+/// A request that does not say who is asking (no `targetingKey` at all) gets these answers only
+/// for flags that need no user (``needsUserID``); the others are `TARGETING_KEY_MISSING`.
 struct FlagEvaluation: Sendable, Equatable {
     enum Kind: String, Sendable { case rollout, experiment }
     enum Reason: String, Sendable { case split = "SPLIT", targetingMatch = "TARGETING_MATCH", disabled = "DISABLED", staticValue = "STATIC", defaultValue = "DEFAULT" }
@@ -25,6 +28,8 @@ struct FlagEvaluation: Sendable, Equatable {
     var reason: Reason
     var variant: String
     var value: JSONValue
+    /// Only a user id could have decided: the user had none, and the flag buckets users.
+    var needsUserID = false
 
     /// Every flag key, sorted: the rollouts' and the experiments'. A key both name is the rollout.
     static func keys(of targeting: TargetingConfiguration) -> [String] {
@@ -49,7 +54,9 @@ struct FlagEvaluation: Sendable, Equatable {
         case .noUserID: reason = .defaultValue
         case .bucket: reason = rollout.percentage == RolloutPercentage.none || rollout.percentage == RolloutPercentage.all ? .staticValue : .split
         }
-        return FlagEvaluation(key: key, kind: .rollout, reason: reason, variant: decision.admitted ? "on" : "off", value: .bool(decision.admitted))
+        return FlagEvaluation(
+            key: key, kind: .rollout, reason: reason, variant: decision.admitted ? "on" : "off", value: .bool(decision.admitted),
+            needsUserID: decision.reason == .noUserID)
     }
 
     private static func experimentFlag(
@@ -64,7 +71,8 @@ struct FlagEvaluation: Sendable, Equatable {
         case .bucket: reason = .split
         }
         let value = experiment.variants.first { $0.name == decision.variant }?.value ?? .string(decision.variant)
-        return FlagEvaluation(key: key, kind: .experiment, reason: reason, variant: decision.variant, value: value)
+        return FlagEvaluation(
+            key: key, kind: .experiment, reason: reason, variant: decision.variant, value: value, needsUserID: decision.reason == .noUserID)
     }
 
     /// `{key, reason, variant, value, metadata}`; `metadata` says the kind of flag and the

@@ -21,13 +21,14 @@ extension Endpoints {
     func evaluateFlag(_ request: HTTPRequest, key: String, _ context: HTTPRequestContext) -> HTTPResponse {
         let snapshot = state.published.snapshot
         do throws(OpenFeatureFailure) {
-            let user = try userContext(of: request, context)
+            let (user, identified) = try userContext(of: request, context)
             guard let flag = FlagEvaluation.evaluate(key, for: user, with: snapshot.evaluator) else {
                 let known = FlagEvaluation.keys(of: snapshot.targeting)
                 throw OpenFeatureFailure(
                     status: .notFound, code: .flagNotFound,
                     details: "no rollout or experiment \"\(key)\"; flags: \(known.isEmpty ? "none" : known.joined(separator: ", "))")
             }
+            if flag.needsUserID && !identified { throw Self.targetingKeyMissing(flag) }
             return Self.json(JSONWriter.encode(flag.jsonValue(targetingRevision: snapshot.targetingRevision)), cacheControl: "no-store")
         } catch {
             return error.response(key: key)
@@ -41,9 +42,12 @@ extension Endpoints {
     func evaluateFlags(_ request: HTTPRequest, _ context: HTTPRequestContext) -> HTTPResponse {
         let snapshot = state.published.snapshot
         do throws(OpenFeatureFailure) {
-            let user = try userContext(of: request, context)
-            let flags = FlagEvaluation.keys(of: snapshot.targeting).compactMap {
-                FlagEvaluation.evaluate($0, for: user, with: snapshot.evaluator)?.jsonValue(targetingRevision: snapshot.targetingRevision)
+            let (user, identified) = try userContext(of: request, context)
+            let flags: [JSONValue] = FlagEvaluation.keys(of: snapshot.targeting).compactMap { key in
+                guard let flag = FlagEvaluation.evaluate(key, for: user, with: snapshot.evaluator) else { return nil }
+                // OFREP's partial success: a flag that needs the missing key is a failure item.
+                if flag.needsUserID && !identified { return Self.targetingKeyMissing(flag).jsonValue(key: key) }
+                return flag.jsonValue(targetingRevision: snapshot.targetingRevision)
             }
             let body = JSONWriter.encode(.object([
                 ("flags", .array(flags)),
@@ -66,9 +70,20 @@ extension Endpoints {
         ])
     ])
 
+    /// A flag that only a user id could decide, asked for without saying who is asking.
+    static func targetingKeyMissing(_ flag: FlagEvaluation) -> OpenFeatureFailure {
+        OpenFeatureFailure(
+            status: .badRequest, code: .targetingKeyMissing,
+            details: "$.context.targetingKey: missing, and \(flag.kind.rawValue) \"\(flag.key)\" buckets users by it; give the user's stable id (\"\" for an anonymous user)")
+    }
+
     /// Who is asking: the key checked, the body's context read as the query would be, then merged
     /// with the headers and a signed `X-Trellis-Context` by the reader screen requests use.
-    private func userContext(of request: HTTPRequest, _ context: HTTPRequestContext) throws(OpenFeatureFailure) -> UserContext {
+    /// `identified`: the request says who is asking — a `targetingKey` (an empty one for an
+    /// anonymous user), a user id from a header, or a signed context.
+    private func userContext(
+        of request: HTTPRequest, _ context: HTTPRequestContext
+    ) throws(OpenFeatureFailure) -> (user: UserContext, identified: Bool) {
         try state.openFeature.check(request, remoteAddress: context.remoteAddress)
         let evaluation = try EvaluationRequest(body: request.body)
         let user: UserContext
@@ -83,11 +98,6 @@ extension Endpoints {
                 status: error.status == .unauthorized ? .unauthorized : .badRequest,
                 code: error.status == .unauthorized ? .general : .invalidContext, details: error.detail)
         }
-        if user.userID == nil && !evaluation.hasTargetingKey && request.headers["X-Trellis-Context"] == nil {
-            throw OpenFeatureFailure(
-                status: .badRequest, code: .targetingKeyMissing,
-                details: "$.context.targetingKey: missing; give the user's stable id (an empty string for an anonymous user)")
-        }
-        return user
+        return (user, user.userID != nil || evaluation.hasTargetingKey || request.headers["X-Trellis-Context"] != nil)
     }
 }
