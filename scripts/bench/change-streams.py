@@ -7,7 +7,9 @@ write being sent until the first and the last stream has it. Then waits for anot
     change-streams.py HOST PORT COUNT TOKEN ROUNDS
 
 Prints `connected C/COUNT, failed F` once every stream is open (or failed), then one line per round:
-`round R: answer A ms, first F ms, last L ms after the write was sent (N streams)`.
+`round R: answer A ms, first F ms, last L ms after the write was sent, M ms after its answer (N streams)`.
+The event is published once the write is durable, so L includes the commit; M is the fan-out alone
+(events reach streams before the writer's answer does, so M can be small or negative).
 Needs the soft descriptor limit above COUNT (the caller raises it).
 """
 import http.client, json, selectors, socket, sys, time
@@ -43,7 +45,8 @@ while (opened < count or pending) and time.time() < deadline:
         if not data:
             failed += 1; pending -= 1; sel.unregister(s); s.close(); st[1] = "failed"; continue
         st[0] += data
-        if b"\r\n\r\n" in st[0] and st[0].count(b"\n\n") >= 2:  # the head, then the prelude
+        head, _, body = st[0].partition(b"\r\n\r\n")
+        if b"\n\n" in body:  # the head, then the prelude
             ok = st[0].startswith(b"HTTP/1.1 200")
             connected += ok; failed += not ok; pending -= 1
             st[0] = b""
@@ -82,7 +85,8 @@ for r in range(1, rounds + 1):
                 last = now
                 waiting.discard(s)
     print(f"round {r}: answer {answer.status} in {1000 * (answered - sent):.0f} ms, first {1000 * ((first or sent) - sent):.0f} ms, "
-          f"last {1000 * ((last or sent) - sent):.0f} ms after the write was sent ({len(streams) - len(waiting)}/{len(streams)} streams)",
+          f"last {1000 * ((last or sent) - sent):.0f} ms after the write was sent, {1000 * ((last or sent) - answered):.0f} ms after its answer "
+          f"({len(streams) - len(waiting)}/{len(streams)} streams)",
           flush=True)
     time.sleep(0.5)
 sys.stdin.readline()
