@@ -234,8 +234,8 @@ final class Connection {
         outbound.buffer.appendFramed(joined.catchUp, chunked: chunked)
     }
 
-    /// An event for the stream: written unless the stream has it already (through the history).
-    /// - Parameter resets: the channel's reset frames, for a stream dropped for reading too slowly.
+    /// An event for the stream: written unless the stream has it already (through the history);
+    /// the event's reset frame is what the stream gets instead if it reads too slowly.
     func deliver(_ event: HTTPEventChannel.Event, _ loop: EventLoop) {
         guard let current = stream, event.position > current.position else { return }
         stream!.position = event.position
