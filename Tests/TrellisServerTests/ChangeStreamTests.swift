@@ -89,6 +89,23 @@ import TrellisTesting
         #expect(reset.first?.id == "\(base + 2).1")
     }
 
+    /// A new route table is a `routes` event with its revision; nothing about screens or targeting.
+    @Test func aRouteTableChangeIsARoutesEvent() throws {
+        let config = try TemporaryConfig(screens: ["home": RouteAdminTests.screen(linkingTo: "app://deals/autumn")])
+        try config.write(routes: RouteAdminTests.table)
+        let server = try ServedBinary(config: config)
+        try server.start()
+        defer { server.stop() }
+        let stream = try Self.connect(server)
+        let extended = RouteAdminTests.table.replacingOccurrences(
+            of: #"{"pattern": "app://home", "screen": "home"},"#,
+            with: #"{"pattern": "app://home", "screen": "home"}, {"pattern": "app://start", "redirects": [{"to": "app://home"}]},"#)
+        #expect(try server.request("PUT", "/admin/routes", body: extended).status == 200)
+        let events = stream.events(quietFor: 0.5)
+        #expect(events.map(\.event) == ["routes"])
+        #expect(Self.data(events.first)["revision"]?.number == 2)
+    }
+
     @Test func theStreamLimitAnswers503AndShowsInMetrics() throws {
         let server = try Self.served(extra: #""changes": {"maxStreams": 1}"#)
         defer { server.stop() }
