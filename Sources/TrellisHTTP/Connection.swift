@@ -34,6 +34,8 @@ final class Connection {
     @exclusivity(unchecked) private var interest = TRELLIS_EPOLLIN
     /// The request whose reply is being worked on on another queue, while one is.
     @exclusivity(unchecked) private var awaiting: RequestInFlight?
+    /// The stream this connection serves, while it serves one (HTTPEventChannel.swift).
+    @exclusivity(unchecked) private var stream: StreamState?
     /// Pause parsing pipelined requests while this much output waits.
     private static let outputHighWater = 256 * 1024
     /// Links in the loop's lists of idle connections (see `EventLoop.reclaimIdleConnection`).
@@ -72,7 +74,8 @@ final class Connection {
             n = readDecrypted(loop)
             if n <= 0 { return }  // handshaking, waiting, answered or closed
         }
-        if machine.phase == .lingering { return }  // discarding input until EOF
+        // Discarding input: until EOF while lingering; a stream's client has nothing more to say.
+        if machine.phase == .lingering || machine.phase == .streaming { return }
         if case .idle = machine.phase {
             machine.bytesReceived(now: loop.now)
             headStarted = loop.now
@@ -162,6 +165,8 @@ final class Connection {
             awaiting = inFlight
             machine.replyDeferred()
             loop.runDeferred(work, on: queue, replyTo: ReplyTicket(fd: fd, serial: serial, requestID: inFlight.requestID))
+        case .stream(let stream):
+            startStream(stream, answering: inFlight, loop)
         }
     }
 
@@ -193,14 +198,88 @@ final class Connection {
         let outcome = ResponseWriter.write(
             response, facts: request.facts, keepAlive: keepAlive, requestID: request.requestID,
             date: loop.date.line, options: core.writerOptions, into: &outbound)
-        finish(outcome, RequestRecord(
-            method: request.method, target: request.target, path: request.path, version: request.version,
-            status: outcome.status, bodyBytes: outcome.bodyBytes, durationNanos: 0, requestID: request.requestID,
-            remote: remote, route: response.route, referer: request.referer, userAgent: request.userAgent),
-            started: request.started, loop)
+        finish(outcome, record(of: request, outcome, route: response.route), started: request.started, loop)
         if machine.responseQueued(now: ContinuousClock.now, keepAlive: outcome.keepAlive) == .lingerClose {
             shutWriteAfterFlush = true
         }
+    }
+
+    private func record(of request: RequestInFlight, _ outcome: ResponseWriter.Outcome, route: String?) -> RequestRecord {
+        RequestRecord(
+            method: request.method, target: request.target, path: request.path, version: request.version,
+            status: outcome.status, bodyBytes: outcome.bodyBytes, durationNanos: 0, requestID: request.requestID,
+            remote: remote, route: route, referer: request.referer, userAgent: request.userAgent)
+    }
+
+    // MARK: - Streams
+
+    /// Writes a stream's head and first bytes (and the events a resuming client missed), and
+    /// joins the loop's streams of its channel. The access log and metrics count the request
+    /// now, with the time to its head. A `HEAD`, or a stream asked for while the server drains,
+    /// gets the head and its first bytes as an ordinary answer.
+    private func startStream(_ stream: HTTPStream, answering request: RequestInFlight, _ loop: EventLoop) {
+        if request.facts.isHead || loop.core.isDraining {
+            stream.channel.streamClosed(dropped: false)
+            return enqueue(stream.head, answering: request, loop)
+        }
+        let chunked = !request.facts.isHTTP10
+        takeOutputBuffer(loop)
+        let outcome = ResponseWriter.writeStreamHead(
+            stream.head, chunked: chunked, requestID: request.requestID, date: loop.date.line, into: &outbound.buffer)
+        finish(outcome, record(of: request, outcome, route: stream.head.route), started: request.started, loop)
+        machine.streamStarted()
+        let joined = loop.joinStream(fd, stream)
+        self.stream = StreamState(channel: stream.channel, rendition: stream.rendition, position: joined.position, chunked: chunked)
+        outbound.buffer.appendFramed(stream.head.body, chunked: chunked)
+        outbound.buffer.appendFramed(joined.catchUp, chunked: chunked)
+    }
+
+    /// An event for the stream: written unless the stream has it already (through the history);
+    /// the event's reset frame is what the stream gets instead if it reads too slowly.
+    func deliver(_ event: HTTPEventChannel.Event, _ loop: EventLoop) {
+        guard let current = stream, event.position > current.position else { return }
+        stream!.position = event.position
+        write(toStream: event.renditions[current.rendition], resets: event.resets, loop)
+    }
+
+    /// The heartbeat comment, on the same terms as an event.
+    func heartbeat(_ frame: [UInt8], resets: [[UInt8]], _ loop: EventLoop) {
+        write(toStream: frame, resets: resets, loop)
+    }
+
+    /// Appends `bytes` and sends what the socket takes; a stream whose unsent bytes would pass
+    /// the channel's bound is ended with its reset frame instead, so one slow reader holds up
+    /// nobody and costs a bounded buffer.
+    private func write(toStream bytes: [UInt8], resets: [[UInt8]], _ loop: EventLoop) {
+        guard let current = stream, !bytes.isEmpty else { return }
+        if outbound.pending + bytes.count > current.channel.limits.maxPendingBytes {
+            return endStream(loop, reset: resets[current.rendition])
+        }
+        takeOutputBuffer(loop)
+        outbound.buffer.appendFramed(bytes, chunked: current.chunked)
+        flush(loop)
+    }
+
+    /// Ends the stream cleanly — the reset frame when it is dropped, the last chunk — then closes
+    /// the connection once that is sent (lingering, as after any last response).
+    func endStream(_ loop: EventLoop, reset: [UInt8]? = nil) {
+        guard let current = leaveStream(loop, dropped: reset != nil) else { return }
+        takeOutputBuffer(loop)
+        if let reset { outbound.buffer.appendFramed(reset, chunked: current.chunked) }
+        if current.chunked { outbound.buffer.append(literal: "0\r\n\r\n") }
+        _ = machine.startLingering(now: loop.now)
+        shutWriteAfterFlush = true
+        flush(loop)
+    }
+
+    /// Stops serving the stream, if one is served: the loop forgets it and the channel counts it closed.
+    @discardableResult
+    private func leaveStream(_ loop: EventLoop, dropped: Bool) -> StreamState? {
+        guard let current = stream else { return nil }
+        stream = nil
+        loop.leaveStream(fd, current.channel)
+        current.channel.streamClosed(dropped: dropped)
+        return current
     }
 
     /// Answers a request the server refuses itself (parse error, timeout), then closes.
@@ -296,6 +375,7 @@ final class Connection {
     }
 
     func beginDrain(_ loop: EventLoop) {
+        if stream != nil { return endStream(loop) }
         if machine.beginDrain(now: loop.now) == .close { close(loop) }
     }
 
@@ -313,6 +393,7 @@ final class Connection {
         guard !isClosed else { return }
         isClosed = true
         awaiting = nil  // a reply still being worked on finds no connection and is dropped
+        leaveStream(loop, dropped: false)
         if tls != nil { closeTLS() }
         _ = machine.close()
         loop.remove(self, releasingSlot: releasingSlot)

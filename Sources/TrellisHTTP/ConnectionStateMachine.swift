@@ -7,6 +7,7 @@
 /// one) → `head` (RFC 9112 §2.2, bounded by `headTimeout`) → `body` (bounded by `bodyTimeout`) →
 /// `responding` (the responder runs; no timer) → optionally `awaitingReply` (the responder deferred
 /// its answer to another queue; no timer, and no further request is parsed) → back to `idle`, or
+/// `streaming` (a long-lived answer: no timer, no further request) or
 /// `lingering` when the server closes (write side shut, input discarded until EOF or
 /// `lingerTimeout`). A blocked write has its own deadline (`sendTimeout`); draining has one for
 /// the whole connection (`drainTimeout`).
@@ -26,6 +27,7 @@ struct ConnectionStateMachine<C: Clock>: Sendable where C.Duration == Duration {
         case body
         case responding
         case awaitingReply
+        case streaming
         case lingering
         case closed
     }
@@ -54,7 +56,7 @@ struct ConnectionStateMachine<C: Clock>: Sendable where C.Duration == Duration {
     var acceptsRequests: Bool {
         switch phase {
         case .idle, .head, .body, .responding: return true
-        case .awaitingReply, .lingering, .closed: return false
+        case .awaitingReply, .streaming, .lingering, .closed: return false
         }
     }
 
@@ -87,6 +89,13 @@ struct ConnectionStateMachine<C: Clock>: Sendable where C.Duration == Duration {
     mutating func replyDeferred() {
         guard phase == .responding else { return }
         phase = .awaitingReply
+        deadline = nil
+    }
+
+    /// A stream's head was queued: events follow until the stream ends, with no timer but a
+    /// blocked write's (`sendTimeout`) and the drain's.
+    mutating func streamStarted() {
+        phase = .streaming
         deadline = nil
     }
 
@@ -144,7 +153,7 @@ struct ConnectionStateMachine<C: Clock>: Sendable where C.Duration == Duration {
         case .head, .body:
             _ = startLingering(now: now)
             return .timeout
-        case .responding, .awaitingReply:
+        case .responding, .awaitingReply, .streaming:
             return .none
         }
     }

@@ -29,6 +29,8 @@ final class EventLoop: @unchecked Sendable {
         case drain
         /// A deferred reply, back from its queue, for the connection the ticket names.
         case reply(ReplyTicket, HTTPResponse)
+        /// An event for this loop's streams of the channel.
+        case event(HTTPEventChannel, HTTPEventChannel.Event)
     }
 
     let index: Int
@@ -58,6 +60,8 @@ final class EventLoop: @unchecked Sendable {
     /// Output buffers lent to connections while they write (`takeOutputBuffer`), so that an idle
     /// connection holds none and a busy one rarely allocates.
     @exclusivity(unchecked) private var spareOutputBuffers: [[UInt8]] = []
+    /// The streams this loop serves, by channel.
+    @exclusivity(unchecked) private var streams: [ObjectIdentifier: LoopStreams] = [:]
     private static let spareOutputBufferCount = 32
     private static let spareOutputBufferBytes = 256 * 1024
     let metrics: HTTPMetrics
@@ -162,7 +166,7 @@ final class EventLoop: @unchecked Sendable {
                 core.replyDropped(ticket, because: "the event loop has stopped")
             case .reopenAccessLog(let done):
                 done.leave()
-            case .drain:
+            case .drain, .event:
                 break
             }
         }
@@ -358,6 +362,7 @@ final class EventLoop: @unchecked Sendable {
                 done.leave()
             case .drain: beginDrain()
             case .reply(let ticket, let response): deliver(response, to: ticket)
+            case .event(let channel, let event): deliver(event, of: channel)
             }
         }
     }
@@ -384,6 +389,43 @@ final class EventLoop: @unchecked Sendable {
         connection.replyArrived(response, self)
     }
 
+    // MARK: - Streams
+
+    /// Adds the connection on `fd` to this loop's streams of the stream's channel (registering the
+    /// loop with the channel the first time); returns where it starts and what it gets first.
+    func joinStream(_ fd: Int32, _ stream: HTTPStream) -> (position: UInt64, catchUp: [UInt8]) {
+        let key = ObjectIdentifier(stream.channel)
+        let registering = streams[key] == nil
+        let joined = stream.channel.join(self, registering: registering, rendition: stream.rendition, after: stream.resumingAfter)
+        if registering {
+            streams[key] = LoopStreams(
+                channel: stream.channel, nextHeartbeat: now.advanced(by: stream.channel.limits.heartbeat), resets: joined.resets)
+        }
+        streams[key]!.descriptors.insert(fd)
+        return (joined.position, joined.catchUp)
+    }
+
+    func leaveStream(_ fd: Int32, _ channel: HTTPEventChannel) {
+        streams[ObjectIdentifier(channel)]?.descriptors.remove(fd)
+    }
+
+    /// Writes `event` to every stream of `channel` on this loop. A stream dropped meanwhile (a slow
+    /// reader) leaves the set, so the loop walks a copy.
+    private func deliver(_ event: HTTPEventChannel.Event, of channel: HTTPEventChannel) {
+        let key = ObjectIdentifier(channel)
+        guard streams[key] != nil else { return }
+        streams[key]!.resets = event.resets
+        for fd in streams[key]!.descriptors { connections[Int(fd)]?.deliver(event, self) }
+    }
+
+    /// The heartbeat of every channel whose time has come, to each of its streams on this loop.
+    private func sendHeartbeats() {
+        for (key, entry) in streams where now >= entry.nextHeartbeat {
+            streams[key]!.nextHeartbeat = now.advanced(by: entry.channel.limits.heartbeat)
+            for fd in entry.descriptors { connections[Int(fd)]?.heartbeat(entry.channel.heartbeatFrame, resets: entry.resets, self) }
+        }
+    }
+
     private func beginDrain() {
         guard !draining else { return }
         draining = true
@@ -399,6 +441,7 @@ final class EventLoop: @unchecked Sendable {
             setListening(true)
         }
         for case let connection? in connections { connection.tick(self) }
+        sendHeartbeats()
     }
 
     private func setListening(_ on: Bool) {

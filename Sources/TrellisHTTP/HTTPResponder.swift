@@ -39,6 +39,12 @@ public enum HTTPReply: Sendable {
     /// `drainTimeout`. When the connection is gone by the time `work` returns (the client reset
     /// it, the drain deadline closed it, the server stopped), the response is dropped.
     case deferred(on: DispatchQueue, work: @Sendable () -> HTTPResponse)
+    /// A long-lived answer the server writes events to as they are published
+    /// (``HTTPEventChannel/open(_:rendition:resumingAfter:)`` makes it): the head at once, then the
+    /// stream's first bytes, then every event, on the connection's own loop, until the client
+    /// closes, the server drains or the client reads too slowly. The connection answers no further
+    /// request. A `HEAD` gets the head alone.
+    case stream(HTTPStream)
 }
 
 /// The one protocol between the HTTP server and an application: a request in, a reply out.

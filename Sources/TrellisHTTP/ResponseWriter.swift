@@ -92,6 +92,31 @@ enum ResponseWriter {
         return (Outcome(status: status.code, bodyBytes: sent, keepAlive: keepAlive), body)
     }
 
+    /// The head of a stream (``HTTPReply/stream(_:)``): the responder's fields (framing ones
+    /// dropped, as always), then `Transfer-Encoding: chunked` for HTTP/1.1, or `Connection: close`
+    /// for HTTP/1.0, whose body ends when the connection does. No gzip: each event must reach
+    /// the client when it is written, not when a compressor flushes.
+    static func writeStreamHead(
+        _ head: HTTPResponse, chunked: Bool, requestID: String, date: [UInt8], into out: inout [UInt8]
+    ) -> Outcome {
+        appendStatusLine(head.status, to: &out)
+        var sawRequestID = false
+        for field in head.headers {
+            switch classify(field.name) {
+            case .owned, .connection: continue
+            case .requestID: sawRequestID = true
+            case .vary, .other: break
+            }
+            guard isValidField(field.name, field.value) else { continue }
+            appendField(field.name, field.value, to: &out)
+        }
+        out.append(literal: chunked ? "Transfer-Encoding: chunked\r\n" : "Connection: close\r\n")
+        out.append(contentsOf: date)
+        if !sawRequestID { appendField("X-Request-Id", requestID, to: &out) }
+        out.append(literal: "\r\n")
+        return Outcome(status: head.status.code, bodyBytes: 0, keepAlive: false)
+    }
+
     /// An error the server answers itself (parse errors, timeouts): a short text body, then close.
     static func writeError(_ status: HTTPStatus, requestID: String, date: [UInt8], into out: inout [UInt8]) -> Outcome {
         let body = Array("\(status.code) \(status.reasonPhrase)\n".utf8)

@@ -73,7 +73,7 @@ public final class Application: Sendable {
             let started = try ControlPlane.startReplica(loader: loader, store: store, localCopy: localCopy, now: clock(), logger: logger)
             state = ServerState(
                 published: PublishedSnapshot(started.snapshot), configuration: configuration, metrics: metrics,
-                concurrentLayouts: http.eventLoopCount, clock: clock)
+                concurrentLayouts: http.eventLoopCount, clock: clock, changeSequence: started.sequence)
             state.storeHealth.update { report in
                 report.origin = started.origin
                 report.reachable = started.origin == .store
@@ -97,7 +97,7 @@ public final class Application: Sendable {
             let started = try ControlPlane.start(loader: loader, store: store, now: clock())
             state = ServerState(
                 published: PublishedSnapshot(started.snapshot), configuration: configuration, metrics: metrics,
-                concurrentLayouts: http.eventLoopCount, clock: clock)
+                concurrentLayouts: http.eventLoopCount, clock: clock, changeSequence: started.sequence)
             control = ControlPlane(
                 store: store, state: state, loader: loader, baseline: started.baseline, logger: logger, appliedSequence: started.sequence)
             follower = nil

@@ -29,12 +29,20 @@ extension TargetingConfiguration.Experiment {
     /// `defaultVariant`, `overrides` (sorted by user id), then `description` if any.
     public var jsonValue: JSONValue {
         var members: [(String, JSONValue)] = [
-            ("variants", .object(variants.map { ($0.name, .number($0.weight)) })), ("status", .string(status.description)),
+            ("variants", .object(variants.map { ($0.name, $0.jsonValue) })), ("status", .string(status.description)),
         ]
         if case .concluded(let winner) = status { members.append(("winner", .string(winner))) }
         members.append(("defaultVariant", .string(defaultVariant)))
         members.append(("overrides", .object(overrides.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })))
         if let description { members.append(("description", .string(description))) }
         return .object(members)
+    }
+}
+
+extension TargetingConfiguration.Experiment.Variant {
+    /// The weight alone, or `{"weight": w, "value": v}` for a variant with a typed value.
+    public var jsonValue: JSONValue {
+        guard let value else { return .number(weight) }
+        return .object([("weight", .number(weight)), ("value", value)])
     }
 }

@@ -128,6 +128,12 @@ extension TargetingConfiguration {
                 collector.report("invalid variant name \"\(member.key)\"", at: path.appending(member.key), member.keyLocation)
                 continue
             }
+            if member.value.objectValue != nil {
+                if let variant = decodeTypedVariant(member.key, member.value, at: path.appending(member.key), collector) {
+                    variants.append(variant)
+                }
+                continue
+            }
             guard let weight = reader.integer(member.key, in: 0...Limits.maximumWeight) else { continue }
             variants.append(Experiment.Variant(name: member.key, weight: weight))
         }
@@ -137,6 +143,21 @@ extension TargetingConfiguration {
             return nil
         }
         return variants
+    }
+
+    /// `{"weight": 50, "value": …}`: a variant with the typed value apps read through OFREP; nil
+    /// after reporting what is wrong.
+    private static func decodeTypedVariant(
+        _ name: String, _ value: JSONValue, at path: JSONPath, _ collector: DiagnosticsCollector
+    ) -> Experiment.Variant? {
+        guard let object = collector.object(value, at: path, allowedKeys: ["weight", "value"]) else { return nil }
+        let weight = object.integer("weight", in: 0...Limits.maximumWeight, required: true)
+        guard let typed = object.value("value", required: true), let weight else { return nil }
+        guard !typed.isNull else {
+            object.report("a variant's value must not be null; write the weight alone and its name is its value", atMember: "value")
+            return nil
+        }
+        return Experiment.Variant(name: name, weight: weight, value: typed)
     }
 }
 

@@ -41,9 +41,13 @@ public struct TargetingConfiguration: Sendable {
             public var name: String
             /// A non-negative integer; a variant's share is its weight over the sum of weights.
             public var weight: Int
-            public init(name: String, weight: Int) {
+            /// What apps read as the variant's typed configuration (OFREP's `value`): any JSON,
+            /// written as `{"weight": 50, "value": …}`. nil: the variant's name is its value.
+            public var value: JSONValue?
+            public init(name: String, weight: Int, value: JSONValue? = nil) {
                 self.name = name
                 self.weight = weight
+                self.value = value
             }
         }
 

@@ -91,6 +91,22 @@ import TrellisTesting
         #expect(audit.filter { $0["action"]?.string == "rollout.schedule" }.count == 1)
     }
 
+    /// A change written through one replica reaches the change streams of another, with the
+    /// store's sequence as its id, once that replica has followed it from PostgreSQL.
+    @Test func aChangeThroughOneReplicaReachesAnotherReplicasStreams() throws {
+        let url = try Self.postgres.get().makeDatabase()
+        let replicas = try (0..<2).map { _ in try Self.replica(url) }
+        defer { for (application, _) in replicas { application.shutdown(); application.waitUntilStopped() } }
+        let stream = try EventStreamClient(port: replicas[1].0.port, target: "/v1/changes")
+        #expect(stream.next()?.comment == "trellis change stream")
+        let writer = try TestClient(port: replicas[0].0.port)
+        #expect(try writer.exchange("PUT", "/admin/rollouts/banner", token: Self.token, body: #"{"enabled": false}"#).status == 200)
+        let event = try #require(stream.next(timeout: 5))
+        #expect(event.event == "targeting")
+        let sequence = try writer.exchange("GET", "/readyz", token: nil).json["store"]?["sequence"]?.number
+        #expect(event.id == sequence.map { String(Int($0)) })
+    }
+
     @Test func aReplicaWhoseListenerWasCutConverges() throws {
         let postgres = try Self.postgres.get()
         let url = try postgres.makeDatabase()

@@ -183,3 +183,42 @@ import TrellisJSON
         #expect(set.description == #"settings: $.cache.maxBytes: --set: expected an integer from 1048576 to 1099511627776, found "0""#)
     }
 }
+
+/// `ofrep.keys` and `changes.*`: read from the file (and the environment), every mistake with its
+/// path and line.
+@Suite struct OpenFeatureConfigurationTests {
+    func load(_ file: String, env: [String: String] = [:]) -> Result<ServerConfiguration, DiagnosticsError> {
+        ServerConfiguration.load(fileBytes: Array(file.utf8), source: "server.json", environment: env, overrides: [])
+    }
+
+    @Test func keysAndStreamLimitsAreRead() throws {
+        let digest = String(repeating: "ab", count: 32)
+        let config = try load(
+            #"{"ofrep": {"keys": [{"name": "ios-app", "sha256": "\#(digest)"}]}, "changes": {"maxStreams": 5, "heartbeatSeconds": 0.5}}"#,
+            env: ["TRELLIS_CHANGES_HISTORY": "7"]).get()
+        #expect(config.ofrep.keys.map(\.name) == ["ios-app"])
+        #expect(config.ofrep.keys.first?.sha256 == Array(repeating: 0xAB, count: 32))
+        #expect(config.changes.maxStreams == 5)
+        #expect(config.changes.history == 7)
+        #expect(config.changes.channelLimits.heartbeat == .milliseconds(500))
+        #expect(try load("{}").get().changes.maxStreams == 10_000)
+    }
+
+    @Test func everyMistakeHasItsPathAndLine() {
+        let file = """
+            {"ofrep": {"keys": [
+              {"name": "a b", "sha256": "00"},
+              {"name": "ok", "sha256": "zz"},
+              {"nam": "x"}
+            ]},
+             "changes": {"streamBufferBytes": 10}}
+            """
+        guard case .failure(let error) = load(file) else { Issue.record("expected failure"); return }
+        let lines = error.description.split(separator: "\n").map(String.init)
+        #expect(lines.contains("server.json: $.ofrep.keys[0].name (line 2): invalid key name \"a b\": use 1 to 64 of A-Z, a-z, 0-9, '.', '_', '-'"))
+        #expect(lines.contains("server.json: $.ofrep.keys[1].sha256 (line 3): expected the key's SHA-256 as 64 hex digits (what `trellis token new` prints)"))
+        #expect(lines.contains { $0.hasPrefix("server.json: $.ofrep.keys[2].nam (line 4): unknown key \"nam\"") })
+        #expect(lines.contains("server.json: $.ofrep.keys[2] (line 4): missing required key \"name\""))
+        #expect(lines.contains("server.json: $.changes.streamBufferBytes (line 6): expected an integer from 1024 to 67108864, found 10"))
+    }
+}

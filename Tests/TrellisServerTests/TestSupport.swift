@@ -98,6 +98,7 @@ extension HTTPReply {
         switch self {
         case .response(let response): return response
         case .deferred(_, let work): return work()
+        case .stream(let stream): return stream.head  // its head and first bytes; events need a socket
         }
     }
 }

@@ -233,3 +233,46 @@ import TrellisTargeting
         #expect(errors(#"{"rollouts": {"r": {"percentage": 5, "description": 7}}}"#) == ["$.rollouts.r.description (line 1): expected a string, found a number"])
     }
 }
+
+/// Variants with a typed value (`{"weight": 50, "value": …}`), which OFREP answers as the flag's value.
+@Suite struct TypedVariantValueTests {
+    @Test func weightAloneAndTypedValueMix() throws {
+        let configuration = try decodeTargeting("""
+            {"experiments": {"e": {"variants": {"plain": 1, "on": {"weight": 2, "value": true},
+                                                 "limit": {"weight": 3, "value": 12.5},
+                                                 "theme": {"weight": 4, "value": {"color": "blue", "sizes": [1, 2]}}}}}}
+            """).get()
+        let variants = try #require(configuration.experiments["e"]?.variants)
+        #expect(variants.map(\.weight) == [1, 2, 3, 4])
+        #expect(variants[0].value == nil)
+        #expect(variants[1].value == .bool(true))
+        #expect(variants[2].value == .number(12.5))
+        #expect(variants[3].value.map { JSONWriter.string($0) } == #"{"color":"blue","sizes":[1,2]}"#)
+    }
+
+    @Test func encodingKeepsTheValueAndDecodesToTheSame() throws {
+        let text = #"{"experiments": {"e": {"variants": {"a": 1, "b": {"weight": 1, "value": "x"}}}}}"#
+        let configuration = try decodeTargeting(text).get()
+        let encoded = JSONWriter.string(configuration.jsonValue)
+        #expect(encoded.contains(#""variants":{"a":1,"b":{"weight":1,"value":"x"}}"#))
+        let again = try decodeTargeting(encoded).get()
+        #expect(again.experiments["e"] == configuration.experiments["e"])
+    }
+
+    @Test func mistakesNameThePathAndLine() {
+        let errors = TargetingConfigurationTests().errors("""
+            {"experiments": {"e": {"variants": {
+              "a": {"weight": 1},
+              "b": {"value": 3},
+              "c": {"weight": 1, "value": null},
+              "d": {"weight": 1.5, "value": 1, "colour": 2}}}}}
+            """)
+        #expect(errors == [
+            "$.experiments.e.variants.a (line 2): missing required key \"value\"",
+            "$.experiments.e.variants.b (line 3): missing required key \"weight\"",
+            "$.experiments.e.variants.c.value (line 4): a variant's value must not be null; write the weight alone and its name is its value",
+            "$.experiments.e.variants.d.colour (line 5): unknown key \"colour\"; expected one of: value, weight",
+            "$.experiments.e.variants.d.weight (line 5): expected an integer from 0 to 1000000, found 1.5",
+        ])
+    }
+}

@@ -157,6 +157,7 @@ enum FileOnlySetting: String, CaseIterable {
     case adminApprovalRequiredFor = "admin.approvalRequiredFor"
     case contextSigningKeys = "context.signingKeys"
     case adminWebhooks = "admin.webhooks"
+    case ofrepKeys = "ofrep.keys"
 
     func apply(
         _ value: JSONValue, to config: inout ServerConfiguration, at path: JSONPath, environment: [String: String],
@@ -167,6 +168,7 @@ enum FileOnlySetting: String, CaseIterable {
         case .adminApprovalRequiredFor:
             config.admin.approvalRequiredFor = ServerConfiguration.ApprovalResourcesDecoder.decode(value, at: path, collector)
         case .adminWebhooks: config.admin.webhooks = AdminWebhooksDecoder.decode(value, at: path, environment: environment, collector)
+        case .ofrepKeys: config.ofrep.keys = APIKeysDecoder.decode(value, at: path, collector)
         case .contextSigningKeys:
             config.context.signingKeys = SigningKeysDecoder.decode(value, at: path, environment: environment, collector)
         }

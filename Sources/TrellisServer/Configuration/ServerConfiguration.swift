@@ -31,6 +31,10 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Where runtime state lives: the data directory's SQLite file, or a PostgreSQL database that
     /// several replicas share (`"storage": {"url": "postgres://…"}`).
     public var storage = Storage()
+    /// Who may use the OpenFeature endpoints (ServerConfiguration+OpenFeature.swift).
+    public var ofrep = OpenFeature()
+    /// The change stream's limits (ServerConfiguration+OpenFeature.swift).
+    public var changes = Changes()
 
     /// The runtime store (``TrellisStore/RuntimeStore``).
     public struct Storage: Sendable, Equatable {
@@ -178,6 +182,10 @@ struct Setting: Sendable {
         Setting(name: "storage.retention.revisionsPerScreen", kind: .optionalInteger(\.storage.retention.revisionsPerScreen, 1...1_000_000)),
         Setting(name: "storage.retention.auditDays", kind: .optionalInteger(\.storage.retention.auditDays, 1...36_500)),
         Setting(name: "storage.retention.intervalSeconds", kind: .seconds(\.storage.retention.intervalSeconds, 1...604_800)),
+        Setting(name: "changes.maxStreams", kind: .integer(\.changes.maxStreams, 0...1_000_000)),
+        Setting(name: "changes.streamBufferBytes", kind: .integer(\.changes.streamBufferBytes, 1024...67_108_864)),
+        Setting(name: "changes.history", kind: .integer(\.changes.history, 0...1_000_000)),
+        Setting(name: "changes.heartbeatSeconds", kind: .seconds(\.changes.heartbeatSeconds, 0.05...3600)),
         Setting(name: "context.unsigned", kind: .string(\.context.unsignedPolicyName, allowed: ServerConfiguration.Context.UnsignedPolicy.allCases.map(\.rawValue))),
     ]
 

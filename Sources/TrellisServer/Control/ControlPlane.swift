@@ -217,6 +217,7 @@ public final class ControlPlane: Sendable {
         }
         if let fresh { baseline.withLock { $0 = fresh } }
         state.published.publish(candidate)
+        state.changes.published(candidate, sequence: sequence)
         return .success(candidate)
     }
 }

@@ -82,7 +82,7 @@ struct ExperimentSettings: Sendable, Equatable {
     func applied(to experiment: TargetingConfiguration.Experiment) -> TargetingConfiguration.Experiment {
         var result = experiment
         let byName = Dictionary(weights.map { ($0.name, $0.weight) }, uniquingKeysWith: { a, _ in a })
-        result.variants = experiment.variants.map { .init(name: $0.name, weight: byName[$0.name] ?? $0.weight) }
+        result.variants = experiment.variants.map { .init(name: $0.name, weight: byName[$0.name] ?? $0.weight, value: $0.value) }
         result.status = status
         result.overrides = overrides
         result.description = description

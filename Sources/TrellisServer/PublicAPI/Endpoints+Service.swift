@@ -34,6 +34,8 @@ extension Endpoints {
                     ("health", .string("GET /healthz")),
                     ("readiness", .string("GET /readyz")),
                     ("metrics", .string("GET /metrics")),
+                    ("changes", .string("GET /v1/changes (text/event-stream; ?format=ofrep for OpenFeature providers)")),
+                    ("openfeature", .string("POST /ofrep/v1/evaluate/flags/{key}, POST /ofrep/v1/evaluate/flags (OFREP 0.3; docs/openfeature.md)")),
                     ("admin", .string("/admin/rollouts, /admin/experiments, /admin/screens, /admin/routes, /admin/audit, /admin/explain (bearer token; docs/operations.md)")),
                 ])
             ),
@@ -68,6 +70,7 @@ extension Endpoints {
         _ = try QueryParameters(request.query, allowed: [])
         state.recordAnswerCacheSize()
         state.recordStoreHealth()
+        state.changes.recordMetrics()
         return HTTPResponse(
             headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8", "Cache-Control": "no-store"],
             body: state.metrics.emitToBuffer())

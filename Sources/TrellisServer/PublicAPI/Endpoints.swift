@@ -15,6 +15,8 @@ struct Endpoints: Sendable {
         registerPreviews(in: &router)
         registerFonts(in: &router)
         registerRouteTable(in: &router)
+        registerOpenFeature(in: &router)
+        registerChanges(in: &router)
     }
 
     static func json(_ body: [UInt8], cacheControl: String) -> HTTPResponse {

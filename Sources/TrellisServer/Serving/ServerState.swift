@@ -39,10 +39,14 @@ public final class ServerState: Sendable {
     let maxStalenessSeconds: Double?
     private let storeStaleness: CoreMetrics.Gauge
     private let storeReachable: CoreMetrics.Gauge
+    /// The change stream's hub: the control plane tells it of each published snapshot.
+    public let changes: ChangeHub
+    /// Who may evaluate flags through OFREP (`ofrep.keys`).
+    let openFeature: OpenFeatureAccess
 
     public init(
         published: PublishedSnapshot, configuration: ServerConfiguration, metrics: PrometheusCollectorRegistry,
-        concurrentLayouts: Int = 1, clock: @escaping @Sendable () -> Double = ServerState.wallClock
+        concurrentLayouts: Int = 1, clock: @escaping @Sendable () -> Double = ServerState.wallClock, changeSequence: Int64 = 0
     ) {
         self.published = published
         self.concurrentLayouts = concurrentLayouts
@@ -58,6 +62,9 @@ public final class ServerState: Sendable {
         storeStaleness = CoreMetrics.Gauge(label: "trellis_store_staleness_seconds", factory: metricsFactory)
         storeReachable = CoreMetrics.Gauge(label: "trellis_store_reachable", factory: metricsFactory)
         contextReader = ContextReader(configuration: configuration.context)
+        changes = ChangeHub(
+            snapshot: published.snapshot, sequence: changeSequence, limits: configuration.changes, metricsFactory: metricsFactory)
+        openFeature = OpenFeatureAccess(keys: configuration.ofrep.keys)
         screenVary = (["Accept-Encoding", "Accept"] + ContextReader.varyHeaders).joined(separator: ", ")
         // Screens are personalised (private); with max-age 0 clients revalidate each time, so a
         // killed rollout disappears on the next request while unchanged screens cost a 304.

@@ -38,6 +38,9 @@ public struct TrellisResponder: HTTPResponder {
                         response.route = pattern
                         return response
                     }
+                case .stream(var stream):
+                    stream.head.route = pattern
+                    return .stream(stream)
                 }
             } catch {
                 return .response(error.response(instance: request.path, requestID: context.requestID, route: pattern))

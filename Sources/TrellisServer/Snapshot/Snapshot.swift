@@ -97,6 +97,10 @@ public final class Snapshot: Sendable, AtomicReference {
     public var layoutPlans: SnapshotCache<LayoutPlan> { caches.layoutPlans }
     /// Counts the snapshots this process has published, starting at 1.
     public let generation: Int
+    /// Names the targeting in force (rollouts, experiments, rules, with runtime values), whatever
+    /// else changed: a fingerprint of its encoding, equal on every replica serving the same
+    /// targeting. OpenFeature answers carry it, and the change stream's `targeting` events.
+    public let targetingRevision: String
 
     /// The revision of screen `id` this user gets: the staged one if it admits them, else the current one.
     public func entry(_ id: String, for context: UserContext) -> ScreenEntry? {
@@ -123,6 +127,7 @@ public final class Snapshot: Sendable, AtomicReference {
         self.templates = templates
         self.targeting = targeting
         self.evaluator = Evaluator(targeting)
+        targetingRevision = EncodedBody.fingerprint(JSONWriter.encode(targeting.jsonValue))
         self.resolver = resolver
         self.generation = generation
         self.caches = caches

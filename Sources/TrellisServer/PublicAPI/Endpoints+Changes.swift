@@ -1,0 +1,41 @@
+import TrellisHTTP
+
+/// The change stream: server-sent events on the HTTP server's event loops (ChangeHub).
+extension Endpoints {
+    func registerChanges(in router: inout EndpointRouter) {
+        router.add(.get, "/v1/changes", replying: { request, _, _ throws(Problem) in try changes(request) })
+    }
+
+    /// `GET /v1/changes` — `text/event-stream`: `targeting`, `screens` and `routes` events as they
+    /// are published (`?format=ofrep`: OpenFeature's `refetchEvaluation`), a heartbeat comment
+    /// every `changes.heartbeatSeconds`, the missed events (or one `reset`) for a `Last-Event-ID`.
+    /// 503 with `Retry-After` while `changes.maxStreams` are open.
+    func changes(_ request: HTTPRequest) throws(Problem) -> HTTPReply {
+        let query = try QueryParameters(request.query, allowed: ["format"])
+        let rendition: ChangeHub.Rendition
+        switch query["format"] {
+        case nil, "trellis": rendition = .trellis
+        case "ofrep": rendition = .openFeature
+        case let other?: throw Problem(.badRequest, "format=\(other) is not a change stream format; use trellis (the default) or ofrep")
+        }
+        let head = HTTPResponse(
+            headers: [
+                "Content-Type": "text/event-stream", "Cache-Control": "no-store",
+                // nginx and similar proxies would otherwise hold events back in their buffers.
+                "X-Accel-Buffering": "no",
+            ],
+            body: Self.streamPrelude)
+        let after = ChangeHub.position(lastEventID: request.headers["Last-Event-ID"])
+        guard let reply = state.changes.channel.open(head, rendition: rendition.rawValue, resumingAfter: after) else {
+            state.changes.streamRefused()
+            throw Problem(
+                .serviceUnavailable, "this server has \(state.changes.channel.limits.maxStreams) change streams open, its limit; try again later",
+                headers: ["Retry-After": "5"])
+        }
+        return reply
+    }
+
+    /// Sent first on every stream: a comment (so a client sees the stream is live) and how long
+    /// an EventSource should wait before reconnecting.
+    static let streamPrelude = Array(": trellis change stream\nretry: 2000\n\n".utf8)
+}
