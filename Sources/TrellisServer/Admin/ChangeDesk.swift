@@ -88,6 +88,9 @@ final class ChangeDesk: Sendable {
             switch reply {
             case .response(let response): return response
             case .deferred(_, let work): return work()  // the write queue, where this runs
+            case .stream:  // no admin route streams
+                return Problem(.notFound, "no admin resource at \(request.method) \(request.path)")
+                    .response(instance: request.path, requestID: context.requestID, route: nil)
             }
         case .methodNotAllowed, .notFound:
             return Problem(.notFound, "no admin resource at \(request.method) \(request.path)")
