@@ -3,9 +3,12 @@
 import { session, roleOf, explain } from "./api.js";
 import * as rollouts from "./rollouts.js";
 import * as screens from "./screens.js";
+import * as experiments from "./experiments.js";
 import * as changes from "./changes.js";
+import * as explainPage from "./explain.js";
+import * as audit from "./audit.js";
 
-const pages = { rollouts, screens, changes };
+const pages = { rollouts, screens, experiments, changes, explain: explainPage, audit };
 const pollMilliseconds = 3000;
 const $ = (id) => document.getElementById(id);
 
@@ -38,7 +41,7 @@ async function signIn(token) {
   $("nav").hidden = false;
   $("sign-out").hidden = false;
   $("who").hidden = false;
-  $("who").textContent = `Signed in with a ${context.role} token`;
+  $("who").textContent = `Signed in with ${context.role === "approve" ? "an" : "a"} ${context.role} token`;
   const note = $("role-note");
   note.hidden = context.canWrite;
   note.textContent = context.canWrite ? "" :

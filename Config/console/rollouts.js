@@ -114,7 +114,8 @@ function update(shown, answer) {
   fields.apply.disabled = true;
   fields.revert.disabled = true;
   fields.note.textContent = "";
-  fields.source.textContent = value.source === "runtime" ? `runtime (config: ${value.config?.percentage ?? "—"}%)` : value.source;
+  fields.source.textContent = value.source !== "runtime" ? value.source
+    : value.config ? `runtime (config: ${value.config.percentage}%)` : "runtime (created here)";
   fields.changed.textContent = value.updatedBy ? `${value.updatedBy}, ${when(value.updatedAt)}` : "—";
   fields.schedule.textContent = value.schedule.length
     ? value.schedule.map((step) => `${step.percentage}% at ${when(step.at)}`).join("; ")

@@ -3,6 +3,7 @@
 // Every change sends the If-Match of the screen's head as shown.
 import { call, get, getText, describeWrite, explain } from "./api.js";
 import { h, when, confirmDialog } from "./dom.js";
+import { viewportFields, previewFrame } from "./preview.js";
 
 let context;
 let view;
@@ -170,21 +171,22 @@ function editorSection(text) {
   return form;
 }
 
-// The screen drawn as one user sees it (GET /preview/{id}): no script runs in the frame.
+// The screen drawn as one user sees it (GET /preview/{id}).
 function previewSection(id) {
   const user = h("input", { id: "preview-user", value: "u1" });
   const platform = h("select", { id: "preview-platform" }, ["ios", "android", "web"].map((name) => h("option", { value: name }, name)));
-  const frame = h("iframe", { class: "preview", sandbox: "allow-same-origin", title: `Preview of ${id}` });
+  const viewport = viewportFields("preview");
+  const holder = h("div");
   const draw = () => {
-    const query = new URLSearchParams({ user: user.value, platform: platform.value });
-    frame.src = `/preview/${encodeURIComponent(id)}?${query}`;
-    frame.title = `Preview of ${id} as user ${user.value} on ${platform.value}`;
+    const query = viewport.apply(new URLSearchParams({ user: user.value, platform: platform.value }));
+    holder.replaceChildren(previewFrame(id, query, `as user ${user.value} on ${platform.value}`));
   };
   const form = h("form", { class: "inline-form", "aria-labelledby": "preview-title" },
     h("label", { for: "preview-user" }, "User id"), user,
     h("label", { for: "preview-platform" }, "Platform"), platform,
+    viewport.elements,
     h("button", { type: "submit" }, "Show preview"));
   form.addEventListener("submit", (event) => { event.preventDefault(); draw(); });
   draw();
-  return h("section", { "aria-labelledby": "preview-title" }, h("h3", { id: "preview-title" }, "Preview"), form, frame);
+  return h("section", { "aria-labelledby": "preview-title" }, h("h3", { id: "preview-title" }, "Preview"), form, holder);
 }
