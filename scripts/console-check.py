@@ -328,8 +328,11 @@ class Check:
         # Invalid: a property the vocabulary does not have, on a line of its own.
         lines = original.split("\n")
         index = next(i for i, line in enumerate(lines) if '"root"' in line)
-        bad = lines[:index] + ['  "colour": "red",'] + lines[index:]
-        self.set_value(editor, "\n".join(bad))
+        bad = "\n".join(lines[:index] + ['  "colour": "red",'] + lines[index:])
+        upload = self.work / "bad-home.json"
+        upload.write_text(bad)
+        self.find("#screen-file").send_keys(str(upload))
+        wait_for("the file in the editor", lambda: editor.get_attribute("value") == bad)
         self.driver.find_element(By.XPATH, "//button[text()='Publish']").click()
         errors = wait_for("the problems list", lambda: self.driver.find_elements(By.CSS_SELECTOR, "#screen-errors li"))
         if not any(f"Line {index + 1}," in e.text for e in errors):
@@ -346,7 +349,7 @@ class Check:
             fail(f"the problem's line is not selected: {selected!r}")
         # Valid, staged to 50 %.
         status, _, before = self.http("GET", "/admin/screens/home", self.tokens["ops"])
-        self.set_value(editor, original.replace("Welcome", "Welcome back", 1) if "Welcome" in original else original.replace('"title": "', '"title": "New ', 1))
+        self.set_value(editor, original.replace('"title": "Home"', '"title": "New Home"', 1))
         self.set_value(self.find("#publish-stage"), "50")
         self.driver.find_element(By.XPATH, "//button[text()='Publish']").click()
         self.notice("Publishing staged to 50%: done")
@@ -370,6 +373,14 @@ class Check:
             fail(f"the preview draws {sorted(boxes)[:10]}, not the home screen")
         if head == self.text_of("#screen-head"):
             fail("the head did not change")
+        Select(self.find("#compare-from")).select_by_value(str(before["revision"]))
+        Select(self.find("#compare-to")).select_by_value(str(staged))
+        self.driver.find_element(By.XPATH, "//button[text()='Compare']").click()
+        removed = wait_for("the diff", lambda: [e.text for e in self.driver.find_elements(By.CSS_SELECTOR, "#compare-result td.removed")])
+        added = [e.text for e in self.driver.find_elements(By.CSS_SELECTOR, "#compare-result td.added")]
+        if removed != ['  "title": "Home",'] or added != ['  "title": "New Home",']:
+            fail(f"the diff of revisions {before['revision']} and {staged}: removed {removed}, added {added}")
+        self.shot("screens-diff")
 
     def experiments(self):
         self.go("experiments")
@@ -457,9 +468,9 @@ class Check:
             self.shot(f"{page}-read-only")
 
     def is_harmless(self, control):
-        """Controls that only look: the preview's, explain's and the audit log's, the status filter."""
-        return (control.get_attribute("id") or "").startswith(("preview-", "explain-", "audit-")) or \
-            control.text in ("Show preview", "Explain", "Filter") or control.get_attribute("data-status") is not None
+        """Controls that only look: the preview's, the comparison's, explain's and the audit log's, the status filter."""
+        return (control.get_attribute("id") or "").startswith(("preview-", "explain-", "audit-", "compare-")) or \
+            control.text in ("Show preview", "Explain", "Filter", "Compare") or control.get_attribute("data-status") is not None
 
     def approval(self):
         self.driver.get("about:blank")

@@ -4,6 +4,7 @@
 import { call, get, getText, describeWrite, explain } from "./api.js";
 import { h, when, confirmDialog } from "./dom.js";
 import { viewportFields, previewFrame } from "./preview.js";
+import { diffTable } from "./diff.js";
 
 let context;
 let view;
@@ -41,6 +42,7 @@ async function open(id, { keepEditor = false } = {}) {
   view.replaceChildren(
     headSection(head.body),
     revisionsSection(history, head.body),
+    compareSection(id, history),
     editorSection(document),
     previewSection(id));
 }
@@ -116,6 +118,30 @@ function revisionsSection(history, head) {
       h("tbody", {}, rows)));
 }
 
+// Two revisions' JSON side by side, the lines that differ marked.
+function compareSection(id, history) {
+  const numbers = history.map((revision) => revision.revision);
+  const pick = (fieldId, selected) => h("select", { id: fieldId },
+    numbers.map((number) => h("option", { value: number, selected: number === selected }, `revision ${number}`)));
+  const from = pick("compare-from", numbers.at(-2) ?? numbers[0]);
+  const to = pick("compare-to", numbers.at(-1));
+  const result = h("div", { id: "compare-result" });
+  const form = h("form", { class: "inline-form", "aria-labelledby": "compare-title" },
+    h("label", { for: "compare-from" }, "From"), from,
+    h("label", { for: "compare-to" }, "To"), to,
+    h("button", { type: "submit" }, "Compare"));
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    try {
+      const [left, right] = await Promise.all([revisionText(id, from.value), revisionText(id, to.value)]);
+      result.replaceChildren(diffTable(`Revision ${from.value}`, left, `Revision ${to.value}`, right));
+    } catch (error) {
+      context.notify(explain(error, "Comparing"), "error");
+    }
+  });
+  return h("section", { "aria-labelledby": "compare-title" }, h("h3", { id: "compare-title" }, "Compare two revisions"), form, result);
+}
+
 // The editor: the screen's JSON with line numbers; a 422 marks each problem's line and lists them.
 function editorSection(text) {
   const disabled = !context.canWrite;
@@ -124,6 +150,12 @@ function editorSection(text) {
   const gutter = h("div", { class: "gutter", "aria-hidden": "true" });
   const errors = h("ol", { id: "screen-errors", class: "errors", "aria-label": "Problems in the screen" });
   const stage = h("input", { id: "publish-stage", type: "number", min: 0, max: 100, step: 0.01, disabled });
+  const upload = h("input", { id: "screen-file", type: "file", accept: ".json,application/json", disabled });
+  upload.addEventListener("change", async () => {
+    if (!upload.files.length) return;
+    editor.value = await upload.files[0].text();
+    drawGutter();
+  });
   const marked = new Map();
   const drawGutter = () => {
     const count = editor.value.split("\n").length;
@@ -141,6 +173,7 @@ function editorSection(text) {
   };
   const form = h("form", { "aria-labelledby": "publish-title" },
     h("h3", { id: "publish-title" }, "Publish a revision"),
+    h("div", { class: "inline-form" }, h("label", { for: "screen-file" }, "Load a file into the editor"), upload),
     h("label", { for: "screen-editor" }, "Screen JSON"),
     h("div", { class: "editor" }, gutter, editor),
     errors,
