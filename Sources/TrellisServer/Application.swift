@@ -121,9 +121,10 @@ public final class Application: Sendable {
             state: state, control: control, access: AdminAccess(configuration: configuration.admin, published: state.published, clock: clock),
             configuration: configuration.admin)
         self.admin = admin
+        let console = ConsoleAssets(directory: configDirectory.appendingPathComponent("console", isDirectory: true))
         if let adminPort = configuration.admin.port {
             let publicResponder = TrellisResponder(state: state, control: control)
-            let adminResponder = TrellisResponder(adminOnly: admin)
+            let adminResponder = TrellisResponder(adminOnly: admin, console: console)
             server = HTTPServer(configuration: http, responder: publicResponder, logger: logger, metricsFactory: state.metricsFactory)
             var adminHTTP = http
             adminHTTP.port = adminPort
@@ -133,7 +134,7 @@ public final class Application: Sendable {
             adminServer = HTTPServer(configuration: adminHTTP, responder: adminResponder, logger: logger, metricsFactory: state.metricsFactory)
             routeTable = publicResponder.router.table + adminResponder.router.table
         } else {
-            let responder = TrellisResponder(state: state, control: control, admin: admin)
+            let responder = TrellisResponder(state: state, control: control, admin: admin, console: console)
             server = HTTPServer(configuration: http, responder: responder, logger: logger, metricsFactory: state.metricsFactory)
             adminServer = nil
             routeTable = responder.router.table

@@ -6,6 +6,8 @@ struct Endpoints: Sendable {
     let state: ServerState
     /// The runtime store and its queues; nil for a server without one (tests of the read path).
     let control: ControlPlane?
+    /// The ops console's files, served here when the admin API is (nil: no console on this port).
+    var console: ConsoleAssets? = nil
 
     /// Every public endpoint, by feature.
     func register(in router: inout EndpointRouter) {
@@ -17,6 +19,7 @@ struct Endpoints: Sendable {
         registerRouteTable(in: &router)
         registerOpenFeature(in: &router)
         registerChanges(in: &router)
+        if let console { Self.registerConsole(console, in: &router) }
     }
 
     static func json(_ body: [UInt8], cacheControl: String) -> HTTPResponse {

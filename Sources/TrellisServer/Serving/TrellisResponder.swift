@@ -4,18 +4,19 @@ import TrellisHTTP
 public struct TrellisResponder: HTTPResponder {
     let router: EndpointRouter
 
-    /// The public API, and the admin API too when `admin` is given.
-    init(state: ServerState, control: ControlPlane?, admin: AdminEndpoints? = nil) {
+    /// The public API, and the admin API and the ops console too when `admin` is given.
+    init(state: ServerState, control: ControlPlane?, admin: AdminEndpoints? = nil, console: ConsoleAssets? = nil) {
         var router = EndpointRouter()
-        Endpoints(state: state, control: control).register(in: &router)
+        Endpoints(state: state, control: control, console: admin == nil ? nil : console).register(in: &router)
         admin?.register(in: &router)
         self.router = router
     }
 
-    /// The admin API alone, for its own port.
-    init(adminOnly admin: AdminEndpoints) {
+    /// The admin API alone, for its own port, with the ops console (its client, so on its origin).
+    init(adminOnly admin: AdminEndpoints, console: ConsoleAssets? = nil) {
         var router = EndpointRouter()
         admin.register(in: &router)
+        if let console { Endpoints.registerConsole(console, in: &router) }
         self.router = router
     }
 
@@ -51,6 +52,11 @@ public struct TrellisResponder: HTTPResponder {
                 Problem(.methodNotAllowed, "\(request.method) is not allowed on \(pattern); use \(list)", headers: ["Allow": list])
                     .response(instance: request.path, requestID: context.requestID, route: pattern))
         case .notFound:
+            // The console's address as people type it, where it is served (the router takes no trailing slash).
+            if request.path == "/console/", case .found = router.match(.get, "/console") {
+                let permanentRedirect = HTTPStatus(code: 308, reasonPhrase: "Permanent Redirect")
+                return .response(HTTPResponse(status: permanentRedirect, headers: ["Location": "/console", "Cache-Control": "no-store"]))
+            }
             return .response(
                 Problem(.notFound, "nothing at \(request.path); GET / lists the endpoints")
                     .response(instance: request.path, requestID: context.requestID, route: nil))

@@ -140,7 +140,31 @@ await check.raw("getFontFile", contentType: "font/ttf") {
     return false
 }
 
+<<<<<<< HEAD
 // MARK: Admin (an admin token: tokens and webhooks need one). Admin GETs take no If-None-Match in the spec: their ETags are for If-Match.
+=======
+// The ops console's page and one of its modules, revalidated as a browser does.
+await check.raw("getConsole", contentType: "text/html") {
+    let ok = try await client.getConsole().ok
+    _ = try ok.body.html
+    return ok.headers.eTag
+} again: { etag in
+    if case .notModified = try await client.getConsole(headers: .init(ifNoneMatch: etag)) { return true }
+    return false
+}
+await check.raw("getConsoleFile", contentType: "text/javascript") {
+    let ok = try await client.getConsoleFile(path: .init(file: "app.js")).ok
+    _ = ok.body
+    return ok.headers.eTag
+} again: { etag in
+    if case .notModified = try await client.getConsoleFile(path: .init(file: "app.js"), headers: .init(ifNoneMatch: etag)) {
+        return true
+    }
+    return false
+}
+
+// MARK: Admin (read token). Admin GETs take no If-None-Match in the spec: their ETags are for If-Match.
+>>>>>>> console
 
 var rolloutKeys: [String] = []
 await check.json("listRollouts") {

@@ -1,0 +1,225 @@
+// Screens: the revisions of one screen with author and time; publish (a 422's problems at their
+// lines); stage to a percentage, promote, abandon, roll back; the preview as a chosen user sees it.
+// Every change sends the If-Match of the screen's head as shown.
+import { call, get, getText, describeWrite, explain } from "./api.js";
+import { h, when, confirmDialog } from "./dom.js";
+import { viewportFields, previewFrame } from "./preview.js";
+import { diffTable } from "./diff.js";
+
+let context;
+let view;
+// The screen shown: { id, head, etag }.
+let shown = null;
+
+export async function render(container, ctx) {
+  context = ctx;
+  shown = null;
+  view = h("div");
+  const list = (await get("/admin/screens")).body.screens;
+  const picker = h("select", { id: "screen-picker" }, list.map((screen) => h("option", { value: screen.id }, screen.id)));
+  picker.addEventListener("change", () => open(picker.value));
+  container.append(
+    h("h2", {}, "Screens"),
+    h("div", { class: "inline-form" }, h("label", { for: "screen-picker" }, "Screen"), picker),
+    view);
+  if (list.length) await open(list[0].id);
+}
+
+export async function poll() {
+  if (!shown) return;
+  const fresh = await get(`/admin/screens/${encodeURIComponent(shown.id)}`);
+  if (fresh.etag === shown.etag) return;
+  context.notify(`Screen ${shown.id} was changed by ${fresh.body.updatedBy}: revision ${fresh.body.revision} is served now.`, "info");
+  await open(shown.id, { keepEditor: true });
+}
+
+async function open(id, { keepEditor = false } = {}) {
+  const head = await get(`/admin/screens/${encodeURIComponent(id)}`);
+  const history = (await get(`/admin/screens/${encodeURIComponent(id)}/revisions`)).body.revisions;
+  const editorText = keepEditor ? view.querySelector("#screen-editor")?.value : null;
+  shown = { id, head: head.body, etag: head.etag };
+  const document = editorText ?? await revisionText(id, head.body.revision);
+  view.replaceChildren(
+    headSection(head.body),
+    revisionsSection(history, head.body),
+    compareSection(id, history),
+    editorSection(document),
+    previewSection(id));
+}
+
+const revisionText = (id, revision) => getText(`/admin/screens/${encodeURIComponent(id)}/revisions/${revision}`);
+
+// A write on the screen shown (If-Match: its head as shown), then the screen again.
+function change(method, suffix, payload, what) {
+  return context.writing(() => write(method, suffix, payload, what));
+}
+
+async function write(method, suffix, payload, what) {
+  try {
+    const result = await call(method, `/admin/screens/${encodeURIComponent(shown.id)}${suffix}`, { body: payload, ifMatch: shown.etag });
+    await open(shown.id);
+    context.notify(describeWrite(result, what), result.status === 202 ? "info" : "ok");
+    return result;
+  } catch (error) {
+    context.notify(explain(error, what), "error");
+    throw error;
+  }
+}
+
+function headSection(head) {
+  const disabled = !context.canWrite;
+  const staged = head.staged;
+  const parts = [
+    h("h3", {}, `Screen ${head.id}`),
+    h("p", { id: "screen-head" },
+      `Serving revision ${head.revision} (${head.origin}), changed by ${head.updatedBy}, ${when(head.updatedAt)}. `,
+      staged ? `Revision ${staged.revision} is staged to ${staged.percentage}% of users.` : "Nothing is staged."),
+  ];
+  if (staged) {
+    const percentage = h("input", { id: "stage-percentage", type: "number", min: 0, max: 100, step: 0.01, value: staged.percentage, disabled });
+    const form = h("form", { class: "inline-form", "aria-label": "Staged revision" },
+      h("label", { for: "stage-percentage" }, `Stage revision ${staged.revision} to (%)`), percentage,
+      h("button", { type: "submit", disabled }, "Set stage percentage"),
+      h("button", { type: "button", disabled, onclick: () => change("POST", "/promote", undefined, `Promoting revision ${staged.revision}`).catch(() => {}) },
+        `Promote revision ${staged.revision} to everybody`),
+      h("button", { type: "button", disabled, class: "danger", onclick: () => change("POST", "/abandon", undefined, `Abandoning revision ${staged.revision}`).catch(() => {}) },
+        "Abandon the staged revision"));
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      change("PUT", "/stage", { percentage: Number(percentage.value) }, `Staging revision ${staged.revision} to ${percentage.value}%`).catch(() => {});
+    });
+    parts.push(form);
+  }
+  return h("section", { "aria-label": "Served revision" }, parts);
+}
+
+function revisionsSection(history, head) {
+  const disabled = !context.canWrite;
+  const rows = history.slice().reverse().map((revision) => {
+    const served = revision.revision === head.revision;
+    const staged = revision.revision === head.staged?.revision;
+    const rollback = async () => {
+      const sure = await confirmDialog(`Roll back ${head.id} to revision ${revision.revision}?`,
+        `Revision ${revision.revision}'s content becomes a new revision, served to everybody at once.`, "Roll back");
+      if (sure) await change("POST", "/rollback", { revision: revision.revision }, `Rolling back to revision ${revision.revision}`).catch(() => {});
+    };
+    return h("tr", { "data-revision": revision.revision },
+      h("th", { scope: "row" }, String(revision.revision)),
+      h("td", {}, served ? "served" : staged ? "staged" : ""),
+      h("td", {}, revision.origin + (revision.copiedFrom ? ` of ${revision.copiedFrom}` : "")),
+      h("td", {}, revision.createdBy),
+      h("td", {}, when(revision.createdAt)),
+      h("td", {}, served ? "" : h("button", { type: "button", disabled, onclick: rollback }, `Roll back to revision ${revision.revision}`)));
+  });
+  return h("section", { "aria-labelledby": "revisions-title" },
+    h("h3", { id: "revisions-title" }, "Revisions"),
+    h("table", { class: "grid" },
+      h("thead", {}, h("tr", {}, ["Revision", "State", "Origin", "Author", "Created", "Actions"].map((name) => h("th", { scope: "col" }, name)))),
+      h("tbody", {}, rows)));
+}
+
+// Two revisions' JSON side by side, the lines that differ marked.
+function compareSection(id, history) {
+  const numbers = history.map((revision) => revision.revision);
+  const pick = (fieldId, selected) => h("select", { id: fieldId },
+    numbers.map((number) => h("option", { value: number, selected: number === selected }, `revision ${number}`)));
+  const from = pick("compare-from", numbers.at(-2) ?? numbers[0]);
+  const to = pick("compare-to", numbers.at(-1));
+  const result = h("div", { id: "compare-result" });
+  const form = h("form", { class: "inline-form", "aria-labelledby": "compare-title" },
+    h("label", { for: "compare-from" }, "From"), from,
+    h("label", { for: "compare-to" }, "To"), to,
+    h("button", { type: "submit" }, "Compare"));
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    try {
+      const [left, right] = await Promise.all([revisionText(id, from.value), revisionText(id, to.value)]);
+      result.replaceChildren(diffTable(`Revision ${from.value}`, left, `Revision ${to.value}`, right));
+    } catch (error) {
+      context.notify(explain(error, "Comparing"), "error");
+    }
+  });
+  return h("section", { "aria-labelledby": "compare-title" }, h("h3", { id: "compare-title" }, "Compare two revisions"), form, result);
+}
+
+// The editor: the screen's JSON with line numbers; a 422 marks each problem's line and lists them.
+function editorSection(text) {
+  const disabled = !context.canWrite;
+  const editor = h("textarea", { id: "screen-editor", spellcheck: "false", rows: 18, disabled, "aria-describedby": "screen-errors" });
+  editor.value = text;
+  const gutter = h("div", { class: "gutter", "aria-hidden": "true" });
+  const errors = h("ol", { id: "screen-errors", class: "errors", "aria-label": "Problems in the screen" });
+  const stage = h("input", { id: "publish-stage", type: "number", min: 0, max: 100, step: 0.01, disabled });
+  const upload = h("input", { id: "screen-file", type: "file", accept: ".json,application/json", disabled });
+  upload.addEventListener("change", async () => {
+    if (!upload.files.length) return;
+    editor.value = await upload.files[0].text();
+    drawGutter();
+  });
+  const marked = new Map();
+  const drawGutter = () => {
+    const count = editor.value.split("\n").length;
+    gutter.replaceChildren(...Array.from({ length: count }, (_, i) =>
+      h("div", { class: marked.has(i + 1) ? "marked" : "", title: marked.get(i + 1) }, String(i + 1))));
+    gutter.scrollTop = editor.scrollTop;
+  };
+  editor.addEventListener("input", drawGutter);
+  editor.addEventListener("scroll", () => { gutter.scrollTop = editor.scrollTop; });
+  const goTo = (line) => {
+    const lines = editor.value.split("\n");
+    const start = lines.slice(0, line - 1).reduce((sum, text) => sum + text.length + 1, 0);
+    editor.focus();
+    editor.setSelectionRange(start, start + (lines[line - 1]?.length ?? 0));
+  };
+  const form = h("form", { "aria-labelledby": "publish-title" },
+    h("h3", { id: "publish-title" }, "Publish a revision"),
+    h("div", { class: "inline-form" }, h("label", { for: "screen-file" }, "Load a file into the editor"), upload),
+    h("label", { for: "screen-editor" }, "Screen JSON"),
+    h("div", { class: "editor" }, gutter, editor),
+    errors,
+    h("div", { class: "inline-form" },
+      h("label", { for: "publish-stage" }, "Stage to (%, empty for everybody)"), stage,
+      h("button", { type: "submit", disabled }, "Publish")));
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    marked.clear();
+    errors.replaceChildren();
+    const query = stage.value === "" ? "" : `?stage=${encodeURIComponent(stage.value)}`;
+    try {
+      await change("PUT", query, editor.value, stage.value === "" ? "Publishing" : `Publishing staged to ${stage.value}%`);
+    } catch (error) {
+      for (const problem of error.problem?.errors || []) {
+        if (problem.line) marked.set(problem.line, problem.message);
+        const where = problem.line ? `Line ${problem.line}, column ${problem.column}` : "The screen";
+        errors.append(h("li", {},
+          problem.line
+            ? h("button", { type: "button", class: "link", onclick: () => goTo(problem.line) }, where)
+            : where,
+          `: ${problem.message}`, problem.path && problem.path !== "$" ? ` (${problem.path})` : ""));
+      }
+      drawGutter();
+    }
+  });
+  drawGutter();
+  return form;
+}
+
+// The screen drawn as one user sees it (GET /preview/{id}).
+function previewSection(id) {
+  const user = h("input", { id: "preview-user", value: "u1" });
+  const platform = h("select", { id: "preview-platform" }, ["ios", "android", "web"].map((name) => h("option", { value: name }, name)));
+  const viewport = viewportFields("preview");
+  const holder = h("div");
+  const draw = () => {
+    const query = viewport.apply(new URLSearchParams({ user: user.value, platform: platform.value }));
+    holder.replaceChildren(previewFrame(id, query, `as user ${user.value} on ${platform.value}`));
+  };
+  const form = h("form", { class: "inline-form", "aria-labelledby": "preview-title" },
+    h("label", { for: "preview-user" }, "User id"), user,
+    h("label", { for: "preview-platform" }, "Platform"), platform,
+    viewport.elements,
+    h("button", { type: "submit" }, "Show preview"));
+  form.addEventListener("submit", (event) => { event.preventDefault(); draw(); });
+  draw();
+  return h("section", { "aria-labelledby": "preview-title" }, h("h3", { id: "preview-title" }, "Preview"), form, holder);
+}

@@ -1,0 +1,589 @@
+#!/usr/bin/env python3
+"""The ops console in a real browser (scripts/console-check runs this; see its header).
+
+Starts the trellis binary given on a temporary copy of Config/ with tokens made by `trellis token
+new` and a temporary data directory, and drives /console in headless Chromium through selenium:
+every step checks what the page shows and, with urllib, what the server then serves. Screenshots of
+each page go to the artifacts directory. Any failure, or anything the browser logs as an error (a
+Content-Security-Policy violation included), fails the run.
+
+    scripts/console-check.py --bin .build/debug/trellis [--artifacts .build/console-artifacts]
+"""
+import argparse
+import http.client
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select
+
+ROOT = Path(__file__).resolve().parent.parent
+WAIT = 15  # seconds any expectation may take (the console polls every 3)
+PAGES = ["rollouts", "screens", "experiments", "changes", "explain", "audit"]
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+       "frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
+
+
+def fail(message):
+    raise AssertionError(message)
+
+
+def wait_for(what, predicate, timeout=WAIT):
+    """predicate's first truthy value within timeout seconds."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        try:
+            value = predicate()
+            if value:
+                return value
+        except Exception as error:  # the page is between states; try again
+            last = error
+        time.sleep(0.1)
+    fail(f"timed out waiting for {what}" + (f" (last error: {last})" if last else ""))
+
+
+class Server:
+    """The trellis binary on a free port, over `config` and `data`."""
+
+    def __init__(self, binary, config, data, log):
+        self.binary, self.config, self.data, self.log = binary, config, data, log
+        self.process = None
+        self.url = None
+
+    def start(self):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        self.url = f"http://127.0.0.1:{port}"
+        self.process = subprocess.Popen(
+            [self.binary, "serve", "--config", str(self.config), "--data-dir", str(self.data), "--host", "127.0.0.1",
+             "--port", str(port), "--set", "accessLog=false"],
+            stdout=open(self.log, "ab"), stderr=subprocess.STDOUT)
+        wait_for("the server to be ready", lambda: self.ready(), timeout=60)
+
+    def ready(self):
+        if self.process.poll() is not None:
+            fail(f"trellis exited with {self.process.returncode}: {Path(self.log).read_text()[-3000:]}")
+        try:
+            return urllib.request.urlopen(self.url + "/readyz", timeout=2).status == 200
+        except (urllib.error.URLError, ConnectionError):
+            return False
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=20)
+
+
+class Check:
+    def __init__(self, args):
+        self.binary = str(Path(args.bin).resolve())
+        self.artifacts = Path(args.artifacts)
+        self.artifacts.mkdir(parents=True, exist_ok=True)
+        for old in self.artifacts.glob("*.png"):
+            old.unlink()
+        self.work = Path(tempfile.mkdtemp(prefix="console-check."))
+        self.config = self.work / "config"
+        shutil.copytree(ROOT / "Config", self.config)
+        self.tokens = {}
+        entries = []
+        for name, role in [("ops", "write"), ("viewer", "read"), ("lead", "approve")]:
+            out = subprocess.run([self.binary, "token", "new", "--name", name, "--role", role],
+                                 check=True, capture_output=True, text=True).stdout.splitlines()
+            self.tokens[name] = out[0].strip()
+            entries.append(json.loads(out[1]))
+        settings = json.loads((self.config / "server.json").read_text())
+        settings["admin"] = {"tokens": entries}
+        (self.config / "server.json").write_text(json.dumps(settings, indent=2))
+        self.server = Server(self.binary, self.config, self.work / "data", self.work / "trellis.log")
+        self.driver = None
+        self.steps = []
+
+    # ---- HTTP, as curl would ------------------------------------------------------------------
+
+    def http(self, method, path, token=None, body=None, headers=None):
+        """(status, headers, parsed body or bytes) of a request to the server."""
+        request = urllib.request.Request(self.server.url + path, method=method, headers=dict(headers or {}))
+        if token:
+            request.add_header("Authorization", f"Bearer {token}")
+        if body is not None:
+            request.data = json.dumps(body).encode()
+            request.add_header("Content-Type", "application/json")
+        try:
+            response = urllib.request.urlopen(request, timeout=10)
+        except urllib.error.HTTPError as error:
+            response = error
+        data = response.read()
+        if response.headers.get("Content-Type", "").startswith(("application/json", "application/problem+json")) and \
+                response.headers.get("Content-Encoding") != "gzip":
+            data = json.loads(data)
+        return response.status, response.headers, data
+
+    def has_gold_banner(self, user):
+        status, _, body = self.http("GET", f"/v1/screens/home?user={user}&attr.membership=gold")
+        if status != 200:
+            fail(f"GET /v1/screens/home for {user}: {status}")
+        return '"id": "gold-banner"' in json.dumps(body)  # the banner's component, not the decision map
+
+    def bucket_user(self, low, high):
+        """A user whose position in the gold-banner group is in [low, high)."""
+        for n in range(1, 500):
+            user = f"u{n}"
+            report = json.loads(subprocess.run(
+                [self.binary, "bucket", "--group", "gold-banner", "--user", user], check=True, capture_output=True, text=True).stdout)
+            if low <= float(report["position"]) < high:
+                return user
+        fail(f"no user among u1…u499 at a position in [{low}, {high})")
+
+    # ---- the browser ----------------------------------------------------------------------------
+
+    def open_browser(self):
+        options = webdriver.ChromeOptions()
+        options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+        for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1100", "--lang=en-US"]:
+            options.add_argument(argument)
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        self.driver = webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
+        self.driver.implicitly_wait(0)
+
+    def find(self, css):
+        return wait_for(f"an element {css}", lambda: self.driver.find_element(By.CSS_SELECTOR, css))
+
+    def text_of(self, css):
+        return self.driver.find_element(By.CSS_SELECTOR, css).text
+
+    def notice(self, *fragments):
+        """Waits until the notice line says every fragment; returns it."""
+        return wait_for(f"a notice saying {fragments}",
+                        lambda: (t := self.text_of("#notice")) and all(f in t for f in fragments) and t)
+
+    def browser_errors(self):
+        """What the browser logged as errors (script errors, policy violations), except the answers
+        the steps provoke on purpose (403, 412, 422…), which Chromium logs as failed loads."""
+        return [entry for entry in self.driver.get_log("browser")
+                if entry["level"] == "SEVERE" and "the server responded with a status of" not in entry["message"]]
+
+    def shot(self, name):
+        path = self.artifacts / f"{name}.png"
+        self.driver.save_screenshot(str(path))
+        return path
+
+    def set_value(self, element, text):
+        """Replaces a field's text as typing would, firing its input event."""
+        self.driver.execute_script(
+            "arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input', {bubbles: true}));", element, text)
+
+    def sign_in(self, name):
+        # Forget the last token on a page of the origin that runs no script, so no sign-in is in flight.
+        self.driver.get(self.server.url + "/console/console.css")
+        self.driver.execute_script("sessionStorage.clear()")
+        self.driver.get(self.server.url + "/console")
+        field = self.find("#token")
+        field.send_keys(self.tokens[name])
+        field.send_keys(Keys.ENTER)
+        wait_for("the signed-in header", lambda: self.driver.find_element(By.ID, "who").is_displayed())
+
+    def go(self, page):
+        self.driver.find_element(By.CSS_SELECTOR, f'nav a[href="#{page}"]').click()
+        wait_for(f"the {page} page", lambda: self.driver.find_element(By.CSS_SELECTOR, "#page h2"))
+
+    def row(self, key):
+        return self.find(f'tr[data-key="{key}"]')
+
+    def confirm(self):
+        dialog = self.find("#confirm")
+        wait_for("the confirmation dialog", lambda: dialog.get_attribute("open") is not None)
+        self.driver.find_element(By.ID, "confirm-ok").click()
+
+    # ---- steps ----------------------------------------------------------------------------------
+
+    def step(self, name, function):
+        start = time.monotonic()
+        function()
+        errors = self.browser_errors()
+        if errors:
+            fail(f"{name}: the browser logged errors: {errors}")
+        self.steps.append((name, time.monotonic() - start))
+        print(f"  ok  {name} ({time.monotonic() - start:.1f} s)", flush=True)
+
+    def served_with_headers(self):
+        for path in ["/console", "/console/app.js", "/console/console.css", "/console/missing.js"]:
+            status, headers, _ = self.http("GET", path, headers={"Accept-Encoding": "gzip"})
+            if status != (404 if "missing" in path else 200):
+                fail(f"GET {path}: {status}")
+            expected = {"Content-Security-Policy": CSP, "X-Frame-Options": "DENY", "Referrer-Policy": "no-referrer",
+                        "X-Content-Type-Options": "nosniff"}
+            for name, value in expected.items():
+                if headers.get(name) != value:
+                    fail(f"GET {path}: {name} is {headers.get(name)!r}, not {value!r}")
+            if status == 200:
+                if headers.get("Content-Encoding") != "gzip":
+                    fail(f"GET {path} with Accept-Encoding: gzip was not compressed")
+                again, again_headers, _ = self.http("GET", path, headers={"If-None-Match": headers["ETag"]})
+                if again != 304 or again_headers.get("Content-Security-Policy") != CSP:
+                    fail(f"GET {path} with its ETag: {again}, not 304 with the headers")
+        connection = http.client.HTTPConnection(self.server.url.removeprefix("http://"), timeout=10)
+        connection.request("GET", "/console/")
+        response = connection.getresponse()
+        if response.status != 308 or response.getheader("Location") != "/console":
+            fail(f"GET /console/: {response.status} to {response.getheader('Location')}, not 308 to /console")
+        connection.close()
+
+    def sign_in_write(self):
+        self.sign_in("ops")
+        if "write" not in self.text_of("#who"):
+            fail(f"the ops token shows as {self.text_of('#who')!r}")
+        self.row("gold-banner")
+        if self.driver.find_element(By.ID, "role-note").is_displayed():
+            fail("a write token sees the read-only note")
+
+    def ramp_gold_banner(self):
+        user = self.bucket_user(25, 40)
+        if self.has_gold_banner(user):
+            fail(f"{user} (position 25…40) has the gold banner at 25 %")
+        row = self.row("gold-banner")
+        number = row.find_element(By.CSS_SELECTOR, "input[type=number]")
+        number.send_keys(Keys.CONTROL, "a")
+        number.send_keys("40")
+        slider = row.find_element(By.CSS_SELECTOR, "input[type=range]")
+        if slider.get_attribute("value") != "40":
+            fail(f"the slider did not follow the number field: {slider.get_attribute('value')}")
+        row.find_element(By.XPATH, ".//button[text()='Apply']").click()
+        self.notice("Setting gold-banner to 40%: done")
+        wait_for("the public screen to show the banner", lambda: self.has_gold_banner(user))
+        status, _, value = self.http("GET", "/admin/rollouts/gold-banner", self.tokens["ops"])
+        if value["percentage"] != 40 or value["updatedBy"] != "ops":
+            fail(f"gold-banner after the ramp: {value}")
+        wait_for("the row to say who changed it", lambda: "ops" in self.row("gold-banner").text)
+        self.ramped_user = user
+
+    def kill_gold_banner(self):
+        row = self.row("gold-banner")
+        row.find_element(By.XPATH, ".//button[text()='Kill']").click()
+        self.shot("rollouts-kill-confirmation")
+        self.confirm()
+        self.notice("Killing gold-banner: done")
+        wait_for("the row to say Killed", lambda: "Killed" in self.row("gold-banner").text)
+        if self.has_gold_banner(self.ramped_user):
+            fail("the killed rollout is still served")
+
+    def create_rollout(self):
+        self.set_value(self.find("#new-rollout-key"), "console-made")
+        self.set_value(self.find("#new-rollout-percentage"), "12.5")
+        self.set_value(self.find("#new-rollout-description"), "Made in the console check")
+        self.driver.find_element(By.XPATH, "//button[text()='Create rollout']").click()
+        self.notice("Creating rollout console-made: done")
+        row = self.row("console-made")
+        if row.find_element(By.CSS_SELECTOR, "input[type=number]").get_attribute("value") != "12.5":
+            fail("the new rollout's row does not show 12.5")
+        status, _, value = self.http("GET", "/admin/rollouts/console-made", self.tokens["ops"])
+        if status != 200 or value["percentage"] != 12.5:
+            fail(f"GET /admin/rollouts/console-made: {status} {value}")
+
+    def live_update(self):
+        status, _, _ = self.http("PUT", "/admin/rollouts/console-made", self.tokens["ops"], {"percentage": 33})
+        if status != 200:
+            fail(f"PUT console-made: {status}")
+        wait_for("the open page to show 33 without a reload", lambda: self.row("console-made").find_element(
+            By.CSS_SELECTOR, "input[type=number]").get_attribute("value") == "33")
+        self.notice("console-made was changed by ops")
+        self.shot("rollouts")
+
+    def precondition_failed(self):
+        row = self.row("checkout-v2")
+        number = row.find_element(By.CSS_SELECTOR, "input[type=number]")
+        self.set_value(number, "30")
+        status, headers, _ = self.http("GET", "/admin/rollouts/checkout-v2", self.tokens["ops"])
+        status, _, _ = self.http("PUT", "/admin/rollouts/checkout-v2", self.tokens["ops"], {"percentage": 15},
+                                 {"If-Match": headers["ETag"]})
+        if status != 200:
+            fail(f"the concurrent PUT: {status}")
+        wait_for("the row to say someone changed it while editing",
+                 lambda: "while you were editing" in self.row("checkout-v2").text)
+        self.row("checkout-v2").find_element(By.XPATH, ".//button[text()='Apply']").click()
+        self.notice("412", "someone else changed it", "Reload shows their value")
+        self.shot("rollouts-412")
+        self.row("checkout-v2").find_element(By.XPATH, ".//button[text()='Reload checkout-v2']").click()
+        wait_for("their value after the reload", lambda: self.row("checkout-v2").find_element(
+            By.CSS_SELECTOR, "input[type=number]").get_attribute("value") == "15")
+
+    def screens(self):
+        self.go("screens")
+        editor = self.find("#screen-editor")
+        original = wait_for("the served revision in the editor", lambda: editor.get_attribute("value"))
+        head = self.text_of("#screen-head")
+        # Invalid: a property the vocabulary does not have, on a line of its own.
+        lines = original.split("\n")
+        index = next(i for i, line in enumerate(lines) if '"root"' in line)
+        bad = "\n".join(lines[:index] + ['  "colour": "red",'] + lines[index:])
+        upload = self.work / "bad-home.json"
+        upload.write_text(bad)
+        self.find("#screen-file").send_keys(str(upload))
+        wait_for("the file in the editor", lambda: editor.get_attribute("value") == bad)
+        self.driver.find_element(By.XPATH, "//button[text()='Publish']").click()
+        errors = wait_for("the problems list", lambda: self.driver.find_elements(By.CSS_SELECTOR, "#screen-errors li"))
+        if not any(f"Line {index + 1}," in e.text for e in errors):
+            fail(f"no problem at line {index + 1}: {[e.text for e in errors]}")
+        marked = [e.text for e in self.driver.find_elements(By.CSS_SELECTOR, ".gutter .marked")]
+        if str(index + 1) not in marked:
+            fail(f"the gutter marks {marked}, not line {index + 1}")
+        self.notice("422")
+        self.shot("screens-422")
+        # The problem's button selects its line in the editor.
+        errors[0].find_element(By.TAG_NAME, "button").click()
+        selected = self.driver.execute_script("const e = arguments[0]; return e.value.slice(e.selectionStart, e.selectionEnd)", editor)
+        if '"colour"' not in selected:
+            fail(f"the problem's line is not selected: {selected!r}")
+        # Valid, staged to 50 %.
+        status, _, before = self.http("GET", "/admin/screens/home", self.tokens["ops"])
+        self.set_value(editor, original.replace('"title": "Home"', '"title": "New Home"', 1))
+        self.set_value(self.find("#publish-stage"), "50")
+        self.driver.find_element(By.XPATH, "//button[text()='Publish']").click()
+        self.notice("Publishing staged to 50%: done")
+        staged = before["latestRevision"] + 1
+        wait_for("the staged revision", lambda: f"Revision {staged} is staged to 50%" in self.text_of("#screen-head"))
+        self.set_value(self.find("#stage-percentage"), "75")
+        self.driver.find_element(By.XPATH, "//button[text()='Set stage percentage']").click()
+        wait_for("the new stage", lambda: f"Revision {staged} is staged to 75%" in self.text_of("#screen-head"))
+        self.driver.find_element(By.XPATH, f"//button[text()='Promote revision {staged} to everybody']").click()
+        wait_for("the promoted revision", lambda: f"Serving revision {staged} " in self.text_of("#screen-head"))
+        status, _, served = self.http("GET", "/admin/screens/home", self.tokens["ops"])
+        if served["revision"] != staged or served["staged"] is not None:
+            fail(f"after promote: {served}")
+        self.shot("screens")
+        self.driver.find_element(By.XPATH, f"//button[text()='Roll back to revision {before['revision']}']").click()
+        self.confirm()
+        self.notice(f"Rolling back to revision {before['revision']}: done")
+        wait_for("the rollback revision served", lambda: f"Serving revision {staged + 1} (rollback)" in self.text_of("#screen-head"))
+        boxes = self.preview_boxes(self.find("iframe.preview"))
+        if "home-navigation" not in boxes:
+            fail(f"the preview draws {sorted(boxes)[:10]}, not the home screen")
+        if head == self.text_of("#screen-head"):
+            fail("the head did not change")
+        Select(self.find("#compare-from")).select_by_value(str(before["revision"]))
+        Select(self.find("#compare-to")).select_by_value(str(staged))
+        self.driver.find_element(By.XPATH, "//button[text()='Compare']").click()
+        removed = wait_for("the diff", lambda: [e.text for e in self.driver.find_elements(By.CSS_SELECTOR, "#compare-result td.removed")])
+        added = [e.text for e in self.driver.find_elements(By.CSS_SELECTOR, "#compare-result td.added")]
+        if removed != ['  "title": "Home",'] or added != ['  "title": "New Home",']:
+            fail(f"the diff of revisions {before['revision']} and {staged}: removed {removed}, added {added}")
+        self.shot("screens-diff")
+
+    def experiments(self):
+        self.go("experiments")
+        card = self.find('[data-experiment="home-hero"]')
+        control = card.find_element(By.CSS_SELECTOR, 'input[aria-label="home-hero weight of control"]')
+        big = card.find_element(By.CSS_SELECTOR, 'input[aria-label="home-hero weight of big"]')
+        self.set_value(control, "20")
+        self.set_value(big, "80")
+        if "20.00% of users" not in card.text or "80.00% of users" not in card.text:
+            fail(f"the shares do not follow the weights: {card.text}")
+        card.find_element(By.XPATH, ".//button[text()='Apply home-hero']").click()
+        self.notice("Changing home-hero: done")
+        _, _, value = self.http("GET", "/admin/experiments/home-hero", self.tokens["ops"])
+        if {v["name"]: v["weight"] for v in value["variants"]} != {"control": 20, "big": 80}:
+            fail(f"home-hero after the change: {value}")
+        card = self.find('[data-experiment="home-hero"]')
+        self.set_value(card.find_element(By.CSS_SELECTOR, "form input"), "qa-anna")
+        Select(card.find_element(By.CSS_SELECTOR, "form select")).select_by_value("big")
+        card.find_element(By.XPATH, ".//button[text()='Add override']").click()
+        self.notice("Forcing qa-anna into big: done")
+        _, _, value = self.http("GET", "/admin/experiments/home-hero", self.tokens["ops"])
+        if value["overrides"] != {"qa-anna": "big"}:
+            fail(f"home-hero's overrides: {value['overrides']}")
+        wait_for("the override listed", lambda: "qa-anna → big" in self.find('[data-experiment="home-hero"]').text)
+        self.shot("experiments")
+
+    def explain(self):
+        self.go("explain")
+        user = self.bucket_user(25, 40)
+        self.set_value(self.find("#explain-user"), user)
+        self.set_value(self.find("#explain-attributes"), "membership=gold")
+        self.driver.find_element(By.XPATH, "//button[text()='Explain']").click()
+        wait_for("the explanation", lambda: f"User {user} gets revision" in self.text_of("#explain-summary"))
+        page = self.text_of("#explanation")
+        if "gold-banner" not in page or "Rule at gold-banner-rule: false" not in page:
+            fail(f"the explanation does not say why the killed gold-banner is not shown: {page[:400]}")
+        boxes = self.preview_boxes(self.find("#explanation iframe"))
+        if "home-navigation" not in boxes or "gold-banner" in boxes:
+            fail(f"the preview as {user} draws {sorted(boxes)[:10]}: not home, or the killed banner")
+        self.shot("explain")
+
+    def audit(self):
+        self.go("audit")
+        wait_for("the ramp in the log", lambda: "rollout.update" in self.text_of("#page table"))
+        self.set_value(self.find("#audit-resource"), "rollouts/gold-banner")
+        self.set_value(self.find("#audit-actor"), "ops")
+        self.driver.find_element(By.XPATH, "//button[text()='Filter']").click()
+        wait_for("only gold-banner's entries", lambda: self.rows_say("rollouts/gold-banner", "ops"))
+        actions = [r.find_elements(By.TAG_NAME, "td")[2].text for r in self.driver.find_elements(By.CSS_SELECTOR, "tr[data-entry]")]
+        if actions[:2] != ["rollout.kill", "rollout.update"]:
+            fail(f"gold-banner's entries, newest first: {actions}")
+        status, _, _ = self.http("PUT", "/admin/rollouts/gold-banner", self.tokens["ops"], {"enabled": True})
+        if status != 200:
+            fail(f"reviving gold-banner: {status}")
+        wait_for("the new entry without a reload", lambda: self.driver.find_elements(
+            By.CSS_SELECTOR, "tr[data-entry]")[0].find_elements(By.TAG_NAME, "td")[2].text == "rollout.update")
+        self.shot("audit")
+
+    def preview_boxes(self, frame):
+        """The layout ids the preview in `frame` draws (each box's data-id)."""
+        self.driver.switch_to.frame(frame)
+        try:
+            return wait_for("the preview's boxes", lambda: {e.get_attribute("data-id") for e in
+                                                           self.driver.find_elements(By.CSS_SELECTOR, "[data-id]")})
+        finally:
+            self.driver.switch_to.default_content()
+
+    def rows_say(self, resource, actor):
+        rows = self.driver.find_elements(By.CSS_SELECTOR, "tr[data-entry]")
+        return rows and all(r.find_elements(By.TAG_NAME, "td")[3].text == resource and
+                            r.find_elements(By.TAG_NAME, "td")[1].text == actor for r in rows)
+
+    def read_only(self):
+        self.sign_in("viewer")
+        note = self.find("#role-note")
+        if not note.is_displayed() or "read role" not in note.text:
+            fail(f"the read-only note: {note.text!r}")
+        for page in PAGES:
+            self.go(page)
+            time.sleep(0.5)
+            controls = self.driver.find_elements(By.CSS_SELECTOR, "#page button, #page input, #page textarea")
+            writable = [c for c in controls if c.is_enabled() and not self.is_harmless(c)]
+            if writable:
+                fail(f"{page}: a read token has enabled controls: {[c.get_attribute('outerHTML')[:120] for c in writable]}")
+            self.shot(f"{page}-read-only")
+
+    def is_harmless(self, control):
+        """Controls that only look: the preview's, the comparison's, explain's and the audit log's, the status filter."""
+        return (control.get_attribute("id") or "").startswith(("preview-", "explain-", "audit-", "compare-")) or \
+            control.text in ("Show preview", "Explain", "Filter", "Compare") or control.get_attribute("data-status") is not None
+
+    def approval(self):
+        self.driver.get("about:blank")
+        self.server.stop()
+        settings = json.loads((self.config / "server.json").read_text())
+        settings["admin"]["requireApproval"] = True
+        (self.config / "server.json").write_text(json.dumps(settings, indent=2))
+        self.server.start()
+        self.sign_in("ops")
+        row = self.row("console-made")
+        self.set_value(row.find_element(By.CSS_SELECTOR, "input[type=number]"), "45")
+        row.find_element(By.XPATH, ".//button[text()='Apply']").click()
+        text = self.notice("held for approval as change request #")
+        change = int(text.split("#")[1].split(".")[0])
+        _, _, value = self.http("GET", "/admin/rollouts/console-made", self.tokens["ops"])
+        if value["percentage"] != 33:
+            fail(f"a held change took effect: {value}")
+        self.sign_in("lead")
+        if not self.driver.current_url.endswith("#changes"):
+            fail(f"an approve token lands on {self.driver.current_url}, not the change requests")
+        card = self.find(f'[data-change="{change}"]')
+        self.shot("changes")
+        self.set_value(card.find_element(By.TAG_NAME, "input"), "ramp approved by the console check")
+        card.find_element(By.XPATH, f".//button[text()='Approve #{change}']").click()
+        self.notice(f"Approving change request #{change}: done")
+        _, _, value = self.http("GET", "/admin/rollouts/console-made", self.tokens["ops"])
+        if value["percentage"] != 45 or value["updatedBy"] != "ops":
+            fail(f"after approval: {value}")
+        _, _, listed = self.http("GET", "/admin/changes?status=applied", self.tokens["ops"])
+        reviews = next(c for c in listed["changes"] if c["id"] == change)["reviews"]
+        if reviews[0]["comment"] != "ramp approved by the console check":
+            fail(f"the review: {reviews}")
+
+    def keyboard(self):
+        """Every control is reachable by Tab and has a name in the accessibility tree."""
+        self.sign_in("ops")
+        for page in PAGES:
+            self.go(page)
+            # Loaded afresh, so that Tab starts from the top of the document.
+            self.driver.refresh()
+            wait_for(f"the {page} page", lambda: self.driver.find_element(By.CSS_SELECTOR, "#page h2"))
+            time.sleep(0.5)
+            self.check_names(page)
+            self.check_tab_order(page)
+
+    def check_names(self, page):
+        self.driver.execute_cdp_cmd("Accessibility.enable", {})
+        nodes = self.driver.execute_cdp_cmd("Accessibility.getFullAXTree", {})["nodes"]
+        interactive = {"button", "textbox", "spinbutton", "slider", "combobox", "link", "checkbox", "searchbox", "listbox"}
+        unnamed = []
+        count = 0
+        for node in nodes:
+            role = node.get("role", {}).get("value")
+            if node.get("ignored") or role not in interactive:
+                continue
+            count += 1
+            if not str(node.get("name", {}).get("value", "")).strip():
+                unnamed.append((role, node.get("backendDOMNodeId")))
+        if unnamed:
+            fail(f"{page}: controls without an accessible name: {unnamed}")
+        if count < 5:
+            fail(f"{page}: only {count} controls in the accessibility tree")
+
+    def check_tab_order(self, page):
+        controls = self.driver.execute_script("""
+            return [...document.querySelectorAll('a[href], button, input, select, textarea, iframe')]
+              .filter(e => !e.disabled && e.offsetParent !== null && !e.closest('dialog'));""")
+        reached = set()
+        for _ in range(len(controls) * 3 + 20):
+            webdriver.ActionChains(self.driver).send_keys(Keys.TAB).perform()
+            reached.add(self.driver.execute_script("return document.activeElement"))
+            if all(c in reached for c in controls):
+                break
+        missed = [c.get_attribute("outerHTML")[:100] for c in controls if c not in reached]
+        if missed:
+            fail(f"{page}: not reachable with Tab: {missed}")
+
+    def run(self):
+        started = time.monotonic()
+        self.server.start()
+        self.open_browser()
+        try:
+            self.step("served with its security headers, ETag/304 and gzip", self.served_with_headers)
+            self.step("sign in with a write token", self.sign_in_write)
+            self.step("gold-banner 25 → 40: a user at 25…40 gets the banner", self.ramp_gold_banner)
+            self.step("kill gold-banner, with confirmation", self.kill_gold_banner)
+            self.step("create a rollout", self.create_rollout)
+            self.step("a change made with urllib appears without a reload", self.live_update)
+            self.step("a concurrent change: 412 explained, reload shows theirs", self.precondition_failed)
+            self.step("screens: 422 at its lines, publish staged, stage, promote, roll back", self.screens)
+            self.step("experiments: weights with their shares, an override for a QA user", self.experiments)
+            self.step("explain: a user's decisions and preview", self.explain)
+            self.step("audit log: filtered by resource and token, live", self.audit)
+            self.step("a read token cannot change anything", self.read_only)
+            self.step("keyboard: every control reachable with Tab and named", self.keyboard)
+            self.step("requireApproval: a change waits for a second token's approval", self.approval)
+        except Exception:
+            self.shot("failure")
+            print(f"console-check: failed; screenshots in {self.artifacts}; server log {self.server.log}", file=sys.stderr)
+            raise
+        finally:
+            self.driver.quit()
+            self.server.stop()
+        print(f"console-check: {len(self.steps)} steps passed in {time.monotonic() - started:.1f} s; screenshots in {self.artifacts}")
+        shutil.rmtree(self.work, ignore_errors=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bin", required=True, help="the trellis binary")
+    parser.add_argument("--artifacts", default=str(ROOT / ".build/console-artifacts"), help="where screenshots go")
+    Check(parser.parse_args()).run()
+
+
+if __name__ == "__main__":
+    main()
