@@ -69,8 +69,8 @@ import TrellisTesting
         #expect(try server.request("PUT", "/admin/rollouts/banner", body: #"{"percentage": 20}"#).status == 200)
         let seen = try #require(first?.next(timeout: 2))
         first = nil
-        // Missed while disconnected: two targeting changes and a reload of targeting.json alone,
-        // which the store does not record (the same sequence, so the id gets a step: S.1).
+        // Missed while disconnected: two targeting changes and a reload of targeting.json, which
+        // the store records as the next revision of the targeting history (a change of its own).
         #expect(try server.request("PUT", "/admin/rollouts/banner", body: #"{"percentage": 30}"#).status == 200)
         #expect(try server.request("PUT", "/admin/experiments/hero", body: #"{"status": "paused"}"#).status == 200)
         try server.config.write(targeting: AdminFlowTests.targeting.replacingOccurrences(of: #""rollouts": {"#, with: #""rollouts": {"extra": {"percentage": 5}, "#))
@@ -78,15 +78,15 @@ import TrellisTesting
         let resumed = try Self.connect(server, headers: ["Last-Event-ID": try #require(seen.id)])
         let missed = resumed.events(quietFor: 0.5)
         let base = try #require(Int(seen.id ?? ""))
-        #expect(missed.map(\.id) == ["\(base + 1)", "\(base + 2)", "\(base + 2).1"])
+        #expect(missed.map(\.id) == ["\(base + 1)", "\(base + 2)", "\(base + 3)"])
         #expect(missed.map(\.event) == ["targeting", "targeting", "targeting"])
         // Up to date: nothing; from an id this server never wrote: one reset.
-        let upToDate = try Self.connect(server, headers: ["Last-Event-ID": "\(base + 2).1"])
+        let upToDate = try Self.connect(server, headers: ["Last-Event-ID": "\(base + 3)"])
         #expect(upToDate.events(quietFor: 0.3).isEmpty)
         let stranger = try Self.connect(server, headers: ["Last-Event-ID": "not-an-id"])
         let reset = stranger.events(quietFor: 0.3)
         #expect(reset.map(\.event) == ["reset"])
-        #expect(reset.first?.id == "\(base + 2).1")
+        #expect(reset.first?.id == "\(base + 3)")
     }
 
     /// A new route table is a `routes` event with its revision; nothing about screens or targeting.
