@@ -52,9 +52,10 @@ extension FlexLayoutEngine {
         }
         guard let baselineChild else { return node.layout.height }
         // A relative offset moves the item after layout, not the baseline it gives its container
-        // (Yoga 3.2 counts it).
+        // (Yoga 3.2 counts it): the offset its layout applied, a percentage of a height that is
+        // not definite being none.
         let offset = config.errata.contains(.baselineMovesWithRelativeOffset) ? 0
-            : baselineChild.relativePosition(.column, node.layout.direction, node.layout.height)
+            : baselineChild.relativePosition(.column, node.layout.direction, node.layout.percentInnerHeight)
         return laidOutBaseline(baselineChild) + baselineChild.layout.position.top - offset
     }
 

@@ -149,6 +149,7 @@ struct FlexLayoutEngine {
             return
         }
         var availableWidth = availableWidth, widthMode = widthMode
+        var contentWidthBeforeMinMax = Float.nan
         if widthMode != .stretchFit && !widthIsFinal && node.hasWidthPercentageChildren,
            let width = widthWithCyclicPercentages(node, availableWidth: availableWidth, availableHeight: availableHeight,
                                                   ownerDirection: ownerDirection, widthMode: widthMode,
@@ -176,6 +177,9 @@ struct FlexLayoutEngine {
             }
             availableWidth = node.layout.measuredWidth + margins.row
             widthMode = .stretchFit
+            // The width its content asks for, before the column's own min/max clamp: a row measuring
+            // the column for its flex basis takes that (§9.2 step 3 E), not the clamped width.
+            contentWidthBeforeMinMax = node.layout.contentWidth
         }
         node.layout.hadOverflow = false
         node.cleanupContentsNodesRecursively()
@@ -187,11 +191,13 @@ struct FlexLayoutEngine {
                                       ownerHeight: ownerHeight, performLayout: performLayout, depth: depth,
                                       columnBaselines: !config.errata.contains(.columnBaselineIsFlexStart))
         determineAvailableSpace(&container)
+        if performLayout { node.layout.percentInnerHeight = container.percentInnerHeight }
         determineFlexBaseSizes(&container)
         if config.useWebDefaults { determineAutomaticMinimumSizes(&container) }
         layOutFlexLines(&container)
         alignContent(&container)
         determineContainerSize(&container)
+        if !contentWidthBeforeMinMax.isNaN { node.layout.contentWidth = contentWidthBeforeMinMax }
         let innerAvailableWidth = availableWidth - margins.row
         if widthMode == .fitContent && !container.isMainAxisRow
             && node.layout.measuredWidth > innerAvailableWidth + 0.001

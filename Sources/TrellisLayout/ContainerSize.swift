@@ -36,14 +36,16 @@ extension FlexLayoutEngine {
         }
     }
 
-    /// Remembers the size the content asks for before this node's own min/max clamp.
+    /// Remembers the size the content asks for before this node's own min/max clamp (a single
+    /// line's cross size too, which the clamp made the container's): a row measuring this node
+    /// for its flex basis takes that size, and only the flexible lengths meet the clamp (§9.7).
+    /// (`layOutFlexLines` recorded the content's; an imposed size replaces it.)
     private func recordContentSize(_ container: inout FlexContainer) {
         let node = container.node
-        let main = container.mainMode == .stretchFit ? container.node.measured(container.mainAxis) : container.maxLineMainDim
-        let cross = container.crossMode == .stretchFit ? container.node.measured(container.crossAxis)
-            : container.totalLineCrossDim + container.paddingAndBorderCross
-        node.layout.contentWidth = container.isMainAxisRow ? main : cross
-        node.layout.contentHeight = container.isMainAxisRow ? cross : main
+        let (widthMode, heightMode) = container.isMainAxisRow
+            ? (container.mainMode, container.crossMode) : (container.crossMode, container.mainMode)
+        if widthMode == .stretchFit { node.layout.contentWidth = node.layout.measuredWidth }
+        if heightMode == .stretchFit { node.layout.contentHeight = node.layout.measuredHeight }
     }
 
     /// `flex-wrap: wrap-reverse` stacks lines from the cross-end side

@@ -49,6 +49,9 @@ struct FlexLine {
     var remainingFreeSpace: Float = 0
     /// Main size of the line's content, after justification.
     var mainDim: Float = 0
+    /// The same without what `justify-content` and auto margins add: the items, gaps, padding
+    /// and border alone, the main size the line's content asks for.
+    var contentMainDim: Float = 0
     /// Cross size of the line.
     var crossDim: Float = 0
 }
@@ -59,6 +62,10 @@ extension FlexLayoutEngine {
         let crossGap = container.node.gap(container.crossAxis, container.availableInnerCrossDim)
         var start = 0
         container.lineCount = 0
+        // What the content asks for: the lines before a single line is clamped by the container's
+        // min and max cross sizes, without what `justify-content` adds (kept in the node, not the
+        // container, which is copied often).
+        var contentMain: Float = 0, contentCross: Float = 0
         while start < container.children.count {
             var line = collectFlexLine(container, startingAt: start, lineIndex: container.lineCount)
             start = line.endIndex
@@ -68,15 +75,21 @@ extension FlexLayoutEngine {
             if !canSkipFlex { resolveFlexibleLengths(&container, &line) }
             container.node.layout.hadOverflow = container.node.layout.hadOverflow || line.remainingFreeSpace < 0
             alignMainAxis(container, &line)
+            let contentCrossDim = line.crossDim
             let containerCrossAxis = determineLineCrossSize(container, &line)
             if container.performLayout {
                 alignCrossAxis(container, line, containerCrossAxis: containerCrossAxis)
             }
             container.totalLineCrossDim += line.crossDim + (container.lineCount != 0 ? crossGap : 0)
+            contentCross += contentCrossDim + (container.lineCount != 0 ? crossGap : 0)
             container.maxLineCrossDim = maxOrDefined(container.maxLineCrossDim, line.crossDim)
             container.maxLineMainDim = maxOrDefined(container.maxLineMainDim, line.mainDim)
+            contentMain = maxOrDefined(contentMain, line.contentMainDim)
             container.lineCount += 1
         }
+        let node = container.node, cross = contentCross + container.paddingAndBorderCross
+        node.layout.contentWidth = container.isMainAxisRow ? contentMain : cross
+        node.layout.contentHeight = container.isMainAxisRow ? cross : contentMain
     }
 
     /// [§9.3 step 5, Collect flex items into flex lines](https://www.w3.org/TR/css-flexbox-1/#algo-line-break):
@@ -107,7 +120,9 @@ extension FlexLayoutEngine {
             if container.performLayout { child.lineIndex = Int32(lineIndex) }
             let outerMain = hypotheticalMainSize(child, container)
                 + child.marginForAxis(mainAxis, container.direction, container.availableInnerWidth) + leadingGap
-            if line.sizeConsumed + outerMain > limit && container.isWrapping && itemCount != 0 {
+            // (Within Yoga's 0.0001: a container sized by these very items, less a padding, comes
+            // out a rounding error short of them, and must not break a line there.)
+            if line.sizeConsumed + outerMain > limit + 0.0001 && container.isWrapping && itemCount != 0 {
                 return false  // this item starts the next line
             }
             // (Only the line's own items' auto margins take its free space; Yoga 3.2 also counts

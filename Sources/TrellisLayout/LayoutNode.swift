@@ -247,6 +247,13 @@ public final class LayoutNode {
     /// content box starts, for a baseline function that measures from the content, as text does.
     public var contentBoxTop: Float { layout.border.top + layout.padding.top }
 
+    /// The node's padding plus border on each side, as its last layout or measurement resolved
+    /// them: what a baseline function subtracts from the size it is given to find the content box.
+    public var contentBoxInsets: (top: Float, left: Float, bottom: Float, right: Float) {
+        (layout.border.top + layout.padding.top, layout.border.left + layout.padding.left,
+         layout.border.bottom + layout.padding.bottom, layout.border.right + layout.padding.right)
+    }
+
     // MARK: Layout children
 
     /// The children that take part in this node's layout: `display: contents` children are

@@ -69,6 +69,9 @@ struct LayoutResults {
     /// the size was imposed. Web mode uses it as the [flex base size](https://www.w3.org/TR/css-flexbox-1/#flex-base-size).
     var contentWidth: Float = .nan
     var contentHeight: Float = .nan
+    /// The height the items' percentages resolved against in the last layout pass: the inner
+    /// height where it is definite, else NaN (their percentage insets were then `auto`).
+    var percentInnerHeight: Float = .nan
     var generationCount: UInt32 = 0
     var lastOwnerDirection: Direction = .inherit
     var direction: Direction = .inherit

@@ -20,6 +20,8 @@ extension FlexLayoutEngine {
         let (leadingMainDim, betweenMainDim) = justifySpacing(container, line, gap: gap)
 
         line.mainDim = leadingPaddingAndBorder + leadingMainDim
+        line.contentMainDim = leadingPaddingAndBorder + trailingPaddingAndBorder
+            + (line.items.count > 1 ? gap * Float(line.items.count - 1) : 0)
         line.crossDim = 0
         // (An item's descent may be negative: a 0-tall text has its baseline below its box.)
         var maxAscent = -Float.infinity, maxDescent = -Float.infinity
@@ -40,10 +42,14 @@ extension FlexLayoutEngine {
             }
             if canSkipFlex {
                 // Sizes were not computed; the hypothetical main size stands in for them.
-                line.mainDim += child.marginForAxis(mainAxis, direction, innerWidth) + hypotheticalMainSize(child, container)
+                let outer = child.marginForAxis(mainAxis, direction, innerWidth) + hypotheticalMainSize(child, container)
+                line.mainDim += outer
+                line.contentMainDim += outer
                 line.crossDim = container.availableInnerCrossDim
             } else {
-                line.mainDim += child.dimensionWithMargin(mainAxis, direction, innerWidth)
+                let outer = child.dimensionWithMargin(mainAxis, direction, innerWidth)
+                line.mainDim += outer
+                line.contentMainDim += outer
                 // Across a single-line column, baselines place the items but do not size the line
                 // (Chromium's intrinsic width of such a column ignores them); a multi-line
                 // column's lines count them, for its width too, as Chromium's do.

@@ -5,7 +5,10 @@ public enum AhemText {
     /// Browser-like Ahem text: breaks at spaces (1em wide) and zero-width spaces (U+200B); a
     /// fit-content width is the content's size clamped between its min-content width (the widest
     /// word) and its max-content width (one line) — as Chrome lays out a text leaf.
-    public static func measure(_ text: String, fontSize: Float = 10) -> MeasureFunction {
+    ///
+    /// - Parameter keepsWidestWord: whether the lines are never narrower than the widest word, even
+    ///   in a narrower box (see ``keepsWidestWord(_:)``); the box's width stays the one it is given.
+    public static func measure(_ text: String, fontSize: Float = 10, keepsWidestWord: Bool = false) -> MeasureFunction {
         let words = AhemWords(text)
         return { width, widthMode, height, heightMode in
             let maxContent = Float(words.maxContentEms) * fontSize
@@ -16,10 +19,60 @@ public enum AhemText {
             case .atMost: usedWidth = max(min(width, maxContent), minContent)
             case .undefined: usedWidth = maxContent
             }
+            let lineWidth = keepsWidestWord ? max(usedWidth, minContent) : usedWidth
             // Text is never shorter than its lines: under an `atMost` height it reports its own
             // height and the engine decides the overflow, as a browser does (only `exactly` wins).
-            let lines = Float(words.lineCount(maxEms: Int(max(0, usedWidth / fontSize + 0.0001)))) * fontSize
+            let lines = Float(words.lineCount(maxEms: Int(max(0, lineWidth / fontSize + 0.0001)))) * fontSize
             return Size(width: usedWidth, height: heightMode == .exactly ? height : lines)
+        }
+    }
+
+    /// Whether the text of a box with `style`'s container properties keeps its widest word on
+    /// one line however narrow the box is. In HTML the text of a flex container is an anonymous
+    /// flex item ([CSS Flexbox §4](https://www.w3.org/TR/css-flexbox-1/#flex-items)) whose
+    /// automatic minimum size is its min-content size, the widest word ([§4.5](https://www.w3.org/TR/css-flexbox-1/#min-size-auto)):
+    /// in a row it shrinks no further. In a column it is stretched across the box, so its lines
+    /// break at the box's width whatever it is, unless it is not stretched (`align-items` other
+    /// than `stretch`) or the column wraps (its line is as wide as the item's fit-content width):
+    /// then it is sized fit-content, never narrower than its min-content width
+    /// ([CSS Sizing 3 §5](https://www.w3.org/TR/css-sizing-3/#fit-content-size)).
+    public static func keepsWidestWord(_ style: Style) -> Bool {
+        style.flexDirection.isRow || style.flexWrap != .noWrap || style.alignItems != .stretch
+    }
+
+    /// How far below the top of a text box's content box its first line starts, when the
+    /// content box is `freeHeight` taller than the lines (negative: shorter). The text is the
+    /// box's anonymous flex item ([CSS Flexbox §4](https://www.w3.org/TR/css-flexbox-1/#flex-items)),
+    /// so the box's container properties place it: `justify-content` in a column (from the
+    /// bottom in `column-reverse`), `align-items` in a row, and `align-content` first in a
+    /// wrapping row, whose one line is as tall as the text (from the bottom in `wrap-reverse`).
+    /// Distributed alignments fall back to `safe center`, to the start when the lines overflow
+    /// ([CSS Align §4.3](https://www.w3.org/TR/css-align-3/#distribution-values)).
+    public static func firstLineOffset(_ style: Style, freeHeight free: Float) -> Float {
+        guard free != 0 else { return 0 }
+        if style.flexDirection.isColumn {
+            let fromBottom = style.flexDirection == .columnReverse
+            switch style.justifyContent {
+            case .flexStart, .spaceBetween: return fromBottom ? free : 0
+            case .flexEnd: return fromBottom ? 0 : free
+            case .center: return free / 2
+            case .spaceAround, .spaceEvenly: return max(0, free / 2)
+            }
+        }
+        let fromBottom = style.flexWrap == .wrapReverse
+        func place(_ align: Align) -> Float {
+            switch align {
+            case .flexEnd: return fromBottom ? 0 : free
+            case .center, .spaceAround, .spaceEvenly: return free / 2
+            default: return fromBottom ? free : 0
+            }
+        }
+        guard style.flexWrap != .noWrap else { return place(style.alignItems) }
+        switch style.alignContent {
+        case .stretch: return free > 0 ? place(style.alignItems) : place(.flexStart)
+        case .spaceAround, .spaceEvenly: return max(0, free / 2)
+        case .spaceBetween: return place(.flexStart)
+        default: return place(style.alignContent)
         }
     }
 

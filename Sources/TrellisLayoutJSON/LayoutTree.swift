@@ -94,11 +94,20 @@ public enum LayoutTree {
             if measure == "yoga-intrinsic" {
                 node.measureFunction = AhemText.yogaIntrinsicMeasure(text, flexDirection: node.style.flexDirection)
             } else {
-                node.measureFunction = AhemText.measure(text)
-                // A browser puts a text box's baseline on its first line, 0.8em below the top of
-                // its content box (Ahem's ascent), whatever the box's border and padding.
+                // Read once the style is set: the text is the box's anonymous flex item.
+                let style = node.style
+                let measure = AhemText.measure(text, keepsWidestWord: AhemText.keepsWidestWord(style))
+                node.measureFunction = measure
+                // A browser puts a text box's baseline on its first line, 0.8em below the line's
+                // top (Ahem's ascent), whatever the box's border and padding; the box's container
+                // properties place the lines in a content box taller (or shorter) than they are.
                 let baseline = AhemText.baseline()
-                node.baselineFunction = { [unowned node] width, height in node.contentBoxTop + baseline(width, height) }
+                node.baselineFunction = { [unowned node] width, height in
+                    let insets = node.contentBoxInsets
+                    let lines = measure(max(0, width - insets.left - insets.right), .exactly, .nan, .undefined).height
+                    let free = height - insets.top - insets.bottom - lines
+                    return insets.top + AhemText.firstLineOffset(style, freeHeight: free) + baseline(width, height)
+                }
             }
         }
         return node

@@ -88,6 +88,12 @@ struct ScreenSet {
         evaluator = Evaluator(try TargetingConfiguration.decode([UInt8](targeting), source: "targeting.json").get())
     }
 
+    /// These screens, resolved with this targeting.
+    init(screens: [String: Screen], evaluator: Evaluator) {
+        self.screens = screens
+        self.evaluator = evaluator
+    }
+
     /// One screen per entry, each `root` given as JSON text, with no targeting.
     init(roots: [String: String], schemaVersion: Int = 2) throws {
         var screens: [String: Screen] = [:]
