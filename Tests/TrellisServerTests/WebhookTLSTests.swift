@@ -46,7 +46,11 @@ import TrellisTesting
         python.standardOutput = output
         python.standardError = FileHandle.nullDevice
         try python.run()
-        defer { python.terminate() }
+        defer {
+            // SIGKILL: the test process's threads block SIGTERM, and a child started from one inherits that.
+            kill(python.processIdentifier, SIGKILL)
+            python.waitUntilExit()
+        }
         let printed = LogReader(output.fileHandleForReading)
         _ = WebhookTests.eventually(within: 10) { printed.text.contains("\n") }
         let port = try #require(Int(printed.text.trimmingCharacters(in: .whitespacesAndNewlines)), "the receiver's port: \(printed.text)")

@@ -83,7 +83,8 @@ import TrellisTesting
         }
         #expect(errors.withLock { $0 } == [])
         let cluster = try SharedPostgres.current()
-        #expect(try cluster.query("SELECT count(*) FROM trellis_schema_migrations", url: url) == "1")
+        // Each of the two migrations (v1: the runtime state; v2: leases, webhook cursors, the delivery log) once.
+        #expect(try cluster.query("SELECT count(*) FROM trellis_schema_migrations", url: url) == "2")
         #expect(try cluster.query("SELECT value FROM change_sequence", url: url) == "0")
     }
 
