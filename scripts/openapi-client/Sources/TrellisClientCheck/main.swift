@@ -140,9 +140,6 @@ await check.raw("getFontFile", contentType: "font/ttf") {
     return false
 }
 
-<<<<<<< HEAD
-// MARK: Admin (an admin token: tokens and webhooks need one). Admin GETs take no If-None-Match in the spec: their ETags are for If-Match.
-=======
 // The ops console's page and one of its modules, revalidated as a browser does.
 await check.raw("getConsole", contentType: "text/html") {
     let ok = try await client.getConsole().ok
@@ -163,8 +160,7 @@ await check.raw("getConsoleFile", contentType: "text/javascript") {
     return false
 }
 
-// MARK: Admin (read token). Admin GETs take no If-None-Match in the spec: their ETags are for If-Match.
->>>>>>> console
+// MARK: Admin (an admin token: tokens and webhooks need one). Admin GETs take no If-None-Match in the spec: their ETags are for If-Match.
 
 var rolloutKeys: [String] = []
 await check.json("listRollouts") {
