@@ -37,6 +37,10 @@ let stream = null;
 let live = false;
 let pendingEvent = false;
 let refreshing = null;
+// False while the page renders: an event then waits for it, so the refresh never redraws a page
+// half built.
+let ready = false;
+let opened = false;
 
 function notify(text, kind = "ok") {
   const notice = $("notice");
@@ -84,13 +88,18 @@ async function show() {
   $("page").replaceChildren(container);
   $("page").hidden = false;
   current = page;
+  ready = false;
+  pendingEvent = false; // what came before is in what the page loads now
   try {
     await page.render(container, context);
   } catch (error) {
     notify(explain(error, "Loading the page"), "error");
   }
+  if (current !== page) return; // another page was asked for meanwhile
+  ready = true;
   hideBanner();
   schedulePolling();
+  if (pendingEvent) refresh(true);
 }
 
 // Polls the page every 3 s while the stream is down, or always for a page the stream does not
@@ -102,7 +111,7 @@ function schedulePolling() {
 }
 
 async function poll() {
-  if (!current?.poll || document.hidden || context.busy) return;
+  if (!current?.poll || !ready || document.hidden || context.busy) return;
   try {
     await current.poll();
   } catch (error) {
@@ -114,7 +123,7 @@ async function poll() {
 // differed from the server's (its own writes are already shown when it wrote, and an event that
 // comes during a write waits for it), so then the change was someone else's: the banner says so.
 async function refresh(fromEvent) {
-  if (context.busy) { pendingEvent = true; return; }
+  if (context.busy || !ready) { pendingEvent = true; return; }
   pendingEvent = false;
   if (!current?.poll) return;
   if (refreshing) { pendingEvent = true; return; }
@@ -153,9 +162,10 @@ function connect() {
   if (stream || typeof EventSource === "undefined") return;
   stream = new EventSource("/v1/changes");
   stream.addEventListener("open", () => {
-    const wasDown = !live;
+    const reconnected = opened && !live;
+    opened = true;
     setLive(true);
-    if (wasDown && current) refresh(false); // what changed while it was down, without a banner
+    if (reconnected) refresh(false); // what changed while it was down, without a banner
   });
   // Once per outage: the browser retries every 2 s, which must not restart the 3 s poll each time.
   stream.addEventListener("error", () => { if (live || !document.documentElement.dataset.live) setLive(false); });
