@@ -30,7 +30,8 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select
 
 ROOT = Path(__file__).resolve().parent.parent
-WAIT = 15  # seconds any expectation may take (the console polls every 3)
+WAIT = 15  # seconds any expectation may take (the console polls every 3 while the change stream is down)
+LIVE = 1.5  # seconds a change made elsewhere may take to appear through the change stream
 PAGES = ["rollouts", "screens", "experiments", "changes", "explain", "audit"]
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
        "frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
@@ -196,6 +197,24 @@ class Check:
         field.send_keys(Keys.ENTER)
         wait_for("the signed-in header", lambda: self.driver.find_element(By.ID, "who").is_displayed())
 
+    def stream_open(self):
+        """Waits until the page follows the change stream (GET /v1/changes), so it polls no more."""
+        wait_for("the change stream to be open", lambda: self.driver.execute_script(
+            "return document.documentElement.dataset.live") == "stream")
+
+    def banner(self):
+        """The text of the banner that says someone else changed what the page shows, or None."""
+        banner = self.driver.find_element(By.ID, "live-banner")
+        return banner.text if banner.is_displayed() else None
+
+    def someone_else(self, what):
+        """Waits (LIVE seconds at most) for the banner; checks that it is a status."""
+        text = wait_for(f"the changed-by-someone-else banner ({what})", lambda: (t := self.banner()) and "someone else" in t and t,
+                        timeout=LIVE)
+        if self.driver.find_element(By.ID, "live-banner").get_attribute("role") != "status":
+            fail("the banner is not role=status")
+        return text
+
     def go(self, page):
         self.driver.find_element(By.CSS_SELECTOR, f'nav a[href="#{page}"]').click()
         wait_for(f"the {page} page", lambda: self.driver.find_element(By.CSS_SELECTOR, "#page h2"))
@@ -286,6 +305,10 @@ class Check:
         self.set_value(self.find("#new-rollout-description"), "Made in the console check")
         self.driver.find_element(By.XPATH, "//button[text()='Create rollout']").click()
         self.notice("Creating rollout console-made: done")
+        # The page's own write comes back through the change stream too: no banner for it.
+        time.sleep(1)
+        if self.banner():
+            fail(f"the page's own write shows the banner: {self.banner()!r}")
         row = self.row("console-made")
         if row.find_element(By.CSS_SELECTOR, "input[type=number]").get_attribute("value") != "12.5":
             fail("the new rollout's row does not show 12.5")
@@ -294,11 +317,14 @@ class Check:
             fail(f"GET /admin/rollouts/console-made: {status} {value}")
 
     def live_update(self):
+        # Through the change stream, not the 3 s poll (which does not run while the stream is open).
+        self.stream_open()
         status, _, _ = self.http("PUT", "/admin/rollouts/console-made", self.tokens["ops"], {"percentage": 33})
         if status != 200:
             fail(f"PUT console-made: {status}")
         wait_for("the open page to show 33 without a reload", lambda: self.row("console-made").find_element(
-            By.CSS_SELECTOR, "input[type=number]").get_attribute("value") == "33")
+            By.CSS_SELECTOR, "input[type=number]").get_attribute("value") == "33", timeout=LIVE)
+        self.someone_else("a rollout changed with urllib")
         self.notice("console-made was changed by ops")
         self.shot("rollouts")
 
@@ -358,6 +384,20 @@ class Check:
         self.set_value(self.find("#stage-percentage"), "75")
         self.driver.find_element(By.XPATH, "//button[text()='Set stage percentage']").click()
         wait_for("the new stage", lambda: f"Revision {staged} is staged to 75%" in self.text_of("#screen-head"))
+        # The served and the staged revision side by side, at the chosen platform and viewport.
+        Select(self.find("#preview-platform")).select_by_value("android")
+        Select(self.find("#preview-size")).select_by_value("412x915")
+        Select(self.find("#preview-direction")).select_by_value("rtl")
+        self.driver.find_element(By.XPATH, "//button[text()='Show preview']").click()
+        for label, revision in [("served", before["revision"]), ("staged", staged)]:
+            frame = self.find(f'figure[data-preview="{label}"] iframe.preview')
+            source = frame.get_attribute("src")
+            if f"revision={revision}" not in source or "platform=android" not in source or "width=412" not in source \
+                    or "direction=rtl" not in source:
+                fail(f"the {label} preview shows {source}, not revision {revision} on android at 412 wide, right to left")
+            if "home-navigation" not in self.preview_boxes(frame):
+                fail(f"the {label} preview (revision {revision}) does not draw the home screen")
+        self.shot("screens-staged-previews")
         self.driver.find_element(By.XPATH, f"//button[text()='Promote revision {staged} to everybody']").click()
         wait_for("the promoted revision", lambda: f"Serving revision {staged} " in self.text_of("#screen-head"))
         status, _, served = self.http("GET", "/admin/screens/home", self.tokens["ops"])
@@ -432,11 +472,13 @@ class Check:
         actions = [r.find_elements(By.TAG_NAME, "td")[2].text for r in self.driver.find_elements(By.CSS_SELECTOR, "tr[data-entry]")]
         if actions[:2] != ["rollout.kill", "rollout.update"]:
             fail(f"gold-banner's entries, newest first: {actions}")
+        self.stream_open()
         status, _, _ = self.http("PUT", "/admin/rollouts/gold-banner", self.tokens["ops"], {"enabled": True})
         if status != 200:
             fail(f"reviving gold-banner: {status}")
         wait_for("the new entry without a reload", lambda: self.driver.find_elements(
-            By.CSS_SELECTOR, "tr[data-entry]")[0].find_elements(By.TAG_NAME, "td")[2].text == "rollout.update")
+            By.CSS_SELECTOR, "tr[data-entry]")[0].find_elements(By.TAG_NAME, "td")[2].text == "rollout.update", timeout=LIVE)
+        self.someone_else("an audit entry written elsewhere")
         self.shot("audit")
 
     def preview_boxes(self, frame):
@@ -558,7 +600,7 @@ class Check:
             self.step("gold-banner 25 → 40: a user at 25…40 gets the banner", self.ramp_gold_banner)
             self.step("kill gold-banner, with confirmation", self.kill_gold_banner)
             self.step("create a rollout", self.create_rollout)
-            self.step("a change made with urllib appears without a reload", self.live_update)
+            self.step("a change made with urllib appears through the change stream, with the banner", self.live_update)
             self.step("a concurrent change: 412 explained, reload shows theirs", self.precondition_failed)
             self.step("screens: 422 at its lines, publish staged, stage, promote, roll back", self.screens)
             self.step("experiments: weights with their shares, an override for a QA user", self.experiments)

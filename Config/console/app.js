@@ -1,5 +1,7 @@
 // The console's shell: sign in, the role, the pages (by the URL's fragment), the notice line and
-// the poll that keeps the open page current.
+// what keeps the open page current: the change stream (GET /v1/changes), each event refreshing
+// the page, with a banner when what it shows was changed by someone else; polling every 3 s only
+// while the stream is down (and for the change requests, which the stream does not carry).
 import { session, roleOf, explain } from "./api.js";
 import * as rollouts from "./rollouts.js";
 import * as screens from "./screens.js";
@@ -21,11 +23,24 @@ const context = {
   busy: 0,
   async writing(work) {
     this.busy++;
-    try { return await work(); } finally { this.busy--; }
+    try { return await work(); } finally {
+      this.busy--;
+      // An event that came while the page wrote: refresh now, when the page shows its own write.
+      if (!this.busy && pendingEvent) refresh(true);
+    }
   },
 };
 let current = null;
 let timer = null;
+// The change stream: null until signed in; live is true while it is open.
+let stream = null;
+let live = false;
+let pendingEvent = false;
+let refreshing = null;
+// False while the page renders: an event then waits for it, so the refresh never redraws a page
+// half built.
+let ready = false;
+let opened = false;
 
 function notify(text, kind = "ok") {
   const notice = $("notice");
@@ -42,6 +57,8 @@ async function signIn(token) {
   $("sign-out").hidden = false;
   $("who").hidden = false;
   $("who").textContent = `Signed in with ${context.role === "approve" ? "an" : "a"} ${context.role} token`;
+  $("live-state").hidden = false;
+  connect();
   const note = $("role-note");
   note.hidden = context.canWrite;
   note.textContent = context.canWrite ? "" :
@@ -71,20 +88,92 @@ async function show() {
   $("page").replaceChildren(container);
   $("page").hidden = false;
   current = page;
+  ready = false;
+  pendingEvent = false; // what came before is in what the page loads now
   try {
     await page.render(container, context);
   } catch (error) {
     notify(explain(error, "Loading the page"), "error");
   }
-  timer = setInterval(poll, pollMilliseconds);
+  if (current !== page) return; // another page was asked for meanwhile
+  ready = true;
+  hideBanner();
+  schedulePolling();
+  if (pendingEvent) refresh(true);
+}
+
+// Polls the page every 3 s while the stream is down, or always for a page the stream does not
+// cover (`polled`).
+function schedulePolling() {
+  clearInterval(timer);
+  timer = null;
+  if (!live || current?.polled) timer = setInterval(poll, pollMilliseconds);
 }
 
 async function poll() {
-  if (!current?.poll || document.hidden || context.busy) return;
+  if (!current?.poll || !ready || document.hidden || context.busy) return;
   try {
     await current.poll();
   } catch (error) {
     if (error.status === 401) signOut();
+  }
+}
+
+// The page's data again after a change event. A page's poll answers true when what it showed
+// differed from the server's (its own writes are already shown when it wrote, and an event that
+// comes during a write waits for it), so then the change was someone else's: the banner says so.
+async function refresh(fromEvent) {
+  if (context.busy || !ready) { pendingEvent = true; return; }
+  pendingEvent = false;
+  if (!current?.poll) return;
+  if (refreshing) { pendingEvent = true; return; }
+  const page = current;
+  refreshing = (async () => {
+    try {
+      const changed = await page.poll();
+      if (changed && fromEvent && page === current) showBanner();
+    } catch (error) {
+      if (error.status === 401) signOut();
+    } finally {
+      refreshing = null;
+      if (pendingEvent && !context.busy) refresh(true);
+    }
+  })();
+}
+
+function showBanner() {
+  const banner = $("live-banner");
+  $("live-banner-text").textContent = `Changed by someone else at ${new Date().toLocaleTimeString()} — showing the new state.`;
+  banner.hidden = false;
+}
+
+function hideBanner() { $("live-banner").hidden = true; }
+
+function setLive(value) {
+  live = value;
+  document.documentElement.dataset.live = value ? "stream" : "polling";
+  $("live-state").textContent = value ? "Live" : "Updating every 3 s";
+  schedulePolling();
+}
+
+// The change stream: public, same origin (CSP connect-src 'self'). The browser reconnects by
+// itself (`retry: 2000`); meanwhile the page is polled.
+function connect() {
+  if (stream || typeof EventSource === "undefined") return;
+  stream = new EventSource("/v1/changes");
+  stream.addEventListener("open", () => {
+    const reconnected = opened && !live;
+    opened = true;
+    setLive(true);
+    if (reconnected) refresh(false); // what changed while it was down, without a banner
+  });
+  // Once per outage: the browser retries every 2 s, which must not restart the 3 s poll each time.
+  stream.addEventListener("error", () => { if (live || !document.documentElement.dataset.live) setLive(false); });
+  for (const kind of ["targeting", "screens", "routes", "reset"]) {
+    stream.addEventListener(kind, () => {
+      if (!document.hidden) refresh(true);
+      else pendingEvent = true;
+    });
   }
 }
 
@@ -101,6 +190,8 @@ $("sign-in-form").addEventListener("submit", async (event) => {
   }
 });
 $("sign-out").addEventListener("click", signOut);
+$("live-banner-close").addEventListener("click", hideBanner);
+document.addEventListener("visibilitychange", () => { if (!document.hidden && pendingEvent) refresh(true); });
 window.addEventListener("hashchange", show);
 
 if (session.token) {

@@ -35,9 +35,11 @@ export async function poll() {
   const answer = (await get(query(`after=${next}`))).body;
   const fresh = answer.entries.filter(matches);
   next = answer.next;
-  if (!fresh.length) return;
+  if (!fresh.length) return false;
+  body.querySelector("td[colspan]")?.parentElement.remove(); // "No entries match."
   body.prepend(...fresh.reverse().map(row));
   context.notify(`${fresh.length} new audit ${fresh.length === 1 ? "entry" : "entries"}.`, "info");
+  return true;
 }
 
 async function load() {

@@ -9,6 +9,8 @@ let status = "pending";
 let list;
 let filter;
 let shownJSON = "";
+// The change stream carries published changes, not requests waiting for approval: poll this page.
+export const polled = true;
 
 export async function render(container, ctx) {
   context = ctx;
@@ -24,7 +26,9 @@ export async function poll() {
   if (JSON.stringify(changes) !== shownJSON) {
     draw(changes);
     context.notify(`The ${status} change requests changed.`, "info");
+    return true;
   }
+  return false;
 }
 
 async function load() {

@@ -15,12 +15,18 @@ export async function render(container, ctx) {
   await load();
 }
 
+// True when something shown changed (the shell's banner for a change event).
 export async function poll() {
   const values = (await get("/admin/experiments")).body.experiments;
-  if (values.length !== shown.size || values.some((value) => !shown.has(value.key))) return load();
+  if (values.length !== shown.size || values.some((value) => !shown.has(value.key))) {
+    await load();
+    return true;
+  }
+  let changed = false;
   for (const value of values) {
     const entry = shown.get(value.key);
     if (JSON.stringify(value) === JSON.stringify(entry.value)) continue;
+    changed = true;
     if (entry.card.contains(document.activeElement)) {
       entry.note.textContent = `${value.updatedBy || "Someone"} changed this experiment while you were editing. Applying will be refused; Reload shows theirs.`;
       continue;
@@ -28,6 +34,7 @@ export async function poll() {
     await reload(value.key);
     context.notify(`Experiment ${value.key} was changed by ${value.updatedBy || "someone"}.`, "info");
   }
+  return changed;
 }
 
 async function load() {

@@ -25,14 +25,20 @@ export async function render(container, ctx) {
   await load();
 }
 
+// True when something shown changed (the shell's banner for a change event).
 export async function poll() {
   const list = (await get("/admin/rollouts")).body.rollouts;
-  if (list.length !== rows.size || list.some((value) => !rows.has(value.key))) return load();
+  if (list.length !== rows.size || list.some((value) => !rows.has(value.key))) {
+    await load();
+    return true;
+  }
+  let changed = false;
   for (const value of list) {
     const shown = rows.get(value.key);
     if (JSON.stringify(value) === JSON.stringify(shown.value)) continue;
     const fresh = await get(`/admin/rollouts/${encodeURIComponent(value.key)}`);
     const who = fresh.body.updatedBy || "someone";
+    changed = true;
     if (shown.dirty) {
       if (shown.stale && JSON.stringify(shown.stale.body) === JSON.stringify(fresh.body)) continue;
       shown.fields.note.textContent =
@@ -43,6 +49,7 @@ export async function poll() {
       context.notify(`Rollout ${value.key} was changed by ${who}: now ${describe(fresh.body)}.`, "info");
     }
   }
+  return changed;
 }
 
 async function load() {

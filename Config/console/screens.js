@@ -26,11 +26,12 @@ export async function render(container, ctx) {
 }
 
 export async function poll() {
-  if (!shown) return;
+  if (!shown) return false;
   const fresh = await get(`/admin/screens/${encodeURIComponent(shown.id)}`);
-  if (fresh.etag === shown.etag) return;
+  if (fresh.etag === shown.etag) return false;
   context.notify(`Screen ${shown.id} was changed by ${fresh.body.updatedBy}: revision ${fresh.body.revision} is served now.`, "info");
   await open(shown.id, { keepEditor: true });
+  return true;
 }
 
 async function open(id, { keepEditor = false } = {}) {
@@ -44,7 +45,7 @@ async function open(id, { keepEditor = false } = {}) {
     revisionsSection(history, head.body),
     compareSection(id, history),
     editorSection(document),
-    previewSection(id));
+    previewSection(id, head.body));
 }
 
 const revisionText = (id, revision) => getText(`/admin/screens/${encodeURIComponent(id)}/revisions/${revision}`);
@@ -204,15 +205,29 @@ function editorSection(text) {
   return form;
 }
 
-// The screen drawn as one user sees it (GET /preview/{id}).
-function previewSection(id) {
+// The screen drawn as one user sees it (GET /preview/{id}); while a revision is staged, the served
+// and the staged revision side by side (`revision=N`), at the same platform and viewport.
+function previewSection(id, head) {
   const user = h("input", { id: "preview-user", value: "u1" });
   const platform = h("select", { id: "preview-platform" }, ["ios", "android", "web"].map((name) => h("option", { value: name }, name)));
   const viewport = viewportFields("preview");
   const holder = h("div");
   const draw = () => {
     const query = viewport.apply(new URLSearchParams({ user: user.value, platform: platform.value }));
-    holder.replaceChildren(previewFrame(id, query, `as user ${user.value} on ${platform.value}`));
+    const who = `as user ${user.value} on ${platform.value}`;
+    if (!head.staged) {
+      holder.replaceChildren(previewFrame(id, query, who));
+      return;
+    }
+    const revision = (number, label) => {
+      const revisionQuery = new URLSearchParams(query);
+      revisionQuery.set("revision", number);
+      return h("figure", { "data-preview": label },
+        h("figcaption", {}, `${label === "served" ? "Served" : "Staged"}: revision ${number}`),
+        previewFrame(id, revisionQuery, `revision ${number} (${label}) ${who}`));
+    };
+    holder.replaceChildren(h("div", { class: "previews" },
+      revision(head.revision, "served"), revision(head.staged.revision, "staged")));
   };
   const form = h("form", { class: "inline-form", "aria-labelledby": "preview-title" },
     h("label", { for: "preview-user" }, "User id"), user,

@@ -1,5 +1,6 @@
 import Testing
 import TrellisHTTP
+import TrellisTesting
 @testable import TrellisServer
 
 /// `GET /preview/{id}` and `/preview/{id}/preview.svg` as HTTP answers: their status, content type
@@ -19,5 +20,34 @@ import TrellisHTTP
         let svg = app.request("/preview/s/preview.svg?\(Self.viewport)")
         #expect(svg.status == .ok)
         #expect(svg.headers["Content-Type"] == "image/svg+xml; charset=utf-8")
+    }
+
+    /// `revision=N` draws a stored revision (the console puts the served and the staged one side
+    /// by side): after a publish, revision 1 still draws what it said, the current one the new text.
+    @Test func aRevisionIsDrawnAsItWasWritten() throws {
+        let config = try TemporaryConfig.withFonts(roots: [
+            "home": #"{"type": "VStack", "id": "root", "subviews": [{"type": "Text", "id": "t", "values": {"text": "Before"}}]}"#
+        ])
+        let application = try ControlPlaneLiveTests.application(config)
+        defer { application.shutdown(); application.waitUntilStopped() }
+        let client = try TestClient(port: application.port)
+        let after = #"{"id": "home", "schemaVersion": 2, "root": {"type": "VStack", "id": "root", "subviews": [{"type": "Text", "id": "t", "values": {"text": "After"}}]}}"#
+        let put = try client.exchange("PUT", "/admin/screens/home", token: ControlPlaneLiveTests.token, body: after)
+        #expect(put.status == 200, "\(put.text)")
+
+        for path in ["/preview/home", "/preview/home/preview.svg"] {
+            let first = try client.exchange("GET", "\(path)?\(Self.viewport)&revision=1", token: nil)
+            #expect(first.status == 200, "\(first.text)")
+            #expect(first.text.contains("Before") && !first.text.contains("After"), "\(first.text)")
+            let current = try client.exchange("GET", "\(path)?\(Self.viewport)", token: nil)
+            #expect(current.text.contains("After") && !current.text.contains("Before"), "\(current.text)")
+            let second = try client.exchange("GET", "\(path)?\(Self.viewport)&revision=2", token: nil)
+            #expect(second.status == 200, "\(second.text)")
+            #expect(second.text.contains("After") && !second.text.contains("Before"), "\(second.text)")
+            // Asked again: the cached answer of revision 1 is still revision 1's.
+            #expect(try client.exchange("GET", "\(path)?\(Self.viewport)&revision=1", token: nil).text == first.text)
+        }
+        #expect(try client.exchange("GET", "/preview/home?\(Self.viewport)&revision=9", token: nil).status == 404)
+        #expect(try client.exchange("GET", "/preview/home?\(Self.viewport)&revision=one", token: nil).status == 400)
     }
 }

@@ -2,30 +2,69 @@ import TrellisHTTP
 import TrellisJSON
 import TrellisRendering
 import TrellisRoutes
+import TrellisScreens
+import TrellisStore
 import TrellisTargeting
 
 /// Previews: the layout drawn for people (HTML and SVG), and links followed as the app would.
 extension Endpoints {
     func registerPreviews(in router: inout EndpointRouter) {
         router.add(.get, "/preview") { request, _, _ throws(Problem) in try previewLink(request) }
-        router.add(.get, "/preview/{id}") { request, parameters, _ throws(Problem) in
-            try preview(request, id: parameters["id"] ?? "", svg: false)
-        }
-        router.add(.get, "/preview/{id}/preview.svg") { request, parameters, _ throws(Problem) in
-            try preview(request, id: parameters["id"] ?? "", svg: true)
-        }
+        router.add(.get, "/preview/{id}", replying: { request, parameters, context throws(Problem) in
+            try preview(request, context, id: parameters["id"] ?? "", svg: false)
+        })
+        router.add(.get, "/preview/{id}/preview.svg", replying: { request, parameters, context throws(Problem) in
+            try preview(request, context, id: parameters["id"] ?? "", svg: true)
+        })
     }
 
     /// `GET /preview/{id}` (HTML) and `GET /preview/{id}/preview.svg` — the layout drawn for people.
-    func preview(_ request: HTTPRequest, id: String, svg: Bool) throws(Problem) -> HTTPResponse {
+    /// With `revision=N`, any stored revision (a staged one too) drawn for this user, read from the
+    /// store on its read queue, as `GET /v1/screens/{id}?revision=N` resolves it.
+    func preview(_ request: HTTPRequest, _ context: HTTPRequestContext, id: String, svg: Bool) throws(Problem) -> HTTPReply {
         let resolving = try ScreenRequest(
-            request, id: id, state: state, parameters: LayoutViewport.parameterNames.union(svg ? [] : ["check"]))
+            request, id: id, state: state,
+            parameters: LayoutViewport.parameterNames.union(svg ? ["revision"] : ["check", "revision"]))
+        guard let text = resolving.query["revision"] else { return .response(try preview(resolving, request, svg: svg)) }
+        guard let number = Int(text), number >= 1, String(number) == text else {
+            throw Problem(.badRequest, "query parameter \"revision\" must be a revision number (1, 2, …), not \"\(text)\"")
+        }
+        guard let control else { throw Problem(.notFound, "this server keeps no revision history") }
+        // Checked before the store is read, so a bad viewport is a 400 either way.
+        _ = try LayoutViewport.required(by: resolving.query, platform: resolving.context.platform)
+        return .deferred(on: control.readQueue, for: request, context) { () throws(Problem) in
+            let stored: ScreenRevision?
+            do { stored = try control.store.revision(screen: id, number: number) } catch {
+                throw Problem(.serviceUnavailable, "cannot read revision \(number): \(error)")
+            }
+            guard let stored else { throw Problem(.notFound, "screen \(id) has no revision \(number)") }
+            let source = "screens/\(id) revision \(number)"
+            let screen: Screen
+            switch control.builder.loader.checkScreen(
+                stored.document, source: source, id: id, targeting: resolving.snapshot.targeting,
+                templates: resolving.snapshot.templates) {
+            case .success(let checked): screen = checked
+            case .failure(let error):
+                throw Problem.invalid("revision \(number) no longer fits the targeting in force", error.diagnostics, source: source, status: .conflict)
+            }
+            // The revision is part of every cache key the drawing goes through (answers, resolved
+            // screens, layout plans), so revisions never share an entry.
+            let earlier = resolving.with(ScreenEntry(screen: screen, revision: number, resolver: resolving.snapshot.resolver))
+            return try preview(earlier, request, svg: svg)
+        }
+    }
+
+    /// The drawing of one resolved request, through the answer cache.
+    func preview(_ resolving: ScreenRequest, _ request: HTTPRequest, svg: Bool) throws(Problem) -> HTTPResponse {
         let viewport = try LayoutViewport.required(by: resolving.query, platform: resolving.context.platform)
         let check = try resolving.query.flag("check")
         try Self.requireFonts(resolving.snapshot)
-        // Links carry who is looking and at what size on to the next preview (so they are part of the key).
+        // Links carry who is looking and at what size on to the next preview (so they are part of
+        // the key); a revision is this screen's, not the next one's.
         let linkQuery = svg ? "" : QueryParameters.encode(
-            resolving.query.items.filter { $0.name != "check" && !$0.name.hasPrefix(ScreenRequest.parameterPrefix) }.map { ($0.name, $0.value) })
+            resolving.query.items.filter {
+                $0.name != "check" && $0.name != "revision" && !$0.name.hasPrefix(ScreenRequest.parameterPrefix)
+            }.map { ($0.name, $0.value) })
         let body = try resolving.cached(format: svg ? .svg : .html(check: check), viewport: viewport, linkQuery: linkQuery) {
             () throws(Problem) in
             let fonts = resolving.snapshot.fonts
