@@ -217,7 +217,7 @@ public final class ControlPlane: Sendable {
         }
         if let fresh { baseline.withLock { $0 = fresh } }
         state.published.publish(candidate)
-        state.changes.published(candidate, sequence: sequence)
+        state.changes.published(candidate, sequence: sequence, screens: fresh == nil ? SnapshotBuilder.Touched(change).screens : nil)
         return .success(candidate)
     }
 }

@@ -40,7 +40,7 @@ extension ControlPlane {
             switch builder.apply(touched, baseline: currentBaseline, runtime: runtime, over: current) {
             case .success(let snapshot):
                 state.published.publish(snapshot)
-                state.changes.published(snapshot, sequence: changes.sequence)
+                state.changes.published(snapshot, sequence: changes.sequence, screens: touched.screens)
             case .failure(let error):
                 let problem = "store change \(changes.sequence) does not validate with this replica's configuration: \(error)"
                 if health.current.problem != problem { logger.error("not following the store", metadata: ["problem": "\(problem)"]) }

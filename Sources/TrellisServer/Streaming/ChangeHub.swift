@@ -55,9 +55,12 @@ public final class ChangeHub: Sendable {
 
     /// Called once `snapshot`, holding every store change up to `sequence`, is published: streams
     /// get what changed since the snapshot published before it (nothing, if nothing did).
-    func published(_ snapshot: Snapshot, sequence: Int64) {
+    /// - Parameter screens: the screens the change touched, when the caller knows (an admin write,
+    ///   a followed store change): only those are compared, so a change costs what it touched;
+    ///   nil compares every screen (a reload, a restart from the store).
+    func published(_ snapshot: Snapshot, sequence: Int64, screens touched: Set<String>? = nil) {
         let event = last.withLock { last -> HTTPEventChannel.Event? in
-            let changes = ChangeSummary(from: last.snapshot, to: snapshot)
+            let changes = ChangeSummary(from: last.snapshot, to: snapshot, screens: touched)
             last.snapshot = snapshot
             guard !changes.isEmpty else { return nil }
             last.step = sequence > last.sequence ? 0 : last.step + 1
@@ -126,17 +129,23 @@ struct ChangeSummary {
     var screens: [(id: String, revision: Int?, staged: StagedScreen?)] = []
     var routesRevision: Int??
 
-    init(from old: Snapshot, to new: Snapshot) {
+    /// - Parameter touched: the only screens that may differ; nil: any may.
+    init(from old: Snapshot, to new: Snapshot, screens touched: Set<String>? = nil) {
         if old.targetingRevision != new.targetingRevision { targetingRevision = new.targetingRevision }
-        // Sharing the persistent map means an unchanged screen is the same entry; compared by
-        // revision, which is what clients know a screen by.
-        for (id, entry) in new.screens {
+        // Compared by revision, which is what clients know a screen by.
+        func compare(_ id: String) {
+            let entry = new.screens[id]
             let staged = new.staged[id]
-            if old.screens[id]?.revision != entry.revision || !Self.sameStaging(old.staged[id], staged) {
-                screens.append((id, entry.revision, staged))
+            if old.screens[id]?.revision != entry?.revision || !Self.sameStaging(old.staged[id], staged) {
+                screens.append((id, entry?.revision, entry == nil ? nil : staged))
             }
         }
-        for (id, _) in old.screens where new.screens[id] == nil { screens.append((id, nil, nil)) }
+        if let touched {
+            for id in touched { compare(id) }
+        } else {
+            for (id, _) in new.screens { compare(id) }
+            for (id, _) in old.screens where new.screens[id] == nil { compare(id) }
+        }
         screens.sort { $0.id < $1.id }
         if old.routes?.revision != new.routes?.revision || old.routes?.fingerprint != new.routes?.fingerprint {
             routesRevision = .some(new.routes?.revision)
