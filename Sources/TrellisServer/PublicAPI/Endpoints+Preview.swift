@@ -26,31 +26,11 @@ extension Endpoints {
             request, id: id, state: state,
             parameters: LayoutViewport.parameterNames.union(svg ? ["revision"] : ["check", "revision"]))
         guard let text = resolving.query["revision"] else { return .response(try preview(resolving, request, svg: svg)) }
-        guard let number = Int(text), number >= 1, String(number) == text else {
-            throw Problem(.badRequest, "query parameter \"revision\" must be a revision number (1, 2, …), not \"\(text)\"")
-        }
-        guard let control else { throw Problem(.notFound, "this server keeps no revision history") }
-        // Checked before the store is read, so a bad viewport is a 400 either way.
-        _ = try LayoutViewport.required(by: resolving.query, platform: resolving.context.platform)
-        return .deferred(on: control.readQueue, for: request, context) { () throws(Problem) in
-            let stored: ScreenRevision?
-            do { stored = try control.store.revision(screen: id, number: number) } catch {
-                throw Problem(.serviceUnavailable, "cannot read revision \(number): \(error)")
-            }
-            guard let stored else { throw Problem(.notFound, "screen \(id) has no revision \(number)") }
-            let source = "screens/\(id) revision \(number)"
-            let screen: Screen
-            switch control.builder.loader.checkScreen(
-                stored.document, source: source, id: id, targeting: resolving.snapshot.targeting,
-                templates: resolving.snapshot.templates) {
-            case .success(let checked): screen = checked
-            case .failure(let error):
-                throw Problem.invalid("revision \(number) no longer fits the targeting in force", error.diagnostics, source: source, status: .conflict)
-            }
-            // The revision is part of every cache key the drawing goes through (answers, resolved
-            // screens, layout plans), so revisions never share an entry.
-            let earlier = resolving.with(ScreenEntry(screen: screen, revision: number, resolver: resolving.snapshot.resolver))
-            return try preview(earlier, request, svg: svg)
+        return try storedRevision(resolving, request, context, revision: text) { () throws(Problem) in
+            // Checked before the store is read, so a bad viewport is a 400 either way.
+            _ = try LayoutViewport.required(by: resolving.query, platform: resolving.context.platform)
+        } answer: { earlier, _, _ throws(Problem) in
+            try preview(earlier, request, svg: svg)
         }
     }
 

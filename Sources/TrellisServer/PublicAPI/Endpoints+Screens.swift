@@ -89,14 +89,31 @@ extension Endpoints {
     func earlierRevision(
         _ resolving: ScreenRequest, _ request: HTTPRequest, _ context: HTTPRequestContext, revision text: String
     ) throws(Problem) -> HTTPReply {
+        let cacheControl = state.screenCacheControl
+        let vary = state.screenVary
+        return try storedRevision(resolving, request, context, revision: text) { () throws(Problem) in
+            try resolving.query.flag("pretty")
+        } answer: { earlier, number, pretty throws(Problem) in
+            let body = EncodedBody(bytes: JSONWriter.encode(try earlier.resolve().jsonValue(revision: number), style: pretty ? .pretty : .compact))
+            return Self.cached(body, request, cacheControl: cacheControl, vary: vary)
+        }
+    }
+
+    /// Stored revision `text` of the requested screen, read from the store on its read queue and
+    /// checked against the targeting in force (409 when it no longer fits), answered by `answer`
+    /// with the request for that revision. `prepare` checks the rest of the request first, so a
+    /// bad one is refused before the store is read.
+    func storedRevision<Prepared: Sendable>(
+        _ resolving: ScreenRequest, _ request: HTTPRequest, _ context: HTTPRequestContext, revision text: String,
+        prepare: () throws(Problem) -> Prepared,
+        answer: @escaping @Sendable (ScreenRequest, _ revision: Int, Prepared) throws(Problem) -> HTTPResponse
+    ) throws(Problem) -> HTTPReply {
         guard let number = Int(text), number >= 1, String(number) == text else {
             throw Problem(.badRequest, "query parameter \"revision\" must be a revision number (1, 2, …), not \"\(text)\"")
         }
         guard let control else { throw Problem(.notFound, "this server keeps no revision history") }
+        let prepared = try prepare()
         let id = resolving.id
-        let pretty = try resolving.query.flag("pretty")
-        let cacheControl = state.screenCacheControl
-        let vary = state.screenVary
         return .deferred(on: control.readQueue, for: request, context) { () throws(Problem) in
             let stored: ScreenRevision?
             do { stored = try control.store.revision(screen: id, number: number) } catch {
@@ -112,9 +129,9 @@ extension Endpoints {
             case .failure(let error):
                 throw Problem.invalid("revision \(number) no longer fits the targeting in force", error.diagnostics, source: source, status: .conflict)
             }
-            let earlier = resolving.with(ScreenEntry(screen: screen, revision: number, resolver: resolving.snapshot.resolver))
-            let body = EncodedBody(bytes: JSONWriter.encode(try earlier.resolve().jsonValue(revision: number), style: pretty ? .pretty : .compact))
-            return Self.cached(body, request, cacheControl: cacheControl, vary: vary)
+            // The revision is part of every cache key an answer goes through (answers, resolved
+            // screens, layout plans), so revisions never share an entry.
+            return try answer(resolving.with(ScreenEntry(screen: screen, revision: number, resolver: resolving.snapshot.resolver)), number, prepared)
         }
     }
 
