@@ -2,12 +2,14 @@
 """The ops console in a real browser (scripts/console-check runs this; see its header).
 
 Starts the trellis binary given on a temporary copy of Config/ with tokens made by `trellis token
-new` and a temporary data directory, and drives /console in headless Chromium through selenium:
-every step checks what the page shows and, with urllib, what the server then serves. Screenshots of
-each page go to the artifacts directory. Any failure, or anything the browser logs as an error (a
-Content-Security-Policy violation included), fails the run.
+new` and a temporary data directory, and drives /console in headless Chromium (selenium and
+chromedriver) or headless Firefox (WebDriver BiDi, scripts/bidi.py): every step checks what the page
+shows and, with urllib, what the server then serves. The steps are the same for both browsers; each
+browser object gives them selenium's WebDriver operations and four more (errors, press, select,
+unnamed_controls). Screenshots of each page go to the artifacts directory. Any failure, or anything
+the browser logs as an error (a Content-Security-Policy violation included), fails the run.
 
-    scripts/console-check.py --bin .build/debug/trellis [--artifacts .build/console-artifacts]
+    scripts/console-check.py --bin .build/debug/trellis [--browser chromium|firefox] [--artifacts DIR]
 """
 import argparse
 import http.client
@@ -23,16 +25,15 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
-from selenium.webdriver.common.by import By
-from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import Select
+import bidi
+from bidi import By, Keys
 
 ROOT = Path(__file__).resolve().parent.parent
 WAIT = 15  # seconds any expectation may take (the console polls every 3 while the change stream is down)
 LIVE = 1.5  # seconds a change made elsewhere may take to appear through the change stream
 PAGES = ["rollouts", "screens", "experiments", "changes", "explain", "audit"]
+# The roles of the controls every one of which must have an accessible name.
+CONTROL_ROLES = {"button", "textbox", "spinbutton", "slider", "combobox", "link", "checkbox", "searchbox", "listbox"}
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
        "frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
 
@@ -54,6 +55,48 @@ def wait_for(what, predicate, timeout=WAIT):
             last = error
         time.sleep(0.1)
     fail(f"timed out waiting for {what}" + (f" (last error: {last})" if last else ""))
+
+
+def chromium():
+    """Headless Chromium through selenium and Debian's chromedriver (imported here: the Firefox run
+    needs neither)."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.support.ui import Select
+
+    class Chromium(webdriver.Chrome):
+        def errors(self):
+            """What the browser logged as errors (script errors, policy violations), except the
+            answers the steps provoke on purpose (403, 412, 422…), which Chromium logs as failed loads."""
+            return [entry["message"] for entry in self.get_log("browser")
+                    if entry["level"] == "SEVERE" and "the server responded with a status of" not in entry["message"]]
+
+        def press(self, *keys):
+            webdriver.ActionChains(self).send_keys(*keys).perform()
+
+        def select(self, element, value):
+            Select(element).select_by_value(value)
+
+        def unnamed_controls(self, roles):
+            """(how many elements of the accessibility tree have one of `roles`, those of them without a name)."""
+            self.execute_cdp_cmd("Accessibility.enable", {})
+            nodes = self.execute_cdp_cmd("Accessibility.getFullAXTree", {})["nodes"]
+            controls = [node for node in nodes if not node.get("ignored") and node.get("role", {}).get("value") in roles]
+            return len(controls), [(node["role"]["value"], node.get("backendDOMNodeId")) for node in controls
+                                   if not str(node.get("name", {}).get("value", "")).strip()]
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1100", "--lang=en-US"]:
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = Chromium(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
+    driver.implicitly_wait(0)
+    return driver
+
+
+def firefox(log):
+    return bidi.Firefox(shutil.which("firefox-esr") or "firefox", width=1400, height=1100, log=log)
 
 
 class Server:
@@ -92,7 +135,8 @@ class Server:
 class Check:
     def __init__(self, args):
         self.binary = str(Path(args.bin).resolve())
-        self.artifacts = Path(args.artifacts)
+        self.browser = args.browser
+        self.artifacts = Path(args.artifacts or ROOT / ".build/console-artifacts" / ("firefox" if args.browser == "firefox" else ""))
         self.artifacts.mkdir(parents=True, exist_ok=True)
         for old in self.artifacts.glob("*.png"):
             old.unlink()
@@ -152,13 +196,7 @@ class Check:
     # ---- the browser ----------------------------------------------------------------------------
 
     def open_browser(self):
-        options = webdriver.ChromeOptions()
-        options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-        for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1100", "--lang=en-US"]:
-            options.add_argument(argument)
-        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-        self.driver = webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
-        self.driver.implicitly_wait(0)
+        self.driver = firefox(self.work / "firefox.log") if self.browser == "firefox" else chromium()
 
     def find(self, css):
         return wait_for(f"an element {css}", lambda: self.driver.find_element(By.CSS_SELECTOR, css))
@@ -170,12 +208,6 @@ class Check:
         """Waits until the notice line says every fragment; returns it."""
         return wait_for(f"a notice saying {fragments}",
                         lambda: (t := self.text_of("#notice")) and all(f in t for f in fragments) and t)
-
-    def browser_errors(self):
-        """What the browser logged as errors (script errors, policy violations), except the answers
-        the steps provoke on purpose (403, 412, 422…), which Chromium logs as failed loads."""
-        return [entry for entry in self.driver.get_log("browser")
-                if entry["level"] == "SEVERE" and "the server responded with a status of" not in entry["message"]]
 
     def shot(self, name):
         path = self.artifacts / f"{name}.png"
@@ -232,7 +264,7 @@ class Check:
     def step(self, name, function):
         start = time.monotonic()
         function()
-        errors = self.browser_errors()
+        errors = self.driver.errors()
         if errors:
             fail(f"{name}: the browser logged errors: {errors}")
         self.steps.append((name, time.monotonic() - start))
@@ -385,9 +417,9 @@ class Check:
         self.driver.find_element(By.XPATH, "//button[text()='Set stage percentage']").click()
         wait_for("the new stage", lambda: f"Revision {staged} is staged to 75%" in self.text_of("#screen-head"))
         # The served and the staged revision side by side, at the chosen platform and viewport.
-        Select(self.find("#preview-platform")).select_by_value("android")
-        Select(self.find("#preview-size")).select_by_value("412x915")
-        Select(self.find("#preview-direction")).select_by_value("rtl")
+        self.driver.select(self.find("#preview-platform"), "android")
+        self.driver.select(self.find("#preview-size"), "412x915")
+        self.driver.select(self.find("#preview-direction"), "rtl")
         self.driver.find_element(By.XPATH, "//button[text()='Show preview']").click()
         for label, revision in [("served", before["revision"]), ("staged", staged)]:
             frame = self.find(f'figure[data-preview="{label}"] iframe.preview')
@@ -413,8 +445,8 @@ class Check:
             fail(f"the preview draws {sorted(boxes)[:10]}, not the home screen")
         if head == self.text_of("#screen-head"):
             fail("the head did not change")
-        Select(self.find("#compare-from")).select_by_value(str(before["revision"]))
-        Select(self.find("#compare-to")).select_by_value(str(staged))
+        self.driver.select(self.find("#compare-from"), str(before["revision"]))
+        self.driver.select(self.find("#compare-to"), str(staged))
         self.driver.find_element(By.XPATH, "//button[text()='Compare']").click()
         removed = wait_for("the diff", lambda: [e.text for e in self.driver.find_elements(By.CSS_SELECTOR, "#compare-result td.removed")])
         added = [e.text for e in self.driver.find_elements(By.CSS_SELECTOR, "#compare-result td.added")]
@@ -438,7 +470,7 @@ class Check:
             fail(f"home-hero after the change: {value}")
         card = self.find('[data-experiment="home-hero"]')
         self.set_value(card.find_element(By.CSS_SELECTOR, "form input"), "qa-anna")
-        Select(card.find_element(By.CSS_SELECTOR, "form select")).select_by_value("big")
+        self.driver.select(card.find_element(By.CSS_SELECTOR, "form select"), "big")
         card.find_element(By.XPATH, ".//button[text()='Add override']").click()
         self.notice("Forcing qa-anna into big: done")
         _, _, value = self.http("GET", "/admin/experiments/home-hero", self.tokens["ops"])
@@ -557,24 +589,22 @@ class Check:
             time.sleep(0.5)
             self.check_names(page)
             self.check_tab_order(page)
+        self.unnamed_button_found()
 
     def check_names(self, page):
-        self.driver.execute_cdp_cmd("Accessibility.enable", {})
-        nodes = self.driver.execute_cdp_cmd("Accessibility.getFullAXTree", {})["nodes"]
-        interactive = {"button", "textbox", "spinbutton", "slider", "combobox", "link", "checkbox", "searchbox", "listbox"}
-        unnamed = []
-        count = 0
-        for node in nodes:
-            role = node.get("role", {}).get("value")
-            if node.get("ignored") or role not in interactive:
-                continue
-            count += 1
-            if not str(node.get("name", {}).get("value", "")).strip():
-                unnamed.append((role, node.get("backendDOMNodeId")))
+        count, unnamed = self.driver.unnamed_controls(CONTROL_ROLES)
         if unnamed:
             fail(f"{page}: controls without an accessible name: {unnamed}")
         if count < 5:
             fail(f"{page}: only {count} controls in the accessibility tree")
+
+    def unnamed_button_found(self):
+        """The name check is not empty by accident (a role spelled otherwise, a name never empty):
+        a button without a name, added for the purpose, is the one it finds."""
+        self.driver.execute_script("document.getElementById('page').append(Object.assign(document.createElement('button'), {id: 'unnamed'}))")
+        wait_for("the name check to find a button without a name",
+                 lambda: [role for role, _ in self.driver.unnamed_controls(CONTROL_ROLES)[1]] == ["button"])
+        self.driver.execute_script("document.getElementById('unnamed').remove()")
 
     def check_tab_order(self, page):
         controls = self.driver.execute_script("""
@@ -582,7 +612,7 @@ class Check:
               .filter(e => !e.disabled && e.offsetParent !== null && !e.closest('dialog'));""")
         reached = set()
         for _ in range(len(controls) * 3 + 20):
-            webdriver.ActionChains(self.driver).send_keys(Keys.TAB).perform()
+            self.driver.press(Keys.TAB)
             reached.add(self.driver.execute_script("return document.activeElement"))
             if all(c in reached for c in controls):
                 break
@@ -611,19 +641,21 @@ class Check:
             self.step("requireApproval: a change waits for a second token's approval", self.approval)
         except Exception:
             self.shot("failure")
-            print(f"console-check: failed; screenshots in {self.artifacts}; server log {self.server.log}", file=sys.stderr)
+            browser_log = f"; Firefox's log {self.work / 'firefox.log'}" if self.browser == "firefox" else ""
+            print(f"console-check: failed; screenshots in {self.artifacts}; server log {self.server.log}{browser_log}", file=sys.stderr)
             raise
         finally:
             self.driver.quit()
             self.server.stop()
-        print(f"console-check: {len(self.steps)} steps passed in {time.monotonic() - started:.1f} s; screenshots in {self.artifacts}")
+        print(f"console-check ({self.browser}): {len(self.steps)} steps passed in {time.monotonic() - started:.1f} s; screenshots in {self.artifacts}")
         shutil.rmtree(self.work, ignore_errors=True)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bin", required=True, help="the trellis binary")
-    parser.add_argument("--artifacts", default=str(ROOT / ".build/console-artifacts"), help="where screenshots go")
+    parser.add_argument("--browser", choices=["chromium", "firefox"], default="chromium")
+    parser.add_argument("--artifacts", help="where screenshots go (default .build/console-artifacts, its firefox/ for Firefox)")
     Check(parser.parse_args()).run()
 
 
