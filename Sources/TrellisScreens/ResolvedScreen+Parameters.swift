@@ -28,19 +28,36 @@ extension ResolvedScreen {
     }
 }
 
+extension ResolvedComponent {
+    /// This component's own properties and values with `parameters` put in, its subviews untouched:
+    /// what an encoding plan fills in per request (``ScreenEncodingPlan``). `path` is the
+    /// component's in the answer, for errors.
+    func substitutingMembers(
+        _ parameters: [String: JSONValue], registry: ComponentRegistry, at path: JSONPath
+    ) throws(ParameterError) -> ResolvedComponent {
+        try Substitution(parameters: parameters, registry: registry).members(of: self, at: path)
+    }
+}
+
 /// One request's parameters, put into one resolved tree. Paths are those of the answer.
 private struct Substitution {
     let parameters: [String: JSONValue]
     let registry: ComponentRegistry
 
     func component(_ component: ResolvedComponent, at path: JSONPath) throws(ParameterError) -> ResolvedComponent {
+        var component = try members(of: component, at: path)
+        for index in component.subviews.indices {
+            component.subviews[index] = try self.component(component.subviews[index], at: path.appending("subviews").appending(index))
+        }
+        return component
+    }
+
+    /// `component` with its own properties and values filled in; its subviews as they are.
+    func members(of component: ResolvedComponent, at path: JSONPath) throws(ParameterError) -> ResolvedComponent {
         var component = component
         let type = registry[component.type]
         component.properties = try members(component.properties, type?.properties, at: path.appending("properties"))
         component.values = try members(component.values, type?.values, at: path.appending("values"))
-        for index in component.subviews.indices {
-            component.subviews[index] = try self.component(component.subviews[index], at: path.appending("subviews").appending(index))
-        }
         return component
     }
 

@@ -305,7 +305,7 @@ struct ResolveWalk {
         cursor += Self.pointCount(node)
     }
 
-    private static func pointCount(_ node: Node) -> Int {
+    static func pointCount(_ node: Node) -> Int {
         switch node {
         case .component(let c): c.subviews.reduce(0) { $0 + pointCount($1) } + (c.fallback.map(pointCount) ?? 0)
         case .rule(_, _, let then, let otherwise): 1 + pointCount(then) + (otherwise.map(pointCount) ?? 0)

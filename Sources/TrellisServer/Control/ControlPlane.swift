@@ -216,8 +216,7 @@ public final class ControlPlane: Sendable {
             state.storeHealth.update { $0.appliedSequence = sequence }
         }
         if let fresh { baseline.withLock { $0 = fresh } }
-        state.published.publish(candidate)
-        state.changes.published(candidate, sequence: sequence, screens: fresh == nil ? SnapshotBuilder.Touched(change).screens : nil)
+        state.publish(candidate, sequence: sequence, screens: fresh == nil ? SnapshotBuilder.Touched(change).screens : nil)
         return .success(candidate)
     }
 }

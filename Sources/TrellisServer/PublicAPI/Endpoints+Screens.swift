@@ -79,8 +79,10 @@ extension Endpoints {
 
     /// The screen answer for one resolved request, from the answer cache.
     func screenAnswer(_ resolving: ScreenRequest, pretty: Bool) throws(Problem) -> EncodedBody {
-        try resolving.answer(format: .screen, pretty: pretty) { resolved in
-            JSONWriter.encode(resolved.jsonValue(revision: resolving.entry.revision), style: pretty ? .pretty : .compact)
+        try resolving.cached(format: .screen, pretty: pretty) { () throws(Problem) in
+            if !pretty, let planned = try resolving.plannedScreen() { return EncodedBody(bytes: planned) }
+            let resolved = try resolving.resolve()
+            return EncodedBody(bytes: JSONWriter.encode(resolved.jsonValue(revision: resolving.entry.revision), style: pretty ? .pretty : .compact))
         }
     }
 

@@ -88,9 +88,24 @@ struct ScreenRequest: Sendable {
         do {
             return try resolved.substituting(screenParameters)
         } catch {
-            throw Problem(
-                .badRequest,
-                "screen \(id): \(error); give its parameters as ?\(Self.parameterPrefix)NAME=value, or open it through a route (GET /v1/routes/resolve?url=…)")
+            throw parameterProblem(error)
+        }
+    }
+
+    private func parameterProblem(_ error: ParameterError) -> Problem {
+        Problem(
+            .badRequest,
+            "screen \(id): \(error); give its parameters as ?\(Self.parameterPrefix)NAME=value, or open it through a route (GET /v1/routes/resolve?url=…)")
+    }
+
+    /// The compact screen answer from the entry's encoding plan, when the screen has one for this
+    /// schema version: bytes copied and branches picked, nothing resolved (``ScreenEncodingPlan``).
+    func plannedScreen() throws(Problem) -> [UInt8]? {
+        guard let plan = entry.encodingPlan(for: schemaVersion, resolver: snapshot.resolver) else { return nil }
+        do {
+            return try plan.encode(outcomes, parameters: screenParameters)
+        } catch {
+            throw parameterProblem(error)
         }
     }
 

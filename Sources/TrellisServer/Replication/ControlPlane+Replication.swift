@@ -39,8 +39,7 @@ extension ControlPlane {
         if touched != SnapshotBuilder.Touched() {
             switch builder.apply(touched, baseline: currentBaseline, runtime: runtime, over: current) {
             case .success(let snapshot):
-                state.published.publish(snapshot)
-                state.changes.published(snapshot, sequence: changes.sequence, screens: touched.screens)
+                state.publish(snapshot, sequence: changes.sequence, screens: touched.screens)
             case .failure(let error):
                 let problem = "store change \(changes.sequence) does not validate with this replica's configuration: \(error)"
                 if health.current.problem != problem { logger.error("not following the store", metadata: ["problem": "\(problem)"]) }
@@ -123,8 +122,7 @@ extension ControlPlane {
             let stored = try store.load()
             switch builder.build(baseline: currentBaseline, runtime: RuntimeState(stored), previous: state.published.snapshot) {
             case .success(let snapshot):
-                state.published.publish(snapshot)
-                state.changes.published(snapshot, sequence: stored.sequence)
+                state.publish(snapshot, sequence: stored.sequence)
             case .failure(let error):
                 state.storeHealth.update { $0.problem = "the store's state does not validate here: \(error)" }
                 return

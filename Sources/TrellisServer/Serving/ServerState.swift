@@ -43,6 +43,8 @@ public final class ServerState: Sendable {
     public let changes: ChangeHub
     /// Who may evaluate flags through OFREP (`ofrep.keys`).
     let openFeature: OpenFeatureAccess
+    /// Pre-encodes the screens of each published snapshot in the background.
+    private let planWarmer = PlanWarmer()
 
     public init(
         published: PublishedSnapshot, configuration: ServerConfiguration, metrics: PrometheusCollectorRegistry,
@@ -70,6 +72,16 @@ public final class ServerState: Sendable {
         // killed rollout disappears on the next request while unchanged screens cost a 304.
         let maxAge = configuration.screenMaxAgeSeconds
         screenCacheControl = maxAge == 0 ? "private, no-cache" : "private, max-age=\(maxAge)"
+        planWarmer.warm(published.snapshot)
+    }
+
+    /// Publishes `snapshot` to every request from now on, tells the change stream, and has the
+    /// screens it changed pre-encoded. `screens`: those the change touched; nil when any may have
+    /// (a reload, a store loaded whole).
+    func publish(_ snapshot: Snapshot, sequence: Int64, screens touched: Set<String>? = nil) {
+        published.publish(snapshot)
+        changes.published(snapshot, sequence: sequence, screens: touched)
+        planWarmer.warm(snapshot, screens: touched)
     }
 
     /// `clock_gettime(CLOCK_REALTIME)`: no Foundation `Date` in the request path.

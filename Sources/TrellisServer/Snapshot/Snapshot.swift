@@ -6,8 +6,9 @@ import TrellisScreens
 import TrellisTargeting
 import TrellisText
 
-/// One screen ready to resolve: the model, its revision, and its decision points.
-public struct ScreenEntry: Sendable {
+/// One screen ready to resolve: the model, its revision, and its decision points. A class: every
+/// request holds its screen's entry, and a reference costs one retain where the fields were ten.
+public final class ScreenEntry: Sendable {
     public let screen: Screen
     public let revision: Int
     /// Every Rule and Experiment of the screen, found once at load time.
@@ -16,6 +17,8 @@ public struct ScreenEntry: Sendable {
     public let contentFingerprint: String
     /// The parameters the screen uses (`$param`, `$format`), sorted; empty for most screens.
     public let parameterNames: [String]
+    /// The screen pre-encoded per client schema version, for answer-cache misses.
+    let encodingPlans: EncodingPlans
 
     /// - Parameter contentFingerprint: the screen's ``contentFingerprint(of:)`` when the caller
     ///   knows it (a file's, a stored revision's), to spare encoding the whole screen again.
@@ -24,6 +27,7 @@ public struct ScreenEntry: Sendable {
         self.revision = revision
         decisions = resolver.decisions(of: screen)
         parameterNames = screen.parameterNames.sorted()
+        encodingPlans = EncodingPlans(schemaVersions: screen.schemaVersion)
         self.contentFingerprint = contentFingerprint ?? Self.contentFingerprint(of: screen)
     }
 

@@ -1,0 +1,351 @@
+import TrellisJSON
+import TrellisTargeting
+
+/// A screen's compact answer for one client schema version, encoded ahead of any request, with a
+/// hole at each decision point: a miss of the answer cache then copies bytes and picks branches
+/// instead of resolving the tree and encoding it again. Spread over thousands of screens with a
+/// new user on every request, most answers are misses (issue 30), so a miss must cost little more
+/// than a hit.
+///
+/// ``encode(_:revision:)`` gives exactly the bytes of
+/// `JSONWriter.encode(resolver.resolve(screen, …).jsonValue(revision:))`: the fixed parts are
+/// encoded by that same resolver and writer, and the plan only says where each decision's branch
+/// goes; components whose properties or values take the request's parameters are filled in and
+/// encoded per answer by the same substitution ``ResolvedScreen/substituting(_:registry:)`` runs.
+/// Screens the plan does not cover (``make(_:decisions:clientSchemaVersion:resolver:)`` returns
+/// nil) are answered the long way.
+public struct ScreenEncodingPlan: Sendable {
+    /// The vocabulary the screen was resolved with, which says where parameters may stand.
+    let registry: ComponentRegistry
+    /// The answer up to and with `"assignments":`: id, revision, schema version, title and
+    /// metadata, the same in every answer of the revision.
+    let head: [UInt8]
+    /// Nil when the root resolves to nothing whatever the outcomes (a dropped component).
+    let root: Part?
+    /// The replacements of a root that resolves to nothing.
+    let rootReplaced: [ResolvedScreen.Replacement]
+
+    /// One node of the screen, as the client of this plan's schema version receives it.
+    indirect enum Part: Sendable {
+        /// A component subtree without decision points: its compact bytes (nil when it resolves to
+        /// nothing), and the replacements made in it, in tree order.
+        case fixed([UInt8]?, replaced: [ResolvedScreen.Replacement])
+        /// A component with decision points among its subviews: `head`, then
+        /// `,"subviews":[…]` with the subviews shown (left out when none is), then `tail`.
+        case component(head: [UInt8], tail: [UInt8], replaced: [ResolvedScreen.Replacement], subviews: [Part])
+        /// A Rule: `then` for outcome 1, `otherwise` for 0; the rollouts its expression names
+        /// are assigned whichever is shown.
+        case rule(point: Int, rollouts: [(key: String, outcome: Int)], then: Part, otherwise: Part?)
+        /// An Experiment: the variant at the outcome's index, or nothing.
+        case experiment(point: Int, key: String, variants: [(name: String, part: Part?)])
+        /// A component whose properties or values take parameters: filled in and encoded per
+        /// answer; its subviews, when it keeps any, stand in its `subviews` as one stand-in.
+        case parametrized(ResolvedComponent, replaced: [ResolvedScreen.Replacement], subviews: [Part])
+    }
+
+    /// The plan of revision `revision` of `screen` for clients of `clientSchemaVersion`, or nil
+    /// when the screen needs what a plan does not do: a component fallback with decisions or
+    /// parameters in it shown to a client too old for the component.
+    public static func make(
+        _ screen: Screen, revision: Int, decisions: ScreenDecisions, clientSchemaVersion: Int, resolver: ScreenResolver
+    ) -> ScreenEncodingPlan? {
+        var builder = Builder(
+            registry: resolver.registry, schemaVersion: clientSchemaVersion, usesParameters: screen.usesParameters,
+            rolloutOffsets: Dictionary(uniqueKeysWithValues: decisions.rollouts.enumerated().map { ($1, decisions.points.count + $0) }))
+        guard let root = builder.part(screen.root, at: JSONPath.root.appending("root")) else { return nil }
+        let envelope = ResolvedScreen(
+            id: screen.id, schemaVersion: min(clientSchemaVersion, screen.schemaVersion), title: screen.title,
+            metadata: screen.metadata, root: nil, assignments: .init(), replaced: [], usesParameters: false)
+        // `assignments`, `replaced` and `root` close every answer (``ResolvedScreen/jsonValue(revision:)``).
+        let empty = JSONWriter.encode(envelope.jsonValue(revision: revision))
+        guard empty.count > emptyTail.count, empty.suffix(emptyTail.count).elementsEqual(emptyTail) else { return nil }
+        let head = Array(empty.dropLast(emptyTail.count - assignmentsKey.count))
+        if case .fixed(nil, let replaced) = root {
+            return ScreenEncodingPlan(registry: resolver.registry, head: head, root: nil, rootReplaced: replaced)
+        }
+        return ScreenEncodingPlan(registry: resolver.registry, head: head, root: root, rootReplaced: [])
+    }
+
+    /// The answer for `outcomes` (one byte per decision of the screen, ``ScreenDecisions/count``)
+    /// and the screen's `parameters`, if it takes any: `ResolvedScreen/jsonValue(revision:)`'s
+    /// members after `head` written directly, which the tests hold to the resolver's bytes.
+    /// - Throws: what ``ResolvedScreen/substituting(_:registry:)`` throws for these parameters.
+    public func encode(_ outcomes: Outcomes, parameters: [String: JSONValue] = [:]) throws(ParameterError) -> [UInt8] {
+        var writer = Writer(outcomes: outcomes.bytes, parameters: parameters, registry: registry)
+        writer.replaced = rootReplaced
+        let shown = try root.map { part throws(ParameterError) in try writer.write(part) } ?? false
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(head.count + writer.bytes.count + 64 + 48 * (writer.experiments.count + writer.rollouts.count))
+        bytes += head
+        bytes += Self.experimentsOpening
+        for (index, pair) in writer.experiments.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            JSONWriter.append(string: pair.key, to: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            JSONWriter.append(string: pair.value, to: &bytes)
+        }
+        bytes += Self.rolloutsOpening
+        for (index, pair) in writer.rollouts.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            JSONWriter.append(string: pair.key, to: &bytes)
+            bytes += pair.value ? Self.colonTrue : Self.colonFalse
+        }
+        bytes += Self.replacedOpening
+        for (index, replacement) in writer.replaced.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            JSONWriter.append(replacement.jsonValue, to: &bytes)
+        }
+        bytes += Self.rootKey
+        bytes += shown ? writer.bytes : Self.null
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
+
+    static let assignmentsKey = Array(#""assignments":"#.utf8)
+    static let emptyTail = Array(#""assignments":{"experiments":{},"rollouts":{}},"replaced":[],"root":null}"#.utf8)
+    static let experimentsOpening = Array(#"{"experiments":{"#.utf8)
+    static let rolloutsOpening = Array(#"},"rollouts":{"#.utf8)
+    static let colonTrue = Array(":true".utf8)
+    static let colonFalse = Array(":false".utf8)
+    static let replacedOpening = Array(#"}},"replaced":["#.utf8)
+    static let rootKey = Array(#"],"root":"#.utf8)
+    static let null = Array("null".utf8)
+}
+
+extension ScreenEncodingPlan {
+    /// Makes the parts, numbering decision points in ``ScreenResolver/decisions(of:)``'s order.
+    struct Builder {
+        let registry: ComponentRegistry
+        let schemaVersion: Int
+        /// Whether the screen takes parameters anywhere (most do not: no component is looked into).
+        let usesParameters: Bool
+        let rolloutOffsets: [String: Int]
+        /// The index of the next decision point.
+        var point = 0
+
+        /// Nil when the plan cannot cover `node`.
+        mutating func part(_ node: Node, at path: JSONPath) -> Part? {
+            switch node {
+            case .component(let component):
+                return self.component(component, at: path)
+            case .rule(_, let rule, let then, let otherwise):
+                let index = point
+                point += 1
+                var rollouts: [(key: String, outcome: Int)] = []
+                for case (.rollout(let key), _) in rule.references(at: path) where !rollouts.contains(where: { $0.key == key }) {
+                    guard let offset = rolloutOffsets[key] else { return nil }
+                    rollouts.append((key, offset))
+                }
+                guard let shown = part(then, at: path.appending("child")) else { return nil }
+                var alternative: Part?
+                if let otherwise {
+                    guard let part = part(otherwise, at: path.appending("else")) else { return nil }
+                    alternative = part
+                }
+                return .rule(point: index, rollouts: rollouts, then: shown, otherwise: alternative)
+            case .experiment(_, let key, let variants):
+                let index = point
+                point += 1
+                var parts: [(name: String, part: Part?)] = []
+                for variant in variants {
+                    guard let node = variant.node else {
+                        parts.append((variant.name, nil))
+                        continue
+                    }
+                    guard let part = part(node, at: path.appending("variants").appending(variant.name)) else { return nil }
+                    parts.append((variant.name, part))
+                }
+                return .experiment(point: index, key: key, variants: parts)
+            }
+        }
+
+        /// A component is resolved by the resolver itself, with a stand-in for its subviews when
+        /// decisions or parameters lie among them: where the stand-in lands is where the shown
+        /// subviews go (nowhere, when the client's type keeps no subviews).
+        private mutating func component(_ component: Component, at path: JSONPath) -> Part? {
+            let subviewPoints = component.subviews.reduce(0) { $0 + ResolveWalk.pointCount($1) }
+            let fallbackPoints = component.fallback.map(ResolveWalk.pointCount) ?? 0
+            // A fallback is shown only to a client too old for the type; then what it decides or
+            // takes would decide what the replacement is, which a plan does not follow.
+            if fallbackPoints > 0 || component.fallback.map(takesParameters) ?? false,
+                let type = registry[component.type], type.introduced > schemaVersion
+            {
+                return nil
+            }
+            defer { point += fallbackPoints }
+            let ownParameters = usesParameters && Self.takesParameters(component.properties + component.values)
+            guard ownParameters || subviewPoints > 0 || component.subviews.contains(where: takesParameters) else {
+                let (resolved, replaced) = resolveAlone(component, at: path)
+                return .fixed(resolved.map { JSONWriter.encode($0.jsonValue) }, replaced: replaced)
+            }
+            var outline = component
+            if !outline.subviews.isEmpty { outline.subviews = [.component(Component(type: Self.standIn))] }
+            let (resolved, replaced) = resolveAlone(outline, at: path)
+            guard let resolved else {
+                point += subviewPoints
+                return .fixed(nil, replaced: replaced)
+            }
+            var subviews: [Part] = []
+            if resolved.subviews.count == 1, resolved.subviews[0].type == Self.standIn {
+                for (index, child) in component.subviews.enumerated() {
+                    guard let part = part(child, at: path.appending("subviews").appending(index)) else { return nil }
+                    subviews.append(part)
+                }
+            } else {
+                point += subviewPoints
+            }
+            if ownParameters { return .parametrized(resolved, replaced: replaced, subviews: subviews) }
+            let bytes = JSONWriter.encode(resolved.jsonValue)
+            guard !subviews.isEmpty, let hole = Self.range(of: Self.standInSubviews, in: bytes) else {
+                return .fixed(bytes, replaced: replaced)
+            }
+            return .component(head: Array(bytes[..<hole.lowerBound]), tail: Array(bytes[hole.upperBound...]), replaced: replaced, subviews: subviews)
+        }
+
+        /// Whether `node` or anything under it takes parameters.
+        private func takesParameters(_ node: Node) -> Bool {
+            guard usesParameters else { return false }
+            switch node {
+            case .component(let component):
+                return Self.takesParameters(component.properties + component.values) || component.subviews.contains(where: takesParameters)
+                    || component.fallback.map(takesParameters) ?? false
+            case .rule(_, _, let then, let otherwise):
+                return takesParameters(then) || otherwise.map(takesParameters) ?? false
+            case .experiment(_, _, let variants):
+                return variants.contains { $0.node.map(takesParameters) ?? false }
+            }
+        }
+
+        /// Whether a `$param` or `$format` object is among `members`, at any depth (an action's).
+        static func takesParameters(_ members: [JSONMember]) -> Bool {
+            members.contains { takesParameters($0.value) }
+        }
+
+        static func takesParameters(_ value: JSONValue) -> Bool {
+            switch value.kind {
+            case .object(let members): ParameterReference.isWritten(value) || takesParameters(members)
+            case .array(let values): values.contains(where: takesParameters)
+            default: false
+            }
+        }
+
+        /// `component` resolved when it has no decision points, and the replacements made in it.
+        private func resolveAlone(_ component: Component, at path: JSONPath) -> (ResolvedComponent?, [ResolvedScreen.Replacement]) {
+            var walk = ResolveWalk(registry: registry, schemaVersion: schemaVersion, outcomes: [], rolloutOffsets: [:])
+            let resolved = walk.resolve(.component(component), at: path)
+            return (resolved, walk.replaced)
+        }
+
+        /// A component type no registry knows, so the resolver keeps it as written; the private-use
+        /// character keeps it from being any authored type.
+        static let standIn = "\u{F8FF}subviews"
+        static let standInSubviews = Array(",\"subviews\":[{\"type\":\"\(standIn)\"}]".utf8)
+
+        /// Where `needle` is in `bytes`, when it is there exactly once.
+        static func range(of needle: [UInt8], in bytes: [UInt8]) -> Range<Int>? {
+            var found: Range<Int>?
+            var start = 0
+            while start + needle.count <= bytes.count {
+                if bytes[start] == needle[0], bytes[start..<start + needle.count].elementsEqual(needle) {
+                    guard found == nil else { return nil }
+                    found = start..<start + needle.count
+                    start += needle.count
+                } else {
+                    start += 1
+                }
+            }
+            return found
+        }
+    }
+
+    /// One answer being written: the root's bytes and what the outcomes assigned and replaced, in
+    /// the order the resolver meets them.
+    struct Writer {
+        let outcomes: [UInt8]
+        let parameters: [String: JSONValue]
+        let registry: ComponentRegistry
+        /// The index in the answer of each subview being written, root first: the answer's path
+        /// to the component being written, for a parameter's error.
+        var indices: [Int] = []
+        var bytes: [UInt8] = []
+        var experiments: [ResolvedScreen.Assignments.Pair<String>] = []
+        var rollouts: [ResolvedScreen.Assignments.Pair<Bool>] = []
+        var replaced: [ResolvedScreen.Replacement] = []
+
+        init(outcomes: [UInt8], parameters: [String: JSONValue], registry: ComponentRegistry) {
+            self.outcomes = outcomes
+            self.parameters = parameters
+            self.registry = registry
+            bytes.reserveCapacity(4096)
+        }
+
+        /// Writes `part`; whether it showed anything.
+        mutating func write(_ part: Part) throws(ParameterError) -> Bool {
+            switch part {
+            case .fixed(let fixed, let made):
+                replaced += made
+                guard let fixed else { return false }
+                bytes += fixed
+                return true
+            case .component(let head, let tail, let made, let subviews):
+                replaced += made
+                bytes += head
+                try write(subviews)
+                bytes += tail
+                return true
+            case .parametrized(let component, let made, let subviews):
+                replaced += made
+                let encoded = JSONWriter.encode(try filledIn(component).jsonValue)
+                guard !subviews.isEmpty, let hole = Builder.range(of: Builder.standInSubviews, in: encoded) else {
+                    bytes += encoded
+                    return true
+                }
+                bytes += encoded[..<hole.lowerBound]
+                try write(subviews)
+                bytes += encoded[hole.upperBound...]
+                return true
+            case .rule(let point, let named, let then, let otherwise):
+                for (key, offset) in named where !rollouts.contains(where: { $0.key == key }) {
+                    rollouts.append(.init(key, outcomes[offset] != 0))
+                }
+                if outcomes[point] != 0 { return try write(then) }
+                guard let otherwise else { return false }
+                return try write(otherwise)
+            case .experiment(let point, let key, let variants):
+                let chosen = outcomes[point] == Outcomes.none ? -1 : Int(outcomes[point])
+                guard variants.indices.contains(chosen) else { return false }
+                if !experiments.contains(where: { $0.key == key }) { experiments.append(.init(key, variants[chosen].name)) }
+                guard let shown = variants[chosen].part else { return false }
+                return try write(shown)
+            }
+        }
+
+        /// `,"subviews":[…]` with the subviews shown, or nothing when none is.
+        private mutating func write(_ subviews: [Part]) throws(ParameterError) {
+            var shown = 0
+            for subview in subviews {
+                let start = bytes.count
+                bytes += shown > 0 ? Self.comma : Self.subviewsOpening
+                indices.append(shown)
+                defer { indices.removeLast() }
+                if try write(subview) { shown += 1 } else { bytes.removeSubrange(start...) }
+            }
+            if shown > 0 { bytes.append(UInt8(ascii: "]")) }
+        }
+
+        /// `component` with the parameters put in. Its path in the answer is made only for an
+        /// error: a substitution that fails runs again with it.
+        private func filledIn(_ component: ResolvedComponent) throws(ParameterError) -> ResolvedComponent {
+            do {
+                return try component.substitutingMembers(parameters, registry: registry, at: .root)
+            } catch {
+                var path = JSONPath.root.appending("root")
+                for index in indices { path = path.appending("subviews").appending(index) }
+                return try component.substitutingMembers(parameters, registry: registry, at: path)
+            }
+        }
+
+        static let comma = [UInt8(ascii: ",")]
+        static let subviewsOpening = Array(",\"subviews\":[".utf8)
+    }
+}
