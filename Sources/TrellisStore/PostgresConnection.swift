@@ -7,17 +7,56 @@ enum PostgresValue {
     case double(Double?)
     case text(String?)
     case bytes([UInt8]?)
+    /// A one-dimensional array of values of one of the cases above, whose type is `element`: one
+    /// parameter for a column of many rows, which a statement turns into rows with `unnest`.
+    indirect case array([PostgresValue], element: Oid)
 
     static func int(_ value: Int?) -> PostgresValue { .int(value.map(Int64.init)) }
+    static func array(_ values: [Int?]) -> PostgresValue { .array(values.map { .int($0) }, element: int8OID) }
+    static func array(_ values: [Double]) -> PostgresValue { .array(values.map { .double($0) }, element: float8OID) }
+    static func array(_ values: [String?]) -> PostgresValue { .array(values.map { .text($0) }, element: textOID) }
+    static func array(_ values: [[UInt8]]) -> PostgresValue { .array(values.map { .bytes($0) }, element: byteaOID) }
 
-    /// The type's OID (pg_type) and the value's bytes.
+    // Type OIDs (pg_type).
+    static let int8OID: Oid = 20
+    static let float8OID: Oid = 701
+    static let textOID: Oid = 25
+    static let byteaOID: Oid = 17
+    /// The array type of each element type above.
+    static let arrayTypes: [Oid: Oid] = [int8OID: 1016, float8OID: 1022, textOID: 1009, byteaOID: 1001]
+
+    /// The type's OID and the value's bytes.
     var binary: (type: Oid, bytes: [UInt8]?) {
         switch self {
-        case .int(let value): (20, value.map { withUnsafeBytes(of: $0.bigEndian, Array.init) })  // int8
-        case .double(let value): (701, value.map { withUnsafeBytes(of: $0.bitPattern.bigEndian, Array.init) })  // float8
-        case .text(let value): (25, value.map { Array($0.utf8) })  // text
-        case .bytes(let value): (17, value)  // bytea
+        case .int(let value): (Self.int8OID, value.map { withUnsafeBytes(of: $0.bigEndian, Array.init) })
+        case .double(let value): (Self.float8OID, value.map { withUnsafeBytes(of: $0.bitPattern.bigEndian, Array.init) })
+        case .text(let value): (Self.textOID, value.map { Array($0.utf8) })
+        case .bytes(let value): (Self.byteaOID, value)
+        case .array(let values, let element): (Self.arrayTypes[element] ?? 0, Self.binaryArray(values.map(\.binary.bytes), of: element))
         }
+    }
+
+    /// PostgreSQL's binary array (array_send): dimensions, whether any element is NULL, the
+    /// element type, the one dimension's length and lower bound, then each element's length (-1
+    /// for NULL) and bytes.
+    private static func binaryArray(_ elements: [[UInt8]?], of type: Oid) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(20 + elements.reduce(0) { $0 + 4 + ($1?.count ?? 0) })
+        func append(_ value: Int32) { withUnsafeBytes(of: value.bigEndian) { bytes += $0 } }
+        append(1)
+        append(elements.contains(nil) ? 1 : 0)
+        append(Int32(bitPattern: type))
+        append(Int32(elements.count))
+        append(1)
+        for element in elements {
+            if let element {
+                append(Int32(element.count))
+                bytes += element
+            } else {
+                append(-1)
+            }
+        }
+        return bytes
     }
 }
 

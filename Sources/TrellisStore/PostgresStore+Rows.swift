@@ -40,22 +40,6 @@ extension PostgresStore {
         }
     }
 
-    static func insert(_ revision: ScreenRevision, sequence: Int64, _ connection: PostgresConnection) throws(StoreError) {
-        let inserted = try connection.execute(
-            """
-            INSERT INTO screen_revision (\(revisionColumns), sequence) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-            ON CONFLICT (screen, number) DO NOTHING
-            """,
-            [
-                .text(revision.screen), .int(revision.number), .bytes(revision.document), .text(revision.fingerprint),
-                .text(revision.origin.rawValue), .int(revision.copiedFrom), .double(revision.createdAt), .text(revision.createdBy),
-                .int(sequence),
-            ])
-        guard inserted.affectedRows == 1 else {
-            throw StoreError.conflict("screen \(revision.screen) already has revision \(revision.number)")
-        }
-    }
-
     static func write(_ head: ScreenHead, sequence: Int64, _ connection: PostgresConnection) throws(StoreError) {
         let values: [PostgresValue] = [
             .text(head.screen), .int(head.current), .int(head.staged), .int(head.stagedBasisPoints), .int(head.version),
@@ -67,7 +51,7 @@ extension PostgresStore {
                 INSERT INTO screen_head (\(headColumns), sequence) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
                 ON CONFLICT (screen) DO NOTHING
                 """, values)
-            guard inserted.affectedRows == 1 else { throw StoreError.conflict("screen \(head.screen) already exists") }
+            guard inserted.affectedRows == 1 else { throw notReplaced(head) }
         } else {
             let updated = try connection.execute(
                 """
@@ -75,26 +59,28 @@ extension PostgresStore {
                 SET current = $2, staged = $3, staged_basis_points = $4, version = $5, updated_at = $6, updated_by = $7, sequence = $8
                 WHERE screen = $1 AND version = $9
                 """, values + [.int(head.version - 1)])
-            guard updated.affectedRows == 1 else {
-                throw StoreError.conflict("screen \(head.screen) changed since version \(head.version - 1)")
-            }
+            guard updated.affectedRows == 1 else { throw notReplaced(head) }
         }
         for number in [head.current, head.staged].compactMap({ $0 }) {
             let found = try connection.execute(
                 "SELECT 1 AS found FROM screen_revision WHERE screen = $1 AND number = $2", [.text(head.screen), .int(number)])
-            guard found.count == 1 else { throw StoreError.conflict("screen \(head.screen) has no revision \(number)") }
+            guard found.count == 1 else { throw missingRevision(head.screen, number) }
         }
     }
 
-    static func insert(_ entry: AuditDraft, _ connection: PostgresConnection) throws(StoreError) {
-        try connection.execute(
-            "INSERT INTO audit (at, actor, action, resource, before, after) VALUES ($1, $2, $3, $4, $5, $6)",
-            [
-                .double(entry.at), .text(entry.actor), .text(entry.action), .text(entry.resource),
-                // Text, as SQLiteStore keeps it (the server's JSON is UTF-8).
-                .text(entry.before.map { String(decoding: $0, as: UTF8.self) }),
-                .text(entry.after.map { String(decoding: $0, as: UTF8.self) }),
-            ])
+    /// Why `revision` was not inserted.
+    static func alreadyThere(_ revision: ScreenRevision) -> StoreError {
+        .conflict("screen \(revision.screen) already has revision \(revision.number)")
+    }
+
+    /// Why `head` was not written: its screen has a head already, or not the version it replaces.
+    static func notReplaced(_ head: ScreenHead) -> StoreError {
+        guard head.version > 1 else { return .conflict("screen \(head.screen) already exists") }
+        return .conflict("screen \(head.screen) changed since version \(head.version - 1)")
+    }
+
+    static func missingRevision(_ screen: String, _ number: Int) -> StoreError {
+        .conflict("screen \(screen) has no revision \(number)")
     }
 
     static func latestSequence(_ connection: PostgresConnection) throws(StoreError) -> Int64 {

@@ -56,9 +56,11 @@ public final class PostgresStore: RuntimeStore {
     /// and a 10 s bound on unacknowledged sends notice a vanished server; on the server, no
     /// statement runs longer than 60 s (a backup's reads stream well within it) and no lock is
     /// waited for longer than 10 s (commits hold the sequence row for milliseconds).
+    /// And no JIT compilation: loading 10,000 screens is costly enough on paper to trigger it, and
+    /// compiling took longer than the queries it compiled.
     static let connectionBounds: [(keyword: String, value: String)] = [
         ("keepalives", "1"), ("keepalives_idle", "15"), ("keepalives_interval", "5"), ("keepalives_count", "3"),
-        ("tcp_user_timeout", "10000"), ("options", "-c statement_timeout=60000 -c lock_timeout=10000"),
+        ("tcp_user_timeout", "10000"), ("options", "-c statement_timeout=60000 -c lock_timeout=10000 -c jit=off"),
     ]
 
     /// Migrates once per process, before any statement of this store.
@@ -105,10 +107,11 @@ public final class PostgresStore: RuntimeStore {
                 let sequence = try connection.execute("UPDATE change_sequence SET value = value + 1 RETURNING value").rows.first?
                     .int64("value")
                 guard let sequence else { throw StoreError.failure("\(connection.location) has no change_sequence row") }
+                // Documents one at a time (a change writes a few); the rest many to a statement.
                 for document in change.documents { try Self.write(document, sequence: sequence, connection) }
-                for revision in change.revisions { try Self.insert(revision, sequence: sequence, connection) }
-                for head in change.heads { try Self.write(head, sequence: sequence, connection) }
-                for entry in change.audit { try Self.insert(entry, connection) }
+                try Self.insert(change.revisions, sequence: sequence, connection)
+                try Self.write(change.heads, sequence: sequence, connection)
+                try Self.insert(change.audit, connection)
                 // Delivered when (and only if) the transaction commits.
                 try connection.execute("SELECT pg_notify($1, $2)", [.text(Self.notificationChannel), .text(String(sequence))])
                 return sequence

@@ -19,15 +19,76 @@ extension SQLiteStore {
     }
 
     /// The documents and screens written after `sequence` (every one for nil), with the latest
-    /// sequence, read in the caller's transaction.
+    /// sequence, read in the caller's transaction: three queries, whatever the number of screens.
     static func rows(after sequence: Int64?, _ db: Database) throws -> StoredChanges {
-        let filter = sequence == nil ? "" : "WHERE sequence > ?"
         let arguments: StatementArguments = sequence.map { [$0] } ?? []
-        let documents = try Row.fetchAll(db, sql: "SELECT * FROM document \(filter) ORDER BY kind, key", arguments: arguments)
-            .map(Self.document)
-        let heads = try Row.fetchAll(db, sql: "SELECT * FROM screen_head \(filter) ORDER BY screen", arguments: arguments).map(Self.head)
-        let screens = try heads.map { head in try Self.storedScreen(head, db) }
+        let documents = try Row.fetchAll(
+            db.cachedStatement(sql: "SELECT * FROM document \(sequence == nil ? "" : "WHERE sequence > ?") ORDER BY kind, key"),
+            arguments: arguments
+        ).map(Self.document)
+        var screens: [StoredScreen] = []
+        let rows = try Row.fetchCursor(
+            db.cachedStatement(sql: sequence == nil ? everyScreenSQL : screensSQL(where: "WHERE h.sequence > ?")), arguments: arguments)
+        while let row = try rows.next() { screens.append(try storedScreen(row)) }
         return StoredChanges(sequence: try latestSequence(db), documents: documents, screens: screens)
+    }
+
+    /// Every screen's head with the revisions it serves (`current_…`, `staged_…`; NULL when
+    /// missing), its latest revision number, its newest config revision, and what a mirror recorded.
+    private static func screensSQL(where filter: String = "") -> String {
+        func served(_ name: String) -> String {
+            """
+            LEFT JOIN screen_revision \(name) ON \(name).screen = h.screen AND \(name).number = h.\(name)
+            """
+        }
+        return """
+            SELECT h.screen, h.current, h.staged, h.staged_basis_points, h.version, h.updated_at, h.updated_by,
+                (SELECT max(number) FROM screen_revision WHERE screen = h.screen) AS latest_revision,
+                config.number AS config_number, config.fingerprint AS config_fingerprint,
+                mirror.latest_revision AS mirrored_latest_revision, mirror.latest_config_fingerprint AS mirrored_config_fingerprint,
+                \(revisionColumns("current")), \(revisionColumns("staged"))
+            FROM screen_head h
+            LEFT JOIN screen_revision config ON config.screen = h.screen AND config.number =
+                (SELECT max(number) FROM screen_revision WHERE screen = h.screen AND origin = 'config')
+            LEFT JOIN screen_mirror mirror ON mirror.screen = h.screen
+            \(served("current"))
+            \(served("staged"))
+            \(filter)
+            ORDER BY h.screen
+            """
+    }
+
+    private static let everyScreenSQL = screensSQL()
+
+    private static func revisionColumns(_ name: String) -> String {
+        ["number", "document", "fingerprint", "origin", "copied_from", "created_at", "created_by"]
+            .map { "\(name).\($0) AS \(name)_\($0)" }.joined(separator: ", ")
+    }
+
+    /// A row of ``screensSQL(where:)`` as the screen it describes.
+    private static func storedScreen(_ row: Row) throws -> StoredScreen {
+        let head = Self.head(row)
+        func revision(_ name: String, _ number: Int) throws -> ScreenRevision {
+            guard (row["\(name)_number"] as Int?) != nil else {
+                throw StoreError.failure("screen \(head.screen) names revision \(number), which is missing")
+            }
+            return ScreenRevision(
+                screen: head.screen, number: number, document: try row.withUnsafeData(named: "\(name)_document") { [UInt8]($0 ?? Data()) },
+                fingerprint: row["\(name)_fingerprint"], origin: RevisionOrigin(rawValue: row["\(name)_origin"]) ?? .publish,
+                copiedFrom: row["\(name)_copied_from"], createdAt: row["\(name)_created_at"], createdBy: row["\(name)_created_by"])
+        }
+        var latest: Int? = row["latest_revision"]
+        var configFingerprint: String? = row["config_fingerprint"]
+        // A mirror holds only the served revisions; what the shared store said of the others counts
+        // unless a revision written here since is newer.
+        if let mirroredLatest: Int = row["mirrored_latest_revision"] {
+            let configNumber: Int? = row["config_number"]
+            if (configNumber ?? 0) <= mirroredLatest { configFingerprint = row["mirrored_config_fingerprint"] }
+            latest = max(latest ?? 0, mirroredLatest)
+        }
+        return StoredScreen(
+            head: head, current: try revision("current", head.current), staged: try head.staged.map { try revision("staged", $0) },
+            latestRevision: latest ?? head.current, latestConfigFingerprint: configFingerprint)
     }
 
     /// Writes rows read from the shared store as they are — documents and heads replaced, revisions
@@ -55,41 +116,39 @@ extension SQLiteStore {
 
     private static func mirror(documents: [StoredDocument], screens: [StoredScreen], sequence: Int64, _ db: Database) throws {
         for document in documents {
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     INSERT INTO document (kind, key, body, revision, updated_at, updated_by, sequence) VALUES (?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (kind, key) DO UPDATE SET body = excluded.body, revision = excluded.revision,
                         updated_at = excluded.updated_at, updated_by = excluded.updated_by, sequence = excluded.sequence
-                    """,
-                arguments: [
-                    document.kind, document.key, Data(document.body), document.revision, document.updatedAt, document.updatedBy,
-                    sequence,
-                ])
+                    """
+            ).execute(arguments: [
+                document.kind, document.key, Data(document.body), document.revision, document.updatedAt, document.updatedBy, sequence,
+            ])
         }
         for screen in screens {
             for revision in [screen.current, screen.staged].compactMap({ $0 }) {
-                try insertRow(revision, sequence: sequence, or: "OR IGNORE", db)
+                _ = try insertRow(revision, sequence: sequence, db)
             }
             let head = screen.head
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     INSERT INTO screen_head (screen, current, staged, staged_basis_points, version, updated_at, updated_by, sequence)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (screen) DO UPDATE SET current = excluded.current, staged = excluded.staged,
                         staged_basis_points = excluded.staged_basis_points, version = excluded.version,
                         updated_at = excluded.updated_at, updated_by = excluded.updated_by, sequence = excluded.sequence
-                    """,
-                arguments: [
-                    head.screen, head.current, head.staged, head.stagedBasisPoints, head.version, head.updatedAt, head.updatedBy,
-                    sequence,
-                ])
-            try db.execute(
+                    """
+            ).execute(arguments: [
+                head.screen, head.current, head.staged, head.stagedBasisPoints, head.version, head.updatedAt, head.updatedBy, sequence,
+            ])
+            try db.cachedStatement(
                 sql: """
                     INSERT INTO screen_mirror (screen, latest_revision, latest_config_fingerprint) VALUES (?, ?, ?)
                     ON CONFLICT (screen) DO UPDATE SET latest_revision = excluded.latest_revision,
                         latest_config_fingerprint = excluded.latest_config_fingerprint
-                    """,
-                arguments: [head.screen, screen.latestRevision, screen.latestConfigFingerprint])
+                    """
+            ).execute(arguments: [head.screen, screen.latestRevision, screen.latestConfigFingerprint])
         }
         try db.execute(sql: "UPDATE change_sequence SET value = ?", arguments: [sequence])
     }

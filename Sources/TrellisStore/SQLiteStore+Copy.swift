@@ -38,30 +38,34 @@ struct SQLiteCopy {
 
     func insert(_ document: StoredDocument, sequence: Int64) throws(StoreError) {
         try run {
-            try db.execute(
-                sql: "INSERT INTO document (kind, key, body, revision, updated_at, updated_by, sequence) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                arguments: [
-                    document.kind, document.key, Data(document.body), document.revision, document.updatedAt, document.updatedBy,
-                    sequence,
-                ])
+            try db.cachedStatement(
+                sql: "INSERT INTO document (kind, key, body, revision, updated_at, updated_by, sequence) VALUES (?, ?, ?, ?, ?, ?, ?)"
+            ).execute(arguments: [
+                document.kind, document.key, Data(document.body), document.revision, document.updatedAt, document.updatedBy,
+                sequence,
+            ])
         }
     }
 
     func insert(_ revision: ScreenRevision, sequence: Int64) throws(StoreError) {
-        try run { try SQLiteStore.insertRow(revision, sequence: sequence, db) }
+        try run {
+            guard try SQLiteStore.insertRow(revision, sequence: sequence, db) else {
+                throw StoreError.failure("screen \(revision.screen) has revision \(revision.number) twice")
+            }
+        }
     }
 
     func insert(_ head: ScreenHead, sequence: Int64) throws(StoreError) {
         try run {
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     INSERT INTO screen_head (screen, current, staged, staged_basis_points, version, updated_at, updated_by, sequence)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    head.screen, head.current, head.staged, head.stagedBasisPoints, head.version, head.updatedAt, head.updatedBy,
-                    sequence,
-                ])
+                    """
+            ).execute(arguments: [
+                head.screen, head.current, head.staged, head.stagedBasisPoints, head.version, head.updatedAt, head.updatedBy,
+                sequence,
+            ])
         }
     }
 
@@ -69,12 +73,12 @@ struct SQLiteCopy {
     func insert(_ entry: AuditEntry) throws(StoreError) {
         let draft = entry.draft
         try run {
-            try db.execute(
-                sql: "INSERT INTO audit (id, at, actor, action, resource, before, after) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                arguments: [
-                    entry.id, draft.at, draft.actor, draft.action, draft.resource,
-                    draft.before.map { String(decoding: $0, as: UTF8.self) }, draft.after.map { String(decoding: $0, as: UTF8.self) },
-                ])
+            try db.cachedStatement(
+                sql: "INSERT INTO audit (id, at, actor, action, resource, before, after) VALUES (?, ?, ?, ?, ?, ?, ?)"
+            ).execute(arguments: [
+                entry.id, draft.at, draft.actor, draft.action, draft.resource,
+                draft.before.map { String(decoding: $0, as: UTF8.self) }, draft.after.map { String(decoding: $0, as: UTF8.self) },
+            ])
         }
     }
 

@@ -2,28 +2,33 @@ import Foundation
 import GRDB
 
 /// Reading and writing rows; each write checks the revision it replaces (compare-and-set).
+///
+/// Every statement is a cached one (prepared once per connection): a change or a load touches
+/// thousands of rows, and preparing each statement again cost more than running it.
+/// An `INSERT … ON CONFLICT DO NOTHING` that inserted nothing means the row was already there, as
+/// in ``PostgresStore``.
 extension SQLiteStore {
     static func write(_ document: StoredDocument, sequence: Int64, _ db: Database) throws {
         if document.revision == 1 {
-            let exists = try Bool.fetchOne(
-                db, sql: "SELECT 1 FROM document WHERE kind = ? AND key = ?", arguments: [document.kind, document.key]) ?? false
-            guard !exists else { throw StoreError.conflict("\(document.kind) \(document.key) already has a runtime value") }
-            try db.execute(
-                sql: "INSERT INTO document (kind, key, body, revision, updated_at, updated_by, sequence) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                arguments: [
-                    document.kind, document.key, Data(document.body), document.revision, document.updatedAt, document.updatedBy,
-                    sequence,
-                ])
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO document (kind, key, body, revision, updated_at, updated_by, sequence) VALUES (?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (kind, key) DO NOTHING
+                    """
+            ).execute(arguments: [
+                document.kind, document.key, Data(document.body), document.revision, document.updatedAt, document.updatedBy, sequence,
+            ])
+            guard db.changesCount == 1 else { throw StoreError.conflict("\(document.kind) \(document.key) already has a runtime value") }
         } else {
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     UPDATE document SET body = ?, revision = ?, updated_at = ?, updated_by = ?, sequence = ?
                     WHERE kind = ? AND key = ? AND revision = ?
-                    """,
-                arguments: [
-                    Data(document.body), document.revision, document.updatedAt, document.updatedBy, sequence, document.kind,
-                    document.key, document.revision - 1,
-                ])
+                    """
+            ).execute(arguments: [
+                Data(document.body), document.revision, document.updatedAt, document.updatedBy, sequence, document.kind,
+                document.key, document.revision - 1,
+            ])
             guard db.changesCount == 1 else {
                 throw StoreError.conflict("\(document.kind) \(document.key) is no longer at revision \(document.revision - 1)")
             }
@@ -31,25 +36,26 @@ extension SQLiteStore {
     }
 
     static func insert(_ revision: ScreenRevision, sequence: Int64, _ db: Database) throws {
-        let exists = try Bool.fetchOne(
-            db, sql: "SELECT 1 FROM screen_revision WHERE screen = ? AND number = ?", arguments: [revision.screen, revision.number]
-        ) ?? false
-        guard !exists else { throw StoreError.conflict("screen \(revision.screen) already has revision \(revision.number)") }
-        try insertRow(revision, sequence: sequence, db)
+        guard try insertRow(revision, sequence: sequence, db) else {
+            throw StoreError.conflict("screen \(revision.screen) already has revision \(revision.number)")
+        }
     }
 
-    /// The revision's row, unchecked; `or` is SQLite's conflict clause (`OR IGNORE` for a mirror).
-    static func insertRow(_ revision: ScreenRevision, sequence: Int64, or conflictClause: String = "", _ db: Database) throws {
-        try db.execute(
+    /// The revision's row, unless the screen has one of that number already.
+    /// - Returns: whether it was inserted.
+    static func insertRow(_ revision: ScreenRevision, sequence: Int64, _ db: Database) throws -> Bool {
+        try db.cachedStatement(
             sql: """
-                INSERT \(conflictClause) INTO screen_revision
+                INSERT INTO screen_revision
                     (screen, number, document, fingerprint, origin, copied_from, created_at, created_by, sequence)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-            arguments: [
-                revision.screen, revision.number, Data(revision.document), revision.fingerprint, revision.origin.rawValue,
-                revision.copiedFrom, revision.createdAt, revision.createdBy, sequence,
-            ])
+                ON CONFLICT (screen, number) DO NOTHING
+                """
+        ).execute(arguments: [
+            revision.screen, revision.number, Data(revision.document), revision.fingerprint, revision.origin.rawValue,
+            revision.copiedFrom, revision.createdAt, revision.createdBy, sequence,
+        ])
+        return db.changesCount == 1
     }
 
     static func write(_ head: ScreenHead, sequence: Int64, _ db: Database) throws {
@@ -57,64 +63,40 @@ extension SQLiteStore {
             head.current, head.staged, head.stagedBasisPoints, head.version, head.updatedAt, head.updatedBy, sequence, head.screen,
         ]
         if head.version == 1 {
-            let exists = try Bool.fetchOne(db, sql: "SELECT 1 FROM screen_head WHERE screen = ?", arguments: [head.screen]) ?? false
-            guard !exists else { throw StoreError.conflict("screen \(head.screen) already exists") }
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     INSERT INTO screen_head (current, staged, staged_basis_points, version, updated_at, updated_by, sequence, screen)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """, arguments: arguments)
+                    ON CONFLICT (screen) DO NOTHING
+                    """
+            ).execute(arguments: arguments)
+            guard db.changesCount == 1 else { throw StoreError.conflict("screen \(head.screen) already exists") }
         } else {
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     UPDATE screen_head
                     SET current = ?, staged = ?, staged_basis_points = ?, version = ?, updated_at = ?, updated_by = ?, sequence = ?
                     WHERE screen = ? AND version = ?
-                    """, arguments: arguments + [head.version - 1])
+                    """
+            ).execute(arguments: arguments + [head.version - 1])
             guard db.changesCount == 1 else {
                 throw StoreError.conflict("screen \(head.screen) changed since version \(head.version - 1)")
             }
         }
+        let exists = try db.cachedStatement(sql: "SELECT 1 FROM screen_revision WHERE screen = ? AND number = ?")
         for number in [head.current, head.staged].compactMap({ $0 }) {
-            let exists = try Bool.fetchOne(
-                db, sql: "SELECT 1 FROM screen_revision WHERE screen = ? AND number = ?", arguments: [head.screen, number]) ?? false
-            guard exists else { throw StoreError.conflict("screen \(head.screen) has no revision \(number)") }
+            guard try Bool.fetchOne(exists, arguments: [head.screen, number]) ?? false else {
+                throw StoreError.conflict("screen \(head.screen) has no revision \(number)")
+            }
         }
     }
 
     static func insert(_ entry: AuditDraft, _ db: Database) throws {
-        try db.execute(
-            sql: "INSERT INTO audit (at, actor, action, resource, before, after) VALUES (?, ?, ?, ?, ?, ?)",
-            arguments: [
+        try db.cachedStatement(sql: "INSERT INTO audit (at, actor, action, resource, before, after) VALUES (?, ?, ?, ?, ?, ?)")
+            .execute(arguments: [
                 entry.at, entry.actor, entry.action, entry.resource, entry.before.map { String(decoding: $0, as: UTF8.self) },
                 entry.after.map { String(decoding: $0, as: UTF8.self) },
             ])
-    }
-
-    static func storedScreen(_ head: ScreenHead, _ db: Database) throws -> StoredScreen {
-        func revision(_ number: Int) throws -> ScreenRevision {
-            guard
-                let row = try Row.fetchOne(
-                    db, sql: "SELECT * FROM screen_revision WHERE screen = ? AND number = ?", arguments: [head.screen, number])
-            else { throw StoreError.failure("screen \(head.screen) names revision \(number), which is missing") }
-            return Self.revision(row)
-        }
-        var latest = try Int.fetchOne(db, sql: "SELECT max(number) FROM screen_revision WHERE screen = ?", arguments: [head.screen])
-        let config = try Row.fetchOne(
-            db, sql: "SELECT number, fingerprint FROM screen_revision WHERE screen = ? AND origin = 'config' ORDER BY number DESC LIMIT 1",
-            arguments: [head.screen])
-        var configFingerprint: String? = config?["fingerprint"]
-        // A mirror holds only the served revisions; what the shared store said of the others counts
-        // unless a revision written here since is newer.
-        if let mirrored = try Row.fetchOne(db, sql: "SELECT * FROM screen_mirror WHERE screen = ?", arguments: [head.screen]) {
-            let mirroredLatest: Int = mirrored["latest_revision"]
-            let configNumber: Int? = config?["number"]
-            if (configNumber ?? 0) <= mirroredLatest { configFingerprint = mirrored["latest_config_fingerprint"] }
-            latest = max(latest ?? 0, mirroredLatest)
-        }
-        return StoredScreen(
-            head: head, current: try revision(head.current), staged: try head.staged.map(revision),
-            latestRevision: latest ?? head.current, latestConfigFingerprint: configFingerprint)
     }
 
     static func document(_ row: Row) -> StoredDocument {

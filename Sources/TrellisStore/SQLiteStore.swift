@@ -5,12 +5,26 @@ import GRDB
 ///
 /// - WAL journal with `synchronous=FULL`: a commit is on disk (the WAL fsynced) before
 ///   ``commit(_:)`` returns, and readers never wait for the writer.
+/// - Sized for thousands of screens of a few kilobytes each (``pageSize``, ``largeChangeBytes``):
+///   one commit may import them all at start, and one ``load()`` reads them back.
 /// - The schema is versioned by GRDB's migrator (`grdb_migrations`); ``open(path:)`` migrates an
 ///   older file forward and refuses a newer one.
 /// - Every change, with its audit entries, is one transaction.
 public final class SQLiteStore: RuntimeStore {
     /// The file name of the database in the data directory.
     public static let fileName = "trellis.sqlite"
+
+    /// The page size of a new file (SQLite's default is 4 KB): a screen of a few kilobytes then
+    /// fits in its table page instead of a chain of overflow pages, and importing 10,000 screens
+    /// is a quarter of the page writes. A file keeps the page size it was created with.
+    static let pageSize = 16_384
+
+    /// SQLite checkpoints — copies the WAL into the database file and syncs it — inside the commit
+    /// that takes the WAL past 1000 pages: for a change of megabytes of documents, the whole change
+    /// written and synced a second time before the commit returns. A change with more document
+    /// bytes than this is checkpointed right after its commit returns instead, on the writer's
+    /// queue (a write arriving meanwhile waits for it).
+    static let largeChangeBytes = 4 << 20
 
     private let pool: DatabasePool
     public let path: String
@@ -43,6 +57,8 @@ public final class SQLiteStore: RuntimeStore {
         configuration.prepareDatabase { db in
             // FULL: the WAL is synced at every commit, so an acknowledged change survives power loss.
             try db.execute(sql: "PRAGMA synchronous = \(level)")
+            // Only takes effect on a file not created yet; before GRDB turns WAL on, which creates it.
+            try db.execute(sql: "PRAGMA page_size = \(Self.pageSize)")
         }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
@@ -50,7 +66,13 @@ public final class SQLiteStore: RuntimeStore {
             // `synchronous = NORMAL` there (GRDB's Database.setUpWALMode): without this the writer
             // commits with no fsync of the WAL, and a power cut can take acknowledged changes.
             // The setting is the connection's, and the writer keeps its connection for the pool's life.
-            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = \(level)") }
+            try pool.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = \(level)")
+                // A large change's pages stay in memory until its commit writes each once to the
+                // WAL: spilled mid-transaction, a page rewritten later is written again, and every
+                // frame after it is read back to be checksummed again at commit.
+                try db.execute(sql: "PRAGMA cache_spill = OFF")
+            }
             // A file written by a newer Trellis has migrations this one does not know: refuse it
             // rather than write rows the newer schema does not expect.
             if try pool.read(Self.migrator.hasBeenSuperseded) {
@@ -95,14 +117,17 @@ public final class SQLiteStore: RuntimeStore {
     @discardableResult
     public func commit(_ change: StoreChange) throws(StoreError) -> Int64 {
         guard !change.isEmpty else { return try latestSequence() }
+        let bytes = change.revisions.reduce(0) { $0 + $1.document.count } + change.documents.reduce(0) { $0 + $1.body.count }
         do {
-            return try pool.write { db in
-                // The counter first: SQLite has one writer at a time, so sequence order is commit order.
-                let sequence = try Self.nextSequence(db)
-                for document in change.documents { try Self.write(document, sequence: sequence, db) }
-                for revision in change.revisions { try Self.insert(revision, sequence: sequence, db) }
-                for head in change.heads { try Self.write(head, sequence: sequence, db) }
-                for entry in change.audit { try Self.insert(entry, db) }
+            return try pool.writeWithoutTransaction { db in
+                guard bytes > Self.largeChangeBytes else { return try Self.commit(change, db) }
+                let automatic = try Int.fetchOne(db, sql: "PRAGMA wal_autocheckpoint") ?? 0
+                try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
+                defer { try? db.execute(sql: "PRAGMA wal_autocheckpoint = \(automatic)") }
+                let sequence = try Self.commit(change, db)
+                // After the commit: the change is durable in the WAL already, and a checkpoint that
+                // fails leaves the pages there for the next one.
+                pool.asyncWriteWithoutTransaction { db in _ = try? db.checkpoint(.passive) }
                 return sequence
             }
         } catch let error as StoreError {
@@ -110,6 +135,21 @@ public final class SQLiteStore: RuntimeStore {
         } catch {
             throw StoreError.failure("cannot write the store: \(Self.describe(error))")
         }
+    }
+
+    /// Writes `change` in one transaction on the writer's connection.
+    private static func commit(_ change: StoreChange, _ db: Database) throws -> Int64 {
+        var sequence: Int64 = 0
+        try db.inTransaction {
+            // The counter first: SQLite has one writer at a time, so sequence order is commit order.
+            sequence = try nextSequence(db)
+            for document in change.documents { try write(document, sequence: sequence, db) }
+            for revision in change.revisions { try insert(revision, sequence: sequence, db) }
+            for head in change.heads { try write(head, sequence: sequence, db) }
+            for entry in change.audit { try insert(entry, db) }
+            return .commit
+        }
+        return sequence
     }
 
     public func revision(screen: String, number: Int) throws(StoreError) -> ScreenRevision? {

@@ -186,6 +186,60 @@ import TrellisStore
         #expect(try t.store.load().sequence == 5)
     }
 
+    /// A change of thousands of rows (PostgresStore writes them many to a statement, SQLiteStore
+    /// past its deferred-checkpoint size) is refused at the first row one-at-a-time writing would
+    /// refuse, whole; and once it commits, it reads back whole, its audit entries in order.
+    @Test(arguments: StoreKind.allCases) func aChangeOfThousandsOfRowsIsRefusedAtItsFirstConflictOrWrittenWhole(_ kind: StoreKind) throws {
+        let t = try StoreUnderTest(kind)
+        let names = (0..<2_500).map { String(format: "s%05d", $0) }
+        let document = String(repeating: "x", count: 2_000)  // 5 MB in all
+        func head(_ screen: String, current: Int = 1, version: Int = 1) -> ScreenHead {
+            ScreenHead(screen: screen, current: current, version: version, updatedAt: 0, updatedBy: "config")
+        }
+        try t.store.commit(StoreChange(revisions: [revision("s02100", 1, "old")], heads: [head("s02100")]))
+        let revisions = names.map { revision($0, 1, document) }
+        let heads = names.map { head($0) }
+        let entries = names.map { audit("screens/\($0)", "screen.import") }
+
+        #expect(throws: StoreError.conflict("screen s02100 already has revision 1")) {
+            try t.store.commit(StoreChange(revisions: revisions, heads: heads, audit: entries))
+        }
+        let others = revisions.filter { $0.screen != "s02100" }
+        #expect(throws: StoreError.conflict("screen s02100 already exists")) {
+            try t.store.commit(StoreChange(revisions: others, heads: heads, audit: entries))
+        }
+        // Heads are checked in the change's order: a missing revision before a stale version.
+        var wrong = heads.filter { $0.screen != "s02100" }
+        wrong[1_500].current = 2
+        wrong.append(head("s02100", version: 5))
+        #expect(throws: StoreError.conflict("screen s01500 has no revision 2")) {
+            try t.store.commit(StoreChange(revisions: others, heads: wrong, audit: entries))
+        }
+        // The same revision twice in one change: the second conflicts, as it would alone.
+        #expect(throws: StoreError.conflict("screen s00007 already has revision 1")) {
+            try t.store.commit(StoreChange(revisions: others + [revision("s00007", 1, "again")]))
+        }
+        // Nothing of the refused changes was written.
+        #expect(try t.store.load().screens.map(\.head.screen) == ["s02100"])
+        #expect(try t.store.audit(AuditQuery()).isEmpty)
+        #expect(try t.store.latestSequence() == 1)
+
+        let valid = StoreChange(revisions: others, heads: heads.filter { $0.screen != "s02100" }, audit: entries)
+        #expect(try t.store.commit(valid) == 2)
+        var state = try t.reopened().load()
+        #expect(state.screens.count == names.count)
+        #expect(state.screens.first { $0.head.screen == "s02499" }?.current == revision("s02499", 1, document))
+        #expect(try t.store.audit(AuditQuery(limit: 3_000)).map(\.draft) == entries)
+
+        // Two heads of one screen in one change: the second replaces the first.
+        let twice = StoreChange(
+            revisions: [revision("s00007", 2, "two"), revision("s00007", 3, "three")],
+            heads: [head("s00007", current: 2, version: 2), head("s00007", current: 3, version: 3)])
+        #expect(try t.store.commit(twice) == 3)
+        state = try t.store.load()
+        #expect(state.screens.first { $0.head.screen == "s00007" }?.head == head("s00007", current: 3, version: 3))
+    }
+
     /// A replica's mirror: a full copy, then the changes after it, load as the store itself does —
     /// including the latest revision and config fingerprint of screens whose other revisions the
     /// mirror never got — and so after reopening.
