@@ -57,13 +57,20 @@ public final class DiagnosticsCollector {
     /// Reads `value` as an object whose keys must come from `allowedKeys`; each unknown key is
     /// reported (a typo must never be silently ignored). Returns nil, after reporting, when
     /// `value` is not an object.
-    /// ``object(_:at:allowedKeys:)`` with the keys of a dictionary, which is only made into a set
-    /// for a message: decoding a screen asks this of every component's properties and values.
-    public func object<Spec>(_ value: JSONValue, at path: JSONPath, allowedKeysOf specs: [String: Spec]) -> JSONObjectReader? {
-        if let members = value.objectValue, members.allSatisfy({ specs[$0.key] != nil }) {
-            return JSONObjectReader(members: members, path: path, location: value.location, collector: self)
-        }
-        return object(value, at: path, allowedKeys: Set(specs.keys))
+    /// The members of `value`, an object whose keys must be those of `specs`, as
+    /// ``object(_:at:allowedKeys:)`` reads it, with the spec of each (nil for an unknown key, which
+    /// is reported). Decoding a screen asks this of every component's properties and values, so each
+    /// key is looked up once, the keys are made into a set only for a message, and the function is
+    /// inlinable, to be specialized for `Spec` where it is called.
+    /// - Parameter path: made only for a report.
+    @inlinable
+    public func members<Spec>(
+        of value: JSONValue, at path: @autoclosure () -> JSONPath, specs: [String: Spec]
+    ) -> (members: [JSONMember], specs: [Spec?])? {
+        guard let members = value.objectValue else { return object(value, at: path(), allowedKeys: []).map { ($0.members, []) } }
+        let found = members.map { specs[$0.key] }
+        if found.contains(where: { $0 == nil }) { _ = object(value, at: path(), allowedKeys: Set(specs.keys)) }
+        return (members, found)
     }
 
     public func object(_ value: JSONValue, at path: JSONPath, allowedKeys: Set<String>) -> JSONObjectReader? {

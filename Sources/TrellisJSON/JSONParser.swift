@@ -14,25 +14,33 @@ public struct JSONParser {
     /// The deepest nesting of arrays and objects accepted. Screens nest a few dozen levels at most.
     public static let defaultMaximumDepth = 128
 
-    private let bytes: [UInt8]
+    /// The text, borrowed for the duration of one `parse`.
+    private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
     private var line = 1
     private var lineStart = 0
     private var depth = 0
     private let maximumDepth: Int
+    /// The members of the objects and the elements of the arrays being parsed, innermost last:
+    /// each container is copied out once it is complete, into an array of exactly its size,
+    /// instead of growing its own array as it goes.
+    private var members: [JSONMember] = []
+    private var elements: [JSONValue] = []
 
     /// Parses one JSON text (a value with optional surrounding whitespace).
     /// - Throws: `JSONSyntaxError` naming the line and column of the first error.
     public static func parse(_ bytes: [UInt8], maximumDepth: Int = defaultMaximumDepth) throws(JSONSyntaxError) -> JSONValue {
-        var parser = JSONParser(bytes: bytes, maximumDepth: maximumDepth)
-        return try parser.parseDocument()
+        try bytes.withUnsafeBufferPointer { bytes throws(JSONSyntaxError) in
+            var parser = JSONParser(bytes: bytes, maximumDepth: maximumDepth)
+            return try parser.parseDocument()
+        }
     }
 
     public static func parse(_ text: String, maximumDepth: Int = defaultMaximumDepth) throws(JSONSyntaxError) -> JSONValue {
         try parse(Array(text.utf8), maximumDepth: maximumDepth)
     }
 
-    private init(bytes: [UInt8], maximumDepth: Int) {
+    private init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
         self.bytes = bytes
         self.maximumDepth = maximumDepth
     }
@@ -104,15 +112,16 @@ public struct JSONParser {
     private mutating func parseObject() throws(JSONSyntaxError) -> [JSONMember] {
         try enterContainer()
         defer { depth -= 1 }
-        var members: [JSONMember] = []
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return members }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return [] }
+        let first = members.count
+        defer { members.removeSubrange(first...) }
         while true {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
                 throw fail("expected a quoted key, found \(describeCurrent())")
             }
             let keyLocation = location
             let key = try parseString()
-            if let twin = members.first(where: { $0.key == key }) {
+            if let twin = members[first...].first(where: { $0.key == key }) {
                 throw JSONSyntaxError(
                     location: keyLocation, reason: "duplicate key \"\(key)\" (first at line \(twin.keyLocation.line))")
             }
@@ -122,7 +131,8 @@ public struct JSONParser {
             }
             index += 1
             skipWhitespace()
-            members.append(JSONMember(key: key, keyLocation: keyLocation, value: try parseValue()))
+            let value = try parseValue()
+            members.append(JSONMember(key: key, keyLocation: keyLocation, value: value))
             skipWhitespace()
             guard index < bytes.count else { throw fail("unterminated object: expected ',' or '}'") }
             switch bytes[index] {
@@ -132,7 +142,7 @@ public struct JSONParser {
                 if index < bytes.count, bytes[index] == UInt8(ascii: "}") { throw fail("trailing comma before '}'") }
             case UInt8(ascii: "}"):
                 index += 1
-                return members
+                return Array(members[first...])
             default:
                 throw fail("expected ',' or '}' in object, found \(describeCurrent())")
             }
@@ -142,10 +152,12 @@ public struct JSONParser {
     private mutating func parseArray() throws(JSONSyntaxError) -> [JSONValue] {
         try enterContainer()
         defer { depth -= 1 }
-        var elements: [JSONValue] = []
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return elements }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return [] }
+        let first = elements.count
+        defer { elements.removeSubrange(first...) }
         while true {
-            elements.append(try parseValue())
+            let element = try parseValue()
+            elements.append(element)
             skipWhitespace()
             guard index < bytes.count else { throw fail("unterminated array: expected ',' or ']'") }
             switch bytes[index] {
@@ -155,7 +167,7 @@ public struct JSONParser {
                 if index < bytes.count, bytes[index] == UInt8(ascii: "]") { throw fail("trailing comma before ']'") }
             case UInt8(ascii: "]"):
                 index += 1
-                return elements
+                return Array(elements[first...])
             default:
                 throw fail("expected ',' or ']' in array, found \(describeCurrent())")
             }
@@ -164,13 +176,22 @@ public struct JSONParser {
 
     private mutating func parseNumber() throws(JSONSyntaxError) -> Double {
         let start = index
-        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        let negative = bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
         guard index < bytes.count, isDigit(bytes[index]) else { throw fail("invalid number: expected a digit") }
+        let digits = index
         if bytes[index] == UInt8(ascii: "0") {
             index += 1
             if index < bytes.count, isDigit(bytes[index]) { throw fail("invalid number: leading zero") }
         } else {
             skipDigits()
+        }
+        // Most numbers in a screen are small integers, which a Double holds exactly up to 15 digits:
+        // no need for the text and strtod.
+        if index - digits <= 15, index == bytes.count || (bytes[index] != UInt8(ascii: ".") && bytes[index] | 0x20 != UInt8(ascii: "e")) {
+            var magnitude = 0
+            for digit in bytes[digits..<index] { magnitude = magnitude * 10 + Int(digit - 0x30) }
+            return negative ? -Double(magnitude) : Double(magnitude)
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             index += 1
@@ -183,7 +204,7 @@ public struct JSONParser {
             guard index < bytes.count, isDigit(bytes[index]) else { throw fail("invalid number: expected a digit in the exponent") }
             skipDigits()
         }
-        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         guard let value = Double(text), value.isFinite else {
             index = start
             throw fail("number \(text) is out of range")
@@ -196,7 +217,32 @@ public struct JSONParser {
 
     private mutating func parseString() throws(JSONSyntaxError) -> String {
         index += 1  // opening quote
-        var scalars: [UInt8] = []
+        let start = index
+        var isASCII = true
+        // Most strings have no escape: they are made straight from the text.
+        while index < bytes.count {
+            let b = bytes[index]
+            switch b {
+            case UInt8(ascii: "\""):
+                let text = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                index += 1
+                guard isASCII || Self.isValidUTF8(text) else { throw fail("string is not valid UTF-8") }
+                return String(decoding: text, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                return try parseEscapedString(from: start)
+            case 0x00..<0x20:
+                throw fail("control character 0x\(String(b, radix: 16, uppercase: true)) in string; escape it")
+            default:
+                if b >= 0x80 { isASCII = false }
+                index += 1
+            }
+        }
+        throw fail("unterminated string")
+    }
+
+    /// The rest of a string that has an escape at `index`; `start` is the string's first byte.
+    private mutating func parseEscapedString(from start: Int) throws(JSONSyntaxError) -> String {
+        var scalars = Array(bytes[start..<index])
         var runStart = index
         while true {
             guard index < bytes.count else { throw fail("unterminated string") }
@@ -205,10 +251,8 @@ public struct JSONParser {
             case UInt8(ascii: "\""):
                 scalars.append(contentsOf: bytes[runStart..<index])
                 index += 1
-                guard let string = String(validating: scalars, as: UTF8.self) else {
-                    throw fail("string is not valid UTF-8")
-                }
-                return string
+                guard scalars.withUnsafeBufferPointer(Self.isValidUTF8) else { throw fail("string is not valid UTF-8") }
+                return String(decoding: scalars, as: UTF8.self)
             case UInt8(ascii: "\\"):
                 scalars.append(contentsOf: bytes[runStart..<index])
                 try parseEscape(into: &scalars)
@@ -219,6 +263,37 @@ public struct JSONParser {
                 index += 1
             }
         }
+    }
+
+    /// Whether `bytes` are well-formed UTF-8 (The Unicode Standard, table 3-7): no overlong forms,
+    /// no surrogates, nothing above U+10FFFF — what `String(validating:)` accepts, without its
+    /// generic, per-call cost.
+    static func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var i = 0
+        while i < bytes.count {
+            let lead = bytes[i]
+            guard lead >= 0x80 else {
+                i += 1
+                continue
+            }
+            // The length of the sequence, and the range of its second byte.
+            let length: Int
+            let second: ClosedRange<UInt8>
+            switch lead {
+            case 0xC2...0xDF: (length, second) = (2, 0x80...0xBF)
+            case 0xE0: (length, second) = (3, 0xA0...0xBF)
+            case 0xE1...0xEC, 0xEE...0xEF: (length, second) = (3, 0x80...0xBF)
+            case 0xED: (length, second) = (3, 0x80...0x9F)
+            case 0xF0: (length, second) = (4, 0x90...0xBF)
+            case 0xF1...0xF3: (length, second) = (4, 0x80...0xBF)
+            case 0xF4: (length, second) = (4, 0x80...0x8F)
+            default: return false
+            }
+            guard i + length <= bytes.count, second.contains(bytes[i + 1]) else { return false }
+            for continuation in bytes[i + 2..<i + length] where continuation & 0xC0 != 0x80 { return false }
+            i += length
+        }
+        return true
     }
 
     private mutating func parseEscape(into out: inout [UInt8]) throws(JSONSyntaxError) {

@@ -6,21 +6,52 @@ public struct JSONPath: Hashable, Sendable, CustomStringConvertible {
         case index(Int)
     }
 
-    public private(set) var components: [Component]
-    public init(_ components: [Component] = []) { self.components = components }
+    /// The last component, which leads back to the others. Decoders make the paths of the values
+    /// they visit, in case they have something to report there: appending shares the path it
+    /// extends rather than copying it, so it costs one small allocation whatever the depth.
+    private let last: Link?
+
+    private final class Link: Sendable {
+        let parent: Link?
+        let component: Component
+        /// How many components the path ending here has.
+        let count: Int
+
+        init(parent: Link?, component: Component) {
+            self.parent = parent
+            self.component = component
+            count = (parent?.count ?? 0) + 1
+        }
+    }
+
+    public init(_ components: [Component] = []) {
+        last = components.reduce(nil) { Link(parent: $0, component: $1) }
+    }
+
+    private init(last: Link?) { self.last = last }
 
     public static let root = JSONPath()
 
-    public func appending(_ key: String) -> JSONPath { appending(.key(key)) }
-    public func appending(_ index: Int) -> JSONPath { appending(.index(index)) }
+    public var components: [Component] { links.map(\.component).reversed() }
 
-    /// One allocation: `components + [c]` made two (the literal and the sum).
-    private func appending(_ component: Component) -> JSONPath {
-        var longer: [Component] = []
-        longer.reserveCapacity(components.count + 1)
-        longer.append(contentsOf: components)
-        longer.append(component)
-        return JSONPath(longer)
+    /// The path's links, last first.
+    private var links: UnfoldSequence<Link, Link?> {
+        sequence(state: last) { link in
+            defer { link = link?.parent }
+            return link
+        }
+    }
+
+    public func appending(_ key: String) -> JSONPath { JSONPath(last: Link(parent: last, component: .key(key))) }
+    public func appending(_ index: Int) -> JSONPath { JSONPath(last: Link(parent: last, component: .index(index))) }
+
+    public static func == (a: JSONPath, b: JSONPath) -> Bool {
+        a.last === b.last || (a.last?.count == b.last?.count && a.links.elementsEqual(b.links) { $0.component == $1.component })
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(last?.count ?? 0)
+        for link in links { hasher.combine(link.component) }
     }
 
     public var description: String {

@@ -1,8 +1,21 @@
 /// Where a value starts in its source text: 1-based line and column (columns count bytes).
 public struct SourceLocation: Hashable, Sendable, CustomStringConvertible {
-    public var line: Int
-    public var column: Int
-    public init(line: Int, column: Int) { self.line = line; self.column = column }
+    // 32 bits each, not 64: every value and every key of a decoded screen keeps one, for as long
+    // as the screen is served. A file would need 4 GiB of lines to overflow them.
+    private var storedLine: UInt32
+    private var storedColumn: UInt32
+    public var line: Int {
+        get { Int(storedLine) }
+        set { storedLine = UInt32(clamping: newValue) }
+    }
+    public var column: Int {
+        get { Int(storedColumn) }
+        set { storedColumn = UInt32(clamping: newValue) }
+    }
+    public init(line: Int, column: Int) {
+        storedLine = UInt32(clamping: line)
+        storedColumn = UInt32(clamping: column)
+    }
     public static let unknown = SourceLocation(line: 0, column: 0)
     public var description: String { "line \(line), column \(column)" }
 }
@@ -13,6 +26,9 @@ public struct SourceLocation: Hashable, Sendable, CustomStringConvertible {
 /// Objects keep their members in source order; that order is also the order they are encoded in,
 /// so the same input always encodes to the same bytes.
 public struct JSONValue: Sendable {
+    // `indirect` costs an allocation per value, which arrays and objects alone would not need; but
+    // without it, Swift 6.3's optimizer crashes on optional chains over values in other modules
+    // ("Found outside of lifetime use", swiftlang/swift#90614).
     public indirect enum Kind: Sendable {
         case null
         case bool(Bool)

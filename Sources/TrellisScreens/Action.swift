@@ -19,7 +19,18 @@ struct ActionKind: Sendable {
     var required: [String]
     var fields: [String: Field]
     /// At least one of these must be given (share: `url`, `text`).
-    var oneOrMoreOf: [String] = []
+    var oneOrMoreOf: [String]
+    /// `type`, `fallback` and the fields: the keys an action of this kind may have.
+    let allowedKeys: Set<String>
+
+    init(name: String, introduced: Int, required: [String], fields: [String: Field], oneOrMoreOf: [String] = []) {
+        self.name = name
+        self.introduced = introduced
+        self.required = required
+        self.fields = fields
+        self.oneOrMoreOf = oneOrMoreOf
+        allowedKeys = Set(["type", "fallback"] + fields.keys)
+    }
 
     /// Every kind, by name.
     static let all: [String: ActionKind] = Dictionary(uniqueKeysWithValues: list.map { ($0.name, $0) })
@@ -62,8 +73,7 @@ extension ValueCheck {
                 at: path, value)
             return
         }
-        let allowed = Set(["type", "fallback"] + kind.fields.keys)
-        guard let object = collector.object(value, at: path, allowedKeys: allowed) else { return }
+        guard let object = collector.object(value, at: path, allowedKeys: kind.allowedKeys) else { return }
         if kind.introduced > schemaVersion {
             collector.report(
                 "\(name) needs schema version \(kind.introduced), but the screen declares schemaVersion \(schemaVersion)",

@@ -27,12 +27,32 @@ public struct ComponentType: Sendable {
     public var children: Children
     /// When non-nil, only these types may appear directly under this one.
     public var allowedChildren: Set<String>?
-    public var properties: [String: PropertySpec]
-    public var values: [String: PropertySpec]
+    public let properties: [String: PropertySpec]
+    public let values: [String: PropertySpec]
+    /// The names of the required properties and values, sorted: what every component of the type is
+    /// checked for, found once rather than in every component's dozens of specs.
+    public let requiredProperties: [String]
+    public let requiredValues: [String]
     /// Exactly one of these values must be present (e.g. an image's source).
     public var oneValueOf: [String]
     /// The type that stands in for this one on clients too old for it, keeping the subviews.
     public var defaultFallback: String?
+
+    init(
+        name: String, introduced: Int, children: Children, allowedChildren: Set<String>?, properties: [String: PropertySpec],
+        values: [String: PropertySpec], oneValueOf: [String], defaultFallback: String?
+    ) {
+        self.name = name
+        self.introduced = introduced
+        self.children = children
+        self.allowedChildren = allowedChildren
+        self.properties = properties
+        self.values = values
+        requiredProperties = properties.filter(\.value.required).keys.sorted()
+        requiredValues = values.filter(\.value.required).keys.sorted()
+        self.oneValueOf = oneValueOf
+        self.defaultFallback = defaultFallback
+    }
 }
 
 /// The component vocabulary, keyed by `type`. Schema version 1 is the DrivenUI set; version 2 adds

@@ -72,7 +72,8 @@ enum ParameterReference {
     /// Whether `value` is written as a parameter: an object with a key that starts with `$`. Such an
     /// object is checked as one, so a typo (`$parm`) gets a "did you mean" instead of a type error.
     static func isWritten(_ value: JSONValue) -> Bool {
-        value.objectValue?.contains { $0.key.hasPrefix("$") } ?? false
+        // The first byte rules out almost every key before the Character comparison.
+        value.objectValue?.contains { $0.key.utf8.first == UInt8(ascii: "$") && $0.key.hasPrefix("$") } ?? false
     }
 
     /// Reads a reference the decoder accepted; nil for anything else.
@@ -109,35 +110,54 @@ struct FormatTemplate: Sendable {
     var placeholders: [String] { pieces.compactMap { if case .placeholder(let name) = $0 { name } else { nil } } }
 
     init(_ text: String) throws(Problem) {
+        // In ASCII text, as most is, each byte is a character: the same pieces, read without the
+        // cost of Characters. Elsewhere a brace followed by a combining mark is no brace.
+        pieces =
+            text.utf8.allSatisfy { $0 < 0x80 }
+            ? try Self.pieces(of: text, as: text.utf8, open: UInt8(ascii: "{"), close: UInt8(ascii: "}"))
+            : try Self.pieces(of: text, as: text, open: "{", close: "}")
+        self.text = text
+    }
+
+    /// The pieces of `text`, read as `units`: its characters, or its bytes.
+    private static func pieces<Units: Collection>(
+        of text: String, as units: Units, open: Units.Element, close: Units.Element
+    ) throws(Problem) -> [Piece] where Units.Element: Equatable, Units.Index == String.Index {
         var pieces: [Piece] = []
         var literal = ""
-        var rest = text[...]
-        while let c = rest.first {
-            rest = rest.dropFirst()
-            if (c == "{" || c == "}") && rest.first == c {
-                literal.append(c)
-                rest = rest.dropFirst()
-            } else if c == "}" {
+        /// Where the literal text not yet in `literal` starts.
+        var run = units.startIndex
+        var i = units.startIndex
+        while i != units.endIndex {
+            let c = units[i]
+            let next = units.index(after: i)
+            if (c == open || c == close) && next != units.endIndex && units[next] == c {
+                literal += text[run..<next]
+                i = units.index(after: next)
+                run = i
+            } else if c == close {
                 throw Problem(message: "unmatched \"}\" in \(JSONWriter.quoted(text)): write \"}}\" for a literal brace")
-            } else if c == "{" {
-                guard let close = rest.firstIndex(of: "}") else {
+            } else if c == open {
+                guard let end = units[next...].firstIndex(of: close) else {
                     throw Problem(message: "unmatched \"{\" in \(JSONWriter.quoted(text)): write \"{{\" for a literal brace")
                 }
-                let name = String(rest[..<close])
+                let name = String(text[next..<end])
                 guard RuleExpression.isIdentifier(name) else {
                     throw Problem(message: "invalid placeholder \"{\(name)}\": a parameter name is 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.'")
                 }
+                literal += text[run..<i]
                 if !literal.isEmpty { pieces.append(.literal(literal)) }
                 literal = ""
                 pieces.append(.placeholder(name))
-                rest = rest[close...].dropFirst()
+                i = units.index(after: end)
+                run = i
             } else {
-                literal.append(c)
+                i = next
             }
         }
+        literal += text[run...]
         if !literal.isEmpty { pieces.append(.literal(literal)) }
-        self.text = text
-        self.pieces = pieces
+        return pieces
     }
 
     /// The text with each placeholder replaced by `value(name)`.
@@ -189,7 +209,20 @@ enum ParameterSlot: Sendable {
 
     static func anyURLProblem(_ value: JSONValue) -> String? {
         guard let url = value.stringValue else { return "expected a URL, found \(value.typeName)" }
-        return url.contains("://") && !url.hasPrefix("://") ? nil : "\"\(url)\" is not an absolute URL such as app://product/42"
+        return hasScheme(url) ? nil : "\"\(url)\" is not an absolute URL such as app://product/42"
+    }
+
+    /// Whether `url` has `://` after its start. In ASCII text, as a URL is, bytes are characters:
+    /// the same answer without the cost of comparing Characters.
+    private static func hasScheme(_ url: String) -> Bool {
+        guard url.utf8.allSatisfy({ $0 < 0x80 }) else { return url.contains("://") && !url.hasPrefix("://") }
+        var url = url
+        return url.withUTF8 { bytes in
+            func separator(at i: Int) -> Bool {
+                bytes[i] == UInt8(ascii: ":") && bytes[i + 1] == UInt8(ascii: "/") && bytes[i + 2] == UInt8(ascii: "/")
+            }
+            return bytes.count >= 3 && !separator(at: 0) && (1..<bytes.count - 2).contains(where: separator)
+        }
     }
 
     /// What this slot is, for "a parameter cannot stand for …".

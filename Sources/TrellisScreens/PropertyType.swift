@@ -23,15 +23,16 @@ public enum PropertyType: Sendable {
 
     /// Checks `value`, reporting what is wrong with it at `path` (an action as the latest schema
     /// version allows; the decoder checks actions against the screen's own version).
-    func validate(_ value: JSONValue, at path: JSONPath, _ collector: DiagnosticsCollector) {
+    /// - Parameter path: made only when needed, which for most values is never.
+    func validate(_ value: JSONValue, at path: @autoclosure () -> JSONPath, _ collector: DiagnosticsCollector) {
         switch self {
         case .insets:
-            if let problem = insetsProblem(value, at: path, collector) { collector.report(problem, at: path, value) }
+            if let problem = insetsProblem(value, at: path(), collector) { collector.report(problem, at: path(), value) }
         case .action:
             var check = ValueCheck(collector: collector, schemaVersion: ComponentRegistry.latestSchemaVersion)
-            check.action(value, at: path)
+            check.action(value, at: path())
         default:
-            if let problem = problem(with: value) { collector.report(problem, at: path, value) }
+            if let problem = problem(with: value) { collector.report(problem, at: path(), value) }
         }
     }
 
@@ -75,12 +76,23 @@ public enum PropertyType: Sendable {
     private func format(_ n: Double) -> String { JSONWriter.string(.number(n)) }
 
     static func isHexColor(_ s: String) -> Bool {
-        let b = Array(s.utf8)
+        let b = s.utf8
         guard b.first == 0x23, [4, 7, 9].contains(b.count) else { return false }
         return b.dropFirst().allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0 & ~0x20) }
     }
 
     static func isAbsoluteURL(_ s: String) -> Bool {
+        // In ASCII text, as a URL is, bytes are characters: the same answer without the cost of Characters.
+        guard s.utf8.allSatisfy({ $0 < 0x80 }) else { return isAbsoluteURL(characters: s) }
+        let bytes = s.utf8
+        guard bytes.starts(with: "https://".utf8) || bytes.starts(with: "http://".utf8) else { return false }
+        let host = bytes.drop(while: { $0 != UInt8(ascii: "/") }).dropFirst(2).prefix(while: {
+            $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#")
+        })
+        return !host.isEmpty && !bytes.contains { $0 <= 0x20 || $0 == 0x7F }
+    }
+
+    private static func isAbsoluteURL(characters s: String) -> Bool {
         guard s.hasPrefix("https://") || s.hasPrefix("http://") else { return false }
         let host = s.drop(while: { $0 != "/" }).dropFirst(2).prefix(while: { $0 != "/" && $0 != "?" && $0 != "#" })
         return !host.isEmpty && !s.utf8.contains { $0 <= 0x20 || $0 == 0x7F }
@@ -94,12 +106,14 @@ public enum PropertyType: Sendable {
         return "\"\(s)\" is not a size: use points, \"N%\", \"fill\" or \"auto\""
     }
 
-    private func insetsProblem(_ value: JSONValue, at path: JSONPath, _ collector: DiagnosticsCollector) -> String? {
+    private static let edges: Set<String> = ["top", "bottom", "leading", "trailing", "horizontal", "vertical"]
+
+    private func insetsProblem(_ value: JSONValue, at path: @autoclosure () -> JSONPath, _ collector: DiagnosticsCollector) -> String? {
         if value.numberValue != nil { return Self.nonNegative.problem(with: value) }
         guard value.objectValue != nil else { return "expected points or an object of edges, found \(value.typeName)" }
-        let edges: Set<String> = ["top", "bottom", "leading", "trailing", "horizontal", "vertical"]
-        guard let object = collector.object(value, at: path, allowedKeys: edges) else { return nil }
-        for member in object.members where edges.contains(member.key) {
+        let path = path()
+        guard let object = collector.object(value, at: path, allowedKeys: Self.edges) else { return nil }
+        for member in object.members where Self.edges.contains(member.key) {
             Self.nonNegative.validate(member.value, at: path.appending(member.key), collector)
         }
         return nil

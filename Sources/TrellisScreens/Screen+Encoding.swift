@@ -60,15 +60,19 @@ extension Component {
         type: String, id: String?, properties: [JSONMember], values: [JSONMember], style: [JSONMember],
         pins: PinSpec? = nil, subviews: [JSONValue], fallback: JSONValue?, metadata: [JSONMember]
     ) -> JSONValue {
-        var members: [(String, JSONValue)] = [("type", .string(type))]
-        if let id { members.append(("id", .string(id))) }
-        if !properties.isEmpty { members.append(("properties", JSONValue(.object(properties)))) }
-        if !values.isEmpty { members.append(("values", JSONValue(.object(values)))) }
-        if !style.isEmpty { members.append(("style", JSONValue(.object(style)))) }
-        if let pins { members += pins.members }
-        if !subviews.isEmpty { members.append(("subviews", .array(subviews))) }
-        if let fallback { members.append(("fallback", fallback)) }
-        if !metadata.isEmpty { members.append(("metadata", JSONValue(.object(metadata)))) }
-        return .object(members)
+        // Members made in place rather than as pairs mapped to members: one array per component, not two.
+        var members: [JSONMember] = []
+        members.reserveCapacity(8)
+        func add(_ key: String, _ value: JSONValue) { members.append(JSONMember(key: key, value: value)) }
+        add("type", .string(type))
+        if let id { add("id", .string(id)) }
+        if !properties.isEmpty { add("properties", JSONValue(.object(properties))) }
+        if !values.isEmpty { add("values", JSONValue(.object(values))) }
+        if !style.isEmpty { add("style", JSONValue(.object(style))) }
+        if let pins { pins.members.forEach(add) }
+        if !subviews.isEmpty { add("subviews", .array(subviews)) }
+        if let fallback { add("fallback", fallback) }
+        if !metadata.isEmpty { add("metadata", JSONValue(.object(metadata))) }
+        return JSONValue(.object(members))
     }
 }

@@ -60,22 +60,25 @@ extension Screen {
 
     /// Calls `body` with every Rule and Experiment node, depth first, with its path.
     func forEachDecision(_ body: (Node, JSONPath) -> Void) {
-        func visit(_ node: Node, _ path: JSONPath) {
+        // A path is made only for a decision: most nodes are components, which need none.
+        func visit(_ node: Node, _ path: () -> JSONPath) {
             switch node {
             case .component(let c):
-                for (i, child) in c.subviews.enumerated() { visit(child, path.appending("subviews").appending(i)) }
-                if let fallback = c.fallback { visit(fallback, path.appending("fallback")) }
+                for (i, child) in c.subviews.enumerated() { visit(child) { path().appending("subviews").appending(i) } }
+                if let fallback = c.fallback { visit(fallback) { path().appending("fallback") } }
             case .rule(_, _, let then, let otherwise):
+                let path = path()
                 body(node, path)
-                visit(then, path.appending("child"))
-                if let otherwise { visit(otherwise, path.appending("else")) }
+                visit(then) { path.appending("child") }
+                if let otherwise { visit(otherwise) { path.appending("else") } }
             case .experiment(_, _, let variants):
+                let path = path()
                 body(node, path)
                 for variant in variants {
-                    variant.node.map { visit($0, path.appending("variants").appending(variant.name)) }
+                    variant.node.map { child in visit(child) { path.appending("variants").appending(variant.name) } }
                 }
             }
         }
-        visit(root, JSONPath.root.appending("root"))
+        visit(root) { JSONPath.root.appending("root") }
     }
 }

@@ -48,6 +48,10 @@ private struct TreeWalk {
     var schemaVersion: Int { check.schemaVersion }
 
     static let componentKeys: Set<String> = ["type", "id", "properties", "values", "style", "subviews", "fallback", "metadata"]
+    static let pinsKeys = componentKeys.union(PinSpec.keys)
+    static let instanceKeys: Set<String> = ["type", "template", "args"]
+    static let ruleKeys: Set<String> = ["type", "id", "rule", "child", "else"]
+    static let experimentKeys: Set<String> = ["type", "id", "experiment", "variants"]
 
     mutating func screen(_ value: JSONValue, expectedID: String?) -> Screen? {
         // "$schema" names the JSON Schema for editors (docs/screen.schema.json); the screen does not keep it,
@@ -94,7 +98,7 @@ private struct TreeWalk {
     /// A template instance, expanded and decoded in its place. What is wrong in the expansion is
     /// reported at the instance's path and line, naming the template's file and line as well.
     private mutating func instance(_ value: JSONValue, at path: JSONPath) -> Node? {
-        guard let object = collector.object(value, at: path, allowedKeys: ["type", "template", "args"]) else { return nil }
+        guard let object = collector.object(value, at: path, allowedKeys: Self.instanceKeys) else { return nil }
         guard let nameValue = object.value("template", required: true) else { return nil }
         guard let name = nameValue.stringValue, let template = templates[name] else {
             let known = templates.templates.keys.sorted().joined(separator: ", ")
@@ -160,7 +164,7 @@ private struct TreeWalk {
     }
 
     private mutating func rule(_ value: JSONValue, at path: JSONPath) -> Node? {
-        guard let object = collector.object(value, at: path, allowedKeys: ["type", "id", "rule", "child", "else"]) else { return nil }
+        guard let object = collector.object(value, at: path, allowedKeys: Self.ruleKeys) else { return nil }
         let id = nodeID(object, at: path)
         let expression = object.value("rule", required: true).flatMap {
             RuleExpression.decode($0, at: path.appending("rule"), collector)
@@ -172,7 +176,7 @@ private struct TreeWalk {
     }
 
     private mutating func experiment(_ value: JSONValue, at path: JSONPath) -> Node? {
-        guard let object = collector.object(value, at: path, allowedKeys: ["type", "id", "experiment", "variants"]) else { return nil }
+        guard let object = collector.object(value, at: path, allowedKeys: Self.experimentKeys) else { return nil }
         let id = nodeID(object, at: path)
         let key = object.value("experiment", required: true).flatMap { identifier($0, at: path.appending("experiment")) }
         guard let variantsValue = object.value("variants", required: true) else { return nil }
@@ -207,7 +211,7 @@ private struct TreeWalk {
             return nil
         }
         let isPins = type.name == "Pins"
-        let keys = isPins ? Self.componentKeys.union(PinSpec.keys) : Self.componentKeys
+        let keys = isPins ? Self.pinsKeys : Self.componentKeys
         guard let object = collector.object(value, at: path, allowedKeys: keys) else { return nil }
         if type.introduced > schemaVersion {
             collector.report(
@@ -215,8 +219,8 @@ private struct TreeWalk {
                 at: path.appending("type"), value["type"]!)
         }
         let id = nodeID(object, at: path)
-        let properties = specified(object, "properties", type.properties, of: type, at: path)
-        let values = specified(object, "values", type.values, of: type, at: path)
+        let properties = specified(object, "properties", type.properties, required: type.requiredProperties, of: type, at: path)
+        let values = specified(object, "values", type.values, required: type.requiredValues, of: type, at: path)
         if let values { checkOneValue(of: type, values, object, at: path) }
         let subviews = children(of: type, object, at: path)
         let fallback = object.value("fallback").flatMap { fallbackNode($0, for: type, at: path.appending("fallback")) }
@@ -234,35 +238,43 @@ private struct TreeWalk {
     }
 
     /// `properties` or `values`: every key known to the type, new enough, and well typed.
+    /// - Parameter required: the names of the required ones among `specs`.
     private mutating func specified(
-        _ object: JSONObjectReader, _ key: String, _ specs: [String: PropertySpec], of type: ComponentType, at path: JSONPath
+        _ object: JSONObjectReader, _ key: String, _ specs: [String: PropertySpec], required: [String], of type: ComponentType,
+        at path: JSONPath
     ) -> [JSONMember]? {
-        let groupPath = path.appending(key)
+        // The paths of the group and its members are made only for a report, which most members never need.
+        func groupPath() -> JSONPath { path.appending(key) }
         let members: [JSONMember]
-        if let value = object.value(key), specs.isEmpty, let given = value.objectValue, !given.isEmpty {
+        let found: [PropertySpec?]
+        let value = object.value(key)
+        if let value, specs.isEmpty, let given = value.objectValue, !given.isEmpty {
             // Rather than "unknown key; expected one of: " followed by nothing.
-            collector.report("\(type.name) takes no \(key)", at: groupPath, value)
+            collector.report("\(type.name) takes no \(key)", at: groupPath(), value)
             return nil
-        } else if let value = object.value(key) {
-            guard let reader = collector.object(value, at: groupPath, allowedKeysOf: specs) else { return nil }
-            members = reader.members
+        } else if let value {
+            guard let read = collector.members(of: value, at: groupPath(), specs: specs) else { return nil }
+            (members, found) = (read.members, read.specs)
         } else {
-            members = []
+            (members, found) = ([], [])
         }
-        for (name, spec) in specs where spec.required && !members.contains(where: { $0.key == name }) {
-            collector.report("missing required \(key == "values" ? "value" : "property") \"\(name)\"", at: groupPath, object.location)
+        for name in required where !members.contains(where: { $0.key == name }) {
+            collector.report("missing required \(key == "values" ? "value" : "property") \"\(name)\"", at: groupPath(), object.location)
         }
-        for member in members {
-            guard let spec = specs[member.key] else { continue }
-            let memberPath = groupPath.appending(member.key)
+        var allKnown = true
+        for (member, spec) in zip(members, found) {
+            guard let spec else {
+                allKnown = false
+                continue
+            }
             if spec.introduced > schemaVersion {
                 collector.report(
                     "\"\(member.key)\" needs schema version \(spec.introduced), but the screen declares schemaVersion \(schemaVersion)",
-                    at: memberPath, member.keyLocation)
+                    at: groupPath().appending(member.key), member.keyLocation)
             }
-            check.member(member.value, spec, at: memberPath)
+            check.member(member.value, spec, at: groupPath().appending(member.key))
         }
-        return members.filter { specs[$0.key] != nil }
+        return allKnown ? members : members.filter { specs[$0.key] != nil }
     }
 
     private func checkOneValue(of type: ComponentType, _ values: [JSONMember], _ object: JSONObjectReader, at path: JSONPath) {
@@ -276,11 +288,11 @@ private struct TreeWalk {
     }
 
     private mutating func children(of type: ComponentType, _ object: JSONObjectReader, at path: JSONPath) -> [Node]? {
-        let subviewsPath = path.appending("subviews")
         guard let raw = object.value("subviews") else {
             if type.children == .one { collector.report("\(type.name) needs exactly one subview", at: path, object.location) }
             return []
         }
+        let subviewsPath = path.appending("subviews")
         guard type.children != .none else {
             collector.report("\(type.name) has no subviews", at: subviewsPath, raw)
             return nil
@@ -290,6 +302,7 @@ private struct TreeWalk {
             collector.report("\(type.name) needs exactly one subview, found \(list.count)", at: subviewsPath, raw)
         }
         var nodes: [Node] = []
+        nodes.reserveCapacity(list.count)
         for (index, element) in list.enumerated() {
             let elementPath = subviewsPath.appending(index)
             guard let child = node(element, at: elementPath) else { continue }
@@ -330,21 +343,24 @@ private struct TreeWalk {
     private mutating func nodeID(_ object: JSONObjectReader, at path: JSONPath) -> String? {
         guard let value = object.value("id") else { return nil }
         guard let id = identifier(value, at: path.appending("id")) else { return nil }
-        if let first = seenIDs[id] {
+        // Room for a screen's dozens of ids from the start, rather than growing into it by rehashing.
+        if seenIDs.isEmpty { seenIDs.reserveCapacity(64) }
+        // One lookup for the usual new id; a duplicate puts the first use back.
+        if let first = seenIDs.updateValue(value.location, forKey: id) {
+            seenIDs[id] = first
             collector.report("duplicate id \"\(id)\" (first used at line \(first.line))", at: path.appending("id"), value)
-        } else {
-            seenIDs[id] = value.location
         }
         return id
     }
 
-    private func identifier(_ value: JSONValue, at path: JSONPath) -> String? {
+    /// - Parameter path: made only for a report.
+    private func identifier(_ value: JSONValue, at path: @autoclosure () -> JSONPath) -> String? {
         guard let s = value.stringValue else {
-            collector.report("expected a string, found \(value.typeName)", at: path, value)
+            collector.report("expected a string, found \(value.typeName)", at: path(), value)
             return nil
         }
         guard RuleExpression.isIdentifier(s) else {
-            collector.report("invalid id \"\(s)\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.'", at: path, value)
+            collector.report("invalid id \"\(s)\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.'", at: path(), value)
             return nil
         }
         return s

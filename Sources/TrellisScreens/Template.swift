@@ -19,6 +19,16 @@ public struct Template: Sendable {
     public let parameters: [TemplateParameter]
     /// The subtree as written, `$param`s and all.
     let root: JSONValue
+    /// `root`, ready to expand.
+    let expansion: Expansion
+
+    init(id: String, source: String, parameters: [TemplateParameter], root: JSONValue) {
+        self.id = id
+        self.source = source
+        self.parameters = parameters
+        self.root = root
+        expansion = Expansion(root)
+    }
 
     public func parameter(_ name: String) -> TemplateParameter? { parameters.first { $0.name == name } }
 }
@@ -108,28 +118,66 @@ public struct TemplateLibrary: Sendable {
 }
 
 extension Template {
+    /// A template's root as expanding it needs it, made once: every `$format` parsed, and every
+    /// subtree without a parameter kept whole, so that each expansion shares it instead of
+    /// copying it.
+    indirect enum Expansion: Sendable {
+        case constant(JSONValue)
+        /// `{"$param": name}`, written as `value`.
+        case parameter(String, JSONValue)
+        case format(FormatTemplate, at: SourceLocation)
+        /// An object with a parameter below it: its members as written, and the expansion of each.
+        case object([JSONMember], [Expansion], at: SourceLocation)
+        case array([Expansion], at: SourceLocation)
+
+        init(_ value: JSONValue) {
+            switch value.kind {
+            case .object(let members):
+                if members.count == 1, let text = members[0].value.stringValue {
+                    if members[0].key == "$param" {
+                        self = .parameter(text, value)
+                        return
+                    }
+                    if members[0].key == "$format", let format = try? FormatTemplate(text) {
+                        self = .format(format, at: value.location)
+                        return
+                    }
+                }
+                let parts = members.map { Expansion($0.value) }
+                self = parts.allSatisfy(\.isConstant) ? .constant(value) : .object(members, parts, at: value.location)
+            case .array(let elements):
+                let parts = elements.map(Expansion.init)
+                self = parts.allSatisfy(\.isConstant) ? .constant(value) : .array(parts, at: value.location)
+            default:
+                self = .constant(value)
+            }
+        }
+
+        var isConstant: Bool { if case .constant = self { true } else { false } }
+    }
+
     /// The subtree with every parameter replaced by its argument (or default). A `$format` whose
     /// placeholders are all arguments becomes plain text; an argument that is itself a screen
     /// parameter (`{"$param": "id"}`, or a `$format`) stays one, so the route fills it per request.
     /// - Precondition: `arguments` has a checked value for every parameter without a default.
     func expand(_ arguments: [String: JSONValue]) -> JSONValue {
-        substitute(root, arguments)
+        substitute(expansion, arguments)
     }
 
-    private func substitute(_ value: JSONValue, _ arguments: [String: JSONValue]) -> JSONValue {
-        switch value.kind {
-        case .object(let members):
-            if let name = value["$param"]?.stringValue, members.count == 1, let argument = argument(name, arguments) {
-                return argument
-            }
-            if let text = value["$format"]?.stringValue, members.count == 1, let format = try? FormatTemplate(text) {
-                return formatted(format, arguments, at: value.location)
-            }
-            return JSONValue(.object(members.map { JSONMember(key: $0.key, keyLocation: $0.keyLocation, value: substitute($0.value, arguments)) }), at: value.location)
-        case .array(let elements):
-            return JSONValue(.array(elements.map { substitute($0, arguments) }), at: value.location)
-        default:
+    private func substitute(_ expansion: Expansion, _ arguments: [String: JSONValue]) -> JSONValue {
+        switch expansion {
+        case .constant(let value):
             return value
+        case .parameter(let name, let value):
+            return argument(name, arguments) ?? value
+        case .format(let format, let location):
+            return formatted(format, arguments, at: location)
+        case .object(let members, let parts, let location):
+            return JSONValue(
+                .object(zip(members, parts).map { JSONMember(key: $0.key, keyLocation: $0.keyLocation, value: substitute($1, arguments)) }),
+                at: location)
+        case .array(let parts, let location):
+            return JSONValue(.array(parts.map { substitute($0, arguments) }), at: location)
         }
     }
 
@@ -155,15 +203,17 @@ extension Template {
             }
         }
         guard pieces.contains(where: { if case .placeholder = $0 { true } else { false } }) else {
-            let text = pieces.map { if case .literal(let s) = $0 { s } else { "" } }.joined()
+            var text = ""
+            for case .literal(let s) in pieces { text += s }
             return JSONValue(.string(text), at: location)
         }
-        let text = pieces.map { piece in
+        var text = ""
+        for piece in pieces {
             switch piece {
-            case .literal(let s): s.replacingBraces()
-            case .placeholder(let name): "{" + name + "}"
+            case .literal(let s): text += s.replacingBraces()
+            case .placeholder(let name): text += "{" + name + "}"
             }
-        }.joined()
+        }
         return JSONValue(.object([JSONMember(key: "$format", value: .string(text))]), at: location)
     }
 }
@@ -171,6 +221,8 @@ extension Template {
 extension String {
     /// Literal braces as a `$format` writes them.
     fileprivate func replacingBraces() -> String {
+        // Most text has no brace at all.
+        guard utf8.contains(where: { $0 == UInt8(ascii: "{") || $0 == UInt8(ascii: "}") }) else { return self }
         var out = ""
         for c in self {
             out.append(c)

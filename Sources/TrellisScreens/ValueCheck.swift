@@ -18,16 +18,17 @@ struct ValueCheck {
     /// A member of `properties` or `values` that `spec` describes. A member newer than the screen is
     /// refused by the decoder, so its value is checked against the latest vocabulary: an action in it
     /// is not refused a second time for its kind.
-    mutating func member(_ value: JSONValue, _ spec: PropertySpec, at path: JSONPath) {
+    /// - Parameter path: made only when needed: for a report, an action, a parameter.
+    mutating func member(_ value: JSONValue, _ spec: PropertySpec, at path: @autoclosure () -> JSONPath) {
         let declared = schemaVersion
         if spec.introduced > declared { schemaVersion = ComponentRegistry.latestSchemaVersion }
         defer { schemaVersion = declared }
         if ParameterReference.isWritten(value) {
-            parameter(value, in: .property(spec.type), at: path)
+            parameter(value, in: .property(spec.type), at: path())
         } else if case .action = spec.type {
-            action(value, at: path)
+            action(value, at: path())
         } else {
-            spec.type.validate(value, at: path, collector)
+            spec.type.validate(value, at: path(), collector)
         }
     }
 
