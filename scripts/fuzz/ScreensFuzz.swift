@@ -8,7 +8,8 @@
 //     the document (the server's error answer) does not crash;
 //   - a document accepted and whose references check resolves, for users, platforms and every
 //     schema version, to a tree that encodes as JSON that parses again; its parameters fill in or
-//     fail with a message;
+//     fail with a message; its encoding plan, where it has one, writes the same bytes or fails
+//     with the same error;
 //   - an accepted screen, encoded in the authoring shape, decodes again to the same encoding and
 //     the same decisions (what an author gets back to edit must be publishable as it is).
 // For a targeting configuration:
@@ -61,18 +62,22 @@ func serve(_ screen: Screen, with evaluator: Evaluator) {
         let outcomes = resolver.outcomes(of: decisions, for: context, evaluator: evaluator)
         _ = decisions.reachability(of: outcomes)
         for version in 1...ComponentRegistry.latestSchemaVersion {
+            let plan = ScreenEncodingPlan.make(screen, revision: 1, decisions: decisions, clientSchemaVersion: version, resolver: resolver)
+            let given = Dictionary(screen.parameters.map { ($0.name, JSONValue.string("42")) }, uniquingKeysWith: { a, _ in a })
+            let planned = plan.map { plan in Result { () throws(ParameterError) in try plan.encode(outcomes, parameters: given) } }
             var resolved = resolver.resolve(screen, decisions: decisions, outcomes: outcomes, clientSchemaVersion: version)
             if resolved.usesParameters {
-                let given = Dictionary(screen.parameters.map { ($0.name, JSONValue.string("42")) }, uniquingKeysWith: { a, _ in a })
                 do {
                     resolved = try resolved.substituting(given)
                 } catch {
                     precondition(!"\(error)".isEmpty, "a parameter error without a message")
+                    precondition(planned.map { $0 == .failure(error) } ?? true, "an encoding plan fails otherwise than the resolver")
                     continue
                 }
             }
             let encoded = JSONWriter.encode(resolved.jsonValue(revision: 1))
             precondition((try? JSONParser.parse(encoded)) != nil, "a resolved screen's JSON does not parse")
+            precondition(planned.map { $0 == .success(encoded) } ?? true, "an encoding plan's bytes are not the resolver's")
         }
     }
 }
