@@ -21,11 +21,6 @@ public struct JSONParser {
     private var lineStart = 0
     private var depth = 0
     private let maximumDepth: Int
-    /// The members of the objects and the elements of the arrays being parsed, innermost last:
-    /// each container is copied out once it is complete, into an array of exactly its size,
-    /// instead of growing its own array as it goes.
-    private var members: [JSONMember] = []
-    private var elements: [JSONValue] = []
 
     /// Parses one JSON text (a value with optional surrounding whitespace).
     /// - Throws: `JSONSyntaxError` naming the line and column of the first error.
@@ -113,15 +108,17 @@ public struct JSONParser {
         try enterContainer()
         defer { depth -= 1 }
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return [] }
-        let first = members.count
-        defer { members.removeSubrange(first...) }
+        // Room for the one or two members most objects of a screen have (a `values`), without
+        // regrowing from one; no more, since decoded screens keep their objects.
+        var members: [JSONMember] = []
+        members.reserveCapacity(2)
         while true {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
                 throw fail("expected a quoted key, found \(describeCurrent())")
             }
             let keyLocation = location
             let key = try parseString()
-            if let twin = members[first...].first(where: { $0.key == key }) {
+            if let twin = members.first(where: { $0.key == key }) {
                 throw JSONSyntaxError(
                     location: keyLocation, reason: "duplicate key \"\(key)\" (first at line \(twin.keyLocation.line))")
             }
@@ -142,7 +139,7 @@ public struct JSONParser {
                 if index < bytes.count, bytes[index] == UInt8(ascii: "}") { throw fail("trailing comma before '}'") }
             case UInt8(ascii: "}"):
                 index += 1
-                return Array(members[first...])
+                return members
             default:
                 throw fail("expected ',' or '}' in object, found \(describeCurrent())")
             }
@@ -153,8 +150,8 @@ public struct JSONParser {
         try enterContainer()
         defer { depth -= 1 }
         if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return [] }
-        let first = elements.count
-        defer { elements.removeSubrange(first...) }
+        var elements: [JSONValue] = []
+        elements.reserveCapacity(4)
         while true {
             let element = try parseValue()
             elements.append(element)
@@ -167,7 +164,7 @@ public struct JSONParser {
                 if index < bytes.count, bytes[index] == UInt8(ascii: "]") { throw fail("trailing comma before ']'") }
             case UInt8(ascii: "]"):
                 index += 1
-                return Array(elements[first...])
+                return elements
             default:
                 throw fail("expected ',' or ']' in array, found \(describeCurrent())")
             }
@@ -218,26 +215,26 @@ public struct JSONParser {
     private mutating func parseString() throws(JSONSyntaxError) -> String {
         index += 1  // opening quote
         let start = index
-        var isASCII = true
         // Most strings have no escape: they are made straight from the text.
+        var highBits: UInt8 = 0
         while index < bytes.count {
             let b = bytes[index]
-            switch b {
-            case UInt8(ascii: "\""):
-                let text = UnsafeBufferPointer(rebasing: bytes[start..<index])
-                index += 1
-                guard isASCII || Self.isValidUTF8(text) else { throw fail("string is not valid UTF-8") }
-                return String(decoding: text, as: UTF8.self)
-            case UInt8(ascii: "\\"):
-                return try parseEscapedString(from: start)
-            case 0x00..<0x20:
-                throw fail("control character 0x\(String(b, radix: 16, uppercase: true)) in string; escape it")
-            default:
-                if b >= 0x80 { isASCII = false }
-                index += 1
-            }
+            if b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") || b < 0x20 { break }
+            highBits |= b
+            index += 1
         }
-        throw fail("unterminated string")
+        guard index < bytes.count else { throw fail("unterminated string") }
+        switch bytes[index] {
+        case UInt8(ascii: "\""):
+            let text = UnsafeBufferPointer(rebasing: bytes[start..<index])
+            index += 1
+            guard highBits < 0x80 || Self.isValidUTF8(text) else { throw fail("string is not valid UTF-8") }
+            return String(decoding: text, as: UTF8.self)
+        case UInt8(ascii: "\\"):
+            return try parseEscapedString(from: start)
+        default:
+            throw fail("control character 0x\(String(bytes[index], radix: 16, uppercase: true)) in string; escape it")
+        }
     }
 
     /// The rest of a string that has an escape at `index`; `start` is the string's first byte.

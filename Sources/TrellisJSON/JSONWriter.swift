@@ -5,7 +5,10 @@ public struct JSONWriter {
 
     public static func encode(_ value: JSONValue, style: Style = .compact) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(1024)
+        switch value.kind {
+        case .array, .object: out.reserveCapacity(1024)
+        default: break  // a number or a word, as `string(_:)` makes of a template's arguments
+        }
         write(value, to: &out, style: style, indent: 0)
         if style == .pretty { out.append(0x0A) }
         return out
@@ -117,28 +120,39 @@ public struct JSONWriter {
     }
 
     static func writeString(_ s: String, to out: inout [UInt8]) {
-        out.append(0x22)
         var s = s
         s.withUTF8 { bytes in
-            // Runs that need no escape are copied whole; only `"`, `\` and controls are rewritten.
-            var start = 0
-            for (i, b) in bytes.enumerated() where b == 0x22 || b == 0x5C || b < 0x20 {
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<i]))
-                start = i + 1
-                switch b {
-                case 0x22: out.append(0x5C); out.append(0x22)
-                case 0x5C: out.append(0x5C); out.append(0x5C)
-                case 0x0A: out.append(0x5C); out.append(0x6E)
-                case 0x0D: out.append(0x5C); out.append(0x72)
-                case 0x09: out.append(0x5C); out.append(0x74)
-                default:
-                    let hex: StaticString = "0123456789abcdef"
-                    out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex.utf8Start[Int(b >> 4)], hex.utf8Start[Int(b & 0xF)]])
-                }
+            out.append(0x22)
+            // Most strings need no escape: found so, they are copied whole.
+            var i = 0
+            while i < bytes.count, bytes[i] != 0x22, bytes[i] != 0x5C, bytes[i] >= 0x20 { i += 1 }
+            if i == bytes.count {
+                out.append(contentsOf: bytes)
+            } else {
+                writeEscaped(bytes, to: &out)
             }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
+            out.append(0x22)
         }
-        out.append(0x22)
+    }
+
+    /// Runs that need no escape are copied whole; only `"`, `\` and controls are rewritten.
+    private static func writeEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        var start = 0
+        for (i, b) in bytes.enumerated() where b == 0x22 || b == 0x5C || b < 0x20 {
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<i]))
+            start = i + 1
+            switch b {
+            case 0x22: out.append(0x5C); out.append(0x22)
+            case 0x5C: out.append(0x5C); out.append(0x5C)
+            case 0x0A: out.append(0x5C); out.append(0x6E)
+            case 0x0D: out.append(0x5C); out.append(0x72)
+            case 0x09: out.append(0x5C); out.append(0x74)
+            default:
+                let hex: StaticString = "0123456789abcdef"
+                out.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex.utf8Start[Int(b >> 4)], hex.utf8Start[Int(b & 0xF)]])
+            }
+        }
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
     }
 }
 

@@ -225,8 +225,9 @@ private struct TreeWalk {
         let subviews = children(of: type, object, at: path)
         let fallback = object.value("fallback").flatMap { fallbackNode($0, for: type, at: path.appending("fallback")) }
         let metadata = object.value("metadata").flatMap { self.metadata($0, at: path.appending("metadata")) }
-        let style = object.value("style").flatMap { LayoutStyleCheck.members($0, at: path.appending("style"), collector) }
-        guard let properties, let values, let subviews, object.value("style") == nil || style != nil else { return nil }
+        let styleValue = object.value("style")
+        let style = styleValue.flatMap { LayoutStyleCheck.members($0, at: path.appending("style"), collector) }
+        guard let properties, let values, let subviews, styleValue == nil || style != nil else { return nil }
         var pins: PinSpec?
         if isPins {
             pins = PinsCheck(collector: collector).spec(object, subviews: subviews, at: path)
@@ -279,7 +280,7 @@ private struct TreeWalk {
 
     private func checkOneValue(of type: ComponentType, _ values: [JSONMember], _ object: JSONObjectReader, at path: JSONPath) {
         guard !type.oneValueOf.isEmpty else { return }
-        let present = values.filter { type.oneValueOf.contains($0.key) }.count
+        let present = values.count { type.oneValueOf.contains($0.key) }
         if present != 1 {
             collector.report(
                 "\(type.name) needs exactly one of the values \(type.oneValueOf.joined(separator: ", ")); found \(present)",

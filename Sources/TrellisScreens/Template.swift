@@ -189,6 +189,7 @@ extension Template {
     /// stays a placeholder of the result (which is then still a `$format`).
     private func formatted(_ format: FormatTemplate, _ arguments: [String: JSONValue], at location: SourceLocation) -> JSONValue {
         var pieces: [FormatTemplate.Piece] = []
+        pieces.reserveCapacity(format.pieces.count)
         for piece in format.pieces {
             guard case .placeholder(let name) = piece, let value = argument(name, arguments) else {
                 pieces.append(piece)
