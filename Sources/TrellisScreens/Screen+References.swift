@@ -1,36 +1,36 @@
 import TrellisJSON
 import TrellisTargeting
 
-extension Screen {
+extension ScreenDecisions {
     /// Every name the screen uses that `configuration` does not define, at its path in the screen:
     /// named rules, rollouts and experiments in Rule expressions (and the variants of experiment
     /// tests), the experiment of each Experiment node, and its variants, which must be exactly the
     /// experiment's (*experiment "home-hero" has no variant "huge"*; *the Experiment node does not
     /// show the variant "big" of "home-hero"*), so every user sees the variant they are assigned.
-    /// Lines are unknown (`.unknown`): the model keeps paths, not source locations.
+    /// Lines are unknown (`.unknown`): decisions keep paths, not source locations. Read from the
+    /// decision points, so a server checks a screen it no longer holds the tree of.
     public func unknownReferences(in configuration: TargetingConfiguration) -> [Diagnostic] {
         let collector = DiagnosticsCollector()
-        forEachDecision { node, path in
-            switch node {
-            case .rule(_, let rule, _, _):
-                configuration.checkReferences(in: rule, at: path.appending("rule"), collector)
-            case .experiment(_, let key, let variants):
+        for point in points {
+            switch point.kind {
+            case .rule(let rule):
+                configuration.checkReferences(in: rule, at: point.path.appending("rule"), collector)
+            case .experiment(let key, let variants):
                 if let experiment = configuration.experiments[key] {
                     let configured = experiment.variants.map(\.name)
-                    for variant in variants where !configured.contains(variant.name) {
+                    for variant in variants where !configured.contains(variant) {
                         collector.report(
-                            configuration.problem(with: .experiment(key, variant: variant.name)) ?? "",
-                            at: path.appending("variants").appending(variant.name), .unknown)
+                            configuration.problem(with: .experiment(key, variant: variant)) ?? "",
+                            at: point.path.appending("variants").appending(variant), .unknown)
                     }
-                    for name in configured where !variants.contains(where: { $0.name == name }) {
+                    for name in configured where !variants.contains(name) {
                         collector.report(
                             "the Experiment node does not show the variant \"\(name)\" of \"\(key)\"; add it (null shows nothing)",
-                            at: path.appending("variants"), .unknown)
+                            at: point.path.appending("variants"), .unknown)
                     }
                 } else if let problem = configuration.problem(with: .experiment(key, variant: nil)) {
-                    collector.report(problem, at: path.appending("experiment"), .unknown)
+                    collector.report(problem, at: point.path.appending("experiment"), .unknown)
                 }
-            case .component: break
             }
         }
         return collector.diagnostics
@@ -39,46 +39,37 @@ extension Screen {
     /// Throws every unknown reference (``unknownReferences(in:)``), attributed to `source`.
     public func checkReferences(in configuration: TargetingConfiguration, source: String) throws(DiagnosticsError) {
         let diagnostics = unknownReferences(in: configuration)
-        guard diagnostics.isEmpty else { throw DiagnosticsError(source: source, diagnostics: diagnostics) }
+        guard !diagnostics.isEmpty else { return }
+        throw DiagnosticsError(source: source, diagnostics: diagnostics)
     }
-}
 
-extension Screen {
     /// Every rule, rollout and experiment the screen names, in Rule nodes and Experiment nodes,
     /// with where: what the stale-flag report and a retirement look for.
     public func targetingReferences() -> [(reference: TargetingReference, path: JSONPath)] {
         var found: [(reference: TargetingReference, path: JSONPath)] = []
-        forEachDecision { node, path in
-            switch node {
-            case .rule(_, let rule, _, _): found += rule.references(at: path.appending("rule"))
-            case .experiment(_, let key, _): found.append((.experiment(key, variant: nil), path.appending("experiment")))
-            case .component: break
+        for point in points {
+            switch point.kind {
+            case .rule(let rule): found += rule.references(at: point.path.appending("rule"))
+            case .experiment(let key, _): found.append((.experiment(key, variant: nil), point.path.appending("experiment")))
             }
         }
         return found
     }
+}
 
-    /// Calls `body` with every Rule and Experiment node, depth first, with its path.
-    func forEachDecision(_ body: (Node, JSONPath) -> Void) {
-        // A path is made only for a decision: most nodes are components, which need none.
-        func visit(_ node: Node, _ path: () -> JSONPath) {
-            switch node {
-            case .component(let c):
-                for (i, child) in c.subviews.enumerated() { visit(child) { path().appending("subviews").appending(i) } }
-                if let fallback = c.fallback { visit(fallback) { path().appending("fallback") } }
-            case .rule(_, _, let then, let otherwise):
-                let path = path()
-                body(node, path)
-                visit(then) { path.appending("child") }
-                if let otherwise { visit(otherwise) { path.appending("else") } }
-            case .experiment(_, _, let variants):
-                let path = path()
-                body(node, path)
-                for variant in variants {
-                    variant.node.map { child in visit(child) { path.appending("variants").appending(variant.name) } }
-                }
-            }
-        }
-        visit(root) { JSONPath.root.appending("root") }
+extension Screen {
+    /// The screen's unknown references (``ScreenDecisions/unknownReferences(in:)``).
+    public func unknownReferences(in configuration: TargetingConfiguration) -> [Diagnostic] {
+        ScreenResolver().decisions(of: self).unknownReferences(in: configuration)
+    }
+
+    /// Throws every unknown reference (``unknownReferences(in:)``), attributed to `source`.
+    public func checkReferences(in configuration: TargetingConfiguration, source: String) throws(DiagnosticsError) {
+        try ScreenResolver().decisions(of: self).checkReferences(in: configuration, source: source)
+    }
+
+    /// The rules, rollouts and experiments the screen names (``ScreenDecisions/targetingReferences()``).
+    public func targetingReferences() -> [(reference: TargetingReference, path: JSONPath)] {
+        ScreenResolver().decisions(of: self).targetingReferences()
     }
 }

@@ -83,6 +83,7 @@ struct BenchLayoutCommand: ParsableCommand {
     func run() throws {
         let (snapshot, entry) = try source.load()
         let screen = source.screen
+        let model = try snapshot.screen(of: entry)
         let context = UserContext(userID: "u1", platform: platform, appVersion: SemanticVersion(appVersion))
         let resolver = snapshot.resolver
         var time = [Duration](repeating: .zero, count: 6)
@@ -100,7 +101,7 @@ struct BenchLayoutCommand: ParsableCommand {
             let outcomes = resolver.outcomes(of: entry.decisions, for: context, evaluator: snapshot.evaluator)
             lap(0)
             let resolved = resolver.resolve(
-                entry.screen, decisions: entry.decisions, outcomes: outcomes, clientSchemaVersion: entry.screen.schemaVersion)
+                model, decisions: entry.decisions, outcomes: outcomes, clientSchemaVersion: entry.schemaVersion)
             lap(1)
             let viewport = LayoutViewport(width: 300 + Float(n) / 100, height: 844)
             let layout = ScreenLayout(viewport: viewport, fonts: snapshot.fonts, keepsLines: false)

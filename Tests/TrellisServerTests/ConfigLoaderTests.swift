@@ -66,17 +66,21 @@ import TrellisTargeting
         guard case .success(let first) = loader.loadBaseline(), let home = first.screens["home"], let about = first.screens["about"]
         else { Issue.record("the first load failed"); return }
         var doctored = first.screens
-        doctored["about"] = .init(screen: home.screen, bytes: about.bytes, fingerprint: about.fingerprint)
+        let homeModel = try #require(home.checked.heldModel)
+        doctored["about"] = .init(
+            checked: CheckedScreen(
+                homeModel, document: about.bytes, decoder: loader.decoder, templates: first.templates, resolver: loader.resolver,
+                fingerprint: about.fingerprint))
         let previous = ConfigBaseline(
             targeting: first.targeting, templates: first.templates, templatesFingerprint: first.templatesFingerprint, screens: doctored,
             routes: first.routes, fonts: first.fonts, fontFiles: first.fontFiles)
         try config.write(screen: "home", TemporaryConfig.screen(id: "home", text: "Hello"))
         guard case .success(let second) = loader.loadBaseline(previous: previous) else { Issue.record("the reload failed"); return }
-        #expect(second.screens["about"]?.screen.id == "home", "unchanged bytes: the previous model, not decoded again")
-        #expect(second.screens["home"]?.screen.id == "home")
+        #expect(second.screens["about"]?.checked.id == "home", "unchanged bytes: the previous model, not decoded again")
+        #expect(second.screens["home"]?.checked.id == "home")
         #expect(second.screens["home"]?.fingerprint != home.fingerprint, "changed bytes: decoded anew")
         guard case .success(let fresh) = loader.loadBaseline() else { Issue.record("a load without a previous one failed"); return }
-        #expect(fresh.screens["about"]?.screen.id == "about")
+        #expect(fresh.screens["about"]?.checked.id == "about")
     }
 
     @Test func whitespaceOnlyEditsKeepTheRevision() throws {

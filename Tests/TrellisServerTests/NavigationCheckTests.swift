@@ -125,12 +125,16 @@ import TrellisStore
         let config = try self.config(template: Self.template)
         let first = try loadSnapshot(config)
         let home = try #require(first.screens["home"])
-        #expect(JSONWriter.string(home.screen.jsonValue(revision: 1)).contains("Hello, Ada"))
+        #expect(JSONWriter.string(try first.screen(of: home).jsonValue(revision: 1)).contains("Hello, Ada"))
         try Data(Self.template.replacingOccurrences(of: "Hello", with: "Welcome").utf8)
             .write(to: config.url.appendingPathComponent("templates/greeting.json"))
         let second = try loadSnapshot(config, previous: first)
         #expect(second.screens["home"]?.revision == 2)
-        #expect(JSONWriter.string(second.screens["home"]!.screen.jsonValue(revision: 2)).contains("Welcome, Ada"))
+        #expect(JSONWriter.string(try second.screen(of: #require(second.screens["home"])).jsonValue(revision: 2)).contains("Welcome, Ada"))
+        // Once its model goes, the first revision decodes again with the templates it was checked with.
+        home.checked.releaseModel()
+        #expect(home.checked.heldModel == nil)
+        #expect(JSONWriter.string(try first.screen(of: home).jsonValue(revision: 1)).contains("Hello, Ada"))
     }
 
     @Test func aBadTemplateRefusesTheLoadNamingItsFile() throws {

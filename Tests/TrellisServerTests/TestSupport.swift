@@ -61,8 +61,16 @@ struct InProcessApp {
         _ config: TemporaryConfig, configuration: ServerConfiguration = ServerConfiguration(),
         clock: @escaping @Sendable () -> Double = { 1_800_000_000 }
     ) throws {
+        try self.init(directory: config.url, configuration: configuration, clock: clock)
+    }
+
+    /// The application over the configuration directory `directory` (the repository's Config/, say).
+    init(
+        directory: URL, configuration: ServerConfiguration = ServerConfiguration(),
+        clock: @escaping @Sendable () -> Double = { 1_800_000_000 }
+    ) throws {
         state = ServerState(
-            published: PublishedSnapshot(try loadSnapshot(config)), configuration: configuration,
+            published: PublishedSnapshot(try ConfigLoader(directory: directory).load(previous: nil).get()), configuration: configuration,
             metrics: PrometheusCollectorRegistry(), clock: clock)
         responder = TrellisResponder(state: state)
     }

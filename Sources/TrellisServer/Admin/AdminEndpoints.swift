@@ -127,7 +127,7 @@ struct AdminEndpoints: Sendable {
         /// planned (not decoded again).
         var planned: [String: PlannedSettings] = [:]
         /// Screens the change adds, already decoded and checked, by fingerprint (not decoded again).
-        var checked: [String: Screen] = [:]
+        var checked: [String: CheckedScreen] = [:]
         /// The same for a route table the change adds.
         var checkedRoutes: [String: RouteTable] = [:]
         /// The status a change that does not validate gets: 422, or 409 for a retirement that

@@ -77,8 +77,8 @@ extension AdminEndpoints {
         return write(request, context, actor) { snapshot, actor throws(Problem) in
             let existing = snapshot.runtime.screens[id]
             try checkPrecondition(request, etag: existing.map { RevisionedResource.screen(id).etag($0.head) })
-            let screen: Screen
-            switch control.builder.loader.checkScreen(
+            let screen: CheckedScreen
+            switch control.builder.loader.checkedScreen(
                 body, source: "body", id: id, targeting: snapshot.targeting, templates: control.currentBaseline.templates) {
             case .success(let checked): screen = checked
             case .failure(let error):
@@ -87,7 +87,7 @@ extension AdminEndpoints {
             let now = state.clock()
             let number = (existing?.latestRevision ?? 0) + 1
             let revision = ScreenRevision(
-                screen: id, number: number, document: body, fingerprint: ScreenEntry.contentFingerprint(of: screen), origin: .publish,
+                screen: id, number: number, document: body, fingerprint: screen.fingerprint, origin: .publish,
                 createdAt: now, createdBy: actor)
             var head = existing?.head ?? ScreenHead(screen: id, current: number, version: 0, updatedAt: now, updatedBy: actor)
             if let stage = staging {

@@ -83,8 +83,8 @@ extension AdminEndpoints {
                 if case .experiment(let key, _) = reference { found.insert(.experiment(key, variant: nil)) } else { found.insert(reference) }
             }
         }
-        for (_, entry) in snapshot.screens { add(entry.screen.targetingReferences()) }
-        for (_, staged) in snapshot.staged { add(staged.entry.screen.targetingReferences()) }
+        for (_, entry) in snapshot.screens { add(entry.decisions.targetingReferences()) }
+        for (_, staged) in snapshot.staged { add(staged.entry.decisions.targetingReferences()) }
         if let routes = snapshot.routes { add(routes.table.targetingReferences()) }
         for (name, rule) in snapshot.targeting.rules { add(rule.references(at: JSONPath.root.appending("rules").appending(name))) }
         return found

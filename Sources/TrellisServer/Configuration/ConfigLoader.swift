@@ -16,11 +16,12 @@ public struct ConfigLoadError: Error, Sendable, CustomStringConvertible {
 /// the runtime changes ops make through the admin API.
 public struct ConfigBaseline: Sendable {
     public struct ScreenFile: Sendable {
-        public let screen: Screen
+        /// The file decoded and checked (its document is the file's bytes).
+        public let checked: CheckedScreen
         /// The file's bytes, as authored.
-        public let bytes: [UInt8]
+        public var bytes: [UInt8] { checked.document }
         /// ``ScreenEntry/contentFingerprint(of:)``: equal for equal content, whatever the formatting.
-        public let fingerprint: String
+        public var fingerprint: String { checked.fingerprint }
     }
 
     /// `routes.json`, decoded and checked on its own (against the screens, when a snapshot is built).
@@ -101,7 +102,7 @@ public struct ConfigLoader: Sendable {
                     screens[id] = old
                 } else {
                     let revision = (previous?.screens[id]?.revision ?? 0) + 1
-                    screens[id] = ScreenEntry(screen: file.screen, revision: revision, resolver: resolver, contentFingerprint: file.fingerprint)
+                    screens[id] = ScreenEntry(file.checked, revision: revision)
                 }
             }
             let routes = baseline.routes.map { file in
@@ -110,7 +111,7 @@ public struct ConfigLoader: Sendable {
             }
             let navigation = NavigationCheck.errors(
                 routes: routes.map { NavigationCheck.TableSource(table: $0.table, source: "routes.json", bytes: $0.document) },
-                screens: baseline.screens.values.map { NavigationCheck.ScreenSource(screen: $0.screen, source: "screens/\($0.screen.id).json", bytes: $0.bytes) },
+                screens: baseline.screens.values.map { NavigationCheck.ScreenSource(screen: $0.checked, source: "screens/\($0.checked.id).json", bytes: $0.bytes) },
                 served: .init(contains: { baseline.screens[$0] != nil }, ids: { Array(baseline.screens.keys) }), targeting: baseline.targeting)
             guard navigation.isEmpty else { return .failure(ConfigLoadError(errors: navigation)) }
             return .success(
@@ -147,13 +148,13 @@ public struct ConfigLoader: Sendable {
             let source = "screens/" + file.lastPathComponent
             let id = file.deletingPathExtension().lastPathComponent
             return read(file, source: source).flatMap { bytes in
-                if let old = previous?.screens[id], old.bytes == bytes, old.screen.templates.isEmpty || unchangedTemplates,
-                    let targeting, (try? old.screen.checkReferences(in: targeting, source: source)) != nil
+                if let old = previous?.screens[id], old.bytes == bytes, old.checked.templateNames.isEmpty || unchangedTemplates,
+                    let targeting, (try? old.checked.checkReferences(in: targeting, source: source)) != nil
                 {
                     return .success((id, old))
                 }
-                return checkScreen(bytes, source: source, id: id, targeting: targeting, templates: templates).map { screen in
-                    (id, ConfigBaseline.ScreenFile(screen: screen, bytes: bytes, fingerprint: ScreenEntry.contentFingerprint(of: screen)))
+                return checkedScreen(bytes, source: source, id: id, targeting: targeting, templates: templates).map { checked in
+                    (id, ConfigBaseline.ScreenFile(checked: checked))
                 }
             }
         }
@@ -184,6 +185,17 @@ public struct ConfigLoader: Sendable {
                 // The model keeps no lines; the document, parsed once more, does.
                 return .failure((try? JSONParser.parse(bytes)).map(error.locating(in:)) ?? error)
             }
+        }
+    }
+
+    /// ``checkScreen(_:source:id:targeting:templates:)``, kept as a ``CheckedScreen`` of `bytes`.
+    /// - Parameter fingerprint: the screen's when the caller knows it (a stored revision's).
+    public func checkedScreen(
+        _ bytes: [UInt8], source: String, id: String, targeting: TargetingConfiguration?, templates: TemplateLibrary,
+        fingerprint: String? = nil
+    ) -> Result<CheckedScreen, DiagnosticsError> {
+        checkScreen(bytes, source: source, id: id, targeting: targeting, templates: templates).map { screen in
+            CheckedScreen(screen, document: bytes, decoder: decoder, templates: templates, resolver: resolver, fingerprint: fingerprint)
         }
     }
 

@@ -171,7 +171,7 @@ public final class ControlPlane: Sendable {
     /// - Parameter checkedRoutes: the same for a route table.
     func publish(
         _ change: StoreChange, baseline fresh: ConfigBaseline? = nil, over current: Snapshot,
-        planned: [String: PlannedSettings] = [:], checked: [String: Screen] = [:],
+        planned: [String: PlannedSettings] = [:], checked: [String: CheckedScreen] = [:],
         checkedRoutes: [String: RouteTable] = [:]
     ) -> Result<Snapshot, PublishFailure> {
         dispatchPrecondition(condition: .onQueue(writeQueue))

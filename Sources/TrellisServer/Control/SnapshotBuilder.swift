@@ -73,7 +73,7 @@ struct SnapshotBuilder: Sendable {
     ///   fingerprint; the baseline's files count as such too.
     /// - Parameter checkedRoutes: the same for route tables.
     func build(
-        baseline: ConfigBaseline, runtime: RuntimeState, previous: Snapshot?, checked: [String: Screen] = [:],
+        baseline: ConfigBaseline, runtime: RuntimeState, previous: Snapshot?, checked: [String: CheckedScreen] = [:],
         checkedRoutes: [String: RouteTable] = [:]
     ) -> Result<Snapshot, ConfigLoadError> {
         var errors: [DiagnosticsError] = []
@@ -81,7 +81,7 @@ struct SnapshotBuilder: Sendable {
             return .failure(ConfigLoadError(errors: errors))
         }
         var checking = checked
-        for file in baseline.screens.values { checking[file.fingerprint] = file.screen }
+        for file in baseline.screens.values { checking[file.fingerprint] = file.checked }
         let checked = checking
         var sources: [String: EntrySource] = [:]
         for (id, file) in baseline.screens where runtime.screens[id] == nil { sources[id] = .file(file) }
@@ -101,6 +101,7 @@ struct SnapshotBuilder: Sendable {
         }
         let routes = routeTable(baseline, runtime, targeting, reusing: nil, checkedRoutes, &errors)
         guard errors.isEmpty else { return .failure(ConfigLoadError(errors: errors.sorted { $0.source < $1.source })) }
+        Self.releaseUnservedModels(baseline, screens, staged)
         // The baseline's files were checked against its own names; runtime values may have
         // created or retired some since.
         if Self.referenceableNames(targeting) != Self.referenceableNames(baseline.targeting) {
@@ -124,7 +125,7 @@ struct SnapshotBuilder: Sendable {
     /// snapshot's caches: an answer is a pure function of its key, which names the revision.
     func apply(
         _ touched: Touched, baseline: ConfigBaseline, runtime: RuntimeState, over previous: Snapshot,
-        checked: [String: Screen] = [:], checkedRoutes: [String: RouteTable] = [:]
+        checked: [String: CheckedScreen] = [:], checkedRoutes: [String: RouteTable] = [:]
     ) -> Result<Snapshot, ConfigLoadError> {
         var errors: [DiagnosticsError] = []
         var targeting = previous.targeting
@@ -147,7 +148,7 @@ struct SnapshotBuilder: Sendable {
             staged[id] = nil
             guard let source = entrySource(id, baseline, runtime) else { continue }  // taken down
             var checked = checked
-            if let file = baseline.screens[id] { checked[file.fingerprint] = file.screen }
+            if let file = baseline.screens[id] { checked[file.fingerprint] = file.checked }
             switch makeEntries(source, targeting, baseline.templates, previous, checked, sameBaseline: true) {
             case .failure(let error): errors.append(contentsOf: error.errors)
             case .success(let entries):
@@ -172,6 +173,14 @@ struct SnapshotBuilder: Sendable {
     private static func listsTheSame(_ touched: Touched, _ screens: ScreenMap<ScreenEntry>, _ previous: Snapshot) -> Bool {
         touched.screens.allSatisfy { id in
             screens[id]?.revision == previous.screens[id]?.revision && screens[id]?.contentFingerprint == previous.screens[id]?.contentFingerprint
+        }
+    }
+
+    /// Lets go of the models of the baseline's files no served revision came from (ops published
+    /// over them): a served screen's model goes once its plan is made (``PlanWarmer``), these never would.
+    private static func releaseUnservedModels(_ baseline: ConfigBaseline, _ screens: ScreenMap<ScreenEntry>, _ staged: ScreenMap<StagedScreen>) {
+        for (id, file) in baseline.screens where screens[id]?.checked !== file.checked && staged[id]?.entry.checked !== file.checked {
+            file.checked.releaseModel()
         }
     }
 
@@ -200,11 +209,11 @@ struct SnapshotBuilder: Sendable {
     /// The current entry of one screen and, when its head stages one, the staged entry.
     private func makeEntries(
         _ source: EntrySource, _ targeting: TargetingConfiguration, _ templates: TemplateLibrary, _ previous: Snapshot?,
-        _ checked: [String: Screen], sameBaseline: Bool = false
+        _ checked: [String: CheckedScreen], sameBaseline: Bool = false
     ) -> Result<(current: ScreenEntry, staged: StagedScreen?), ConfigLoadError> {
         switch source {
         case .file(let file):
-            return .success((ScreenEntry(screen: file.screen, revision: 1, resolver: loader.resolver, contentFingerprint: file.fingerprint), nil))
+            return .success((ScreenEntry(file.checked, revision: 1), nil))
         case .stored(let stored):
             var errors: [DiagnosticsError] = []
             let current = entry(stored.current, targeting, templates, previous, sameBaseline, checked, &errors)
@@ -225,16 +234,16 @@ struct SnapshotBuilder: Sendable {
     /// of a screen already checked with the same content; else decoded and checked anew.
     private func entry(
         _ revision: ScreenRevision, _ targeting: TargetingConfiguration, _ templates: TemplateLibrary, _ previous: Snapshot?,
-        _ sameBaseline: Bool, _ checked: [String: Screen], _ errors: inout [DiagnosticsError]
+        _ sameBaseline: Bool, _ checked: [String: CheckedScreen], _ errors: inout [DiagnosticsError]
     ) -> ScreenEntry? {
         let source = "screens/\(revision.screen) revision \(revision.number)"
         let reusable = [previous?.screens[revision.screen], previous?.staged[revision.screen]?.entry]
             .compactMap { $0 }.first { $0.revision == revision.number && $0.contentFingerprint == revision.fingerprint }
         // A screen made of templates is expanded again on a new baseline: its templates may have changed.
-        if let reusable, sameBaseline || reusable.screen.templates.isEmpty {
+        if let reusable, sameBaseline || reusable.checked.templateNames.isEmpty {
             if sameBaseline { return reusable }
             do throws(DiagnosticsError) {
-                try reusable.screen.checkReferences(in: targeting, source: source)
+                try reusable.checked.checkReferences(in: targeting, source: source)
                 return reusable
             } catch {
                 errors.append(error)
@@ -242,12 +251,10 @@ struct SnapshotBuilder: Sendable {
             }
         }
         // Checked against this baseline's names, which runtime values never change.
-        if let screen = checked[revision.fingerprint] {
-            return ScreenEntry(screen: screen, revision: revision.number, resolver: loader.resolver, contentFingerprint: revision.fingerprint)
-        }
-        switch loader.checkScreen(
+        if let screen = checked[revision.fingerprint] { return ScreenEntry(screen, revision: revision.number) }
+        switch loader.checkedScreen(
             revision.document, source: source, id: revision.screen, targeting: targeting, templates: templates) {
-        case .success(let screen): return ScreenEntry(screen: screen, revision: revision.number, resolver: loader.resolver)
+        case .success(let screen): return ScreenEntry(screen, revision: revision.number)
         case .failure(let error):
             errors.append(error)
             return nil
@@ -317,9 +324,9 @@ struct SnapshotBuilder: Sendable {
     ) -> [NavigationCheck.ScreenSource] {
         func source(_ entry: ScreenEntry, _ stored: ScreenRevision?) -> NavigationCheck.ScreenSource {
             if let stored, stored.number == entry.revision {
-                return .init(screen: entry.screen, source: "screens/\(entry.screen.id) revision \(entry.revision)", bytes: stored.document)
+                return .init(screen: entry.checked, source: "screens/\(entry.id) revision \(entry.revision)", bytes: stored.document)
             }
-            return .init(screen: entry.screen, source: "screens/\(entry.screen.id).json", bytes: baseline.screens[entry.screen.id]?.bytes ?? [])
+            return .init(screen: entry.checked, source: "screens/\(entry.id).json", bytes: entry.checked.document)
         }
         var sources: [NavigationCheck.ScreenSource] = []
         for id in ids {
@@ -351,7 +358,7 @@ struct SnapshotBuilder: Sendable {
     ) -> [DiagnosticsError] {
         var errors: [DiagnosticsError] = []
         for source in screenSources(screens.keys.filter { !touched.screens.contains($0) }, screens, staged, baseline, runtime) {
-            let diagnostics = source.screen.unknownReferences(in: targeting)
+            let diagnostics = source.screen.decisions.unknownReferences(in: targeting)
             guard !diagnostics.isEmpty else { continue }
             let error = DiagnosticsError(source: source.source, diagnostics: diagnostics)
             errors.append((try? JSONParser.parse(source.bytes)).map(error.locating(in:)) ?? error)

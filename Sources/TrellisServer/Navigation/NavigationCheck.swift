@@ -20,7 +20,7 @@ enum NavigationCheck {
     }
 
     struct ScreenSource {
-        let screen: Screen
+        let screen: CheckedScreen
         /// `screens/home.json`, `screens/home revision 4`.
         let source: String
         let bytes: [UInt8]
@@ -67,7 +67,7 @@ enum NavigationCheck {
 
     /// A dead link is one the table cannot resolve for anybody: no route matches it, or it lacks a
     /// required query parameter. A link that is a whole `$param` is known only per request.
-    private static func links(of screen: Screen, _ table: RouteTable) -> [Diagnostic] {
+    private static func links(of screen: CheckedScreen, _ table: RouteTable) -> [Diagnostic] {
         let types = parameterTypes(of: screen, table)
         return screen.links.compactMap { link in
             let problem: String? =
@@ -82,7 +82,7 @@ enum NavigationCheck {
 
     /// The type of each parameter as the routes that open the screen declare it (the first route
     /// that declares it), for checking link templates with sample values.
-    private static func parameterTypes(of screen: Screen, _ table: RouteTable) -> [String: ParameterType] {
+    private static func parameterTypes(of screen: CheckedScreen, _ table: RouteTable) -> [String: ParameterType] {
         var types: [String: ParameterType] = [:]
         for route in table.routesOpening(screen: screen.id) {
             for parameter in route.parameters where types[parameter.name] == nil { types[parameter.name] = parameter.type }
@@ -90,7 +90,7 @@ enum NavigationCheck {
         return types
     }
 
-    private static func parameters(of screen: Screen, _ table: RouteTable) -> [Diagnostic] {
+    private static func parameters(of screen: CheckedScreen, _ table: RouteTable) -> [Diagnostic] {
         var diagnostics: [Diagnostic] = []
         let routes = table.routesOpening(screen: screen.id)
         for use in screen.parameters where !use.hasDefault {

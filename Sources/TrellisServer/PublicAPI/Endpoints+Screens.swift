@@ -123,8 +123,8 @@ extension Endpoints {
             }
             guard let stored else { throw Problem(.notFound, "screen \(id) has no revision \(number)") }
             let source = "screens/\(id) revision \(number)"
-            let screen: Screen
-            switch control.builder.loader.checkScreen(
+            let screen: CheckedScreen
+            switch control.builder.loader.checkedScreen(
                 stored.document, source: source, id: id, targeting: resolving.snapshot.targeting,
                 templates: resolving.snapshot.templates) {
             case .success(let checked): screen = checked
@@ -133,7 +133,7 @@ extension Endpoints {
             }
             // The revision is part of every cache key an answer goes through (answers, resolved
             // screens, layout plans), so revisions never share an entry.
-            return try answer(resolving.with(ScreenEntry(screen: screen, revision: number, resolver: resolving.snapshot.resolver)), number, prepared)
+            return try answer(resolving.with(ScreenEntry(screen, revision: number)), number, prepared)
         }
     }
 

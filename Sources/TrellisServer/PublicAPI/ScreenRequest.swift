@@ -59,11 +59,11 @@ struct ScreenRequest: Sendable {
         self.context = context
         self.snapshot = snapshot
         self.entry = entry
-        self.id = entry.screen.id
+        self.id = entry.id
         self.state = state
         self.screenParameters = screenParameters
         // A client without a schema version is a person exploring: show the screen as written.
-        schemaVersion = min(context.schemaVersion ?? entry.screen.schemaVersion, entry.screen.schemaVersion)
+        schemaVersion = min(context.schemaVersion ?? entry.schemaVersion, entry.schemaVersion)
         outcomes = snapshot.resolver.outcomes(of: entry.decisions, for: context, evaluator: snapshot.evaluator)
     }
 
@@ -83,7 +83,7 @@ struct ScreenRequest: Sendable {
     /// The screen resolved for this user, parameters substituted, without the answer cache.
     func resolve() throws(Problem) -> ResolvedScreen {
         let resolved = snapshot.resolver.resolve(
-            entry.screen, decisions: entry.decisions, outcomes: outcomes, clientSchemaVersion: schemaVersion)
+            try snapshot.screen(of: entry), decisions: entry.decisions, outcomes: outcomes, clientSchemaVersion: schemaVersion)
         guard !entry.parameterNames.isEmpty else { return resolved }
         do {
             return try resolved.substituting(screenParameters)
@@ -101,7 +101,7 @@ struct ScreenRequest: Sendable {
     /// The compact screen answer from the entry's encoding plan, when the screen has one for this
     /// schema version: bytes copied and branches picked, nothing resolved (``ScreenEncodingPlan``).
     func plannedScreen() throws(Problem) -> [UInt8]? {
-        guard let plan = entry.encodingPlan(for: schemaVersion, resolver: snapshot.resolver) else { return nil }
+        guard let plan = entry.encodingPlan(for: schemaVersion, in: snapshot) else { return nil }
         do {
             return try plan.encode(outcomes, parameters: screenParameters)
         } catch {

@@ -84,6 +84,10 @@ public final class ServerState: Sendable {
         planWarmer.warm(snapshot, screens: touched)
     }
 
+    /// Returns once the screens of every snapshot published so far have their plans (and have let
+    /// their models go): for tests and benchmarks that measure the steady state.
+    func waitForEncodingPlans() { planWarmer.waitUntilIdle() }
+
     /// `clock_gettime(CLOCK_REALTIME)`: no Foundation `Date` in the request path.
     public static let wallClock: @Sendable () -> Double = {
         var now = timespec()

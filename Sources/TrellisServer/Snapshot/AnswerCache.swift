@@ -101,6 +101,10 @@ public enum SnapshotCacheLimits {
     /// measured: most of a plan's memory is the flexbox node trees it keeps for its next layout,
     /// made as layouts run (up to one per event loop) and private to TrellisRendering.
     public static let layoutPlans = 256
+    /// Most screen models one snapshot keeps decoded (``SnapshotCaches/models``): what layouts,
+    /// previews and client formats of the screens in use resolve from. Counted: a model is some
+    /// five times its document (tens of kilobytes), so these hold a few megabytes at most.
+    public static let models = 128
     /// Entries of capacity per shard of a cache bounded by entries: what a miss copies at most. A
     /// cache of less than twice this capacity is one shard, whose CLOCK runs over the whole table.
     public static let entriesPerShard = 32

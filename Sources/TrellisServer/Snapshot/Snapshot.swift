@@ -1,4 +1,5 @@
 import Atomics
+import TrellisHTTP
 import TrellisJSON
 import TrellisRendering
 import TrellisRoutes
@@ -6,30 +7,29 @@ import TrellisScreens
 import TrellisTargeting
 import TrellisText
 
-/// One screen ready to resolve: the model, its revision, and its decision points. A class: every
-/// request holds its screen's entry, and a reference costs one retain where the fields were ten.
+/// One screen revision ready to serve: its checked document, its revision, and its encoding
+/// plans. A class: every request holds its screen's entry, and a reference costs one retain where
+/// the fields were ten.
 public final class ScreenEntry: Sendable {
-    public let screen: Screen
+    public let checked: CheckedScreen
     public let revision: Int
-    /// Every Rule and Experiment of the screen, found once at load time.
-    public let decisions: ScreenDecisions
-    /// Identifies the screen's content regardless of revision, to tell a changed file on reload.
-    public let contentFingerprint: String
-    /// The parameters the screen uses (`$param`, `$format`), sorted; empty for most screens.
-    public let parameterNames: [String]
     /// The screen pre-encoded per client schema version, for answer-cache misses.
     let encodingPlans: EncodingPlans
 
-    /// - Parameter contentFingerprint: the screen's ``contentFingerprint(of:)`` when the caller
-    ///   knows it (a file's, a stored revision's), to spare encoding the whole screen again.
-    public init(screen: Screen, revision: Int, resolver: ScreenResolver, contentFingerprint: String? = nil) {
-        self.screen = screen
+    public init(_ checked: CheckedScreen, revision: Int) {
+        self.checked = checked
         self.revision = revision
-        decisions = resolver.decisions(of: screen)
-        parameterNames = screen.parameterNames.sorted()
-        encodingPlans = EncodingPlans(schemaVersions: screen.schemaVersion)
-        self.contentFingerprint = contentFingerprint ?? Self.contentFingerprint(of: screen)
+        encodingPlans = EncodingPlans(schemaVersions: checked.schemaVersion)
     }
+
+    public var id: String { checked.id }
+    public var schemaVersion: Int { checked.schemaVersion }
+    /// Every Rule and Experiment of the screen, found once when it was checked.
+    public var decisions: ScreenDecisions { checked.decisions }
+    /// Identifies the screen's content regardless of revision, to tell a changed file on reload.
+    public var contentFingerprint: String { checked.fingerprint }
+    /// The parameters the screen uses (`$param`, `$format`), sorted; empty for most screens.
+    public var parameterNames: [String] { checked.parameterNames }
 
     /// Screen id and revision: what answer-cache keys name of a screen.
     struct RevisionKey: Hashable {
@@ -37,7 +37,7 @@ public final class ScreenEntry: Sendable {
         let revision: Int
     }
 
-    var revisionKey: RevisionKey { RevisionKey(screen: screen.id, revision: revision) }
+    var revisionKey: RevisionKey { RevisionKey(screen: id, revision: revision) }
 
     public static func contentFingerprint(of screen: Screen) -> String {
         EncodedBody.fingerprint(JSONWriter.encode(screen.jsonValue(revision: 0)))
@@ -57,7 +57,7 @@ public struct StagedScreen: Sendable {
     /// Whether the user of `context` gets this revision; users without an id never do.
     public func admits(_ context: UserContext) -> Bool {
         guard let userID = context.userID else { return false }
-        return Bucketing.isInRollout(percentage: percentage, groupID: Self.groupID(screen: entry.screen.id), userID: userID)
+        return Bucketing.isInRollout(percentage: percentage, groupID: Self.groupID(screen: entry.id), userID: userID)
     }
 }
 
@@ -99,6 +99,22 @@ public final class Snapshot: Sendable, AtomicReference {
     public var resolvedScreens: SnapshotCache<ResolvedScreen> { caches.resolvedScreens }
     /// Layout plans (``SnapshotCaches/layoutPlans``).
     public var layoutPlans: SnapshotCache<LayoutPlan> { caches.layoutPlans }
+
+    /// The model of `entry`'s screen, for what the encoding plan cannot answer (layouts, previews,
+    /// client formats, pretty answers, plans for older clients): the one its check decoded while
+    /// it is held, else decoded again through ``SnapshotCaches/models``.
+    public func screen(of entry: ScreenEntry) throws(Problem) -> Screen {
+        if let held = entry.checked.heldModel { return held }
+        let key = AnswerKey(screen: entry.id, revision: entry.revision, schemaVersion: 0, outcomes: Outcomes([]), pretty: false)
+        return try caches.models.answer(for: key) { () throws(Problem) in
+            switch entry.checked.decodeModel() {
+            case .success(let screen): return screen
+            case .failure(let error):
+                // The document was checked with these templates; failing now is a bug, not bad input.
+                throw Problem(.internalServerError, "screen \(entry.id) revision \(entry.revision) no longer decodes: \(error)")
+            }
+        }.body
+    }
     /// Counts the snapshots this process has published, starting at 1.
     public let generation: Int
     /// Names the targeting in force (rollouts, experiments, rules, with runtime values), whatever
@@ -145,10 +161,10 @@ public final class Snapshot: Sendable, AtomicReference {
                 .array(
                     entries.map { entry in
                         var members: [(String, JSONValue)] = [
-                            ("id", .string(entry.screen.id)), ("revision", .number(entry.revision)),
-                            ("schemaVersion", .number(entry.screen.schemaVersion)),
+                            ("id", .string(entry.id)), ("revision", .number(entry.revision)),
+                            ("schemaVersion", .number(entry.schemaVersion)),
                         ]
-                        if let title = entry.screen.title { members.append(("title", .string(title))) }
+                        if let title = entry.checked.title { members.append(("title", .string(title))) }
                         return .object(members)
                     })
             )
@@ -171,6 +187,9 @@ public final class SnapshotCaches: Sendable {
     /// Layout plans of the resolved screens (``LayoutPlan``), keyed as the layout answer with the
     /// viewport's width and height left out: every size of one outcome is laid out from one plan.
     public let layoutPlans = SnapshotCache<LayoutPlan>(capacity: SnapshotCacheLimits.layoutPlans)
+    /// Screen models decoded again for what their encoding plans cannot answer
+    /// (``Snapshot/screen(of:)``), keyed by screen and revision (the rest of the key left empty).
+    public let models = SnapshotCache<Screen>(capacity: SnapshotCacheLimits.models)
 
     public init(answers: AnswerCache = AnswerCache()) { self.answers = answers }
 }
@@ -190,7 +209,7 @@ final class ScreenListCell: Sendable {
     /// first requests racing may both encode; one result is kept and both return it).
     func value(of screens: ScreenMap<ScreenEntry>) -> Bodies {
         if let done = encoded.load() { return done.bodies }
-        let list = Snapshot.listValue(screens.values.sorted { $0.screen.id < $1.screen.id })
+        let list = Snapshot.listValue(screens.values.sorted { $0.id < $1.id })
         return encoded.storeIfNilThenLoad(
             Encoded((EncodedBody(bytes: JSONWriter.encode(list)), EncodedBody(bytes: JSONWriter.encode(list, style: .pretty))))
         ).bodies

@@ -1,0 +1,82 @@
+import Atomics
+import TrellisJSON
+import TrellisScreens
+import TrellisTargeting
+
+/// A screen document decoded and checked once, held as its bytes and what serving and checking
+/// need of it: its decision points, links and parameters. Not its model: the decoded tree takes
+/// several times the document's memory, and a request rarely needs it — answers come from the
+/// encoding plan (``ScreenEncodingPlan``), so at 10,000 screens the process would hold
+/// a model of each for nothing. The model decoded by the check is kept until the screen's plan is
+/// made (``releaseModel()``); layouts, previews and client formats decode it again when they miss,
+/// through the snapshot's cache of models (``Snapshot/screen(of:)``).
+///
+/// Shared by every revision with this content (by ``fingerprint``) and by the configuration
+/// baseline's file it came from.
+public final class CheckedScreen: Sendable {
+    public let id: String
+    public let schemaVersion: Int
+    public let title: String?
+    /// The document as authored: the file's bytes, or the stored revision's.
+    public let document: [UInt8]
+    /// ``ScreenEntry/contentFingerprint(of:)`` of the model: equal for equal content, whatever the formatting.
+    public let fingerprint: String
+    /// Every Rule and Experiment of the screen, with the rollouts they name.
+    public let decisions: ScreenDecisions
+    /// Where the screen's navigate actions lead (``Screen/links``), for the navigation check.
+    public let links: [ScreenLink]
+    /// The screen's `$param` and `$format` placeholders (``Screen/parameters``).
+    public let parameters: [ParameterUse]
+    /// The parameters' names, each once, sorted; empty for most screens.
+    public let parameterNames: [String]
+    /// The templates the screen uses, by name: a reload with other templates decodes it again.
+    public let templateNames: [String]
+    /// What decoded it, with the templates it was expanded with: decoding the document again with
+    /// them gives the same model.
+    private let decoder: ScreenDecoder
+    private let templates: TemplateLibrary
+    private let model: ManagedAtomic<Model?>
+
+    final class Model: AtomicReference, Sendable {
+        let screen: Screen
+        init(_ screen: Screen) { self.screen = screen }
+    }
+
+    /// - Parameter fingerprint: the screen's fingerprint when the caller knows it (a stored
+    ///   revision's), to spare encoding the whole screen again.
+    public init(
+        _ screen: Screen, document: [UInt8], decoder: ScreenDecoder, templates: TemplateLibrary, resolver: ScreenResolver,
+        fingerprint: String? = nil
+    ) {
+        id = screen.id
+        schemaVersion = screen.schemaVersion
+        title = screen.title
+        self.document = document
+        self.fingerprint = fingerprint ?? ScreenEntry.contentFingerprint(of: screen)
+        decisions = resolver.decisions(of: screen)
+        links = screen.links
+        parameters = screen.parameters
+        parameterNames = screen.parameterNames.sorted()
+        templateNames = screen.templates
+        self.decoder = decoder
+        // A screen without templates keeps none alive.
+        self.templates = screen.templates.isEmpty ? TemplateLibrary() : templates
+        model = ManagedAtomic(Model(screen))
+    }
+
+    /// The model the check decoded, until ``releaseModel()``.
+    var heldModel: Screen? { model.load(ordering: .acquiring)?.screen }
+
+    /// Lets the model go: what needs it later decodes it again (``decodeModel()``).
+    func releaseModel() { model.store(nil, ordering: .releasing) }
+
+    /// The model, decoded again from the document as it was checked.
+    func decodeModel() -> Result<Screen, DiagnosticsError> {
+        decoder.decode(document, source: "screens/\(id)", expectedID: id, templates: templates)
+    }
+
+    /// Every name the screen uses that `targeting` does not define (``ScreenDecisions/checkReferences(in:source:)``).
+    func checkReferences(in targeting: TargetingConfiguration, source: String) throws(DiagnosticsError) {
+        try decisions.checkReferences(in: targeting, source: source)
+    }
+}
