@@ -20,12 +20,14 @@ public struct ScreenEncodingPlan: Sendable {
     /// The answer up to and with `"assignments":`: id, revision, schema version, title and
     /// metadata, the same in every answer of the revision.
     let head: [UInt8]
-    /// Nil when the root resolves to nothing whatever the outcomes (a dropped component).
-    let root: Part?
+    /// The screen's nodes, flat (``Program``); nil when the root resolves to nothing whatever the
+    /// outcomes (a dropped component).
+    let program: Program?
     /// The replacements of a root that resolves to nothing.
     let rootReplaced: [ResolvedScreen.Replacement]
 
-    /// One node of the screen, as the client of this plan's schema version receives it.
+    /// One node of the screen, as the client of this plan's schema version receives it: what the
+    /// ``Builder`` makes, and ``Program`` lays flat.
     indirect enum Part: Sendable {
         /// A component subtree without decision points: its compact bytes (nil when it resolves to
         /// nothing), and the replacements made in it, in tree order.
@@ -61,9 +63,9 @@ public struct ScreenEncodingPlan: Sendable {
         guard empty.count > emptyTail.count, empty.suffix(emptyTail.count).elementsEqual(emptyTail) else { return nil }
         let head = Array(empty.dropLast(emptyTail.count - assignmentsKey.count))
         if case .fixed(nil, let replaced) = root {
-            return ScreenEncodingPlan(registry: resolver.registry, head: head, root: nil, rootReplaced: replaced)
+            return ScreenEncodingPlan(registry: resolver.registry, head: head, program: nil, rootReplaced: replaced)
         }
-        return ScreenEncodingPlan(registry: resolver.registry, head: head, root: root, rootReplaced: [])
+        return ScreenEncodingPlan(registry: resolver.registry, head: head, program: Program(root), rootReplaced: [])
     }
 
     /// The answer for `outcomes` (one byte per decision of the screen, ``ScreenDecisions/count``)
@@ -73,7 +75,7 @@ public struct ScreenEncodingPlan: Sendable {
     public func encode(_ outcomes: Outcomes, parameters: [String: JSONValue] = [:]) throws(ParameterError) -> [UInt8] {
         var writer = Writer(outcomes: outcomes.bytes, parameters: parameters, registry: registry)
         writer.replaced = rootReplaced
-        let shown = try root.map { part throws(ParameterError) in try writer.write(part) } ?? false
+        let shown = try program.map { program throws(ParameterError) in try writer.write(program) } ?? false
         var bytes: [UInt8] = []
         bytes.reserveCapacity(head.count + writer.bytes.count + 64 + 48 * (writer.experiments.count + writer.rollouts.count))
         bytes += head
@@ -276,59 +278,75 @@ extension ScreenEncodingPlan {
             self.outcomes = outcomes
             self.parameters = parameters
             self.registry = registry
-            bytes.reserveCapacity(4096)
         }
 
-        /// Writes `part`; whether it showed anything.
-        mutating func write(_ part: Part) throws(ParameterError) -> Bool {
-            switch part {
-            case .fixed(let fixed, let made):
-                replaced += made
-                guard let fixed else { return false }
-                bytes += fixed
+        /// Writes the program's root; whether it showed anything.
+        mutating func write(_ program: Program) throws(ParameterError) -> Bool {
+            bytes.reserveCapacity(program.text.count + 256)
+            return try program.text.withUnsafeBufferPointer { text throws(ParameterError) in
+                try write(node: 0, of: program, text: text)
+            }
+        }
+
+        /// Writes node `index`; whether it showed anything.
+        private mutating func write(node index: Int, of program: Program, text: UnsafeBufferPointer<UInt8>) throws(ParameterError) -> Bool {
+            switch program.nodes[index] {
+            case .text(let span, let made):
+                append(made, of: program)
+                bytes.append(contentsOf: text[span.range])
                 return true
+            case .nothing(let made):
+                append(made, of: program)
+                return false
             case .component(let head, let tail, let made, let subviews):
-                replaced += made
-                bytes += head
-                try write(subviews)
-                bytes += tail
+                append(made, of: program)
+                bytes.append(contentsOf: text[head.range])
+                try write(subviews: subviews, of: program, text: text)
+                bytes.append(contentsOf: text[tail.range])
                 return true
             case .parametrized(let component, let made, let subviews):
-                replaced += made
-                let encoded = JSONWriter.encode(try filledIn(component).jsonValue)
+                append(made, of: program)
+                let encoded = JSONWriter.encode(try filledIn(program.parametrized[Int(component)]).jsonValue)
                 guard !subviews.isEmpty, let hole = Builder.range(of: Builder.standInSubviews, in: encoded) else {
                     bytes += encoded
                     return true
                 }
                 bytes += encoded[..<hole.lowerBound]
-                try write(subviews)
+                try write(subviews: subviews, of: program, text: text)
                 bytes += encoded[hole.upperBound...]
                 return true
             case .rule(let point, let named, let then, let otherwise):
-                for (key, offset) in named where !rollouts.contains(where: { $0.key == key }) {
-                    rollouts.append(.init(key, outcomes[offset] != 0))
+                for reference in program.rollouts[named.range] {
+                    let key = program.strings[Int(reference.key)]
+                    if !rollouts.contains(where: { $0.key == key }) { rollouts.append(.init(key, outcomes[Int(reference.outcome)] != 0)) }
                 }
-                if outcomes[point] != 0 { return try write(then) }
-                guard let otherwise else { return false }
-                return try write(otherwise)
+                if outcomes[Int(point)] != 0 { return try write(node: Int(then), of: program, text: text) }
+                guard otherwise != Program.none else { return false }
+                return try write(node: Int(otherwise), of: program, text: text)
             case .experiment(let point, let key, let variants):
-                let chosen = outcomes[point] == Outcomes.none ? -1 : Int(outcomes[point])
-                guard variants.indices.contains(chosen) else { return false }
-                if !experiments.contains(where: { $0.key == key }) { experiments.append(.init(key, variants[chosen].name)) }
-                guard let shown = variants[chosen].part else { return false }
-                return try write(shown)
+                let outcome = outcomes[Int(point)]
+                guard outcome != Outcomes.none, Int(outcome) < variants.count else { return false }
+                let variant = program.variants[Int(variants.start) + Int(outcome)]
+                let name = program.strings[Int(key)]
+                if !experiments.contains(where: { $0.key == name }) { experiments.append(.init(name, program.strings[Int(variant.name)])) }
+                guard variant.node != Program.none else { return false }
+                return try write(node: Int(variant.node), of: program, text: text)
             }
         }
 
+        private mutating func append(_ made: Program.Span, of program: Program) {
+            if !made.isEmpty { replaced += program.replacements[made.range] }
+        }
+
         /// `,"subviews":[…]` with the subviews shown, or nothing when none is.
-        private mutating func write(_ subviews: [Part]) throws(ParameterError) {
+        private mutating func write(subviews: Program.Span, of program: Program, text: UnsafeBufferPointer<UInt8>) throws(ParameterError) {
             var shown = 0
-            for subview in subviews {
+            for child in program.children[subviews.range] {
                 let start = bytes.count
                 bytes += shown > 0 ? Self.comma : Self.subviewsOpening
                 indices.append(shown)
                 defer { indices.removeLast() }
-                if try write(subview) { shown += 1 } else { bytes.removeSubrange(start...) }
+                if try write(node: Int(child), of: program, text: text) { shown += 1 } else { bytes.removeSubrange(start...) }
             }
             if shown > 0 { bytes.append(UInt8(ascii: "]")) }
         }
@@ -347,5 +365,121 @@ extension ScreenEncodingPlan {
 
         static let comma = [UInt8(ascii: ",")]
         static let subviewsOpening = Array(",\"subviews\":[".utf8)
+    }
+}
+
+extension ScreenEncodingPlan {
+    /// The parts of a screen laid flat: one array of nodes without references, every byte in one
+    /// buffer, every string, child list and replacement in arrays of their own, indexed by 32-bit
+    /// offsets. A miss of a screen nobody asked for lately reads a few contiguous arrays rather
+    /// than chasing a box per part through memory the caches lost long ago (at 10,000 screens most
+    /// of a miss's time was waiting for such loads), and a plan is a handful of allocations.
+    struct Program: Sendable {
+        /// A range of one of the arrays, as two 32-bit offsets.
+        struct Span: Sendable {
+            let start: UInt32
+            let end: UInt32
+            init(_ range: Range<Int>) {
+                start = UInt32(range.lowerBound)
+                end = UInt32(range.upperBound)
+            }
+            var range: Range<Int> { Int(start)..<Int(end) }
+            var isEmpty: Bool { start == end }
+            var count: Int { Int(end - start) }
+        }
+
+        enum Node: Sendable {
+            /// ``Part/fixed(_:replaced:)`` with bytes.
+            case text(Span, replaced: Span)
+            /// ``Part/fixed(_:replaced:)`` that resolves to nothing.
+            case nothing(replaced: Span)
+            /// ``Part/component(head:tail:replaced:subviews:)``; `subviews` spans ``children``.
+            case component(head: Span, tail: Span, replaced: Span, subviews: Span)
+            /// ``Part/rule(point:rollouts:then:otherwise:)``; `otherwise` is ``Program/none`` when absent.
+            case rule(point: UInt32, rollouts: Span, then: UInt32, otherwise: UInt32)
+            /// ``Part/experiment(point:key:variants:)``: `key` indexes ``strings``, `variants` spans ``variants``.
+            case experiment(point: UInt32, key: UInt32, variants: Span)
+            /// ``Part/parametrized(_:replaced:subviews:)``: `component` indexes ``parametrized``.
+            case parametrized(component: UInt32, replaced: Span, subviews: Span)
+        }
+
+        /// No node (a Rule without `else`, a variant that shows nothing).
+        static let none = UInt32.max
+
+        /// The root first, then every node in the order the builder's tree lists them.
+        private(set) var nodes: [Node] = []
+        private(set) var text: [UInt8] = []
+        private(set) var children: [UInt32] = []
+        private(set) var rollouts: [(key: UInt32, outcome: UInt32)] = []
+        private(set) var variants: [(name: UInt32, node: UInt32)] = []
+        private(set) var strings: [String] = []
+        private(set) var replacements: [ResolvedScreen.Replacement] = []
+        private(set) var parametrized: [ResolvedComponent] = []
+
+        init(_ root: Part) {
+            _ = add(root)
+            nodes = Array(nodes)  // the builder's growth room is not kept for the plan's life
+            text = Array(text)
+            children = Array(children)
+        }
+
+        /// Lays `part` flat and returns its node's index.
+        private mutating func add(_ part: Part) -> UInt32 {
+            let index = nodes.count
+            nodes.append(.nothing(replaced: Span(0..<0)))  // its place, filled in once its children have theirs
+            nodes[index] = node(part)
+            return UInt32(index)
+        }
+
+        private mutating func node(_ part: Part) -> Node {
+            switch part {
+            case .fixed(let bytes, let made):
+                let replaced = keep(made)
+                guard let bytes else { return .nothing(replaced: replaced) }
+                return .text(keep(bytes), replaced: replaced)
+            case .component(let head, let tail, let made, let subviews):
+                return .component(head: keep(head), tail: keep(tail), replaced: keep(made), subviews: list(subviews))
+            case .parametrized(let component, let made, let subviews):
+                parametrized.append(component)
+                return .parametrized(component: UInt32(parametrized.count - 1), replaced: keep(made), subviews: list(subviews))
+            case .rule(let point, let named, let then, let otherwise):
+                let start = rollouts.count
+                for (key, outcome) in named { rollouts.append((string(key), UInt32(outcome))) }
+                let span = Span(start..<rollouts.count)
+                return .rule(point: UInt32(point), rollouts: span, then: add(then), otherwise: otherwise.map { add($0) } ?? Self.none)
+            case .experiment(let point, let key, let shown):
+                let key = string(key)
+                let laid = shown.map { (name: string($0.name), node: $0.part.map { add($0) } ?? Self.none) }
+                let start = variants.count
+                variants += laid
+                return .experiment(point: UInt32(point), key: key, variants: Span(start..<variants.count))
+            }
+        }
+
+        /// The children of one node, contiguous in ``children`` (laid out after their own subtrees).
+        private mutating func list(_ subviews: [Part]) -> Span {
+            let laid = subviews.map { add($0) }
+            let start = children.count
+            children += laid
+            return Span(start..<children.count)
+        }
+
+        private mutating func keep(_ bytes: [UInt8]) -> Span {
+            let start = text.count
+            text += bytes
+            return Span(start..<text.count)
+        }
+
+        private mutating func keep(_ made: [ResolvedScreen.Replacement]) -> Span {
+            let start = replacements.count
+            replacements += made
+            return Span(start..<replacements.count)
+        }
+
+        private mutating func string(_ value: String) -> UInt32 {
+            if let index = strings.firstIndex(of: value) { return UInt32(index) }
+            strings.append(value)
+            return UInt32(strings.count - 1)
+        }
     }
 }
