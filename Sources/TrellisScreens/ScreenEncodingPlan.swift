@@ -7,7 +7,10 @@ import TrellisTargeting
 /// new user on every request, most answers are misses (issue 30), so a miss must cost little more
 /// than a hit.
 ///
-/// ``encode(_:revision:)`` gives exactly the bytes of
+/// A plan depends on the screen's content only, not on its revision, which ``encode(_:revision:parameters:)``
+/// writes: revisions with the same content share one.
+///
+/// ``encode(_:revision:parameters:)`` gives exactly the bytes of
 /// `JSONWriter.encode(resolver.resolve(screen, …).jsonValue(revision:))`: the fixed parts are
 /// encoded by that same resolver and writer, and the plan only says where each decision's branch
 /// goes; components whose properties or values take the request's parameters are filled in and
@@ -17,9 +20,11 @@ import TrellisTargeting
 public struct ScreenEncodingPlan: Sendable {
     /// The vocabulary the screen was resolved with, which says where parameters may stand.
     let registry: ComponentRegistry
-    /// The answer up to and with `"assignments":`: id, revision, schema version, title and
-    /// metadata, the same in every answer of the revision.
+    /// The answer up to and with `"revision":`, the same in every answer of the screen.
     let head: [UInt8]
+    /// The answer after the revision's number up to and with `"assignments":`: schema version,
+    /// title and metadata.
+    let afterRevision: [UInt8]
     /// The screen's nodes, flat (``Program``); nil when the root resolves to nothing whatever the
     /// outcomes (a dropped component).
     let program: Program?
@@ -45,11 +50,11 @@ public struct ScreenEncodingPlan: Sendable {
         case parametrized(ResolvedComponent, replaced: [ResolvedScreen.Replacement], subviews: [Part])
     }
 
-    /// The plan of revision `revision` of `screen` for clients of `clientSchemaVersion`, or nil
-    /// when the screen needs what a plan does not do: a component fallback with decisions or
-    /// parameters in it shown to a client too old for the component.
+    /// The plan of `screen` for clients of `clientSchemaVersion`, or nil when the screen needs
+    /// what a plan does not do: a component fallback with decisions or parameters in it shown to a
+    /// client too old for the component.
     public static func make(
-        _ screen: Screen, revision: Int, decisions: ScreenDecisions, clientSchemaVersion: Int, resolver: ScreenResolver
+        _ screen: Screen, decisions: ScreenDecisions, clientSchemaVersion: Int, resolver: ScreenResolver
     ) -> ScreenEncodingPlan? {
         var builder = Builder(
             registry: resolver.registry, schemaVersion: clientSchemaVersion, usesParameters: screen.usesParameters,
@@ -59,26 +64,35 @@ public struct ScreenEncodingPlan: Sendable {
             id: screen.id, schemaVersion: min(clientSchemaVersion, screen.schemaVersion), title: screen.title,
             metadata: screen.metadata, root: nil, assignments: .init(), replaced: [], usesParameters: false)
         // `assignments`, `replaced` and `root` close every answer (``ResolvedScreen/jsonValue(revision:)``).
-        let empty = JSONWriter.encode(envelope.jsonValue(revision: revision))
-        guard empty.count > emptyTail.count, empty.suffix(emptyTail.count).elementsEqual(emptyTail) else { return nil }
-        let head = Array(empty.dropLast(emptyTail.count - assignmentsKey.count))
-        if case .fixed(nil, let replaced) = root {
-            return ScreenEncodingPlan(registry: resolver.registry, head: head, program: nil, rootReplaced: replaced)
-        }
-        return ScreenEncodingPlan(registry: resolver.registry, head: head, program: Program(root), rootReplaced: [])
+        let empty = JSONWriter.encode(envelope.jsonValue(revision: 0))
+        // `{"id":…,"revision":0,…`: the id comes first, and a screen id has no quote to be confused by.
+        var head = Array(#"{"id":"#.utf8)
+        JSONWriter.append(string: screen.id, to: &head)
+        head += Array(#","revision":"#.utf8)
+        guard empty.count > head.count + 1 + emptyTail.count, empty.starts(with: head + [UInt8(ascii: "0")]),
+            empty.suffix(emptyTail.count).elementsEqual(emptyTail)
+        else { return nil }
+        let afterRevision = Array(empty[(head.count + 1)...].dropLast(emptyTail.count - assignmentsKey.count))
+        var program: Program?
+        var rootReplaced: [ResolvedScreen.Replacement] = []
+        if case .fixed(nil, let replaced) = root { rootReplaced = replaced } else { program = Program(root) }
+        return ScreenEncodingPlan(registry: resolver.registry, head: head, afterRevision: afterRevision, program: program, rootReplaced: rootReplaced)
     }
 
-    /// The answer for `outcomes` (one byte per decision of the screen, ``ScreenDecisions/count``)
-    /// and the screen's `parameters`, if it takes any: `ResolvedScreen/jsonValue(revision:)`'s
-    /// members after `head` written directly, which the tests hold to the resolver's bytes.
+    /// The answer of revision `revision` for `outcomes` (one byte per decision of the screen,
+    /// ``ScreenDecisions/count``) and the screen's `parameters`, if it takes any:
+    /// `ResolvedScreen/jsonValue(revision:)`'s members written directly, which the tests hold to
+    /// the resolver's bytes.
     /// - Throws: what ``ResolvedScreen/substituting(_:registry:)`` throws for these parameters.
-    public func encode(_ outcomes: Outcomes, parameters: [String: JSONValue] = [:]) throws(ParameterError) -> [UInt8] {
+    public func encode(_ outcomes: Outcomes, revision: Int, parameters: [String: JSONValue] = [:]) throws(ParameterError) -> [UInt8] {
         var writer = Writer(outcomes: outcomes.bytes, parameters: parameters, registry: registry)
         writer.replaced = rootReplaced
         let shown = try program.map { program throws(ParameterError) in try writer.write(program) } ?? false
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(head.count + writer.bytes.count + 64 + 48 * (writer.experiments.count + writer.rollouts.count))
+        bytes.reserveCapacity(head.count + afterRevision.count + writer.bytes.count + 84 + 48 * (writer.experiments.count + writer.rollouts.count))
         bytes += head
+        JSONWriter.append(number: Double(revision), to: &bytes)
+        bytes += afterRevision
         bytes += Self.experimentsOpening
         for (index, pair) in writer.experiments.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }

@@ -10,10 +10,10 @@ import TrellisScreens
 
     /// The long way: resolve, substitute, then encode.
     func resolvedBytes(
-        _ screen: Screen, _ outcomes: Outcomes, schemaVersion: Int, parameters: [String: JSONValue]
+        _ screen: Screen, _ outcomes: Outcomes, revision: Int = 7, schemaVersion: Int, parameters: [String: JSONValue]
     ) -> Result<[UInt8], ParameterError> {
         let resolved = resolver.resolve(screen, outcomes: outcomes, clientSchemaVersion: schemaVersion)
-        return Result { () throws(ParameterError) in JSONWriter.encode(try resolved.substituting(parameters).jsonValue(revision: 7)) }
+        return Result { () throws(ParameterError) in JSONWriter.encode(try resolved.substituting(parameters).jsonValue(revision: revision)) }
     }
 
     /// Outcome vectors for `decisions`: all zeros, all ones, then `count` drawn at random (a Rule 0
@@ -53,14 +53,16 @@ import TrellisScreens
         var generator = SplitMix(seed: seed)
         var compared = 0
         for version in 1...ComponentRegistry.latestSchemaVersion {
-            guard let plan = ScreenEncodingPlan.make(screen, revision: 7, decisions: decisions, clientSchemaVersion: version, resolver: resolver) else {
+            guard let plan = ScreenEncodingPlan.make(screen, decisions: decisions, clientSchemaVersion: version, resolver: resolver) else {
                 #expect(Self.hasDecidingFallback(screen.root), "no plan for \(screen.id) at version \(version)", sourceLocation: sourceLocation)
                 continue
             }
             for outcomes in outcomeVectors(decisions, count: vectors, generator: &generator) {
                 for parameters in parameterSets(screen) {
-                    let planned = Result { () throws(ParameterError) in try plan.encode(outcomes, parameters: parameters) }
-                    let expected = resolvedBytes(screen, outcomes, schemaVersion: version, parameters: parameters)
+                    // One plan serves every revision with this content.
+                    let revision = [1, 7, 1_000_000][compared % 3]
+                    let planned = Result { () throws(ParameterError) in try plan.encode(outcomes, revision: revision, parameters: parameters) }
+                    let expected = resolvedBytes(screen, outcomes, revision: revision, schemaVersion: version, parameters: parameters)
                     guard planned == expected else {
                         Issue.record(
                             "\(screen.id) v\(version) outcomes \(outcomes) parameters \(parameters):\nplan     \(Self.text(planned))\nresolver \(Self.text(expected))",
@@ -153,8 +155,8 @@ import TrellisScreens
             ]}
             """)
         let decisions = resolver.decisions(of: screen)
-        #expect(ScreenEncodingPlan.make(screen, revision: 7, decisions: decisions, clientSchemaVersion: 1, resolver: resolver) == nil)
-        #expect(ScreenEncodingPlan.make(screen, revision: 7, decisions: decisions, clientSchemaVersion: 2, resolver: resolver) != nil)
+        #expect(ScreenEncodingPlan.make(screen, decisions: decisions, clientSchemaVersion: 1, resolver: resolver) == nil)
+        #expect(ScreenEncodingPlan.make(screen, decisions: decisions, clientSchemaVersion: 2, resolver: resolver) != nil)
         expectPlanMatchesResolver(screen)
     }
 
@@ -171,9 +173,9 @@ import TrellisScreens
             ]}
             """)
         #expect(expectPlanMatchesResolver(screen, vectors: 8) > 50)
-        let plan = try #require(ScreenEncodingPlan.make(screen, revision: 7, decisions: resolver.decisions(of: screen), clientSchemaVersion: 2, resolver: resolver))
+        let plan = try #require(ScreenEncodingPlan.make(screen, decisions: resolver.decisions(of: screen), clientSchemaVersion: 2, resolver: resolver))
         #expect(throws: ParameterError(name: "title", path: JSONPath.root.appending("root").appending("subviews").appending(1).appending("subviews").appending(1).appending("values").appending("title"), reason: "missing, and the screen gives no default")) {
-            try plan.encode(Outcomes([1, 1]), parameters: ["name": .string("x")])
+            try plan.encode(Outcomes([1, 1]), revision: 7, parameters: ["name": .string("x")])
         }
     }
 

@@ -66,7 +66,7 @@ import TrellisTargeting
         guard case .success(let first) = loader.loadBaseline(), let home = first.screens["home"], let about = first.screens["about"]
         else { Issue.record("the first load failed"); return }
         var doctored = first.screens
-        let homeModel = try #require(home.checked.heldModel)
+        let homeModel = try loader.checkScreen(home.bytes, source: "home", id: "home", targeting: first.targeting, templates: first.templates).get()
         doctored["about"] = .init(
             checked: CheckedScreen(
                 homeModel, document: about.bytes, decoder: loader.decoder, templates: first.templates, resolver: loader.resolver,

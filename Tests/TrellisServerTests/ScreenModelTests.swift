@@ -5,21 +5,22 @@ import TrellisJSON
 import TrellisScreens
 @testable import TrellisServer
 
-/// A served screen keeps its document and what serving needs, not its model, once its encoding
-/// plan is made (CheckedScreen): what needs the model later decodes it again, and must get the
-/// very screen the check decoded.
+/// A served screen keeps its document, its encoding plan and what checking needs, not its model
+/// (CheckedScreen): what needs the model decodes it again, and must get the very screen the
+/// check decoded.
 @Suite struct ScreenModelTests {
     static let bundled = RepositoryConfig.url
 
-    @Test func aReleasedModelDecodesAgainToTheSameScreen() throws {
-        let snapshot = try ConfigLoader(directory: Self.bundled).load(previous: nil).get()
+    @Test func aModelDecodesAgainToTheScreenTheCheckDecoded() throws {
+        let loader = ConfigLoader(directory: Self.bundled)
+        let snapshot = try loader.load(previous: nil).get()
         #expect(snapshot.screens["home"]?.checked.templateNames.isEmpty == false, "a screen made of templates is among them")
         for (id, entry) in snapshot.screens {
-            let held = try #require(entry.checked.heldModel, "\(id): the check's model is held until its plan is made")
-            entry.checked.releaseModel()
-            #expect(entry.checked.heldModel == nil)
+            let checked = try loader.checkScreen(
+                entry.checked.document, source: id, id: id, targeting: snapshot.targeting, templates: snapshot.templates
+            ).get()
             let decoded = try snapshot.screen(of: entry)
-            #expect(JSONWriter.encode(decoded.jsonValue(revision: 0)) == JSONWriter.encode(held.jsonValue(revision: 0)), "\(id)")
+            #expect(JSONWriter.encode(decoded.jsonValue(revision: 0)) == JSONWriter.encode(checked.jsonValue(revision: 0)), "\(id)")
             #expect(ScreenEntry.contentFingerprint(of: decoded) == entry.contentFingerprint)
         }
         // Decoded once per revision: the second time is the snapshot's cache.
@@ -29,23 +30,20 @@ import TrellisScreens
         #expect(snapshot.caches.models.allEntries.count == decodedOnce)
     }
 
-    @Test func warmingMakesEachPlanAndLetsTheModelGo() throws {
+    @Test func theCheckMakesThePlanForTheScreensOwnVersionAndOlderClientsDecodeForTheirs() throws {
         let snapshot = try ConfigLoader(directory: Self.bundled).load(previous: nil).get()
-        let warmer = PlanWarmer()
-        warmer.warm(snapshot)
-        warmer.waitUntilIdle()
         for (id, entry) in snapshot.screens {
-            #expect(entry.checked.heldModel == nil, "\(id)")
-            // Made by the warm-up: asking again makes nothing (the model would have to be decoded).
             #expect(entry.encodingPlan(for: entry.schemaVersion, in: snapshot) != nil, "\(id)")
         }
-        #expect(snapshot.caches.models.allEntries.isEmpty, "no model was decoded again to make a plan")
+        #expect(snapshot.caches.models.allEntries.isEmpty, "no model was decoded again for the screens' own versions")
+        let home = try #require(snapshot.screens["home"])
+        #expect(home.schemaVersion > 1)
+        #expect(home.encodingPlan(for: 1, in: snapshot) != nil)
+        #expect(snapshot.caches.models.allEntries.count == 1, "a version-1 client's plan needed home's model")
     }
 
     @Test func everyAnswerKindIsServedFromScreensWithoutTheirModels() throws {
         let app = try InProcessApp(directory: Self.bundled)
-        app.state.waitForEncodingPlans()
-        for (_, entry) in app.state.published.snapshot.screens { #expect(entry.checked.heldModel == nil) }
         let user = "user=u1&platform=ios&appVersion=5.3&param.item=42&param.order=1001"
         for target in [
             "/v1/screens/home?\(user)", "/v1/screens/home?\(user)&pretty=1", "/v1/screens/home?\(user)&format=drivenui",

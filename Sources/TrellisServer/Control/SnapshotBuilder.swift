@@ -101,7 +101,6 @@ struct SnapshotBuilder: Sendable {
         }
         let routes = routeTable(baseline, runtime, targeting, reusing: nil, checkedRoutes, &errors)
         guard errors.isEmpty else { return .failure(ConfigLoadError(errors: errors.sorted { $0.source < $1.source })) }
-        Self.releaseUnservedModels(baseline, screens, staged)
         // The baseline's files were checked against its own names; runtime values may have
         // created or retired some since.
         if Self.referenceableNames(targeting) != Self.referenceableNames(baseline.targeting) {
@@ -173,14 +172,6 @@ struct SnapshotBuilder: Sendable {
     private static func listsTheSame(_ touched: Touched, _ screens: ScreenMap<ScreenEntry>, _ previous: Snapshot) -> Bool {
         touched.screens.allSatisfy { id in
             screens[id]?.revision == previous.screens[id]?.revision && screens[id]?.contentFingerprint == previous.screens[id]?.contentFingerprint
-        }
-    }
-
-    /// Lets go of the models of the baseline's files no served revision came from (ops published
-    /// over them): a served screen's model goes once its plan is made (``PlanWarmer``), these never would.
-    private static func releaseUnservedModels(_ baseline: ConfigBaseline, _ screens: ScreenMap<ScreenEntry>, _ staged: ScreenMap<StagedScreen>) {
-        for (id, file) in baseline.screens where screens[id]?.checked !== file.checked && staged[id]?.entry.checked !== file.checked {
-            file.checked.releaseModel()
         }
     }
 

@@ -103,7 +103,7 @@ struct ScreenRequest: Sendable {
     func plannedScreen() throws(Problem) -> [UInt8]? {
         guard let plan = entry.encodingPlan(for: schemaVersion, in: snapshot) else { return nil }
         do {
-            return try plan.encode(outcomes, parameters: screenParameters)
+            return try plan.encode(outcomes, revision: entry.revision, parameters: screenParameters)
         } catch {
             throw parameterProblem(error)
         }

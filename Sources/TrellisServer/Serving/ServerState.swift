@@ -43,8 +43,6 @@ public final class ServerState: Sendable {
     public let changes: ChangeHub
     /// Who may evaluate flags through OFREP (`ofrep.keys`).
     let openFeature: OpenFeatureAccess
-    /// Pre-encodes the screens of each published snapshot in the background.
-    private let planWarmer = PlanWarmer()
 
     public init(
         published: PublishedSnapshot, configuration: ServerConfiguration, metrics: PrometheusCollectorRegistry,
@@ -72,21 +70,14 @@ public final class ServerState: Sendable {
         // killed rollout disappears on the next request while unchanged screens cost a 304.
         let maxAge = configuration.screenMaxAgeSeconds
         screenCacheControl = maxAge == 0 ? "private, no-cache" : "private, max-age=\(maxAge)"
-        planWarmer.warm(published.snapshot)
     }
 
-    /// Publishes `snapshot` to every request from now on, tells the change stream, and has the
-    /// screens it changed pre-encoded. `screens`: those the change touched; nil when any may have
-    /// (a reload, a store loaded whole).
+    /// Publishes `snapshot` to every request from now on and tells the change stream. `screens`:
+    /// those the change touched; nil when any may have (a reload, a store loaded whole).
     func publish(_ snapshot: Snapshot, sequence: Int64, screens touched: Set<String>? = nil) {
         published.publish(snapshot)
         changes.published(snapshot, sequence: sequence, screens: touched)
-        planWarmer.warm(snapshot, screens: touched)
     }
-
-    /// Returns once the screens of every snapshot published so far have their plans (and have let
-    /// their models go): for tests and benchmarks that measure the steady state.
-    func waitForEncodingPlans() { planWarmer.waitUntilIdle() }
 
     /// `clock_gettime(CLOCK_REALTIME)`: no Foundation `Date` in the request path.
     public static let wallClock: @Sendable () -> Double = {

@@ -1,15 +1,15 @@
-import Atomics
 import TrellisJSON
 import TrellisScreens
 import TrellisTargeting
 
 /// A screen document decoded and checked once, held as its bytes and what serving and checking
-/// need of it: its decision points, links and parameters. Not its model: the decoded tree takes
-/// several times the document's memory, and a request rarely needs it — answers come from the
-/// encoding plan (``ScreenEncodingPlan``), so at 10,000 screens the process would hold
-/// a model of each for nothing. The model decoded by the check is kept until the screen's plan is
-/// made (``releaseModel()``); layouts, previews and client formats decode it again when they miss,
-/// through the snapshot's cache of models (``Snapshot/screen(of:)``).
+/// need of it: its encoding plan, decision points, links and parameters. Not its model: the
+/// decoded tree takes several times the document's memory, and a request rarely needs it —
+/// answers come from the encoding plan (``ScreenEncodingPlan``), made from the model the check
+/// decoded, which then goes at once: at 10,000 screens the process would hold a model of each
+/// for nothing, and models freed later leave the heap in pieces the system never gets back.
+/// Layouts, previews and client formats decode the model again when they miss, through the
+/// snapshot's cache of models (``Snapshot/screen(of:)``).
 ///
 /// Shared by every revision with this content (by ``fingerprint``) and by the configuration
 /// baseline's file it came from.
@@ -35,12 +35,9 @@ public final class CheckedScreen: Sendable {
     /// them gives the same model.
     private let decoder: ScreenDecoder
     private let templates: TemplateLibrary
-    private let model: ManagedAtomic<Model?>
-
-    final class Model: AtomicReference, Sendable {
-        let screen: Screen
-        init(_ screen: Screen) { self.screen = screen }
-    }
+    /// The screen pre-encoded per client schema version, for answer-cache misses: its own made
+    /// here, older clients' by their first miss.
+    let plans: EncodingPlans
 
     /// - Parameter fingerprint: the screen's fingerprint when the caller knows it (a stored
     ///   revision's), to spare encoding the whole screen again.
@@ -61,14 +58,12 @@ public final class CheckedScreen: Sendable {
         self.decoder = decoder
         // A screen without templates keeps none alive.
         self.templates = screen.templates.isEmpty ? TemplateLibrary() : templates
-        model = ManagedAtomic(Model(screen))
+        plans = EncodingPlans(schemaVersions: screen.schemaVersion)
+        let decisions = decisions
+        _ = plans.plan(for: screen.schemaVersion) {
+            ScreenEncodingPlan.make(screen, decisions: decisions, clientSchemaVersion: screen.schemaVersion, resolver: resolver)
+        }
     }
-
-    /// The model the check decoded, until ``releaseModel()``.
-    var heldModel: Screen? { model.load(ordering: .acquiring)?.screen }
-
-    /// Lets the model go: what needs it later decodes it again (``decodeModel()``).
-    func releaseModel() { model.store(nil, ordering: .releasing) }
 
     /// The model, decoded again from the document as it was checked.
     func decodeModel() -> Result<Screen, DiagnosticsError> {

@@ -1,10 +1,9 @@
 import Atomics
-import Dispatch
 import TrellisScreens
 
-/// The ``ScreenEncodingPlan``s of one screen revision, one per client schema version, each made
-/// once: by ``PlanWarmer`` for the screen's own version, or by the first answer-cache miss that
-/// needs another.
+/// The ``ScreenEncodingPlan``s of one screen's content, one per client schema version, each made
+/// once: when the screen is checked for its own version, by the first answer-cache miss that
+/// needs another for the others.
 final class EncodingPlans: Sendable {
     final class Made: Sendable {
         let plan: ScreenEncodingPlan?
@@ -26,42 +25,13 @@ final class EncodingPlans: Sendable {
 }
 
 extension ScreenEntry {
-    /// This revision's plan for clients of `schemaVersion` (``EncodingPlans``), made from the
-    /// screen's model; nil when it has none, or the model cannot be had.
+    /// This screen's plan for clients of `schemaVersion` (``EncodingPlans``); made from the
+    /// screen's model, decoded again, the first time an older client asks. Nil when the screen
+    /// has none, or the model cannot be had.
     func encodingPlan(for schemaVersion: Int, in snapshot: Snapshot) -> ScreenEncodingPlan? {
-        encodingPlans.plan(for: schemaVersion) {
+        checked.plans.plan(for: schemaVersion) {
             guard let screen = try? snapshot.screen(of: self) else { return nil }
-            return ScreenEncodingPlan.make(screen, revision: revision, decisions: decisions, clientSchemaVersion: schemaVersion, resolver: snapshot.resolver)
+            return ScreenEncodingPlan.make(screen, decisions: decisions, clientSchemaVersion: schemaVersion, resolver: snapshot.resolver)
         }
     }
-}
-
-/// Makes the encoding plans of published screens in the background, at each screen's own schema
-/// version (what a current client asks for), so that a screen's first answers are cheap misses
-/// too; a start or reload of 10,000 screens does not wait for them. Once a screen's plan is made
-/// its model goes (``CheckedScreen/releaseModel()``), and the memory the models took is handed
-/// back to the system when the queue runs dry. One utility-priority queue: warming never competes
-/// with requests for more than one core.
-final class PlanWarmer: Sendable {
-    private let queue = DispatchQueue(label: "trellis.encoding-plans", qos: .utility)
-    private let pending = ManagedAtomic<Int>(0)
-
-    /// Warms `screens` of `snapshot` (its current and staged revisions), or every screen when nil.
-    func warm(_ snapshot: Snapshot, screens: Set<String>? = nil) {
-        pending.wrappingIncrement(ordering: .relaxed)
-        queue.async { [pending] in
-            let ids = screens.map(Array.init) ?? Array(snapshot.screens.keys)
-            for id in ids {
-                for entry in [snapshot.screens[id], snapshot.staged[id]?.entry].compactMap({ $0 }) {
-                    _ = entry.encodingPlan(for: entry.schemaVersion, in: snapshot)
-                    entry.checked.releaseModel()
-                }
-            }
-            // The models were most of the heap; glibc keeps freed memory unless asked.
-            if pending.wrappingDecrementThenLoad(ordering: .relaxed) == 0 { Application.returnFreedMemory() }
-        }
-    }
-
-    /// Returns once every warm-up asked for so far is done.
-    func waitUntilIdle() { queue.sync {} }
 }

@@ -7,19 +7,15 @@ import TrellisScreens
 import TrellisTargeting
 import TrellisText
 
-/// One screen revision ready to serve: its checked document, its revision, and its encoding
-/// plans. A class: every request holds its screen's entry, and a reference costs one retain where
+/// One screen revision ready to serve: its checked document and its revision. A class: every request holds its screen's entry, and a reference costs one retain where
 /// the fields were ten.
 public final class ScreenEntry: Sendable {
     public let checked: CheckedScreen
     public let revision: Int
-    /// The screen pre-encoded per client schema version, for answer-cache misses.
-    let encodingPlans: EncodingPlans
 
     public init(_ checked: CheckedScreen, revision: Int) {
         self.checked = checked
         self.revision = revision
-        encodingPlans = EncodingPlans(schemaVersions: checked.schemaVersion)
     }
 
     public var id: String { checked.id }
@@ -101,10 +97,9 @@ public final class Snapshot: Sendable, AtomicReference {
     public var layoutPlans: SnapshotCache<LayoutPlan> { caches.layoutPlans }
 
     /// The model of `entry`'s screen, for what the encoding plan cannot answer (layouts, previews,
-    /// client formats, pretty answers, plans for older clients): the one its check decoded while
-    /// it is held, else decoded again through ``SnapshotCaches/models``.
+    /// client formats, pretty answers, plans for older clients): decoded again from its document,
+    /// through ``SnapshotCaches/models``.
     public func screen(of entry: ScreenEntry) throws(Problem) -> Screen {
-        if let held = entry.checked.heldModel { return held }
         let key = AnswerKey(screen: entry.id, revision: entry.revision, schemaVersion: 0, outcomes: Outcomes([]), pretty: false)
         return try caches.models.answer(for: key) { () throws(Problem) in
             switch entry.checked.decodeModel() {
