@@ -74,13 +74,24 @@ public final class DiagnosticsCollector {
     }
 
     public func object(_ value: JSONValue, at path: JSONPath, allowedKeys: Set<String>) -> JSONObjectReader? {
-        guard let members = value.objectValue else {
+        object(value, at: path, allows: allowedKeys.contains, allowedKeys: { allowedKeys })
+    }
+
+    /// The same, for a fixed few keys (``KeyList``).
+    public func object(_ value: JSONValue, at path: JSONPath, allowedKeys: KeyList) -> JSONObjectReader? {
+        object(value, at: path, allows: allowedKeys.contains, allowedKeys: { Set(allowedKeys.keys) })
+    }
+
+    private func object(
+        _ value: JSONValue, at path: JSONPath, allows: (String) -> Bool, allowedKeys: () -> Set<String>
+    ) -> JSONObjectReader? {
+        guard case .object(let members) = value.kind else {
             report("expected an object, found \(value.typeName)", at: path, value)
             return nil
         }
-        for member in members where !allowedKeys.contains(member.key) {
+        for member in members where !allows(member.key) {
             report(
-                "unknown key \"\(member.key)\"" + Self.suggestion(for: member.key, among: allowedKeys),
+                "unknown key \"\(member.key)\"" + Self.suggestion(for: member.key, among: allowedKeys()),
                 at: path.appending(member.key), member.keyLocation)
         }
         return JSONObjectReader(members: members, path: path, location: value.location, collector: self)
@@ -139,6 +150,19 @@ public final class DiagnosticsCollector {
     }
 }
 
+/// The keys an object may have, when they are a fixed few (a component's, an action's): a key is
+/// checked by comparing it with each, which costs less than hashing it, and a decoder checks every
+/// key of every object.
+public struct KeyList: Sendable {
+    public let keys: [String]
+
+    public init(_ keys: [String]) { self.keys = keys }
+
+    public func contains(_ key: String) -> Bool {
+        keys.contains { $0.utf8.count == key.utf8.count && $0 == key }
+    }
+}
+
 /// Typed access to the members of one object, reporting wrong types and missing required keys.
 public struct JSONObjectReader {
     public let members: [JSONMember]
@@ -146,7 +170,7 @@ public struct JSONObjectReader {
     public let location: SourceLocation
     public let collector: DiagnosticsCollector
 
-    public func contains(_ key: String) -> Bool { members.contains { $0.key == key } }
+    public func contains(_ key: String) -> Bool { members.contains { $0.hasKey(key) } }
 
     /// Reports `message` at member `key`: its path, and the line of its value (of the object, when
     /// the member is absent).
@@ -156,7 +180,7 @@ public struct JSONObjectReader {
 
     /// The raw value of `key`, or nil; reports a missing required key.
     public func value(_ key: String, required: Bool = false) -> JSONValue? {
-        if let member = members.first(where: { $0.key == key }) { return member.value }
+        if let member = members.first(where: { $0.hasKey(key) }) { return member.value }
         if required { collector.report("missing required key \"\(key)\"", at: path, location) }
         return nil
     }

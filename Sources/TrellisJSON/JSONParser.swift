@@ -21,12 +21,19 @@ public struct JSONParser {
     private var lineStart = 0
     private var depth = 0
     private let maximumDepth: Int
+    /// The members of the objects and the elements of the arrays being parsed, innermost last.
+    private var members: PendingElements<JSONMember>
+    private var elements: PendingElements<JSONValue>
 
     /// Parses one JSON text (a value with optional surrounding whitespace).
     /// - Throws: `JSONSyntaxError` naming the line and column of the first error.
     public static func parse(_ bytes: [UInt8], maximumDepth: Int = defaultMaximumDepth) throws(JSONSyntaxError) -> JSONValue {
         try bytes.withUnsafeBufferPointer { bytes throws(JSONSyntaxError) in
             var parser = JSONParser(bytes: bytes, maximumDepth: maximumDepth)
+            defer {
+                parser.members.release()
+                parser.elements.release()
+            }
             return try parser.parseDocument()
         }
     }
@@ -38,6 +45,8 @@ public struct JSONParser {
     private init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
         self.bytes = bytes
         self.maximumDepth = maximumDepth
+        members = PendingElements(capacity: 64)
+        elements = PendingElements(capacity: 16)
     }
 
     private var location: SourceLocation { SourceLocation(line: line, column: index - lineStart + 1) }
@@ -108,17 +117,14 @@ public struct JSONParser {
         try enterContainer()
         defer { depth -= 1 }
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return [] }
-        // Room for the one or two members most objects of a screen have (a `values`), without
-        // regrowing from one; no more, since decoded screens keep their objects.
-        var members: [JSONMember] = []
-        members.reserveCapacity(2)
+        let first = members.count
         while true {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
                 throw fail("expected a quoted key, found \(describeCurrent())")
             }
             let keyLocation = location
             let key = try parseString()
-            if let twin = members.first(where: { $0.key == key }) {
+            if let twin = members.first(from: first, where: { $0.hasKey(key) }) {
                 throw JSONSyntaxError(
                     location: keyLocation, reason: "duplicate key \"\(key)\" (first at line \(twin.keyLocation.line))")
             }
@@ -139,7 +145,7 @@ public struct JSONParser {
                 if index < bytes.count, bytes[index] == UInt8(ascii: "}") { throw fail("trailing comma before '}'") }
             case UInt8(ascii: "}"):
                 index += 1
-                return members
+                return members.take(from: first)
             default:
                 throw fail("expected ',' or '}' in object, found \(describeCurrent())")
             }
@@ -150,8 +156,7 @@ public struct JSONParser {
         try enterContainer()
         defer { depth -= 1 }
         if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return [] }
-        var elements: [JSONValue] = []
-        elements.reserveCapacity(4)
+        let first = elements.count
         while true {
             let element = try parseValue()
             elements.append(element)
@@ -164,7 +169,7 @@ public struct JSONParser {
                 if index < bytes.count, bytes[index] == UInt8(ascii: "]") { throw fail("trailing comma before ']'") }
             case UInt8(ascii: "]"):
                 index += 1
-                return elements
+                return elements.take(from: first)
             default:
                 throw fail("expected ',' or ']' in array, found \(describeCurrent())")
             }
@@ -349,5 +354,57 @@ public struct JSONParser {
             index += 1
         }
         return value
+    }
+}
+
+/// The elements of the containers being parsed, innermost last, each container's moved out into an
+/// array of exactly its size when it closes. Decoded screens keep their objects, so exact sizes save
+/// memory; and an array that grew as a container filled cost an allocation and a copy at each
+/// doubling. The elements are moved, not copied: no retain as they leave, no release after.
+/// The parser that owns one calls ``release()`` when it is done, whether it succeeded or threw.
+private struct PendingElements<Element> {
+    private var base: UnsafeMutablePointer<Element>
+    private var capacity: Int
+    private(set) var count = 0
+
+    init(capacity: Int) {
+        base = .allocate(capacity: capacity)
+        self.capacity = capacity
+    }
+
+    mutating func append(_ element: consuming Element) {
+        if count == capacity {
+            let grown = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
+            grown.moveInitialize(from: base, count: count)
+            base.deallocate()
+            base = grown
+            capacity *= 2
+        }
+        (base + count).initialize(to: element)
+        count += 1
+    }
+
+    /// The first element from index `first` on that satisfies `predicate`.
+    func first(from first: Int, where predicate: (Element) -> Bool) -> Element? {
+        for i in first..<count where predicate(base[i]) { return base[i] }
+        return nil
+    }
+
+    /// The elements from index `first` on, in order, removed from here.
+    mutating func take(from first: Int) -> [Element] {
+        // Appended one by one rather than moved in bulk with `Array(unsafeUninitializedCapacity:)`,
+        // which allocates through an unspecialized path that cost more than the elements' copy.
+        var taken: [Element] = []
+        taken.reserveCapacity(count - first)
+        for i in first..<count { taken.append((base + i).move()) }
+        count = first
+        return taken
+    }
+
+    /// Destroys what is left (the containers open when a syntax error stopped the parse) and frees the storage.
+    mutating func release() {
+        base.deinitialize(count: count)
+        base.deallocate()
+        count = 0
     }
 }

@@ -77,7 +77,8 @@ public struct JSONValue: Sendable {
 
     /// The member `key` of an object, or nil (also nil when this is not an object).
     public subscript(key: String) -> JSONValue? {
-        objectValue?.first { $0.key == key }?.value
+        guard case .object(let members) = kind else { return nil }
+        return members.first { $0.hasKey(key) }?.value
     }
 }
 
@@ -90,6 +91,13 @@ public struct JSONMember: Sendable {
         self.key = key
         self.keyLocation = keyLocation
         self.value = value
+    }
+
+    /// Whether the key is `name`. Decoders look members up by key many times per object; keys of
+    /// different lengths, as most are, differ without a call into the string comparison.
+    @inlinable
+    public func hasKey(_ name: String) -> Bool {
+        key.utf8.count == name.utf8.count && key == name
     }
 }
 

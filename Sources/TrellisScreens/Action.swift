@@ -21,7 +21,7 @@ struct ActionKind: Sendable {
     /// At least one of these must be given (share: `url`, `text`).
     var oneOrMoreOf: [String]
     /// `type`, `fallback` and the fields: the keys an action of this kind may have.
-    let allowedKeys: Set<String>
+    let allowedKeys: KeyList
 
     init(name: String, introduced: Int, required: [String], fields: [String: Field], oneOrMoreOf: [String] = []) {
         self.name = name
@@ -29,7 +29,7 @@ struct ActionKind: Sendable {
         self.required = required
         self.fields = fields
         self.oneOrMoreOf = oneOrMoreOf
-        allowedKeys = Set(["type", "fallback"] + fields.keys)
+        allowedKeys = KeyList(["type", "fallback"] + fields.keys.sorted())
     }
 
     /// Every kind, by name.

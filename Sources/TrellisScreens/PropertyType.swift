@@ -77,11 +77,18 @@ public enum PropertyType: Sendable {
 
     static func isHexColor(_ s: String) -> Bool {
         let b = s.utf8
-        guard b.first == 0x23, [4, 7, 9].contains(b.count) else { return false }
-        return b.dropFirst().allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0 & ~0x20) }
+        guard b.count == 4 || b.count == 7 || b.count == 9 else { return false }
+        // Read in place where the string allows it (nearly always): a screen has hundreds of colours.
+        return b.withContiguousStorageIfAvailable(isHexColor(bytes:)) ?? isHexColor(bytes: b)
+    }
+
+    private static func isHexColor(bytes: some Collection<UInt8>) -> Bool {
+        bytes.first == 0x23 && bytes.dropFirst().allSatisfy { (0x30...0x39).contains($0) || (0x41...0x46).contains($0 & ~0x20) }
     }
 
     static func isAbsoluteURL(_ s: String) -> Bool {
+        // Read in place where the string allows it (nearly always).
+        if let answer = s.utf8.withContiguousStorageIfAvailable(isAbsoluteURL(bytes:)) { return answer ?? isAbsoluteURL(characters: s) }
         // In ASCII text, as a URL is, bytes are characters: the same answer without the cost of Characters.
         guard s.utf8.allSatisfy({ $0 < 0x80 }) else { return isAbsoluteURL(characters: s) }
         let bytes = s.utf8
@@ -90,6 +97,22 @@ public enum PropertyType: Sendable {
             $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#")
         })
         return !host.isEmpty && !bytes.contains { $0 <= 0x20 || $0 == 0x7F }
+    }
+
+    /// Whether `bytes` are an absolute http(s) URL, as ``isAbsoluteURL(_:)`` answers it; nil when
+    /// they are not all ASCII, whose characters are then to be looked at.
+    private static func isAbsoluteURL(bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
+        var hasSpaceOrControl = false
+        for b in bytes {
+            if b >= 0x80 { return nil }
+            if b <= 0x20 || b == 0x7F { hasSpaceOrControl = true }
+        }
+        guard bytes.starts(with: "https://".utf8) || bytes.starts(with: "http://".utf8) else { return false }
+        // The host starts after the "//" that follows the scheme and ends at a path, query or fragment.
+        let hostStart = (bytes.firstIndex(of: UInt8(ascii: "/")) ?? bytes.count) + 2
+        guard hostStart < bytes.count else { return false }
+        let c = bytes[hostStart]
+        return c != UInt8(ascii: "/") && c != UInt8(ascii: "?") && c != UInt8(ascii: "#") && !hasSpaceOrControl
     }
 
     private static func isAbsoluteURL(characters s: String) -> Bool {
@@ -106,7 +129,7 @@ public enum PropertyType: Sendable {
         return "\"\(s)\" is not a size: use points, \"N%\", \"fill\" or \"auto\""
     }
 
-    private static let edges: Set<String> = ["top", "bottom", "leading", "trailing", "horizontal", "vertical"]
+    private static let edges = KeyList(["top", "bottom", "leading", "trailing", "horizontal", "vertical"])
 
     private func insetsProblem(_ value: JSONValue, at path: @autoclosure () -> JSONPath, _ collector: DiagnosticsCollector) -> String? {
         if value.numberValue != nil { return Self.nonNegative.problem(with: value) }

@@ -76,3 +76,124 @@ extension Component {
         return JSONValue(.object(members))
     }
 }
+
+extension Screen {
+    /// The bytes `JSONWriter.encode(jsonValue(revision:))` gives, compact, written straight from the
+    /// model. A start fingerprints every screen by these bytes, and fingerprints are stored, so they
+    /// must not change; building the tree of values only to encode it was a quarter of a screen's load.
+    public func encodedJSON(revision: Int) -> [UInt8] {
+        JSONWriter.bytes(reservingCapacity: 16384) { out in
+            out.append(raw: #"{"id":"#)
+            out.append(string: id)
+            out.append(raw: #","revision":"#)
+            out.append(number: Double(revision))
+            out.append(raw: #","schemaVersion":"#)
+            out.append(number: Double(schemaVersion))
+            if let title {
+                out.append(raw: #","title":"#)
+                out.append(string: title)
+            }
+            if !metadata.isEmpty {
+                out.append(raw: #","metadata":"#)
+                out.append(members: metadata)
+            }
+            out.append(raw: #","root":"#)
+            root.writeJSON(to: &out)
+            out.append(byte: UInt8(ascii: "}"))
+        }
+    }
+}
+
+extension Node {
+    /// Appends ``jsonValue``'s compact bytes.
+    func writeJSON(to out: inout JSONOutput) {
+        switch self {
+        case .component(let component):
+            component.writeJSON(to: &out)
+        case .rule(let id, let rule, let then, let otherwise):
+            out.append(raw: #"{"type":"Rule""#)
+            if let id {
+                out.append(raw: #","id":"#)
+                out.append(string: id)
+            }
+            out.append(raw: #","rule":"#)
+            out.append(rule.jsonValue)
+            out.append(raw: #","child":"#)
+            then.writeJSON(to: &out)
+            if let otherwise {
+                out.append(raw: #","else":"#)
+                otherwise.writeJSON(to: &out)
+            }
+            out.append(byte: UInt8(ascii: "}"))
+        case .experiment(let id, let key, let variants):
+            out.append(raw: #"{"type":"Experiment""#)
+            if let id {
+                out.append(raw: #","id":"#)
+                out.append(string: id)
+            }
+            out.append(raw: #","experiment":"#)
+            out.append(string: key)
+            out.append(raw: #","variants":{"#)
+            var first = true
+            for variant in variants {
+                out.appendKey(variant.name, first: &first)
+                if let node = variant.node { node.writeJSON(to: &out) } else { out.append(raw: "null") }
+            }
+            out.append(raw: "}}")
+        }
+    }
+}
+
+extension Component {
+    /// Appends ``jsonValue``'s compact bytes: the members of ``encode(type:id:properties:values:style:pins:subviews:fallback:metadata:)``,
+    /// in its order, and a Pins container's those of ``PinSpec/members``.
+    func writeJSON(to out: inout JSONOutput) {
+        out.append(raw: #"{"type":"#)
+        out.append(string: type)
+        if let id {
+            out.append(raw: #","id":"#)
+            out.append(string: id)
+        }
+        if !properties.isEmpty {
+            out.append(raw: #","properties":"#)
+            out.append(members: properties)
+        }
+        if !values.isEmpty {
+            out.append(raw: #","values":"#)
+            out.append(members: values)
+        }
+        if !style.isEmpty {
+            out.append(raw: #","style":"#)
+            out.append(members: style)
+        }
+        if let pins {
+            out.append(raw: #","pins":"#)
+            out.append(elements: pins.pins)
+            if !pins.align.isEmpty {
+                out.append(raw: #","align":"#)
+                out.append(members: pins.align)
+            }
+            if !pins.metrics.isEmpty {
+                out.append(raw: #","metrics":"#)
+                out.append(members: pins.metrics)
+            }
+        }
+        if !subviews.isEmpty {
+            out.append(raw: #","subviews":["#)
+            for (index, subview) in subviews.enumerated() {
+                if index > 0 { out.append(byte: UInt8(ascii: ",")) }
+                subview.writeJSON(to: &out)
+            }
+            out.append(byte: UInt8(ascii: "]"))
+        }
+        if let fallback {
+            out.append(raw: #","fallback":"#)
+            fallback.writeJSON(to: &out)
+        }
+        if !metadata.isEmpty {
+            out.append(raw: #","metadata":"#)
+            out.append(members: metadata)
+        }
+        out.append(byte: UInt8(ascii: "}"))
+    }
+}

@@ -47,16 +47,17 @@ private struct TreeWalk {
     /// The schema version the screen declares (the latest until its `schemaVersion` is read).
     var schemaVersion: Int { check.schemaVersion }
 
-    static let componentKeys: Set<String> = ["type", "id", "properties", "values", "style", "subviews", "fallback", "metadata"]
-    static let pinsKeys = componentKeys.union(PinSpec.keys)
-    static let instanceKeys: Set<String> = ["type", "template", "args"]
-    static let ruleKeys: Set<String> = ["type", "id", "rule", "child", "else"]
-    static let experimentKeys: Set<String> = ["type", "id", "experiment", "variants"]
+    static let componentKeys = KeyList(["type", "id", "properties", "values", "style", "subviews", "fallback", "metadata"])
+    static let pinsKeys = KeyList(componentKeys.keys + PinSpec.keys.sorted())
+    static let instanceKeys = KeyList(["type", "template", "args"])
+    static let ruleKeys = KeyList(["type", "id", "rule", "child", "else"])
+    static let experimentKeys = KeyList(["type", "id", "experiment", "variants"])
+    static let screenKeys = KeyList(["$schema", "id", "schemaVersion", "title", "root", "metadata"])
 
     mutating func screen(_ value: JSONValue, expectedID: String?) -> Screen? {
         // "$schema" names the JSON Schema for editors (docs/screen.schema.json); the screen does not keep it,
         // so it is neither encoded nor part of the content fingerprint.
-        guard let object = collector.object(value, at: .root, allowedKeys: ["$schema", "id", "schemaVersion", "title", "root", "metadata"])
+        guard let object = collector.object(value, at: .root, allowedKeys: Self.screenKeys)
         else { return nil }
         _ = object.string("$schema")
         let id = object.value("id", required: true).flatMap { identifier($0, at: JSONPath.root.appending("id")) }

@@ -65,40 +65,9 @@ public struct ScreenResolver: Sendable {
 
     /// The screen's decision points and the rollouts they name.
     public func decisions(of screen: Screen) -> ScreenDecisions {
-        var points: [DecisionPoint] = []
-        var guards: [(point: Int, outcome: Int)?] = []
-        var rollouts: [String] = []
-        var rolloutPoints: [[Int]] = []
-        func visit(_ node: Node, _ path: JSONPath, _ guarded: (point: Int, outcome: Int)?) {
-            switch node {
-            case .component(let c):
-                for (i, child) in c.subviews.enumerated() { visit(child, path.appending("subviews").appending(i), guarded) }
-                if let fallback = c.fallback { visit(fallback, path.appending("fallback"), guarded) }
-            case .rule(let id, let rule, let then, let otherwise):
-                let index = points.count
-                points.append(DecisionPoint(kind: .rule(rule), id: id, path: path))
-                guards.append(guarded)
-                for case (.rollout(let key), _) in rule.references(at: path) {
-                    if let k = rollouts.firstIndex(of: key) {
-                        if rolloutPoints[k].last != index { rolloutPoints[k].append(index) }
-                    } else {
-                        rollouts.append(key)
-                        rolloutPoints.append([index])
-                    }
-                }
-                visit(then, path.appending("child"), (index, 1))
-                if let otherwise { visit(otherwise, path.appending("else"), (index, 0)) }
-            case .experiment(let id, let key, let variants):
-                let index = points.count
-                points.append(DecisionPoint(kind: .experiment(key: key, variants: variants.map(\.name)), id: id, path: path))
-                guards.append(guarded)
-                for (i, variant) in variants.enumerated() {
-                    variant.node.map { visit($0, path.appending("variants").appending(variant.name), (index, i)) }
-                }
-            }
-        }
-        visit(screen.root, JSONPath.root.appending("root"), nil)
-        return ScreenDecisions(points: points, rollouts: rollouts, guards: guards, rolloutPoints: rolloutPoints)
+        var walk = DecisionWalk()
+        walk.visit(screen.root, guarded: nil)
+        return ScreenDecisions(points: walk.points, rollouts: walk.rollouts, guards: walk.guards, rolloutPoints: walk.rolloutPoints)
     }
 
     /// Evaluates the decisions for one user. An Experiment node shows the variant the
@@ -311,5 +280,65 @@ struct ResolveWalk {
         case .rule(_, _, let then, let otherwise): 1 + pointCount(then) + (otherwise.map(pointCount) ?? 0)
         case .experiment(_, _, let variants): 1 + variants.reduce(0) { $0 + ($1.node.map(pointCount) ?? 0) }
         }
+    }
+}
+
+/// One pass of ``ScreenResolver/decisions(of:)`` over a screen's tree, in pre-order.
+private struct DecisionWalk {
+    var points: [DecisionPoint] = []
+    var guards: [(point: Int, outcome: Int)?] = []
+    var rollouts: [String] = []
+    var rolloutPoints: [[Int]] = []
+    /// The way from the document to the node being visited. A path is made of it only at a
+    /// decision point: most nodes are components, which need none, and a start walks every node of
+    /// every screen.
+    private var trail: [JSONPath.Component] = [.key("root")]
+
+    mutating func visit(_ node: Node, guarded: (point: Int, outcome: Int)?) {
+        switch node {
+        case .component(let c):
+            // Only these two, read at once: the optimizer then copies them alone, not the whole component.
+            let (subviews, fallback) = (c.subviews, c.fallback)
+            if !subviews.isEmpty {
+                trail.append(.key("subviews"))
+                for (i, child) in subviews.enumerated() {
+                    trail.append(.index(i))
+                    visit(child, guarded: guarded)
+                    trail.removeLast()
+                }
+                trail.removeLast()
+            }
+            if let fallback { visit(fallback, under: .key("fallback"), guarded: guarded) }
+        case .rule(let id, let rule, let then, let otherwise):
+            let path = JSONPath(trail)
+            let index = points.count
+            points.append(DecisionPoint(kind: .rule(rule), id: id, path: path))
+            guards.append(guarded)
+            for case (.rollout(let key), _) in rule.references(at: path) {
+                if let k = rollouts.firstIndex(of: key) {
+                    if rolloutPoints[k].last != index { rolloutPoints[k].append(index) }
+                } else {
+                    rollouts.append(key)
+                    rolloutPoints.append([index])
+                }
+            }
+            visit(then, under: .key("child"), guarded: (index, 1))
+            if let otherwise { visit(otherwise, under: .key("else"), guarded: (index, 0)) }
+        case .experiment(let id, let key, let variants):
+            let index = points.count
+            points.append(DecisionPoint(kind: .experiment(key: key, variants: variants.map(\.name)), id: id, path: JSONPath(trail)))
+            guards.append(guarded)
+            trail.append(.key("variants"))
+            for (i, variant) in variants.enumerated() {
+                if let child = variant.node { visit(child, under: .key(variant.name), guarded: (index, i)) }
+            }
+            trail.removeLast()
+        }
+    }
+
+    private mutating func visit(_ node: Node, under component: JSONPath.Component, guarded: (point: Int, outcome: Int)?) {
+        trail.append(component)
+        visit(node, guarded: guarded)
+        trail.removeLast()
     }
 }
