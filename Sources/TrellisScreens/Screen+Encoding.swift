@@ -148,6 +148,19 @@ extension Component {
     /// Appends ``jsonValue``'s compact bytes: the members of ``encode(type:id:properties:values:style:pins:subviews:fallback:metadata:)``,
     /// in its order, and a Pins container's those of ``PinSpec/members``.
     func writeJSON(to out: inout JSONOutput) {
+        Self.writeJSON(
+            type: type, id: id, properties: properties, values: values, style: style, pins: pins, subviews: subviews,
+            fallback: fallback, metadata: metadata, to: &out
+        ) { subview, out in subview.writeJSON(to: &out) }
+    }
+
+    /// The members of a component, authored (`Subview`: ``Node``) or resolved (``ResolvedComponent``,
+    /// without a fallback), written in ``encode(type:id:properties:values:style:pins:subviews:fallback:metadata:)``'s order.
+    static func writeJSON<Subview>(
+        type: String, id: String?, properties: [JSONMember], values: [JSONMember], style: [JSONMember], pins: PinSpec?,
+        subviews: [Subview], fallback: Node?, metadata: [JSONMember], to out: inout JSONOutput,
+        writing write: (Subview, inout JSONOutput) -> Void
+    ) {
         out.append(raw: #"{"type":"#)
         out.append(string: type)
         if let id {
@@ -182,7 +195,7 @@ extension Component {
             out.append(raw: #","subviews":["#)
             for (index, subview) in subviews.enumerated() {
                 if index > 0 { out.append(byte: UInt8(ascii: ",")) }
-                subview.writeJSON(to: &out)
+                write(subview, &out)
             }
             out.append(byte: UInt8(ascii: "]"))
         }
@@ -195,5 +208,20 @@ extension Component {
             out.append(members: metadata)
         }
         out.append(byte: UInt8(ascii: "}"))
+    }
+}
+
+extension ResolvedComponent {
+    /// The bytes `JSONWriter.encode(jsonValue)` gives, compact, written straight from the
+    /// component: what an encoding plan holds of every subtree it does not decide.
+    public func encodedJSON() -> [UInt8] {
+        JSONWriter.bytes(reservingCapacity: 1024) { out in writeJSON(to: &out) }
+    }
+
+    func writeJSON(to out: inout JSONOutput) {
+        Component.writeJSON(
+            type: type, id: id, properties: properties, values: values, style: style, pins: pins, subviews: subviews,
+            fallback: nil, metadata: metadata, to: &out
+        ) { subview, out in subview.writeJSON(to: &out) }
     }
 }

@@ -192,7 +192,7 @@ extension ScreenEncodingPlan {
             let ownParameters = usesParameters && Self.takesParameters(component.properties + component.values)
             guard ownParameters || subviewPoints > 0 || component.subviews.contains(where: takesParameters) else {
                 let (resolved, replaced) = resolveAlone(component, at: path)
-                return .fixed(resolved.map { JSONWriter.encode($0.jsonValue) }, replaced: replaced)
+                return .fixed(resolved.map { $0.encodedJSON() }, replaced: replaced)
             }
             var outline = component
             if !outline.subviews.isEmpty { outline.subviews = [.component(Component(type: Self.standIn))] }
@@ -211,7 +211,7 @@ extension ScreenEncodingPlan {
                 point += subviewPoints
             }
             if ownParameters { return .parametrized(resolved, replaced: replaced, subviews: subviews) }
-            let bytes = JSONWriter.encode(resolved.jsonValue)
+            let bytes = resolved.encodedJSON()
             guard !subviews.isEmpty, let hole = Self.range(of: Self.standInSubviews, in: bytes) else {
                 return .fixed(bytes, replaced: replaced)
             }
@@ -320,7 +320,7 @@ extension ScreenEncodingPlan {
                 return true
             case .parametrized(let component, let made, let subviews):
                 append(made, of: program)
-                let encoded = JSONWriter.encode(try filledIn(program.parametrized[Int(component)]).jsonValue)
+                let encoded = try filledIn(program.parametrized[Int(component)]).encodedJSON()
                 guard !subviews.isEmpty, let hole = Builder.range(of: Builder.standInSubviews, in: encoded) else {
                     bytes += encoded
                     return true

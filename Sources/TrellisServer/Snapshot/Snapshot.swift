@@ -35,8 +35,10 @@ public final class ScreenEntry: Sendable {
 
     var revisionKey: RevisionKey { RevisionKey(screen: id, revision: revision) }
 
+    /// The fingerprint of the screen's compact bytes at revision 0 (`JSONWriter.encode(screen.jsonValue(revision: 0))`,
+    /// written straight from the model). Stored with every revision: the bytes must never change.
     public static func contentFingerprint(of screen: Screen) -> String {
-        EncodedBody.fingerprint(JSONWriter.encode(screen.jsonValue(revision: 0)))
+        EncodedBody.fingerprint(screen.encodedJSON(revision: 0))
     }
 }
 
