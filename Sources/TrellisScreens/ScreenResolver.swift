@@ -198,8 +198,8 @@ struct ResolveWalk {
             // Renderable (or unknown to this registry, which the decoder never lets through).
             // Members before subviews, so `replaced` stays in tree order.
             let type = registry[component.type]
-            let properties = known(component.properties, type?.properties, at: path.appending("properties"))
-            let values = known(component.values, type?.values, at: path.appending("values"))
+            let properties = known(component.properties, type?.properties) { path.appending("properties") }
+            let values = known(component.values, type?.values) { path.appending("values") }
             let subviews = resolveSubviews(component.subviews, at: path)
             skip(component.fallback)
             return ResolvedComponent(
@@ -220,8 +220,8 @@ struct ResolveWalk {
         }
         // Recorded before the subviews, so the list stays in tree order.
         replaced.append(.init(id: component.id, path: path, type: type.name, how: .defaultFallback, replacement: stand.name))
-        let properties = known(component.properties, stand.properties, at: path.appending("properties"))
-        let values = known(component.values, stand.values, at: path.appending("values"))
+        let properties = known(component.properties, stand.properties) { path.appending("properties") }
+        let values = known(component.values, stand.values) { path.appending("values") }
         let subviews: [ResolvedComponent]
         if stand.children == .none {
             for child in component.subviews { skip(child) }
@@ -253,19 +253,26 @@ struct ResolveWalk {
     /// The members `specs` knows and the client's schema version has, each action resolved for
     /// that version (``resolveAction(_:at:)``); an action that resolves to nothing is left out.
     /// - Parameter path: the authored path of the `properties` or `values` object.
-    private mutating func known(_ members: [JSONMember], _ specs: [String: PropertySpec]?, at path: JSONPath) -> [JSONMember] {
+    private mutating func known(_ members: [JSONMember], _ specs: [String: PropertySpec]?, at path: () -> JSONPath) -> [JSONMember] {
         guard let specs else { return members }
-        var kept: [JSONMember] = []
-        for member in members {
-            guard let spec = specs[member.key], spec.introduced <= schemaVersion else { continue }
-            if case .action = spec.type {
-                guard let action = resolveAction(member.value, at: path.appending(member.key)) else { continue }
-                kept.append(JSONMember(key: member.key, keyLocation: member.keyLocation, value: action))
-            } else {
-                kept.append(member)
+        // Nil while every member so far is kept as written: most components keep them all, and
+        // then share the authored array instead of copying it.
+        var kept: [JSONMember]?
+        for (index, member) in members.enumerated() {
+            guard let spec = specs[member.key], spec.introduced <= schemaVersion else {
+                if kept == nil { kept = Array(members[..<index]) }
+                continue
+            }
+            guard case .action = spec.type else {
+                kept?.append(member)
+                continue
+            }
+            if kept == nil { kept = Array(members[..<index]) }
+            if let action = resolveAction(member.value, at: path().appending(member.key)) {
+                kept?.append(JSONMember(key: member.key, keyLocation: member.keyLocation, value: action))
             }
         }
-        return kept
+        return kept ?? members
     }
 
     /// Moves the cursor past every decision point inside `node`, which is not shown.
