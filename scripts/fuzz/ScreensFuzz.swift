@@ -62,9 +62,9 @@ func serve(_ screen: Screen, with evaluator: Evaluator) {
         let outcomes = resolver.outcomes(of: decisions, for: context, evaluator: evaluator)
         _ = decisions.reachability(of: outcomes)
         for version in 1...ComponentRegistry.latestSchemaVersion {
-            let plan = ScreenEncodingPlan.make(screen, revision: 1, decisions: decisions, clientSchemaVersion: version, resolver: resolver)
+            let plan = ScreenEncodingPlan.make(screen, decisions: decisions, clientSchemaVersion: version, resolver: resolver)
             let given = Dictionary(screen.parameters.map { ($0.name, JSONValue.string("42")) }, uniquingKeysWith: { a, _ in a })
-            let planned = plan.map { plan in Result { () throws(ParameterError) in try plan.encode(outcomes, parameters: given) } }
+            let planned = plan.map { plan in Result { () throws(ParameterError) in try plan.encode(outcomes, revision: 1, parameters: given) } }
             var resolved = resolver.resolve(screen, decisions: decisions, outcomes: outcomes, clientSchemaVersion: version)
             if resolved.usesParameters {
                 do {
