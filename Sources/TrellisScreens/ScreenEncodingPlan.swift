@@ -179,7 +179,9 @@ extension ScreenEncodingPlan {
         /// decisions or parameters lie among them: where the stand-in lands is where the shown
         /// subviews go (nowhere, when the client's type keeps no subviews).
         private mutating func component(_ component: Component, at path: JSONPath) -> Part? {
-            let subviewPoints = component.subviews.reduce(0) { $0 + ResolveWalk.pointCount($1) }
+            // Counted only where subviews are passed over: a count at every component on the way
+            // down to a decision would walk each subtree once per ancestor.
+            var subviewPoints: Int { component.subviews.reduce(0) { $0 + ResolveWalk.pointCount($1) } }
             let fallbackPoints = component.fallback.map(ResolveWalk.pointCount) ?? 0
             // A fallback is shown only to a client too old for the type; then what it decides or
             // takes would decide what the replacement is, which a plan does not follow.
@@ -190,7 +192,7 @@ extension ScreenEncodingPlan {
             }
             defer { point += fallbackPoints }
             let ownParameters = usesParameters && Self.takesParameters(component.properties + component.values)
-            guard ownParameters || subviewPoints > 0 || component.subviews.contains(where: takesParameters) else {
+            guard ownParameters || component.subviews.contains(where: Self.decides) || component.subviews.contains(where: takesParameters) else {
                 let (resolved, replaced) = resolveAlone(component, at: path)
                 return .fixed(resolved.map { $0.encodedJSON() }, replaced: replaced)
             }
@@ -216,6 +218,14 @@ extension ScreenEncodingPlan {
                 return .fixed(bytes, replaced: replaced)
             }
             return .component(head: Array(bytes[..<hole.lowerBound]), tail: Array(bytes[hole.upperBound...]), replaced: replaced, subviews: subviews)
+        }
+
+        /// Whether `node` is a decision point or has one under it (stops at the first).
+        static func decides(_ node: Node) -> Bool {
+            switch node {
+            case .component(let component): component.subviews.contains(where: decides) || component.fallback.map(decides) ?? false
+            case .rule, .experiment: true
+            }
         }
 
         /// Whether `node` or anything under it takes parameters.

@@ -194,10 +194,11 @@ struct ResolveWalk {
     }
 
     private mutating func resolve(_ component: Component, at path: JSONPath) -> ResolvedComponent? {
-        guard let type = registry[component.type], type.introduced > schemaVersion else {
+        let registered = registry[component.type]
+        guard let type = registered, type.introduced > schemaVersion else {
             // Renderable (or unknown to this registry, which the decoder never lets through).
             // Members before subviews, so `replaced` stays in tree order.
-            let type = registry[component.type]
+            let type = registered
             let properties = known(component.properties, type?.properties) { path.appending("properties") }
             let values = known(component.values, type?.values) { path.appending("values") }
             let subviews = resolveSubviews(component.subviews, at: path)
