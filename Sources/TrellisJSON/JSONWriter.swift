@@ -271,8 +271,12 @@ public struct JSONOutput: JSONByteSink {
 
     fileprivate func release() { base.deallocate() }
 
+    @inline(__always)
     private mutating func reserve(_ extra: Int) {
-        guard count + extra > capacity else { return }
+        if count + extra > capacity { grow(extra) }
+    }
+
+    private mutating func grow(_ extra: Int) {
         var grown = capacity * 2
         while grown < count + extra { grown *= 2 }
         let storage = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
@@ -282,6 +286,7 @@ public struct JSONOutput: JSONByteSink {
         capacity = grown
     }
 
+    @inline(__always)
     mutating func append(_ byte: UInt8) {
         reserve(1)
         base[count] = byte

@@ -203,8 +203,9 @@ public struct ComponentRegistry: Sendable {
 }
 
 /// Values by name, for the fixed vocabularies the decoder looks every member of a screen up in:
-/// a name is placed by its length and its first and last bytes and then compared, where a
-/// dictionary hashes it whole.
+/// a name is placed by its length and its first byte and then compared, where a dictionary
+/// hashes it whole. (Its last byte spread names better but cost more to read than the few
+/// comparisons it saved.)
 struct NameTable<Value: Sendable>: Sendable {
     private let names: [String?]
     private let values: [Value?]
@@ -237,7 +238,7 @@ struct NameTable<Value: Sendable>: Sendable {
 
     private static func slot(of name: String, mask: Int) -> Int {
         let utf8 = name.utf8
-        guard let first = utf8.first, let last = utf8.last else { return 0 }
-        return (utf8.count &* 31 &+ Int(first) &* 7 &+ Int(last)) & mask
+        guard let first = utf8.first else { return 0 }
+        return (utf8.count &* 31 &+ Int(first) &* 7) & mask
     }
 }
