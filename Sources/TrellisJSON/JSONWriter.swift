@@ -148,14 +148,36 @@ public struct JSONWriter {
     private static func writeString<Sink: JSONByteSink>(bytes: UnsafeBufferPointer<UInt8>, to out: inout Sink) {
         out.append(0x22)
         // Most strings need no escape: found so, they are copied whole.
-        var i = 0
-        while i < bytes.count, bytes[i] != 0x22, bytes[i] != 0x5C, bytes[i] >= 0x20 { i += 1 }
-        if i == bytes.count {
+        if needsNoEscape(bytes) {
             out.appendBytes(bytes)
         } else {
             writeEscaped(bytes, to: &out)
         }
         out.append(0x22)
+    }
+
+    /// Whether no byte of `bytes` is `"`, `\` or a control character, looked at eight bytes at a
+    /// time: most of what a screen's bytes are is text, and each byte of it is checked.
+    static func needsNoEscape(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let start = bytes.baseAddress else { return true }
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        /// Nonzero when some byte of `x` is less than `n` (at most 0x80); no byte is reported that is not.
+        func hasByteBelow(_ x: UInt64, _ n: UInt64) -> Bool { (x &- ones &* n) & ~x & highs != 0 }
+        var i = 0
+        while i + 8 <= bytes.count {
+            let word = UnsafeRawPointer(start + i).loadUnaligned(as: UInt64.self)
+            if hasByteBelow(word, 0x20) || hasByteBelow(word ^ (ones &* 0x22), 1) || hasByteBelow(word ^ (ones &* 0x5C), 1) {
+                return false
+            }
+            i += 8
+        }
+        while i < bytes.count {
+            let b = start[i]
+            if b == 0x22 || b == 0x5C || b < 0x20 { return false }
+            i += 1
+        }
+        return true
     }
 
     /// Runs that need no escape are copied whole; only `"`, `\` and controls are rewritten.
@@ -249,8 +271,12 @@ public struct JSONOutput: JSONByteSink {
 
     fileprivate func release() { base.deallocate() }
 
+    @inline(__always)
     private mutating func reserve(_ extra: Int) {
-        guard count + extra > capacity else { return }
+        if count + extra > capacity { grow(extra) }
+    }
+
+    private mutating func grow(_ extra: Int) {
         var grown = capacity * 2
         while grown < count + extra { grown *= 2 }
         let storage = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
@@ -260,6 +286,7 @@ public struct JSONOutput: JSONByteSink {
         capacity = grown
     }
 
+    @inline(__always)
     mutating func append(_ byte: UInt8) {
         reserve(1)
         base[count] = byte

@@ -33,6 +33,9 @@ public struct ComponentType: Sendable {
     /// checked for, found once rather than in every component's dozens of specs.
     public let requiredProperties: [String]
     public let requiredValues: [String]
+    /// `properties` and `values` as the decoder looks every member of every component up in them.
+    let propertyTable: NameTable<PropertySpec>
+    let valueTable: NameTable<PropertySpec>
     /// Exactly one of these values must be present (e.g. an image's source).
     public var oneValueOf: [String]
     /// The type that stands in for this one on clients too old for it, keeping the subviews.
@@ -50,6 +53,8 @@ public struct ComponentType: Sendable {
         self.values = values
         requiredProperties = properties.filter(\.value.required).keys.sorted()
         requiredValues = values.filter(\.value.required).keys.sorted()
+        propertyTable = NameTable(properties)
+        valueTable = NameTable(values)
         self.oneValueOf = oneValueOf
         self.defaultFallback = defaultFallback
     }
@@ -62,12 +67,15 @@ public struct ComponentRegistry: Sendable {
     public static let latestSchemaVersion = 3
 
     public let types: [String: ComponentType]
+    /// `types`, as the decoder looks up the type of every component.
+    private let table: NameTable<ComponentType>
 
     public init(_ types: [ComponentType]) {
         self.types = Dictionary(types.map { ($0.name, $0) }, uniquingKeysWith: { $1 })
+        table = NameTable(self.types)
     }
 
-    public subscript(name: String) -> ComponentType? { types[name] }
+    public subscript(name: String) -> ComponentType? { table[name] }
 
     /// Properties every view accepts: box decoration and size.
     static let commonProperties: [String: PropertySpec] = [
@@ -192,4 +200,45 @@ public struct ComponentRegistry: Sendable {
         // stacking them; a client too old for it gets a VStack of the same subviews.
         type("Pins", since: 3, children: .many, defaultFallback: "VStack"),
     ])
+}
+
+/// Values by name, for the fixed vocabularies the decoder looks every member of a screen up in:
+/// a name is placed by its length and its first byte and then compared, where a dictionary
+/// hashes it whole. (Its last byte spread names better but cost more to read than the few
+/// comparisons it saved.)
+struct NameTable<Value: Sendable>: Sendable {
+    private let names: [String?]
+    private let values: [Value?]
+    private let mask: Int
+
+    init(_ entries: [String: Value]) {
+        var size = 8
+        while size < entries.count * 4 { size *= 2 }
+        var names = [String?](repeating: nil, count: size)
+        var values = [Value?](repeating: nil, count: size)
+        for (name, value) in entries {
+            var slot = Self.slot(of: name, mask: size - 1)
+            while names[slot] != nil { slot = (slot + 1) & (size - 1) }
+            names[slot] = name
+            values[slot] = value
+        }
+        self.names = names
+        self.values = values
+        mask = size - 1
+    }
+
+    subscript(name: String) -> Value? {
+        var slot = Self.slot(of: name, mask: mask)
+        while let candidate = names[slot] {
+            if candidate.utf8.count == name.utf8.count && candidate == name { return values[slot] }
+            slot = (slot + 1) & mask
+        }
+        return nil
+    }
+
+    private static func slot(of name: String, mask: Int) -> Int {
+        let utf8 = name.utf8
+        guard let first = utf8.first else { return 0 }
+        return (utf8.count &* 31 &+ Int(first) &* 7) & mask
+    }
 }

@@ -220,8 +220,9 @@ private struct TreeWalk {
                 at: path.appending("type"), value["type"]!)
         }
         let id = nodeID(object, at: path)
-        let properties = specified(object, "properties", type.properties, required: type.requiredProperties, of: type, at: path)
-        let values = specified(object, "values", type.values, required: type.requiredValues, of: type, at: path)
+        let properties = specified(
+            object, "properties", type.properties, type.propertyTable, required: type.requiredProperties, of: type, at: path)
+        let values = specified(object, "values", type.values, type.valueTable, required: type.requiredValues, of: type, at: path)
         if let values { checkOneValue(of: type, values, object, at: path) }
         let subviews = children(of: type, object, at: path)
         let fallback = object.value("fallback").flatMap { fallbackNode($0, for: type, at: path.appending("fallback")) }
@@ -242,8 +243,8 @@ private struct TreeWalk {
     /// `properties` or `values`: every key known to the type, new enough, and well typed.
     /// - Parameter required: the names of the required ones among `specs`.
     private mutating func specified(
-        _ object: JSONObjectReader, _ key: String, _ specs: [String: PropertySpec], required: [String], of type: ComponentType,
-        at path: JSONPath
+        _ object: JSONObjectReader, _ key: String, _ specs: [String: PropertySpec], _ table: NameTable<PropertySpec>,
+        required: [String], of type: ComponentType, at path: JSONPath
     ) -> [JSONMember]? {
         // The paths of the group and its members are made only for a report, which most members never need.
         func groupPath() -> JSONPath { path.appending(key) }
@@ -255,8 +256,14 @@ private struct TreeWalk {
             collector.report("\(type.name) takes no \(key)", at: groupPath(), value)
             return nil
         } else if let value {
-            guard let read = collector.members(of: value, at: groupPath(), specs: specs) else { return nil }
-            (members, found) = (read.members, read.specs)
+            guard case .object(let given) = value.kind else {
+                _ = collector.object(value, at: groupPath(), allowedKeys: KeyList([]))
+                return nil
+            }
+            // Each key looked up once; the unknown ones reported as `collector.object` reports them.
+            let specsFound = given.map { table[$0.key] }
+            if specsFound.contains(where: { $0 == nil }) { _ = collector.object(value, at: groupPath(), allowedKeys: Set(specs.keys)) }
+            (members, found) = (given, specsFound)
         } else {
             (members, found) = ([], [])
         }
