@@ -198,9 +198,8 @@ struct ResolveWalk {
         guard let type = registered, type.introduced > schemaVersion else {
             // Renderable (or unknown to this registry, which the decoder never lets through).
             // Members before subviews, so `replaced` stays in tree order.
-            let type = registered
-            let properties = known(component.properties, type?.properties) { path.appending("properties") }
-            let values = known(component.values, type?.values) { path.appending("values") }
+            let properties = known(component.properties, registered?.properties) { path.appending("properties") }
+            let values = known(component.values, registered?.values) { path.appending("values") }
             let subviews = resolveSubviews(component.subviews, at: path)
             skip(component.fallback)
             return ResolvedComponent(

@@ -177,25 +177,33 @@ public struct ConfigLoader: Sendable {
         _ bytes: [UInt8], source: String, id: String, targeting: TargetingConfiguration?, templates: TemplateLibrary
     ) -> Result<Screen, DiagnosticsError> {
         decoder.decode(bytes, source: source, expectedID: id, templates: templates).flatMap { screen in
-            guard let targeting else { return .success(screen) }
-            do throws(DiagnosticsError) {
-                try screen.checkReferences(in: targeting, source: source)
-                return .success(screen)
-            } catch {
-                // The model keeps no lines; the document, parsed once more, does.
-                return .failure((try? JSONParser.parse(bytes)).map(error.locating(in:)) ?? error)
-            }
+            Self.checkReferences(resolver.decisions(of: screen), of: bytes, source: source, targeting: targeting).map { screen }
         }
     }
 
-    /// ``checkScreen(_:source:id:targeting:templates:)``, kept as a ``CheckedScreen`` of `bytes`.
-    /// - Parameter fingerprint: the screen's when the caller knows it (a stored revision's).
+    /// Every rule, rollout and experiment `decisions` name, checked against `targeting` (nothing
+    /// checked when the targeting itself failed to load), with the lines of `bytes`.
+    private static func checkReferences(
+        _ decisions: ScreenDecisions, of bytes: [UInt8], source: String, targeting: TargetingConfiguration?
+    ) -> Result<Void, DiagnosticsError> {
+        guard let targeting else { return .success(()) }
+        do throws(DiagnosticsError) {
+            try decisions.checkReferences(in: targeting, source: source)
+            return .success(())
+        } catch {
+            // Decisions keep no lines; the document, parsed once more, does.
+            return .failure((try? JSONParser.parse(bytes)).map(error.locating(in:)) ?? error)
+        }
+    }
+
+    /// ``checkScreen(_:source:id:targeting:templates:)``, kept as a ``CheckedScreen`` of `bytes`
+    /// (whose decision points the references are checked from: they are found once).
     public func checkedScreen(
-        _ bytes: [UInt8], source: String, id: String, targeting: TargetingConfiguration?, templates: TemplateLibrary,
-        fingerprint: String? = nil
+        _ bytes: [UInt8], source: String, id: String, targeting: TargetingConfiguration?, templates: TemplateLibrary
     ) -> Result<CheckedScreen, DiagnosticsError> {
-        checkScreen(bytes, source: source, id: id, targeting: targeting, templates: templates).map { screen in
-            CheckedScreen(screen, document: bytes, decoder: decoder, templates: templates, resolver: resolver, fingerprint: fingerprint)
+        decoder.decode(bytes, source: source, expectedID: id, templates: templates).flatMap { screen in
+            let checked = CheckedScreen(screen, document: bytes, decoder: decoder, templates: templates, resolver: resolver)
+            return Self.checkReferences(checked.decisions, of: bytes, source: source, targeting: targeting).map { checked }
         }
     }
 

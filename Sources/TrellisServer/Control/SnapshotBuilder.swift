@@ -300,8 +300,8 @@ struct SnapshotBuilder: Sendable {
         var checking: [NavigationCheck.ScreenSource] = []
         switch scope {
         case .none: return []
-        case .all: checking = screenSources(screens.keys, screens, staged, baseline, runtime)
-        case .screens(let ids): checking = screenSources(ids, screens, staged, baseline, runtime)
+        case .all: checking = screenSources(screens.keys, screens, staged, runtime)
+        case .screens(let ids): checking = screenSources(ids, screens, staged, runtime)
         }
         return NavigationCheck.errors(
             routes: NavigationCheck.TableSource(table: routes.entry.table, source: routes.source, bytes: routes.entry.document),
@@ -310,8 +310,7 @@ struct SnapshotBuilder: Sendable {
 
     /// The served screens of `ids` (staged revisions too), with where they came from.
     private func screenSources(
-        _ ids: some Collection<String>, _ screens: ScreenMap<ScreenEntry>, _ staged: ScreenMap<StagedScreen>, _ baseline: ConfigBaseline,
-        _ runtime: RuntimeState
+        _ ids: some Collection<String>, _ screens: ScreenMap<ScreenEntry>, _ staged: ScreenMap<StagedScreen>, _ runtime: RuntimeState
     ) -> [NavigationCheck.ScreenSource] {
         func source(_ entry: ScreenEntry, _ stored: ScreenRevision?) -> NavigationCheck.ScreenSource {
             if let stored, stored.number == entry.revision {
@@ -348,7 +347,7 @@ struct SnapshotBuilder: Sendable {
         _ baseline: ConfigBaseline, _ runtime: RuntimeState, _ targeting: TargetingConfiguration
     ) -> [DiagnosticsError] {
         var errors: [DiagnosticsError] = []
-        for source in screenSources(screens.keys.filter { !touched.screens.contains($0) }, screens, staged, baseline, runtime) {
+        for source in screenSources(screens.keys.filter { !touched.screens.contains($0) }, screens, staged, runtime) {
             let diagnostics = source.screen.decisions.unknownReferences(in: targeting)
             guard !diagnostics.isEmpty else { continue }
             let error = DiagnosticsError(source: source.source, diagnostics: diagnostics)

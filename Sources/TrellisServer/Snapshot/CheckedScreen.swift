@@ -39,17 +39,12 @@ public final class CheckedScreen: Sendable {
     /// here, older clients' by their first miss.
     let plans: EncodingPlans
 
-    /// - Parameter fingerprint: the screen's fingerprint when the caller knows it (a stored
-    ///   revision's), to spare encoding the whole screen again.
-    public init(
-        _ screen: Screen, document: [UInt8], decoder: ScreenDecoder, templates: TemplateLibrary, resolver: ScreenResolver,
-        fingerprint: String? = nil
-    ) {
+    public init(_ screen: Screen, document: [UInt8], decoder: ScreenDecoder, templates: TemplateLibrary, resolver: ScreenResolver) {
         id = screen.id
         schemaVersion = screen.schemaVersion
         title = screen.title
         self.document = document
-        self.fingerprint = fingerprint ?? ScreenEntry.contentFingerprint(of: screen)
+        fingerprint = ScreenEntry.contentFingerprint(of: screen)
         decisions = resolver.decisions(of: screen)
         links = screen.links
         parameters = screen.parameters
