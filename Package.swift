@@ -55,9 +55,9 @@ let package = Package(
         .target(name: "TrellisCrypto", dependencies: ["CCrypto"], swiftSettings: strict),
         // The runtime state ops write (rollouts, experiments, screen revisions, audit), behind one
         // protocol; the embedded implementation is SQLite through GRDB, the shared one PostgreSQL through
-        // libpq. Knows nothing of HTTP or screens.
+        // libpq. Knows nothing of HTTP or screens. zlib deflates the documents it keeps in memory.
         .target(
-            name: "TrellisStore", dependencies: ["CLibPQ", .product(name: "GRDB", package: "GRDB.swift")],
+            name: "TrellisStore", dependencies: ["CLibPQ", "CZlib", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict),
         .target(
             name: "TrellisHTTP",

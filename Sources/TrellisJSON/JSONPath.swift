@@ -6,6 +6,8 @@ public struct JSONPath: Hashable, Sendable, CustomStringConvertible {
         case index(Int)
     }
 
+    /// The components a ``packed()`` path holds in one buffer, before those of ``last``.
+    private let prefix: Packed?
     /// The last component, which leads back to the others. Decoders make the paths of the values
     /// they visit, in case they have something to report there: appending shares the path it
     /// extends rather than copying it, so it costs one small allocation whatever the depth.
@@ -14,7 +16,7 @@ public struct JSONPath: Hashable, Sendable, CustomStringConvertible {
     private final class Link: Sendable {
         let parent: Link?
         let component: Component
-        /// How many components the path ending here has.
+        /// How many components the path ending here has (without the prefix's).
         let count: Int
 
         init(parent: Link?, component: Component) {
@@ -24,15 +26,92 @@ public struct JSONPath: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Components in one byte buffer: a key as 0, its UTF-8 length (LEB128) and bytes; an index as
+    /// 1 and the index (LEB128). A path kept for as long as a screen is served (its links, its
+    /// decision points) costs one allocation of a few dozen bytes instead of a link per component.
+    private final class Packed: Sendable {
+        let bytes: [UInt8]
+        let count: Int
+
+        init(_ components: [Component]) {
+            var bytes: [UInt8] = []
+            for component in components {
+                switch component {
+                case .key(let key):
+                    bytes.append(0)
+                    Self.append(key.utf8.count, to: &bytes)
+                    bytes += key.utf8
+                case .index(let index):
+                    bytes.append(1)
+                    Self.append(index, to: &bytes)
+                }
+            }
+            self.bytes = bytes.withUnsafeBufferPointer { Array($0) }
+            count = components.count
+        }
+
+        var components: [Component] {
+            var result: [Component] = []
+            result.reserveCapacity(count)
+            var i = 0
+            while i < bytes.count {
+                let tag = bytes[i]
+                i += 1
+                let number = Self.number(in: bytes, at: &i)
+                if tag == 0 {
+                    result.append(.key(String(decoding: bytes[i..<i + number], as: UTF8.self)))
+                    i += number
+                } else {
+                    result.append(.index(number))
+                }
+            }
+            return result
+        }
+
+        private static func append(_ value: Int, to bytes: inout [UInt8]) {
+            var rest = UInt(bitPattern: value)
+            while rest >= 0x80 {
+                bytes.append(UInt8(rest & 0x7F) | 0x80)
+                rest >>= 7
+            }
+            bytes.append(UInt8(rest))
+        }
+
+        private static func number(in bytes: [UInt8], at i: inout Int) -> Int {
+            var value: UInt = 0
+            var shift: UInt = 0
+            while true {
+                let byte = bytes[i]
+                i += 1
+                value |= UInt(byte & 0x7F) << shift
+                if byte < 0x80 { return Int(bitPattern: value) }
+                shift += 7
+            }
+        }
+    }
+
     public init(_ components: [Component] = []) {
+        prefix = nil
         last = components.reduce(nil) { Link(parent: $0, component: $1) }
     }
 
-    private init(last: Link?) { self.last = last }
+    private init(prefix: Packed?, last: Link?) {
+        self.prefix = prefix
+        self.last = last
+    }
 
     public static let root = JSONPath()
 
-    public var components: [Component] { links.map(\.component).reversed() }
+    public var components: [Component] { (prefix?.components ?? []) + links.map(\.component).reversed() }
+
+    /// How many components the path has.
+    public var count: Int { (prefix?.count ?? 0) + (last?.count ?? 0) }
+
+    /// The same path in one buffer (``Packed``), for paths kept long after the decoding that made them.
+    public func packed() -> JSONPath {
+        guard count > 0 else { return self }
+        return JSONPath(prefix: Packed(components), last: nil)
+    }
 
     /// The path's links, last first.
     private var links: UnfoldSequence<Link, Link?> {
@@ -42,16 +121,21 @@ public struct JSONPath: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    public func appending(_ key: String) -> JSONPath { JSONPath(last: Link(parent: last, component: .key(key))) }
-    public func appending(_ index: Int) -> JSONPath { JSONPath(last: Link(parent: last, component: .index(index))) }
+    public func appending(_ key: String) -> JSONPath { JSONPath(prefix: prefix, last: Link(parent: last, component: .key(key))) }
+    public func appending(_ index: Int) -> JSONPath { JSONPath(prefix: prefix, last: Link(parent: last, component: .index(index))) }
 
     public static func == (a: JSONPath, b: JSONPath) -> Bool {
-        a.last === b.last || (a.last?.count == b.last?.count && a.links.elementsEqual(b.links) { $0.component == $1.component })
+        if a.prefix === b.prefix {
+            return a.last === b.last || (a.last?.count == b.last?.count && a.links.elementsEqual(b.links) { $0.component == $1.component })
+        }
+        return a.count == b.count && a.components == b.components
     }
 
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(last?.count ?? 0)
+        // Last first, whatever holds the components: equal paths hash equal, packed or not.
+        hasher.combine(count)
         for link in links { hasher.combine(link.component) }
+        for component in (prefix?.components ?? []).reversed() { hasher.combine(component) }
     }
 
     public var description: String {

@@ -76,7 +76,7 @@ public struct ScreenEncodingPlan: Sendable {
         var program: Program?
         var rootReplaced: [ResolvedScreen.Replacement] = []
         if case .fixed(nil, let replaced) = root { rootReplaced = replaced } else { program = Program(root) }
-        return ScreenEncodingPlan(registry: resolver.registry, head: head, afterRevision: afterRevision, program: program, rootReplaced: rootReplaced)
+        return ScreenEncodingPlan(registry: resolver.registry, head: head.exactlySized(), afterRevision: afterRevision, program: program, rootReplaced: rootReplaced)
     }
 
     /// The answer of revision `revision` for `outcomes` (one byte per decision of the screen,
@@ -442,9 +442,15 @@ extension ScreenEncodingPlan {
 
         init(_ root: Part) {
             _ = add(root)
-            nodes = Array(nodes)  // the builder's growth room is not kept for the plan's life
-            text = Array(text)
-            children = Array(children)
+            // The builder's growth room (up to half of each array) is not kept for the plan's life.
+            nodes = nodes.exactlySized()
+            text = text.exactlySized()
+            children = children.exactlySized()
+            rollouts = rollouts.exactlySized()
+            variants = variants.exactlySized()
+            strings = strings.exactlySized()
+            replacements = replacements.exactlySized()
+            parametrized = parametrized.exactlySized()
         }
 
         /// Lays `part` flat and returns its node's index.
@@ -505,5 +511,13 @@ extension ScreenEncodingPlan {
             strings.append(value)
             return UInt32(strings.count - 1)
         }
+    }
+}
+
+extension Array {
+    /// A copy with no room to grow: `Array(self)` would share this buffer, spare capacity and all.
+    func exactlySized() -> [Element] {
+        guard capacity > count else { return self }
+        return withUnsafeBufferPointer { Array($0) }
     }
 }

@@ -67,7 +67,11 @@ public struct ScreenResolver: Sendable {
     public func decisions(of screen: Screen) -> ScreenDecisions {
         var walk = DecisionWalk()
         walk.visit(screen.root, guarded: nil)
-        return ScreenDecisions(points: walk.points, rollouts: walk.rollouts, guards: walk.guards, rolloutPoints: walk.rolloutPoints)
+        // Held for the screen's life (CheckedScreen): without the walk's growth room, each path in one buffer.
+        let points = walk.points.map { point in DecisionPoint(kind: point.kind, id: point.id, path: point.path.packed()) }
+        return ScreenDecisions(
+            points: points, rollouts: walk.rollouts.exactlySized(), guards: walk.guards.exactlySized(),
+            rolloutPoints: walk.rolloutPoints.map { $0.exactlySized() }.exactlySized())
     }
 
     /// Evaluates the decisions for one user. An Experiment node shows the variant the

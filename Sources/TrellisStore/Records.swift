@@ -37,7 +37,12 @@ public struct ScreenRevision: Sendable, Equatable {
     public var screen: String
     public var number: Int
     /// The authored screen document (JSON text).
-    public var document: [UInt8]
+    public var document: [UInt8] {
+        get { heldDocument.bytes }
+        set { heldDocument = DocumentBytes(newValue) }
+    }
+    /// The document as this revision holds it: deflated when it shares the copy a served screen keeps.
+    public var heldDocument: DocumentBytes
     /// Identifies the content regardless of formatting, to tell a changed file from an unchanged one.
     public var fingerprint: String
     public var origin: RevisionOrigin
@@ -50,9 +55,18 @@ public struct ScreenRevision: Sendable, Equatable {
         screen: String, number: Int, document: [UInt8], fingerprint: String, origin: RevisionOrigin, copiedFrom: Int? = nil,
         createdAt: Double, createdBy: String
     ) {
+        self.init(
+            screen: screen, number: number, held: DocumentBytes(document), fingerprint: fingerprint, origin: origin, copiedFrom: copiedFrom,
+            createdAt: createdAt, createdBy: createdBy)
+    }
+
+    public init(
+        screen: String, number: Int, held document: DocumentBytes, fingerprint: String, origin: RevisionOrigin, copiedFrom: Int? = nil,
+        createdAt: Double, createdBy: String
+    ) {
         self.screen = screen
         self.number = number
-        self.document = document
+        heldDocument = document
         self.fingerprint = fingerprint
         self.origin = origin
         self.copiedFrom = copiedFrom
@@ -63,7 +77,7 @@ public struct ScreenRevision: Sendable, Equatable {
     public var summary: ScreenRevisionSummary {
         ScreenRevisionSummary(
             number: number, fingerprint: fingerprint, origin: origin, copiedFrom: copiedFrom, createdAt: createdAt,
-            createdBy: createdBy, bytes: document.count)
+            createdBy: createdBy, bytes: heldDocument.count)
     }
 }
 

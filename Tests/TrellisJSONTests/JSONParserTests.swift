@@ -123,6 +123,27 @@ import TrellisJSON
         #expect(document.value(at: JSONPath.root.appending("zz")) == nil)
     }
 
+    @Test func packedPathsAreThePathsTheyPack() throws {
+        let path = JSONPath.root.appending("root").appending("subviews").appending(300).appending("dark mode").appending("")
+            .appending(String(repeating: "é", count: 200)).appending(0)
+        let packed = path.packed()
+        #expect(packed.components == path.components)
+        #expect(packed == path && path == packed)
+        #expect(packed.hashValue == path.hashValue)
+        #expect(packed.description == path.description)
+        #expect(packed.count == 7)
+        let longer = packed.appending("action").appending(2)
+        #expect(longer == path.appending("action").appending(2))
+        #expect(longer.hashValue == path.appending("action").appending(2).hashValue)
+        #expect(longer.description == path.appending("action").appending(2).description)
+        #expect(longer.description.hasPrefix(#"$.root.subviews[300]["dark mode"][""]["éé"#))
+        #expect(longer != packed.appending("action").appending(3))
+        #expect(packed != JSONPath.root.appending("root").packed())
+        #expect(JSONPath.root.packed() == .root)
+        let document = try JSONParser.parse(#"{"a": [{"b": 1}, {"b": 2}]}"#)
+        #expect(document.value(at: JSONPath.root.appending("a").appending(1).packed().appending("b"))?.numberValue == 2)
+    }
+
     @Test func diagnosticsWithoutLinesAreLocatedInTheDocument() throws {
         let document = try JSONParser.parse("{\n \"x\": {\n  \"y\": true\n }\n}")
         let error = DiagnosticsError(source: "f", diagnostics: [

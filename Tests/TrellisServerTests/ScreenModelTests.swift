@@ -3,6 +3,7 @@ import Testing
 import TrellisHTTP
 import TrellisJSON
 import TrellisScreens
+import TrellisStore
 @testable import TrellisServer
 
 /// A served screen keeps its document, its encoding plan and what checking needs, not its model
@@ -17,7 +18,7 @@ import TrellisScreens
         #expect(snapshot.screens["home"]?.checked.templateNames.isEmpty == false, "a screen made of templates is among them")
         for (id, entry) in snapshot.screens {
             let checked = try loader.checkScreen(
-                entry.checked.document, source: id, id: id, targeting: snapshot.targeting, templates: snapshot.templates
+                entry.checked.document.bytes, source: id, id: id, targeting: snapshot.targeting, templates: snapshot.templates
             ).get()
             let decoded = try snapshot.screen(of: entry)
             #expect(JSONWriter.encode(decoded.jsonValue(revision: 0)) == JSONWriter.encode(checked.jsonValue(revision: 0)), "\(id)")
@@ -28,6 +29,31 @@ import TrellisScreens
         #expect(decodedOnce == snapshot.screens.count)
         for (_, entry) in snapshot.screens { _ = try snapshot.screen(of: entry) }
         #expect(snapshot.caches.models.allEntries.count == decodedOnce)
+    }
+
+    /// A served screen's document is held once, deflated: the runtime state's revision shares the
+    /// checked screen's copy, whether the revision was just imported or read back from the store.
+    @Test func aServedDocumentIsHeldOnceDeflated() throws {
+        let loader = ConfigLoader(directory: Self.bundled)
+        let baseline = try loader.loadBaseline().get()
+        let imported = try ControlPlane.plan(baseline, loader: loader, stored: StoredState()).snapshot
+        // Read back from a store, each revision holds its own plain copy until a snapshot shares it.
+        let stored = StoredState(screens: imported.runtime.screens.values.map { screen in
+            var plain = screen
+            plain.current.document = screen.current.document
+            return plain
+        })
+        #expect(stored.screens.allSatisfy { !$0.current.heldDocument.isDeflated })
+        let restarted = try ControlPlane.plan(baseline, loader: loader, stored: stored).snapshot
+        for snapshot in [imported, restarted] {
+            #expect(snapshot.screens.count == baseline.screens.count)
+            for (id, entry) in snapshot.screens {
+                let revision = try #require(snapshot.runtime.screens[id]?.current)
+                #expect(entry.checked.document.isDeflated, "\(id)")
+                #expect(revision.heldDocument.isDeflated, "\(id): the runtime shares the served copy")
+                #expect(revision.document == baseline.screens[id]?.bytes, "\(id)")
+            }
+        }
     }
 
     @Test func theCheckMakesThePlanForTheScreensOwnVersionAndOlderClientsDecodeForTheirs() throws {

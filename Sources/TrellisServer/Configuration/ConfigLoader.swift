@@ -3,6 +3,7 @@ import TrellisJSON
 import TrellisRendering
 import TrellisRoutes
 import TrellisScreens
+import TrellisStore
 import TrellisTargeting
 import TrellisText
 
@@ -18,8 +19,8 @@ public struct ConfigBaseline: Sendable {
     public struct ScreenFile: Sendable {
         /// The file decoded and checked (its document is the file's bytes).
         public let checked: CheckedScreen
-        /// The file's bytes, as authored.
-        public var bytes: [UInt8] { checked.document }
+        /// The file's bytes, as authored (held deflated: ``CheckedScreen/document``).
+        public var bytes: [UInt8] { checked.document.bytes }
         /// ``ScreenEntry/contentFingerprint(of:)``: equal for equal content, whatever the formatting.
         public var fingerprint: String { checked.fingerprint }
     }
@@ -111,7 +112,7 @@ public struct ConfigLoader: Sendable {
             }
             let navigation = NavigationCheck.errors(
                 routes: routes.map { NavigationCheck.TableSource(table: $0.table, source: "routes.json", bytes: $0.document) },
-                screens: baseline.screens.values.map { NavigationCheck.ScreenSource(screen: $0.checked, source: "screens/\($0.checked.id).json", bytes: $0.bytes) },
+                screens: baseline.screens.values.map { NavigationCheck.ScreenSource(screen: $0.checked, source: "screens/\($0.checked.id).json", document: $0.checked.document) },
                 served: .init(contains: { baseline.screens[$0] != nil }, ids: { Array(baseline.screens.keys) }), targeting: baseline.targeting)
             guard navigation.isEmpty else { return .failure(ConfigLoadError(errors: navigation)) }
             return .success(
@@ -148,7 +149,7 @@ public struct ConfigLoader: Sendable {
             let source = "screens/" + file.lastPathComponent
             let id = file.deletingPathExtension().lastPathComponent
             return read(file, source: source).flatMap { bytes in
-                if let old = previous?.screens[id], old.bytes == bytes, old.checked.templateNames.isEmpty || unchangedTemplates,
+                if let old = previous?.screens[id], old.checked.document.holds(bytes), old.checked.templateNames.isEmpty || unchangedTemplates,
                     let targeting, (try? old.checked.checkReferences(in: targeting, source: source)) != nil
                 {
                     return .success((id, old))

@@ -13,10 +13,10 @@ enum ConfigReconciler {
     static func change(baseline: ConfigBaseline, runtime: RuntimeState, now: Double) -> StoreChange {
         var change = StoreChange()
         for (id, file) in baseline.screens.sorted(by: { $0.key < $1.key }) {
-            record(file.bytes, fingerprint: file.fingerprint, as: id, resource: "screens/\(id)", action: "screen", runtime, now, &change)
+            record(file.checked.document, fingerprint: file.fingerprint, as: id, resource: "screens/\(id)", action: "screen", runtime, now, &change)
         }
         if let routes = baseline.routes {
-            record(routes.bytes, fingerprint: routes.fingerprint, as: RuntimeState.routeTableName, resource: "routes", action: "routes", runtime, now, &change)
+            record(DocumentBytes(routes.bytes), fingerprint: routes.fingerprint, as: RuntimeState.routeTableName, resource: "routes", action: "routes", runtime, now, &change)
         }
         TargetingHistory.record(baseline: baseline.targeting, runtime: runtime, origin: .config, actor: actor, now: now, into: &change)
         return change
@@ -25,7 +25,7 @@ enum ConfigReconciler {
     /// Adds the file stored under `name` as its next revision, served, unless the store already
     /// recorded this very content from the configuration.
     private static func record(
-        _ bytes: [UInt8], fingerprint: String, as name: String, resource: String, action: String, _ runtime: RuntimeState,
+        _ document: DocumentBytes, fingerprint: String, as name: String, resource: String, action: String, _ runtime: RuntimeState,
         _ now: Double, _ change: inout StoreChange
     ) {
         let stored = runtime.revisioned(name)
@@ -33,7 +33,7 @@ enum ConfigReconciler {
         let number = (stored?.latestRevision ?? 0) + 1
         change.revisions.append(
             ScreenRevision(
-                screen: name, number: number, document: bytes, fingerprint: fingerprint, origin: .config, createdAt: now, createdBy: actor))
+                screen: name, number: number, held: document, fingerprint: fingerprint, origin: .config, createdAt: now, createdBy: actor))
         var head = stored?.head ?? ScreenHead(screen: name, current: number, version: 0, updatedAt: now, updatedBy: actor)
         head.current = number
         head.version += 1

@@ -76,7 +76,7 @@ public final class ControlPlane: Sendable {
     static func plan(
         _ baseline: ConfigBaseline, loader: ConfigLoader, stored: StoredState, now: Double = ServerState.wallClock()
     ) throws(StartError) -> (change: StoreChange, snapshot: Snapshot, sequence: Int64) {
-        let runtime = RuntimeState(stored).sharingDocuments(with: baseline)
+        let runtime = RuntimeState(stored)
         let change = ConfigReconciler.change(baseline: baseline, runtime: runtime, now: now)
         switch SnapshotBuilder(loader: loader).build(baseline: baseline, runtime: runtime.applying(change), previous: nil) {
         case .failure(let error): throw .config(error)

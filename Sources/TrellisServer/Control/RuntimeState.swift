@@ -164,18 +164,32 @@ enum PlannedSettings: Sendable {
 }
 
 extension RuntimeState {
-    /// This state with every served revision whose document is byte for byte a configuration
-    /// file's holding the file's buffer instead of its own: read back from the store at start, each
-    /// is a second copy of the file (a catalogue of 10,000 screens would hold its JSON twice).
-    func sharingDocuments(with baseline: ConfigBaseline) -> RuntimeState {
-        var shared = self
-        for (id, stored) in screens {
-            guard let file = baseline.screens[id], stored.current.fingerprint == file.fingerprint, stored.current.document == file.bytes
-            else { continue }
-            var revision = stored
-            revision.current.document = file.bytes
-            shared.screens[id] = revision
+    /// This state with each revision of `ids` that a snapshot serves holding the document of the
+    /// screen served from it, deflated (``CheckedScreen/document``), instead of its own copy: read
+    /// back from the store, or written by a publish, each is a second copy of that document (a
+    /// catalogue of 10,000 screens would hold its JSON twice). Only a document byte for byte the
+    /// same is shared: a revision served through a configuration file of equal content but other
+    /// formatting keeps its own.
+    func sharingDocuments(
+        of ids: some Collection<String>, served: ScreenMap<ScreenEntry>, staged: ScreenMap<StagedScreen>
+    ) -> RuntimeState {
+        @Sendable func shared(_ revision: ScreenRevision?, _ entry: ScreenEntry?) -> DocumentBytes? {
+            guard let revision, let entry, revision.number == entry.revision, !revision.heldDocument.isDeflated,
+                revision.fingerprint == entry.contentFingerprint, entry.checked.document == revision.heldDocument
+            else { return nil }
+            return entry.checked.document
         }
-        return shared
+        // Comparing inflates each served copy: on every core, for a start reads 10,000 of them.
+        let found = ParallelMap.map(Array(ids)) { id in
+            (id, current: shared(screens[id]?.current, served[id]), staged: shared(screens[id]?.staged, staged[id]?.entry))
+        }
+        var state = self
+        for (id, current, staged) in found where current != nil || staged != nil {
+            guard var stored = state.screens[id] else { continue }
+            if let current { stored.current.heldDocument = current }
+            if let staged { stored.staged?.heldDocument = staged }
+            state.screens[id] = stored
+        }
+        return state
     }
 }

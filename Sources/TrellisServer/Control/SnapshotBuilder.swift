@@ -109,6 +109,7 @@ struct SnapshotBuilder: Sendable {
         }
         errors = navigationErrors(.all, screens, staged, routes, baseline, runtime, targeting)
         guard errors.isEmpty else { return .failure(ConfigLoadError(errors: errors)) }
+        let runtime = runtime.sharingDocuments(of: Array(runtime.screens.keys), served: screens, staged: staged)
         return .success(
             Snapshot(
                 screens: screens, targeting: targeting, resolver: loader.resolver, generation: (previous?.generation ?? 0) + 1,
@@ -160,6 +161,7 @@ struct SnapshotBuilder: Sendable {
         guard errors.isEmpty else { return .failure(ConfigLoadError(errors: errors)) }
         errors = navigationErrors(Self.linkCheck(touched), screens, staged, routes, baseline, runtime, targeting)
         guard errors.isEmpty else { return .failure(ConfigLoadError(errors: errors)) }
+        let runtime = runtime.sharingDocuments(of: touched.screens, served: screens, staged: staged)
         return .success(
             Snapshot(
                 screens: screens, targeting: targeting, resolver: loader.resolver, generation: previous.generation + 1,
@@ -314,9 +316,9 @@ struct SnapshotBuilder: Sendable {
     ) -> [NavigationCheck.ScreenSource] {
         func source(_ entry: ScreenEntry, _ stored: ScreenRevision?) -> NavigationCheck.ScreenSource {
             if let stored, stored.number == entry.revision {
-                return .init(screen: entry.checked, source: "screens/\(entry.id) revision \(entry.revision)", bytes: stored.document)
+                return .init(screen: entry.checked, source: "screens/\(entry.id) revision \(entry.revision)", document: stored.heldDocument)
             }
-            return .init(screen: entry.checked, source: "screens/\(entry.id).json", bytes: entry.checked.document)
+            return .init(screen: entry.checked, source: "screens/\(entry.id).json", document: entry.checked.document)
         }
         var sources: [NavigationCheck.ScreenSource] = []
         for id in ids {
@@ -351,7 +353,7 @@ struct SnapshotBuilder: Sendable {
             let diagnostics = source.screen.decisions.unknownReferences(in: targeting)
             guard !diagnostics.isEmpty else { continue }
             let error = DiagnosticsError(source: source.source, diagnostics: diagnostics)
-            errors.append((try? JSONParser.parse(source.bytes)).map(error.locating(in:)) ?? error)
+            errors.append((try? JSONParser.parse(source.document.bytes)).map(error.locating(in:)) ?? error)
         }
         if !touched.routes, let routes {
             let diagnostics = routes.table.checkReferences(in: targeting)

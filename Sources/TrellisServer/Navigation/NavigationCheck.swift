@@ -1,6 +1,7 @@
 import TrellisJSON
 import TrellisRoutes
 import TrellisScreens
+import TrellisStore
 import TrellisTargeting
 
 /// Checks that the screens and the route table of one snapshot fit together, so that no button in
@@ -23,7 +24,8 @@ enum NavigationCheck {
         let screen: CheckedScreen
         /// `screens/home.json`, `screens/home revision 4`.
         let source: String
-        let bytes: [UInt8]
+        /// Read only to give a problem its lines.
+        let document: DocumentBytes
     }
 
     /// Every problem, by source; empty when the screens and the table agree (or there is no table).
@@ -48,7 +50,7 @@ enum NavigationCheck {
         let table = routes.table
         let found = ParallelMap.map(screens.sorted(by: { $0.source < $1.source })) { source in
             let diagnostics = links(of: source.screen, table) + parameters(of: source.screen, table)
-            return diagnostics.isEmpty ? nil : located(DiagnosticsError(source: source.source, diagnostics: diagnostics), source.bytes)
+            return diagnostics.isEmpty ? nil : located(DiagnosticsError(source: source.source, diagnostics: diagnostics), source.document.bytes)
         }
         return errors + found.compactMap { $0 }
     }

@@ -1,5 +1,6 @@
 import TrellisJSON
 import TrellisScreens
+import TrellisStore
 import TrellisTargeting
 
 /// A screen document decoded and checked once, held as its bytes and what serving and checking
@@ -17,8 +18,10 @@ public final class CheckedScreen: Sendable {
     public let id: String
     public let schemaVersion: Int
     public let title: String?
-    /// The document as authored: the file's bytes, or the stored revision's.
-    public let document: [UInt8]
+    /// The document as authored: the file's bytes, or the stored revision's; held deflated, for
+    /// it is read only when the model is decoded again, a diagnostic is located, or an admin reads
+    /// it (the runtime state's revision shares this copy: ``RuntimeState/sharingDocuments(of:served:staged:)``).
+    public let document: DocumentBytes
     /// ``ScreenEntry/contentFingerprint(of:)`` of the model: equal for equal content, whatever the formatting.
     public let fingerprint: String
     /// Every Rule and Experiment of the screen, with the rollouts they name.
@@ -43,11 +46,12 @@ public final class CheckedScreen: Sendable {
         id = screen.id
         schemaVersion = screen.schemaVersion
         title = screen.title
-        self.document = document
+        self.document = DocumentBytes.deflating(document)
         fingerprint = ScreenEntry.contentFingerprint(of: screen)
         decisions = resolver.decisions(of: screen)
-        links = screen.links
-        parameters = screen.parameters
+        // Their paths outlive the model they were made in: each in one buffer, not a link per component.
+        links = screen.links.map { ScreenLink(path: $0.path.packed(), target: $0.target) }
+        parameters = screen.parameters.map { ParameterUse(name: $0.name, path: $0.path.packed(), expects: $0.expects, hasDefault: $0.hasDefault) }
         parameterNames = screen.parameterNames.sorted()
         templateNames = screen.templates
         self.decoder = decoder
@@ -62,7 +66,7 @@ public final class CheckedScreen: Sendable {
 
     /// The model, decoded again from the document as it was checked.
     func decodeModel() -> Result<Screen, DiagnosticsError> {
-        decoder.decode(document, source: "screens/\(id)", expectedID: id, templates: templates)
+        decoder.decode(document.bytes, source: "screens/\(id)", expectedID: id, templates: templates)
     }
 
     /// Every name the screen uses that `targeting` does not define (``ScreenDecisions/checkReferences(in:source:)``).

@@ -1,0 +1,49 @@
+import Testing
+import TrellisStore
+
+/// A document held deflated is the document: the same bytes back, equal to its plain copy, and
+/// never larger than it.
+@Suite struct DocumentBytesTests {
+    static let screen = Array(
+        (#"{"id":"home","schemaVersion":2,"root":{"type":"VStack","subviews":["#
+            + (0..<40).map { #"{"type":"Text","id":"t\#($0)","values":{"text":"line \#($0)"}}"# }.joined(separator: ",") + "]}}").utf8)
+
+    @Test func aDeflatedDocumentGivesItsBytesBack() {
+        let held = DocumentBytes.deflating(Self.screen)
+        #expect(held.isDeflated)
+        #expect(held.count == Self.screen.count)
+        #expect(held.bytes == Self.screen)
+        #expect(held.holds(Self.screen))
+        #expect(!held.holds(Array(Self.screen.dropLast())))
+    }
+
+    @Test func equalityIgnoresHowTheBytesAreHeld() {
+        let plain = DocumentBytes(Self.screen)
+        let deflated = DocumentBytes.deflating(Self.screen)
+        #expect(plain == deflated && deflated == plain)
+        #expect(deflated == DocumentBytes.deflating(Self.screen))
+        var other = Self.screen
+        other[other.count - 3] = UInt8(ascii: "x")
+        #expect(DocumentBytes.deflating(other) != deflated)
+        #expect(DocumentBytes(other) != deflated)
+    }
+
+    @Test func whatDoesNotShrinkIsKeptAsItIs() {
+        let tiny = Array("{}".utf8)
+        #expect(!DocumentBytes.deflating(tiny).isDeflated)
+        #expect(DocumentBytes.deflating(tiny).bytes == tiny)
+        #expect(DocumentBytes.deflating([]).bytes.isEmpty)
+    }
+
+    @Test func aRevisionHoldsItsDocumentEitherWay() {
+        var revision = ScreenRevision(
+            screen: "home", number: 1, held: .deflating(Self.screen), fingerprint: "f", origin: .publish, createdAt: 0, createdBy: "t")
+        #expect(revision.document == Self.screen)
+        #expect(revision.summary.bytes == Self.screen.count)
+        let plain = ScreenRevision(
+            screen: "home", number: 1, document: Self.screen, fingerprint: "f", origin: .publish, createdAt: 0, createdBy: "t")
+        #expect(revision == plain)
+        revision.document = Array("{}".utf8)
+        #expect(!revision.heldDocument.isDeflated && revision.document == Array("{}".utf8))
+    }
+}
