@@ -33,10 +33,19 @@ public struct JSONPath: Hashable, Sendable, CustomStringConvertible {
         let bytes: [UInt8]
         let count: Int
 
-        init(_ components: [Component]) {
-            var bytes: [UInt8] = []
-            for component in components {
-                switch component {
+        /// The components of `prefix`, then those of the links ending at `last`.
+        init(_ prefix: Packed?, _ last: Link?) {
+            var links: [Link] = []
+            links.reserveCapacity(last?.count ?? 0)
+            var link = last
+            while let current = link {
+                links.append(current)
+                link = current.parent
+            }
+            var bytes = prefix?.bytes ?? []
+            bytes.reserveCapacity(bytes.count + links.count * 10)
+            for link in links.reversed() {
+                switch link.component {
                 case .key(let key):
                     bytes.append(0)
                     Self.append(key.utf8.count, to: &bytes)
@@ -47,7 +56,7 @@ public struct JSONPath: Hashable, Sendable, CustomStringConvertible {
                 }
             }
             self.bytes = bytes.withUnsafeBufferPointer { Array($0) }
-            count = components.count
+            count = (prefix?.count ?? 0) + links.count
         }
 
         var components: [Component] {
@@ -109,8 +118,8 @@ public struct JSONPath: Hashable, Sendable, CustomStringConvertible {
 
     /// The same path in one buffer (``Packed``), for paths kept long after the decoding that made them.
     public func packed() -> JSONPath {
-        guard count > 0 else { return self }
-        return JSONPath(prefix: Packed(components), last: nil)
+        guard last != nil else { return self }  // empty, or packed already
+        return JSONPath(prefix: Packed(prefix, last), last: nil)
     }
 
     /// The path's links, last first.

@@ -12,10 +12,18 @@ public struct RouteTable: Sendable {
     public let routes: [Route]
     /// The decoded document, so that checks made later (``checkReferences(in:)``) can name lines.
     let document: JSONValue?
+    /// For each screen id a route can open, the indices of those routes in file order: the
+    /// navigation check asks for every screen of a catalogue, twice.
+    private let routesByScreen: [String: [Int]]
 
     init(routes: [Route], document: JSONValue?) {
         self.routes = routes
         self.document = document
+        var index: [String: [Int]] = [:]
+        for (i, route) in routes.enumerated() {
+            for screen in route.screenIDs where index[screen]?.last != i { index[screen, default: []].append(i) }
+        }
+        routesByScreen = index
     }
 
     /// A table without routes: every URL is `.noMatch`.
@@ -23,7 +31,7 @@ public struct RouteTable: Sendable {
 
     /// Routes whose target is the screen `screen` (directly or as a choice of `{p}`), in file order.
     public func routesOpening(screen: String) -> [Route] {
-        routes.filter { route in route.screenIDs.contains(screen) }
+        routesByScreen[screen]?.map { routes[$0] } ?? []
     }
 
     /// Every screen id a route can open, with the route and the path of its `screen` key; a

@@ -86,14 +86,16 @@ public struct ScreenResolver: Sendable {
         bytes.reserveCapacity(decisions.count)
         var shown: [Bool] = []
         shown.reserveCapacity(decisions.points.count)
-        for (index, point) in decisions.points.enumerated() {
+        // By index, not by copying each point: a copy retains its id and path too, cold memory
+        // when requests spread over thousands of screens.
+        for index in decisions.points.indices {
             let reachable = decisions.guards[index].map { shown[$0.point] && Self.shows(bytes[$0.point], $0.outcome) } ?? true
             shown.append(reachable)
             guard reachable else {
                 bytes.append(0)
                 continue
             }
-            switch point.kind {
+            switch decisions.points[index].kind {
             case .rule(let expression):
                 bytes.append(evaluator.evaluate(expression, for: context) ? 1 : 0)
             case .experiment(let key, let variants):
