@@ -32,10 +32,10 @@ import TrellisTargeting
         let table = try #require(snapshot.routes?.table)
         var urls: Set<String> = []
         for entry in snapshot.screens.values {
-            for link in entry.checked.links {
-                if case .url(let url) = link.target {
+            for target in entry.checked.links {
+                if case .url(let url) = target {
                     urls.insert(url)
-                    #expect(table.linkProblem(url) == nil, "\(entry.id) \(link.path): \(url)")
+                    #expect(table.linkProblem(url) == nil, "\(entry.id): \(url)")
                 }
             }
         }

@@ -22,6 +22,8 @@ import TrellisStore
             ).get()
             let decoded = try snapshot.screen(of: entry)
             #expect(JSONWriter.encode(decoded.jsonValue(revision: 0)) == JSONWriter.encode(checked.jsonValue(revision: 0)), "\(id)")
+            #expect(entry.checked.links == checked.links.map(\.target), "\(id): the links kept are the model's")
+            #expect(entry.checked.parameters == checked.parameters, "\(id)")
             #expect(ScreenEntry.contentFingerprint(of: decoded) == entry.contentFingerprint)
         }
         // Decoded once per revision: the second time is the snapshot's cache.
@@ -81,4 +83,23 @@ import TrellisStore
         }
         #expect(app.state.published.snapshot.caches.models.allEntries.count == 2, "home and product decoded again, once each")
     }
+}
+
+/// Every kind of link a served screen keeps (a URL, a template, a parameter with and without a
+/// default) comes back as the model has it.
+@Test func linksOfEveryKindAreKeptAsTheModelHasThem() throws {
+    let source = #"""
+        {"id": "links", "schemaVersion": 3, "root": {"type": "VStack", "subviews": [
+          {"type": "Button", "values": {"title": "a"}, "properties": {"action": {"type": "navigate", "url": "app://product/42"}}},
+          {"type": "Button", "values": {"title": "b"}, "properties": {"action": {"type": "navigate", "url": {"$format": "app://product/{item}?ref={ref}"}}}},
+          {"type": "Button", "values": {"title": "c"}, "properties": {"action": {"type": "navigate", "url": {"$param": "next"}}}},
+          {"type": "Button", "values": {"title": "d"}, "properties": {"action": {"type": "navigate", "url": {"$param": "back", "default": "app://home/é"}}}}
+        ]}}
+        """#
+    let loader = ConfigLoader(directory: RepositoryConfig.url)
+    let checked = try loader.checkedScreen(Array(source.utf8), source: "links", id: "links", targeting: nil, templates: TemplateLibrary()).get()
+    let model = try checked.decodeModel().get()
+    #expect(checked.links == model.links.map(\.target))
+    #expect(checked.links.count == 4)
+    #expect(checked.links.last == .parameter("back", default: "app://home/é"))
 }

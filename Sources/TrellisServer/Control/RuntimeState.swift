@@ -186,7 +186,12 @@ extension RuntimeState {
         var state = self
         for (id, current, staged) in found where current != nil || staged != nil {
             guard var stored = state.screens[id] else { continue }
-            if let current { stored.current.heldDocument = current }
+            if let current, let entry = served[id] {
+                stored.current.heldDocument = current
+                // The equal fingerprints read from the store, as one string instead of three.
+                stored.current.fingerprint = entry.contentFingerprint
+                if stored.latestConfigFingerprint == entry.contentFingerprint { stored.latestConfigFingerprint = entry.contentFingerprint }
+            }
             if let staged { stored.staged?.heldDocument = staged }
             state.screens[id] = stored
         }

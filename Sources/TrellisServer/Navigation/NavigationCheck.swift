@@ -73,14 +73,21 @@ enum NavigationCheck {
     /// required query parameter. A link that is a whole `$param` is known only per request.
     private static func links(of screen: CheckedScreen, _ table: RouteTable) -> [Diagnostic] {
         let types = parameterTypes(of: screen, table)
-        return screen.links.compactMap { link in
+        let problems = screen.links.enumerated().compactMap { index, target -> (Int, String)? in
             let problem: String? =
-                switch link.target {
+                switch target {
                 case .url(let url): table.linkProblem(url)
                 case .template(let template, _): table.linkProblem(template: template, parameters: types)
                 case .parameter: nil
                 }
-            return problem.map { Diagnostic(path: link.path, location: .unknown, message: "dead link: \($0)") }
+            return problem.map { (index, $0) }
+        }
+        guard !problems.isEmpty else { return [] }
+        // A served screen keeps its links' targets, not their paths: the model, decoded again as
+        // it was checked, lists the same links in the same order.
+        let paths = (try? screen.decodeModel().get())?.links.map(\.path) ?? []
+        return problems.map { index, problem in
+            Diagnostic(path: paths.indices.contains(index) ? paths[index] : .root, location: .unknown, message: "dead link: \(problem)")
         }
     }
 

@@ -26,8 +26,10 @@ public final class CheckedScreen: Sendable {
     public let fingerprint: String
     /// Every Rule and Experiment of the screen, with the rollouts they name.
     public let decisions: ScreenDecisions
-    /// Where the screen's navigate actions lead (``Screen/links``), for the navigation check.
-    public let links: [ScreenLink]
+    /// Where the screen's navigate actions lead (``Screen/links``, without their paths), for the
+    /// navigation check; it finds the paths again, from the model, only for a link it refuses.
+    public var links: [ScreenLink.Target] { packedLinks.targets }
+    private let packedLinks: PackedLinkTargets
     /// The screen's `$param` and `$format` placeholders (``Screen/parameters``).
     public let parameters: [ParameterUse]
     /// The parameters' names, each once, sorted; empty for most screens.
@@ -49,8 +51,8 @@ public final class CheckedScreen: Sendable {
         self.document = DocumentBytes.deflating(document)
         fingerprint = ScreenEntry.contentFingerprint(of: screen)
         decisions = resolver.decisions(of: screen)
+        packedLinks = PackedLinkTargets(screen.links.map(\.target))
         // Their paths outlive the model they were made in: each in one buffer, not a link per component.
-        links = screen.links.map { ScreenLink(path: $0.path.packed(), target: $0.target) }
         parameters = screen.parameters.map { ParameterUse(name: $0.name, path: $0.path.packed(), expects: $0.expects, hasDefault: $0.hasDefault) }
         parameterNames = screen.parameterNames.sorted()
         templateNames = screen.templates
@@ -72,5 +74,71 @@ public final class CheckedScreen: Sendable {
     /// Every name the screen uses that `targeting` does not define (``ScreenDecisions/checkReferences(in:source:)``).
     func checkReferences(in targeting: TargetingConfiguration, source: String) throws(DiagnosticsError) {
         try decisions.checkReferences(in: targeting, source: source)
+    }
+}
+
+/// Link targets in one buffer: read by the navigation check, a few times per catalogue change,
+/// and otherwise only held — as an array of enums with a string each, some 120 bytes a link.
+/// Each target is a tag (0 a URL, 1 a URL template, 2 a parameter, 3 a parameter with a default)
+/// and its strings, each a 32-bit length and its UTF-8 bytes; a template's placeholders follow
+/// their count.
+private struct PackedLinkTargets: Sendable {
+    private let bytes: [UInt8]
+
+    init(_ targets: [ScreenLink.Target]) {
+        var bytes: [UInt8] = []
+        func append(_ string: String) {
+            withUnsafeBytes(of: UInt32(string.utf8.count).littleEndian) { bytes += $0 }
+            bytes += string.utf8
+        }
+        for target in targets {
+            switch target {
+            case .url(let url):
+                bytes.append(0)
+                append(url)
+            case .template(let template, let placeholders):
+                bytes.append(1)
+                append(template)
+                withUnsafeBytes(of: UInt32(placeholders.count).littleEndian) { bytes += $0 }
+                placeholders.forEach(append)
+            case .parameter(let name, nil):
+                bytes.append(2)
+                append(name)
+            case .parameter(let name, let fallback?):
+                bytes.append(3)
+                append(name)
+                append(fallback)
+            }
+        }
+        self.bytes = bytes.withUnsafeBufferPointer { Array($0) }
+    }
+
+    var targets: [ScreenLink.Target] {
+        var targets: [ScreenLink.Target] = []
+        var i = 0
+        func number() -> Int {
+            defer { i += 4 }
+            return Int(UInt32(bytes[i]) | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2]) << 16 | UInt32(bytes[i + 3]) << 24)
+        }
+        func string() -> String {
+            let count = number()
+            defer { i += count }
+            return String(decoding: bytes[i..<i + count], as: UTF8.self)
+        }
+        while i < bytes.count {
+            let tag = bytes[i]
+            i += 1
+            switch tag {
+            case 0: targets.append(.url(string()))
+            case 1:
+                let template = string()
+                targets.append(.template(template, placeholders: (0..<number()).map { _ in string() }))
+            case 2: targets.append(.parameter(string(), default: nil))
+            default:
+                let name = string()
+                targets.append(.parameter(name, default: string()))
+            }
+        }
+        return targets
     }
 }
