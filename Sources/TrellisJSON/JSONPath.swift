@@ -33,6 +33,18 @@ public struct JSONPath: Hashable, Sendable, CustomStringConvertible {
         let bytes: [UInt8]
         let count: Int
 
+        /// `components`, in one buffer.
+        init(_ components: some Sequence<Component>) {
+            var bytes: [UInt8] = []
+            var count = 0
+            for component in components {
+                Self.append(component, to: &bytes)
+                count += 1
+            }
+            self.bytes = bytes.withUnsafeBufferPointer { Array($0) }
+            self.count = count
+        }
+
         /// The components of `prefix`, then those of the links ending at `last`.
         init(_ prefix: Packed?, _ last: Link?) {
             var links: [Link] = []
@@ -44,19 +56,21 @@ public struct JSONPath: Hashable, Sendable, CustomStringConvertible {
             }
             var bytes = prefix?.bytes ?? []
             bytes.reserveCapacity(bytes.count + links.count * 10)
-            for link in links.reversed() {
-                switch link.component {
-                case .key(let key):
-                    bytes.append(0)
-                    Self.append(key.utf8.count, to: &bytes)
-                    bytes += key.utf8
-                case .index(let index):
-                    bytes.append(1)
-                    Self.append(index, to: &bytes)
-                }
-            }
+            for link in links.reversed() { Self.append(link.component, to: &bytes) }
             self.bytes = bytes.withUnsafeBufferPointer { Array($0) }
             count = (prefix?.count ?? 0) + links.count
+        }
+
+        private static func append(_ component: Component, to bytes: inout [UInt8]) {
+            switch component {
+            case .key(let key):
+                bytes.append(0)
+                append(key.utf8.count, to: &bytes)
+                bytes += key.utf8
+            case .index(let index):
+                bytes.append(1)
+                append(index, to: &bytes)
+            }
         }
 
         var components: [Component] {
@@ -115,6 +129,13 @@ public struct JSONPath: Hashable, Sendable, CustomStringConvertible {
 
     /// How many components the path has.
     public var count: Int { (prefix?.count ?? 0) + (last?.count ?? 0) }
+
+    /// The path of `components`, in one buffer (``Packed``): for a path kept long after the walk
+    /// that made it, which has its components at hand.
+    public init(packing components: [Component]) {
+        prefix = components.isEmpty ? nil : Packed(components)
+        last = nil
+    }
 
     /// The same path in one buffer (``Packed``), for paths kept long after the decoding that made them.
     public func packed() -> JSONPath {
@@ -197,5 +218,10 @@ extension DiagnosticsError {
             located.diagnostics[i].location = document.value(at: located.diagnostics[i].path)?.location ?? .unknown
         }
         return located
+    }
+
+    /// ``locating(in:)`` the document `bytes` hold, parsed once more; as it is when they do not parse.
+    public func locating(inDocument bytes: [UInt8]) -> DiagnosticsError {
+        (try? JSONParser.parse(bytes)).map(locating(in:)) ?? self
     }
 }

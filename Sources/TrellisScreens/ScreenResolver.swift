@@ -67,10 +67,9 @@ public struct ScreenResolver: Sendable {
     public func decisions(of screen: Screen) -> ScreenDecisions {
         var walk = DecisionWalk()
         walk.visit(screen.root, guarded: nil)
-        // Held for the screen's life (CheckedScreen): without the walk's growth room, each path in one buffer.
-        let points = walk.points.map { point in DecisionPoint(kind: point.kind, id: point.id, path: point.path.packed()) }
+        // Held for the screen's life (CheckedScreen): without the walk's growth room.
         return ScreenDecisions(
-            points: points, rollouts: walk.rollouts.exactlySized(), guards: walk.guards.exactlySized(),
+            points: walk.points.exactlySized(), rollouts: walk.rollouts.exactlySized(), guards: walk.guards.exactlySized(),
             rolloutPoints: walk.rolloutPoints.map { $0.exactlySized() }.exactlySized())
     }
 
@@ -303,8 +302,8 @@ private struct DecisionWalk {
     var rollouts: [String] = []
     var rolloutPoints: [[Int]] = []
     /// The way from the document to the node being visited. A path is made of it only at a
-    /// decision point: most nodes are components, which need none, and a start walks every node of
-    /// every screen.
+    /// decision point (packed: it is kept as long as the screen is served): most nodes are
+    /// components, which need none, and a start walks every node of every screen.
     private var trail: [JSONPath.Component] = [.key("root")]
 
     mutating func visit(_ node: Node, guarded: (point: Int, outcome: Int)?) {
@@ -323,7 +322,7 @@ private struct DecisionWalk {
             }
             if let fallback { visit(fallback, under: .key("fallback"), guarded: guarded) }
         case .rule(let id, let rule, let then, let otherwise):
-            let path = JSONPath(trail)
+            let path = JSONPath(packing: trail)
             let index = points.count
             points.append(DecisionPoint(kind: .rule(rule), id: id, path: path))
             guards.append(guarded)
@@ -339,7 +338,7 @@ private struct DecisionWalk {
             if let otherwise { visit(otherwise, under: .key("else"), guarded: (index, 0)) }
         case .experiment(let id, let key, let variants):
             let index = points.count
-            points.append(DecisionPoint(kind: .experiment(key: key, variants: variants.map(\.name)), id: id, path: JSONPath(trail)))
+            points.append(DecisionPoint(kind: .experiment(key: key, variants: variants.map(\.name)), id: id, path: JSONPath(packing: trail)))
             guards.append(guarded)
             trail.append(.key("variants"))
             for (i, variant) in variants.enumerated() {

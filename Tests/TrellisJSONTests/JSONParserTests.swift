@@ -140,6 +140,9 @@ import TrellisJSON
         #expect(longer != packed.appending("action").appending(3))
         #expect(packed != JSONPath.root.appending("root").packed())
         #expect(JSONPath.root.packed() == .root)
+        #expect(JSONPath(packing: path.components) == path && JSONPath(packing: path.components).hashValue == path.hashValue)
+        #expect(JSONPath(packing: path.components).appending("x").description == path.appending("x").description)
+        #expect(JSONPath(packing: []) == .root)
         let document = try JSONParser.parse(#"{"a": [{"b": 1}, {"b": 2}]}"#)
         #expect(document.value(at: JSONPath.root.appending("a").appending(1).packed().appending("b"))?.numberValue == 2)
     }

@@ -193,7 +193,7 @@ public struct ConfigLoader: Sendable {
             return .success(())
         } catch {
             // Decisions keep no lines; the document, parsed once more, does.
-            return .failure((try? JSONParser.parse(bytes)).map(error.locating(in:)) ?? error)
+            return .failure(error.locating(inDocument: bytes))
         }
     }
 
@@ -217,7 +217,7 @@ public struct ConfigLoader: Sendable {
             let unknown = table.checkReferences(in: targeting)
             guard unknown.isEmpty else {
                 let error = DiagnosticsError(source: source, diagnostics: unknown)
-                return .failure((try? JSONParser.parse(bytes)).map(error.locating(in:)) ?? error)
+                return .failure(error.locating(inDocument: bytes))
             }
             return .success(table)
         }

@@ -353,7 +353,7 @@ struct SnapshotBuilder: Sendable {
             let diagnostics = source.screen.decisions.unknownReferences(in: targeting)
             guard !diagnostics.isEmpty else { continue }
             let error = DiagnosticsError(source: source.source, diagnostics: diagnostics)
-            errors.append((try? JSONParser.parse(source.document.bytes)).map(error.locating(in:)) ?? error)
+            errors.append(error.locating(inDocument: source.document.bytes))
         }
         if !touched.routes, let routes {
             let diagnostics = routes.table.checkReferences(in: targeting)

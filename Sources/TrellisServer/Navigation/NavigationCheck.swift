@@ -45,12 +45,12 @@ enum NavigationCheck {
                 path: reference.path, location: .unknown,
                 message: "route \(reference.route.pattern) opens screen \"\(reference.screen)\", which does not exist; screens: \(Self.list(served.ids()))")
         }
-        if !missing.isEmpty { errors.append(located(DiagnosticsError(source: routes.source, diagnostics: missing), routes.bytes)) }
+        if !missing.isEmpty { errors.append(DiagnosticsError(source: routes.source, diagnostics: missing).locating(inDocument: routes.bytes)) }
         // Each screen on its own, on every core: a start or a table change checks all 10,000.
         let table = routes.table
         let found = ParallelMap.map(screens.sorted(by: { $0.source < $1.source })) { source in
             let diagnostics = links(of: source.screen, table) + parameters(of: source.screen, table)
-            return diagnostics.isEmpty ? nil : located(DiagnosticsError(source: source.source, diagnostics: diagnostics), source.document.bytes)
+            return diagnostics.isEmpty ? nil : DiagnosticsError(source: source.source, diagnostics: diagnostics).locating(inDocument: source.document.bytes)
         }
         return errors + found.compactMap { $0 }
     }
@@ -139,9 +139,5 @@ enum NavigationCheck {
         case .bool: return choices.allSatisfy { $0 == "true" || $0 == "false" } ? nil : "true or false"
         default: return nil
         }
-    }
-
-    private static func located(_ error: DiagnosticsError, _ bytes: [UInt8]) -> DiagnosticsError {
-        (try? JSONParser.parse(bytes)).map(error.locating(in:)) ?? error
     }
 }
