@@ -89,14 +89,8 @@ extension Screen {
             out.append(number: Double(revision))
             out.append(raw: #","schemaVersion":"#)
             out.append(number: Double(schemaVersion))
-            if let title {
-                out.append(raw: #","title":"#)
-                out.append(string: title)
-            }
-            if !metadata.isEmpty {
-                out.append(raw: #","metadata":"#)
-                out.append(members: metadata)
-            }
+            out.append(#","title":"#, string: title)
+            out.append(#","metadata":"#, members: metadata)
             out.append(raw: #","root":"#)
             root.writeJSON(to: &out)
             out.append(byte: UInt8(ascii: "}"))
@@ -112,10 +106,7 @@ extension Node {
             component.writeJSON(to: &out)
         case .rule(let id, let rule, let then, let otherwise):
             out.append(raw: #"{"type":"Rule""#)
-            if let id {
-                out.append(raw: #","id":"#)
-                out.append(string: id)
-            }
+            out.append(#","id":"#, string: id)
             out.append(raw: #","rule":"#)
             out.append(rule.jsonValue)
             out.append(raw: #","child":"#)
@@ -127,10 +118,7 @@ extension Node {
             out.append(byte: UInt8(ascii: "}"))
         case .experiment(let id, let key, let variants):
             out.append(raw: #"{"type":"Experiment""#)
-            if let id {
-                out.append(raw: #","id":"#)
-                out.append(string: id)
-            }
+            out.append(#","id":"#, string: id)
             out.append(raw: #","experiment":"#)
             out.append(string: key)
             out.append(raw: #","variants":{"#)
@@ -163,33 +151,15 @@ extension Component {
     ) {
         out.append(raw: #"{"type":"#)
         out.append(string: type)
-        if let id {
-            out.append(raw: #","id":"#)
-            out.append(string: id)
-        }
-        if !properties.isEmpty {
-            out.append(raw: #","properties":"#)
-            out.append(members: properties)
-        }
-        if !values.isEmpty {
-            out.append(raw: #","values":"#)
-            out.append(members: values)
-        }
-        if !style.isEmpty {
-            out.append(raw: #","style":"#)
-            out.append(members: style)
-        }
+        out.append(#","id":"#, string: id)
+        out.append(#","properties":"#, members: properties)
+        out.append(#","values":"#, members: values)
+        out.append(#","style":"#, members: style)
         if let pins {
             out.append(raw: #","pins":"#)
             out.append(elements: pins.pins)
-            if !pins.align.isEmpty {
-                out.append(raw: #","align":"#)
-                out.append(members: pins.align)
-            }
-            if !pins.metrics.isEmpty {
-                out.append(raw: #","metrics":"#)
-                out.append(members: pins.metrics)
-            }
+            out.append(#","align":"#, members: pins.align)
+            out.append(#","metrics":"#, members: pins.metrics)
         }
         if !subviews.isEmpty {
             out.append(raw: #","subviews":["#)
@@ -203,10 +173,7 @@ extension Component {
             out.append(raw: #","fallback":"#)
             fallback.writeJSON(to: &out)
         }
-        if !metadata.isEmpty {
-            out.append(raw: #","metadata":"#)
-            out.append(members: metadata)
-        }
+        out.append(#","metadata":"#, members: metadata)
         out.append(byte: UInt8(ascii: "}"))
     }
 }
@@ -223,5 +190,22 @@ extension ResolvedComponent {
             type: type, id: id, properties: properties, values: values, style: style, pins: pins, subviews: subviews,
             fallback: nil, metadata: metadata, to: &out
         ) { subview, out in subview.writeJSON(to: &out) }
+    }
+}
+
+/// The members the model's encoding leaves out when they hold nothing (``Screen/jsonValue(revision:)``,
+/// ``Component/encode(type:id:properties:values:style:pins:subviews:fallback:metadata:)``), written
+/// with their key (`,"id":`) only when they hold something.
+private extension JSONOutput {
+    mutating func append(_ key: StaticString, string value: String?) {
+        guard let value else { return }
+        append(raw: key)
+        append(string: value)
+    }
+
+    mutating func append(_ key: StaticString, members: [JSONMember]) {
+        guard !members.isEmpty else { return }
+        append(raw: key)
+        append(members: members)
     }
 }

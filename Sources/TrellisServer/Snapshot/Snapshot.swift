@@ -7,8 +7,8 @@ import TrellisScreens
 import TrellisTargeting
 import TrellisText
 
-/// One screen revision ready to serve: its checked document and its revision. A class: every request holds its screen's entry, and a reference costs one retain where
-/// the fields were ten.
+/// One screen revision ready to serve: its checked document and its revision. A class: every
+/// request holds its screen's entry, and a reference costs one retain where the fields were ten.
 public final class ScreenEntry: Sendable {
     public let checked: CheckedScreen
     public let revision: Int
