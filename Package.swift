@@ -57,7 +57,8 @@ let package = Package(
         // protocol; the embedded implementation is SQLite through GRDB, the shared one PostgreSQL through
         // libpq. Knows nothing of HTTP or screens. zlib deflates the documents it keeps in memory.
         .target(
-            name: "TrellisStore", dependencies: ["CLibPQ", "CZlib", .product(name: "GRDB", package: "GRDB.swift")],
+            name: "TrellisStore",
+            dependencies: ["CLibPQ", "CZlib", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Atomics", package: "swift-atomics")],
             swiftSettings: strict),
         .target(
             name: "TrellisHTTP",

@@ -1,7 +1,7 @@
 /// A property or value a component type accepts, with the schema version it appeared in.
 public struct PropertySpec: Sendable {
     public var type: PropertyType
-    public var introduced: Int
+    public let introduced: Int
     public var required: Bool
 
     public init(_ type: PropertyType, since introduced: Int = 1, required: Bool = false) {
@@ -11,8 +11,10 @@ public struct PropertySpec: Sendable {
     }
 }
 
-/// A kind of component a client can render: the unit of the schema vocabulary.
-public struct ComponentType: Sendable {
+/// A kind of component a client can render: the unit of the schema vocabulary. A class: the
+/// decoder looks one up for every component, and a copy of a struct of a dozen references would
+/// retain each — on every core at once, the same counters of the same shared vocabulary.
+public final class ComponentType: Sendable {
     public enum Children: Sendable, Equatable {
         case none
         /// Any number of subviews.
@@ -21,12 +23,12 @@ public struct ComponentType: Sendable {
         case one
     }
 
-    public var name: String
+    public let name: String
     /// The schema version this type appeared in; older clients get its fallback.
-    public var introduced: Int
-    public var children: Children
+    public let introduced: Int
+    public let children: Children
     /// When non-nil, only these types may appear directly under this one.
-    public var allowedChildren: Set<String>?
+    public let allowedChildren: Set<String>?
     public let properties: [String: PropertySpec]
     public let values: [String: PropertySpec]
     /// The names of the required properties and values, sorted: what every component of the type is
@@ -37,9 +39,9 @@ public struct ComponentType: Sendable {
     let propertyTable: NameTable<PropertySpec>
     let valueTable: NameTable<PropertySpec>
     /// Exactly one of these values must be present (e.g. an image's source).
-    public var oneValueOf: [String]
+    public let oneValueOf: [String]
     /// The type that stands in for this one on clients too old for it, keeping the subviews.
-    public var defaultFallback: String?
+    public let defaultFallback: String?
 
     init(
         name: String, introduced: Int, children: Children, allowedChildren: Set<String>?, properties: [String: PropertySpec],

@@ -1,3 +1,4 @@
+import Atomics
 import CZlib
 #if canImport(Glibc)
 import Glibc
@@ -8,6 +9,10 @@ import Glibc
 /// revision and the checked screen share one copy — yet reads it only on a rare path: a model
 /// decoded again, an admin read, a diagnostic's line. Deflated, such a copy takes a third to a
 /// quarter of its bytes, and giving them back costs microseconds.
+///
+/// Every copy of a value shares one holder, and ``deflate()`` deflates the bytes in it, for all
+/// of them: a start holds 10,000 documents as they are until it is ready, then deflates them in
+/// the background, and what already shares a copy shares the deflated one.
 public struct DocumentBytes: Sendable, Equatable {
     private enum Storage: Sendable, Equatable {
         case plain([UInt8])
@@ -15,19 +20,50 @@ public struct DocumentBytes: Sendable, Equatable {
         case deflated([UInt8], count: Int)
     }
 
-    private let storage: Storage
+    /// How the bytes are held: replaced once, by the deflated form or by the same bytes marked
+    /// as not worth deflating.
+    private final class Held: AtomicReference, Sendable {
+        let storage: Storage
+        /// Deflated, or not smaller deflated: ``deflate()`` has nothing left to do.
+        let isSettled: Bool
 
-    /// `bytes` as they are.
-    public init(_ bytes: [UInt8]) { storage = .plain(bytes) }
-
-    /// `bytes` deflated (the fastest level: it runs for every screen a server checks), or as they
-    /// are when that would not make them smaller.
-    public static func deflating(_ bytes: [UInt8]) -> DocumentBytes {
-        guard let deflated = deflate(bytes) else { return DocumentBytes(bytes) }
-        return DocumentBytes(storage: .deflated(deflated, count: bytes.count))
+        init(_ storage: Storage, isSettled: Bool) {
+            self.storage = storage
+            self.isSettled = isSettled
+        }
     }
 
-    private init(storage: Storage) { self.storage = storage }
+    /// Atomic, so that a reader on another thread gets the old form or the new one whole: both
+    /// are the same document.
+    private let held: ManagedAtomic<Held>
+
+    private var storage: Storage { held.load(ordering: .acquiring).storage }
+
+    /// `bytes` as they are, until ``deflate()``.
+    public init(_ bytes: [UInt8]) { held = ManagedAtomic(Held(.plain(bytes), isSettled: false)) }
+
+    /// `bytes` deflated now (``deflate()``).
+    public static func deflating(_ bytes: [UInt8]) -> DocumentBytes {
+        let document = DocumentBytes(bytes)
+        document.deflate()
+        return document
+    }
+
+    /// Deflates the bytes, for every copy of this document, unless they are already, or would not
+    /// get smaller (the fastest level: it runs for every screen a server checks). Safe while other
+    /// threads read them; two threads deflating at once make the same stream, and one is kept.
+    public func deflate() {
+        let current = held.load(ordering: .acquiring)
+        guard !current.isSettled, case .plain(let bytes) = current.storage else { return }
+        let settled = Self.deflate(bytes).map { Held(.deflated($0, count: bytes.count), isSettled: true) } ?? Held(.plain(bytes), isSettled: true)
+        _ = held.compareExchange(expected: current, desired: settled, ordering: .acquiringAndReleasing)
+    }
+
+    /// Whether ``deflate()`` has nothing left to do.
+    public var isSettled: Bool { held.load(ordering: .acquiring).isSettled }
+
+    /// Whether `other` is a copy of this value, sharing its holder (not merely equal bytes).
+    public func isShared(with other: DocumentBytes) -> Bool { held === other.held }
 
     /// The document's bytes.
     public var bytes: [UInt8] {

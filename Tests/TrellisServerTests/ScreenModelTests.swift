@@ -33,41 +33,64 @@ import TrellisStore
         #expect(snapshot.caches.models.allEntries.count == decodedOnce)
     }
 
-    /// A served screen's document is held once, deflated: the runtime state's revision shares the
-    /// checked screen's copy, whether the revision was just imported or read back from the store.
-    @Test func aServedDocumentIsHeldOnceDeflated() throws {
+    /// A served screen's document is held once: the runtime state's revision shares the checked
+    /// screen's copy, whether the revision was just imported or read back from the store — as it
+    /// is until the screen is prepared, and deflated after, for both.
+    @Test func aServedDocumentIsHeldOnceAndDeflatedWhenPrepared() throws {
         let loader = ConfigLoader(directory: Self.bundled)
         let baseline = try loader.loadBaseline().get()
         let imported = try ControlPlane.plan(baseline, loader: loader, stored: StoredState()).snapshot
-        // Read back from a store, each revision holds its own plain copy until a snapshot shares it.
+        // Read back from a store, each revision holds its own copy until a snapshot shares it.
         let stored = StoredState(screens: imported.runtime.screens.values.map { screen in
-            var plain = screen
-            plain.current.document = screen.current.document
-            return plain
+            var own = screen
+            own.current.document = screen.current.document
+            return own
         })
-        #expect(stored.screens.allSatisfy { !$0.current.heldDocument.isDeflated })
         let restarted = try ControlPlane.plan(baseline, loader: loader, stored: stored).snapshot
         for snapshot in [imported, restarted] {
             #expect(snapshot.screens.count == baseline.screens.count)
             for (id, entry) in snapshot.screens {
                 let revision = try #require(snapshot.runtime.screens[id]?.current)
-                #expect(entry.checked.document.isDeflated, "\(id)")
-                #expect(revision.heldDocument.isDeflated, "\(id): the runtime shares the served copy")
+                #expect(revision.heldDocument.isShared(with: entry.checked.document), "\(id): the runtime shares the served copy")
+                #expect(!stored.screens.contains { $0.current.heldDocument.isShared(with: entry.checked.document) })
+                #expect(!entry.checked.isPrepared && !entry.checked.document.isDeflated, "\(id): the check leaves the deflating to after it")
+            }
+        }
+        for snapshot in [imported, restarted] {
+            for (id, entry) in snapshot.screens {
+                entry.checked.prepare(resolver: snapshot.resolver)
+                let revision = try #require(snapshot.runtime.screens[id]?.current)
+                #expect(entry.checked.isPrepared && entry.checked.document.isDeflated, "\(id)")
+                #expect(revision.heldDocument.isDeflated, "\(id): deflated for the runtime's revision too")
                 #expect(revision.document == baseline.screens[id]?.bytes, "\(id)")
             }
         }
     }
 
-    @Test func theCheckMakesThePlanForTheScreensOwnVersionAndOlderClientsDecodeForTheirs() throws {
-        let snapshot = try ConfigLoader(directory: Self.bundled).load(previous: nil).get()
+    @Test func preparingMakesThePlanForTheScreensOwnVersionAndOlderClientsDecodeForTheirs() throws {
+        // A server prepares the snapshot it starts with, and counts what is left to prepare.
+        let app = try InProcessApp(directory: Self.bundled)
+        app.state.preparation.wait()
+        let snapshot = app.state.published.snapshot
+        #expect(app.request("/metrics").text.contains("\ntrellis_screens_unprepared 0"))
         for (id, entry) in snapshot.screens {
+            #expect(entry.checked.isPrepared, "\(id)")
             #expect(entry.encodingPlan(for: entry.schemaVersion, in: snapshot) != nil, "\(id)")
         }
-        #expect(snapshot.caches.models.allEntries.isEmpty, "no model was decoded again for the screens' own versions")
+        #expect(snapshot.caches.models.allEntries.isEmpty, "preparing decodes the models outside the snapshot's cache")
         let home = try #require(snapshot.screens["home"])
         #expect(home.schemaVersion > 1)
         #expect(home.encodingPlan(for: 1, in: snapshot) != nil)
         #expect(snapshot.caches.models.allEntries.count == 1, "a version-1 client's plan needed home's model")
+    }
+
+    @Test func aMissBeforeItsScreenIsPreparedMakesThePlanItself() throws {
+        let snapshot = try ConfigLoader(directory: Self.bundled).load(previous: nil).get()
+        let home = try #require(snapshot.screens["home"])
+        #expect(!home.checked.isPrepared)
+        #expect(home.encodingPlan(for: home.schemaVersion, in: snapshot) != nil)
+        #expect(home.checked.plans.isMade(for: home.schemaVersion))
+        #expect(!home.checked.isPrepared, "the document is left to the preparation")
     }
 
     @Test func everyAnswerKindIsServedFromScreensWithoutTheirModels() throws {

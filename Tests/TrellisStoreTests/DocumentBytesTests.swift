@@ -28,6 +28,37 @@ import TrellisStore
         #expect(DocumentBytes(other) != deflated)
     }
 
+    /// A start holds its documents as they are and deflates them later, for every holder at once:
+    /// the runtime state's revision and the checked screen share one copy.
+    @Test func deflatingInPlaceDeflatesEveryCopy() {
+        let document = DocumentBytes(Self.screen)
+        let copy = document
+        #expect(!document.isDeflated && !document.isSettled)
+        #expect(copy.isShared(with: document) && !DocumentBytes(Self.screen).isShared(with: document))
+        document.deflate()
+        #expect(copy.isDeflated && copy.isSettled)
+        #expect(copy.bytes == Self.screen && copy == DocumentBytes(Self.screen))
+        let tiny = DocumentBytes(Array("{}".utf8))
+        tiny.deflate()
+        #expect(tiny.isSettled && !tiny.isDeflated, "not worth deflating, and not tried again")
+    }
+
+    @Test func readersGetTheSameBytesWhileTheDocumentIsDeflated() async {
+        for _ in 0..<20 {
+            let document = DocumentBytes(Self.screen)
+            let read = await withTaskGroup(of: Bool.self) { group in
+                for reader in 0..<4 {
+                    group.addTask {
+                        if reader == 0 { document.deflate() }
+                        return (0..<50).allSatisfy { _ in document.bytes == Self.screen && document.count == Self.screen.count }
+                    }
+                }
+                return await group.reduce(true) { $0 && $1 }
+            }
+            #expect(read && document.isDeflated)
+        }
+    }
+
     @Test func whatDoesNotShrinkIsKeptAsItIs() {
         let tiny = Array("{}".utf8)
         #expect(!DocumentBytes.deflating(tiny).isDeflated)

@@ -52,7 +52,7 @@ public final class ControlPlane: Sendable {
     ) throws(StartError) -> (baseline: ConfigBaseline, snapshot: Snapshot, sequence: Int64) {
         let baseline = try loadBaseline(loader)
         let (change, snapshot, _) = try plan(baseline, loader: loader, stored: try load(store), now: now)
-        do { return (baseline, snapshot, try store.commit(change.withPlainDocuments())) } catch { throw .store(error) }
+        do { return (baseline, snapshot, try store.commit(change)) } catch { throw .store(error) }
     }
 
     /// What starting would serve, without writing anything: the configuration and the runtime
@@ -218,20 +218,5 @@ public final class ControlPlane: Sendable {
         if let fresh { baseline.withLock { $0 = fresh } }
         state.publish(candidate, sequence: sequence, screens: fresh == nil ? SnapshotBuilder.Touched(change).screens : nil)
         return .success(candidate)
-    }
-}
-
-extension StoreChange {
-    /// This change with its revisions' documents inflated, on every core: the store writes the
-    /// bytes, and a first start imports every file of the catalogue in one change, whose commit
-    /// would otherwise inflate 10,000 documents one after the other.
-    func withPlainDocuments() -> StoreChange {
-        var plain = self
-        plain.revisions = ParallelMap.map(revisions) { revision in
-            var inflated = revision
-            inflated.document = revision.document
-            return inflated
-        }
-        return plain
     }
 }

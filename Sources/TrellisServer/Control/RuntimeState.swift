@@ -165,7 +165,7 @@ enum PlannedSettings: Sendable {
 
 extension RuntimeState {
     /// This state with each revision of `ids` that a snapshot serves holding the document of the
-    /// screen served from it, deflated (``CheckedScreen/document``), instead of its own copy: read
+    /// screen served from it (``CheckedScreen/document``, deflated once prepared), instead of its own copy: read
     /// back from the store, or written by a publish, each is a second copy of that document (a
     /// catalogue of 10,000 screens would hold its JSON twice). Only a document byte for byte the
     /// same is shared: a revision served through a configuration file of equal content but other
@@ -174,12 +174,12 @@ extension RuntimeState {
         of ids: some Collection<String>, served: ScreenMap<ScreenEntry>, staged: ScreenMap<StagedScreen>
     ) -> RuntimeState {
         @Sendable func shared(_ revision: ScreenRevision?, _ entry: ScreenEntry?) -> DocumentBytes? {
-            guard let revision, let entry, revision.number == entry.revision, !revision.heldDocument.isDeflated,
+            guard let revision, let entry, revision.number == entry.revision, !revision.heldDocument.isShared(with: entry.checked.document),
                 revision.fingerprint == entry.contentFingerprint, entry.checked.document == revision.heldDocument
             else { return nil }
             return entry.checked.document
         }
-        // Comparing inflates each served copy: on every core, for a start reads 10,000 of them.
+        // Comparing 10,000 documents at a start (as they are: a start deflates them after it is ready), on every core.
         let found = ParallelMap.map(Array(ids)) { id in
             (id, current: shared(screens[id]?.current, served[id]), staged: shared(screens[id]?.staged, staged[id]?.entry))
         }

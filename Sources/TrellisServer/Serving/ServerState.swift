@@ -43,6 +43,8 @@ public final class ServerState: Sendable {
     public let changes: ChangeHub
     /// Who may evaluate flags through OFREP (`ofrep.keys`).
     let openFeature: OpenFeatureAccess
+    /// Prepares each published snapshot's screens for serving at rest, after it is published.
+    let preparation: ScreenPreparation
 
     public init(
         published: PublishedSnapshot, configuration: ServerConfiguration, metrics: PrometheusCollectorRegistry,
@@ -65,6 +67,8 @@ public final class ServerState: Sendable {
         changes = ChangeHub(
             snapshot: published.snapshot, sequence: changeSequence, limits: configuration.changes, metricsFactory: metricsFactory)
         openFeature = OpenFeatureAccess(keys: configuration.ofrep.keys)
+        preparation = ScreenPreparation(metricsFactory: metricsFactory)
+        preparation.prepare(published.snapshot, screens: nil)
         screenVary = (["Accept-Encoding", "Accept"] + ContextReader.varyHeaders).joined(separator: ", ")
         // Screens are personalised (private); with max-age 0 clients revalidate each time, so a
         // killed rollout disappears on the next request while unchanged screens cost a 304.
@@ -72,11 +76,13 @@ public final class ServerState: Sendable {
         screenCacheControl = maxAge == 0 ? "private, no-cache" : "private, max-age=\(maxAge)"
     }
 
-    /// Publishes `snapshot` to every request from now on and tells the change stream. `screens`:
-    /// those the change touched; nil when any may have (a reload, a store loaded whole).
+    /// Publishes `snapshot` to every request from now on, tells the change stream, and has its
+    /// screens prepared. `screens`: those the change touched; nil when any may have (a reload,
+    /// a store loaded whole).
     func publish(_ snapshot: Snapshot, sequence: Int64, screens touched: Set<String>? = nil) {
         published.publish(snapshot)
         changes.published(snapshot, sequence: sequence, screens: touched)
+        preparation.prepare(snapshot, screens: touched)
     }
 
     /// `clock_gettime(CLOCK_REALTIME)`: no Foundation `Date` in the request path.

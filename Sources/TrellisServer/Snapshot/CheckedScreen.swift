@@ -18,9 +18,10 @@ public final class CheckedScreen: Sendable {
     public let id: String
     public let schemaVersion: Int
     public let title: String?
-    /// The document as authored: the file's bytes, or the stored revision's; held deflated, for
-    /// it is read only when the model is decoded again, a diagnostic is located, or an admin reads
-    /// it (the runtime state's revision shares this copy: ``RuntimeState/sharingDocuments(of:served:staged:)``).
+    /// The document as authored: the file's bytes, or the stored revision's; deflated once the
+    /// screen is prepared (``prepare(resolver:)``), for it is read only when the model is decoded
+    /// again, a diagnostic is located, or an admin reads it (the runtime state's revision shares
+    /// this copy: ``RuntimeState/sharingDocuments(of:served:staged:)``).
     public let document: DocumentBytes
     /// ``ScreenEntry/contentFingerprint(of:)`` of the model: equal for equal content, whatever the formatting.
     public let fingerprint: String
@@ -40,15 +41,15 @@ public final class CheckedScreen: Sendable {
     /// them gives the same model.
     private let decoder: ScreenDecoder
     private let templates: TemplateLibrary
-    /// The screen pre-encoded per client schema version, for answer-cache misses: its own made
-    /// here, older clients' by their first miss.
+    /// The screen pre-encoded per client schema version, for answer-cache misses: each made by the
+    /// first miss that needs it, or, for its own version, when the screen is prepared.
     let plans: EncodingPlans
 
     public init(_ screen: Screen, document: [UInt8], decoder: ScreenDecoder, templates: TemplateLibrary, resolver: ScreenResolver) {
         id = screen.id
         schemaVersion = screen.schemaVersion
         title = screen.title
-        self.document = DocumentBytes.deflating(document)
+        self.document = DocumentBytes(document)
         fingerprint = ScreenEntry.contentFingerprint(of: screen)
         decisions = resolver.decisions(of: screen)
         packedLinks = PackedLinkTargets(screen.links.map(\.target))
@@ -60,10 +61,23 @@ public final class CheckedScreen: Sendable {
         // A screen without templates keeps none alive.
         self.templates = screen.templates.isEmpty ? TemplateLibrary() : templates
         plans = EncodingPlans(schemaVersions: screen.schemaVersion)
-        let decisions = decisions
-        _ = plans.plan(for: screen.schemaVersion) {
-            ScreenEncodingPlan.make(screen, decisions: decisions, clientSchemaVersion: screen.schemaVersion, resolver: resolver)
+    }
+
+    /// Whether the screen is as it is served at rest: the plan for its own schema version (which
+    /// its clients' misses use) made, the document deflated.
+    var isPrepared: Bool { plans.isMade(for: schemaVersion) && document.isSettled }
+
+    /// Makes the plan for the screen's own schema version, from the model decoded again, and
+    /// deflates the document (``ScreenPreparation``): a check, which `/readyz` waits for at start
+    /// for every screen, leaves both to after it — at 10,000 screens they would make it half again
+    /// as long. The model is decoded outside any snapshot's cache of models: preparing a catalogue
+    /// would evict the models requests use.
+    func prepare(resolver: ScreenResolver) {
+        _ = plans.plan(for: schemaVersion) {
+            guard case .success(let screen) = decodeModel() else { return nil }
+            return ScreenEncodingPlan.make(screen, decisions: decisions, clientSchemaVersion: schemaVersion, resolver: resolver)
         }
+        document.deflate()
     }
 
     /// The model, decoded again from the document as it was checked.

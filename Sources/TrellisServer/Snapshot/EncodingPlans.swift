@@ -2,8 +2,8 @@ import Atomics
 import TrellisScreens
 
 /// The ``ScreenEncodingPlan``s of one screen's content, one per client schema version, each made
-/// once: when the screen is checked for its own version, by the first answer-cache miss that
-/// needs another for the others.
+/// once: by the first answer-cache miss that needs it, or, for the screen's own version, by the
+/// ``ScreenPreparation`` after the snapshot that serves it is published.
 final class EncodingPlans: Sendable {
     final class Made: Sendable {
         let plan: ScreenEncodingPlan?
@@ -13,6 +13,11 @@ final class EncodingPlans: Sendable {
     private let slots: [ManagedAtomicLazyReference<Made>]
 
     init(schemaVersions: Int) { slots = (0..<max(schemaVersions, 1)).map { _ in ManagedAtomicLazyReference() } }
+
+    /// Whether the plan for `schemaVersion` is made (or known not to exist).
+    func isMade(for schemaVersion: Int) -> Bool {
+        !slots.indices.contains(schemaVersion - 1) || slots[schemaVersion - 1].load() != nil
+    }
 
     /// The plan for `schemaVersion`, made by `make` the first time (two first misses racing may
     /// both make it; one is kept). Nil when the screen has no plan for it.
