@@ -3,7 +3,7 @@
 #ifdef __linux__
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-// malloc_trim: giving memory freed by a reload back to the system (TrellisServer).
+// malloc_trim and mallopt: giving memory freed by a reload back to the system, and fewer arenas keeping it (TrellisServer).
 #include <malloc.h>
 
 /// epoll_data is a union; these keep Swift code away from its layout.

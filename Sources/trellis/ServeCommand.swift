@@ -27,6 +27,7 @@ struct ServeCommand: ParsableCommand {
         // The application makes its own metrics in `registry`; this is for any library's.
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
         let logger = Logger(label: "trellis")
+        Application.limitAllocatorArenas()
 
         let application: Application
         do {
