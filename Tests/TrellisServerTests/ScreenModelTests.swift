@@ -67,6 +67,29 @@ import TrellisStore
         }
     }
 
+    /// A start reads the store first: a file whose bytes are its current revision's, and which uses
+    /// no template, takes that revision's fingerprint instead of encoding its model for it.
+    @Test func aStartTakesTheStoredFingerprintOfAFileWithTheSameBytes() throws {
+        let loader = ConfigLoader(directory: Self.bundled)
+        let baseline = try loader.loadBaseline().get()
+        let imported = try ControlPlane.plan(baseline, loader: loader, stored: StoredState()).snapshot
+        // Marked, to tell a fingerprint taken from the store from one computed again.
+        let stored = StoredState(screens: imported.runtime.screens.values.map { screen in
+            var marked = screen
+            marked.current.fingerprint = "stored-" + screen.current.fingerprint
+            if screen.head.screen == "profile" { marked.current.document = screen.current.document + Array(" ".utf8) }
+            return marked
+        })
+        let restarted = try loader.loadBaseline(stored: stored).get()
+        #expect(restarted.screens.values.contains { !$0.checked.templateNames.isEmpty }, "a screen made of templates is among them")
+        #expect(restarted.screens.values.contains { $0.fingerprint.hasPrefix("stored-") }, "and one that takes the stored fingerprint")
+        for (id, file) in restarted.screens {
+            let computed = try #require(baseline.screens[id]).fingerprint
+            let takesStored = file.checked.templateNames.isEmpty && id != "profile"
+            #expect(file.fingerprint == (takesStored ? "stored-" + computed : computed), "\(id)")
+        }
+    }
+
     @Test func preparingMakesThePlanForTheScreensOwnVersionAndOlderClientsDecodeForTheirs() throws {
         // A server prepares the snapshot it starts with, and counts what is left to prepare.
         let app = try InProcessApp(directory: Self.bundled)

@@ -128,7 +128,11 @@ public struct ConfigLoader: Sendable {
     ///   it read, and which uses no template, keeps its decoded screen — its references checked
     ///   against the new targeting — instead of being decoded again: a reload of 10,000 screens
     ///   where a few changed decodes those few, and never holds two models of the others.
-    public func loadBaseline(previous: ConfigBaseline? = nil) -> Result<ConfigBaseline, ConfigLoadError> {
+    /// - Parameter stored: the runtime store's rows (a start): a screen file whose bytes are its
+    ///   current revision's, and which uses no template, takes that revision's content fingerprint
+    ///   rather than encoding its model again for it (the fingerprint of a content never changes:
+    ///   ``ScreenEntry/contentFingerprint(of:)``) — a tenth of a start's work at 10,000 screens.
+    public func loadBaseline(previous: ConfigBaseline? = nil, stored: StoredState? = nil) -> Result<ConfigBaseline, ConfigLoadError> {
         var errors: [DiagnosticsError] = []
         let targeting = loadTargeting(&errors)
         let (fonts, webFonts) = loadFonts(&errors)
@@ -144,6 +148,9 @@ public struct ConfigLoader: Sendable {
         } catch {
             return .failure(ConfigLoadError(errors: errors + [Self.fileError("screens/", error)]))
         }
+        var storedRevisions: [String: ScreenRevision] = [:]
+        for screen in stored?.screens ?? [] { storedRevisions[screen.head.screen] = screen.current }
+        let revisions = storedRevisions
         // Decoding and checking is most of a start at thousands of screens: each file on its own, on every core.
         let loaded = ParallelMap.map(files) { file in
             let source = "screens/" + file.lastPathComponent
@@ -154,7 +161,8 @@ public struct ConfigLoader: Sendable {
                 {
                     return .success((id, old))
                 }
-                return checkedScreen(bytes, source: source, id: id, targeting: targeting, templates: templates).map { checked in
+                let known = revisions[id].flatMap { $0.heldDocument.holds(bytes) ? $0.fingerprint : nil }
+                return checkedScreen(bytes, source: source, id: id, targeting: targeting, templates: templates, knownFingerprint: known).map { checked in
                     (id, ConfigBaseline.ScreenFile(checked: checked))
                 }
             }
@@ -199,11 +207,16 @@ public struct ConfigLoader: Sendable {
 
     /// ``checkScreen(_:source:id:targeting:templates:)``, kept as a ``CheckedScreen`` of `bytes`
     /// (whose decision points the references are checked from: they are found once).
+    /// - Parameter knownFingerprint: the content fingerprint stored with these very bytes, taken
+    ///   unless the screen uses templates (whose content may have changed since).
     public func checkedScreen(
-        _ bytes: [UInt8], source: String, id: String, targeting: TargetingConfiguration?, templates: TemplateLibrary
+        _ bytes: [UInt8], source: String, id: String, targeting: TargetingConfiguration?, templates: TemplateLibrary,
+        knownFingerprint: String? = nil
     ) -> Result<CheckedScreen, DiagnosticsError> {
         decoder.decode(bytes, source: source, expectedID: id, templates: templates).flatMap { screen in
-            let checked = CheckedScreen(screen, document: bytes, decoder: decoder, templates: templates, resolver: resolver)
+            let checked = CheckedScreen(
+                screen, document: bytes, decoder: decoder, templates: templates, resolver: resolver,
+                fingerprint: screen.templates.isEmpty ? knownFingerprint : nil)
             return Self.checkReferences(checked.decisions, of: bytes, source: source, targeting: targeting).map { checked }
         }
     }

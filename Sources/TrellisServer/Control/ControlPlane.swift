@@ -50,19 +50,24 @@ public final class ControlPlane: Sendable {
     static func start(
         loader: ConfigLoader, store: any RuntimeStore, now: Double
     ) throws(StartError) -> (baseline: ConfigBaseline, snapshot: Snapshot, sequence: Int64) {
-        let baseline = try loadBaseline(loader)
-        let (change, snapshot, _) = try plan(baseline, loader: loader, stored: try load(store), now: now)
+        // The store first: a file whose bytes are its stored revision's takes that revision's fingerprint.
+        let stored = try load(store)
+        let baseline = try loadBaseline(loader, stored: stored)
+        let (change, snapshot, _) = try plan(baseline, loader: loader, stored: stored, now: now)
         do { return (baseline, snapshot, try store.commit(change)) } catch { throw .store(error) }
     }
 
     /// What starting would serve, without writing anything: the configuration and the runtime
     /// state over it, checked together (`trellis validate --data-dir`).
     public static func check(loader: ConfigLoader, store: any RuntimeStore, now: Double) throws(StartError) -> Snapshot {
-        try plan(try loadBaseline(loader), loader: loader, stored: try load(store), now: now).snapshot
+        let stored = try load(store)
+        return try plan(try loadBaseline(loader, stored: stored), loader: loader, stored: stored, now: now).snapshot
     }
 
-    static func loadBaseline(_ loader: ConfigLoader) throws(StartError) -> ConfigBaseline {
-        switch loader.loadBaseline() {
+    /// - Parameter stored: the store's rows, whose current revisions' fingerprints serve the files
+    ///   with the same bytes (``ConfigLoader/loadBaseline(previous:stored:)``).
+    static func loadBaseline(_ loader: ConfigLoader, stored: StoredState? = nil) throws(StartError) -> ConfigBaseline {
+        switch loader.loadBaseline(stored: stored) {
         case .success(let loaded): return loaded
         case .failure(let error): throw .config(error)
         }

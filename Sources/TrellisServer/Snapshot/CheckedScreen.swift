@@ -45,12 +45,17 @@ public final class CheckedScreen: Sendable {
     /// first miss that needs it, or, for its own version, when the screen is prepared.
     let plans: EncodingPlans
 
-    public init(_ screen: Screen, document: [UInt8], decoder: ScreenDecoder, templates: TemplateLibrary, resolver: ScreenResolver) {
+    /// - Parameter fingerprint: the screen's content fingerprint when already known (stored with
+    ///   these bytes); else it is computed from the model.
+    public init(
+        _ screen: Screen, document: [UInt8], decoder: ScreenDecoder, templates: TemplateLibrary, resolver: ScreenResolver,
+        fingerprint: String? = nil
+    ) {
         id = screen.id
         schemaVersion = screen.schemaVersion
         title = screen.title
         self.document = DocumentBytes(document)
-        fingerprint = ScreenEntry.contentFingerprint(of: screen)
+        self.fingerprint = fingerprint ?? ScreenEntry.contentFingerprint(of: screen)
         decisions = resolver.decisions(of: screen)
         packedLinks = PackedLinkTargets(screen.links.map(\.target))
         // Their paths outlive the model they were made in: each in one buffer, not a link per component.
