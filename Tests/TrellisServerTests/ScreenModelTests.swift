@@ -41,11 +41,7 @@ import TrellisStore
         let baseline = try loader.loadBaseline().get()
         let imported = try ControlPlane.plan(baseline, loader: loader, stored: StoredState()).snapshot
         // Read back from a store, each revision holds its own copy until a snapshot shares it.
-        let stored = StoredState(screens: imported.runtime.screens.values.map { screen in
-            var own = screen
-            own.current.document = screen.current.document
-            return own
-        })
+        let stored = Self.storedState(of: imported) { $0.current.document = $0.current.document }
         let restarted = try ControlPlane.plan(baseline, loader: loader, stored: stored).snapshot
         for snapshot in [imported, restarted] {
             #expect(snapshot.screens.count == baseline.screens.count)
@@ -74,12 +70,10 @@ import TrellisStore
         let baseline = try loader.loadBaseline().get()
         let imported = try ControlPlane.plan(baseline, loader: loader, stored: StoredState()).snapshot
         // Marked, to tell a fingerprint taken from the store from one computed again.
-        let stored = StoredState(screens: imported.runtime.screens.values.map { screen in
-            var marked = screen
-            marked.current.fingerprint = "stored-" + screen.current.fingerprint
-            if screen.head.screen == "profile" { marked.current.document = screen.current.document + Array(" ".utf8) }
-            return marked
-        })
+        let stored = Self.storedState(of: imported) { screen in
+            screen.current.fingerprint = "stored-" + screen.current.fingerprint
+            if screen.head.screen == "profile" { screen.current.document += Array(" ".utf8) }
+        }
         let restarted = try loader.loadBaseline(stored: stored).get()
         #expect(restarted.screens.values.contains { !$0.checked.templateNames.isEmpty }, "a screen made of templates is among them")
         #expect(restarted.screens.values.contains { $0.fingerprint.hasPrefix("stored-") }, "and one that takes the stored fingerprint")
@@ -88,6 +82,15 @@ import TrellisStore
             let takesStored = file.checked.templateNames.isEmpty && id != "profile"
             #expect(file.fingerprint == (takesStored ? "stored-" + computed : computed), "\(id)")
         }
+    }
+
+    /// The rows a store would give back for the screens `snapshot`'s runtime state holds, each changed by `change`.
+    static func storedState(of snapshot: Snapshot, _ change: (inout StoredScreen) -> Void) -> StoredState {
+        StoredState(screens: snapshot.runtime.screens.values.map { screen in
+            var row = screen
+            change(&row)
+            return row
+        })
     }
 
     @Test func preparingMakesThePlanForTheScreensOwnVersionAndOlderClientsDecodeForTheirs() throws {
