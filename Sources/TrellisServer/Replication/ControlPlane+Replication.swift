@@ -142,13 +142,16 @@ extension ControlPlane {
     static func startReplica(
         loader: ConfigLoader, store: any RuntimeStore, localCopy: SQLiteStore, now: Double, logger: Logger
     ) throws(StartError) -> (baseline: ConfigBaseline, snapshot: Snapshot, origin: StoreHealth.Origin, sequence: Int64) {
-        let baseline = try loadBaseline(loader)
+        // The store first, as a single server's start reads it: a file whose bytes are its current
+        // revision's takes that revision's fingerprint.
+        var reading = Result { () throws(StoreError) in try store.load() }
+        let baseline = try loadBaseline(loader, stored: try? reading.get())
         var attempts = 0
         recording: while true {
             attempts += 1
             let stored: StoredState
             do throws(StoreError) {
-                stored = try store.load()
+                stored = try reading.get()
             } catch .unavailable(let detail) {
                 logger.warning("runtime store unreachable at start", metadata: ["error": "\(detail)"])
                 break recording
@@ -163,6 +166,7 @@ extension ControlPlane {
                 return (baseline, snapshot, .store, change.isEmpty || sequence != loaded + 1 ? loaded : sequence)
             } catch .conflict(let detail) where attempts < 5 {
                 logger.info("another replica recorded the configuration first; reading again", metadata: ["detail": "\(detail)"])
+                reading = Result { () throws(StoreError) in try store.load() }
             } catch .unavailable(let detail) {
                 logger.warning("runtime store unreachable at start", metadata: ["error": "\(detail)"])
                 break recording
