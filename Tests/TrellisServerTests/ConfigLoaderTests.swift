@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TrellisJSON
 import TrellisScreens
+import TrellisStore
 import TrellisTargeting
 @testable import TrellisServer
 
@@ -69,7 +70,7 @@ import TrellisTargeting
         let homeModel = try loader.checkScreen(home.bytes, source: "home", id: "home", targeting: first.targeting, templates: first.templates).get()
         doctored["about"] = .init(
             checked: CheckedScreen(
-                homeModel, document: about.bytes, decoder: loader.decoder, templates: first.templates, resolver: loader.resolver))
+                homeModel, document: DocumentBytes(about.bytes), decoder: loader.decoder, templates: first.templates, resolver: loader.resolver))
         let previous = ConfigBaseline(
             targeting: first.targeting, templates: first.templates, templatesFingerprint: first.templatesFingerprint, screens: doctored,
             routes: first.routes, fonts: first.fonts, fontFiles: first.fontFiles)

@@ -63,8 +63,9 @@ import TrellisStore
         }
     }
 
-    /// A start reads the store first: a file whose bytes are its current revision's, and which uses
-    /// no template, takes that revision's fingerprint instead of encoding its model for it.
+    /// A start reads the store first: a file whose bytes are its current revision's holds that
+    /// revision's document (one copy, compared once) and, when it uses no template, takes that
+    /// revision's fingerprint instead of encoding its model for it.
     @Test func aStartTakesTheStoredFingerprintOfAFileWithTheSameBytes() throws {
         let loader = ConfigLoader(directory: Self.bundled)
         let baseline = try loader.loadBaseline().get()
@@ -81,6 +82,8 @@ import TrellisStore
             let computed = try #require(baseline.screens[id]).fingerprint
             let takesStored = file.checked.templateNames.isEmpty && id != "profile"
             #expect(file.fingerprint == (takesStored ? "stored-" + computed : computed), "\(id)")
+            let revision = try #require(stored.screens.first { $0.head.screen == id }?.current)
+            #expect(file.checked.document.isShared(with: revision.heldDocument) == (id != "profile"), "\(id)")
         }
     }
 

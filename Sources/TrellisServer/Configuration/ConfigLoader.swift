@@ -129,9 +129,8 @@ public struct ConfigLoader: Sendable {
     ///   against the new targeting — instead of being decoded again: a reload of 10,000 screens
     ///   where a few changed decodes those few, and never holds two models of the others.
     /// - Parameter stored: the runtime store's rows (a start): a screen file whose bytes are its
-    ///   current revision's, and which uses no template, takes that revision's content fingerprint
-    ///   rather than encoding its model again for it (the fingerprint of a content never changes:
-    ///   ``ScreenEntry/contentFingerprint(of:)``) — a tenth of a start's work at 10,000 screens.
+    ///   current revision's is checked as that revision (``checkedScreen(_:source:id:targeting:templates:storedAs:)``):
+    ///   one copy of the document, compared once.
     public func loadBaseline(previous: ConfigBaseline? = nil, stored: StoredState? = nil) -> Result<ConfigBaseline, ConfigLoadError> {
         var errors: [DiagnosticsError] = []
         let targeting = loadTargeting(&errors)
@@ -148,9 +147,7 @@ public struct ConfigLoader: Sendable {
         } catch {
             return .failure(ConfigLoadError(errors: errors + [Self.fileError("screens/", error)]))
         }
-        var storedRevisions: [String: ScreenRevision] = [:]
-        for screen in stored?.screens ?? [] { storedRevisions[screen.head.screen] = screen.current }
-        let revisions = storedRevisions
+        let revisions = Dictionary((stored?.screens ?? []).map { ($0.head.screen, $0.current) }, uniquingKeysWith: { $1 })
         // Decoding and checking is most of a start at thousands of screens: each file on its own, on every core.
         let loaded = ParallelMap.map(files) { file in
             let source = "screens/" + file.lastPathComponent
@@ -161,8 +158,8 @@ public struct ConfigLoader: Sendable {
                 {
                     return .success((id, old))
                 }
-                let known = revisions[id].flatMap { $0.heldDocument.holds(bytes) ? $0.fingerprint : nil }
-                return checkedScreen(bytes, source: source, id: id, targeting: targeting, templates: templates, knownFingerprint: known).map { checked in
+                let revision = revisions[id].flatMap { $0.heldDocument.holds(bytes) ? $0 : nil }
+                return checkedScreen(bytes, source: source, id: id, targeting: targeting, templates: templates, storedAs: revision).map { checked in
                     (id, ConfigBaseline.ScreenFile(checked: checked))
                 }
             }
@@ -207,16 +204,19 @@ public struct ConfigLoader: Sendable {
 
     /// ``checkScreen(_:source:id:targeting:templates:)``, kept as a ``CheckedScreen`` of `bytes`
     /// (whose decision points the references are checked from: they are found once).
-    /// - Parameter knownFingerprint: the content fingerprint stored with these very bytes, taken
-    ///   unless the screen uses templates (whose content may have changed since).
+    /// - Parameter revision: a stored revision of these very bytes: the checked screen holds its
+    ///   document (one copy, which the runtime state's revision then shares as it is) and, unless
+    ///   the screen uses templates (whose content may have changed since), takes its content
+    ///   fingerprint rather than encoding the model again for it (a content's fingerprint never
+    ///   changes: ``ScreenEntry/contentFingerprint(of:)``) — a tenth of a start's work at 10,000 screens.
     public func checkedScreen(
         _ bytes: [UInt8], source: String, id: String, targeting: TargetingConfiguration?, templates: TemplateLibrary,
-        knownFingerprint: String? = nil
+        storedAs revision: ScreenRevision? = nil
     ) -> Result<CheckedScreen, DiagnosticsError> {
         decoder.decode(bytes, source: source, expectedID: id, templates: templates).flatMap { screen in
             let checked = CheckedScreen(
-                screen, document: bytes, decoder: decoder, templates: templates, resolver: resolver,
-                fingerprint: screen.templates.isEmpty ? knownFingerprint : nil)
+                screen, document: revision?.heldDocument ?? DocumentBytes(bytes), decoder: decoder, templates: templates,
+                resolver: resolver, fingerprint: screen.templates.isEmpty ? revision?.fingerprint : nil)
             return Self.checkReferences(checked.decisions, of: bytes, source: source, targeting: targeting).map { checked }
         }
     }

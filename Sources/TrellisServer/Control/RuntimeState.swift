@@ -174,12 +174,13 @@ extension RuntimeState {
         of ids: some Collection<String>, served: ScreenMap<ScreenEntry>, staged: ScreenMap<StagedScreen>
     ) -> RuntimeState {
         @Sendable func shared(_ revision: ScreenRevision?, _ entry: ScreenEntry?) -> DocumentBytes? {
-            guard let revision, let entry, revision.number == entry.revision, !revision.heldDocument.isShared(with: entry.checked.document),
-                revision.fingerprint == entry.contentFingerprint, entry.checked.document == revision.heldDocument
+            guard let revision, let entry, revision.number == entry.revision, revision.fingerprint == entry.contentFingerprint,
+                // One copy already (a start checks a file as its byte-equal stored revision), or two equal ones.
+                revision.heldDocument.isShared(with: entry.checked.document) || entry.checked.document == revision.heldDocument
             else { return nil }
             return entry.checked.document
         }
-        // Comparing 10,000 documents at a start (as they are: a start deflates them after it is ready), on every core.
+        // Comparing the documents not shared yet (a publish's, a reload's), on every core.
         let found = ParallelMap.map(Array(ids)) { id in
             (id, current: shared(screens[id]?.current, served[id]), staged: shared(screens[id]?.staged, staged[id]?.entry))
         }

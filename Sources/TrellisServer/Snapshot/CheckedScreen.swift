@@ -45,16 +45,17 @@ public final class CheckedScreen: Sendable {
     /// first miss that needs it, or, for its own version, when the screen is prepared.
     let plans: EncodingPlans
 
+    /// - Parameter document: the bytes `screen` was decoded from.
     /// - Parameter fingerprint: the screen's content fingerprint when already known (stored with
     ///   these bytes); else it is computed from the model.
     public init(
-        _ screen: Screen, document: [UInt8], decoder: ScreenDecoder, templates: TemplateLibrary, resolver: ScreenResolver,
+        _ screen: Screen, document: DocumentBytes, decoder: ScreenDecoder, templates: TemplateLibrary, resolver: ScreenResolver,
         fingerprint: String? = nil
     ) {
         id = screen.id
         schemaVersion = screen.schemaVersion
         title = screen.title
-        self.document = DocumentBytes(document)
+        self.document = document
         self.fingerprint = fingerprint ?? ScreenEntry.contentFingerprint(of: screen)
         decisions = resolver.decisions(of: screen)
         packedLinks = PackedLinkTargets(screen.links.map(\.target))
