@@ -42,13 +42,6 @@ public struct DocumentBytes: Sendable, Equatable {
     /// `bytes` as they are, until ``deflate()``.
     public init(_ bytes: [UInt8]) { held = ManagedAtomic(Held(.plain(bytes), isSettled: false)) }
 
-    /// `bytes` deflated now (``deflate()``).
-    public static func deflating(_ bytes: [UInt8]) -> DocumentBytes {
-        let document = DocumentBytes(bytes)
-        document.deflate()
-        return document
-    }
-
     /// Deflates the bytes, for every copy of this document, unless they are already, or would not
     /// get smaller (the fastest level: it runs for every screen a server checks). Safe while other
     /// threads read them; two threads deflating at once make the same stream, and one is kept.

@@ -78,3 +78,12 @@ import TrellisStore
         #expect(!revision.heldDocument.isDeflated && revision.document == Array("{}".utf8))
     }
 }
+
+private extension DocumentBytes {
+    /// `bytes`, deflated at once (a server deflates a document when its screen is prepared).
+    static func deflating(_ bytes: [UInt8]) -> DocumentBytes {
+        let document = DocumentBytes(bytes)
+        document.deflate()
+        return document
+    }
+}
