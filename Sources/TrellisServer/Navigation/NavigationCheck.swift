@@ -48,8 +48,10 @@ enum NavigationCheck {
         if !missing.isEmpty { errors.append(DiagnosticsError(source: routes.source, diagnostics: missing).locating(inDocument: routes.bytes)) }
         // Each screen on its own, on every core: a start or a table change checks all 10,000.
         let table = routes.table
-        let found = ParallelMap.map(screens.sorted(by: { $0.source < $1.source })) { source in
-            let diagnostics = links(of: source.screen, table) + parameters(of: source.screen, table)
+        let targets = ParallelMap.map(screens.sorted(by: { $0.source < $1.source })) { ($0, $0.screen.links) }
+        let urlProblems = problems(ofURLsIn: targets.map(\.1), table)
+        let found = ParallelMap.map(targets) { source, links in
+            let diagnostics = self.links(links, of: source.screen, table, urlProblems) + parameters(of: source.screen, table)
             return diagnostics.isEmpty ? nil : DiagnosticsError(source: source.source, diagnostics: diagnostics).locating(inDocument: source.document.bytes)
         }
         return errors + found.compactMap { $0 }
@@ -69,14 +71,27 @@ enum NavigationCheck {
         return sorted.prefix(shown).joined(separator: ", ") + " and \(sorted.count - shown) more"
     }
 
+    /// Why each URL among `links` is a dead link (``RouteTable/linkProblem(_:)``), nil for none:
+    /// each URL matched once, however many screens link to it (a catalogue's screens share their
+    /// tab bars and headers).
+    private static func problems(ofURLsIn links: [[ScreenLink.Target]], _ table: RouteTable) -> [String: String?] {
+        var urls: Set<String> = []
+        for case .url(let url) in links.joined() { urls.insert(url) }
+        let distinct = Array(urls)
+        return Dictionary(uniqueKeysWithValues: zip(distinct, ParallelMap.map(distinct) { table.linkProblem($0) }))
+    }
+
     /// A dead link is one the table cannot resolve for anybody: no route matches it, or it lacks a
     /// required query parameter. A link that is a whole `$param` is known only per request.
-    private static func links(of screen: CheckedScreen, _ table: RouteTable) -> [Diagnostic] {
+    /// - Parameter links: `screen`'s links; `urlProblems` holds each URL's problem.
+    private static func links(
+        _ links: [ScreenLink.Target], of screen: CheckedScreen, _ table: RouteTable, _ urlProblems: [String: String?]
+    ) -> [Diagnostic] {
         let types = parameterTypes(of: screen, table)
-        let problems = screen.links.enumerated().compactMap { index, target -> (Int, String)? in
+        let problems = links.enumerated().compactMap { index, target -> (Int, String)? in
             let problem: String? =
                 switch target {
-                case .url(let url): table.linkProblem(url)
+                case .url(let url): urlProblems[url] ?? table.linkProblem(url)
                 case .template(let template, _): table.linkProblem(template: template, parameters: types)
                 case .parameter: nil
                 }
