@@ -4,9 +4,7 @@ extension ScreenDecisions {
     public func reachability(of outcomes: Outcomes) -> [Bool] {
         var shown: [Bool] = []
         shown.reserveCapacity(points.count)
-        for index in points.indices {
-            shown.append(guards[index].map { shown[$0.point] && ScreenResolver.shows(outcomes.bytes[$0.point], $0.outcome) } ?? true)
-        }
+        for point in table.points { shown.append(point.isReached(shown, outcomes.bytes)) }
         return shown
     }
 }

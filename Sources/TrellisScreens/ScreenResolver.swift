@@ -18,8 +18,9 @@ public struct DecisionPoint: Sendable {
 }
 
 /// The decision points of one screen, in tree order, and the rollouts they name. Depends only on
-/// the screen, so it can be computed once per revision.
-public struct ScreenDecisions: Sendable {
+/// the screen, so it can be computed once per revision. A class: every request reads its screen's,
+/// and a copy of a struct retained each of its arrays, in cold memory at thousands of screens.
+public final class ScreenDecisions: Sendable {
     /// Every Rule and Experiment node, in pre-order: a node before its children; a component's
     /// subviews, then its fallback; a Rule's `child`, then `else`; an Experiment's variants in
     /// written order.
@@ -27,13 +28,56 @@ public struct ScreenDecisions: Sendable {
     /// Every rollout the points' expressions name directly (not through named rules), first use
     /// first. Their in/out is part of the outcomes so the answer can report it for exposure logging.
     public let rollouts: [String]
-    /// For each point, the nearest enclosing point and the outcome of it that shows this one.
-    let guards: [(point: Int, outcome: Int)?]
-    /// For each rollout, the points that name it.
-    let rolloutPoints: [[Int]]
+    /// What a request's outcomes are decided from: the points' guards and rules, laid flat.
+    let table: DecisionTable
 
     /// The length of an ``Outcomes`` vector for this screen.
     public var count: Int { points.count + rollouts.count }
+
+    init(points: [DecisionPoint], rollouts: [String], table: DecisionTable) {
+        self.points = points
+        self.rollouts = rollouts
+        self.table = table
+    }
+
+    /// A screen's without Rules and Experiments: one for all of them.
+    static let none = ScreenDecisions(
+        points: [], rollouts: [], table: DecisionTable(points: [], rules: FlatRules(), rolloutPoints: [], rolloutEnds: []))
+}
+
+/// What ``ScreenResolver/outcomes(of:for:evaluator:)`` reads of a screen's decisions, in a few
+/// contiguous arrays (``FlatRules``): the points' rules, kept as expressions for everything else,
+/// are a box per node, and at thousands of screens a request found most of them in cold memory.
+struct DecisionTable: Sendable {
+    struct Point: Sendable {
+        /// The nearest enclosing point, and the outcome of it that shows this one; -1 for none.
+        let guardPoint: Int32
+        let guardOutcome: Int32
+        /// A Rule: where its expression starts in `rules`. An Experiment: the index of its key in
+        /// `rules`' names, its variants' names following.
+        let start: UInt32
+        /// An Experiment's number of variants; ``rule`` for a Rule.
+        let variants: UInt32
+        static let rule = UInt32.max
+
+        /// Whether a user reaches the point, given whether each point before it is reached
+        /// (`shown`) and their outcomes.
+        func isReached(_ shown: [Bool], _ outcomes: [UInt8]) -> Bool {
+            guardPoint < 0 || (shown[Int(guardPoint)] && ScreenResolver.shows(outcomes[Int(guardPoint)], Int(guardOutcome)))
+        }
+    }
+
+    let points: [Point]
+    let rules: FlatRules
+    /// The points that name each rollout of ``ScreenDecisions/rollouts``, one run after another;
+    /// rollout *k*'s run ends at `rolloutEnds[k]`.
+    let rolloutPoints: [UInt32]
+    let rolloutEnds: [UInt32]
+
+    /// The points naming rollout `index`.
+    func points(naming index: Int) -> ArraySlice<UInt32> {
+        rolloutPoints[(index == 0 ? 0 : Int(rolloutEnds[index - 1]))..<Int(rolloutEnds[index])]
+    }
 }
 
 /// The outcome of every decision of one screen for one user: one byte per decision point (a Rule:
@@ -67,10 +111,9 @@ public struct ScreenResolver: Sendable {
     public func decisions(of screen: Screen) -> ScreenDecisions {
         var walk = DecisionWalk()
         walk.visit(screen.root, guarded: nil)
+        guard !walk.points.isEmpty else { return .none }
         // Held for the screen's life (CheckedScreen): without the walk's growth room.
-        return ScreenDecisions(
-            points: walk.points.exactlySized(), rollouts: walk.rollouts.exactlySized(), guards: walk.guards.exactlySized(),
-            rolloutPoints: walk.rolloutPoints.map { $0.exactlySized() }.exactlySized())
+        return ScreenDecisions(points: walk.points.exactlySized(), rollouts: walk.rollouts.exactlySized(), table: walk.table())
     }
 
     /// Evaluates the decisions for one user. An Experiment node shows the variant the
@@ -83,29 +126,29 @@ public struct ScreenResolver: Sendable {
     public func outcomes(of decisions: ScreenDecisions, for context: UserContext, evaluator: Evaluator) -> Outcomes {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(decisions.count)
+        let table = decisions.table
         var shown: [Bool] = []
-        shown.reserveCapacity(decisions.points.count)
-        // By index, not by copying each point: a copy retains its id and path too, cold memory
-        // when requests spread over thousands of screens.
-        for index in decisions.points.indices {
-            let reachable = decisions.guards[index].map { shown[$0.point] && Self.shows(bytes[$0.point], $0.outcome) } ?? true
+        shown.reserveCapacity(table.points.count)
+        for point in table.points {
+            let reachable = point.isReached(shown, bytes)
             shown.append(reachable)
             guard reachable else {
                 bytes.append(0)
                 continue
             }
-            switch decisions.points[index].kind {
-            case .rule(let expression):
-                bytes.append(evaluator.evaluate(expression, for: context) ? 1 : 0)
-            case .experiment(let key, let variants):
-                let assigned = evaluator.variant(of: key, for: context)
-                let fallback = evaluator.configuration.experiments[key]?.defaultVariant
-                let index = assigned.flatMap { variants.firstIndex(of: $0) } ?? fallback.flatMap { variants.firstIndex(of: $0) }
-                bytes.append(index.flatMap { $0 < Int(Outcomes.none) ? UInt8($0) : nil } ?? Outcomes.none)
+            guard point.variants != DecisionTable.Point.rule else {
+                bytes.append(evaluator.evaluate(table.rules, at: Int(point.start), for: context) ? 1 : 0)
+                continue
             }
+            let key = table.rules.name(at: Int(point.start))
+            let variants = table.rules.names(in: Int(point.start) + 1..<Int(point.start) + 1 + Int(point.variants))
+            let assigned = evaluator.variant(of: key, for: context)
+            let fallback = evaluator.configuration.experiments[key]?.defaultVariant
+            let index = assigned.flatMap { variants.firstIndex(of: $0) } ?? fallback.flatMap { variants.firstIndex(of: $0) }
+            bytes.append(index.flatMap { $0 - variants.startIndex < Int(Outcomes.none) ? UInt8($0 - variants.startIndex) : nil } ?? Outcomes.none)
         }
-        for (key, users) in zip(decisions.rollouts, decisions.rolloutPoints) {
-            bytes.append(users.contains { shown[$0] } && evaluator.isInRollout(key, for: context) ? 1 : 0)
+        for (index, key) in decisions.rollouts.enumerated() {
+            bytes.append(table.points(naming: index).contains { shown[Int($0)] } && evaluator.isInRollout(key, for: context) ? 1 : 0)
         }
         return Outcomes(bytes)
     }
@@ -305,6 +348,34 @@ private struct DecisionWalk {
     /// decision point (packed: it is kept as long as the screen is served): most nodes are
     /// components, which need none, and a start walks every node of every screen.
     private var trail: [JSONPath.Component] = [.key("root")]
+
+    /// The points' guards and rules, and the points naming each rollout, laid flat.
+    func table() -> DecisionTable {
+        var rules = FlatRules()
+        let flat = zip(points, guards).map { point, guarded in
+            let start: Int
+            var variantCount = DecisionTable.Point.rule
+            switch point.kind {
+            case .rule(let expression):
+                start = rules.append(expression)
+            case .experiment(let key, let variants):
+                start = rules.append(name: key)
+                variants.forEach { rules.append(name: $0) }
+                variantCount = UInt32(variants.count)
+            }
+            return DecisionTable.Point(
+                guardPoint: Int32(guarded?.point ?? -1), guardOutcome: Int32(guarded?.outcome ?? 0), start: UInt32(start), variants: variantCount)
+        }
+        var ends: [UInt32] = []
+        var total = 0
+        for users in rolloutPoints {
+            total += users.count
+            ends.append(UInt32(total))
+        }
+        return DecisionTable(
+            points: flat.exactlySized(), rules: rules.exactlySized(), rolloutPoints: rolloutPoints.joined().map(UInt32.init).exactlySized(),
+            rolloutEnds: ends.exactlySized())
+    }
 
     mutating func visit(_ node: Node, guarded: (point: Int, outcome: Int)?) {
         switch node {

@@ -115,6 +115,34 @@ import TrellisTargeting
         }
     }
 
+    /// Flat rules (``FlatRules``) mean what their expressions mean: thousands of generated
+    /// expressions, added one after another with names between them, each evaluated from where
+    /// it starts for every user, agree with the expression evaluated as a tree.
+    @Test func flatRulesAgreeWithEvaluate() {
+        var random = SplitMix64(seed: 11)
+        let contexts = (0..<30).map { i in
+            UserContext(
+                userID: i % 7 == 0 ? nil : "user-\(i)", country: ["DE", "FR", nil][i % 3],
+                attributes: i % 2 == 0 ? ["membership": "gold", "age": "\(i)"] : ["age": "n/a"])
+        }
+        var rules = FlatRules()
+        var added: [(start: Int, expression: RuleExpression)] = []
+        for i in 0..<600 {
+            let expression = randomExpression(&random, depth: 4)
+            added.append((rules.append(expression), expression))
+            if i % 3 == 0 {
+                let index = rules.append(name: "between-\(i)")
+                #expect(rules.name(at: index) == "between-\(i)")
+            }
+        }
+        rules = rules.exactlySized()
+        for (start, expression) in added {
+            for context in contexts {
+                #expect(evaluator.evaluate(rules, at: start, for: context) == evaluator.evaluate(expression, for: context), "\(expression)")
+            }
+        }
+    }
+
     private func checkHonest(_ node: RuleExplanation) {
         #expect(node.isEvaluated)
         switch node.expression {

@@ -1,0 +1,121 @@
+/// Rule expressions laid flat for evaluation: the nodes of every expression added, in prefix
+/// order, in one array of fixed-size instructions, with the names and conditions they use in
+/// arrays of their own. A ``RuleExpression`` is a box per node; at thousands of screens the rules
+/// of a screen nobody asked for lately are cold memory, and a request waited on a load per box.
+/// Evaluating flat rules (``Evaluator/evaluate(_:at:for:)``) reads a few contiguous arrays, and
+/// means what evaluating the expression means.
+public struct FlatRules: Sendable {
+    struct Instruction: Sendable {
+        enum Operation: UInt8, Sendable { case all, any, not, named, rollout, experiment, condition }
+        let operation: Operation
+        /// `named`, `rollout`, `experiment`: the index of the name (rule, rollout, experiment key)
+        /// in `names`; `condition`: the index of the condition in `conditions`.
+        let operand: UInt32
+        /// `experiment`: the index of the variant's name in `names`.
+        let variant: UInt32
+        /// The index past the node's last descendant: where its next sibling starts.
+        let end: UInt32
+    }
+
+    private(set) var code: [Instruction] = []
+    private(set) var names: [String] = []
+    private(set) var conditions: [AttributeCondition] = []
+
+    public init() {}
+
+    /// Adds `expression`.
+    /// - Returns: where it starts, for ``Evaluator/evaluate(_:at:for:)``.
+    @discardableResult
+    public mutating func append(_ expression: RuleExpression) -> Int {
+        let start = code.count
+        switch expression {
+        case .all(let list): appendList(.all, list)
+        case .any(let list): appendList(.any, list)
+        case .not(let inner):
+            code.append(Instruction(operation: .not, operand: 0, variant: 0, end: 0))
+            append(inner)
+            close(start)
+        case .named(let name): appendLeaf(.named, operand: append(name: name))
+        case .rollout(let key): appendLeaf(.rollout, operand: append(name: key))
+        case .experiment(let key, let variant):
+            let operand = append(name: key)
+            appendLeaf(.experiment, operand: operand, variant: append(name: variant))
+        case .condition(let condition):
+            conditions.append(condition)
+            appendLeaf(.condition, operand: conditions.count - 1)
+        }
+        return start
+    }
+
+    /// Adds a name (an experiment's key or variant) for the caller to find by index.
+    @discardableResult
+    public mutating func append(name: String) -> Int {
+        names.append(name)
+        return names.count - 1
+    }
+
+    /// The name added at `index` (``append(name:)``).
+    public func name(at index: Int) -> String { names[index] }
+
+    /// The names added from `range` on, for a caller that added a list of them in a row.
+    public func names(in range: Range<Int>) -> ArraySlice<String> { names[range] }
+
+    /// The same rules without the arrays' growth room, for rules kept as long as their screen.
+    public func exactlySized() -> FlatRules {
+        var sized = FlatRules()
+        sized.code = code.withUnsafeBufferPointer { Array($0) }
+        sized.names = names.withUnsafeBufferPointer { Array($0) }
+        sized.conditions = conditions.withUnsafeBufferPointer { Array($0) }
+        return sized
+    }
+
+    private mutating func appendList(_ operation: Instruction.Operation, _ list: [RuleExpression]) {
+        let start = code.count
+        code.append(Instruction(operation: operation, operand: 0, variant: 0, end: 0))
+        for item in list { append(item) }
+        close(start)
+    }
+
+    private mutating func appendLeaf(_ operation: Instruction.Operation, operand: Int, variant: Int = 0) {
+        code.append(Instruction(operation: operation, operand: UInt32(operand), variant: UInt32(variant), end: UInt32(code.count + 1)))
+    }
+
+    /// Sets the end of the node at `start`, whose descendants are all added.
+    private mutating func close(_ start: Int) {
+        let open = code[start]
+        code[start] = Instruction(operation: open.operation, operand: open.operand, variant: open.variant, end: UInt32(code.count))
+    }
+}
+
+extension Evaluator {
+    /// Whether the expression added to `rules` at `start` (``FlatRules/append(_:)``) holds for
+    /// `context`: what ``evaluate(_:for:)`` says of that expression.
+    public func evaluate(_ rules: FlatRules, at start: Int, for context: UserContext) -> Bool {
+        rules.code.withUnsafeBufferPointer { code in evaluate(code, rules, at: start, context) }
+    }
+
+    private func evaluate(_ code: UnsafeBufferPointer<FlatRules.Instruction>, _ rules: FlatRules, at index: Int, _ context: UserContext) -> Bool {
+        let instruction = code[index]
+        switch instruction.operation {
+        case .all, .any:
+            // `all` stops at the first false child, `any` at the first true one.
+            let stopsAt = instruction.operation == .any
+            var child = index + 1
+            while child < Int(instruction.end) {
+                if evaluate(code, rules, at: child, context) == stopsAt { return stopsAt }
+                child = Int(code[child].end)
+            }
+            return !stopsAt
+        case .not:
+            return !evaluate(code, rules, at: index + 1, context)
+        case .named:
+            return configuration.rules[rules.names[Int(instruction.operand)]].map { evaluate($0, for: context) } ?? false
+        case .rollout:
+            return isInRollout(rules.names[Int(instruction.operand)], for: context)
+        case .experiment:
+            return variant(of: rules.names[Int(instruction.operand)], for: context) == rules.names[Int(instruction.variant)]
+        case .condition:
+            return Self.holds(rules.conditions[Int(instruction.operand)], for: context)
+        }
+    }
+}
