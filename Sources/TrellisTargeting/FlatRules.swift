@@ -8,11 +8,10 @@ public struct FlatRules: Sendable {
     struct Instruction: Sendable {
         enum Operation: UInt8, Sendable { case all, any, not, named, rollout, experiment, condition }
         let operation: Operation
-        /// `named`, `rollout`, `experiment`: the index of the name (rule, rollout, experiment key)
-        /// in `names`; `condition`: the index of the condition in `conditions`.
+        /// `named`, `rollout`: the index of the name (rule, rollout) in `names`; `experiment`: of
+        /// the experiment's key, its variant's following; `condition`: the index of the condition
+        /// in `conditions`.
         let operand: UInt32
-        /// `experiment`: the index of the variant's name in `names`.
-        let variant: UInt32
         /// The index past the node's last descendant: where its next sibling starts.
         let end: UInt32
     }
@@ -32,17 +31,21 @@ public struct FlatRules: Sendable {
         case .all(let list): appendList(.all, list)
         case .any(let list): appendList(.any, list)
         case .not(let inner):
-            code.append(Instruction(operation: .not, operand: 0, variant: 0, end: 0))
+            code.append(Instruction(operation: .not, operand: 0, end: 0))
             append(inner)
             close(start)
-        case .named(let name): appendLeaf(.named, operand: append(name: name))
-        case .rollout(let key): appendLeaf(.rollout, operand: append(name: key))
+        case .named(let name): appendLeaf(.named, operand: index(of: name))
+        case .rollout(let key): appendLeaf(.rollout, operand: index(of: key))
         case .experiment(let key, let variant):
-            let operand = append(name: key)
-            appendLeaf(.experiment, operand: operand, variant: append(name: variant))
+            appendLeaf(.experiment, operand: append(name: key))
+            append(name: variant)
         case .condition(let condition):
-            conditions.append(condition)
-            appendLeaf(.condition, operand: conditions.count - 1)
+            if let known = conditions.firstIndex(of: condition) {
+                appendLeaf(.condition, operand: known)
+            } else {
+                conditions.append(condition)
+                appendLeaf(.condition, operand: conditions.count - 1)
+            }
         }
         return start
     }
@@ -69,21 +72,27 @@ public struct FlatRules: Sendable {
         return sized
     }
 
+    /// The index of `name` among the names, added unless it is there: a screen's rules name a
+    /// handful of rollouts and rules, each many times (and so for conditions).
+    private mutating func index(of name: String) -> Int {
+        names.firstIndex(of: name) ?? append(name: name)
+    }
+
     private mutating func appendList(_ operation: Instruction.Operation, _ list: [RuleExpression]) {
         let start = code.count
-        code.append(Instruction(operation: operation, operand: 0, variant: 0, end: 0))
+        code.append(Instruction(operation: operation, operand: 0, end: 0))
         for item in list { append(item) }
         close(start)
     }
 
-    private mutating func appendLeaf(_ operation: Instruction.Operation, operand: Int, variant: Int = 0) {
-        code.append(Instruction(operation: operation, operand: UInt32(operand), variant: UInt32(variant), end: UInt32(code.count + 1)))
+    private mutating func appendLeaf(_ operation: Instruction.Operation, operand: Int) {
+        code.append(Instruction(operation: operation, operand: UInt32(operand), end: UInt32(code.count + 1)))
     }
 
     /// Sets the end of the node at `start`, whose descendants are all added.
     private mutating func close(_ start: Int) {
         let open = code[start]
-        code[start] = Instruction(operation: open.operation, operand: open.operand, variant: open.variant, end: UInt32(code.count))
+        code[start] = Instruction(operation: open.operation, operand: open.operand, end: UInt32(code.count))
     }
 }
 
@@ -113,7 +122,7 @@ extension Evaluator {
         case .rollout:
             return isInRollout(rules.names[Int(instruction.operand)], for: context)
         case .experiment:
-            return variant(of: rules.names[Int(instruction.operand)], for: context) == rules.names[Int(instruction.variant)]
+            return variant(of: rules.names[Int(instruction.operand)], for: context) == rules.names[Int(instruction.operand) + 1]
         case .condition:
             return Self.holds(rules.conditions[Int(instruction.operand)], for: context)
         }
