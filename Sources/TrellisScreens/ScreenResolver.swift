@@ -144,8 +144,9 @@ public struct ScreenResolver: Sendable {
             let variants = table.rules.names(in: Int(point.start) + 1..<Int(point.start) + 1 + Int(point.variants))
             let assigned = evaluator.variant(of: key, for: context)
             let fallback = evaluator.configuration.experiments[key]?.defaultVariant
-            let index = assigned.flatMap { variants.firstIndex(of: $0) } ?? fallback.flatMap { variants.firstIndex(of: $0) }
-            bytes.append(index.flatMap { $0 - variants.startIndex < Int(Outcomes.none) ? UInt8($0 - variants.startIndex) : nil } ?? Outcomes.none)
+            let found = assigned.flatMap { variants.firstIndex(of: $0) } ?? fallback.flatMap { variants.firstIndex(of: $0) }
+            let position = found.map { $0 - variants.startIndex }
+            bytes.append(position.flatMap { $0 < Int(Outcomes.none) ? UInt8($0) : nil } ?? Outcomes.none)
         }
         for (index, key) in decisions.rollouts.enumerated() {
             bytes.append(table.points(naming: index).contains { shown[Int($0)] } && evaluator.isInRollout(key, for: context) ? 1 : 0)

@@ -71,27 +71,29 @@ enum NavigationCheck {
         return sorted.prefix(shown).joined(separator: ", ") + " and \(sorted.count - shown) more"
     }
 
-    /// Why each URL among `links` is a dead link (``RouteTable/linkProblem(_:)``), nil for none:
-    /// each URL matched once, however many screens link to it (a catalogue's screens share their
-    /// tab bars and headers).
-    private static func problems(ofURLsIn links: [[ScreenLink.Target]], _ table: RouteTable) -> [String: String?] {
+    /// Why each dead URL among `links` is dead (``RouteTable/linkProblem(_:)``); a URL that
+    /// resolves is not in it. Each URL is matched once, however many screens link to it (a
+    /// catalogue's screens share their tab bars and headers).
+    private static func problems(ofURLsIn links: [[ScreenLink.Target]], _ table: RouteTable) -> [String: String] {
         var urls: Set<String> = []
         for case .url(let url) in links.joined() { urls.insert(url) }
         let distinct = Array(urls)
-        return Dictionary(uniqueKeysWithValues: zip(distinct, ParallelMap.map(distinct) { table.linkProblem($0) }))
+        return Dictionary(uniqueKeysWithValues: zip(distinct, ParallelMap.map(distinct) { table.linkProblem($0) }).compactMap { url, problem in
+            problem.map { (url, $0) }
+        })
     }
 
     /// A dead link is one the table cannot resolve for anybody: no route matches it, or it lacks a
     /// required query parameter. A link that is a whole `$param` is known only per request.
-    /// - Parameter links: `screen`'s links; `urlProblems` holds each URL's problem.
+    /// - Parameter links: `screen`'s links; `urlProblems` holds the problem of each dead URL among them.
     private static func links(
-        _ links: [ScreenLink.Target], of screen: CheckedScreen, _ table: RouteTable, _ urlProblems: [String: String?]
+        _ links: [ScreenLink.Target], of screen: CheckedScreen, _ table: RouteTable, _ urlProblems: [String: String]
     ) -> [Diagnostic] {
         let types = parameterTypes(of: screen, table)
         let problems = links.enumerated().compactMap { index, target -> (Int, String)? in
             let problem: String? =
                 switch target {
-                case .url(let url): urlProblems[url] ?? table.linkProblem(url)
+                case .url(let url): urlProblems[url]
                 case .template(let template, _): table.linkProblem(template: template, parameters: types)
                 case .parameter: nil
                 }
