@@ -14,10 +14,10 @@ import Glibc
 /// of them: a start holds 10,000 documents as they are until it is ready, then deflates them in
 /// the background, and what already shares a copy shares the deflated one.
 public struct DocumentBytes: Sendable, Equatable {
-    private enum Storage: Sendable, Equatable {
+    private enum Storage: Sendable {
         case plain([UInt8])
-        /// A raw deflate stream of `count` bytes.
-        case deflated([UInt8], count: Int)
+        /// A raw deflate stream of `count` bytes, made with `dictionary` preset.
+        case deflated([UInt8], count: Int, dictionary: DeflateDictionary?)
     }
 
     /// How the bytes are held: replaced once, by the deflated form or by the same bytes marked
@@ -43,12 +43,16 @@ public struct DocumentBytes: Sendable, Equatable {
     public init(_ bytes: [UInt8]) { held = ManagedAtomic(Held(.plain(bytes), isSettled: false)) }
 
     /// Deflates the bytes, for every copy of this document, unless they are already, or would not
-    /// get smaller (the fastest level: it runs for every screen a server checks). Safe while other
-    /// threads read them; two threads deflating at once make the same stream, and one is kept.
-    public func deflate() {
+    /// get smaller. Safe while other threads read them; two threads deflating at once make the
+    /// same stream, and one is kept.
+    /// - Parameter dictionary: words documents of this kind share, preset (kept with the bytes,
+    ///   for inflating them).
+    public func deflate(dictionary: DeflateDictionary? = nil) {
         let current = held.load(ordering: .acquiring)
         guard !current.isSettled, case .plain(let bytes) = current.storage else { return }
-        let settled = Self.deflate(bytes).map { Held(.deflated($0, count: bytes.count), isSettled: true) } ?? Held(.plain(bytes), isSettled: true)
+        let settled =
+            Self.deflate(bytes, dictionary: dictionary).map { Held(.deflated($0, count: bytes.count, dictionary: dictionary), isSettled: true) }
+            ?? Held(.plain(bytes), isSettled: true)
         _ = held.compareExchange(expected: current, desired: settled, ordering: .acquiringAndReleasing)
     }
 
@@ -62,7 +66,7 @@ public struct DocumentBytes: Sendable, Equatable {
     public var bytes: [UInt8] {
         switch storage {
         case .plain(let bytes): bytes
-        case .deflated(let deflated, let count): Self.inflate(deflated, count: count)
+        case .deflated(let deflated, let count, let dictionary): Self.inflate(deflated, count: count, dictionary: dictionary)
         }
     }
 
@@ -70,7 +74,15 @@ public struct DocumentBytes: Sendable, Equatable {
     public var count: Int {
         switch storage {
         case .plain(let bytes): bytes.count
-        case .deflated(_, let count): count
+        case .deflated(_, let count, _): count
+        }
+    }
+
+    /// How many bytes the document takes as it is held: its deflated stream's once deflated.
+    public var heldCount: Int {
+        switch storage {
+        case .plain(let bytes): bytes.count
+        case .deflated(let deflated, _, _): deflated.count
         }
     }
 
@@ -80,12 +92,12 @@ public struct DocumentBytes: Sendable, Equatable {
         return false
     }
 
-    /// Equal documents, however each is held (deflating is deterministic, so two deflated copies of
-    /// one document are equal streams).
+    /// Equal documents, however each is held (deflating is deterministic, so two copies of one
+    /// document deflated with the same dictionary are equal streams).
     public static func == (a: DocumentBytes, b: DocumentBytes) -> Bool {
         switch (a.storage, b.storage) {
         case (.plain(let x), .plain(let y)): same(x, y)
-        case (.deflated(let x, let m), .deflated(let y, let n)): m == n && same(x, y)
+        case (.deflated(let x, let m, let d), .deflated(let y, let n, let e)) where d === e: m == n && same(x, y)
         default: a.count == b.count && same(a.bytes, b.bytes)
         }
     }
@@ -101,17 +113,25 @@ public struct DocumentBytes: Sendable, Equatable {
     }
 
     /// zlib's defaults would set up 256 KiB of tables for every document: most of the time a
-    /// catalogue's start would spend here. A window no larger than the document, and smaller hash
-    /// tables, make the same stream format at a fraction of that (a few percent larger).
-    private static func deflate(_ bytes: [UInt8]) -> [UInt8]? {
+    /// catalogue's preparation would spend here. A window no larger than the dictionary and the
+    /// document, and smaller hash tables, make the same stream format at a fraction of that. The
+    /// default level, not the fastest: deflating runs in the background, after a start is ready,
+    /// and the fastest leaves a sixth more bytes to hold for as long as the screen is served.
+    private static func deflate(_ bytes: [UInt8], dictionary: DeflateDictionary?) -> [UInt8]? {
+        let preset = dictionary?.bytes ?? []
         var windowBits: Int32 = 9
-        while windowBits < 15 && 1 << windowBits < bytes.count { windowBits += 1 }
+        while windowBits < 15 && 1 << windowBits < preset.count + bytes.count { windowBits += 1 }
         var stream = z_stream()
         // Raw deflate (negative window bits): no zlib header, and no Adler-32 of every byte, which
         // only guards against damage on the way, and these bytes go nowhere.
-        guard deflateInit2_(&stream, Z_BEST_SPEED, Z_DEFLATED, -windowBits, 6, Z_DEFAULT_STRATEGY, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK
+        guard deflateInit2_(
+            &stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -windowBits, 6, Z_DEFAULT_STRATEGY, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK
         else { return nil }
         defer { deflateEnd(&stream) }
+        if !preset.isEmpty {
+            let status = preset.withUnsafeBufferPointer { deflateSetDictionary(&stream, $0.baseAddress, uInt($0.count)) }
+            guard status == Z_OK else { return nil }
+        }
         var out = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(bytes.count))))
         let status = out.withUnsafeMutableBufferPointer { out in
             bytes.withUnsafeBufferPointer { input in
@@ -126,17 +146,23 @@ public struct DocumentBytes: Sendable, Equatable {
         return out.withUnsafeBufferPointer { Array($0[..<Int(stream.total_out)]) }
     }
 
-    private static func inflate(_ deflated: [UInt8], count: Int) -> [UInt8] {
+    private static func inflate(_ deflated: [UInt8], count: Int, dictionary: DeflateDictionary?) -> [UInt8] {
         [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
             var stream = z_stream()
             var status = inflateInit2_(&stream, -15, zlibVersion(), Int32(MemoryLayout<z_stream>.size))
             if status == Z_OK {
-                status = deflated.withUnsafeBufferPointer { input in
-                    stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
-                    stream.avail_in = uInt(input.count)
-                    stream.next_out = out.baseAddress
-                    stream.avail_out = uInt(count)
-                    return CZlib.inflate(&stream, Z_FINISH)
+                if let preset = dictionary?.bytes, !preset.isEmpty {
+                    // A raw stream takes its dictionary before any input (no header asks for it).
+                    status = preset.withUnsafeBufferPointer { inflateSetDictionary(&stream, $0.baseAddress, uInt($0.count)) }
+                }
+                if status == Z_OK {
+                    status = deflated.withUnsafeBufferPointer { input in
+                        stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
+                        stream.avail_in = uInt(input.count)
+                        stream.next_out = out.baseAddress
+                        stream.avail_out = uInt(count)
+                        return CZlib.inflate(&stream, Z_FINISH)
+                    }
                 }
                 inflateEnd(&stream)
             }
@@ -145,4 +171,14 @@ public struct DocumentBytes: Sendable, Equatable {
             initialized = count
         }
     }
+}
+
+/// Words a kind of document shares, preset in zlib's window before each one is deflated: a
+/// document of a few kilobytes then refers back to them from its first line, instead of spelling
+/// each out once. The same object inflates what it deflated.
+public final class DeflateDictionary: Sendable {
+    /// At most the last 32 KiB given: a deflate window reaches no further back.
+    public let bytes: [UInt8]
+
+    public init(_ bytes: [UInt8]) { self.bytes = Array(bytes.suffix(1 << 15)) }
 }

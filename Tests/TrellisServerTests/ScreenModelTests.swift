@@ -59,6 +59,12 @@ import TrellisStore
                 #expect(entry.checked.isPrepared && entry.checked.document.isDeflated, "\(id)")
                 #expect(revision.heldDocument.isDeflated, "\(id): deflated for the runtime's revision too")
                 #expect(revision.document == baseline.screens[id]?.bytes, "\(id)")
+                // The screen format's words preset: a sixth or more fewer bytes held than deflated alone.
+                let alone = DocumentBytes(revision.document)
+                alone.deflate()
+                #expect(
+                    entry.checked.document.heldCount * 6 <= alone.heldCount * 5,
+                    "\(id): \(entry.checked.document.heldCount) bytes held, \(alone.heldCount) deflated alone")
             }
         }
     }

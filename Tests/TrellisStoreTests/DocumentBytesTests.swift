@@ -59,6 +59,27 @@ import TrellisStore
         }
     }
 
+    /// Words preset in the window: fewer bytes held, the same document back, equal to its other
+    /// copies however they are held.
+    @Test func aDictionaryShrinksTheStreamAndInflatesWithIt() {
+        let words = DeflateDictionary(Array(#"{"type":"Text","id":"t","values":{"text":"line "}}"#.utf8))
+        let alone = DocumentBytes.deflating(Self.screen)
+        let preset = DocumentBytes(Self.screen)
+        preset.deflate(dictionary: words)
+        #expect(preset.isDeflated && preset.count == Self.screen.count)
+        #expect(preset.heldCount < alone.heldCount, "\(preset.heldCount) bytes with the words, \(alone.heldCount) without")
+        #expect(preset.bytes == Self.screen)
+        #expect(preset == alone && alone == preset && preset == DocumentBytes(Self.screen))
+        let again = DocumentBytes(Self.screen)
+        again.deflate(dictionary: words)
+        #expect(again == preset)
+        var other = Self.screen
+        other[other.count - 3] = UInt8(ascii: "x")
+        let otherPreset = DocumentBytes(other)
+        otherPreset.deflate(dictionary: words)
+        #expect(otherPreset != preset && otherPreset != alone && otherPreset.bytes == other)
+    }
+
     @Test func whatDoesNotShrinkIsKeptAsItIs() {
         let tiny = Array("{}".utf8)
         #expect(!DocumentBytes.deflating(tiny).isDeflated)

@@ -83,8 +83,12 @@ public final class CheckedScreen: Sendable {
             guard case .success(let screen) = decodeModel() else { return nil }
             return ScreenEncodingPlan.make(screen, decisions: decisions, clientSchemaVersion: schemaVersion, resolver: resolver)
         }
-        document.deflate()
+        document.deflate(dictionary: Self.documentDictionary)
     }
+
+    /// The screen format's words (``ComponentRegistry/documentVocabulary``), preset for deflating
+    /// every document: a sixth fewer bytes held than each deflated on its own.
+    private static let documentDictionary = DeflateDictionary(ComponentRegistry.standard.documentVocabulary)
 
     /// The model, decoded again from the document as it was checked.
     func decodeModel() -> Result<Screen, DiagnosticsError> {
