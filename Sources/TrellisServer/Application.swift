@@ -58,6 +58,10 @@ public final class Application: Sendable {
     ) throws(StartError) {
         self.configuration = configuration
         self.logger = logger
+        // OpenSSL reads the system's certificate authorities, tens of milliseconds a start would
+        // otherwise wait for, while the runtime store is read on one core.
+        let webhookCAFile = configuration.admin.webhookCAFile
+        let webhookTLSContext = BackgroundResult { () throws(TLSError) in try TLSClientContext(extraAuthorities: webhookCAFile) }
         loader = ConfigLoader(directory: configDirectory, cacheBudget: CacheBudget(configuration.cache))
         do { try Self.prepareDataDirectory(configuration.dataDirectory) } catch { throw .dataDirectory("\(error)") }
         let http = Self.httpConfiguration(configuration)
@@ -103,7 +107,7 @@ public final class Application: Sendable {
             follower = nil
         }
         let webhookTLS: TLSClientContext
-        do { webhookTLS = try TLSClientContext(extraAuthorities: configuration.admin.webhookCAFile) } catch {
+        do { webhookTLS = try webhookTLSContext.get() } catch {
             throw .config(ConfigLoadError(errors: [DiagnosticsError(source: "settings", diagnostics: [
                 Diagnostic(path: ServerConfiguration.path(of: "admin.webhookCAFile"), location: .unknown, message: error.description)
             ])]))
