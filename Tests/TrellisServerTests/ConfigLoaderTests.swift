@@ -123,12 +123,52 @@ import TrellisTargeting
         #expect(snapshot.targeting.rollouts["gold-banner"] != nil)
     }
 
+    /// The screens are the `*.json` files of `screens/`: hidden files, other files and folders
+    /// are not screens; a file that cannot be read, or is over the size limit, is named with the reason.
+    @Test func screensAreTheJSONFilesOfTheirDirectory() throws {
+        let config = try TemporaryConfig(screens: ["b": TemporaryConfig.screen(id: "b", text: "B"), "a": TemporaryConfig.screen(id: "a", text: "A")])
+        let screens = config.url.appendingPathComponent("screens")
+        try Data("{".utf8).write(to: screens.appendingPathComponent(".draft.json"))
+        try Data("notes".utf8).write(to: screens.appendingPathComponent("README.md"))
+        try Data("{".utf8).write(to: screens.appendingPathComponent("c.json.orig"))
+        #expect(try loadSnapshot(config).screens.keys.sorted() == ["a", "b"])
+
+        try FileManager.default.createDirectory(at: screens.appendingPathComponent("folder.json"), withIntermediateDirectories: false)
+        try Data(repeating: UInt8(ascii: " "), count: ConfigLoader.maximumFileBytes + 1).write(to: screens.appendingPathComponent("huge.json"))
+        try FileManager.default.createSymbolicLink(atPath: screens.appendingPathComponent("gone.json").path, withDestinationPath: "nowhere.json")
+        guard case .failure(let error) = ConfigLoader(directory: config.url).load(previous: nil) else {
+            Issue.record("expected failure")
+            return
+        }
+        let lines = error.description.split(separator: "\n").map(String.init)
+        #expect(lines.contains("screens/folder.json: $: cannot read: not a regular file"), "\(lines)")
+        #expect(lines.contains("screens/huge.json: $: file is \(ConfigLoader.maximumFileBytes + 1) bytes; the limit is \(ConfigLoader.maximumFileBytes)"), "\(lines)")
+        #expect(lines.contains("screens/gone.json: $: cannot read: No such file or directory"), "\(lines)")
+        #expect(lines.count == 3, "\(lines)")
+    }
+
+    /// A file longer than its size said when it was opened (as `/proc` files, which say 0) is read
+    /// to its end, and still refused past the limit.
+    @Test func aFileIsReadToItsEndWhateverItsSizeSaid() throws {
+        let expected = try #require(FileManager.default.contents(atPath: "/proc/self/cmdline"))
+        guard case .success(let bytes) = ConfigFiles.bytes(at: "/proc/self/cmdline", limit: 1 << 20) else {
+            Issue.record("/proc/self/cmdline not read")
+            return
+        }
+        #expect(bytes == [UInt8](expected) && !bytes.isEmpty)
+        guard case .failure(.tooLarge(let size)) = ConfigFiles.bytes(at: "/proc/self/maps", limit: 64) else {
+            Issue.record("/proc/self/maps read past the limit")
+            return
+        }
+        #expect(size > 64)
+    }
+
     @Test func missingScreensDirectoryIsAnError() throws {
         let config = try TemporaryConfig(screens: [:])
         try FileManager.default.removeItem(at: config.url.appendingPathComponent("screens"))
         let result = ConfigLoader(directory: config.url).load(previous: nil)
         guard case .failure(let error) = result else { Issue.record("expected failure"); return }
-        #expect(error.description.hasPrefix("screens/: $: cannot read"))
+        #expect(error.description.hasPrefix("screens/: $: cannot read: No such file or directory"))
     }
 }
 

@@ -141,18 +141,19 @@ public struct ConfigLoader: Sendable {
         let templatesFingerprint = EncodedBody.fingerprint(templateFiles)
         let unchangedTemplates = previous?.templatesFingerprint == templatesFingerprint
         var screens: [String: ConfigBaseline.ScreenFile] = [:]
-        let files: [URL]
+        let names: [String]
         do {
-            files = try screenFiles()
+            names = try ConfigFiles.jsonFileNames(in: screensDirectory.path)
         } catch {
             return .failure(ConfigLoadError(errors: errors + [Self.fileError("screens/", error)]))
         }
         let revisions = Dictionary((stored?.screens ?? []).map { ($0.head.screen, $0.current) }, uniquingKeysWith: { $1 })
+        let directory = screensDirectory.path + "/"
         // Decoding and checking is most of a start at thousands of screens: each file on its own, on every core.
-        let loaded = ParallelMap.map(files) { file in
-            let source = "screens/" + file.lastPathComponent
-            let id = file.deletingPathExtension().lastPathComponent
-            return read(file, source: source).flatMap { bytes in
+        let loaded = ParallelMap.map(names) { name in
+            let source = "screens/" + name
+            let id = String(name.dropLast(".json".count))
+            return read(path: directory + name, source: source).flatMap { bytes in
                 if let old = previous?.screens[id], old.checked.document.holds(bytes), old.checked.templateNames.isEmpty || unchangedTemplates,
                     let targeting, (try? old.checked.checkReferences(in: targeting, source: source)) != nil
                 {
@@ -266,19 +267,19 @@ public struct ConfigLoader: Sendable {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: templatesDirectory.path, isDirectory: &isDirectory), isDirectory.boolValue
         else { return TemplateLibrary() }
-        let files: [URL]
+        let names: [String]
         do {
-            files = try jsonFiles(in: templatesDirectory)
+            names = try ConfigFiles.jsonFileNames(in: templatesDirectory.path)
         } catch {
             errors.append(Self.fileError("templates/", error))
             return TemplateLibrary()
         }
         var templates: [Template] = []
-        for file in files {
-            let source = "templates/" + file.lastPathComponent
-            switch self.read(file, source: source).flatMap({ bytes in
+        for name in names {
+            let source = "templates/" + name
+            switch self.read(path: templatesDirectory.path + "/" + name, source: source).flatMap({ bytes in
                 read += Array(source.utf8) + [0] + bytes + [0]
-                return TemplateLibrary.decode(bytes, source: source, expectedID: file.deletingPathExtension().lastPathComponent)
+                return TemplateLibrary.decode(bytes, source: source, expectedID: String(name.dropLast(".json".count)))
             }) {
             case .success(let template): templates.append(template)
             case .failure(let error): errors.append(error)
@@ -395,34 +396,23 @@ public struct ConfigLoader: Sendable {
         return "0x" + String(repeating: "0", count: 8 - digits.count) + digits
     }
 
-    private func screenFiles() throws -> [URL] { try jsonFiles(in: screensDirectory) }
+    private func read(_ file: URL, source: String) -> Result<[UInt8], DiagnosticsError> { read(path: file.path, source: source) }
 
-    private func jsonFiles(in directory: URL) throws -> [URL] {
-        // Sorted by names taken once: taking them in every comparison was a fiftieth of a start at 10,000 screens.
-        try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
-            .map { (name: $0.lastPathComponent, url: $0) }
-            .filter { $0.url.pathExtension == "json" && !$0.name.hasPrefix(".") }
-            .sorted { $0.name < $1.name }
-            .map(\.url)
-    }
-
-    private func read(_ file: URL, source: String) -> Result<[UInt8], DiagnosticsError> {
-        let data: Data
-        do {
-            data = try Data(contentsOf: file)
-        } catch {
-            return .failure(Self.fileError(source, error))
+    private func read(path: String, source: String) -> Result<[UInt8], DiagnosticsError> {
+        ConfigFiles.bytes(at: path, limit: Self.maximumFileBytes).mapError { failure in
+            switch failure {
+            case .unreadable(let reason):
+                Self.fileError(source, reason)
+            case .tooLarge(let size):
+                DiagnosticsError(source: source, diagnostics: [
+                    Diagnostic(path: .root, location: .unknown, message: "file is \(size) bytes; the limit is \(Self.maximumFileBytes)")
+                ])
+            }
         }
-        guard data.count <= Self.maximumFileBytes else {
-            return .failure(DiagnosticsError(source: source, diagnostics: [
-                Diagnostic(path: .root, location: .unknown, message: "file is \(data.count) bytes; the limit is \(Self.maximumFileBytes)")
-            ]))
-        }
-        return .success([UInt8](data))
     }
 
     static func fileError(_ source: String, _ error: any Error) -> DiagnosticsError {
-        let reason = (error as NSError).localizedDescription
+        let reason = (error as? ConfigFiles.Failure)?.description ?? (error as NSError).localizedDescription
         return DiagnosticsError(source: source, diagnostics: [Diagnostic(path: .root, location: .unknown, message: "cannot read: \(reason)")])
     }
 }
