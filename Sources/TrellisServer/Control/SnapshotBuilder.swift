@@ -81,9 +81,12 @@ struct SnapshotBuilder: Sendable {
             return .failure(ConfigLoadError(errors: errors))
         }
         var checking = checked
+        // Room for every screen from the start: grown as they came, 10,000 were rehashed fourteen times.
+        checking.reserveCapacity(checked.count + baseline.screens.count)
         for file in baseline.screens.values { checking[file.fingerprint] = file.checked }
         let checked = checking
         var sources: [String: EntrySource] = [:]
+        sources.reserveCapacity(max(baseline.screens.count, runtime.screens.count))
         for (id, file) in baseline.screens where runtime.screens[id] == nil { sources[id] = .file(file) }
         for (id, stored) in runtime.screens where Self.isServed(stored, baseline: baseline) { sources[id] = .stored(stored) }
         let made = ParallelMap.map(Array(sources)) { id, source in
