@@ -116,7 +116,7 @@ public struct DocumentBytes: Sendable, Equatable {
     /// catalogue's preparation would spend here. A window no larger than the dictionary and the
     /// document, and smaller hash tables, make the same stream format at a fraction of that. The
     /// default level, not the fastest: deflating runs in the background, after a start is ready,
-    /// and the fastest leaves a sixth more bytes to hold for as long as the screen is served.
+    /// and the fastest leaves a fifth more bytes to hold for as long as the screen is served.
     private static func deflate(_ bytes: [UInt8], dictionary: DeflateDictionary?) -> [UInt8]? {
         let preset = dictionary?.bytes ?? []
         var windowBits: Int32 = 9

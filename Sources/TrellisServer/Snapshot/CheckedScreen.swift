@@ -87,7 +87,8 @@ public final class CheckedScreen: Sendable {
     }
 
     /// The screen format's words (``ComponentRegistry/documentVocabulary``), preset for deflating
-    /// every document: a sixth fewer bytes held than each deflated on its own.
+    /// every document: a seventh fewer bytes held than each deflated on its own (10,004 generated
+    /// screens), a tenth to a sixth for the shipped ones.
     private static let documentDictionary = DeflateDictionary(ComponentRegistry.standard.documentVocabulary)
 
     /// The model, decoded again from the document as it was checked.
