@@ -158,6 +158,27 @@ stop_nginx() { [ -f "$WORK/nginx.pid" ] && kill "$(cat "$WORK/nginx.pid")" 2>/de
 # cpu_ticks PID: clock ticks of user + system time the process has used.
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
+# keepalive_gets PORT: each request target on standard input (one a line) sent as a GET over one
+# keep-alive connection, each answer read whole before the next; fails on any status but 200.
+keepalive_gets() {
+    python3 -c '
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+for i, line in enumerate(sys.stdin):
+    target = line.strip()
+    s.sendall(f"GET {target} HTTP/1.1\r\nHost: bench\r\n\r\n".encode())
+    buf = b""
+    while b"\r\n\r\n" not in buf:
+        chunk = s.recv(65536)
+        if not chunk: sys.exit(f"connection closed after {i} requests")
+        buf += chunk
+    head, body = buf.split(b"\r\n\r\n", 1)
+    if not head.startswith(b"HTTP/1.1 200"): sys.exit(f"{target}: {head.splitlines()[0].decode()}")
+    length = int(next(l for l in head.split(b"\r\n") if l.lower().startswith(b"content-length")).split(b":")[1])
+    while len(body) < length: body += s.recv(65536)
+' "$1"
+}
+
 # median: the median of the numbers on standard input, one a line.
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 
