@@ -3,7 +3,7 @@ extension ScreenDecisions {
     /// inside a branch its enclosing Rule or Experiment does not show is never evaluated.
     public func reachability(of outcomes: Outcomes) -> [Bool] {
         var shown: [Bool] = []
-        shown.reserveCapacity(points.count)
+        shown.reserveCapacity(table.pointCount)
         for point in table.points { shown.append(point.isReached(shown, outcomes.bytes)) }
         return shown
     }

@@ -31,23 +31,27 @@ public final class ScreenDecisions: Sendable {
     /// What a request's outcomes are decided from: the points' guards and rules, laid flat.
     let table: DecisionTable
 
-    /// The length of an ``Outcomes`` vector for this screen.
-    public var count: Int { points.count + rollouts.count }
+    /// The length of an ``Outcomes`` vector for this screen (kept: every request reads it, and
+    /// the arrays' own counts are in lines of their own).
+    public let count: Int
 
     init(points: [DecisionPoint], rollouts: [String], table: DecisionTable) {
         self.points = points
         self.rollouts = rollouts
         self.table = table
+        count = points.count + rollouts.count
     }
 
     /// A screen's without Rules and Experiments: one for all of them.
     static let none = ScreenDecisions(
-        points: [], rollouts: [], table: DecisionTable(points: [], rules: FlatRules(), rolloutPoints: [], rolloutEnds: []))
+        points: [], rollouts: [], table: DecisionTable(points: [], rules: FlatRules(), rolloutPoints: [], rolloutNames: []))
 }
 
-/// What ``ScreenResolver/outcomes(of:for:evaluator:)`` reads of a screen's decisions, in a few
-/// contiguous arrays (``FlatRules``): the points' rules, kept as expressions for everything else,
-/// are a box per node, and at thousands of screens a request found most of them in cold memory.
+/// What ``ScreenResolver/outcomes(of:for:evaluator:)`` reads of a screen's decisions, in two
+/// contiguous buffers: the points' rules (``FlatRules``), kept as expressions for everything
+/// else, are a box per node, and at thousands of screens a request found most of them in cold
+/// memory; and the points' guards with the points naming each rollout, in one array of words
+/// (each array was a line from memory of its own).
 struct DecisionTable: Sendable {
     struct Point: Sendable {
         /// The nearest enclosing point, and the outcome of it that shows this one; -1 for none.
@@ -67,16 +71,51 @@ struct DecisionTable: Sendable {
         }
     }
 
-    let points: [Point]
+    /// Each point's four words (``Point``'s fields in order), then for each rollout of
+    /// ``ScreenDecisions/rollouts`` the end of its run and the index of its name in `rules`, then
+    /// the runs: the points that name each rollout, one run after another.
+    private let words: [UInt32]
+    let pointCount: Int
+    let rolloutCount: Int
     let rules: FlatRules
-    /// The points that name each rollout of ``ScreenDecisions/rollouts``, one run after another;
-    /// rollout *k*'s run ends at `rolloutEnds[k]`.
-    let rolloutPoints: [UInt32]
-    let rolloutEnds: [UInt32]
 
-    /// The points naming rollout `index`.
-    func points(naming index: Int) -> ArraySlice<UInt32> {
-        rolloutPoints[(index == 0 ? 0 : Int(rolloutEnds[index - 1]))..<Int(rolloutEnds[index])]
+    /// - Parameter rolloutPoints: for each rollout, the points that name it.
+    /// - Parameter rolloutNames: for each rollout, the index of its name in `rules`' names.
+    init(points: [Point], rules: FlatRules, rolloutPoints: [[Int]], rolloutNames: [Int]) {
+        var words: [UInt32] = []
+        words.reserveCapacity(4 * points.count + 2 * rolloutPoints.count + rolloutPoints.reduce(0) { $0 + $1.count })
+        for point in points {
+            words += [UInt32(bitPattern: point.guardPoint), UInt32(bitPattern: point.guardOutcome), point.start, point.variants]
+        }
+        var end = 0
+        for (users, name) in zip(rolloutPoints, rolloutNames) {
+            end += users.count
+            words += [UInt32(end), UInt32(name)]
+        }
+        for users in rolloutPoints { words += users.map(UInt32.init) }
+        self.words = words
+        pointCount = points.count
+        rolloutCount = rolloutPoints.count
+        self.rules = rules
+    }
+
+    /// The points in tree order.
+    var points: some RandomAccessCollection<Point> { (0..<pointCount).lazy.map { point(at: $0) } }
+
+    func point(at index: Int) -> Point {
+        let base = 4 * index
+        return Point(
+            guardPoint: Int32(bitPattern: words[base]), guardOutcome: Int32(bitPattern: words[base + 1]), start: words[base + 2],
+            variants: words[base + 3])
+    }
+
+    /// Whether any of the points naming rollout `index` is shown, and the rollout's name.
+    func rollout(_ index: Int, namedBy shown: [Bool]) -> (shown: Bool, name: String) {
+        let entry = 4 * pointCount + 2 * index
+        let runs = 4 * pointCount + 2 * rolloutCount
+        let start = index == 0 ? 0 : Int(words[entry - 2])
+        let isShown = words[(runs + start)..<(runs + Int(words[entry]))].contains { shown[Int($0)] }
+        return (isShown, rules.name(at: Int(words[entry + 1])))
     }
 }
 
@@ -128,8 +167,9 @@ public struct ScreenResolver: Sendable {
         bytes.reserveCapacity(decisions.count)
         let table = decisions.table
         var shown: [Bool] = []
-        shown.reserveCapacity(table.points.count)
-        for point in table.points {
+        shown.reserveCapacity(table.pointCount)
+        for index in 0..<table.pointCount {
+            let point = table.point(at: index)
             let reachable = point.isReached(shown, bytes)
             shown.append(reachable)
             guard reachable else {
@@ -148,8 +188,9 @@ public struct ScreenResolver: Sendable {
             let position = found.map { $0 - variants.startIndex }
             bytes.append(position.flatMap { $0 < Int(Outcomes.none) ? UInt8($0) : nil } ?? Outcomes.none)
         }
-        for (index, key) in decisions.rollouts.enumerated() {
-            bytes.append(table.points(naming: index).contains { shown[Int($0)] } && evaluator.isInRollout(key, for: context) ? 1 : 0)
+        for index in 0..<table.rolloutCount {
+            let rollout = table.rollout(index, namedBy: shown)
+            bytes.append(rollout.shown && evaluator.isInRollout(rollout.name, for: context) ? 1 : 0)
         }
         return Outcomes(bytes)
     }
@@ -367,15 +408,9 @@ private struct DecisionWalk {
             return DecisionTable.Point(
                 guardPoint: Int32(guarded?.point ?? -1), guardOutcome: Int32(guarded?.outcome ?? 0), start: UInt32(start), variants: variantCount)
         }
-        var ends: [UInt32] = []
-        var total = 0
-        for users in rolloutPoints {
-            total += users.count
-            ends.append(UInt32(total))
-        }
-        return DecisionTable(
-            points: flat.exactlySized(), rules: rules.exactlySized(), rolloutPoints: rolloutPoints.joined().map(UInt32.init).exactlySized(),
-            rolloutEnds: ends.exactlySized())
+        // Each rollout is named by a `.rollout` leaf of a point's rule, so its name is among the rules'.
+        let names = rollouts.map { rules.index(ofName: $0)! }
+        return DecisionTable(points: flat, rules: rules.exactlySized(), rolloutPoints: rolloutPoints, rolloutNames: names)
     }
 
     mutating func visit(_ node: Node, guarded: (point: Int, outcome: Int)?) {

@@ -60,6 +60,9 @@ public struct FlatRules: Sendable {
     /// The name added at `index` (``append(name:)``).
     public func name(at index: Int) -> String { names[index] }
 
+    /// The index of the first name equal to `name`, if any.
+    public func index(ofName name: String) -> Int? { names.firstIndex(of: name) }
+
     /// The names added from `range` on, for a caller that added a list of them in a row.
     public func names(in range: Range<Int>) -> ArraySlice<String> { names[range] }
 

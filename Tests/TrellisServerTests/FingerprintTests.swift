@@ -1,7 +1,7 @@
 import Testing
 @testable import TrellisServer
 
-/// ETags are XXH64 fingerprints: the reference implementation's digests (python-xxhash 3.x,
+/// ETags and fingerprints are XXH64: the reference implementation's digests (python-xxhash 3.x,
 /// seed 0) for every path through the function — empty, under 4, 4–7, 8–31 bytes, whole stripes
 /// and stripes with a tail.
 @Suite struct FingerprintTests {
@@ -19,7 +19,16 @@ import Testing
         }
     }
 
-    @Test func theETagIsTheQuotedFingerprint() {
-        #expect(EncodedBody(bytes: Array("abc".utf8)).etag == "\"44bc2cf5ad770999\"")
+    /// The same XXH64 in 13 base-36 digits (0x44bc2cf5ad770999 is 11mo2jbx36f89), quoted: 15 bytes,
+    /// which a Swift string holds without a buffer of its own; a small value keeps its leading zeros.
+    @Test func theETagIsTheQuotedFingerprintInBase36() {
+        #expect(EncodedBody(bytes: Array("abc".utf8)).etag == "\"11mo2jbx36f89\"")
+        #expect(EncodedBody.entityTag(Array("abc".utf8)).utf8.count == 15)
+        let tags = (0..<2_000).map { EncodedBody(bytes: [UInt8(truncatingIfNeeded: $0), UInt8(truncatingIfNeeded: $0 >> 8)]).etag }
+        #expect(tags.allSatisfy { $0.utf8.count == 15 && $0.dropFirst().dropLast().allSatisfy { $0.isNumber || ("a"..."z").contains($0) } })
+        #expect(Set(tags).count == tags.count)
+        #expect(tags.map { UInt64($0.dropFirst().dropLast(), radix: 36)! } == (0..<2_000).map {
+            UInt64(EncodedBody.fingerprint([UInt8(truncatingIfNeeded: $0), UInt8(truncatingIfNeeded: $0 >> 8)]), radix: 16)!
+        })
     }
 }

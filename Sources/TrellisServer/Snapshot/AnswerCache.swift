@@ -9,16 +9,73 @@ public struct AnswerKey: Hashable, Sendable {
     public var revision: Int
     /// The schema version the answer is resolved for (the client's, capped at the screen's).
     public var schemaVersion: Int
-    public var outcomes: Outcomes
+    /// The outcome of each of the screen's decisions.
+    public var outcomes: Outcomes {
+        get { packedOutcomes.outcomes }
+        set { packedOutcomes = PackedOutcomes(newValue) }
+    }
+    private var packedOutcomes: PackedOutcomes
     public var pretty: Bool
     /// What the bytes are: the resolved screen, its layout, or a preview page.
-    public var format: AnswerFormat = .screen
+    public var format: AnswerFormat
     /// The viewport of a layout or preview; nil for the screen itself.
-    public var viewport: LayoutViewport? = nil
+    public var viewport: LayoutViewport?
     /// The values of the parameters the screen uses (`$param`), canonically; empty for a screen without.
-    public var parameters: String = ""
+    public var parameters: String
     /// The query a preview's links carry on (who is looking, at what size); empty for every other answer.
-    public var linkQuery: String = ""
+    public var linkQuery: String
+
+    public init(
+        screen: String, revision: Int, schemaVersion: Int, outcomes: Outcomes, pretty: Bool, format: AnswerFormat = .screen,
+        viewport: LayoutViewport? = nil, parameters: String = "", linkQuery: String = ""
+    ) {
+        self.screen = screen
+        self.revision = revision
+        self.schemaVersion = schemaVersion
+        packedOutcomes = PackedOutcomes(outcomes)
+        self.pretty = pretty
+        self.format = format
+        self.viewport = viewport
+        self.parameters = parameters
+        self.linkQuery = linkQuery
+    }
+}
+
+/// Outcomes as a cache key holds them: up to 15 in the key itself (the bytes in two words, their
+/// count in the top byte of the second), more in an array. A hit compares its key with the
+/// entry's without reading another allocation — for a screen among thousands, a line from memory.
+enum PackedOutcomes: Hashable, Sendable {
+    case inline(UInt64, UInt64)
+    case spilled([UInt8])
+
+    static let mostInline = 15
+
+    init(_ outcomes: Outcomes) {
+        let bytes = outcomes.bytes
+        guard bytes.count <= Self.mostInline else {
+            self = .spilled(bytes)
+            return
+        }
+        var words = (UInt64(0), UInt64(bytes.count) << 56)
+        for (i, byte) in bytes.enumerated() {
+            if i < 8 { words.0 |= UInt64(byte) << (8 * i) } else { words.1 |= UInt64(byte) << (8 * (i - 8)) }
+        }
+        self = .inline(words.0, words.1)
+    }
+
+    var outcomes: Outcomes {
+        switch self {
+        case .spilled(let bytes): return Outcomes(bytes)
+        case .inline(let low, let high):
+            let count = Int(high >> 56)
+            return Outcomes((0..<count).map { i in UInt8(truncatingIfNeeded: i < 8 ? low >> (8 * i) : high >> (8 * (i - 8))) })
+        }
+    }
+
+    /// The bytes held outside the key.
+    var heapBytes: Int {
+        if case .spilled(let bytes) = self { bytes.count } else { 0 }
+    }
 }
 
 /// The kinds of answer built from one resolved screen.
@@ -42,7 +99,7 @@ extension AnswerKey {
     /// The bytes the key's strings and arrays hold, by their lengths (a short string is stored in
     /// the key itself, so this errs high): part of what an answer costs the cache.
     var heapBytes: Int {
-        var total = screen.utf8.count + outcomes.bytes.count + parameters.utf8.count + linkQuery.utf8.count
+        var total = screen.utf8.count + packedOutcomes.heapBytes + parameters.utf8.count + linkQuery.utf8.count
         if case .route(let resolution, _) = format { total += resolution.count }
         return total
     }
@@ -118,10 +175,10 @@ public enum SnapshotCacheLimits {
 /// (``init(capacity:)``: each charged 1). The table is split into shards by the key's hash, a
 /// power of two of them: one per ``SnapshotCacheLimits/answerShardBytes`` of budget, or per
 /// ``SnapshotCacheLimits/entriesPerShard`` entries of capacity. Each shard holds an equal share
-/// of the limit, so the cache never holds more than its limit. Each shard is a dictionary
-/// published by one atomic store, keyed by the key's hash so that copying it retains one object
-/// per entry. A hit hashes the key once, loads its shard's dictionary (one atomic load), looks the
-/// key up and, the first time the entry is hit since the clock hand last passed it, does one
+/// of the limit, so the cache never holds more than its limit. Each shard is a table of slots
+/// (``Entries``) published by one atomic store, keyed by the key's hash so that copying it
+/// retains one object per entry. A hit hashes the key once, loads its shard's table (one atomic
+/// load), looks the key up and, the first time the entry is hit since the clock hand last passed it, does one
 /// relaxed store of its `referenced` bit: no lock in the request path, and nothing a hit writes is
 /// shared with other entries. A miss makes the value outside any lock, then, under its shard's
 /// `Mutex` (misses only), publishes a copy of that shard with it added: a miss copies one shard's
@@ -176,31 +233,8 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
         }
     }
 
-    /// The entries whose keys have one hash: one, or (two keys' 64-bit hashes are equal, which
-    /// is all but impossible but must still be right) several. A table is keyed by the hash, so
-    /// that copying a shard's table retains one object per entry rather than every string and
-    /// array of its key.
-    enum Bucket {
-        case one(Entry)
-        case several([Entry])
-
-        func entry(for key: AnswerKey) -> Entry? {
-            switch self {
-            case .one(let entry): entry.key == key ? entry : nil
-            case .several(let entries): entries.first { $0.key == key }
-            }
-        }
-
-        var entries: [Entry] {
-            switch self {
-            case .one(let entry): [entry]
-            case .several(let entries): entries
-            }
-        }
-    }
-
-    /// A key with its hash computed once: the same hash picks the shard and the bucket in the
-    /// shard's table, so a lookup hashes the key's strings and arrays once.
+    /// A key with its hash computed once: the same hash picks the shard (its low bits) and the
+    /// slot in the shard's table (its high bits), so a lookup hashes the key's strings and arrays once.
     struct HashedKey {
         let key: AnswerKey
         let hash: Int
@@ -222,33 +256,88 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
     }
 
     /// A shard's entries: a table's, and the copy a miss changes and publishes as a new table.
+    ///
+    /// Open addressing with linear probing, each slot the key's hash beside its entry: a hit
+    /// reads one line of the table before the entry (a `Dictionary` read its storage's header,
+    /// bitmap, keys and values, four lines that a screen among thousands finds cold), and a
+    /// different hash is passed over without touching its entry. Keys of one hash (all but
+    /// impossible with 64 bits, but it must still be right) take consecutive slots and are told
+    /// apart by their keys. At most three quarters full; a removal moves back the slots after it
+    /// that belong before the hole, so there are no tombstones and a lookup stops at the first
+    /// empty slot. Copying it retains one object per entry.
     struct Entries {
-        private(set) var buckets: [Int: Bucket] = [:]
-        private(set) var count = 0
+        struct Slot {
+            let hash: Int
+            let entry: Entry
+        }
 
-        subscript(key: HashedKey) -> Entry? { buckets[key.hash]?.entry(for: key.key) }
-        var all: some Sequence<Entry> { buckets.values.lazy.flatMap(\.entries) }
+        /// A power of two of them (or none, before the first insertion).
+        private(set) var slots: [Slot?] = []
+        private(set) var count = 0
+        /// The shift that leaves a hash's top bits, the slot it starts from: the shard was picked
+        /// by its low bits, which all of a shard's keys share.
+        private var shift = 64
+
+        subscript(key: HashedKey) -> Entry? {
+            guard count > 0 else { return nil }
+            return slots.withUnsafeBufferPointer { slots in
+                var i = home(key.hash)
+                while let hash = slots[i]?.hash {
+                    if hash == key.hash, let entry = slots[i]?.entry, entry.key == key.key { return entry }
+                    i = (i + 1) & (slots.count - 1)
+                }
+                return nil
+            }
+        }
+
+        var all: some Sequence<Entry> { slots.lazy.compactMap { $0?.entry } }
+
+        private func home(_ hash: Int) -> Int { Int(truncatingIfNeeded: UInt(bitPattern: hash) >> UInt(shift)) }
 
         mutating func insert(_ entry: Entry, hash: Int) {
+            if (count + 1) * 4 > slots.count * 3 { grow() }
+            place(Slot(hash: hash, entry: entry))
             count += 1
-            guard let bucket = buckets[hash] else {
-                buckets[hash] = .one(entry)
-                return
-            }
-            buckets[hash] = .several(bucket.entries + [entry])
+        }
+
+        private mutating func place(_ slot: Slot) {
+            var i = home(slot.hash)
+            while slots[i] != nil { i = (i + 1) & (slots.count - 1) }
+            slots[i] = slot
+        }
+
+        private mutating func grow() {
+            let old = slots
+            let capacity = max(8, slots.count * 2)
+            slots = Array(repeating: nil, count: capacity)
+            shift = 64 - capacity.trailingZeroBitCount
+            for case let slot? in old { place(slot) }
         }
 
         mutating func remove(_ key: HashedKey) {
-            switch buckets[key.hash] {
-            case .one(let entry) where entry.key == key.key:
-                buckets[key.hash] = nil
-            case .several(let entries) where entries.contains(where: { $0.key == key.key }):
-                let rest = entries.filter { $0.key != key.key }  // a bucket of several holds two or more
-                buckets[key.hash] = rest.count == 1 ? .one(rest[0]) : .several(rest)
-            default:
-                return
+            guard count > 0 else { return }
+            let mask = slots.count - 1
+            var hole = home(key.hash)
+            while true {
+                guard let slot = slots[hole] else { return }
+                if slot.hash == key.hash && slot.entry.key == key.key { break }
+                hole = (hole + 1) & mask
             }
+            slots[hole] = nil
             count -= 1
+            // Each slot after the hole, up to the next empty one, moves into it unless it
+            // starts between the hole and where it is (cyclically): then it is already reached.
+            var next = (hole + 1) & mask
+            while let slot = slots[next] {
+                let start = home(slot.hash)
+                let reachedWithoutHole = hole <= next ? (hole < start && start <= next) : (hole < start || start <= next)
+                if !reachedWithoutHole {
+                    slots[hole] = slot
+                    slots[next] = nil
+                    hole = next
+                }
+                next = (next + 1) & mask
+            }
         }
     }
 
@@ -287,8 +376,33 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
 
     /// One part of the table: its entries, published whole, and its CLOCK rings.
     final class Shard: Sendable {
-        let table = ManagedAtomic(Table())
+        /// Its place in ``ShardTables``.
+        let table: UnsafeAtomic<Table>
         let rings = Mutex(Rings())
+        init(table: UnsafeAtomic<Table>) { self.table = table }
+    }
+
+    /// Every shard's published table, its atomic reference side by side with the others' in one
+    /// allocation: a hit finds its shard's atomic by arithmetic, where an atomic object per shard
+    /// was one more line from memory for a shard among thousands. Freed with the cache.
+    struct ShardTables: @unchecked Sendable {
+        private let storage: UnsafeMutablePointer<UnsafeAtomic<Table>.Storage>
+        let count: Int
+
+        init(count: Int) {
+            self.count = count
+            storage = .allocate(capacity: count)
+            for index in 0..<count { (storage + index).initialize(to: .init(Table())) }
+        }
+
+        subscript(index: Int) -> UnsafeAtomic<Table> { UnsafeAtomic(at: storage + index) }
+
+        /// Releases every table and the storage; nothing may read them after.
+        func free() {
+            for index in 0..<count { _ = (storage + index).pointee.dispose() }
+            storage.deinitialize(count: count)
+            storage.deallocate()
+        }
     }
 
     public let limit: Limit
@@ -299,6 +413,7 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
     /// Most the entries with a viewport may be charged: half of every shard.
     public var viewportLimit: Int { shardViewportLimit * shards.count }
     private let shards: [Shard]
+    private let tables: ShardTables
     private let shardMask: Int
     /// What an entry holds, in a cache bounded by bytes; nil in one bounded by entries.
     private let bytesOf: (@Sendable (AnswerKey, Value) -> Int)?
@@ -306,10 +421,14 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
     private init(limit: Limit, shardCount: Int, bytesOf: (@Sendable (AnswerKey, Value) -> Int)?) {
         self.limit = limit
         self.bytesOf = bytesOf
-        shards = (0..<shardCount).map { _ in Shard() }
+        let tables = ShardTables(count: shardCount)
+        self.tables = tables
+        shards = (0..<shardCount).map { Shard(table: tables[$0]) }
         shardMask = shardCount - 1
         shardLimit = limit.units / shardCount
     }
+
+    deinit { tables.free() }
 
     /// A cache of at most `capacity` entries (resolved screens, layout plans), each counting 1.
     public convenience init(capacity: Int) {
@@ -349,14 +468,13 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
         for key: AnswerKey, make: () throws(Failure) -> Value
     ) throws(Failure) -> (body: Value, hit: Bool) {
         let hashed = HashedKey(key)
-        let shard = shard(hashed)
-        if let entry = shard.table.load(ordering: .acquiring).entries[hashed] {
+        if let entry = tables[hashed.hash & shardMask].load(ordering: .acquiring).entries[hashed] {
             // Only the first hit after the hand passed writes: a popular entry's line stays shared.
             if !entry.referenced.load(ordering: .relaxed) { entry.referenced.store(true, ordering: .relaxed) }
             return (entry.body, true)
         }
         let made = try make()
-        return (store(made, for: hashed, in: shard), false)
+        return (store(made, for: hashed, in: shard(hashed)), false)
     }
 
     /// Publishes `made` under `key` in its shard (misses of one shard serialize here), unless

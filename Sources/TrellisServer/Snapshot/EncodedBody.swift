@@ -3,21 +3,40 @@ import TrellisHTTP
 
 /// A response body encoded once, with everything a cache-friendly answer needs, so that serving it
 /// again costs no encoding and no compression.
+///
+/// One reference to what it holds: an answer-cache hit copies the body out of its entry, and
+/// each reference copied is a retain, which for an answer among thousands that nobody asked for
+/// lately is a line read from memory (the ETag's and the gzip form's storage were two of them).
 public struct EncodedBody: Sendable {
-    public let bytes: [UInt8]
+    private let storage: Storage
+
+    public var bytes: [UInt8] { storage.bytes }
     /// A strong entity tag (RFC 9110 §8.8.3), quoted, derived from the bytes.
-    public let etag: String
+    public var etag: String { storage.etag }
     /// Headers that belong to these bytes (a client format's envelope facts), sent with them.
-    public let headers: [(name: String, value: String)]
+    public var headers: [(name: String, value: String)] { storage.headers }
     /// The gzip form, made the first time a client may take it and kept for every later one.
-    private let compressed: Compressed?
+    private var compressed: Compressed? { storage.compressed }
+
+    private final class Storage: Sendable {
+        let bytes: [UInt8]
+        let etag: String
+        let headers: [(name: String, value: String)]
+        let compressed: Compressed?
+        init(bytes: [UInt8], etag: String, headers: [(name: String, value: String)], compressed: Compressed?) {
+            self.bytes = bytes
+            self.etag = etag
+            self.headers = headers
+            self.compressed = compressed
+        }
+    }
 
     /// - Parameter compressionLevel: ``Gzip/Policy/compressedOnceLevel`` (the default) for answers
     ///   cached and sent many times; lower for an answer made for one or a few requests.
     public init(
         bytes: [UInt8], compressionLevel: Int = Gzip.Policy.compressedOnceLevel, headers: [(name: String, value: String)] = []
     ) {
-        self.init(bytes: bytes, fingerprint: EncodedBody.fingerprint(bytes), compressionLevel: compressionLevel, headers: headers)
+        self.init(bytes: bytes, etag: Self.entityTag(bytes), compressionLevel: compressionLevel, headers: headers)
     }
 
     /// A body whose fingerprint is already known (a font file's, named by its URL).
@@ -25,10 +44,21 @@ public struct EncodedBody: Sendable {
         bytes: [UInt8], fingerprint: String, compressionLevel: Int = Gzip.Policy.compressedOnceLevel,
         headers: [(name: String, value: String)] = []
     ) {
-        self.bytes = bytes
-        self.headers = headers
-        compressed = bytes.count >= Gzip.Policy.minimumBytes ? Compressed(level: compressionLevel) : nil
-        etag = "\"" + fingerprint + "\""
+        self.init(bytes: bytes, etag: "\"" + fingerprint + "\"", compressionLevel: compressionLevel, headers: headers)
+    }
+
+    private init(bytes: [UInt8], etag: String, compressionLevel: Int, headers: [(name: String, value: String)]) {
+        storage = Storage(
+            bytes: bytes, etag: etag, headers: headers,
+            compressed: bytes.count >= Gzip.Policy.minimumBytes ? Compressed(level: compressionLevel) : nil)
+    }
+
+    /// XXH64 of the bytes as 13 base-36 digits, quoted: 15 bytes, which a `String` holds in itself
+    /// (16 hex digits and their quotes took a heap buffer of their own, read by every answer
+    /// served: for an answer among thousands, one more line from memory).
+    static func entityTag(_ bytes: [UInt8]) -> String {
+        let digits = String(bytes.withUnsafeBytes { XXH64.hash($0) }, radix: 36)
+        return "\"" + String(repeating: "0", count: 13 - digits.count) + digits + "\""
     }
 
     /// The gzip form of `bytes`, or nil when the body is too small for compression to pay.

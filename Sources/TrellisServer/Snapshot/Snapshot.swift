@@ -9,23 +9,31 @@ import TrellisText
 
 /// One screen revision ready to serve: its checked document and its revision. A class: every
 /// request holds its screen's entry, and a reference costs one retain where the fields were ten.
+///
+/// What every request reads of the checked screen is kept here too (references to the same
+/// storage): at thousands of screens the checked screen is another line from memory, which a
+/// hit in the answer cache then needs for nothing else.
 public final class ScreenEntry: Sendable {
     public let checked: CheckedScreen
     public let revision: Int
+    public let id: String
+    public let schemaVersion: Int
+    /// Every Rule and Experiment of the screen, found once when it was checked.
+    public let decisions: ScreenDecisions
+    /// The parameters the screen uses (`$param`, `$format`), sorted; empty for most screens.
+    public let parameterNames: [String]
 
     public init(_ checked: CheckedScreen, revision: Int) {
         self.checked = checked
         self.revision = revision
+        id = checked.id
+        schemaVersion = checked.schemaVersion
+        decisions = checked.decisions
+        parameterNames = checked.parameterNames
     }
 
-    public var id: String { checked.id }
-    public var schemaVersion: Int { checked.schemaVersion }
-    /// Every Rule and Experiment of the screen, found once when it was checked.
-    public var decisions: ScreenDecisions { checked.decisions }
     /// Identifies the screen's content regardless of revision, to tell a changed file on reload.
     public var contentFingerprint: String { checked.fingerprint }
-    /// The parameters the screen uses (`$param`, `$format`), sorted; empty for most screens.
-    public var parameterNames: [String] { checked.parameterNames }
 
     /// Screen id and revision: what answer-cache keys name of a screen.
     struct RevisionKey: Hashable {
