@@ -99,6 +99,12 @@ struct DecisionTable: Sendable {
         self.rules = rules
     }
 
+    /// Reads the first line of each of the table's buffers, one load after another: for a screen
+    /// nobody asked for lately each is a line from memory, and issued together they arrive in the
+    /// time of one, where evaluation reaching them one by one waited for each in turn. Returns the
+    /// buffers' counts added up, for the caller to use: a result nobody reads would not be loaded.
+    func warm() -> Int { words.count &+ rules.bufferCounts }
+
     /// The points in tree order.
     var points: some RandomAccessCollection<Point> { (0..<pointCount).lazy.map { point(at: $0) } }
 
@@ -166,6 +172,7 @@ public struct ScreenResolver: Sendable {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(decisions.count)
         let table = decisions.table
+        guard table.warm() >= 0 else { preconditionFailure("a buffer's count is never negative") }
         var shown: [Bool] = []
         shown.reserveCapacity(table.pointCount)
         for index in 0..<table.pointCount {

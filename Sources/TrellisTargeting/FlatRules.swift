@@ -60,6 +60,11 @@ public struct FlatRules: Sendable {
     /// The name added at `index` (``append(name:)``).
     public func name(at index: Int) -> String { names[index] }
 
+    /// The sum of the arrays' counts: each count is in the first line of its array's buffer, so
+    /// reading them all, one after another with nothing in between that waits, brings those lines
+    /// from memory together (``DecisionTable/warm()``).
+    public var bufferCounts: Int { code.count &+ names.count &+ conditions.count }
+
     /// The index of the first name equal to `name`, if any.
     public func index(ofName name: String) -> Int? { names.firstIndex(of: name) }
 
