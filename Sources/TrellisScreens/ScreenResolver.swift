@@ -28,8 +28,10 @@ public final class ScreenDecisions: Sendable {
     /// Every rollout the points' expressions name directly (not through named rules), first use
     /// first. Their in/out is part of the outcomes so the answer can report it for exposure logging.
     public let rollouts: [String]
-    /// What a request's outcomes are decided from: the points' guards and rules, laid flat.
-    let table: DecisionTable
+    /// What a request's outcomes are decided from: the points' guards and rules, laid flat. A
+    /// value, for a screen's entry to keep a copy of: a request then reads it where it reads the
+    /// entry (``ScreenResolver/outcomes(of:for:evaluator:)-(DecisionTable,_,_)``), not from this object.
+    public let table: DecisionTable
 
     /// The length of an ``Outcomes`` vector for this screen (kept: every request reads it, and
     /// the arrays' own counts are in lines of their own).
@@ -52,7 +54,7 @@ public final class ScreenDecisions: Sendable {
 /// else, are a box per node, and at thousands of screens a request found most of them in cold
 /// memory; and the points' guards with the points naming each rollout, in one array of words
 /// (each array was a line from memory of its own).
-struct DecisionTable: Sendable {
+public struct DecisionTable: Sendable {
     struct Point: Sendable {
         /// The nearest enclosing point, and the outcome of it that shows this one; -1 for none.
         let guardPoint: Int32
@@ -169,9 +171,13 @@ public struct ScreenResolver: Sendable {
     /// evaluated and reads 0, and so does a rollout that only such points name: users who differ
     /// only there get equal outcomes, hence one cache entry.
     public func outcomes(of decisions: ScreenDecisions, for context: UserContext, evaluator: Evaluator) -> Outcomes {
+        outcomes(of: decisions.table, for: context, evaluator: evaluator)
+    }
+
+    /// The same, from the decisions' table (``ScreenDecisions/table``).
+    public func outcomes(of table: DecisionTable, for context: UserContext, evaluator: Evaluator) -> Outcomes {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(decisions.count)
-        let table = decisions.table
+        bytes.reserveCapacity(table.pointCount + table.rolloutCount)
         guard table.warm() >= 0 else { preconditionFailure("a buffer's count is never negative") }
         var shown: [Bool] = []
         shown.reserveCapacity(table.pointCount)

@@ -11,17 +11,21 @@ import TrellisText
 /// request holds its screen's entry, and a reference costs one retain where the fields were ten.
 ///
 /// What every request reads of the checked screen is kept here too (references to the same
-/// storage): at thousands of screens the checked screen is another line from memory, which a
-/// hit in the answer cache then needs for nothing else.
+/// storage, and the decisions' table as a value): at thousands of screens the checked screen and
+/// its decisions are lines from memory of their own, which a hit in the answer cache then needs
+/// for nothing else.
 public final class ScreenEntry: Sendable {
-    public let checked: CheckedScreen
-    public let revision: Int
+    // In the order a request reads them: the object's first line holds the table.
+    /// What a request decides its outcomes from: the decisions' table, kept here as a value.
+    public let decisionTable: DecisionTable
     public let id: String
+    public let revision: Int
     public let schemaVersion: Int
-    /// Every Rule and Experiment of the screen, found once when it was checked.
-    public let decisions: ScreenDecisions
     /// The parameters the screen uses (`$param`, `$format`), sorted; empty for most screens.
     public let parameterNames: [String]
+    public let checked: CheckedScreen
+    /// Every Rule and Experiment of the screen, found once when it was checked.
+    public let decisions: ScreenDecisions
 
     public init(_ checked: CheckedScreen, revision: Int) {
         self.checked = checked
@@ -29,6 +33,7 @@ public final class ScreenEntry: Sendable {
         id = checked.id
         schemaVersion = checked.schemaVersion
         decisions = checked.decisions
+        decisionTable = checked.decisions.table
         parameterNames = checked.parameterNames
     }
 
