@@ -122,7 +122,11 @@ public struct DecisionTable: Sendable {
         let entry = 4 * pointCount + 2 * index
         let runs = 4 * pointCount + 2 * rolloutCount
         let start = index == 0 ? 0 : Int(words[entry - 2])
-        let isShown = words[(runs + start)..<(runs + Int(words[entry]))].contains { shown[Int($0)] }
+        var isShown = false
+        for run in (runs + start)..<(runs + Int(words[entry])) where shown[Int(words[run])] {
+            isShown = true
+            break
+        }
         return (isShown, rules.name(at: Int(words[entry + 1])))
     }
 }
@@ -175,7 +179,10 @@ public struct ScreenResolver: Sendable {
     }
 
     /// The same, from the decisions' table (``ScreenDecisions/table``).
-    public func outcomes(of table: DecisionTable, for context: UserContext, evaluator: Evaluator) -> Outcomes {
+    /// Borrowed, not copied: a copy retains each of the table's four buffers, and a retain of a
+    /// line from memory waits for it before anything after it may load — the buffers would arrive
+    /// one after another, not together (``DecisionTable/warm()``).
+    public func outcomes(of table: borrowing DecisionTable, for context: UserContext, evaluator: Evaluator) -> Outcomes {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(table.pointCount + table.rolloutCount)
         guard table.warm() >= 0 else { preconditionFailure("a buffer's count is never negative") }

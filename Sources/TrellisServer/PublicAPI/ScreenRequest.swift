@@ -64,7 +64,7 @@ struct ScreenRequest: Sendable {
         self.screenParameters = screenParameters
         // A client without a schema version is a person exploring: show the screen as written.
         schemaVersion = min(context.schemaVersion ?? entry.schemaVersion, entry.schemaVersion)
-        outcomes = snapshot.resolver.outcomes(of: entry.decisionTable, for: context, evaluator: snapshot.evaluator)
+        outcomes = entry.outcomes(for: context, in: snapshot)
     }
 
     /// The same request for a client that renders at most `limit` (nil: no limit).

@@ -40,6 +40,12 @@ public final class ScreenEntry: Sendable {
     /// Identifies the screen's content regardless of revision, to tell a changed file on reload.
     public var contentFingerprint: String { checked.fingerprint }
 
+    /// The outcome of every decision of the screen for `context`, decided from the table this
+    /// entry holds, lent where it lies (a copy would retain its buffers one after another).
+    func outcomes(for context: UserContext, in snapshot: Snapshot) -> Outcomes {
+        snapshot.resolver.outcomes(of: decisionTable, for: context, evaluator: snapshot.evaluator)
+    }
+
     /// Screen id and revision: what answer-cache keys name of a screen.
     struct RevisionKey: Hashable {
         let screen: String
