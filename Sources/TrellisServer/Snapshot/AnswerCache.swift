@@ -178,8 +178,8 @@ public enum SnapshotCacheLimits {
 /// of the limit, so the cache never holds more than its limit. Each shard is a table of slots
 /// (``Entries``) published by one atomic store, keyed by the key's hash so that copying it
 /// retains one object per entry. A hit hashes the key once, loads its shard's table (one atomic
-/// load), looks the key up and, the first time the entry is hit since the clock hand last passed it, does one
-/// relaxed store of its `referenced` bit: no lock in the request path, and nothing a hit writes is
+/// load), looks the key up and, the first time the entry is hit since the clock hand last passed
+/// it, does one relaxed store of its `referenced` bit: no lock in the request path, and nothing a hit writes is
 /// shared with other entries. A miss makes the value outside any lock, then, under its shard's
 /// `Mutex` (misses only), publishes a copy of that shard with it added: a miss copies one shard's
 /// table, not the whole table, and misses in different shards do not wait for each other.
