@@ -101,6 +101,31 @@ import TrellisTesting
         #expect(Self.key().heapBytes == 1, "a short key holds its outcomes inline")
     }
 
+    /// A screen answer's key keeps no format, viewport or link query of its own; any other keeps
+    /// them behind one reference. Keys are equal, and hash equally, exactly when every part is
+    /// equal, however they were made.
+    @Test func keysAreEqualExactlyWhenEveryPartIs() {
+        var back = Self.key(width: 390)
+        back.viewport = nil
+        back.format = .screen
+        #expect(back == Self.key() && back.hashValue == Self.key().hashValue)
+        #expect(Self.key(width: 390) == Self.key(width: 390) && Self.key(width: 390).hashValue == Self.key(width: 390).hashValue)
+        var linked = Self.key()
+        linked.linkQuery = "user=u1"
+        let variants: [AnswerKey] = [
+            Self.key(), Self.key(width: 390), Self.key(width: 391), linked,
+            AnswerKey(screen: "s", revision: 1, schemaVersion: 1, outcomes: Outcomes([]), pretty: false, format: .svg),
+            AnswerKey(screen: "s", revision: 1, schemaVersion: 1, outcomes: Outcomes([]), pretty: false, format: .html(check: true)),
+            AnswerKey(screen: "s", revision: 1, schemaVersion: 1, outcomes: Outcomes([]), pretty: false, format: .route(resolution: [1], layout: false)),
+            AnswerKey(screen: "s", revision: 1, schemaVersion: 1, outcomes: Outcomes([]), pretty: false, format: .route(resolution: [2], layout: false)),
+        ]
+        for (i, a) in variants.enumerated() {
+            for (j, b) in variants.enumerated() { #expect((a == b) == (i == j), "\(i) and \(j)") }
+        }
+        #expect(variants[6].heapBytes == variants[0].heapBytes + 1, "a route's resolution is counted")
+        #expect(linked.heapBytes == Self.key().heapBytes + 7, "a link query is counted")
+    }
+
     @Test func layoutsFillAtMostHalfTheCacheAndEvictEachOther() {
         let cache = AnswerCache(capacity: 4)
         for width in [300, 301, 302, 303] as [Float] { Self.ask(cache, Self.key(width: width)) }

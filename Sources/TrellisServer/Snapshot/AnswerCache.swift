@@ -16,14 +16,27 @@ public struct AnswerKey: Hashable, Sendable {
     }
     private var packedOutcomes: PackedOutcomes
     public var pretty: Bool
-    /// What the bytes are: the resolved screen, its layout, or a preview page.
-    public var format: AnswerFormat
-    /// The viewport of a layout or preview; nil for the screen itself.
-    public var viewport: LayoutViewport?
     /// The values of the parameters the screen uses (`$param`), canonically; empty for a screen without.
     public var parameters: String
+    /// What the key of anything but a screen's own answer adds; nil for that answer, whose key —
+    /// which a hit compares whole — is then 80 bytes, and its cache entry two lines, not three.
+    private var rest: Rest?
+
+    /// What the bytes are: the resolved screen, its layout, or a preview page.
+    public var format: AnswerFormat {
+        get { rest?.format ?? .screen }
+        set { rest = Rest.make(newValue, viewport, linkQuery) }
+    }
+    /// The viewport of a layout or preview; nil for the screen itself.
+    public var viewport: LayoutViewport? {
+        get { rest?.viewport }
+        set { rest = Rest.make(format, newValue, linkQuery) }
+    }
     /// The query a preview's links carry on (who is looking, at what size); empty for every other answer.
-    public var linkQuery: String
+    public var linkQuery: String {
+        get { rest?.linkQuery ?? "" }
+        set { rest = Rest.make(format, viewport, newValue) }
+    }
 
     public init(
         screen: String, revision: Int, schemaVersion: Int, outcomes: Outcomes, pretty: Bool, format: AnswerFormat = .screen,
@@ -34,10 +47,34 @@ public struct AnswerKey: Hashable, Sendable {
         self.schemaVersion = schemaVersion
         packedOutcomes = PackedOutcomes(outcomes)
         self.pretty = pretty
-        self.format = format
-        self.viewport = viewport
         self.parameters = parameters
-        self.linkQuery = linkQuery
+        rest = Rest.make(format, viewport, linkQuery)
+    }
+
+    /// A key's format, viewport and link query, when any is not a screen answer's.
+    final class Rest: Hashable, Sendable {
+        let format: AnswerFormat
+        let viewport: LayoutViewport?
+        let linkQuery: String
+
+        private init(format: AnswerFormat, viewport: LayoutViewport?, linkQuery: String) {
+            self.format = format
+            self.viewport = viewport
+            self.linkQuery = linkQuery
+        }
+
+        /// Nil for a screen answer's (so that keys equal in meaning are equal in storage).
+        static func make(_ format: AnswerFormat, _ viewport: LayoutViewport?, _ linkQuery: String) -> Rest? {
+            format == .screen && viewport == nil && linkQuery.isEmpty ? nil : Rest(format: format, viewport: viewport, linkQuery: linkQuery)
+        }
+
+        static func == (a: Rest, b: Rest) -> Bool { a.format == b.format && a.viewport == b.viewport && a.linkQuery == b.linkQuery }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(format)
+            hasher.combine(viewport)
+            hasher.combine(linkQuery)
+        }
     }
 }
 
