@@ -428,8 +428,9 @@ private struct DecisionWalk {
             return DecisionTable.Point(
                 guardPoint: Int32(guarded?.point ?? -1), guardOutcome: Int32(guarded?.outcome ?? 0), start: UInt32(start), variants: variantCount)
         }
-        // Each rollout is named by a `.rollout` leaf of a point's rule, so its name is among the rules'.
-        let names = rollouts.map { rules.index(ofName: $0)! }
+        // Each rollout is named by a `.rollout` leaf of a point's rule, so its name is among the
+        // rules' already; added if it ever were not, rather than trusting that with a crash.
+        let names = rollouts.map { rules.index(ofName: $0) ?? rules.append(name: $0) }
         return DecisionTable(points: flat, rules: rules.exactlySized(), rolloutPoints: rolloutPoints, rolloutNames: names)
     }
 
