@@ -189,7 +189,17 @@ class Firefox:
 
     def refresh(self):
         self.context = self.top
-        self.command("browsingContext.reload", context=self.top, wait="complete")
+        # Firefox fails a reload with NS_BINDING_ABORTED when a navigation of the page's own (a
+        # hash change still settling) overtakes it (seen once in some twenty runs); the page is
+        # loading by then, so the reload is asked again, twice at most.
+        for attempt in range(3):
+            try:
+                self.command("browsingContext.reload", context=self.top, wait="complete")
+                return
+            except BiDiError as error:
+                if "NS_BINDING_ABORTED" not in str(error) or attempt == 2:
+                    raise
+                time.sleep(0.2)
 
     @property
     def current_url(self):
