@@ -429,8 +429,8 @@ private struct DecisionWalk {
                 guardPoint: Int32(guarded?.point ?? -1), guardOutcome: Int32(guarded?.outcome ?? 0), start: UInt32(start), variants: variantCount)
         }
         // Each rollout is named by a `.rollout` leaf of a point's rule, so its name is among the
-        // rules' already; added if it ever were not, rather than trusting that with a crash.
-        let names = rollouts.map { rules.index(ofName: $0) ?? rules.append(name: $0) }
+        // rules' already (and would be added if it ever were not).
+        let names = rollouts.map { rules.index(ofName: $0) }
         return DecisionTable(points: flat, rules: rules.exactlySized(), rolloutPoints: rolloutPoints, rolloutNames: names)
     }
 

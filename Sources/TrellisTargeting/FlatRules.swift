@@ -34,8 +34,8 @@ public struct FlatRules: Sendable {
             code.append(Instruction(operation: .not, operand: 0, end: 0))
             append(inner)
             close(start)
-        case .named(let name): appendLeaf(.named, operand: index(of: name))
-        case .rollout(let key): appendLeaf(.rollout, operand: index(of: key))
+        case .named(let name): appendLeaf(.named, operand: index(ofName: name))
+        case .rollout(let key): appendLeaf(.rollout, operand: index(ofName: key))
         case .experiment(let key, let variant):
             appendLeaf(.experiment, operand: append(name: key))
             append(name: variant)
@@ -65,9 +65,6 @@ public struct FlatRules: Sendable {
     /// from memory together (``DecisionTable/warm()``).
     public var bufferCounts: Int { code.count &+ names.count &+ conditions.count }
 
-    /// The index of the first name equal to `name`, if any.
-    public func index(ofName name: String) -> Int? { names.firstIndex(of: name) }
-
     /// The names added from `range` on, for a caller that added a list of them in a row.
     public func names(in range: Range<Int>) -> ArraySlice<String> { names[range] }
 
@@ -82,7 +79,7 @@ public struct FlatRules: Sendable {
 
     /// The index of `name` among the names, added unless it is there: a screen's rules name a
     /// handful of rollouts and rules, each many times (and so for conditions).
-    private mutating func index(of name: String) -> Int {
+    public mutating func index(ofName name: String) -> Int {
         names.firstIndex(of: name) ?? append(name: name)
     }
 
