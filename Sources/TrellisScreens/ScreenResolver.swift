@@ -33,15 +33,13 @@ public final class ScreenDecisions: Sendable {
     /// entry (``ScreenResolver/outcomes(of:for:evaluator:)-(DecisionTable,_,_)``), not from this object.
     public let table: DecisionTable
 
-    /// The length of an ``Outcomes`` vector for this screen (kept: every request reads it, and
-    /// the arrays' own counts are in lines of their own).
-    public let count: Int
+    /// The length of an ``Outcomes`` vector for this screen.
+    public var count: Int { points.count + rollouts.count }
 
     init(points: [DecisionPoint], rollouts: [String], table: DecisionTable) {
         self.points = points
         self.rollouts = rollouts
         self.table = table
-        count = points.count + rollouts.count
     }
 
     /// A screen's without Rules and Experiments: one for all of them.
