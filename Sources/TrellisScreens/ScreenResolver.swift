@@ -84,15 +84,23 @@ public struct DecisionTable: Sendable {
     init(points: [Point], rules: FlatRules, rolloutPoints: [[Int]], rolloutNames: [Int]) {
         var words: [UInt32] = []
         words.reserveCapacity(4 * points.count + 2 * rolloutPoints.count + rolloutPoints.reduce(0) { $0 + $1.count })
+        // Appended a word at a time: a start builds a table for every screen it checks, and an
+        // array literal per point was an allocation each.
         for point in points {
-            words += [UInt32(bitPattern: point.guardPoint), UInt32(bitPattern: point.guardOutcome), point.start, point.variants]
+            words.append(UInt32(bitPattern: point.guardPoint))
+            words.append(UInt32(bitPattern: point.guardOutcome))
+            words.append(point.start)
+            words.append(point.variants)
         }
         var end = 0
         for (users, name) in zip(rolloutPoints, rolloutNames) {
             end += users.count
-            words += [UInt32(end), UInt32(name)]
+            words.append(UInt32(end))
+            words.append(UInt32(name))
         }
-        for users in rolloutPoints { words += users.map(UInt32.init) }
+        for users in rolloutPoints {
+            for point in users { words.append(UInt32(point)) }
+        }
         self.words = words
         pointCount = points.count
         rolloutCount = rolloutPoints.count
