@@ -316,11 +316,16 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
         private var shift = 64
 
         subscript(key: HashedKey) -> Entry? {
+            slot(of: key).map { slots[$0]!.entry }
+        }
+
+        /// Where `key`'s entry is, if it is here.
+        private func slot(of key: HashedKey) -> Int? {
             guard count > 0 else { return nil }
             return slots.withUnsafeBufferPointer { slots in
                 var i = home(key.hash)
                 while let hash = slots[i]?.hash {
-                    if hash == key.hash, let entry = slots[i]?.entry, entry.key == key.key { return entry }
+                    if hash == key.hash, let entry = slots[i]?.entry, entry.key == key.key { return i }
                     i = (i + 1) & (slots.count - 1)
                 }
                 return nil
@@ -352,14 +357,8 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
         }
 
         mutating func remove(_ key: HashedKey) {
-            guard count > 0 else { return }
+            guard var hole = slot(of: key) else { return }
             let mask = slots.count - 1
-            var hole = home(key.hash)
-            while true {
-                guard let slot = slots[hole] else { return }
-                if slot.hash == key.hash && slot.entry.key == key.key { break }
-                hole = (hole + 1) & mask
-            }
             slots[hole] = nil
             count -= 1
             // Each slot after the hole, up to the next empty one, moves into it unless it
