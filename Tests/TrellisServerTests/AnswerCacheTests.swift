@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import Testing
 import TrellisHTTP
@@ -28,9 +29,9 @@ import TrellisTesting
         let keys = (1...3).map { Cache.HashedKey(Self.key(width: Float($0)), hash: 7) }
         let other = Cache.HashedKey(Self.key(width: 4), hash: 8)
         var entries = Cache.Entries()
-        for (n, key) in (keys + [other]).enumerated() {
-            entries.insert(Cache.Entry(key.key, EncodedBody(bytes: [UInt8(n)])), hash: key.hash)
-        }
+        // A table does not own its entries (the cache's rings do): the test keeps them.
+        let kept = (keys + [other]).enumerated().map { n, key in Cache.Entry(key.key, EncodedBody(bytes: [UInt8(n)])) }
+        for (entry, key) in zip(kept, keys + [other]) { entries.insert(entry, hash: key.hash) }
         #expect(entries.count == 4)
         #expect((keys + [other]).enumerated().allSatisfy { n, key in entries[key]?.body.bytes == [UInt8(n)] })
         #expect(entries[Cache.HashedKey(Self.key(width: 5), hash: 7)] == nil, "same hash, another key")
@@ -38,13 +39,15 @@ import TrellisTesting
         entries.remove(keys[1])
         #expect(entries.count == 3)
         #expect(entries[keys[1]] == nil && entries[keys[0]]?.body.bytes == [0] && entries[keys[2]]?.body.bytes == [2])
-        let table = Cache.Table(entries)
-        #expect(table.entries.count == 3 && table.entries[keys[2]]?.body.bytes == [2] && table.entries[keys[1]] == nil)
-        #expect(Set(table.entries.all.map { $0.body.bytes[0] }) == [0, 2, 3])
+        let table = entries.published(held: 0)
+        #expect(table.count == 3 && table[keys[2]]?.body.bytes == [2] && table[keys[1]] == nil)
+        #expect(Set(table.all.map { $0.body.bytes[0] }) == [0, 2, 3])
         entries.remove(keys[0])
         entries.remove(keys[2])
         entries.remove(other)
-        #expect(entries.count == 0 && Array(entries.all).isEmpty)
+        #expect(entries.count == 0 && entries.all.isEmpty)
+        #expect(table.count == 3 && table[keys[0]]?.body.bytes == [0], "the published table is not changed")
+        withExtendedLifetime(kept) {}
     }
 
     /// The table's slots under inserts and removals in any order, against a dictionary: every key
@@ -56,6 +59,7 @@ import TrellisTesting
         var random = SplitMix64(seed: 30)
         var entries = Cache.Entries()
         var reference: [Int: Cache.HashedKey] = [:]  // by width
+        var owned: [Int: Cache.Entry] = [:]  // what the table holds, by width: it does not own them
         for step in 0..<4_000 {
             let width = Int(random.next() % 300)
             // Top bits pick the slot; only 16 starting points, and colliding hashes among them.
@@ -64,20 +68,86 @@ import TrellisTesting
             if let kept = reference[width] {
                 entries.remove(kept)
                 reference[width] = nil
+                owned[width] = nil
             } else {
-                entries.insert(Cache.Entry(key.key, EncodedBody(bytes: [UInt8(width % 256)])), hash: hash)
+                let entry = Cache.Entry(key.key, EncodedBody(bytes: [UInt8(width % 256)]))
+                entries.insert(entry, hash: hash)
                 reference[width] = key
+                owned[width] = entry
             }
             if step % 97 == 0 || step > 3_900 {
                 #expect(entries.count == reference.count)
                 #expect(reference.values.allSatisfy { entries[$0]?.key == $0.key }, "step \(step): a kept key is lost")
-                #expect(Array(entries.all).count == reference.count)
+                #expect(entries.all.count == reference.count)
             }
         }
         for width in 0..<300 where reference[width] == nil {
             let hashes = (0..<16).map { Int(bitPattern: UInt($0) << 60 | UInt(width % 7)) }
             #expect(hashes.allSatisfy { entries[Cache.HashedKey(Self.key(width: Float(width)), hash: $0)] == nil }, "a removed key is found")
         }
+        withExtendedLifetime(owned) {}
+    }
+
+    /// A reader holding a shard's table (between its count and its last read) keeps what it may
+    /// read: the tables misses replace and the entries they evict stay until it goes, and go at
+    /// the first miss after; past ``SnapshotCacheLimits/retiredTablesPerShard`` of them a miss waits
+    /// for the reader instead of piling up more.
+    @Test func whatAReaderMayHoldIsFreedOnlyAfterItGoes() {
+        let cache = AnswerCache(capacity: 2)  // one shard of two screen answers
+        #expect(cache.shardCount == 1)
+        Self.ask(cache, Self.key(screen: "a"), [1])
+        Self.ask(cache, Self.key(screen: "b"), [2])
+        let a = AnswerCache.HashedKey(Self.key(screen: "a"))
+        let entered = DispatchSemaphore(value: 0), leave = DispatchSemaphore(value: 0), left = DispatchSemaphore(value: 0)
+        let read = Mutex<[UInt8]?>(nil)
+        Thread.detachNewThread {
+            cache.tables.reading(0) { table in
+                entered.signal()
+                leave.wait()
+                let bytes = table[a]?.body.bytes
+                read.withLock { $0 = bytes }
+            }
+            left.signal()
+        }
+        entered.wait()
+        let limit = SnapshotCacheLimits.retiredTablesPerShard
+        for n in 0..<limit { Self.ask(cache, Self.key(screen: "m\(n)"), [UInt8(10 + n)]) }
+        #expect(!cache.contains(Self.key(screen: "a")) && !cache.contains(Self.key(screen: "b")))
+        #expect(cache.retiredCounts == (limit, limit), "every table replaced and entry evicted is kept")
+        // One miss more would keep more than the limit: it waits until the reader goes.
+        let waited = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            Self.ask(cache, Self.key(screen: "late"), [99])
+            waited.signal()
+        }
+        #expect(waited.wait(timeout: .now() + .milliseconds(100)) == .timedOut, "the miss did not wait for the reader")
+        leave.signal()
+        left.wait()
+        waited.wait()
+        #expect(read.withLock { $0 } == [1], "the entry evicted under the reader was intact when it read it")
+        #expect(cache.retiredCounts == (0, 0), "what the reader could hold is freed once it is gone")
+        #expect(Self.ask(cache, Self.key(screen: "late")).hit)
+    }
+
+    /// Threads asking at once for keys that keep evicting each other always get the body made
+    /// for the key they asked (a table or entry freed under a reader would give another, or crash),
+    /// and nothing stays retired once they are done.
+    @Test func concurrentHitsAndMissesAlwaysAnswerTheirOwnKey() {
+        let cache = AnswerCache(capacity: 64)
+        let wrong = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            var random = SplitMix64(seed: UInt64(thread))
+            for _ in 0..<30_000 {
+                let n = Int(random.next() % 200)
+                let body = Self.ask(cache, Self.key(screen: "s\(n)"), [UInt8(n), UInt8(n / 2)]).body
+                if body.bytes != [UInt8(n), UInt8(n / 2)] { wrong.add(1, ordering: .relaxed) }
+            }
+        }
+        #expect(wrong.load(ordering: .relaxed) == 0)
+        Self.ask(cache, Self.key(screen: "after"))
+        for n in 0..<200 { Self.ask(cache, Self.key(screen: "again\(n)")) }
+        #expect(cache.retiredCounts == (0, 0), "misses with no reader about free what was retired")
+        #expect(cache.count <= 64)
     }
 
     /// A key holds up to 15 outcomes in itself and more in an array: either way it gives back

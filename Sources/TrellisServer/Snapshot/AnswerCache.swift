@@ -1,4 +1,7 @@
 import Atomics
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 import TrellisRendering
 import TrellisScreens
@@ -161,8 +164,8 @@ public enum SnapshotCacheLimits {
     /// which is what bounds the entries of a shard (``answerShardBytes``).
     public static let answerEntryOverheadBytes = 512
     /// Most bytes of the budget per shard of the answer cache. A miss publishes a copy of its
-    /// shard's table, which retains (and, once the old table goes, releases) one object per entry,
-    /// so the table must stay small even when every answer is tiny: at the least charge a shard
+    /// shard's table (16 bytes a slot, and a slot of four free for every three used), so the
+    /// table must stay small even when every answer is tiny: at the least charge a shard
     /// holds 1,024 entries, and answers of a few kilobytes make it a hundred or so. The shard
     /// count is rounded up to a power of two, so a shard's share is more than half of this. The
     /// share is also the most an answer kept may be charged (half of it with a viewport): until
@@ -199,6 +202,11 @@ public enum SnapshotCacheLimits {
     /// previews and client formats of the screens in use resolve from. Counted: a model is some
     /// five times its document (tens of kilobytes), so these hold a few megabytes at most.
     public static let models = 128
+    /// Tables a shard keeps after replacing them while readers of it are counted; past these, a
+    /// miss waits for a moment without readers (``SnapshotCache/ShardTables``). A table is a few
+    /// kilobytes at most (a shard's slots), so these hold little while making a wait rare: it
+    /// takes that many misses in a shard in a row, each finding a hit of it under way.
+    public static let retiredTablesPerShard = 8
     /// Entries of capacity per shard of a cache bounded by entries: what a miss copies at most. A
     /// cache of less than twice this capacity is one shard, whose CLOCK runs over the whole table.
     public static let entriesPerShard = 32
@@ -213,11 +221,12 @@ public enum SnapshotCacheLimits {
 /// power of two of them: one per ``SnapshotCacheLimits/answerShardBytes`` of budget, or per
 /// ``SnapshotCacheLimits/entriesPerShard`` entries of capacity. Each shard holds an equal share
 /// of the limit, so the cache never holds more than its limit. Each shard is a table of slots
-/// (``Entries``) published by one atomic store, keyed by the key's hash so that copying it
-/// retains one object per entry. A hit hashes the key once, loads its shard's table (one atomic
-/// load), looks the key up and, the first time the entry is hit since the clock hand last passed
-/// it, does one relaxed store of its `referenced` bit: no lock in the request path, and nothing a hit writes is
-/// shared with other entries. A miss makes the value outside any lock, then, under its shard's
+/// (``Table``) keyed by the key's hash, which does not own its entries, published by one atomic
+/// exchange (``ShardTables``). A hit hashes the key once, counts itself in its shard, loads the
+/// table, looks the key up and, the first time the entry is hit since the clock hand last passed
+/// it, does one relaxed store of its `referenced` bit: no lock in the request path, no reference
+/// count on the table, and nothing a hit writes is shared with other entries but its shard's
+/// count of readers. A miss makes the value outside any lock, then, under its shard's
 /// `Mutex` (misses only), publishes a copy of that shard with it added: a miss copies one shard's
 /// table, not the whole table, and misses in different shards do not wait for each other.
 ///
@@ -281,103 +290,191 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
         }
     }
 
-    final class Table: AtomicReference, Sendable {
-        let entries: Entries
+    /// A shard's entries as published: open addressing with linear probing, each slot the key's
+    /// hash beside its entry, the slots in the table's own allocation after a header of four words.
+    ///
+    /// A hit reads the header's line and then one line of slots before the entry (a `Dictionary`
+    /// read its storage's header, bitmap, keys and values, four lines that a screen among thousands
+    /// finds cold; slots in an array of their own were one more), and a different hash is passed
+    /// over without touching its entry. Keys of one hash (all but impossible with 64 bits, but it
+    /// must still be right) take consecutive slots and are told apart by their keys. At most three
+    /// quarters full; a removal moves back the slots after it that belong before the hole, so there
+    /// are no tombstones and a lookup stops at the first empty slot. Changed only before it is
+    /// published (``Entries`` copies a table it shares), read by any number of threads after.
+    ///
+    /// A table does not own its entries: the shard's ``Rings`` do, and an entry evicted is kept
+    /// until no reader can hold a table that has it (``ShardTables``). So slots are plain words, and
+    /// a miss copies its shard's table as memory, where retaining each of its entries (a hundred
+    /// or so objects, each a line from memory for a shard nobody asked lately) cost a miss more
+    /// than making its answer.
+    final class Table: ManagedBuffer<TableHeader, TableSlot?> {
+        /// A table of `slotCount` empty slots, a power of two (or none).
+        static func empty(slotCount: Int) -> Table {
+            let made = create(minimumCapacity: slotCount) { _ in
+                TableHeader(slotCount: slotCount, shift: 64 - slotCount.trailingZeroBitCount, count: 0, held: 0)
+            }
+            let table = unsafeDowncast(made, to: Table.self)
+            table.withUnsafeMutablePointerToElements { $0.initialize(repeating: nil, count: slotCount) }
+            return table
+        }
+
+        var slotCount: Int { header.slotCount }
+
+        var count: Int { header.count }
         /// What the entries were charged when the table was published: what `/metrics` reads,
         /// so that nothing shared is written for it.
-        let held: Int
-        init(_ entries: Entries = Entries(), held: Int = 0) {
-            self.entries = entries
-            self.held = held
-        }
-    }
-
-    /// A shard's entries: a table's, and the copy a miss changes and publishes as a new table.
-    ///
-    /// Open addressing with linear probing, each slot the key's hash beside its entry: a hit
-    /// reads one line of the table before the entry (a `Dictionary` read its storage's header,
-    /// bitmap, keys and values, four lines that a screen among thousands finds cold), and a
-    /// different hash is passed over without touching its entry. Keys of one hash (all but
-    /// impossible with 64 bits, but it must still be right) take consecutive slots and are told
-    /// apart by their keys. At most three quarters full; a removal moves back the slots after it
-    /// that belong before the hole, so there are no tombstones and a lookup stops at the first
-    /// empty slot. Copying it retains one object per entry.
-    struct Entries {
-        struct Slot {
-            let hash: Int
-            let entry: Entry
-        }
-
-        /// A power of two of them (or none, before the first insertion).
-        private(set) var slots: [Slot?] = []
-        private(set) var count = 0
-        /// The shift that leaves a hash's top bits, the slot it starts from: the shard was picked
-        /// by its low bits, which all of a shard's keys share.
-        private var shift = 64
+        var held: Int { header.held }
 
         subscript(key: HashedKey) -> Entry? {
-            slot(of: key).map { slots[$0]!.entry }
+            withUnsafeMutablePointerToElements { slots in slot(of: key).map { slots[$0].unsafelyUnwrapped.entry.takeUnretainedValue() } }
+        }
+
+        var all: [Entry] {
+            withUnsafeMutablePointerToElements { slots in (0..<header.slotCount).compactMap { slots[$0]?.entry.takeUnretainedValue() } }
+        }
+
+        /// The body kept for `key`, marking its entry referenced: a hit, which copies out the body
+        /// and nothing else (the entry is not retained: the table holds it while it is read).
+        func hit(_ key: HashedKey) -> Value? {
+            withUnsafeMutablePointerToElements { slots in
+                guard let index = slot(of: key) else { return nil }
+                return slots[index].unsafelyUnwrapped.entry._withUnsafeGuaranteedRef { entry in
+                    // Only the first hit after the hand passed writes: a popular entry's line stays shared.
+                    if !entry.referenced.load(ordering: .relaxed) { entry.referenced.store(true, ordering: .relaxed) }
+                    return entry.body
+                }
+            }
         }
 
         /// Where `key`'s entry is, if it is here.
-        private func slot(of key: HashedKey) -> Int? {
-            guard count > 0 else { return nil }
-            return slots.withUnsafeBufferPointer { slots in
-                var i = home(key.hash)
-                while let hash = slots[i]?.hash {
-                    if hash == key.hash, let entry = slots[i]?.entry, entry.key == key.key { return i }
-                    i = (i + 1) & (slots.count - 1)
+        func slot(of key: HashedKey) -> Int? {
+            let header = self.header
+            guard header.count > 0 else { return nil }
+            return withUnsafeMutablePointerToElements { slots in
+                var index = header.home(key.hash)
+                while let hash = slots[index]?.hash {
+                    if hash == key.hash, slots[index].unsafelyUnwrapped.entry._withUnsafeGuaranteedRef({ $0.key == key.key }) {
+                        return index
+                    }
+                    index = (index + 1) & (header.slotCount - 1)
                 }
                 return nil
             }
         }
 
-        var all: some Sequence<Entry> { slots.lazy.compactMap { $0?.entry } }
-
-        private func home(_ hash: Int) -> Int { Int(truncatingIfNeeded: UInt(bitPattern: hash) >> UInt(shift)) }
-
-        mutating func insert(_ entry: Entry, hash: Int) {
-            if (count + 1) * 4 > slots.count * 3 { grow() }
-            place(Slot(hash: hash, entry: entry))
-            count += 1
-        }
-
-        private mutating func place(_ slot: Slot) {
-            var i = home(slot.hash)
-            while slots[i] != nil { i = (i + 1) & (slots.count - 1) }
-            slots[i] = slot
-        }
-
-        private mutating func grow() {
-            let old = slots
-            let capacity = max(8, slots.count * 2)
-            slots = Array(repeating: nil, count: capacity)
-            shift = 64 - capacity.trailingZeroBitCount
-            for case let slot? in old { place(slot) }
-        }
-
-        mutating func remove(_ key: HashedKey) {
-            guard var hole = slot(of: key) else { return }
-            let mask = slots.count - 1
-            slots[hole] = nil
-            count -= 1
-            // Each slot after the hole, up to the next empty one, moves into it unless it
-            // starts between the hole and where it is (cyclically): then it is already reached.
-            var next = (hole + 1) & mask
-            while let slot = slots[next] {
-                let start = home(slot.hash)
-                let reachedWithoutHole = hole <= next ? (hole < start && start <= next) : (hole < start || start <= next)
-                if !reachedWithoutHole {
-                    slots[hole] = slot
-                    slots[next] = nil
-                    hole = next
+        /// A table of `slotCount` slots holding this one's entries.
+        func copy(slotCount: Int) -> Table {
+            let copy = Table.empty(slotCount: slotCount)
+            withUnsafeMutablePointerToElements { slots in
+                if slotCount == header.slotCount {
+                    copy.withUnsafeMutablePointerToElements { $0.update(from: slots, count: slotCount) }
+                } else {
+                    for index in 0..<header.slotCount { if let slot = slots[index] { copy.place(slot) } }
                 }
-                next = (next + 1) & mask
             }
+            copy.header.count = header.count
+            return copy
+        }
+
+        /// Puts `slot` in the first empty slot from its home on; the caller counts it.
+        func place(_ slot: TableSlot) {
+            let header = self.header
+            withUnsafeMutablePointerToElements { slots in
+                var index = header.home(slot.hash)
+                while slots[index] != nil { index = (index + 1) & (header.slotCount - 1) }
+                slots[index] = slot
+            }
+        }
+
+        func remove(at hole: Int) {
+            let header = self.header
+            withUnsafeMutablePointerToElements { slots in
+                let mask = header.slotCount - 1
+                var hole = hole
+                slots[hole] = nil
+                // Each slot after the hole, up to the next empty one, moves into it unless it
+                // starts between the hole and where it is (cyclically): then it is already reached.
+                var next = (hole + 1) & mask
+                while let slot = slots[next] {
+                    let start = header.home(slot.hash)
+                    let reachedWithoutHole = hole <= next ? (hole < start && start <= next) : (hole < start || start <= next)
+                    if !reachedWithoutHole {
+                        slots[hole] = slot
+                        slots[next] = nil
+                        hole = next
+                    }
+                    next = (next + 1) & mask
+                }
+            }
+            self.header.count -= 1
         }
     }
 
-    /// An entry's place in its class's eviction order.
+    struct TableHeader {
+        /// The number of slots: a power of two, or none before the first insertion. (Not the
+        /// buffer's `capacity`, which is what the allocator gave, often more.)
+        let slotCount: Int
+        /// The shift that leaves a hash's top bits, the slot it starts from: the shard was picked
+        /// by its low bits, which all of a shard's keys share.
+        let shift: Int
+        var count: Int
+        var held: Int
+
+        init(slotCount: Int, shift: Int, count: Int, held: Int) {
+            self.slotCount = slotCount
+            self.shift = shift
+            self.count = count
+            self.held = held
+        }
+
+        func home(_ hash: Int) -> Int { Int(truncatingIfNeeded: UInt(bitPattern: hash) >> UInt(shift)) }
+    }
+
+    /// A shard's entries as a miss changes them: a published table, copied the first time it is
+    /// changed, then changed in place until it is published. It does not own the entries: the
+    /// caller keeps them alive while they are in it.
+    struct Entries {
+        private(set) var table: Table
+
+        init() { table = .empty(slotCount: 0) }
+        init(_ table: Table) { self.table = table }
+
+        var count: Int { table.count }
+        subscript(key: HashedKey) -> Entry? { table[key] }
+        var all: [Entry] { table.all }
+
+        mutating func insert(_ entry: Entry, hash: Int) {
+            let slotCount = table.slotCount
+            if (table.count + 1) * 4 > slotCount * 3 {
+                table = table.copy(slotCount: max(8, slotCount * 2))
+            } else if !isKnownUniquelyReferenced(&table) {
+                table = table.copy(slotCount: slotCount)
+            }
+            table.place(TableSlot(hash: hash, entry: Unmanaged.passUnretained(entry)))
+            table.header.count += 1
+        }
+
+        mutating func remove(_ key: HashedKey) {
+            guard let hole = table.slot(of: key) else { return }
+            if !isKnownUniquelyReferenced(&table) { table = table.copy(slotCount: table.slotCount) }
+            table.remove(at: hole)
+        }
+
+        /// The table to publish, charged `held`; the entries are not to be changed after.
+        mutating func published(held: Int) -> Table {
+            if !isKnownUniquelyReferenced(&table) { table = table.copy(slotCount: table.slotCount) }
+            table.header.held = held
+            return table
+        }
+    }
+
+    /// A key's hash beside its entry, in a table, which does not own the entry.
+    struct TableSlot {
+        let hash: Int
+        let entry: Unmanaged<Entry>
+    }
+
+    /// An entry's place in its class's eviction order, which owns it.
     struct Slot {
         let entry: Entry
         let hash: Int
@@ -406,37 +503,99 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
         /// The entry the shard's last miss stored, measured again by the next miss: the request
         /// that missed has usually made its gzip form by then.
         var lastStored: Entry?
+        /// What was replaced or removed since readers of the shard were last seen gone, and so
+        /// may still be read: freed when no reader is counted (``ShardTables``).
+        var retired = Retired()
 
         var held: Int { screens.held + viewports.held }
     }
 
-    /// One part of the table: its entries, published whole, and its CLOCK rings.
-    final class Shard: Sendable {
-        /// Its place in ``ShardTables``.
-        let table: UnsafeAtomic<Table>
-        let rings = Mutex(Rings())
-        init(table: UnsafeAtomic<Table>) { self.table = table }
+    /// Tables replaced and entries evicted, kept until no reader can hold them.
+    struct Retired {
+        var tables: [Table] = []
+        var entries: [Entry] = []
     }
 
-    /// Every shard's published table, its atomic reference side by side with the others' in one
-    /// allocation: a hit finds its shard's atomic by arithmetic, where an atomic object per shard
-    /// was one more line from memory for a shard among thousands. Freed with the cache.
+    /// One part of the table: its place in ``ShardTables`` and its CLOCK rings.
+    final class Shard: Sendable {
+        let index: Int
+        let rings = Mutex(Rings())
+        init(index: Int) { self.index = index }
+    }
+
+    /// Every shard's published table and count of readers, two words side by side for each shard
+    /// in one allocation: a hit finds its shard's words by arithmetic and touches one line for
+    /// them. Freed with the cache.
+    ///
+    /// A table is freed only when no reader can hold it, without a reference count on the table
+    /// (which made every hit two locked operations more, on a line from memory for a shard among
+    /// thousands). A reader increments its shard's count, then loads the table; a miss replaces the
+    /// table, then loads the count, all four sequentially consistent. When the miss reads 0, every
+    /// reader that loaded a replaced table has counted itself before that read (its increment
+    /// came before its load, which came before the replacement) and has since gone; every later
+    /// reader loads the new table. So the replaced tables can go, and the entries removed from the
+    /// tables published by then (``reclaim(_:_:)``).
     struct ShardTables: @unchecked Sendable {
-        private let storage: UnsafeMutablePointer<UnsafeAtomic<Table>.Storage>
+        private let storage: UnsafeMutablePointer<UnsafeAtomic<Int>.Storage>
         let count: Int
 
         init(count: Int) {
             self.count = count
-            storage = .allocate(capacity: count)
-            for index in 0..<count { (storage + index).initialize(to: .init(Table())) }
+            storage = .allocate(capacity: 2 * count)
+            for index in 0..<count {
+                (storage + 2 * index).initialize(to: .init(Self.bits(Table.empty(slotCount: 0))))
+                (storage + 2 * index + 1).initialize(to: .init(0))
+            }
         }
 
-        subscript(index: Int) -> UnsafeAtomic<Table> { UnsafeAtomic(at: storage + index) }
+        /// The address of shard `index`'s table, which holds a reference to it.
+        private func table(_ index: Int) -> UnsafeAtomic<Int> { UnsafeAtomic(at: storage + 2 * index) }
+        private func readers(_ index: Int) -> UnsafeAtomic<Int> { UnsafeAtomic(at: storage + 2 * index + 1) }
+
+        private static func bits(_ table: Table) -> Int { Int(bitPattern: Unmanaged.passRetained(table).toOpaque()) }
+        private static func unmanaged(_ bits: Int) -> Unmanaged<Table> {
+            Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped)
+        }
+
+        /// `body` of shard `index`'s table, borrowed: no reference to it may outlive `body`.
+        @inline(__always)
+        func reading<Result>(_ index: Int, _ body: (Table) -> Result) -> Result {
+            readers(index).wrappingIncrement(ordering: .sequentiallyConsistent)
+            defer { readers(index).wrappingDecrement(ordering: .sequentiallyConsistent) }
+            return Self.unmanaged(table(index).load(ordering: .sequentiallyConsistent))._withUnsafeGuaranteedRef(body)
+        }
+
+        /// Shard `index`'s table, for the holder of its lock (only that holder replaces it).
+        func current(_ index: Int) -> Table {
+            Self.unmanaged(table(index).load(ordering: .sequentiallyConsistent)).takeUnretainedValue()
+        }
+
+        /// Publishes `new` as shard `index`'s table, under the shard's lock; the table it replaces
+        /// joins `retired` (with the entries `new` no longer has), which goes as soon as no reader
+        /// of the shard is seen.
+        func publish(_ new: Table, _ index: Int, retired: inout Retired) {
+            let old = table(index).exchange(Self.bits(new), ordering: .sequentiallyConsistent)
+            retired.tables.append(Self.unmanaged(old).takeRetainedValue())
+            reclaim(index, &retired)
+        }
+
+        /// Frees the retired tables if no reader of the shard is counted now. Past
+        /// ``SnapshotCacheLimits/retiredTablesPerShard`` it waits for a moment without readers (a
+        /// hit counts itself for less than a microsecond), so a shard read without pause by many
+        /// threads cannot pile up tables.
+        private func reclaim(_ index: Int, _ retired: inout Retired) {
+            while readers(index).load(ordering: .sequentiallyConsistent) != 0 {
+                guard retired.tables.count > SnapshotCacheLimits.retiredTablesPerShard else { return }
+                sched_yield()
+            }
+            retired.tables.removeAll(keepingCapacity: true)
+            retired.entries.removeAll(keepingCapacity: true)
+        }
 
         /// Releases every table and the storage; nothing may read them after.
         func free() {
-            for index in 0..<count { _ = (storage + index).pointee.dispose() }
-            storage.deinitialize(count: count)
+            for index in 0..<count { Self.unmanaged(table(index).load(ordering: .relaxed)).release() }
+            storage.deinitialize(count: 2 * count)
             storage.deallocate()
         }
     }
@@ -449,7 +608,7 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
     /// Most the entries with a viewport may be charged: half of every shard.
     public var viewportLimit: Int { shardViewportLimit * shards.count }
     private let shards: [Shard]
-    private let tables: ShardTables
+    let tables: ShardTables
     private let shardMask: Int
     /// What an entry holds, in a cache bounded by bytes; nil in one bounded by entries.
     private let bytesOf: (@Sendable (AnswerKey, Value) -> Int)?
@@ -459,7 +618,7 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
         self.bytesOf = bytesOf
         let tables = ShardTables(count: shardCount)
         self.tables = tables
-        shards = (0..<shardCount).map { Shard(table: tables[$0]) }
+        shards = (0..<shardCount).map { Shard(index: $0) }
         shardMask = shardCount - 1
         shardLimit = limit.units / shardCount
     }
@@ -476,21 +635,28 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
     /// The number of shards (tests, diagnostics).
     public var shardCount: Int { shards.count }
 
-    /// The number of entries now: one atomic load per shard (diagnostics, `/metrics`).
-    public var count: Int { shards.reduce(0) { $0 + $1.table.load(ordering: .acquiring).entries.count } }
+    /// The number of entries now: one read of each shard's table (diagnostics, `/metrics`).
+    public var count: Int { (0..<tables.count).reduce(0) { sum, index in sum + tables.reading(index) { $0.count } } }
 
-    /// What the entries count against the limit now, in its unit (bytes, or entries): one atomic
-    /// load per shard (diagnostics, `/metrics`). Never more than the limit.
-    public var held: Int { shards.reduce(0) { $0 + $1.table.load(ordering: .acquiring).held } }
+    /// What the entries count against the limit now, in its unit (bytes, or entries): one read of
+    /// each shard's table (diagnostics, `/metrics`). Never more than the limit.
+    public var held: Int { (0..<tables.count).reduce(0) { sum, index in sum + tables.reading(index) { $0.held } } }
 
     /// Whether `key` is cached now, without counting as a hit (tests, diagnostics).
     public func contains(_ key: AnswerKey) -> Bool {
         let hashed = HashedKey(key)
-        return shard(hashed).table.load(ordering: .acquiring).entries[hashed] != nil
+        return tables.reading(hashed.hash & shardMask) { $0[hashed] != nil }
     }
 
     /// Every entry cached now, with its charge (tests, diagnostics).
-    var allEntries: [Entry] { shards.flatMap { Array($0.table.load(ordering: .acquiring).entries.all) } }
+    var allEntries: [Entry] { (0..<tables.count).flatMap { index in tables.reading(index) { $0.all } } }
+
+    /// The tables and entries kept for readers that may still hold them, in every shard (tests).
+    var retiredCounts: (tables: Int, entries: Int) {
+        shards.reduce((0, 0)) { sum, shard in
+            shard.rings.withLock { (sum.0 + $0.retired.tables.count, sum.1 + $0.retired.entries.count) }
+        }
+    }
 
     /// Every key cached now (tests, diagnostics).
     var keys: [AnswerKey] { allEntries.map(\.key) }
@@ -504,11 +670,7 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
         for key: AnswerKey, make: () throws(Failure) -> Value
     ) throws(Failure) -> (body: Value, hit: Bool) {
         let hashed = HashedKey(key)
-        if let entry = tables[hashed.hash & shardMask].load(ordering: .acquiring).entries[hashed] {
-            // Only the first hit after the hand passed writes: a popular entry's line stays shared.
-            if !entry.referenced.load(ordering: .relaxed) { entry.referenced.store(true, ordering: .relaxed) }
-            return (entry.body, true)
-        }
+        if let body = tables.reading(hashed.hash & shardMask, { $0.hit(hashed) }) { return (body, true) }
         let made = try make()
         return (store(made, for: hashed, in: shard(hashed)), false)
     }
@@ -522,38 +684,38 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
         // Larger than its class's share of a shard: served, and not kept.
         guard charge <= (isViewport ? shardViewportLimit : shardLimit) else { return made }
         return shard.rings.withLock { rings in
-            let current = shard.table.load(ordering: .acquiring)
-            if let raced = current.entries[key] { return raced.body }
-            var entries = current.entries
+            var entries = Entries(tables.current(shard.index))
+            if let raced = entries[key] { return raced.body }
             if let last = rings.lastStored {
                 if last.key.viewport == nil { remeasure(last, in: &rings.screens) } else { remeasure(last, in: &rings.viewports) }
             }
             if isViewport {
-                while rings.viewports.held + charge > shardViewportLimit { evict(from: &rings.viewports, &entries) }
+                while rings.viewports.held + charge > shardViewportLimit { evict(from: &rings.viewports, &entries, retiring: &rings.retired.entries) }
             }
             // The viewports within their share (half, less this charge if it is one of them), the
             // screen answers hold whatever else must go; a screen answer may need the viewports'
             // room too when the screen answers hold too little.
             while rings.held + charge > shardLimit {
                 if rings.screens.slots.isEmpty {
-                    evict(from: &rings.viewports, &entries)
+                    evict(from: &rings.viewports, &entries, retiring: &rings.retired.entries)
                 } else {
-                    evict(from: &rings.screens, &entries)
+                    evict(from: &rings.screens, &entries, retiring: &rings.retired.entries)
                 }
             }
             let slot = Slot(entry: Entry(key.key, made, charge: charge), hash: key.hash)
             entries.insert(slot.entry, hash: key.hash)
             if isViewport { rings.viewports.insert(slot, charge: charge) } else { rings.screens.insert(slot, charge: charge) }
             rings.lastStored = slot.entry
-            shard.table.store(Table(entries, held: rings.held), ordering: .releasing)
+            tables.publish(entries.published(held: rings.held), shard.index, retired: &rings.retired)
             return made
         }
     }
 
     /// Removes the entry CLOCK chooses from `ring`: the first from the hand on that has not been
     /// hit since the hand last passed it, clearing the bits it passes (at most one full turn plus
-    /// one) and measuring again the entries it passes. The hand stays on the entry after it.
-    private func evict(from ring: inout Ring, _ entries: inout Entries) {
+    /// one) and measuring again the entries it passes. The hand stays on the entry after it. The
+    /// entry joins `retired`: the table published before holds it until readers are gone.
+    private func evict(from ring: inout Ring, _ entries: inout Entries, retiring retired: inout [Entry]) {
         while true {
             if ring.hand >= ring.slots.count { ring.hand = 0 }
             let slot = ring.slots[ring.hand]
@@ -564,6 +726,8 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
                 continue
             }
             entries.remove(slot.key)
+            // A reader may still hold a published table that has it.
+            retired.append(slot.entry)
             ring.slots.remove(at: ring.hand)
             let charge = slot.entry.charge.load(ordering: .relaxed)
             ring.held -= charge
