@@ -311,7 +311,7 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
         /// A table of `slotCount` empty slots, a power of two (or none).
         static func empty(slotCount: Int) -> Table {
             let made = create(minimumCapacity: slotCount) { _ in
-                TableHeader(slotCount: slotCount, shift: 64 - slotCount.trailingZeroBitCount, count: 0, held: 0)
+                TableHeader(slotCount: slotCount, count: 0, held: 0)
             }
             let table = unsafeDowncast(made, to: Table.self)
             table.withUnsafeMutablePointerToElements { $0.initialize(repeating: nil, count: slotCount) }
@@ -335,9 +335,11 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
 
         /// The body kept for `key`, marking its entry referenced: a hit, which copies out the body
         /// and nothing else (the entry is not retained: the table holds it while it is read).
-        func hit(_ key: HashedKey) -> Value? {
+        /// - Parameter slotBits: the table's slot count as a power of two (0 for none), which the
+        ///   shard's word holds beside the table's address: the header is not read.
+        func hit(_ key: HashedKey, slotBits: Int) -> Value? {
             withUnsafeMutablePointerToElements { slots in
-                guard let index = slot(of: key) else { return nil }
+                guard let index = slot(of: key, slotBits: slotBits) else { return nil }
                 return slots[index].unsafelyUnwrapped.entry._withUnsafeGuaranteedRef { entry in
                     // Only the first hit after the hand passed writes: a popular entry's line stays shared.
                     if !entry.referenced.load(ordering: .relaxed) { entry.referenced.store(true, ordering: .relaxed) }
@@ -347,16 +349,21 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
         }
 
         /// Where `key`'s entry is, if it is here.
-        func slot(of key: HashedKey) -> Int? {
-            let header = self.header
-            guard header.count > 0 else { return nil }
+        func slot(of key: HashedKey) -> Int? { slot(of: key, slotBits: slotBits) }
+
+        /// The slot count as a power of two; 0 for none.
+        var slotBits: Int { header.slotCount.trailingZeroBitCount & 63 }
+
+        private func slot(of key: HashedKey, slotBits: Int) -> Int? {
+            guard slotBits > 0 else { return nil }
+            let mask = (1 << slotBits) - 1
             return withUnsafeMutablePointerToElements { slots in
-                var index = header.home(key.hash)
+                var index = TableHeader.home(key.hash, slotBits: slotBits)
                 while let hash = slots[index]?.hash {
                     if hash == key.hash, slots[index].unsafelyUnwrapped.entry._withUnsafeGuaranteedRef({ $0.key == key.key }) {
                         return index
                     }
-                    index = (index + 1) & (header.slotCount - 1)
+                    index = (index + 1) & mask
                 }
                 return nil
             }
@@ -414,20 +421,14 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
         /// The number of slots: a power of two, or none before the first insertion. (Not the
         /// buffer's `capacity`, which is what the allocator gave, often more.)
         let slotCount: Int
-        /// The shift that leaves a hash's top bits, the slot it starts from: the shard was picked
-        /// by its low bits, which all of a shard's keys share.
-        let shift: Int
         var count: Int
         var held: Int
 
-        init(slotCount: Int, shift: Int, count: Int, held: Int) {
-            self.slotCount = slotCount
-            self.shift = shift
-            self.count = count
-            self.held = held
-        }
+        func home(_ hash: Int) -> Int { Self.home(hash, slotBits: slotCount.trailingZeroBitCount) }
 
-        func home(_ hash: Int) -> Int { Int(truncatingIfNeeded: UInt(bitPattern: hash) >> UInt(shift)) }
+        /// The slot a hash starts from in a table of 2^`slotBits` slots (at least 1): the hash's
+        /// top bits, since the shard was picked by its low bits, which all of a shard's keys share.
+        static func home(_ hash: Int, slotBits: Int) -> Int { Int(truncatingIfNeeded: UInt(bitPattern: hash) >> UInt(64 - slotBits)) }
     }
 
     /// A shard's entries as a miss changes them: a published table, copied the first time it is
@@ -548,22 +549,35 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
             }
         }
 
-        /// The address of shard `index`'s table, which holds a reference to it.
+        /// Shard `index`'s table: its address, which holds a reference to it, with its slot count
+        /// as a power of two in the low bits (an object's address is a multiple of 16).
         private func table(_ index: Int) -> UnsafeAtomic<Int> { UnsafeAtomic(at: storage + 2 * index) }
         private func readers(_ index: Int) -> UnsafeAtomic<Int> { UnsafeAtomic(at: storage + 2 * index + 1) }
 
-        private static func bits(_ table: Table) -> Int { Int(bitPattern: Unmanaged.passRetained(table).toOpaque()) }
+        private static var slotBitsMask: Int { 15 }
+
+        private static func bits(_ table: Table) -> Int {
+            let address = Int(bitPattern: Unmanaged.passRetained(table).toOpaque())
+            precondition(address & slotBitsMask == 0 && table.slotBits <= slotBitsMask, "a table's address is a multiple of 16, its slots at most 2^15")
+            return address | table.slotBits
+        }
         private static func unmanaged(_ bits: Int) -> Unmanaged<Table> {
-            Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped)
+            Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: bits & ~slotBitsMask).unsafelyUnwrapped)
         }
 
-        /// `body` of shard `index`'s table, borrowed: no reference to it may outlive `body`.
+        /// `body` of shard `index`'s table, borrowed (no reference to it may outlive `body`), and
+        /// its ``Table/slotBits``.
         @inline(__always)
-        func reading<Result>(_ index: Int, _ body: (Table) -> Result) -> Result {
+        func reading<Result>(_ index: Int, _ body: (Table, _ slotBits: Int) -> Result) -> Result {
             readers(index).wrappingIncrement(ordering: .sequentiallyConsistent)
             defer { readers(index).wrappingDecrement(ordering: .sequentiallyConsistent) }
-            return Self.unmanaged(table(index).load(ordering: .sequentiallyConsistent))._withUnsafeGuaranteedRef(body)
+            let bits = table(index).load(ordering: .sequentiallyConsistent)
+            return Self.unmanaged(bits)._withUnsafeGuaranteedRef { body($0, bits & Self.slotBitsMask) }
         }
+
+        /// `body` of shard `index`'s table, borrowed.
+        @inline(__always)
+        func reading<Result>(_ index: Int, _ body: (Table) -> Result) -> Result { reading(index) { table, _ in body(table) } }
 
         /// Shard `index`'s table, for the holder of its lock (only that holder replaces it).
         func current(_ index: Int) -> Table {
@@ -670,7 +684,7 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
         for key: AnswerKey, make: () throws(Failure) -> Value
     ) throws(Failure) -> (body: Value, hit: Bool) {
         let hashed = HashedKey(key)
-        if let body = tables.reading(hashed.hash & shardMask, { $0.hit(hashed) }) { return (body, true) }
+        if let body = tables.reading(hashed.hash & shardMask, { $0.hit(hashed, slotBits: $1) }) { return (body, true) }
         let made = try make()
         return (store(made, for: hashed, in: shard(hashed)), false)
     }
