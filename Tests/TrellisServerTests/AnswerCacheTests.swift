@@ -129,6 +129,24 @@ import TrellisTesting
         #expect(Self.ask(cache, Self.key(screen: "late")).hit)
     }
 
+    /// A shard's word holds its table's slot count beside the address, for every size a table
+    /// can reach: none, 2^3, and 2^17, more than the largest budget's shards can need.
+    @Test func aShardsWordGivesBackItsTablesSlotCount() {
+        typealias Cache = AnswerCache
+        let share = SnapshotCacheLimits.configurableBytes.upperBound / SnapshotCacheLimits.mostAnswerShards
+        let mostEntries = share / SnapshotCacheLimits.answerEntryOverheadBytes
+        #expect(mostEntries * 4 / 3 <= 1 << Cache.ShardTables.mostSlotBits, "a shard of the largest budget fits")
+        let tables = Cache.ShardTables(count: 2)
+        var retired = Cache.Retired()
+        for slotBits in [0, 3, 4, 11, Cache.ShardTables.mostSlotBits] {
+            let table = Cache.Table.empty(slotCount: slotBits == 0 ? 0 : 1 << slotBits)
+            tables.publish(table, 1, retired: &retired)
+            #expect(tables.reading(1) { read, bits in read === table && bits == slotBits }, "2^\(slotBits) slots")
+            #expect(tables.reading(0) { _, bits in bits } == 0, "the other shard is untouched")
+        }
+        tables.free()
+    }
+
     /// Threads asking at once for keys that keep evicting each other always get the body made
     /// for the key they asked (a table or entry freed under a reader would give another, or crash),
     /// and nothing stays retired once they are done.

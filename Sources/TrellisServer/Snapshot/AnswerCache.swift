@@ -550,19 +550,31 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
         }
 
         /// Shard `index`'s table: its address, which holds a reference to it, with its slot count
-        /// as a power of two in the low bits (an object's address is a multiple of 16).
+        /// in the four low bits (an object's address is a multiple of 16): 0 for none, else its
+        /// power of two less 2 — a table has no slots or at least 8, and at most 2^17
+        /// (``mostSlotBits``).
         private func table(_ index: Int) -> UnsafeAtomic<Int> { UnsafeAtomic(at: storage + 2 * index) }
         private func readers(_ index: Int) -> UnsafeAtomic<Int> { UnsafeAtomic(at: storage + 2 * index + 1) }
 
-        private static var slotBitsMask: Int { 15 }
+        private static var tagMask: Int { 15 }
+        /// The most slots a table may have, as a power of two: a shard's share is at most 16 MiB
+        /// (``SnapshotCacheLimits/configurableBytes`` over ``SnapshotCacheLimits/mostAnswerShards``),
+        /// 32,768 entries at the least charge, in 2^16 slots.
+        static var mostSlotBits: Int { 17 }
 
         private static func bits(_ table: Table) -> Int {
             let address = Int(bitPattern: Unmanaged.passRetained(table).toOpaque())
-            precondition(address & slotBitsMask == 0 && table.slotBits <= slotBitsMask, "a table's address is a multiple of 16, its slots at most 2^15")
-            return address | table.slotBits
+            let slotBits = table.slotBits
+            precondition(address & tagMask == 0, "an object's address is a multiple of 16")
+            precondition(slotBits == 0 || (3...mostSlotBits).contains(slotBits), "a table has no slots, or 2^3 to 2^17")
+            return address | (slotBits == 0 ? 0 : slotBits - 2)
+        }
+        private static func slotBits(_ bits: Int) -> Int {
+            let tag = bits & tagMask
+            return tag == 0 ? 0 : tag + 2
         }
         private static func unmanaged(_ bits: Int) -> Unmanaged<Table> {
-            Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: bits & ~slotBitsMask).unsafelyUnwrapped)
+            Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: bits & ~tagMask).unsafelyUnwrapped)
         }
 
         /// `body` of shard `index`'s table, borrowed (no reference to it may outlive `body`), and
@@ -572,7 +584,7 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
             readers(index).wrappingIncrement(ordering: .sequentiallyConsistent)
             defer { readers(index).wrappingDecrement(ordering: .sequentiallyConsistent) }
             let bits = table(index).load(ordering: .sequentiallyConsistent)
-            return Self.unmanaged(bits)._withUnsafeGuaranteedRef { body($0, bits & Self.slotBitsMask) }
+            return Self.unmanaged(bits)._withUnsafeGuaranteedRef { body($0, Self.slotBits(bits)) }
         }
 
         /// `body` of shard `index`'s table, borrowed.
