@@ -203,9 +203,10 @@ public enum SnapshotCacheLimits {
     /// five times its document (tens of kilobytes), so these hold a few megabytes at most.
     public static let models = 128
     /// Tables a shard keeps after replacing them while readers of it are counted; past these, a
-    /// miss waits for a moment without readers (``SnapshotCache/ShardTables``). A table is a few
-    /// kilobytes at most (a shard's slots), so these hold little while making a wait rare: it
-    /// takes that many misses in a shard in a row, each finding a hit of it under way.
+    /// miss waits for a moment without readers (``SnapshotCache/ShardTables``). A table is 16 bytes
+    /// a slot (32 KiB for a shard of 1,024 entries, most often a few), so these hold little while
+    /// making a wait rare: it takes that many misses in a shard in a row, each finding a hit of it
+    /// under way. The entries those misses evicted are kept as long, over the budget.
     public static let retiredTablesPerShard = 8
     /// Entries of capacity per shard of a cache bounded by entries: what a miss copies at most. A
     /// cache of less than twice this capacity is one shard, whose CLOCK runs over the whole table.
@@ -291,11 +292,12 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
     }
 
     /// A shard's entries as published: open addressing with linear probing, each slot the key's
-    /// hash beside its entry, the slots in the table's own allocation after a header of four words.
+    /// hash beside its entry, the slots in the table's own allocation after a header of three words.
     ///
-    /// A hit reads the header's line and then one line of slots before the entry (a `Dictionary`
-    /// read its storage's header, bitmap, keys and values, four lines that a screen among thousands
-    /// finds cold; slots in an array of their own were one more), and a different hash is passed
+    /// A hit reads one line of slots before the entry, its slot count coming with the table's
+    /// address (``ShardTables``): a `Dictionary` read its storage's header, bitmap, keys and values,
+    /// four lines that a screen among thousands finds cold, and slots in an array of their own
+    /// behind a table object were two more. A different hash is passed
     /// over without touching its entry. Keys of one hash (all but impossible with 64 bits, but it
     /// must still be right) take consecutive slots and are told apart by their keys. At most three
     /// quarters full; a removal moves back the slots after it that belong before the hole, so there
