@@ -111,12 +111,12 @@ import TrellisStore
         #expect(app.request("/metrics").text.contains("\ntrellis_screens_unprepared 0"))
         for (id, entry) in snapshot.screens {
             #expect(entry.checked.isPrepared, "\(id)")
-            #expect(entry.encodingPlan(for: entry.schemaVersion, in: snapshot) != nil, "\(id)")
+            #expect(entry.encodingPlan(for: entry.schemaVersion, in: snapshot).plan != nil, "\(id)")
         }
         #expect(snapshot.caches.models.allEntries.isEmpty, "preparing decodes the models outside the snapshot's cache")
         let home = try #require(snapshot.screens["home"])
         #expect(home.schemaVersion > 1)
-        #expect(home.encodingPlan(for: 1, in: snapshot) != nil)
+        #expect(home.encodingPlan(for: 1, in: snapshot).plan != nil)
         #expect(snapshot.caches.models.allEntries.count == 1, "a version-1 client's plan needed home's model")
     }
 
@@ -124,7 +124,7 @@ import TrellisStore
         let snapshot = try ConfigLoader(directory: Self.bundled).load(previous: nil).get()
         let home = try #require(snapshot.screens["home"])
         #expect(!home.checked.isPrepared)
-        #expect(home.encodingPlan(for: home.schemaVersion, in: snapshot) != nil)
+        #expect(home.encodingPlan(for: home.schemaVersion, in: snapshot).plan != nil)
         #expect(home.checked.plans.isMade(for: home.schemaVersion))
         #expect(!home.checked.isPrepared, "the document is left to the preparation")
     }

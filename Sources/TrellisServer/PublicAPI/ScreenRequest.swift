@@ -101,9 +101,8 @@ struct ScreenRequest: Sendable {
     /// The compact screen answer from the entry's encoding plan, when the screen has one for this
     /// schema version: bytes copied and branches picked, nothing resolved (``ScreenEncodingPlan``).
     func plannedScreen() throws(Problem) -> [UInt8]? {
-        guard let plan = entry.encodingPlan(for: schemaVersion, in: snapshot) else { return nil }
         do {
-            return try plan.encode(outcomes, revision: entry.revision, parameters: screenParameters)
+            return try entry.encodingPlan(for: schemaVersion, in: snapshot).encode(outcomes, revision: entry.revision, parameters: screenParameters)
         } catch {
             throw parameterProblem(error)
         }

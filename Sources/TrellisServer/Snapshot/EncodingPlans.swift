@@ -1,4 +1,5 @@
 import Atomics
+import TrellisJSON
 import TrellisScreens
 
 /// The ``ScreenEncodingPlan``s of one screen's content, one per client schema version, each made
@@ -8,6 +9,14 @@ final class EncodingPlans: Sendable {
     final class Made: Sendable {
         let plan: ScreenEncodingPlan?
         init(_ plan: ScreenEncodingPlan?) { self.plan = plan }
+
+        /// The answer from the plan, used where it lies: a copy of the plan retained each of its
+        /// arrays, lines from memory for a screen a miss meets for the first time in a while.
+        /// Nil when there is no plan.
+        func encode(_ outcomes: Outcomes, revision: Int, parameters: [String: JSONValue]) throws(ParameterError) -> [UInt8]? {
+            guard plan != nil else { return nil }
+            return try plan.unsafelyUnwrapped.encode(outcomes, revision: revision, parameters: parameters)
+        }
     }
     /// Slot *v − 1* holds version *v*'s plan once made.
     private let slots: [ManagedAtomicLazyReference<Made>]
@@ -20,20 +29,20 @@ final class EncodingPlans: Sendable {
     }
 
     /// The plan for `schemaVersion`, made by `make` the first time (two first misses racing may
-    /// both make it; one is kept). Nil when the screen has no plan for it.
-    func plan(for schemaVersion: Int, make: () -> ScreenEncodingPlan?) -> ScreenEncodingPlan? {
-        guard slots.indices.contains(schemaVersion - 1) else { return make() }
+    /// both make it; one is kept), in its box (whose plan is nil when the screen has none for it).
+    func plan(for schemaVersion: Int, make: () -> ScreenEncodingPlan?) -> Made {
+        guard slots.indices.contains(schemaVersion - 1) else { return Made(make()) }
         let slot = slots[schemaVersion - 1]
-        if let made = slot.load() { return made.plan }
-        return slot.storeIfNilThenLoad(Made(make())).plan
+        if let made = slot.load() { return made }
+        return slot.storeIfNilThenLoad(Made(make()))
     }
 }
 
 extension ScreenEntry {
-    /// This screen's plan for clients of `schemaVersion` (``EncodingPlans``); made from the
-    /// screen's model, decoded again, the first time an older client asks. Nil when the screen
-    /// has none, or the model cannot be had.
-    func encodingPlan(for schemaVersion: Int, in snapshot: Snapshot) -> ScreenEncodingPlan? {
+    /// This screen's plan for clients of `schemaVersion` (``EncodingPlans``), in its box; made
+    /// from the screen's model, decoded again, the first time an older client asks. The box's plan
+    /// is nil when the screen has none, or the model cannot be had.
+    func encodingPlan(for schemaVersion: Int, in snapshot: Snapshot) -> EncodingPlans.Made {
         checked.plans.plan(for: schemaVersion) {
             guard let screen = try? snapshot.screen(of: self) else { return nil }
             return ScreenEncodingPlan.make(screen, decisions: decisions, clientSchemaVersion: schemaVersion, resolver: snapshot.resolver)
