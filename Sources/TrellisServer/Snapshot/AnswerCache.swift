@@ -354,7 +354,7 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
         func slot(of key: HashedKey) -> Int? { slot(of: key, slotBits: slotBits) }
 
         /// The slot count as a power of two; 0 for none.
-        var slotBits: Int { header.slotCount.trailingZeroBitCount & 63 }
+        var slotBits: Int { header.slotBits }
 
         private func slot(of key: HashedKey, slotBits: Int) -> Int? {
             guard slotBits > 0 else { return nil }
@@ -426,7 +426,10 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
         var count: Int
         var held: Int
 
-        func home(_ hash: Int) -> Int { Self.home(hash, slotBits: slotCount.trailingZeroBitCount) }
+        /// The slot count as a power of two; 0 for none (the count of trailing zeros of 0 is 64).
+        var slotBits: Int { slotCount.trailingZeroBitCount & 63 }
+
+        func home(_ hash: Int) -> Int { Self.home(hash, slotBits: slotBits) }
 
         /// The slot a hash starts from in a table of 2^`slotBits` slots (at least 1): the hash's
         /// top bits, since the shard was picked by its low bits, which all of a shard's keys share.
