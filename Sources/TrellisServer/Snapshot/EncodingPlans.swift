@@ -14,8 +14,7 @@ final class EncodingPlans: Sendable {
         /// arrays, lines from memory for a screen a miss meets for the first time in a while.
         /// Nil when there is no plan.
         func encode(_ outcomes: Outcomes, revision: Int, parameters: [String: JSONValue]) throws(ParameterError) -> [UInt8]? {
-            guard plan != nil else { return nil }
-            return try plan.unsafelyUnwrapped.encode(outcomes, revision: revision, parameters: parameters)
+            try plan?.encode(outcomes, revision: revision, parameters: parameters)
         }
     }
     /// Slot *v − 1* holds version *v*'s plan once made.
