@@ -47,11 +47,11 @@ public final class ScreenDecisions: Sendable {
         points: [], rollouts: [], table: DecisionTable(points: [], rules: FlatRules(), rolloutPoints: [], rolloutNames: []))
 }
 
-/// What ``ScreenResolver/outcomes(of:for:evaluator:)`` reads of a screen's decisions, in two
-/// contiguous buffers: the points' rules (``FlatRules``), kept as expressions for everything
-/// else, are a box per node, and at thousands of screens a request found most of them in cold
-/// memory; and the points' guards with the points naming each rollout, in one array of words
-/// (each array was a line from memory of its own).
+/// What ``ScreenResolver/outcomes(of:for:evaluator:)`` reads of a screen's decisions, in four
+/// contiguous arrays: the points' rules (``FlatRules``'s three), kept as expressions for
+/// everything else, are a box per node, and at thousands of screens a request found most of them
+/// in cold memory; and the points' guards with the points naming each rollout, in one array of
+/// words (each array was a line from memory of its own).
 public struct DecisionTable: Sendable {
     struct Point: Sendable {
         /// The nearest enclosing point, and the outcome of it that shows this one; -1 for none.
