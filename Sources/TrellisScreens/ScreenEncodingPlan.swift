@@ -83,38 +83,51 @@ public struct ScreenEncodingPlan: Sendable {
     /// ``ScreenDecisions/count``) and the screen's `parameters`, if it takes any:
     /// `ResolvedScreen/jsonValue(revision:)`'s members written directly, which the tests hold to
     /// the resolver's bytes.
+    ///
+    /// Two passes over the nodes the outcomes reach: the first (``Choices``) notes what the answer
+    /// assigns and replaces, which come before the root in it, fills in the components that take
+    /// parameters and counts the root's bytes; the second (``Writer``) writes the root into the
+    /// answer, made at its exact size. Writing the root into a buffer of its own and copying it
+    /// after the assignments cost a miss a second buffer of the answer's size — fresh memory,
+    /// every line of it a write the cache did not hold.
     /// - Throws: what ``ResolvedScreen/substituting(_:registry:)`` throws for these parameters.
     public func encode(_ outcomes: Outcomes, revision: Int, parameters: [String: JSONValue] = [:]) throws(ParameterError) -> [UInt8] {
-        var writer = Writer(outcomes: outcomes.bytes, parameters: parameters, registry: registry)
-        writer.replaced = rootReplaced
-        let shown = try program.map { program throws(ParameterError) in try writer.write(program) } ?? false
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(head.count + afterRevision.count + writer.bytes.count + 84 + 48 * (writer.experiments.count + writer.rollouts.count))
-        bytes += head
-        JSONWriter.append(number: Double(revision), to: &bytes)
-        bytes += afterRevision
-        bytes += Self.experimentsOpening
-        for (index, pair) in writer.experiments.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            JSONWriter.append(string: pair.key, to: &bytes)
-            bytes.append(UInt8(ascii: ":"))
-            JSONWriter.append(string: pair.value, to: &bytes)
+        var choices = Choices(outcomes: outcomes.bytes, parameters: parameters, registry: registry)
+        choices.replaced = rootReplaced
+        let rootCount = try program.flatMap { program throws(ParameterError) in try choices.read(program) }
+        var envelope: [UInt8] = []
+        envelope.reserveCapacity(head.count + afterRevision.count + 84 + 48 * (choices.experiments.count + choices.rollouts.count))
+        envelope += head
+        JSONWriter.append(number: Double(revision), to: &envelope)
+        envelope += afterRevision
+        envelope += Self.experimentsOpening
+        for (index, pair) in choices.experiments.enumerated() {
+            if index > 0 { envelope.append(UInt8(ascii: ",")) }
+            JSONWriter.append(string: pair.key, to: &envelope)
+            envelope.append(UInt8(ascii: ":"))
+            JSONWriter.append(string: pair.value, to: &envelope)
         }
-        bytes += Self.rolloutsOpening
-        for (index, pair) in writer.rollouts.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            JSONWriter.append(string: pair.key, to: &bytes)
-            bytes += pair.value ? Self.colonTrue : Self.colonFalse
+        envelope += Self.rolloutsOpening
+        for (index, pair) in choices.rollouts.enumerated() {
+            if index > 0 { envelope.append(UInt8(ascii: ",")) }
+            JSONWriter.append(string: pair.key, to: &envelope)
+            envelope += pair.value ? Self.colonTrue : Self.colonFalse
         }
-        bytes += Self.replacedOpening
-        for (index, replacement) in writer.replaced.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            JSONWriter.append(replacement.jsonValue, to: &bytes)
+        envelope += Self.replacedOpening
+        for (index, replacement) in choices.replaced.enumerated() {
+            if index > 0 { envelope.append(UInt8(ascii: ",")) }
+            JSONWriter.append(replacement.jsonValue, to: &envelope)
         }
-        bytes += Self.rootKey
-        bytes += shown ? writer.bytes : Self.null
-        bytes.append(UInt8(ascii: "}"))
-        return bytes
+        envelope += Self.rootKey
+        let count = envelope.count + (rootCount ?? Self.null.count) + 1
+        return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            var writer = Writer(into: buffer, outcomes: outcomes.bytes, filled: choices.filled)
+            writer.append(envelope[...])
+            if let program, rootCount != nil { writer.write(program) } else { writer.append(Self.null[...]) }
+            writer.append(Self.closingBrace[...])
+            precondition(writer.count == count, "an encoding plan wrote other than the bytes it counted")
+            initialized = count
+        }
     }
 
     static let assignmentsKey = Array(#""assignments":"#.utf8)
@@ -126,6 +139,7 @@ public struct ScreenEncodingPlan: Sendable {
     static let replacedOpening = Array(#"}},"replaced":["#.utf8)
     static let rootKey = Array(#"],"root":"#.utf8)
     static let null = Array("null".utf8)
+    static let closingBrace = [UInt8(ascii: "}")]
 }
 
 extension ScreenEncodingPlan {
@@ -284,19 +298,27 @@ extension ScreenEncodingPlan {
         }
     }
 
-    /// One answer being written: the root's bytes and what the outcomes assigned and replaced, in
-    /// the order the resolver meets them.
-    struct Writer {
+    /// The first pass over one answer: what the nodes its outcomes reach assign and replace, in the
+    /// order the resolver meets them, the components among them that take parameters filled in
+    /// and encoded, and how many bytes the root takes.
+    struct Choices {
         let outcomes: [UInt8]
         let parameters: [String: JSONValue]
         let registry: ComponentRegistry
-        /// The index in the answer of each subview being written, root first: the answer's path
-        /// to the component being written, for a parameter's error.
+        /// The index in the answer of each subview being read, root first: the answer's path to
+        /// the component being filled in, for a parameter's error.
         var indices: [Int] = []
-        var bytes: [UInt8] = []
         var experiments: [ResolvedScreen.Assignments.Pair<String>] = []
         var rollouts: [ResolvedScreen.Assignments.Pair<Bool>] = []
         var replaced: [ResolvedScreen.Replacement] = []
+        /// Each component that takes parameters, filled in and encoded, in the order the answer
+        /// shows them, with where its subviews go (nil: it shows none of them).
+        var filled: [Filled] = []
+
+        struct Filled {
+            let bytes: [UInt8]
+            let hole: Range<Int>?
+        }
 
         init(outcomes: [UInt8], parameters: [String: JSONValue], registry: ComponentRegistry) {
             self.outcomes = outcomes
@@ -304,75 +326,67 @@ extension ScreenEncodingPlan {
             self.registry = registry
         }
 
-        /// Writes the program's root; whether it showed anything.
-        mutating func write(_ program: Program) throws(ParameterError) -> Bool {
-            bytes.reserveCapacity(program.text.count + 256)
-            return try program.text.withUnsafeBufferPointer { text throws(ParameterError) in
-                try write(node: 0, of: program, text: text)
-            }
+        /// The root's byte count; nil when it shows nothing.
+        mutating func read(_ program: Program) throws(ParameterError) -> Int? {
+            try read(node: 0, of: program)
         }
 
-        /// Writes node `index`; whether it showed anything.
-        private mutating func write(node index: Int, of program: Program, text: UnsafeBufferPointer<UInt8>) throws(ParameterError) -> Bool {
+        /// Node `index`'s byte count; nil when it shows nothing.
+        private mutating func read(node index: Int, of program: Program) throws(ParameterError) -> Int? {
             switch program.nodes[index] {
             case .text(let span, let made):
-                append(made, of: program)
-                bytes.append(contentsOf: text[span.range])
-                return true
+                note(made, of: program)
+                return span.count
             case .nothing(let made):
-                append(made, of: program)
-                return false
+                note(made, of: program)
+                return nil
             case .component(let head, let tail, let made, let subviews):
-                append(made, of: program)
-                bytes.append(contentsOf: text[head.range])
-                try write(subviews: subviews, of: program, text: text)
-                bytes.append(contentsOf: text[tail.range])
-                return true
+                note(made, of: program)
+                return head.count + (try read(subviews: subviews, of: program)) + tail.count
             case .parametrized(let component, let made, let subviews):
-                append(made, of: program)
-                let encoded = try filledIn(program.parametrized[Int(component)]).encodedJSON()
-                guard !subviews.isEmpty, let hole = Builder.range(of: Builder.standInSubviews, in: encoded) else {
-                    bytes += encoded
-                    return true
-                }
-                bytes += encoded[..<hole.lowerBound]
-                try write(subviews: subviews, of: program, text: text)
-                bytes += encoded[hole.upperBound...]
-                return true
+                note(made, of: program)
+                let bytes = try filledIn(program.parametrized[Int(component)]).encodedJSON()
+                let hole = subviews.isEmpty ? nil : Builder.range(of: Builder.standInSubviews, in: bytes)
+                filled.append(Filled(bytes: bytes, hole: hole))
+                guard let hole else { return bytes.count }
+                return bytes.count - hole.count + (try read(subviews: subviews, of: program))
             case .rule(let point, let named, let then, let otherwise):
                 for reference in program.rollouts[named.range] {
                     let key = program.strings[Int(reference.key)]
                     if !rollouts.contains(where: { $0.key == key }) { rollouts.append(.init(key, outcomes[Int(reference.outcome)] != 0)) }
                 }
-                if outcomes[Int(point)] != 0 { return try write(node: Int(then), of: program, text: text) }
-                guard otherwise != Program.none else { return false }
-                return try write(node: Int(otherwise), of: program, text: text)
+                if outcomes[Int(point)] != 0 { return try read(node: Int(then), of: program) }
+                guard otherwise != Program.none else { return nil }
+                return try read(node: Int(otherwise), of: program)
             case .experiment(let point, let key, let variants):
                 let outcome = outcomes[Int(point)]
-                guard outcome != Outcomes.none, Int(outcome) < variants.count else { return false }
+                guard outcome != Outcomes.none, Int(outcome) < variants.count else { return nil }
                 let variant = program.variants[Int(variants.start) + Int(outcome)]
                 let name = program.strings[Int(key)]
                 if !experiments.contains(where: { $0.key == name }) { experiments.append(.init(name, program.strings[Int(variant.name)])) }
-                guard variant.node != Program.none else { return false }
-                return try write(node: Int(variant.node), of: program, text: text)
+                guard variant.node != Program.none else { return nil }
+                return try read(node: Int(variant.node), of: program)
             }
         }
 
-        private mutating func append(_ made: Program.Span, of program: Program) {
+        private mutating func note(_ made: Program.Span, of program: Program) {
             if !made.isEmpty { replaced += program.replacements[made.range] }
         }
 
-        /// `,"subviews":[…]` with the subviews shown, or nothing when none is.
-        private mutating func write(subviews: Program.Span, of program: Program, text: UnsafeBufferPointer<UInt8>) throws(ParameterError) {
+        /// The byte count of `,"subviews":[…]` with the subviews shown, 0 when none is; every
+        /// subview is read, for what the ones that show nothing assign.
+        private mutating func read(subviews: Program.Span, of program: Program) throws(ParameterError) -> Int {
             var shown = 0
+            var count = 0
             for child in program.children[subviews.range] {
-                let start = bytes.count
-                bytes += shown > 0 ? Self.comma : Self.subviewsOpening
                 indices.append(shown)
                 defer { indices.removeLast() }
-                if try write(node: Int(child), of: program, text: text) { shown += 1 } else { bytes.removeSubrange(start...) }
+                guard let childCount = try read(node: Int(child), of: program) else { continue }
+                count += childCount
+                shown += 1
             }
-            if shown > 0 { bytes.append(UInt8(ascii: "]")) }
+            // The opening, the children, a comma between each two, the closing bracket.
+            return shown == 0 ? 0 : Writer.subviewsOpening.count + count + shown
         }
 
         /// `component` with the parameters put in. Its path in the answer is made only for an
@@ -386,8 +400,108 @@ extension ScreenEncodingPlan {
                 return try component.substitutingMembers(parameters, registry: registry, at: path)
             }
         }
+    }
+
+    /// The second pass: the bytes of the nodes the outcomes reach, into a buffer of the size the
+    /// first pass counted (``Choices``), which it does not outgrow.
+    struct Writer {
+        private let buffer: UnsafeMutableBufferPointer<UInt8>
+        private let outcomes: [UInt8]
+        private let filled: [Choices.Filled]
+        private var nextFilled = 0
+        /// The bytes written.
+        private(set) var count = 0
+
+        init(into buffer: UnsafeMutableBufferPointer<UInt8>, outcomes: [UInt8], filled: [Choices.Filled]) {
+            self.buffer = buffer
+            self.outcomes = outcomes
+            self.filled = filled
+        }
+
+        mutating func append(_ bytes: ArraySlice<UInt8>) {
+            bytes.withUnsafeBufferPointer { append($0) }
+        }
+
+        private mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+            precondition(bytes.count <= buffer.count - count, "an encoding plan wrote more than it counted")
+            guard let source = bytes.baseAddress, let target = buffer.baseAddress else { return }
+            (target + count).initialize(from: source, count: bytes.count)
+            count += bytes.count
+        }
+
+        /// Writes the program's root, which shows (``Choices/read(_:)`` counted it).
+        mutating func write(_ program: Program) {
+            program.text.withUnsafeBufferPointer { text in write(node: 0, of: program, text: text) }
+        }
+
+        private mutating func write(node index: Int, of program: Program, text: UnsafeBufferPointer<UInt8>) {
+            switch program.nodes[index] {
+            case .text(let span, _):
+                append(UnsafeBufferPointer(rebasing: text[span.range]))
+            case .nothing:
+                break
+            case .component(let head, let tail, _, let subviews):
+                append(UnsafeBufferPointer(rebasing: text[head.range]))
+                write(subviews: subviews, of: program, text: text)
+                append(UnsafeBufferPointer(rebasing: text[tail.range]))
+            case .parametrized(_, _, let subviews):
+                let component = filled[nextFilled]
+                nextFilled += 1
+                guard let hole = component.hole else { return append(component.bytes[...]) }
+                append(component.bytes[..<hole.lowerBound])
+                write(subviews: subviews, of: program, text: text)
+                append(component.bytes[hole.upperBound...])
+            case .rule(let point, _, let then, let otherwise):
+                if outcomes[Int(point)] != 0 { return write(node: Int(then), of: program, text: text) }
+                if otherwise != Program.none { write(node: Int(otherwise), of: program, text: text) }
+            case .experiment(let point, _, let variants):
+                guard let shown = Self.variantNode(point: point, variants: variants, of: program, outcomes: outcomes) else { return }
+                write(node: shown, of: program, text: text)
+            }
+        }
+
+        /// `,"subviews":[…]` with the subviews shown, or nothing when none is.
+        private mutating func write(subviews: Program.Span, of program: Program, text: UnsafeBufferPointer<UInt8>) {
+            var shown = 0
+            for child in program.children[subviews.range] where Self.shows(Int(child), of: program, outcomes: outcomes) {
+                append(shown == 0 ? Self.subviewsOpening[...] : Self.comma[...])
+                write(node: Int(child), of: program, text: text)
+                shown += 1
+            }
+            if shown > 0 { append(Self.closingBracket[...]) }
+        }
+
+        /// Whether node `index` shows anything for `outcomes`: past its Rules and Experiments,
+        /// whether they lead to a component.
+        static func shows(_ index: Int, of program: Program, outcomes: [UInt8]) -> Bool {
+            var index = index
+            while true {
+                switch program.nodes[index] {
+                case .text, .component, .parametrized:
+                    return true
+                case .nothing:
+                    return false
+                case .rule(let point, _, let then, let otherwise):
+                    let next = outcomes[Int(point)] != 0 ? then : otherwise
+                    guard next != Program.none else { return false }
+                    index = Int(next)
+                case .experiment(let point, _, let variants):
+                    guard let shown = variantNode(point: point, variants: variants, of: program, outcomes: outcomes) else { return false }
+                    index = shown
+                }
+            }
+        }
+
+        /// The node of the variant an Experiment shows, nil when it shows none.
+        private static func variantNode(point: UInt32, variants: Program.Span, of program: Program, outcomes: [UInt8]) -> Int? {
+            let outcome = outcomes[Int(point)]
+            guard outcome != Outcomes.none, Int(outcome) < variants.count else { return nil }
+            let node = program.variants[Int(variants.start) + Int(outcome)].node
+            return node == Program.none ? nil : Int(node)
+        }
 
         static let comma = [UInt8(ascii: ",")]
+        static let closingBracket = [UInt8(ascii: "]")]
         static let subviewsOpening = Array(",\"subviews\":[".utf8)
     }
 }

@@ -46,29 +46,53 @@ public struct Evaluator: Sendable {
 
     /// One attribute condition; false when the attribute is missing or does not parse.
     public static func holds(_ condition: AttributeCondition, for context: UserContext) -> Bool {
-        // Versions and dates are compared as the context holds them, not formatted and parsed again.
-        switch (condition.op, condition.operand) {
-        case (.before, .date(let d)): return date(of: condition.attribute, context).map { $0 < d } ?? false
-        case (.after, .date(let d)): return date(of: condition.attribute, context).map { $0 > d } ?? false
-        case (.versionBelow, .version(let v)): return version(of: condition.attribute, context).map { $0 < v } ?? false
-        case (.versionAtLeast, .version(let v)): return version(of: condition.attribute, context).map { $0 >= v } ?? false
-        case (.versionEquals, .version(let v)): return version(of: condition.attribute, context).map { $0 == v } ?? false
-        default: break
-        }
-        guard let text = context.text(of: condition.attribute) else { return false }
-        switch (condition.op, condition.operand) {
-        case (.equals, .string(let s)): return text.utf8.elementsEqual(s.utf8)
-        case (.notEquals, .string(let s)): return !text.utf8.elementsEqual(s.utf8)
-        case (.startsWith, .string(let s)): return text.utf8.starts(with: s.utf8)
-        case (.endsWith, .string(let s)): return text.utf8.reversed().starts(with: s.utf8.reversed())
-        case (.contains, .string(let s)): return containsBytes(Array(text.utf8), Array(s.utf8))
-        case (.in, .stringSet(let set)): return set.contains { text.utf8.elementsEqual($0.utf8) }
-        case (.notIn, .stringSet(let set)): return !set.contains { text.utf8.elementsEqual($0.utf8) }
-        case (.lessThan, .number(let n)): return number(text).map { $0 < n } ?? false
-        case (.lessThanOrEqual, .number(let n)): return number(text).map { $0 <= n } ?? false
-        case (.greaterThan, .number(let n)): return number(text).map { $0 > n } ?? false
-        case (.greaterThanOrEqual, .number(let n)): return number(text).map { $0 >= n } ?? false
-        default: return false  // an operand of the wrong kind; the decoder never builds one
+        // Switched on the operand where it lies, then on the operator: a switch on the pair made a
+        // copy of the operand, retaining its string — a line from memory, written, for rules of
+        // a screen nobody asked for lately. An operator of another kind than its operand (which
+        // the decoder never builds) is false.
+        switch condition.operand {
+        case .date(let d):
+            // Versions and dates are compared as the context holds them, not formatted and parsed again.
+            guard let seconds = date(of: condition.attribute, context) else { return false }
+            switch condition.op {
+            case .before: return seconds < d
+            case .after: return seconds > d
+            default: return false
+            }
+        case .version(let v):
+            guard let version = version(of: condition.attribute, context) else { return false }
+            switch condition.op {
+            case .versionBelow: return version < v
+            case .versionAtLeast: return version >= v
+            case .versionEquals: return version == v
+            default: return false
+            }
+        case .number(let n):
+            guard let text = context.text(of: condition.attribute), let number = number(text) else { return false }
+            switch condition.op {
+            case .lessThan: return number < n
+            case .lessThanOrEqual: return number <= n
+            case .greaterThan: return number > n
+            case .greaterThanOrEqual: return number >= n
+            default: return false
+            }
+        case .string(let s):
+            guard let text = context.text(of: condition.attribute) else { return false }
+            switch condition.op {
+            case .equals: return text.utf8.elementsEqual(s.utf8)
+            case .notEquals: return !text.utf8.elementsEqual(s.utf8)
+            case .startsWith: return text.utf8.starts(with: s.utf8)
+            case .endsWith: return text.utf8.reversed().starts(with: s.utf8.reversed())
+            case .contains: return containsBytes(Array(text.utf8), Array(s.utf8))
+            default: return false
+            }
+        case .stringSet(let set):
+            guard let text = context.text(of: condition.attribute) else { return false }
+            switch condition.op {
+            case .in: return set.contains { text.utf8.elementsEqual($0.utf8) }
+            case .notIn: return !set.contains { text.utf8.elementsEqual($0.utf8) }
+            default: return false
+            }
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TrellisHTTP
 import TrellisJSON
@@ -111,7 +112,12 @@ import TrellisStore
         #expect(app.request("/metrics").text.contains("\ntrellis_screens_unprepared 0"))
         for (id, entry) in snapshot.screens {
             #expect(entry.checked.isPrepared, "\(id)")
-            #expect(entry.encodingPlan(for: entry.schemaVersion, in: snapshot).plan != nil, "\(id)")
+            // The entry holds the plan of its own version itself: the one its checked screen keeps.
+            let kept = entry.planOfItsVersion.load()
+            let held = try #require(kept, "\(id): prepared, the entry holds its plan")
+            #expect(held === entry.checked.plans.plan(for: entry.schemaVersion) { nil }, "\(id)")
+            #expect(entry.encodingPlan(for: entry.schemaVersion, in: snapshot) === held, "\(id)")
+            #expect(held.plan != nil, "\(id)")
         }
         #expect(snapshot.caches.models.allEntries.isEmpty, "preparing decodes the models outside the snapshot's cache")
         let home = try #require(snapshot.screens["home"])
@@ -124,8 +130,13 @@ import TrellisStore
         let snapshot = try ConfigLoader(directory: Self.bundled).load(previous: nil).get()
         let home = try #require(snapshot.screens["home"])
         #expect(!home.checked.isPrepared)
-        #expect(home.encodingPlan(for: home.schemaVersion, in: snapshot).plan != nil)
+        let before = home.planOfItsVersion.load()
+        #expect(before == nil)
+        let made = home.encodingPlan(for: home.schemaVersion, in: snapshot)
+        #expect(made.plan != nil)
         #expect(home.checked.plans.isMade(for: home.schemaVersion))
+        let after = home.planOfItsVersion.load()
+        #expect(after === made, "kept in the entry by the miss that made it")
         #expect(!home.checked.isPrepared, "the document is left to the preparation")
     }
 

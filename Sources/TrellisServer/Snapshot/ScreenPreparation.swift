@@ -30,7 +30,7 @@ final class ScreenPreparation: Sendable {
         guard !entries.isEmpty else { return }
         gauge.record(pending.wrappingIncrementThenLoad(by: entries.count, ordering: .relaxed))
         queue.async { [pending, gauge] in
-            _ = ParallelMap.map(entries) { entry in entry.checked.prepare(resolver: snapshot.resolver) }
+            _ = ParallelMap.map(entries) { entry in entry.prepare(in: snapshot) }
             gauge.record(pending.wrappingDecrementThenLoad(by: entries.count, ordering: .relaxed))
             // The plain documents and the models decoded again, freed in every thread's arena.
             if touched == nil { Application.returnFreedMemory() }

@@ -1,4 +1,5 @@
 import Atomics
+import Synchronization
 import TrellisHTTP
 import TrellisJSON
 import TrellisRendering
@@ -26,6 +27,10 @@ public final class ScreenEntry: Sendable {
     public let checked: CheckedScreen
     /// Every Rule and Experiment of the screen, found once when it was checked.
     public let decisions: ScreenDecisions
+    /// The plan of the screen's own schema version, once made, which most misses use: the same
+    /// one ``CheckedScreen/plans`` keeps, found here in one step where there it is four objects
+    /// away (``encodingPlan(for:in:)``).
+    let planOfItsVersion = AtomicLazyReference<EncodingPlans.Made>()
 
     public init(_ checked: CheckedScreen, revision: Int) {
         self.checked = checked
