@@ -145,6 +145,33 @@ import TrellisTargeting
         #expect(JSONWriter.string(routed["content"] ?? .null).contains("Order #87105"))
     }
 
+    /// The cache keys a screen's answer by its parameters' values alone, joined (the names are the
+    /// screen's): values that would join alike if they were not each written as JSON stay apart.
+    @Test func answersForOtherParameterValuesAreCachedApart() throws {
+        try config.write(screen: "pair", #"""
+            {"id": "pair", "schemaVersion": 3, "root": {"type": "VStack", "subviews": [
+              {"type": "Text", "values": {"text": {"$format": "a={a}"}}},
+              {"type": "Text", "values": {"text": {"$param": "b", "default": "none"}}}]}}
+            """#)
+        let app = try InProcessApp(config)
+        // a = `1"&"2` and b not given, against a = `1` and b = `2`; then b given as `-`.
+        let cases = ["param.a=1%22%26%222", "param.a=1&param.b=2", "param.a=1%22%26%222&param.b=-", "param.a=1"]
+        var texts: [String] = []
+        for query in cases {
+            let answer = app.request("/v1/screens/pair?user=u-1&" + query)
+            #expect(answer.status == .ok, "\(query)")
+            texts.append(answer.text)
+        }
+        #expect(Set(texts).count == cases.count, "each parameter set has its own answer")
+        #expect(texts[0].contains(#"a=1\"&\"2"#) && texts[0].contains("none"))
+        #expect(texts[1].contains("a=1") && texts[1].contains(#""2""#))
+        #expect(texts[2].contains(#""-""#))
+        // Asked again, each is a hit that gives the same bytes.
+        for (query, text) in zip(cases, texts) {
+            #expect(app.request("/v1/screens/pair?user=u-1&" + query).text == text, "\(query)")
+        }
+    }
+
     @Test func theTableIsListed() throws {
         let list = try #require(app.request("/v1/routes").json)
         let routes = try #require(list["routes"]?.arrayValue)

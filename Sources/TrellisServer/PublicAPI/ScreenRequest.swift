@@ -109,10 +109,19 @@ struct ScreenRequest: Sendable {
     }
 
     /// The values of the parameters this screen uses, canonically: part of the answer's cache key.
+    /// The values only, each as JSON (`-` when not given; no JSON text is), joined by `&`, in the
+    /// order of the screen's sorted names — which the key's screen and revision fix, so naming
+    /// them again told nothing. A few short values then fit in the `String` itself: with the
+    /// names, a templated screen's key had a buffer of its own, a line from memory that a hit
+    /// compared and waited for.
     var parameterKey: String {
         guard !entry.parameterNames.isEmpty else { return "" }
-        return entry.parameterNames.map { name in name + "=" + (screenParameters[name].map { JSONWriter.string($0) } ?? "-") }
-            .joined(separator: "&")
+        var key = ""
+        for (index, name) in entry.parameterNames.enumerated() {
+            if index > 0 { key += "&" }
+            key += screenParameters[name].map { JSONWriter.string($0) } ?? "-"
+        }
+        return key
     }
 
     /// The cached answer in `format` (without a viewport) for this outcome, or `encode`'s, stored.
