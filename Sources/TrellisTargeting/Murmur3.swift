@@ -33,10 +33,31 @@ public enum Murmur3 {
             // A native string's bytes are contiguous: reading them through the buffer, not the
             // view's iterator, is what makes bucketing cheap enough for every request.
             let contiguous: Void? = bytes.withContiguousStorageIfAvailable { buffer in
-                for byte in buffer { combine(byte) }
+                combine(UnsafeRawBufferPointer(buffer))
             }
             if contiguous == nil {
                 for byte in bytes { combine(byte) }
+            }
+        }
+
+        /// Bytes up to the next block one at a time, then whole blocks read as words (a quarter of
+        /// the work of a byte at a time: a targeted screen hashes the user id once per rollout and
+        /// experiment it names), then the rest one at a time.
+        private mutating func combine(_ buffer: UnsafeRawBufferPointer) {
+            var index = 0
+            while shift != 0, index < buffer.count {
+                combine(buffer[index])
+                index += 1
+            }
+            while buffer.count - index >= 4 {
+                h ^= Self.scramble(UInt32(littleEndian: buffer.loadUnaligned(fromByteOffset: index, as: UInt32.self)))
+                h = h.rotatedLeft(13) &* 5 &+ 0xe654_6b64
+                length &+= 4
+                index += 4
+            }
+            while index < buffer.count {
+                combine(buffer[index])
+                index += 1
             }
         }
 

@@ -1,4 +1,5 @@
 import Testing
+import TrellisTesting
 @testable import TrellisServer
 
 /// ETags and fingerprints are XXH64: the reference implementation's digests (python-xxhash 3.x,
@@ -30,5 +31,17 @@ import Testing
         #expect(tags.map { UInt64($0.dropFirst().dropLast(), radix: 36)! } == (0..<2_000).map {
             UInt64(EncodedBody.fingerprint([UInt8(truncatingIfNeeded: $0), UInt8(truncatingIfNeeded: $0 >> 8)]), radix: 16)!
         })
+    }
+
+    /// The tag's digits are what `String(_:radix:)` writes, padded to 13: at the ends of the range,
+    /// at each power of 36, and for values spread over all of it.
+    @Test func theETagsDigitsAreBase36() {
+        var random = SplitMix64(seed: 30)
+        let powers = (0...12).map { (0..<$0).reduce(UInt64(1)) { product, _ in product * 36 } }
+        let values = [0, 1, 35, 36, UInt64.max, UInt64.max - 1] + powers.flatMap { [$0 - 1, $0] } + (0..<5_000).map { _ in random.next() }
+        for value in values {
+            let digits = String(value, radix: 36)
+            #expect(EncodedBody.entityTag(hash: value) == "\"" + String(repeating: "0", count: 13 - digits.count) + digits + "\"", "\(value)")
+        }
     }
 }

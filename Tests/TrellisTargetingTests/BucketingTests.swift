@@ -18,6 +18,26 @@ import TrellisTargeting
         #expect(Murmur3.hash32(text, seed: seed) == expected)
     }
 
+    /// Hashing in pieces (as bucketing does: group, ":", user) gives the hash of the whole, wherever
+    /// the pieces split the 4-byte blocks, and so do bytes that are not contiguous.
+    @Test func piecesHashAsTheWhole() {
+        var random = SystemRandomNumberGenerator()
+        for count in 0...19 {
+            let bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &random) }
+            let whole = Murmur3.hash32(bytes, seed: 42)
+            #expect(Murmur3.hash32(bytes.lazy.map { $0 }, seed: 42) == whole, "\(count) bytes, one at a time")
+            for first in 0...count {
+                for second in first...count {
+                    var state = Murmur3.State(seed: 42)
+                    state.combine(bytes[..<first])
+                    state.combine(bytes[first..<second])
+                    state.combine(bytes[second...])
+                    #expect(state.finalize() == whole, "\(count) bytes split at \(first) and \(second)")
+                }
+            }
+        }
+    }
+
     @Test func bytesAndStringsHashAlike() {
         #expect(Murmur3.hash32([0xC3, 0xBC] as [UInt8], seed: 7) == Murmur3.hash32("ü", seed: 7))
         #expect(Murmur3.hash32(Array("gold-banner:user-1".utf8)) == Murmur3.hash32("gold-banner:user-1"))

@@ -57,8 +57,25 @@ public struct EncodedBody: Sendable {
     /// (16 hex digits and their quotes took a heap buffer of their own, read by every answer
     /// served: for an answer among thousands, one more line from memory).
     static func entityTag(_ bytes: [UInt8]) -> String {
-        let digits = String(bytes.withUnsafeBytes { XXH64.hash($0) }, radix: 36)
-        return "\"" + String(repeating: "0", count: 13 - digits.count) + digits + "\""
+        entityTag(hash: bytes.withUnsafeBytes { XXH64.hash($0) })
+    }
+
+    /// `hash` in 13 base-36 digits (lowercase, leading zeros kept), quoted. Written digit by digit
+    /// into the string's own bytes: `String(_:radix:)`, padded and quoted, took some 1,500
+    /// instructions a miss, a tenth of encoding a plain screen's answer.
+    static func entityTag(hash: UInt64) -> String {
+        String(unsafeUninitializedCapacity: 15) { tag in
+            let quote = UInt8(ascii: "\"")
+            tag[0] = quote
+            tag[14] = quote
+            var rest = hash
+            for index in (1...13).reversed() {
+                let digit = UInt8(truncatingIfNeeded: rest % 36)
+                tag[index] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
+                rest /= 36
+            }
+            return 15
+        }
     }
 
     /// The gzip form of `bytes`, or nil when the body is too small for compression to pay.
