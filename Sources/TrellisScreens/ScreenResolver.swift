@@ -123,8 +123,9 @@ public struct DecisionTable: Sendable {
             variants: words[base + 3])
     }
 
-    /// Whether any of the points naming rollout `index` is shown, and the rollout's name.
-    func rollout(_ index: Int, namedBy shown: [Bool]) -> (shown: Bool, name: String) {
+    /// Whether any of the points naming rollout `index` is shown, and the index of the rollout's
+    /// name in `rules`' names.
+    func rollout(_ index: Int, namedBy shown: [Bool]) -> (shown: Bool, name: Int) {
         let entry = 4 * pointCount + 2 * index
         let runs = 4 * pointCount + 2 * rolloutCount
         let start = index == 0 ? 0 : Int(words[entry - 2])
@@ -133,7 +134,7 @@ public struct DecisionTable: Sendable {
             isShown = true
             break
         }
-        return (isShown, rules.name(at: Int(words[entry + 1])))
+        return (isShown, Int(words[entry + 1]))
     }
 }
 
@@ -194,6 +195,7 @@ public struct ScreenResolver: Sendable {
         guard table.warm() >= 0 else { preconditionFailure("a buffer's count is never negative") }
         var shown: [Bool] = []
         shown.reserveCapacity(table.pointCount)
+        var rollouts = RolloutMemo()
         for index in 0..<table.pointCount {
             let point = table.point(at: index)
             let reachable = point.isReached(shown, bytes)
@@ -203,7 +205,7 @@ public struct ScreenResolver: Sendable {
                 continue
             }
             guard point.variants != DecisionTable.Point.rule else {
-                bytes.append(evaluator.evaluate(table.rules, at: Int(point.start), for: context) ? 1 : 0)
+                bytes.append(evaluator.evaluate(table.rules, at: Int(point.start), for: context, rollouts: &rollouts) ? 1 : 0)
                 continue
             }
             let key = table.rules.name(at: Int(point.start))
@@ -216,7 +218,8 @@ public struct ScreenResolver: Sendable {
         }
         for index in 0..<table.rolloutCount {
             let rollout = table.rollout(index, namedBy: shown)
-            bytes.append(rollout.shown && evaluator.isInRollout(rollout.name, for: context) ? 1 : 0)
+            let isIn = rollout.shown && rollouts.isInRollout(named: rollout.name) { evaluator.isInRollout(table.rules.name(at: rollout.name), for: context) }
+            bytes.append(isIn ? 1 : 0)
         }
         return Outcomes(bytes)
     }

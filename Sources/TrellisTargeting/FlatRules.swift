@@ -101,14 +101,46 @@ public struct FlatRules: Sendable {
     }
 }
 
+/// The rollouts one user is decided in while one set of flat rules is evaluated, by the index of
+/// their name in the rules: a screen's rules name a few rollouts, each in several rules and once
+/// more for the answer's assignments, and deciding one is a dictionary lookup and a hash of the
+/// user's id. Two words, no allocation; names past the 64th are decided each time.
+public struct RolloutMemo: Sendable {
+    private var known: UInt64 = 0
+    private var admitted: UInt64 = 0
+
+    public init() {}
+
+    /// Whether the rollout named at `index` admits the user: `decide()` the first time, as it
+    /// said after.
+    public mutating func isInRollout(named index: Int, _ decide: () -> Bool) -> Bool {
+        guard index < UInt64.bitWidth else { return decide() }
+        let bit = UInt64(1) << UInt64(index)
+        if known & bit != 0 { return admitted & bit != 0 }
+        let isIn = decide()
+        known |= bit
+        if isIn { admitted |= bit }
+        return isIn
+    }
+}
+
 extension Evaluator {
     /// Whether the expression added to `rules` at `start` (``FlatRules/append(_:)``) holds for
     /// `context`: what ``evaluate(_:for:)`` says of that expression.
     public func evaluate(_ rules: FlatRules, at start: Int, for context: UserContext) -> Bool {
-        rules.code.withUnsafeBufferPointer { code in evaluate(code, rules, at: start, context) }
+        var memo = RolloutMemo()
+        return evaluate(rules, at: start, for: context, rollouts: &memo)
     }
 
-    private func evaluate(_ code: UnsafeBufferPointer<FlatRules.Instruction>, _ rules: FlatRules, at index: Int, _ context: UserContext) -> Bool {
+    /// The same, deciding each rollout once across calls that share `memo` (the same rules, the
+    /// same user and configuration).
+    public func evaluate(_ rules: FlatRules, at start: Int, for context: UserContext, rollouts memo: inout RolloutMemo) -> Bool {
+        rules.code.withUnsafeBufferPointer { code in evaluate(code, rules, at: start, context, &memo) }
+    }
+
+    private func evaluate(
+        _ code: UnsafeBufferPointer<FlatRules.Instruction>, _ rules: FlatRules, at index: Int, _ context: UserContext, _ memo: inout RolloutMemo
+    ) -> Bool {
         let instruction = code[index]
         switch instruction.operation {
         case .all, .any:
@@ -116,16 +148,16 @@ extension Evaluator {
             let stopsAt = instruction.operation == .any
             var child = index + 1
             while child < Int(instruction.end) {
-                if evaluate(code, rules, at: child, context) == stopsAt { return stopsAt }
+                if evaluate(code, rules, at: child, context, &memo) == stopsAt { return stopsAt }
                 child = Int(code[child].end)
             }
             return !stopsAt
         case .not:
-            return !evaluate(code, rules, at: index + 1, context)
+            return !evaluate(code, rules, at: index + 1, context, &memo)
         case .named:
             return configuration.rules[rules.names[Int(instruction.operand)]].map { evaluate($0, for: context) } ?? false
         case .rollout:
-            return isInRollout(rules.names[Int(instruction.operand)], for: context)
+            return memo.isInRollout(named: Int(instruction.operand)) { isInRollout(rules.names[Int(instruction.operand)], for: context) }
         case .experiment:
             return variant(of: rules.names[Int(instruction.operand)], for: context) == rules.names[Int(instruction.operand) + 1]
         case .condition:

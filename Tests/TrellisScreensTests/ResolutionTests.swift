@@ -142,6 +142,52 @@ import TrellisTargeting
         #expect(anonymous.description == "0.1.255.0.0")
     }
 
+    /// A request decides each rollout its screen names once (``RolloutMemo``), however many rules
+    /// name it: the outcomes are what each rule's expression and each rollout say on their own,
+    /// for every user — rollouts shared by rules, under `not`, in `any` and `all`, beside a
+    /// disabled one and an experiment whose key is also a rollout's name.
+    @Test func eachRolloutIsDecidedOnceAndAsOnItsOwn() throws {
+        let screen = try inlineScreen("""
+            {"type": "VStack", "subviews": [
+              {"type": "Rule", "rule": {"rollout": "r1"}, "child": {"type": "Spacer"}},
+              {"type": "Rule", "rule": {"all": [{"rollout": "r1"}, {"rollout": "r2"}]}, "child": {"type": "Spacer"}},
+              {"type": "Rule", "rule": {"not": {"rollout": "r2"}}, "child": {"type": "Spacer"}},
+              {"type": "Rule", "rule": {"any": [{"rollout": "off"}, {"rollout": "r3"}, {"rollout": "r1"}]}, "child": {"type": "Spacer"}},
+              {"type": "Experiment", "experiment": "r3", "variants": {"a": null, "b": {"type": "Rule", "rule": {"rollout": "r3"}, "child": {"type": "Circle"}}}},
+              {"type": "Rule", "rule": {"all": [{"attribute": "country", "op": "equals", "value": "DE"}, {"rollout": "r2"}]}, "child": {"type": "Spacer"}}]}
+            """)
+        let configuration = try TargetingConfiguration(
+            rollouts: [
+                "r1": .init(percentage: 50, groupID: "r1"), "r2": .init(percentage: 30, groupID: "g2"),
+                "r3": .init(percentage: 70, groupID: "r3"), "off": .init(percentage: 100, groupID: "off", enabled: false),
+            ],
+            experiments: ["r3": .init(variants: [.init(name: "a", weight: 1), .init(name: "b", weight: 1)], defaultVariant: "a")])
+        let evaluator = Evaluator(configuration)
+        let decisions = resolver.decisions(of: screen)
+        var seen = Set<[UInt8]>()
+        for user in (0..<400).map({ "user-\($0)" }) {
+            for country in ["DE", "FR"] {
+                let context = UserContext(userID: user, country: country)
+                let outcomes = resolver.outcomes(of: decisions, for: context, evaluator: evaluator).bytes
+                var expected: [UInt8] = []
+                for point in decisions.points {
+                    switch point.kind {
+                    case .rule(let expression): expected.append(evaluator.evaluate(expression, for: context) ? 1 : 0)
+                    case .experiment(let key, let variants):
+                        expected.append(evaluator.variant(of: key, for: context).flatMap { variants.firstIndex(of: $0) }.map { UInt8($0) } ?? Outcomes.none)
+                    }
+                }
+                // The nested Rule is reached only with variant b (index 1); every rollout is named
+                // by a rule at the top as well, so each has its byte.
+                if expected[4] != 1 { expected[5] = 0 }
+                expected += decisions.rollouts.map { evaluator.isInRollout($0, for: context) ? 1 : 0 }
+                #expect(outcomes == expected, "\(user) in \(country)")
+                seen.insert(outcomes)
+            }
+        }
+        #expect(seen.count > 10, "the users fall on many outcomes")
+    }
+
     /// Points in branches not shown are not evaluated and read 0, as do rollouts only they name.
     @Test func unreachableDecisionsReadZero() throws {
         let screen = try inlineScreen("""
