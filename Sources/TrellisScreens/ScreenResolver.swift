@@ -195,7 +195,7 @@ public struct ScreenResolver: Sendable {
         guard table.warm() >= 0 else { preconditionFailure("a buffer's count is never negative") }
         var shown: [Bool] = []
         shown.reserveCapacity(table.pointCount)
-        var rollouts = RolloutMemo()
+        var memo = EvaluationMemo()
         for index in 0..<table.pointCount {
             let point = table.point(at: index)
             let reachable = point.isReached(shown, bytes)
@@ -205,7 +205,7 @@ public struct ScreenResolver: Sendable {
                 continue
             }
             guard point.variants != DecisionTable.Point.rule else {
-                bytes.append(evaluator.evaluate(table.rules, at: Int(point.start), for: context, rollouts: &rollouts) ? 1 : 0)
+                bytes.append(evaluator.evaluate(table.rules, at: Int(point.start), for: context, memo: &memo) ? 1 : 0)
                 continue
             }
             let key = table.rules.name(at: Int(point.start))
@@ -218,7 +218,7 @@ public struct ScreenResolver: Sendable {
         }
         for index in 0..<table.rolloutCount {
             let rollout = table.rollout(index, namedBy: shown)
-            let isIn = rollout.shown && rollouts.isInRollout(named: rollout.name) { evaluator.isInRollout(table.rules.name(at: rollout.name), for: context) }
+            let isIn = rollout.shown && memo.isInRollout(named: rollout.name) { evaluator.isInRollout(table.rules.name(at: rollout.name), for: context) }
             bytes.append(isIn ? 1 : 0)
         }
         return Outcomes(bytes)

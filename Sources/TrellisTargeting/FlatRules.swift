@@ -101,26 +101,42 @@ public struct FlatRules: Sendable {
     }
 }
 
-/// The rollouts one user is decided in while one set of flat rules is evaluated, by the index of
-/// their name in the rules: a screen's rules name a few rollouts, each in several rules and once
-/// more for the answer's assignments, and deciding one is a dictionary lookup and a hash of the
-/// user's id. Two words, no allocation; names past the 64th are decided each time.
-public struct RolloutMemo: Sendable {
-    private var known: UInt64 = 0
-    private var admitted: UInt64 = 0
+/// What one user's evaluation of one set of flat rules has decided so far, by the index of a name
+/// in the rules: each rollout and each named rule of the configuration decided once. A screen's
+/// rules name a few rollouts and rules, each in several of them (and every rollout once more for
+/// the answer's assignments); deciding a rollout is a dictionary lookup and a hash of the user's
+/// id, a named rule a lookup and its expression. A few words, no allocation; names past the 64th
+/// are decided each time.
+public struct EvaluationMemo: Sendable {
+    private var rollouts = Bits()
+    private var rules = Bits()
 
     public init() {}
 
     /// Whether the rollout named at `index` admits the user: `decide()` the first time, as it
     /// said after.
     public mutating func isInRollout(named index: Int, _ decide: () -> Bool) -> Bool {
-        guard index < UInt64.bitWidth else { return decide() }
-        let bit = UInt64(1) << UInt64(index)
-        if known & bit != 0 { return admitted & bit != 0 }
-        let isIn = decide()
-        known |= bit
-        if isIn { admitted |= bit }
-        return isIn
+        rollouts.value(at: index, decide)
+    }
+
+    /// Whether the configuration's rule named at `index` holds: `decide()` the first time.
+    mutating func holds(rule index: Int, _ decide: () -> Bool) -> Bool {
+        rules.value(at: index, decide)
+    }
+
+    private struct Bits: Sendable {
+        var known: UInt64 = 0
+        var set: UInt64 = 0
+
+        mutating func value(at index: Int, _ decide: () -> Bool) -> Bool {
+            guard index < UInt64.bitWidth else { return decide() }
+            let bit = UInt64(1) << UInt64(index)
+            if known & bit != 0 { return set & bit != 0 }
+            let value = decide()
+            known |= bit
+            if value { set |= bit }
+            return value
+        }
     }
 }
 
@@ -128,18 +144,18 @@ extension Evaluator {
     /// Whether the expression added to `rules` at `start` (``FlatRules/append(_:)``) holds for
     /// `context`: what ``evaluate(_:for:)`` says of that expression.
     public func evaluate(_ rules: FlatRules, at start: Int, for context: UserContext) -> Bool {
-        var memo = RolloutMemo()
-        return evaluate(rules, at: start, for: context, rollouts: &memo)
+        var memo = EvaluationMemo()
+        return evaluate(rules, at: start, for: context, memo: &memo)
     }
 
-    /// The same, deciding each rollout once across calls that share `memo` (the same rules, the
-    /// same user and configuration).
-    public func evaluate(_ rules: FlatRules, at start: Int, for context: UserContext, rollouts memo: inout RolloutMemo) -> Bool {
+    /// The same, deciding each rollout and named rule once across calls that share `memo` (the
+    /// same rules, the same user and configuration).
+    public func evaluate(_ rules: FlatRules, at start: Int, for context: UserContext, memo: inout EvaluationMemo) -> Bool {
         rules.code.withUnsafeBufferPointer { code in evaluate(code, rules, at: start, context, &memo) }
     }
 
     private func evaluate(
-        _ code: UnsafeBufferPointer<FlatRules.Instruction>, _ rules: FlatRules, at index: Int, _ context: UserContext, _ memo: inout RolloutMemo
+        _ code: UnsafeBufferPointer<FlatRules.Instruction>, _ rules: FlatRules, at index: Int, _ context: UserContext, _ memo: inout EvaluationMemo
     ) -> Bool {
         let instruction = code[index]
         switch instruction.operation {
@@ -155,7 +171,9 @@ extension Evaluator {
         case .not:
             return !evaluate(code, rules, at: index + 1, context, &memo)
         case .named:
-            return configuration.rules[rules.names[Int(instruction.operand)]].map { evaluate($0, for: context) } ?? false
+            return memo.holds(rule: Int(instruction.operand)) {
+                configuration.rules[rules.names[Int(instruction.operand)]].map { evaluate($0, for: context) } ?? false
+            }
         case .rollout:
             return memo.isInRollout(named: Int(instruction.operand)) { isInRollout(rules.names[Int(instruction.operand)], for: context) }
         case .experiment:

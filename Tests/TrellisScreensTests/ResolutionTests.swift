@@ -142,11 +142,12 @@ import TrellisTargeting
         #expect(anonymous.description == "0.1.255.0.0")
     }
 
-    /// A request decides each rollout its screen names once (``RolloutMemo``), however many rules
-    /// name it: the outcomes are what each rule's expression and each rollout say on their own,
-    /// for every user — rollouts shared by rules, under `not`, in `any` and `all`, beside a
-    /// disabled one and an experiment whose key is also a rollout's name.
-    @Test func eachRolloutIsDecidedOnceAndAsOnItsOwn() throws {
+    /// A request decides each rollout and each named rule its screen names once
+    /// (``EvaluationMemo``), however many rules name it: the outcomes are what each rule's
+    /// expression and each rollout say on their own, for every user — rollouts and rules shared by
+    /// rules, under `not`, in `any` and `all`, beside a disabled rollout and an experiment whose
+    /// key is also a rollout's name.
+    @Test func eachRolloutAndRuleIsDecidedOnceAndAsOnItsOwn() throws {
         let screen = try inlineScreen("""
             {"type": "VStack", "subviews": [
               {"type": "Rule", "rule": {"rollout": "r1"}, "child": {"type": "Spacer"}},
@@ -154,9 +155,16 @@ import TrellisTargeting
               {"type": "Rule", "rule": {"not": {"rollout": "r2"}}, "child": {"type": "Spacer"}},
               {"type": "Rule", "rule": {"any": [{"rollout": "off"}, {"rollout": "r3"}, {"rollout": "r1"}]}, "child": {"type": "Spacer"}},
               {"type": "Experiment", "experiment": "r3", "variants": {"a": null, "b": {"type": "Rule", "rule": {"rollout": "r3"}, "child": {"type": "Circle"}}}},
-              {"type": "Rule", "rule": {"all": [{"attribute": "country", "op": "equals", "value": "DE"}, {"rollout": "r2"}]}, "child": {"type": "Spacer"}}]}
+              {"type": "Rule", "rule": {"all": [{"attribute": "country", "op": "equals", "value": "DE"}, {"rollout": "r2"}]}, "child": {"type": "Spacer"}},
+              {"type": "Rule", "rule": {"any": [{"rule": "german"}, {"rollout": "r2"}]}, "child": {"type": "Spacer"}},
+              {"type": "Rule", "rule": {"not": {"rule": "german"}}, "child": {"type": "Spacer"}},
+              {"type": "Rule", "rule": {"all": [{"rule": "lucky"}, {"rule": "german"}]}, "child": {"type": "Spacer"}}]}
             """)
         let configuration = try TargetingConfiguration(
+            rules: [
+                "german": .condition(AttributeCondition(attribute: "country", op: .equals, operand: .string("DE"))),
+                "lucky": .any([.rollout("r3"), .not(.rollout("r1"))]),
+            ],
             rollouts: [
                 "r1": .init(percentage: 50, groupID: "r1"), "r2": .init(percentage: 30, groupID: "g2"),
                 "r3": .init(percentage: 70, groupID: "r3"), "off": .init(percentage: 100, groupID: "off", enabled: false),
