@@ -50,8 +50,7 @@ public enum Murmur3 {
                 index += 1
             }
             while buffer.count - index >= 4 {
-                h ^= Self.scramble(UInt32(littleEndian: buffer.loadUnaligned(fromByteOffset: index, as: UInt32.self)))
-                h = h.rotatedLeft(13) &* 5 &+ 0xe654_6b64
+                mix(block: UInt32(littleEndian: buffer.loadUnaligned(fromByteOffset: index, as: UInt32.self)))
                 length &+= 4
                 index += 4
             }
@@ -67,11 +66,15 @@ public enum Murmur3 {
             k |= UInt32(byte) << shift
             shift += 8
             guard shift == 32 else { return }
-            // Body: a full little-endian 4-byte block.
-            h ^= Self.scramble(k)
-            h = h.rotatedLeft(13) &* 5 &+ 0xe654_6b64
+            mix(block: k)
             k = 0
             shift = 0
+        }
+
+        /// Body: a full little-endian 4-byte block.
+        @inline(__always) private mutating func mix(block: UInt32) {
+            h ^= Self.scramble(block)
+            h = h.rotatedLeft(13) &* 5 &+ 0xe654_6b64
         }
 
         /// The hash of everything combined.
