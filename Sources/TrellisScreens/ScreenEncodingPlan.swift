@@ -355,13 +355,11 @@ extension ScreenEncodingPlan {
                     let key = program.strings[Int(reference.key)]
                     if !rollouts.contains(where: { $0.key == key }) { rollouts.append(.init(key, outcomes[Int(reference.outcome)] != 0)) }
                 }
-                if outcomes[Int(point)] != 0 { return try read(node: Int(then), of: program) }
-                guard otherwise != Program.none else { return nil }
-                return try read(node: Int(otherwise), of: program)
+                let shown = program.branch(ofRule: point, then: then, otherwise: otherwise, outcomes: outcomes)
+                guard shown != Program.none else { return nil }
+                return try read(node: Int(shown), of: program)
             case .experiment(let point, let key, let variants):
-                let outcome = outcomes[Int(point)]
-                guard outcome != Outcomes.none, Int(outcome) < variants.count else { return nil }
-                let variant = program.variants[Int(variants.start) + Int(outcome)]
+                guard let variant = program.variant(shownBy: point, among: variants, outcomes: outcomes) else { return nil }
                 let name = program.strings[Int(key)]
                 if !experiments.contains(where: { $0.key == name }) { experiments.append(.init(name, program.strings[Int(variant.name)])) }
                 guard variant.node != Program.none else { return nil }
@@ -452,11 +450,11 @@ extension ScreenEncodingPlan {
                 write(subviews: subviews, of: program, text: text)
                 append(component.bytes[hole.upperBound...])
             case .rule(let point, _, let then, let otherwise):
-                if outcomes[Int(point)] != 0 { return write(node: Int(then), of: program, text: text) }
-                if otherwise != Program.none { write(node: Int(otherwise), of: program, text: text) }
+                let shown = program.branch(ofRule: point, then: then, otherwise: otherwise, outcomes: outcomes)
+                if shown != Program.none { write(node: Int(shown), of: program, text: text) }
             case .experiment(let point, _, let variants):
-                guard let shown = Self.variantNode(point: point, variants: variants, of: program, outcomes: outcomes) else { return }
-                write(node: shown, of: program, text: text)
+                guard let shown = program.variant(shownBy: point, among: variants, outcomes: outcomes)?.node, shown != Program.none else { return }
+                write(node: Int(shown), of: program, text: text)
             }
         }
 
@@ -482,22 +480,14 @@ extension ScreenEncodingPlan {
                 case .nothing:
                     return false
                 case .rule(let point, _, let then, let otherwise):
-                    let next = outcomes[Int(point)] != 0 ? then : otherwise
-                    guard next != Program.none else { return false }
-                    index = Int(next)
+                    let shown = program.branch(ofRule: point, then: then, otherwise: otherwise, outcomes: outcomes)
+                    guard shown != Program.none else { return false }
+                    index = Int(shown)
                 case .experiment(let point, _, let variants):
-                    guard let shown = variantNode(point: point, variants: variants, of: program, outcomes: outcomes) else { return false }
-                    index = shown
+                    guard let shown = program.variant(shownBy: point, among: variants, outcomes: outcomes)?.node, shown != Program.none else { return false }
+                    index = Int(shown)
                 }
             }
-        }
-
-        /// The node of the variant an Experiment shows, nil when it shows none.
-        private static func variantNode(point: UInt32, variants: Program.Span, of program: Program, outcomes: [UInt8]) -> Int? {
-            let outcome = outcomes[Int(point)]
-            guard outcome != Outcomes.none, Int(outcome) < variants.count else { return nil }
-            let node = program.variants[Int(variants.start) + Int(outcome)].node
-            return node == Program.none ? nil : Int(node)
         }
 
         static let comma = [UInt8(ascii: ",")]
@@ -543,6 +533,20 @@ extension ScreenEncodingPlan {
 
         /// No node (a Rule without `else`, a variant that shows nothing).
         static let none = UInt32.max
+
+        /// The node a Rule at decision `point` shows for `outcomes`: `then` or `otherwise`
+        /// (``none`` when it has no `else`).
+        func branch(ofRule point: UInt32, then: UInt32, otherwise: UInt32, outcomes: [UInt8]) -> UInt32 {
+            outcomes[Int(point)] != 0 ? then : otherwise
+        }
+
+        /// The variant an Experiment at decision `point` assigns for `outcomes`, nil when it
+        /// assigns none (an unknown experiment, or an outcome past its variants).
+        func variant(shownBy point: UInt32, among variants: Span, outcomes: [UInt8]) -> (name: UInt32, node: UInt32)? {
+            let outcome = outcomes[Int(point)]
+            guard outcome != Outcomes.none, Int(outcome) < variants.count else { return nil }
+            return self.variants[Int(variants.start) + Int(outcome)]
+        }
 
         /// The root first, then every node in the order the builder's tree lists them.
         private(set) var nodes: [Node] = []
