@@ -179,7 +179,9 @@ extension Evaluator {
         case .experiment:
             return variant(of: rules.names[Int(instruction.operand)], for: context) == rules.names[Int(instruction.operand) + 1]
         case .condition:
-            return Self.holds(rules.conditions[Int(instruction.operand)], for: context)
+            // Read where it lies: `conditions[i]` was a copy, retaining the attribute's and the
+            // operand's storage — for a screen nobody asked for lately, lines from memory written.
+            return rules.conditions.withUnsafeBufferPointer { Self.holds($0[Int(instruction.operand)], for: context) }
         }
     }
 }

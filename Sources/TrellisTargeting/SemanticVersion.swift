@@ -1,20 +1,38 @@
 /// An app or OS version such as `5.2`, `5.2.1` or `17.4.1-beta.2`, compared numerically part by
 /// part (missing parts are 0) with pre-releases ordered before their release (SemVer 2.0 §11).
 public struct SemanticVersion: Comparable, Hashable, Sendable, CustomStringConvertible {
-    public var numbers: [Int]
+    /// The numeric parts, as written (one to four).
+    public var numbers: [Int] { (0..<Int(partCount)).map { Int(part($0)) } }
     public var prerelease: [String]
+    /// The numeric parts in the value itself, missing ones 0: a part has at most nine digits, and
+    /// an array of them was an allocation for every request's `appVersion`, and for a rule's
+    /// operand a line of its own, from memory at a screen nobody asked for lately.
+    private let parts: (UInt32, UInt32, UInt32, UInt32)
+    private let partCount: UInt8
 
     /// Parses `MAJOR[.MINOR[.PATCH[.…]]][-PRERELEASE][+BUILD]`; build metadata is ignored.
     public init?(_ text: String) {
         var text = text
         guard let parsed = text.withUTF8(Self.parse) else { return nil }
-        numbers = parsed.numbers
+        (parts, partCount) = parsed.numbers
         prerelease = parsed.prerelease
+    }
+
+    /// Part `index` (0 to 3), 0 past those written.
+    private func part(_ index: Int) -> UInt32 {
+        switch index {
+        case 0: parts.0
+        case 1: parts.1
+        case 2: parts.2
+        default: parts.3
+        }
     }
 
     /// One pass over the bytes (a client's version is read on every request): `N(.N){0,3}`, then
     /// `-` and dot-separated prerelease identifiers, then `+build`, which is ignored.
-    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> (numbers: [Int], prerelease: [String])? {
+    private static func parse(
+        _ bytes: UnsafeBufferPointer<UInt8>
+    ) -> (numbers: ((UInt32, UInt32, UInt32, UInt32), UInt8), prerelease: [String])? {
         let end = bytes.firstIndex(of: 0x2B) ?? bytes.count  // "+"
         let coreEnd = bytes[..<end].firstIndex(of: 0x2D) ?? end  // "-"
         var prerelease: [String] = []
@@ -27,23 +45,30 @@ public struct SemanticVersion: Comparable, Hashable, Sendable, CustomStringConve
                 start = i + 1
             }
         }
-        var numbers: [Int] = []
-        numbers.reserveCapacity(4)
-        var value = 0, digits = 0
+        var numbers: (UInt32, UInt32, UInt32, UInt32) = (0, 0, 0, 0)
+        var count: UInt8 = 0
+        var value: UInt32 = 0, digits = 0
         for i in 0...coreEnd {
             if i == coreEnd || bytes[i] == 0x2E {
-                guard digits > 0, numbers.count < 4 else { return nil }
-                numbers.append(value)
+                guard digits > 0 else { return nil }
+                switch count {
+                case 0: numbers.0 = value
+                case 1: numbers.1 = value
+                case 2: numbers.2 = value
+                case 3: numbers.3 = value
+                default: return nil
+                }
+                count += 1
                 value = 0
                 digits = 0
             } else {
                 let digit = bytes[i] &- 0x30
                 guard digit <= 9, digits < 9 else { return nil }
-                value = value * 10 + Int(digit)
+                value = value * 10 + UInt32(digit)
                 digits += 1
             }
         }
-        return (numbers, prerelease)
+        return ((numbers, count), prerelease)
     }
 
     /// SemVer §9: `[0-9A-Za-z-]+`, and a numeric identifier has no leading zero.
@@ -68,18 +93,20 @@ public struct SemanticVersion: Comparable, Hashable, Sendable, CustomStringConve
 
     public static func == (a: SemanticVersion, b: SemanticVersion) -> Bool { !(a < b) && !(b < a) }
 
+    /// Missing parts are 0 in `parts`, so `5.2` and `5.2.0`, which are equal, hash alike.
     public func hash(into hasher: inout Hasher) {
-        var trimmed = numbers
-        while trimmed.last == 0 { trimmed.removeLast() }
-        hasher.combine(trimmed)
+        hasher.combine(parts.0)
+        hasher.combine(parts.1)
+        hasher.combine(parts.2)
+        hasher.combine(parts.3)
         hasher.combine(prerelease)
     }
 
     public static func < (a: SemanticVersion, b: SemanticVersion) -> Bool {
-        for i in 0..<max(a.numbers.count, b.numbers.count) {
-            let x = i < a.numbers.count ? a.numbers[i] : 0
-            let y = i < b.numbers.count ? b.numbers[i] : 0
-            if x != y { return x < y }
+        if a.parts != b.parts {
+            return a.parts.0 != b.parts.0 ? a.parts.0 < b.parts.0
+                : a.parts.1 != b.parts.1 ? a.parts.1 < b.parts.1
+                : a.parts.2 != b.parts.2 ? a.parts.2 < b.parts.2 : a.parts.3 < b.parts.3
         }
         switch (a.prerelease.isEmpty, b.prerelease.isEmpty) {
         case (true, _): return false

@@ -60,6 +60,31 @@ import TrellisTargeting
         #expect(SemanticVersion("5.10").flatMap { x in SemanticVersion("5.9").map { x > $0 } } == true)
     }
 
+    /// The parts are compared from the first, each deciding where those before it are equal, up
+    /// to nine digits each: against the comparison of the parts as lists, 0 for a missing one.
+    @Test func eachPartDecidesInTurn() throws {
+        var generator = SplitMix64(seed: 30)
+        for _ in 0..<5_000 {
+            let a = (0..<generator.next(4) + 1).map { _ in Self.part(&generator) }
+            let b = (0..<generator.next(4) + 1).map { _ in Self.part(&generator) }
+            let x = try #require(SemanticVersion(a.map { String($0) }.joined(separator: ".")))
+            let y = try #require(SemanticVersion(b.map { String($0) }.joined(separator: ".")))
+            let padded = (a + [0, 0, 0, 0]).prefix(4), other = (b + [0, 0, 0, 0]).prefix(4)
+            #expect((x < y) == padded.lexicographicallyPrecedes(other), "\(x) < \(y)")
+            #expect((x == y) == padded.elementsEqual(other), "\(x) == \(y)")
+            #expect((x == y) == (x.hashValue == y.hashValue), "\(x), \(y): equal versions hash alike")
+        }
+    }
+
+    /// A part of a version: mostly small and often equal, sometimes the largest of nine digits.
+    private static func part(_ random: inout SplitMix64) -> Int {
+        switch random.next(8) {
+        case 0: 999_999_999
+        case 1: random.next(1_000_000_000)
+        default: random.next(3)
+        }
+    }
+
     /// A prerelease identifier of digits compares as a number; `-1` has a hyphen, so it is alphanumeric
     /// and sorts after every numeric identifier (SemVer §11.4.3).
     @Test func numericIdentifiersSortBeforeAlphanumericOnes() throws {
