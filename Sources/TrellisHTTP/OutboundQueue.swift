@@ -15,7 +15,7 @@ struct OutboundQueue {
 
     /// Bytes written in order; a referenced body goes out after `buffer[..<offset]`.
     var buffer: [UInt8] = []
-    private var bodies: [(offset: Int, bytes: [UInt8])] = []
+    private var bodies: [(offset: Int, body: HTTPResponse.Content)] = []
     private var bodyBytes = 0
     /// How much of the whole — buffer and bodies in order — the socket has taken.
     private var sent = 0
@@ -27,11 +27,17 @@ struct OutboundQueue {
         buffer.append(contentsOf: bytes)
     }
 
-    /// Appends a body: copied when small, else referenced (the array is shared, not duplicated).
-    mutating func append(body: [UInt8]) {
-        guard body.count >= Self.referenceThreshold else { return buffer.append(contentsOf: body) }
+    /// Appends a body: copied when small, else referenced (the array or object is shared, not
+    /// duplicated).
+    mutating func append(body: [UInt8]) { append(body: .bytes(body)) }
+
+    mutating func append(body: HTTPResponse.Content) {
+        let count = body.count
+        guard count >= Self.referenceThreshold else {
+            return body.withBytes { buffer.append(contentsOf: $0) }
+        }
         bodies.append((buffer.count, body))
-        bodyBytes += body.count
+        bodyBytes += count
     }
 
     /// Everything pending, in order, as one array (for tests and diagnostics).
@@ -137,7 +143,7 @@ struct OutboundQueue {
             return body(UnsafeMutableBufferPointer(rebasing: gathering.vectors[..<gathering.count]))
         }
         _ = gathering.add(head, bufferStart..<bodies[k].offset)
-        return bodies[k].bytes.withUnsafeBytes { bytes in
+        return bodies[k].body.withBytes { bytes in
             if gathering.add(bytes, 0..<bytes.count) { gathering.bodies += 1 }
             return gather(from: k + 1, head: head, bodyLimit: bodyLimit, &gathering, body)
         }

@@ -44,17 +44,17 @@ enum ResponseWriter {
     private static func writeHead(
         _ response: HTTPResponse, facts: RequestFacts, keepAlive: Bool, requestID: String,
         date: [UInt8], options: Options, into out: inout [UInt8]
-    ) -> (Outcome, body: [UInt8]) {
+    ) -> (Outcome, body: HTTPResponse.Content) {
         var status = response.status
         if status.code < 200 || status.code > 999 { status = .internalServerError }
         var keepAlive = keepAlive
         let coding = ContentCoding.choose(for: response, accept: facts.acceptEncoding, options: options)
         if coding == .notAcceptable { status = .notAcceptable }
-        let body: [UInt8]
+        let body: HTTPResponse.Content
         switch coding {
-        case .identity(_): body = response.body
-        case .gzip(_): body = response.gzipBody ?? Gzip.compress(response.body, level: options.gzipLevel)
-        case .notAcceptable: body = []
+        case .identity(_): body = response.content
+        case .gzip(_): body = .bytes(response.gzipBody ?? Gzip.compress(response.body, level: options.gzipLevel))
+        case .notAcceptable: body = .bytes([])
         }
         let bodyAllowed = status.code != 204 && status.code != 304
         let sent = bodyAllowed && !facts.isHead ? body.count : 0

@@ -92,6 +92,21 @@ public struct ScreenEncodingPlan: Sendable {
     /// every line of it a write the cache did not hold.
     /// - Throws: what ``ResolvedScreen/substituting(_:registry:)`` throws for these parameters.
     public func encode(_ outcomes: Outcomes, revision: Int, parameters: [String: JSONValue] = [:]) throws(ParameterError) -> [UInt8] {
+        try encode(outcomes, revision: revision, parameters: parameters) { count, write in
+            [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+                write(buffer)
+                initialized = count
+            }
+        }
+    }
+
+    /// The same answer, written where `make` keeps it: `make` is given the byte count and a
+    /// function that writes exactly that many bytes into the buffer it is passed (a cached answer's
+    /// own storage, so that the answer is written once, where it stays).
+    public func encode<Kept>(
+        _ outcomes: Outcomes, revision: Int, parameters: [String: JSONValue] = [:],
+        into make: (_ count: Int, _ write: (UnsafeMutableBufferPointer<UInt8>) -> Void) -> Kept
+    ) throws(ParameterError) -> Kept {
         var choices = Choices(outcomes: outcomes.bytes, parameters: parameters, registry: registry)
         choices.replaced = rootReplaced
         let rootCount = try program.flatMap { program throws(ParameterError) in try choices.read(program) }
@@ -120,13 +135,13 @@ public struct ScreenEncodingPlan: Sendable {
         }
         envelope += Self.rootKey
         let count = envelope.count + (rootCount ?? Self.null.count) + 1
-        return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+        return make(count) { buffer in
+            precondition(buffer.count == count, "an encoding plan writes into a buffer of the size it counted")
             var writer = Writer(into: buffer, outcomes: outcomes.bytes, filled: choices.filled)
             writer.append(envelope[...])
             if let program, rootCount != nil { writer.write(program) } else { writer.append(Self.null[...]) }
             writer.append(Self.closingBrace[...])
             precondition(writer.count == count, "an encoding plan wrote other than the bytes it counted")
-            initialized = count
         }
     }
 

@@ -16,7 +16,8 @@ import Testing
             let size = [10, 2047, 2048, 9869, 40_000][i % 5]
             let body = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ i &+ Int(seed)) }
             queue.append(head)
-            queue.append(body: body)
+            // Every other answer's body is kept by an object, as a cached answer's is.
+            if i % 2 == 1 { queue.append(body: .shared(.init(object: HeldBytes(body)))) } else { queue.append(body: body) }
             expected += head + body
         }
         return (queue, expected)
@@ -64,5 +65,15 @@ import Testing
         queue.append(body: [UInt8](repeating: 2, count: OutboundQueue.referenceThreshold))
         #expect(queue.buffer.count == OutboundQueue.referenceThreshold - 1)
         #expect(queue.pending == 2 * OutboundQueue.referenceThreshold - 1)
+        // And so for bytes an object keeps.
+        queue.append(body: .shared(.init(object: HeldBytes([UInt8](repeating: 3, count: OutboundQueue.referenceThreshold - 1)))))
+        #expect(queue.buffer.count == 2 * (OutboundQueue.referenceThreshold - 1))
+        queue.append(body: .shared(.init(object: HeldBytes([UInt8](repeating: 4, count: OutboundQueue.referenceThreshold)))))
+        #expect(queue.buffer.count == 2 * (OutboundQueue.referenceThreshold - 1))
+        #expect(queue.pending == 4 * OutboundQueue.referenceThreshold - 2)
+        // A referenced body goes out where it was appended, between the bytes copied before and after it.
+        let expected: [UInt8] = [UInt8](repeating: 1, count: 2047) + [UInt8](repeating: 2, count: 2048)
+            + [UInt8](repeating: 3, count: 2047) + [UInt8](repeating: 4, count: 2048)
+        #expect(queue.contents == expected)
     }
 }

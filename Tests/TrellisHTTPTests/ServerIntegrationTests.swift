@@ -101,6 +101,43 @@ import TrellisTesting
         #expect(client.readResponse()?.text == "hello world")
     }
 
+    /// A body kept by an object (``SharedBytes``), large (sent from where it lies) and small (copied
+    /// into the connection's buffer), answers as the same bytes in an array do: pipelined among
+    /// array bodies, gzipped on the fly, and without a body for HEAD.
+    @Test func bytesAnObjectKeepsAnswerAsAnArrayDoes() throws {
+        let server = try startServer()
+        defer { stop(server) }
+        let client = try TestClient(port: server.port)
+        let paths = ["/shared/big", "/big", "/shared/hello", "/shared/big", "/hello", "/shared/hello", "/shared/big"]
+        client.send(paths.map { "GET \($0) HTTP/1.1\r\nHost: a\r\n\r\n" }.joined())
+        for path in paths {
+            let response = try #require(client.readResponse(), "\(path)")
+            let expected = path.hasSuffix("big") ? TestResponder.big : Array("hello".utf8)
+            #expect(response.body == expected, "\(path)")
+            #expect(response.header("Content-Length") == String(expected.count), "\(path)")
+        }
+        client.send("GET /shared/big HTTP/1.1\r\nHost: a\r\nAccept-Encoding: gzip\r\n\r\n")
+        let gzipped = try #require(client.readResponse())
+        #expect(gzipped.header("Content-Encoding") == "gzip")
+        #expect(try Gzip.decompress(gzipped.body) == TestResponder.big)
+        client.send("HEAD /shared/big HTTP/1.1\r\nHost: a\r\n\r\n")
+        let head = try #require(client.readResponse(headRequest: true))
+        #expect(head.body.isEmpty)
+        #expect(head.header("Content-Length") == String(TestResponder.big.count))
+        client.send("GET /shared/hello HTTP/1.1\r\nHost: a\r\n\r\n")
+        #expect(client.readResponse()?.text == "hello", "the connection goes on after HEAD")
+    }
+
+    /// The same body read back from a response: a copy of the object's bytes.
+    @Test func aSharedBodyReadsAsItsBytes() {
+        let response = HTTPResponse(sharing: HeldBytes.big)
+        #expect(response.body == TestResponder.big)
+        var changed = response
+        changed.body = Array("x".utf8)
+        #expect(changed.body == Array("x".utf8))
+        #expect(response.body == TestResponder.big)
+    }
+
     @Test func gzipIsNegotiatedAndDecodesToTheSameBytes() throws {
         let server = try startServer()
         defer { stop(server) }

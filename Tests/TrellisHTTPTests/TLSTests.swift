@@ -36,7 +36,7 @@ import TrellisTesting
         defer { stop(server) }
         let tlsPort = try #require(server.tlsPort)
         #expect(tlsPort != server.port)
-        for path in ["/hello", "/big", "/path?a=1&b=2"] {
+        for path in ["/hello", "/big", "/path?a=1&b=2", "/shared/big", "/shared/hello"] {
             let plain = try run(["curl", "-sS", "http://127.0.0.1:\(server.port)\(path)", "-w", "|%{http_code}"])
             let secure = try run([
                 "curl", "-sS", "--cacert", files.certificate, "--resolve", "localhost:\(tlsPort):127.0.0.1",

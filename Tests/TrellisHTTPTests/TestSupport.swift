@@ -68,6 +68,10 @@ struct TestResponder: HTTPResponder {
             return HTTPResponse(body: Array("slept \(ms)".utf8), route: "/sleep")
         case "/big":
             return HTTPResponse(headers: ["Content-Type": "application/json"], body: Self.big, route: "/big")
+        case "/shared/big":
+            return HTTPResponse(headers: ["Content-Type": "application/json"], sharing: HeldBytes.big, route: "/shared/big")
+        case "/shared/hello":
+            return HTTPResponse(headers: ["Content-Type": "text/plain"], sharing: HeldBytes.hello, route: "/shared/hello")
         case "/pre":
             return HTTPResponse(headers: ["Content-Type": "application/json"], body: Array("IDENTITY".utf8),
                                 gzipBody: Self.precomputedGzip, route: "/pre")
@@ -92,6 +96,25 @@ struct TestResponder: HTTPResponder {
             return HTTPResponse(status: .notFound, body: Array("not found".utf8))
         }
     }
+}
+
+/// Bytes in memory of their own, as a cached answer keeps them (``SharedBytes``): sent from where
+/// they lie. Made once, never changed, freed with the object.
+final class HeldBytes: SharedBytes, @unchecked Sendable {
+    static let big = HeldBytes(TestResponder.big)
+    static let hello = HeldBytes(Array("hello".utf8))
+
+    private let memory: UnsafeMutableRawBufferPointer
+    private let count: Int
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: memory[..<count]) }
+
+    init(_ bytes: [UInt8]) {
+        count = bytes.count
+        memory = .allocate(byteCount: max(bytes.count, 1), alignment: 1)
+        bytes.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: memory[..<bytes.count]).copyMemory(from: $0) }
+    }
+
+    deinit { memory.deallocate() }
 }
 
 /// Starts a server on 127.0.0.1 (or `host`), port 0, with test-sized limits.

@@ -66,6 +66,19 @@ public struct WebFonts: Sendable {
         self.faces = faces
     }
 
+    /// The same files and faces with each file's bytes let go, for a server that keeps them in
+    /// response bodies of its own (a font file is some 250 KB).
+    public var withoutBytes: WebFonts {
+        WebFonts(
+            files: files.mapValues { File(name: $0.name, contentType: $0.contentType, bytes: [], fingerprint: $0.fingerprint) },
+            faces: faces)
+    }
+
+    private init(files: [String: File], faces: [Face: String]) {
+        self.files = files
+        self.faces = faces
+    }
+
     /// The `@font-face` rules for the faces `frames` draws text in, each resolved as the layout
     /// resolves it (``FontCollection/face(family:weight:italic:)``), so the browser's own weight
     /// matching lands on the same face. Faces without a served file get no rule.

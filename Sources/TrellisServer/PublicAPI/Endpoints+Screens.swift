@@ -80,7 +80,7 @@ extension Endpoints {
     /// The screen answer for one resolved request, from the answer cache.
     func screenAnswer(_ resolving: ScreenRequest, pretty: Bool) throws(Problem) -> EncodedBody {
         try resolving.cached(format: .screen, pretty: pretty) { () throws(Problem) in
-            if !pretty, let planned = try resolving.plannedScreen() { return EncodedBody(bytes: planned) }
+            if !pretty, let planned = try resolving.plannedScreen() { return planned }
             let resolved = try resolving.resolve()
             return EncodedBody(bytes: JSONWriter.encode(resolved.jsonValue(revision: resolving.entry.revision), style: pretty ? .pretty : .compact))
         }

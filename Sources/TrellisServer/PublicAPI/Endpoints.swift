@@ -39,7 +39,7 @@ struct Endpoints: Sendable {
         }
         headers.add(name: "Content-Type", value: contentType)
         // The gzip form is made on its first use: not for a client that takes identity only.
-        return HTTPResponse(headers: headers, body: body.bytes, gzipBody: request.headers.acceptsGzip ? body.gzip : nil)
+        return HTTPResponse(headers: headers, sharing: body.shared, gzipBody: request.headers.acceptsGzip ? body.gzip : nil)
     }
 }
 

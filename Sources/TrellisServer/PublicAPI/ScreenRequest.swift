@@ -100,7 +100,7 @@ struct ScreenRequest: Sendable {
 
     /// The compact screen answer from the entry's encoding plan, when the screen has one for this
     /// schema version: bytes copied and branches picked, nothing resolved (``ScreenEncodingPlan``).
-    func plannedScreen() throws(Problem) -> [UInt8]? {
+    func plannedScreen() throws(Problem) -> EncodedBody? {
         do {
             return try entry.encodingPlan(for: schemaVersion, in: snapshot).encode(outcomes, revision: entry.revision, parameters: screenParameters)
         } catch {

@@ -4,30 +4,66 @@ import TrellisHTTP
 /// A response body encoded once, with everything a cache-friendly answer needs, so that serving it
 /// again costs no encoding and no compression.
 ///
-/// One reference to what it holds: an answer-cache hit copies the body out of its entry, and
-/// each reference copied is a retain, which for an answer among thousands that nobody asked for
-/// lately is a line read from memory (the ETag's and the gzip form's storage were two of them).
-public struct EncodedBody: Sendable {
+/// One object holds it all, its bytes after its fields in the same allocation: an answer-cache
+/// hit copies the body out of its entry, and each reference copied is a retain, which for an
+/// answer among thousands that nobody asked for lately is a line read from memory (the ETag's and
+/// the gzip form's storage were two of them, and the bytes' own array one more, which the server
+/// waited for after the body's fields).
+///
+/// Unchecked `Sendable`: the storage is a `ManagedBuffer`, which is not, but its fields and bytes
+/// are written once, before the body is returned, and never after (the gzip form is a lazy
+/// reference of its own).
+public struct EncodedBody: @unchecked Sendable {
     private let storage: Storage
 
-    public var bytes: [UInt8] { storage.bytes }
+    /// The bytes, as an array: a copy. The server sends them from where they lie (``shared``).
+    public var bytes: [UInt8] { Array(storage.bytes) }
+    /// The number of bytes.
+    public var count: Int { storage.header.count }
+    /// The bytes as the server sends them, kept by the body's own storage.
+    public var shared: any SharedBytes { storage }
     /// A strong entity tag (RFC 9110 §8.8.3), quoted, derived from the bytes.
-    public var etag: String { storage.etag }
+    public var etag: String { storage.header.etag }
     /// Headers that belong to these bytes (a client format's envelope facts), sent with them.
-    public var headers: [(name: String, value: String)] { storage.headers }
+    public var headers: [(name: String, value: String)] { storage.header.headers }
     /// The gzip form, made the first time a client may take it and kept for every later one.
-    private var compressed: Compressed? { storage.compressed }
+    private var compressed: Compressed? { storage.header.compressed }
 
-    private final class Storage: Sendable {
-        let bytes: [UInt8]
+    struct Fields {
+        let count: Int
+        /// The room the allocator gave the bytes (at least `count`), measured once: asking again
+        /// reads the allocator's word before the object, which for an answer the cache measures
+        /// again later is a line from memory.
+        let room: Int
         let etag: String
         let headers: [(name: String, value: String)]
         let compressed: Compressed?
-        init(bytes: [UInt8], etag: String, headers: [(name: String, value: String)], compressed: Compressed?) {
-            self.bytes = bytes
-            self.etag = etag
-            self.headers = headers
-            self.compressed = compressed
+    }
+
+    /// The fields, then the bytes. A `ManagedBuffer`'s elements stay where they are for the
+    /// object's life, so the pointer ``bytes`` gives holds as long as the storage is referenced.
+    final class Storage: ManagedBuffer<Fields, UInt8>, SharedBytes {
+        var bytes: UnsafeRawBufferPointer {
+            withUnsafeMutablePointerToElements { UnsafeRawBufferPointer(start: $0, count: header.count) }
+        }
+
+        /// Storage for `count` bytes that `write` fills in whole; its ETag is `fingerprint`
+        /// quoted, or else made from those bytes.
+        static func make(
+            count: Int, compressionLevel: Int, headers: [(name: String, value: String)], fingerprint: String?,
+            write: (UnsafeMutableBufferPointer<UInt8>) -> Void
+        ) -> Storage {
+            let made = create(minimumCapacity: count) { _ in
+                Fields(count: 0, room: 0, etag: "", headers: [], compressed: nil)
+            }
+            let storage = unsafeDowncast(made, to: Storage.self)
+            storage.withUnsafeMutablePointerToElements { write(UnsafeMutableBufferPointer(start: $0, count: count)) }
+            let tag = fingerprint.map { "\"" + $0 + "\"" }
+                ?? storage.withUnsafeMutablePointerToElements { EncodedBody.entityTag(hash: XXH64.hash(UnsafeRawBufferPointer(start: $0, count: count))) }
+            storage.header = Fields(
+                count: count, room: storage.capacity, etag: tag, headers: headers,
+                compressed: count >= Gzip.Policy.minimumBytes ? Compressed(level: compressionLevel) : nil)
+            return storage
         }
     }
 
@@ -36,7 +72,9 @@ public struct EncodedBody: Sendable {
     public init(
         bytes: [UInt8], compressionLevel: Int = Gzip.Policy.compressedOnceLevel, headers: [(name: String, value: String)] = []
     ) {
-        self.init(bytes: bytes, etag: Self.entityTag(bytes), compressionLevel: compressionLevel, headers: headers)
+        self.init(count: bytes.count, compressionLevel: compressionLevel, headers: headers) { target in
+            _ = target.initialize(fromContentsOf: bytes)
+        }
     }
 
     /// A body whose fingerprint is already known (a font file's, named by its URL).
@@ -44,13 +82,18 @@ public struct EncodedBody: Sendable {
         bytes: [UInt8], fingerprint: String, compressionLevel: Int = Gzip.Policy.compressedOnceLevel,
         headers: [(name: String, value: String)] = []
     ) {
-        self.init(bytes: bytes, etag: "\"" + fingerprint + "\"", compressionLevel: compressionLevel, headers: headers)
+        storage = Storage.make(
+            count: bytes.count, compressionLevel: compressionLevel, headers: headers, fingerprint: fingerprint
+        ) { target in _ = target.initialize(fromContentsOf: bytes) }
     }
 
-    private init(bytes: [UInt8], etag: String, compressionLevel: Int, headers: [(name: String, value: String)]) {
-        storage = Storage(
-            bytes: bytes, etag: etag, headers: headers,
-            compressed: bytes.count >= Gzip.Policy.minimumBytes ? Compressed(level: compressionLevel) : nil)
+    /// A body of `count` bytes that `write` writes where they are kept, every one of them (a
+    /// planned answer: no array of its own first, then copied).
+    public init(
+        count: Int, compressionLevel: Int = Gzip.Policy.compressedOnceLevel, headers: [(name: String, value: String)] = [],
+        writing write: (UnsafeMutableBufferPointer<UInt8>) -> Void
+    ) {
+        storage = Storage.make(count: count, compressionLevel: compressionLevel, headers: headers, fingerprint: nil, write: write)
     }
 
     /// XXH64 of the bytes as 13 base-36 digits, quoted: 15 bytes, which a `String` holds in itself
@@ -82,7 +125,7 @@ public struct EncodedBody: Sendable {
     /// Compressed on first use, not when the body is made: a miss for a client that does not
     /// take gzip costs no compression. Lock-free: two first uses racing may both compress, one
     /// result is kept and both return it.
-    public var gzip: [UInt8]? { compressed?.bytes(of: bytes) }
+    public var gzip: [UInt8]? { compressed.map { $0.bytes(of: storage.bytes) } }
 
     /// The body's gzip form, once made.
     final class Compressed: Sendable {
@@ -94,9 +137,9 @@ public struct EncodedBody: Sendable {
         let made = ManagedAtomicLazyReference<Bytes>()
         init(level: Int) { self.level = level }
 
-        func bytes(of body: [UInt8]) -> [UInt8] {
+        func bytes(of body: UnsafeRawBufferPointer) -> [UInt8] {
             if let done = made.load() { return done.bytes }
-            return made.storeIfNilThenLoad(Bytes(Self.trimmed(Gzip.compress(body, level: level)))).bytes
+            return made.storeIfNilThenLoad(Bytes(Self.trimmed(Gzip.compress(Array(body), level: level)))).bytes
         }
 
         /// `compressed` in an array of its own size: `Gzip.compress` writes into one of zlib's
@@ -132,9 +175,9 @@ extension EncodedBody: CacheCost {
     /// incompressible bytes, which the cache's next miss in the shard makes room for). What a miss
     /// in the answer cache charges, and what it measures again later.
     public var cacheBytes: Int {
-        var total = bytes.capacity + etag.utf8.count
+        var total = storage.header.room + etag.utf8.count
         for header in headers { total += header.name.utf8.count + header.value.utf8.count }
-        if let compressed { total += compressed.made.load()?.bytes.capacity ?? Self.gzipBound(bytes.count) }
+        if let compressed { total += compressed.made.load()?.bytes.capacity ?? Self.gzipBound(count) }
         return total
     }
 }

@@ -14,8 +14,10 @@ final class EncodingPlans: Sendable {
         /// The answer from the plan, used where it lies: a copy of the plan retained each of its
         /// arrays, lines from memory for a screen a miss meets for the first time in a while.
         /// Nil when there is no plan.
-        func encode(_ outcomes: Outcomes, revision: Int, parameters: [String: JSONValue]) throws(ParameterError) -> [UInt8]? {
-            try plan?.encode(outcomes, revision: revision, parameters: parameters)
+        func encode(_ outcomes: Outcomes, revision: Int, parameters: [String: JSONValue]) throws(ParameterError) -> EncodedBody? {
+            try plan?.encode(outcomes, revision: revision, parameters: parameters) { count, write in
+                EncodedBody(count: count, writing: write)
+            }
         }
     }
     /// Slot *v − 1* holds version *v*'s plan once made.

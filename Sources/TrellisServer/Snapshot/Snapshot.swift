@@ -240,13 +240,15 @@ final class ScreenListCell: Sendable {
 /// The served fonts' files encoded once per configuration load for `GET /fonts/{file}`, so
 /// snapshots built on the same baseline share each file's gzip form.
 public struct FontFiles: Sendable {
+    /// The files and faces, without the files' bytes, which `bodies` hold.
     public let webFonts: WebFonts
     /// Each file's bytes, by name, with its fingerprint as ETag.
     let bodies: [String: EncodedBody]
 
     public init(_ webFonts: WebFonts = WebFonts()) {
-        self.webFonts = webFonts
         bodies = webFonts.files.mapValues { EncodedBody(bytes: $0.bytes, fingerprint: $0.fingerprint) }
+        // An `EncodedBody` keeps its bytes in its own storage: the files' arrays would be a second copy.
+        self.webFonts = webFonts.withoutBytes
     }
 }
 
