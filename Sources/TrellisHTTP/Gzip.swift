@@ -30,6 +30,12 @@ public enum Gzip {
     ///   - level: zlib level, clamped to 1…9; ``Policy/perRequestLevel`` (zlib's default, 6) unless told.
     /// - Returns: the gzip stream (header, deflate data, CRC-32 and size trailer).
     public static func compress(_ bytes: [UInt8], level: Int = Policy.perRequestLevel) -> [UInt8] {
+        bytes.withUnsafeBytes { compress($0, level: level) }
+    }
+
+    /// The same, of bytes where they lie (a body an object keeps, ``SharedBytes``): no array of
+    /// them made first.
+    public static func compress(_ bytes: UnsafeRawBufferPointer, level: Int = Policy.perRequestLevel) -> [UInt8] {
         var stream = z_stream()
         // windowBits 15 + 16 = 31 asks zlib for a gzip wrapper instead of zlib's own.
         let status = deflateInit2_(
@@ -39,16 +45,14 @@ public enum Gzip {
         defer { deflateEnd(&stream) }
         let bound = Int(deflateBound(&stream, uLong(bytes.count)))
         var output = [UInt8](repeating: 0, count: bound)
-        let produced: Int = bytes.withUnsafeBufferPointer { input in
-            output.withUnsafeMutableBufferPointer { out in
-                stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress)
-                stream.avail_in = uInt(input.count)
-                stream.next_out = out.baseAddress
-                stream.avail_out = uInt(out.count)
-                let result = deflate(&stream, Z_FINISH)
-                precondition(result == Z_STREAM_END, "deflate into deflateBound bytes did not finish (\(result))")
-                return out.count - Int(stream.avail_out)
-            }
+        let produced: Int = output.withUnsafeMutableBufferPointer { out in
+            stream.next_in = UnsafeMutablePointer(mutating: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self))
+            stream.avail_in = uInt(bytes.count)
+            stream.next_out = out.baseAddress
+            stream.avail_out = uInt(out.count)
+            let result = deflate(&stream, Z_FINISH)
+            precondition(result == Z_STREAM_END, "deflate into deflateBound bytes did not finish (\(result))")
+            return out.count - Int(stream.avail_out)
         }
         output.removeSubrange(produced...)
         return output

@@ -53,7 +53,8 @@ enum ResponseWriter {
         let body: HTTPResponse.Content
         switch coding {
         case .identity(_): body = response.content
-        case .gzip(_): body = .bytes(response.gzipBody ?? Gzip.compress(response.body, level: options.gzipLevel))
+        case .gzip(_):
+            body = .bytes(response.gzipBody ?? response.content.withBytes { Gzip.compress($0, level: options.gzipLevel) })
         case .notAcceptable: body = .bytes([])
         }
         let bodyAllowed = status.code != 204 && status.code != 304

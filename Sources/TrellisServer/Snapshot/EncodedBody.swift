@@ -139,7 +139,7 @@ public struct EncodedBody: @unchecked Sendable {
 
         func bytes(of body: UnsafeRawBufferPointer) -> [UInt8] {
             if let done = made.load() { return done.bytes }
-            return made.storeIfNilThenLoad(Bytes(Self.trimmed(Gzip.compress(Array(body), level: level)))).bytes
+            return made.storeIfNilThenLoad(Bytes(Self.trimmed(Gzip.compress(body, level: level)))).bytes
         }
 
         /// `compressed` in an array of its own size: `Gzip.compress` writes into one of zlib's
