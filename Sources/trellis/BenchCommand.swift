@@ -12,8 +12,8 @@ import TrellisTargeting
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
-        abstract: "Time the parts of an answer in-process: outcome evaluation, and a layout miss stage by stage.",
-        subcommands: [BenchOutcomesCommand.self, BenchLayoutCommand.self])
+        abstract: "Time the parts of an answer in-process: outcome evaluation, a layout miss stage by stage, a catalogue's answers.",
+        subcommands: [BenchOutcomesCommand.self, BenchLayoutCommand.self, BenchSpreadCommand.self])
 
     /// The synthetic users both benchmarks ask as: a new user id each, one of four platforms and
     /// one of six app versions (the same mix as scripts/bench/personalised.lua).

@@ -135,6 +135,24 @@ import TrellisTesting
         #expect(try String(contentsOf: file, encoding: .utf8) == committed)
     }
 
+    /// `trellis bench spread` answers every request of each phase 200, and counts the answers a
+    /// phase made: none for the one screen it already answered, some for new users' outcomes.
+    @Test func benchSpreadRunsItsPhasesOverTheBundledConfig() throws {
+        let (status, output) = try run(["bench", "spread", "--config", Self.repository.appendingPathComponent("Config").path, "--requests", "300"])
+        #expect(status == 0, "\(output)")
+        let phases = output.split(separator: "\n").filter { $0.hasSuffix("%)") }.map { $0.split(separator: " ") }
+        #expect(phases.map { $0[0] } == ["one", "a", "again", "one"])
+        let made = phases.map { Int($0[$0.count - 3]) ?? -1 }
+        #expect(made[0] == 0 && made[3] == 0, "\(output)")
+        #expect(made[1] > 0, "new users draw outcomes not answered before: \(output)")
+        #expect(output.contains("the spread over one screen"))
+
+        let withoutHome = try TemporaryConfig(screens: ["other": TemporaryConfig.screen(id: "other", text: "Hi")])
+        let refused = try run(["bench", "spread", "--config", withoutHome.url.path, "--requests", "10"])
+        #expect(refused.status != 0)
+        #expect(refused.output.contains("no screen \"home\""), "\(refused.output)")
+    }
+
     @Test func serveRefusesABadSettingBeforeListening() throws {
         let config = try TemporaryConfig()
         try Data(#"{"port": "eighty"}"#.utf8).write(to: config.url.appendingPathComponent("server.json"))
