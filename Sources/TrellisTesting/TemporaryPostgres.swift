@@ -68,6 +68,17 @@ public final class TemporaryPostgres: Sendable {
 
     deinit { shutdown() }
 
+    /// One cluster for the whole test process, made on first use and shut down when the process
+    /// exits (`atexit`): for suites in several files that share one, where no test's scope ends
+    /// after the last of them. Held in a `static let`, which is never deinitialized, a cluster
+    /// outlived every test run — a server left running until the next run removed it
+    /// (``removeAbandonedClusters(binaries:)``).
+    public static let processWide: Result<TemporaryPostgres, any Error> = {
+        let made = Result { try TemporaryPostgres() }
+        if case .success = made { atexit { (try? TemporaryPostgres.processWide.get())?.shutdown() } }
+        return made
+    }()
+
     /// `postgres://trellis@127.0.0.1:PORT/postgres`: the cluster's default database.
     public var url: String { url(database: "postgres") }
 

@@ -16,8 +16,9 @@ import TrellisTesting
 /// writes are decided by the database, and a database outage stops writes, never screens.
 @Suite(.serialized) struct ReplicaTests {
     static let token = "trl_replica-test-token"
-    /// One cluster for the suite; each test has a database of its own.
-    static let postgres = Result { try TemporaryPostgres() }
+    /// One cluster for this suite and the others on PostgreSQL, stopped when the tests end; each
+    /// test has a database of its own.
+    static var postgres: Result<TemporaryPostgres, any Error> { TemporaryPostgres.processWide }
 
     /// A replica: its own configuration copy and data directory, the shared database.
     static func replica(
