@@ -107,11 +107,13 @@ public struct DecisionTable: Sendable {
         self.rules = rules
     }
 
-    /// Reads the first line of each of the table's buffers, one load after another: for a screen
-    /// nobody asked for lately each is a line from memory, and issued together they arrive in the
-    /// time of one, where evaluation reaching them one by one waited for each in turn. Returns the
-    /// buffers' counts added up, for the caller to use: a result nobody reads would not be loaded.
-    func warm() -> Int { words.count &+ rules.bufferCounts }
+    /// Reads every line of the table's buffers (its words, the rules' code, names and conditions),
+    /// one load after another: for a screen nobody asked for lately each is a line from memory,
+    /// and issued together they arrive in about the time of one, where evaluation reaching them one
+    /// by one waited for each in turn. A feed's rules are some sixteen lines; reading only the
+    /// first line of each buffer first left most of them to that wait. Returns a sum of what it
+    /// read, for the caller to use: a result nobody reads would not be loaded.
+    func warm() -> Int { words.withUnsafeBytes(FlatRules.everyLine) &+ rules.warm() }
 
     /// The points in tree order.
     var points: some RandomAccessCollection<Point> { (0..<pointCount).lazy.map { point(at: $0) } }
@@ -192,7 +194,7 @@ public struct ScreenResolver: Sendable {
     public func outcomes(of table: borrowing DecisionTable, for context: UserContext, evaluator: Evaluator) -> Outcomes {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(table.pointCount + table.rolloutCount)
-        guard table.warm() >= 0 else { preconditionFailure("a buffer's count is never negative") }
+        guard table.warm() >= 0 else { preconditionFailure("a sum of bytes is never negative") }
         var shown: [Bool] = []
         shown.reserveCapacity(table.pointCount)
         var memo = EvaluationMemo()

@@ -60,10 +60,24 @@ public struct FlatRules: Sendable {
     /// The name added at `index` (``append(name:)``).
     public func name(at index: Int) -> String { names[index] }
 
-    /// The sum of the arrays' counts: each count is in the first line of its array's buffer, so
-    /// reading them all, one after another with nothing in between that waits, brings those lines
-    /// from memory together (``DecisionTable/warm()``).
-    public var bufferCounts: Int { code.count &+ names.count &+ conditions.count }
+    /// Reads every line of the three arrays, one load after another with nothing in between that
+    /// waits for them, so that they come from memory together (``DecisionTable/warm()``).
+    /// - Returns: a sum of what it read, for the caller to use: a result nobody reads would not be loaded.
+    public func warm() -> Int {
+        code.withUnsafeBytes(Self.everyLine) &+ names.withUnsafeBytes(Self.everyLine) &+ conditions.withUnsafeBytes(Self.everyLine)
+    }
+
+    /// A byte of every 64-byte cache line `bytes` spans, added up (never negative).
+    public static func everyLine(_ bytes: UnsafeRawBufferPointer) -> Int {
+        guard !bytes.isEmpty else { return 0 }
+        var sum = Int(bytes.load(fromByteOffset: bytes.count - 1, as: UInt8.self))
+        var offset = 0
+        while offset < bytes.count {
+            sum &+= Int(bytes.load(fromByteOffset: offset, as: UInt8.self))
+            offset += 64
+        }
+        return sum
+    }
 
     /// The names added from `range` on, for a caller that added a list of them in a row.
     public func names(in range: Range<Int>) -> ArraySlice<String> { names[range] }

@@ -193,3 +193,21 @@ func RFC3339Date(_ text: String) -> Double {
     guard case .success(.condition(let c)) = result, case .date(let seconds) = c.operand else { return .nan }
     return seconds
 }
+
+/// `FlatRules.everyLine`, which `warm()` reads the rules' buffers with before they are evaluated:
+/// every 64-byte line a buffer spans is read, and little more (the last byte's line may be read twice).
+@Suite struct FlatRulesWarmTests {
+    @Test func everyLineReadsAByteOfEachLineTheBufferSpans() {
+        let ones = [UInt8](repeating: 1, count: 400)
+        ones.withUnsafeBytes { all in
+            for start in [0, 1, 17, 63] {
+                for count in [0, 1, 2, 63, 64, 65, 127, 128, 129, 300] {
+                    let bytes = UnsafeRawBufferPointer(rebasing: all[start..<start + count])
+                    let lines = (count + 63) / 64
+                    let read = FlatRules.everyLine(bytes)
+                    #expect(read >= lines && read <= lines + 1, "start \(start), \(count) bytes: \(read) reads")
+                }
+            }
+        }
+    }
+}
