@@ -31,7 +31,7 @@ import TrellisTesting
         var entries = Cache.Entries()
         // A table does not own its entries (the cache's rings do): the test keeps them.
         let kept = (keys + [other]).enumerated().map { n, key in Cache.Entry(key.key, EncodedBody(bytes: [UInt8(n)])) }
-        for (entry, key) in zip(kept, keys + [other]) { entries.insert(entry, hash: key.hash) }
+        for (entry, key) in zip(kept, keys + [other]) { entries.insert(entry, hash: key.hash, valueLine: entry.body.firstLine) }
         #expect(entries.count == 4)
         #expect((keys + [other]).enumerated().allSatisfy { n, key in entries[key]?.body.bytes == [UInt8(n)] })
         #expect(entries[Cache.HashedKey(Self.key(width: 5), hash: 7)] == nil, "same hash, another key")
@@ -71,7 +71,7 @@ import TrellisTesting
                 owned[width] = nil
             } else {
                 let entry = Cache.Entry(key.key, EncodedBody(bytes: [UInt8(width % 256)]))
-                entries.insert(entry, hash: hash)
+                entries.insert(entry, hash: hash, valueLine: entry.body.firstLine)
                 reference[width] = key
                 owned[width] = entry
             }

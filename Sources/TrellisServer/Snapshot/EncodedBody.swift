@@ -169,6 +169,9 @@ public struct EncodedBody: @unchecked Sendable {
 }
 
 extension EncodedBody: CacheCost {
+    /// The storage's first line: its object header and fields, which a response reads first.
+    public var firstLine: UnsafeRawPointer { UnsafeRawPointer(Unmanaged.passUnretained(storage).toOpaque()) }
+
     /// Its bytes' storage, its ETag and headers, and its gzip form: once made, that form's
     /// storage; until then the most it can take (``gzipBound(_:)``), so the figure falls when the
     /// form is made (it can rise only by the allocator's rounding of a form over 128 KiB of
