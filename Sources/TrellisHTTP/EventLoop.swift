@@ -251,6 +251,7 @@ final class EventLoop: @unchecked Sendable {
     /// the middle of a request is never chosen.
     /// - Returns: false when this loop has no idle connection to give up.
     private func reclaimIdleConnection() -> Bool {
+        adoptPosted()
         while let oldest = first(of: silent) {
             guard oldest.isSilent else { unlinkIdle(oldest); continue }
             guard now - oldest.idle.since >= core.configuration.silentConnectionGrace else { break }
@@ -265,6 +266,22 @@ final class EventLoop: @unchecked Sendable {
             return true
         }
         return false
+    }
+
+    /// Adopts the connections already accepted for this loop and waiting in its inbox, before a
+    /// newcomer takes an idle connection's place: they came first, so a silent one past its grace
+    /// goes before any kept-alive one, as when the loop has caught up with its inbox. (A loop busy
+    /// or descheduled can find a newcomer on the listener before the message that brings them.)
+    private func adoptPosted() {
+        var posted: [(fd: Int32, remote: String, tls: Bool)] = []
+        inbox.withLock { box in
+            box.messages.removeAll { message in
+                guard case .adopt(let fd, let remote, let tls) = message else { return false }
+                posted.append((fd, remote, tls))
+                return true
+            }
+        }
+        for connection in posted { adopt(fd: connection.fd, remote: connection.remote, tls: connection.tls) }
     }
 
     private func adopt(fd: Int32, remote: String, tls: Bool) {

@@ -111,9 +111,9 @@ public final class ServerState: Sendable {
 
     /// From now on `/readyz` answers 503, so load balancers stop sending new work.
     public func beginDraining() { draining.store(true, ordering: .relaxed) }
+    public var isDraining: Bool { draining.load(ordering: .relaxed) }
 
     /// Returns once every screen of the snapshots published so far is prepared (its plan made, its
     /// document deflated): what `trellis bench spread` waits for before it times anything.
     public func waitUntilPrepared() { preparation.wait() }
-    public var isDraining: Bool { draining.load(ordering: .relaxed) }
 }
