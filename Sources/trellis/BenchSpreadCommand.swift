@@ -46,6 +46,7 @@ struct BenchSpreadCommand: ParsableCommand {
 
         _ = try bench.time { _ in "home?user=u1" }  // the one screen's answer made, the code paths warm
         let one = try bench.time { _ in "home?user=u1" }
+        let oneNewUsers = try bench.time { n in "home?user=h1-\(n)" }
         var picks = Picks(state: seed)
         let cold = try bench.time { n in "\(ids[picks.next(below: ids.count)])?user=s1-\(n)" }
         let steady = try bench.time { n in "\(ids[picks.next(below: ids.count)])?user=s2-\(n)" }
@@ -54,8 +55,8 @@ struct BenchSpreadCommand: ParsableCommand {
         let reference = min(one.seconds, oneAgain.seconds)
         print("GET /v1/screens/{id} in-process, one thread: \(ids.count) screens in \(config), \(requests) requests a phase")
         print("  phase                               µs a request   answers made")
-        for (name, phase) in [("one screen, one user", one), ("a random screen, a new user each", cold), ("  again", steady),
-                              ("one screen again", oneAgain)] {
+        for (name, phase) in [("one screen, one user", one), ("one screen, a new user each", oneNewUsers),
+                              ("a random screen, a new user each", cold), ("  again", steady), ("one screen again", oneAgain)] {
             let made = String(format: "%d (%.1f %%)", phase.made, 100 * Double(phase.made) / Double(requests))
             print("  " + name.padding(toLength: 34, withPad: " ", startingAt: 0)
                   + String(format: "%9.3f", phase.seconds / Double(requests) * 1e6) + "      " + made)
@@ -64,6 +65,11 @@ struct BenchSpreadCommand: ParsableCommand {
             format: "  the spread over one screen (the better run of it): %.3f× while the cache fills, %.3f× after; %+.3f / %+.3f µs a request",
             reference / cold.seconds, reference / steady.seconds, (cold.seconds - reference) / Double(requests) * 1e6,
             (steady.seconds - reference) / Double(requests) * 1e6))
+        // The spread differs from this phase only in the number of screens: each request is a new
+        // user's, whose rules are evaluated, on one screen or on any.
+        print(String(
+            format: "  over one screen, a new user each: %.3f× while the cache fills, %.3f× after",
+            oneNewUsers.seconds / cold.seconds, oneNewUsers.seconds / steady.seconds))
     }
 
     /// Times `requests` requests of one phase, one after another on this thread.

@@ -140,12 +140,14 @@ import TrellisTesting
     @Test func benchSpreadRunsItsPhasesOverTheBundledConfig() throws {
         let (status, output) = try run(["bench", "spread", "--config", Self.repository.appendingPathComponent("Config").path, "--requests", "300"])
         #expect(status == 0, "\(output)")
-        let phases = output.split(separator: "\n").filter { $0.hasSuffix("%)") }.map { $0.split(separator: " ") }
-        #expect(phases.map { $0[0] } == ["one", "a", "again", "one"])
-        let made = phases.map { Int($0[$0.count - 3]) ?? -1 }
-        #expect(made[0] == 0 && made[3] == 0, "\(output)")
-        #expect(made[1] > 0, "new users draw outcomes not answered before: \(output)")
+        let lines = output.split(separator: "\n").filter { $0.hasSuffix("%)") }
+        let names = lines.map { String($0.prefix { !$0.isNumber }).trimmingCharacters(in: .whitespaces) }
+        #expect(names == ["one screen, one user", "one screen, a new user each", "a random screen, a new user each", "again", "one screen again"])
+        let made = lines.map { line in line.split(separator: " ").dropLast(2).last.flatMap { Int($0) } ?? -1 }
+        #expect(made.count == 5 && made[0] == 0 && made[4] == 0, "\(output)")
+        #expect(made[2] > 0, "new users draw outcomes not answered before: \(output)")
         #expect(output.contains("the spread over one screen"))
+        #expect(output.contains("over one screen, a new user each"))
 
         let withoutHome = try TemporaryConfig(screens: ["other": TemporaryConfig.screen(id: "other", text: "Hi")])
         let refused = try run(["bench", "spread", "--config", withoutHome.url.path, "--requests", "10"])
