@@ -107,42 +107,41 @@ public struct ScreenEncodingPlan: Sendable {
         _ outcomes: Outcomes, revision: Int, parameters: [String: JSONValue] = [:],
         into make: (_ count: Int, _ write: (UnsafeMutableBufferPointer<UInt8>) -> Void) -> Kept
     ) throws(ParameterError) -> Kept {
-        var choices = Choices(outcomes: outcomes.bytes, parameters: parameters, registry: registry)
+        var choices = Choices(outcomes: outcomes.bytes, parameters: parameters, registry: registry, program: program)
         choices.replaced = rootReplaced
         let rootCount = try program.flatMap { program throws(ParameterError) in try choices.read(program) }
-        var envelope: [UInt8] = []
-        envelope.reserveCapacity(head.count + afterRevision.count + 84 + 48 * (choices.experiments.count + choices.rollouts.count))
-        envelope += head
-        JSONWriter.append(number: Double(revision), to: &envelope)
-        envelope += afterRevision
-        envelope += Self.experimentsOpening
-        for (index, pair) in choices.experiments.enumerated() {
-            if index > 0 { envelope.append(UInt8(ascii: ",")) }
-            JSONWriter.append(string: pair.key, to: &envelope)
-            envelope.append(UInt8(ascii: ":"))
-            JSONWriter.append(string: pair.value, to: &envelope)
-        }
-        envelope += Self.rolloutsOpening
-        for (index, pair) in choices.rollouts.enumerated() {
-            if index > 0 { envelope.append(UInt8(ascii: ",")) }
-            JSONWriter.append(string: pair.key, to: &envelope)
-            envelope += pair.value ? Self.colonTrue : Self.colonFalse
-        }
-        envelope += Self.replacedOpening
-        for (index, replacement) in choices.replaced.enumerated() {
-            if index > 0 { envelope.append(UInt8(ascii: ",")) }
-            JSONWriter.append(replacement.jsonValue, to: &envelope)
-        }
-        envelope += Self.rootKey
-        let count = envelope.count + (rootCount ?? Self.null.count) + 1
+        // The envelope is counted here and written straight into the answer: its assignments'
+        // names and variants were encoded when the plan was made (``Program/quoted``).
+        let replaced = choices.replaced.isEmpty ? [] : Self.encoded(choices.replaced)
+        let envelopeCount = head.count + Writer.count(revision: revision) + afterRevision.count + choices.assignmentsCount(of: program)
+            + Self.replacedOpening.count + replaced.count + Self.rootKey.count
+        let count = envelopeCount + (rootCount ?? Self.null.count) + 1
         return make(count) { buffer in
             precondition(buffer.count == count, "an encoding plan writes into a buffer of the size it counted")
             var writer = Writer(into: buffer, outcomes: outcomes.bytes, filled: choices.filled)
-            writer.append(envelope[...])
+            writer.append(head[...])
+            writer.append(revision: revision)
+            writer.append(afterRevision[...])
+            if let program { writer.append(assignmentsOf: choices, in: program) } else { writer.appendNoAssignments() }
+            writer.append(Self.replacedOpening[...])
+            writer.append(replaced[...])
+            writer.append(Self.rootKey[...])
+            precondition(writer.count == envelopeCount, "an encoding plan wrote other than the envelope it counted")
             if let program, rootCount != nil { writer.write(program) } else { writer.append(Self.null[...]) }
             writer.append(Self.closingBrace[...])
             precondition(writer.count == count, "an encoding plan wrote other than the bytes it counted")
         }
+    }
+
+    /// The replacements' objects, comma-separated: only answers for clients too old for a
+    /// component have any.
+    static func encoded(_ replaced: [ResolvedScreen.Replacement]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for (index, replacement) in replaced.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            JSONWriter.append(replacement.jsonValue, to: &bytes)
+        }
+        return bytes
     }
 
     static let assignmentsKey = Array(#""assignments":"#.utf8)
@@ -323,8 +322,11 @@ extension ScreenEncodingPlan {
         /// The index in the answer of each subview being read, root first: the answer's path to
         /// the component being filled in, for a parameter's error.
         var indices: [Int] = []
-        var experiments: [ResolvedScreen.Assignments.Pair<String>] = []
-        var rollouts: [ResolvedScreen.Assignments.Pair<Bool>] = []
+        /// Each experiment assigned, as the index of its name and of its variant's in the
+        /// program's strings (interned: equal names, equal indices), in the order met.
+        var experiments: [(key: UInt32, variant: UInt32)] = []
+        /// Each rollout assigned, as the index of its name, and whether the user is in it.
+        var rollouts: [(key: UInt32, assigned: Bool)] = []
         var replaced: [ResolvedScreen.Replacement] = []
         /// Each component that takes parameters, filled in and encoded, in the order the answer
         /// shows them, with where its subviews go (nil: it shows none of them).
@@ -335,10 +337,29 @@ extension ScreenEncodingPlan {
             let hole: Range<Int>?
         }
 
-        init(outcomes: [UInt8], parameters: [String: JSONValue], registry: ComponentRegistry) {
+        init(outcomes: [UInt8], parameters: [String: JSONValue], registry: ComponentRegistry, program: Program?) {
             self.outcomes = outcomes
             self.parameters = parameters
             self.registry = registry
+            // Room for every assignment the program can make: no array grows while it is read.
+            if let program {
+                experiments.reserveCapacity(program.experimentCount)
+                rollouts.reserveCapacity(program.rollouts.count)
+            }
+        }
+
+        /// The bytes of `{"experiments":{…},"rollouts":{…}` with what was assigned.
+        func assignmentsCount(of program: Program?) -> Int {
+            var count = ScreenEncodingPlan.experimentsOpening.count + ScreenEncodingPlan.rolloutsOpening.count
+            guard let program else { return count }
+            for experiment in experiments {
+                count += program.quoted[Int(experiment.key)].count + 1 + program.quoted[Int(experiment.variant)].count
+            }
+            for rollout in rollouts {
+                count += program.quoted[Int(rollout.key)].count + (rollout.assigned ? ScreenEncodingPlan.colonTrue : ScreenEncodingPlan.colonFalse).count
+            }
+            // A comma between each two of either.
+            return count + max(experiments.count - 1, 0) + max(rollouts.count - 1, 0)
         }
 
         /// The root's byte count; nil when it shows nothing.
@@ -366,17 +387,15 @@ extension ScreenEncodingPlan {
                 guard let hole else { return bytes.count }
                 return bytes.count - hole.count + (try read(subviews: subviews, of: program))
             case .rule(let point, let named, let then, let otherwise):
-                for reference in program.rollouts[named.range] {
-                    let key = program.strings[Int(reference.key)]
-                    if !rollouts.contains(where: { $0.key == key }) { rollouts.append(.init(key, outcomes[Int(reference.outcome)] != 0)) }
+                for reference in program.rollouts[named.range] where !rollouts.contains(where: { $0.key == reference.key }) {
+                    rollouts.append((reference.key, outcomes[Int(reference.outcome)] != 0))
                 }
                 let shown = program.branch(ofRule: point, then: then, otherwise: otherwise, outcomes: outcomes)
                 guard shown != Program.none else { return nil }
                 return try read(node: Int(shown), of: program)
             case .experiment(let point, let key, let variants):
                 guard let variant = program.variant(shownBy: point, among: variants, outcomes: outcomes) else { return nil }
-                let name = program.strings[Int(key)]
-                if !experiments.contains(where: { $0.key == name }) { experiments.append(.init(name, program.strings[Int(variant.name)])) }
+                if !experiments.contains(where: { $0.key == key }) { experiments.append((key, variant.name)) }
                 guard variant.node != Program.none else { return nil }
                 return try read(node: Int(variant.node), of: program)
             }
@@ -391,9 +410,11 @@ extension ScreenEncodingPlan {
         private mutating func read(subviews: Program.Span, of program: Program) throws(ParameterError) -> Int {
             var shown = 0
             var count = 0
+            // The path is kept only where a parameter's error may need it.
+            let pathNeeded = !program.parametrized.isEmpty
             for child in program.children[subviews.range] {
-                indices.append(shown)
-                defer { indices.removeLast() }
+                if pathNeeded { indices.append(shown) }
+                defer { if pathNeeded { indices.removeLast() } }
                 guard let childCount = try read(node: Int(child), of: program) else { continue }
                 count += childCount
                 shown += 1
@@ -440,6 +461,53 @@ extension ScreenEncodingPlan {
             guard let source = bytes.baseAddress, let target = buffer.baseAddress else { return }
             (target + count).initialize(from: source, count: bytes.count)
             count += bytes.count
+        }
+
+        /// Writes `{"experiments":{…},"rollouts":{…}` with what `choices` assigned.
+        mutating func append(assignmentsOf choices: Choices, in program: Program) {
+            program.text.withUnsafeBufferPointer { text in
+                append(ScreenEncodingPlan.experimentsOpening[...])
+                for (index, experiment) in choices.experiments.enumerated() {
+                    if index > 0 { append(Self.comma[...]) }
+                    append(UnsafeBufferPointer(rebasing: text[program.quoted[Int(experiment.key)].range]))
+                    append(Self.colon[...])
+                    append(UnsafeBufferPointer(rebasing: text[program.quoted[Int(experiment.variant)].range]))
+                }
+                append(ScreenEncodingPlan.rolloutsOpening[...])
+                for (index, rollout) in choices.rollouts.enumerated() {
+                    if index > 0 { append(Self.comma[...]) }
+                    append(UnsafeBufferPointer(rebasing: text[program.quoted[Int(rollout.key)].range]))
+                    append((rollout.assigned ? ScreenEncodingPlan.colonTrue : ScreenEncodingPlan.colonFalse)[...])
+                }
+            }
+        }
+
+        /// The assignments of an answer without a program: none.
+        mutating func appendNoAssignments() {
+            append(ScreenEncodingPlan.experimentsOpening[...])
+            append(ScreenEncodingPlan.rolloutsOpening[...])
+        }
+
+        /// The bytes of `revision` as `JSONWriter` writes the number.
+        static func count(revision: Int) -> Int {
+            withDigits(of: revision) { $0.count }
+        }
+
+        mutating func append(revision: Int) {
+            Self.withDigits(of: revision) { append($0) }
+        }
+
+        private static func withDigits<Result>(of revision: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+            // Every revision is an integer a Double holds exactly, which JSONWriter writes in
+            // decimal; one that is not takes JSONWriter's own way.
+            guard abs(revision) <= 9_007_199_254_740_992 else {
+                var bytes: [UInt8] = []
+                JSONWriter.append(number: Double(revision), to: &bytes)
+                return bytes.withUnsafeBufferPointer(body)
+            }
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: JSONWriter.maxIntegerLength) { digits in
+                body(UnsafeBufferPointer(rebasing: digits[..<JSONWriter.write(integer: Int64(revision), into: digits, at: 0)]))
+            }
         }
 
         /// Writes the program's root, which shows (``Choices/read(_:)`` counted it).
@@ -506,6 +574,7 @@ extension ScreenEncodingPlan {
         }
 
         static let comma = [UInt8(ascii: ",")]
+        static let colon = [UInt8(ascii: ":")]
         static let closingBracket = [UInt8(ascii: "]")]
         static let subviewsOpening = Array(",\"subviews\":[".utf8)
     }
@@ -569,7 +638,13 @@ extension ScreenEncodingPlan {
         private(set) var children: [UInt32] = []
         private(set) var rollouts: [(key: UInt32, outcome: UInt32)] = []
         private(set) var variants: [(name: UInt32, node: UInt32)] = []
+        /// The names of experiments and rollouts and of variants, interned: equal names have one index.
         private(set) var strings: [String] = []
+        /// Each of ``strings`` as a JSON string in ``text``, quotes and escapes written: what an
+        /// answer's assignments are made of.
+        private(set) var quoted: [Span] = []
+        /// How many Experiments the program has: the most experiments an answer assigns.
+        private(set) var experimentCount = 0
         private(set) var replacements: [ResolvedScreen.Replacement] = []
         private(set) var parametrized: [ResolvedComponent] = []
 
@@ -582,6 +657,7 @@ extension ScreenEncodingPlan {
             rollouts = rollouts.exactlySized()
             variants = variants.exactlySized()
             strings = strings.exactlySized()
+            quoted = quoted.exactlySized()
             replacements = replacements.exactlySized()
             parametrized = parametrized.exactlySized()
         }
@@ -611,6 +687,7 @@ extension ScreenEncodingPlan {
                 let span = Span(start..<rollouts.count)
                 return .rule(point: UInt32(point), rollouts: span, then: add(then), otherwise: otherwise.map { add($0) } ?? Self.none)
             case .experiment(let point, let key, let shown):
+                experimentCount += 1
                 let key = string(key)
                 let laid = shown.map { (name: string($0.name), node: $0.part.map { add($0) } ?? Self.none) }
                 let start = variants.count
@@ -642,6 +719,9 @@ extension ScreenEncodingPlan {
         private mutating func string(_ value: String) -> UInt32 {
             if let index = strings.firstIndex(of: value) { return UInt32(index) }
             strings.append(value)
+            var encoded: [UInt8] = []
+            JSONWriter.append(string: value, to: &encoded)
+            quoted.append(keep(encoded))
             return UInt32(strings.count - 1)
         }
     }
