@@ -65,7 +65,7 @@ public struct ParameterError: Error, Sendable, Equatable, CustomStringConvertibl
 }
 
 /// A checked `$param` or `$format` object, read back from the tree.
-enum ParameterReference {
+enum ParameterReference: Sendable {
     case whole(name: String, default: JSONValue?)
     case format(FormatTemplate)
 

@@ -54,62 +54,21 @@ private struct Substitution {
 
     /// `component` with its own properties and values filled in; its subviews as they are.
     func members(of component: ResolvedComponent, at path: JSONPath) throws(ParameterError) -> ResolvedComponent {
-        var component = component
-        let type = registry[component.type]
-        component.properties = try members(component.properties, type?.properties, at: path.appending("properties"))
-        component.values = try members(component.values, type?.values, at: path.appending("values"))
-        return component
-    }
-
-    private func members(_ members: [JSONMember], _ specs: [String: PropertySpec]?, at path: JSONPath) throws(ParameterError) -> [JSONMember] {
-        guard let specs else { return members }
-        var members = members
-        for index in members.indices {
-            guard let spec = specs[members[index].key] else { continue }
-            let memberPath = path.appending(members[index].key)
-            if case .action = spec.type {
-                members[index].value = try action(members[index].value, at: memberPath)
-            } else {
-                members[index].value = try value(members[index].value, in: .property(spec.type), at: memberPath)
+        let parameters = parameters
+        return try ParameterWalk(registry: registry) { (value, slot, path) throws(ParameterError) in
+            guard ParameterReference.isWritten(value), let expects = slot.expects else { return value }
+            guard let reference = ParameterReference(value) else {
+                throw ParameterError(name: "", path: path, reason: "not a parameter reference the decoder accepts")
             }
-        }
-        return members
+            return try Self.value(of: reference, expects: expects, in: slot, parameters: parameters, at: path)
+        }.members(of: component, at: path)
     }
 
-    private func action(_ action: JSONValue, at path: JSONPath) throws(ParameterError) -> JSONValue {
-        guard var members = action.objectValue, let kind = action["type"]?.stringValue.flatMap({ ActionKind.all[$0] }) else {
-            return action
-        }
-        for index in members.indices {
-            let memberPath = path.appending(members[index].key)
-            switch kind.fields[members[index].key] {
-            case .value(let slot)?:
-                members[index].value = try value(members[index].value, in: slot, at: memberPath)
-            case .scalars?:
-                guard var values = members[index].value.objectValue else { continue }
-                for i in values.indices {
-                    values[i].value = try value(values[i].value, in: .scalar, at: memberPath.appending(values[i].key))
-                }
-                members[index].value = JSONValue(.object(values), at: members[index].value.location)
-            case .actions?:
-                guard var actions = members[index].value.arrayValue else { continue }
-                for i in actions.indices {
-                    actions[i] = try self.action(actions[i], at: memberPath.appending(i))
-                }
-                members[index].value = JSONValue(.array(actions), at: members[index].value.location)
-            case .choice?, nil:
-                continue
-            }
-        }
-        return JSONValue(.object(members), at: action.location)
-    }
-
-    /// `value` itself, unless it is a parameter reference: then what the request gives for it.
-    private func value(_ value: JSONValue, in slot: ParameterSlot, at path: JSONPath) throws(ParameterError) -> JSONValue {
-        guard ParameterReference.isWritten(value), let expects = slot.expects else { return value }
-        guard let reference = ParameterReference(value) else {
-            throw ParameterError(name: "", path: path, reason: "not a parameter reference the decoder accepts")
-        }
+    /// What the request gives for `reference`, standing where `slot` expects `expects`.
+    static func value(
+        of reference: ParameterReference, expects: ParameterUse.Expectation, in slot: ParameterSlot, parameters: [String: JSONValue],
+        at path: JSONPath
+    ) throws(ParameterError) -> JSONValue {
         switch reference {
         case .whole(let name, let fallback):
             guard let given = parameters[name] else {
@@ -184,5 +143,154 @@ private struct Substitution {
             (0x30...0x39).contains(last), let value = try? JSONParser.parse(s)
         else { return nil }
         return value.numberValue
+    }
+}
+
+/// The members of a component where a parameter may stand, in the order substitution visits them
+/// (properties, then values, each in its order; an action's fields, in theirs), each given to
+/// `visit` with its slot and path, and replaced by what `visit` returns: substitution puts the
+/// request's values there, a ``ParameterTemplate`` marks the places.
+struct ParameterWalk {
+    let registry: ComponentRegistry
+    let visit: (JSONValue, ParameterSlot, JSONPath) throws(ParameterError) -> JSONValue
+
+    /// `component` with its own properties and values visited; its subviews as they are.
+    func members(of component: ResolvedComponent, at path: JSONPath) throws(ParameterError) -> ResolvedComponent {
+        var component = component
+        let type = registry[component.type]
+        component.properties = try members(component.properties, type?.properties, at: path.appending("properties"))
+        component.values = try members(component.values, type?.values, at: path.appending("values"))
+        return component
+    }
+
+    private func members(_ members: [JSONMember], _ specs: [String: PropertySpec]?, at path: JSONPath) throws(ParameterError) -> [JSONMember] {
+        guard let specs else { return members }
+        var members = members
+        for index in members.indices {
+            guard let spec = specs[members[index].key] else { continue }
+            let memberPath = path.appending(members[index].key)
+            if case .action = spec.type {
+                members[index].value = try action(members[index].value, at: memberPath)
+            } else {
+                members[index].value = try visit(members[index].value, .property(spec.type), memberPath)
+            }
+        }
+        return members
+    }
+
+    private func action(_ action: JSONValue, at path: JSONPath) throws(ParameterError) -> JSONValue {
+        guard var members = action.objectValue, let kind = action["type"]?.stringValue.flatMap({ ActionKind.all[$0] }) else {
+            return action
+        }
+        for index in members.indices {
+            let memberPath = path.appending(members[index].key)
+            switch kind.fields[members[index].key] {
+            case .value(let slot)?:
+                members[index].value = try visit(members[index].value, slot, memberPath)
+            case .scalars?:
+                guard var values = members[index].value.objectValue else { continue }
+                for i in values.indices {
+                    values[i].value = try visit(values[i].value, .scalar, memberPath.appending(values[i].key))
+                }
+                members[index].value = JSONValue(.object(values), at: members[index].value.location)
+            case .actions?:
+                guard var actions = members[index].value.arrayValue else { continue }
+                for i in actions.indices {
+                    actions[i] = try self.action(actions[i], at: memberPath.appending(i))
+                }
+                members[index].value = JSONValue(.array(actions), at: members[index].value.location)
+            case .choice?, nil:
+                continue
+            }
+        }
+        return JSONValue(.object(members), at: action.location)
+    }
+}
+
+/// A component whose own members take parameters, encoded once with each parameter's place left
+/// open: filling it in for a request encodes the parameters' values alone, where substituting
+/// into the component and encoding it again walked and rebuilt its every member and parsed its
+/// `$format`s each time (most of an encoding-plan miss of a templated screen).
+///
+/// ``filled(with:path:)`` gives exactly the bytes of `substitutingMembers(…).encodedJSON()`, and
+/// the same first error: the holes are visited in substitution's order, each with the same
+/// function, and a compact encoding writes each member's value on its own, so the bytes around
+/// a value do not depend on it.
+struct ParameterTemplate: Sendable {
+    /// The component's bytes without its holes' values.
+    let text: [UInt8]
+    /// Where each run of `text` between holes ends: run *i* is followed by hole `byteOrder[i]`.
+    let runEnds: [Int]
+    /// The holes in the order substitution visits them, so that the first to fail is its first.
+    let holes: [Hole]
+    /// The holes in the order they stand in the bytes.
+    let byteOrder: [Int]
+
+    struct Hole: Sendable {
+        let reference: ParameterReference
+        let slot: ParameterSlot
+        let expects: ParameterUse.Expectation
+        /// Where the hole stands in the component, for an error.
+        let path: [JSONPath.Component]
+    }
+
+    /// The template of `component`, or nil when it has no hole or one of them is not a reference
+    /// the decoder accepts (substitution then fails on it, with its path).
+    static func make(_ component: ResolvedComponent, registry: ComponentRegistry) -> ParameterTemplate? {
+        final class Found { var holes: [Hole] = [], readable = true }
+        let found = Found()
+        // A string no authored value can hold (a private-use character), one per hole.
+        func marker(_ index: Int) -> String { "\u{F8FF}parameter \(index)\u{F8FF}" }
+        guard let marked = try? ParameterWalk(registry: registry, visit: { (value, slot, path) throws(ParameterError) in
+            guard ParameterReference.isWritten(value), let expects = slot.expects else { return value }
+            guard let reference = ParameterReference(value) else {
+                found.readable = false
+                return value
+            }
+            found.holes.append(Hole(reference: reference, slot: slot, expects: expects, path: path.components))
+            return .string(marker(found.holes.count - 1))
+        }).members(of: component, at: .root), found.readable, !found.holes.isEmpty
+        else { return nil }
+        let bytes = marked.encodedJSON()
+        var places: [(range: Range<Int>, hole: Int)] = []
+        for index in found.holes.indices {
+            guard let range = ScreenEncodingPlan.Builder.range(of: JSONWriter.encode(.string(marker(index))), in: bytes) else { return nil }
+            places.append((range, index))
+        }
+        places.sort { $0.range.lowerBound < $1.range.lowerBound }
+        var text: [UInt8] = []
+        var runEnds: [Int] = []
+        var start = 0
+        for place in places {
+            text += bytes[start..<place.range.lowerBound]
+            runEnds.append(text.count)
+            start = place.range.upperBound
+        }
+        text += bytes[start...]
+        return ParameterTemplate(text: text.exactlySized(), runEnds: runEnds, holes: found.holes, byteOrder: places.map(\.hole))
+    }
+
+    /// The component's bytes with `parameters` put in.
+    /// - Parameter path: the component's path in the answer, asked for only for an error.
+    func filled(with parameters: [String: JSONValue], path: () -> JSONPath) throws(ParameterError) -> [UInt8] {
+        var values: [JSONValue] = []
+        values.reserveCapacity(holes.count)
+        for hole in holes {
+            do {
+                values.append(try Substitution.value(of: hole.reference, expects: hole.expects, in: hole.slot, parameters: parameters, at: .root))
+            } catch {
+                throw ParameterError(name: error.name, path: JSONPath(path().components + hole.path), reason: error.reason)
+            }
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.count + 32 * holes.count)
+        var start = 0
+        for (run, end) in runEnds.enumerated() {
+            bytes += text[start..<end]
+            JSONWriter.append(values[byteOrder[run]], to: &bytes)
+            start = end
+        }
+        bytes += text[start...]
+        return bytes
     }
 }

@@ -75,7 +75,7 @@ public struct ScreenEncodingPlan: Sendable {
         let afterRevision = Array(empty[(head.count + 1)...].dropLast(emptyTail.count - assignmentsKey.count))
         var program: Program?
         var rootReplaced: [ResolvedScreen.Replacement] = []
-        if case .fixed(nil, let replaced) = root { rootReplaced = replaced } else { program = Program(root) }
+        if case .fixed(nil, let replaced) = root { rootReplaced = replaced } else { program = Program(root, registry: resolver.registry) }
         return ScreenEncodingPlan(registry: resolver.registry, head: head.exactlySized(), afterRevision: afterRevision, program: program, rootReplaced: rootReplaced)
     }
 
@@ -381,7 +381,11 @@ extension ScreenEncodingPlan {
                 return head.count + (try read(subviews: subviews, of: program)) + tail.count
             case .parametrized(let component, let made, let subviews):
                 note(made, of: program)
-                let bytes = try filledIn(program.parametrized[Int(component)]).encodedJSON()
+                let bytes: [UInt8]
+                switch program.parametrized[Int(component)] {
+                case .template(let template): bytes = try template.filled(with: parameters) { answerPath }
+                case .component(let component): bytes = try filledIn(component).encodedJSON()
+                }
                 let hole = subviews.isEmpty ? nil : Builder.range(of: Builder.standInSubviews, in: bytes)
                 filled.append(Filled(bytes: bytes, hole: hole))
                 guard let hole else { return bytes.count }
@@ -429,10 +433,15 @@ extension ScreenEncodingPlan {
             do {
                 return try component.substitutingMembers(parameters, registry: registry, at: .root)
             } catch {
-                var path = JSONPath.root.appending("root")
-                for index in indices { path = path.appending("subviews").appending(index) }
-                return try component.substitutingMembers(parameters, registry: registry, at: path)
+                return try component.substitutingMembers(parameters, registry: registry, at: answerPath)
             }
+        }
+
+        /// The path in the answer of the component being read.
+        private var answerPath: JSONPath {
+            var path = JSONPath.root.appending("root")
+            for index in indices { path = path.appending("subviews").appending(index) }
+            return path
         }
     }
 
@@ -646,9 +655,19 @@ extension ScreenEncodingPlan {
         /// How many Experiments the program has: the most experiments an answer assigns.
         private(set) var experimentCount = 0
         private(set) var replacements: [ResolvedScreen.Replacement] = []
-        private(set) var parametrized: [ResolvedComponent] = []
+        private(set) var parametrized: [Parametrized] = []
+        /// The vocabulary the components were resolved with, which says where parameters stand.
+        private let registry: ComponentRegistry
 
-        init(_ root: Part) {
+        /// A component that takes parameters: its template, or, when it has none, the component
+        /// itself, which a miss substitutes into and encodes.
+        enum Parametrized: Sendable {
+            case template(ParameterTemplate)
+            case component(ResolvedComponent)
+        }
+
+        init(_ root: Part, registry: ComponentRegistry) {
+            self.registry = registry
             _ = add(root)
             // The builder's growth room (up to half of each array) is not kept for the plan's life.
             nodes = nodes.exactlySized()
@@ -679,7 +698,7 @@ extension ScreenEncodingPlan {
             case .component(let head, let tail, let made, let subviews):
                 return .component(head: keep(head), tail: keep(tail), replaced: keep(made), subviews: list(subviews))
             case .parametrized(let component, let made, let subviews):
-                parametrized.append(component)
+                parametrized.append(ParameterTemplate.make(component, registry: registry).map(Parametrized.template) ?? .component(component))
                 return .parametrized(component: UInt32(parametrized.count - 1), replaced: keep(made), subviews: list(subviews))
             case .rule(let point, let named, let then, let otherwise):
                 let start = rollouts.count
