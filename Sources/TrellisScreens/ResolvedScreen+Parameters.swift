@@ -219,19 +219,19 @@ struct ParameterWalk {
 struct ParameterTemplate: Sendable {
     /// The component's bytes without its holes' values.
     let text: [UInt8]
-    /// Where each run of `text` between holes ends: run *i* is followed by hole `byteOrder[i]`.
-    let runEnds: [Int]
     /// The holes in the order substitution visits them, so that the first to fail is its first.
     let holes: [Hole]
-    /// The holes in the order they stand in the bytes.
-    let byteOrder: [Int]
+    /// The holes in the order they stand in the bytes, each after the run of `text` that ends at
+    /// `runEnd`.
+    let places: [(runEnd: UInt32, hole: UInt32)]
 
     struct Hole: Sendable {
         let reference: ParameterReference
         let slot: ParameterSlot
         let expects: ParameterUse.Expectation
-        /// Where the hole stands in the component, for an error.
-        let path: [JSONPath.Component]
+        /// Where the hole stands in the component, for an error (the holes of a component share
+        /// the links of their paths).
+        let path: JSONPath
     }
 
     /// The template of `component`, or nil when it has no hole or one of them is not a reference
@@ -247,7 +247,7 @@ struct ParameterTemplate: Sendable {
                 found.readable = false
                 return value
             }
-            found.holes.append(Hole(reference: reference, slot: slot, expects: expects, path: path.components))
+            found.holes.append(Hole(reference: reference, slot: slot, expects: expects, path: path))
             return .string(marker(found.holes.count - 1))
         }).members(of: component, at: .root), found.readable, !found.holes.isEmpty
         else { return nil }
@@ -259,15 +259,15 @@ struct ParameterTemplate: Sendable {
         }
         places.sort { $0.range.lowerBound < $1.range.lowerBound }
         var text: [UInt8] = []
-        var runEnds: [Int] = []
+        var laid: [(runEnd: UInt32, hole: UInt32)] = []
         var start = 0
         for place in places {
             text += bytes[start..<place.range.lowerBound]
-            runEnds.append(text.count)
+            laid.append((UInt32(text.count), UInt32(place.hole)))
             start = place.range.upperBound
         }
         text += bytes[start...]
-        return ParameterTemplate(text: text.exactlySized(), runEnds: runEnds, holes: found.holes, byteOrder: places.map(\.hole))
+        return ParameterTemplate(text: text.exactlySized(), holes: found.holes.exactlySized(), places: laid.exactlySized())
     }
 
     /// The component's bytes with `parameters` put in.
@@ -279,16 +279,16 @@ struct ParameterTemplate: Sendable {
             do {
                 values.append(try Substitution.value(of: hole.reference, expects: hole.expects, in: hole.slot, parameters: parameters, at: .root))
             } catch {
-                throw ParameterError(name: error.name, path: JSONPath(path().components + hole.path), reason: error.reason)
+                throw ParameterError(name: error.name, path: JSONPath(path().components + hole.path.components), reason: error.reason)
             }
         }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.count + 32 * holes.count)
         var start = 0
-        for (run, end) in runEnds.enumerated() {
-            bytes += text[start..<end]
-            JSONWriter.append(values[byteOrder[run]], to: &bytes)
-            start = end
+        for place in places {
+            bytes += text[start..<Int(place.runEnd)]
+            JSONWriter.append(values[Int(place.hole)], to: &bytes)
+            start = Int(place.runEnd)
         }
         bytes += text[start...]
         return bytes

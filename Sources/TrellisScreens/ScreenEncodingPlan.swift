@@ -323,7 +323,8 @@ extension ScreenEncodingPlan {
         /// the component being filled in, for a parameter's error.
         var indices: [Int] = []
         /// Each experiment assigned, as the index of its name and of its variant's in the
-        /// program's strings (interned: equal names, equal indices), in the order met.
+        /// program's names (``Program/quoted``: interned, so equal names have equal indices), in
+        /// the order met.
         var experiments: [(key: UInt32, variant: UInt32)] = []
         /// Each rollout assigned, as the index of its name, and whether the user is in it.
         var rollouts: [(key: UInt32, assigned: Bool)] = []
@@ -618,7 +619,7 @@ extension ScreenEncodingPlan {
             case component(head: Span, tail: Span, replaced: Span, subviews: Span)
             /// ``Part/rule(point:rollouts:then:otherwise:)``; `otherwise` is ``Program/none`` when absent.
             case rule(point: UInt32, rollouts: Span, then: UInt32, otherwise: UInt32)
-            /// ``Part/experiment(point:key:variants:)``: `key` indexes ``strings``, `variants` spans ``variants``.
+            /// ``Part/experiment(point:key:variants:)``: `key` indexes ``quoted``, `variants` spans ``variants``.
             case experiment(point: UInt32, key: UInt32, variants: Span)
             /// ``Part/parametrized(_:replaced:subviews:)``: `component` indexes ``parametrized``.
             case parametrized(component: UInt32, replaced: Span, subviews: Span)
@@ -647,17 +648,14 @@ extension ScreenEncodingPlan {
         private(set) var children: [UInt32] = []
         private(set) var rollouts: [(key: UInt32, outcome: UInt32)] = []
         private(set) var variants: [(name: UInt32, node: UInt32)] = []
-        /// The names of experiments and rollouts and of variants, interned: equal names have one index.
-        private(set) var strings: [String] = []
-        /// Each of ``strings`` as a JSON string in ``text``, quotes and escapes written: what an
-        /// answer's assignments are made of.
+        /// The names of experiments, rollouts and variants, each once (equal names have one
+        /// index), as JSON strings in ``text``, quotes and escapes written: what an answer's
+        /// assignments are made of.
         private(set) var quoted: [Span] = []
         /// How many Experiments the program has: the most experiments an answer assigns.
         private(set) var experimentCount = 0
         private(set) var replacements: [ResolvedScreen.Replacement] = []
         private(set) var parametrized: [Parametrized] = []
-        /// The vocabulary the components were resolved with, which says where parameters stand.
-        private let registry: ComponentRegistry
 
         /// A component that takes parameters: its template, or, when it has none, the component
         /// itself, which a miss substitutes into and encodes.
@@ -666,49 +664,61 @@ extension ScreenEncodingPlan {
             case component(ResolvedComponent)
         }
 
+        /// - Parameter registry: the vocabulary the components were resolved with, which says where
+        ///   parameters stand.
         init(_ root: Part, registry: ComponentRegistry) {
-            self.registry = registry
-            _ = add(root)
+            var laying = Laying(registry: registry)
+            _ = add(root, &laying)
             // The builder's growth room (up to half of each array) is not kept for the plan's life.
             nodes = nodes.exactlySized()
             text = text.exactlySized()
             children = children.exactlySized()
             rollouts = rollouts.exactlySized()
             variants = variants.exactlySized()
-            strings = strings.exactlySized()
             quoted = quoted.exactlySized()
             replacements = replacements.exactlySized()
             parametrized = parametrized.exactlySized()
         }
 
         /// Lays `part` flat and returns its node's index.
-        private mutating func add(_ part: Part) -> UInt32 {
+        /// What laying a program flat needs and the program does not keep.
+        private struct Laying {
+            let registry: ComponentRegistry
+            /// The index of each name in ``quoted``.
+            var names: [String: UInt32] = [:]
+        }
+
+        /// Lays `part` flat and returns its node's index.
+        private mutating func add(_ part: Part, _ laying: inout Laying) -> UInt32 {
             let index = nodes.count
             nodes.append(.nothing(replaced: Span(0..<0)))  // its place, filled in once its children have theirs
-            nodes[index] = node(part)
+            nodes[index] = node(part, &laying)
             return UInt32(index)
         }
 
-        private mutating func node(_ part: Part) -> Node {
+        private mutating func node(_ part: Part, _ laying: inout Laying) -> Node {
             switch part {
             case .fixed(let bytes, let made):
                 let replaced = keep(made)
                 guard let bytes else { return .nothing(replaced: replaced) }
                 return .text(keep(bytes), replaced: replaced)
             case .component(let head, let tail, let made, let subviews):
-                return .component(head: keep(head), tail: keep(tail), replaced: keep(made), subviews: list(subviews))
+                return .component(head: keep(head), tail: keep(tail), replaced: keep(made), subviews: list(subviews, &laying))
             case .parametrized(let component, let made, let subviews):
-                parametrized.append(ParameterTemplate.make(component, registry: registry).map(Parametrized.template) ?? .component(component))
-                return .parametrized(component: UInt32(parametrized.count - 1), replaced: keep(made), subviews: list(subviews))
+                let template = ParameterTemplate.make(component, registry: laying.registry)
+                parametrized.append(template.map(Parametrized.template) ?? .component(component))
+                return .parametrized(component: UInt32(parametrized.count - 1), replaced: keep(made), subviews: list(subviews, &laying))
             case .rule(let point, let named, let then, let otherwise):
                 let start = rollouts.count
-                for (key, outcome) in named { rollouts.append((string(key), UInt32(outcome))) }
+                for (key, outcome) in named { rollouts.append((name(key, &laying), UInt32(outcome))) }
                 let span = Span(start..<rollouts.count)
-                return .rule(point: UInt32(point), rollouts: span, then: add(then), otherwise: otherwise.map { add($0) } ?? Self.none)
+                let shown = add(then, &laying)
+                return .rule(point: UInt32(point), rollouts: span, then: shown, otherwise: otherwise.map { add($0, &laying) } ?? Self.none)
             case .experiment(let point, let key, let shown):
                 experimentCount += 1
-                let key = string(key)
-                let laid = shown.map { (name: string($0.name), node: $0.part.map { add($0) } ?? Self.none) }
+                let key = name(key, &laying)
+                var laid: [(name: UInt32, node: UInt32)] = []
+                for variant in shown { laid.append((name(variant.name, &laying), variant.part.map { add($0, &laying) } ?? Self.none)) }
                 let start = variants.count
                 variants += laid
                 return .experiment(point: UInt32(point), key: key, variants: Span(start..<variants.count))
@@ -716,8 +726,9 @@ extension ScreenEncodingPlan {
         }
 
         /// The children of one node, contiguous in ``children`` (laid out after their own subtrees).
-        private mutating func list(_ subviews: [Part]) -> Span {
-            let laid = subviews.map { add($0) }
+        private mutating func list(_ subviews: [Part], _ laying: inout Laying) -> Span {
+            var laid: [UInt32] = []
+            for subview in subviews { laid.append(add(subview, &laying)) }
             let start = children.count
             children += laid
             return Span(start..<children.count)
@@ -735,13 +746,14 @@ extension ScreenEncodingPlan {
             return Span(start..<replacements.count)
         }
 
-        private mutating func string(_ value: String) -> UInt32 {
-            if let index = strings.firstIndex(of: value) { return UInt32(index) }
-            strings.append(value)
+        /// The index of `value` in ``quoted``, written there the first time.
+        private mutating func name(_ value: String, _ laying: inout Laying) -> UInt32 {
+            if let index = laying.names[value] { return index }
             var encoded: [UInt8] = []
             JSONWriter.append(string: value, to: &encoded)
             quoted.append(keep(encoded))
-            return UInt32(strings.count - 1)
+            laying.names[value] = UInt32(quoted.count - 1)
+            return UInt32(quoted.count - 1)
         }
     }
 }
