@@ -149,6 +149,26 @@ import TrellisTargeting
 
     /// A file longer than its size said when it was opened (as `/proc` files, which say 0) is read
     /// to its end, and still refused past the limit.
+    /// An entry's name is read up to its zero, never to the end of `d_name`: here the entry is the
+    /// last thing on a page with nothing mapped after it, as the last entry of `readdir`'s buffer
+    /// can be. Reading all 256 bytes of `d_name` (the old way) dies with SIGSEGV.
+    @Test func aDirectoryEntrysNameIsReadNoFurtherThanItsZero() throws {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let mapped = try #require(
+            mmap(nil, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0).flatMap { $0 == MAP_FAILED ? nil : $0 })
+        defer { munmap(mapped, 2 * page) }
+        #expect(mprotect(mapped + page, page, PROT_NONE) == 0)
+        let name = "screen1.json"
+        let nameOffset = try #require(MemoryLayout<dirent>.offset(of: \.d_name))
+        // The name and its zero end the page; the entry starts where its alignment allows.
+        let start = page - nameOffset - name.utf8.count - 1
+        #expect(start % MemoryLayout<dirent>.alignment == 0)
+        let entry = mapped + start
+        let nameBytes = Array(name.utf8) + [0]
+        (entry + nameOffset).copyMemory(from: nameBytes, byteCount: nameBytes.count)
+        #expect(ConfigFiles.name(of: entry.assumingMemoryBound(to: dirent.self)) == name)
+    }
+
     @Test func aFileIsReadToItsEndWhateverItsSizeSaid() throws {
         let expected = try #require(FileManager.default.contents(atPath: "/proc/self/cmdline"))
         guard case .success(let bytes) = ConfigFiles.bytes(at: "/proc/self/cmdline", limit: 1 << 20) else {

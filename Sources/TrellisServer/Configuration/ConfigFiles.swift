@@ -26,10 +26,19 @@ enum ConfigFiles {
                 if errno != 0 { throw Failure(errno: errno) }
                 break
             }
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = name(of: entry)
             if name.hasSuffix(".json"), name.utf8.count > 5, !name.hasPrefix(".") { names.append(name) }
         }
         return names.sorted()
+    }
+
+    /// The name of a directory entry, read up to its terminating zero and no further. An entry
+    /// `readdir` returns is only as long as its name (`d_reclen`), not `sizeof(struct dirent)`:
+    /// copying its 256-byte `d_name` read past the end of the last entry of the stream's buffer,
+    /// and a reload of 10,004 screens once died there, on a page nothing was mapped at.
+    static func name(of entry: UnsafePointer<dirent>) -> String {
+        let start = UnsafeRawPointer(entry) + MemoryLayout<dirent>.offset(of: \.d_name)!
+        return String(cString: start.assumingMemoryBound(to: CChar.self))
     }
 
     /// The bytes of the file at `path`; one larger than `limit` is refused before it is read.
