@@ -31,9 +31,10 @@ final class ScreenPreparation: Sendable {
         gauge.record(pending.wrappingIncrementThenLoad(by: entries.count, ordering: .relaxed))
         queue.async { [pending, gauge] in
             _ = ParallelMap.map(entries) { entry in entry.prepare(in: snapshot) }
-            gauge.record(pending.wrappingDecrementThenLoad(by: entries.count, ordering: .relaxed))
-            // The plain documents and the models decoded again, freed in every thread's arena.
+            // The plain documents and the models decoded again, freed in every thread's arena,
+            // given back before the gauge says the process is at its size at rest.
             if touched == nil { Application.returnFreedMemory() }
+            gauge.record(pending.wrappingDecrementThenLoad(by: entries.count, ordering: .relaxed))
         }
     }
 
