@@ -229,15 +229,18 @@ struct ParameterTemplate: Sendable {
         let reference: ParameterReference
         let slot: ParameterSlot
         let expects: ParameterUse.Expectation
-        /// Where the hole stands in the component, for an error (the holes of a component share
-        /// the links of their paths).
-        let path: JSONPath
+        /// Where the hole stands in the component, for an error: its components in ``paths``.
+        let path: Range<UInt32>
     }
+    /// The components of every hole's path in the component, one after the other: one buffer
+    /// for the template, where a path kept each its own links (a megabyte over 3,000 templated
+    /// screens).
+    let paths: [JSONPath.Component]
 
     /// The template of `component`, or nil when it has no hole or one of them is not a reference
     /// the decoder accepts (substitution then fails on it, with its path).
     static func make(_ component: ResolvedComponent, registry: ComponentRegistry) -> ParameterTemplate? {
-        final class Found { var holes: [Hole] = [], readable = true }
+        final class Found { var holes: [Hole] = [], paths: [JSONPath.Component] = [], readable = true }
         let found = Found()
         // A string no authored value can hold (a private-use character), one per hole.
         func marker(_ index: Int) -> String { "\u{F8FF}parameter \(index)\u{F8FF}" }
@@ -247,7 +250,9 @@ struct ParameterTemplate: Sendable {
                 found.readable = false
                 return value
             }
-            found.holes.append(Hole(reference: reference, slot: slot, expects: expects, path: path))
+            let start = UInt32(found.paths.count)
+            found.paths += path.components
+            found.holes.append(Hole(reference: reference, slot: slot, expects: expects, path: start..<UInt32(found.paths.count)))
             return .string(marker(found.holes.count - 1))
         }).members(of: component, at: .root), found.readable, !found.holes.isEmpty
         else { return nil }
@@ -267,7 +272,8 @@ struct ParameterTemplate: Sendable {
             start = place.range.upperBound
         }
         text += bytes[start...]
-        return ParameterTemplate(text: text.exactlySized(), holes: found.holes.exactlySized(), places: laid.exactlySized())
+        return ParameterTemplate(
+            text: text.exactlySized(), holes: found.holes.exactlySized(), places: laid.exactlySized(), paths: found.paths.exactlySized())
     }
 
     /// The component's bytes with `parameters` put in.
@@ -279,7 +285,8 @@ struct ParameterTemplate: Sendable {
             do {
                 values.append(try Substitution.value(of: hole.reference, expects: hole.expects, in: hole.slot, parameters: parameters, at: .root))
             } catch {
-                throw ParameterError(name: error.name, path: JSONPath(path().components + hole.path.components), reason: error.reason)
+                let inComponent = paths[Int(hole.path.lowerBound)..<Int(hole.path.upperBound)]
+                throw ParameterError(name: error.name, path: JSONPath(path().components + inComponent), reason: error.reason)
             }
         }
         var bytes: [UInt8] = []
