@@ -80,10 +80,14 @@ public struct JSONWriter {
         out.appendBytes(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
+    /// The largest magnitude up to which every integer is a Double of its own (2^53): integral
+    /// numbers within it are written in decimal, as ``write(integer:into:at:)`` writes them.
+    public static let largestExactInteger = 9_007_199_254_740_992
+
     /// Integral values within ±2^53 print without a fraction (`12`, not `12.0`); others use Swift's
     /// shortest round-tripping form, which is valid JSON for finite numbers.
     static func writeNumber<Sink: JSONByteSink>(_ n: Double, to out: inout Sink) {
-        if n == n.rounded(), abs(n) <= 9_007_199_254_740_992 {
+        if n == n.rounded(), abs(n) <= Double(largestExactInteger) {
             writeInteger(Int64(n), to: &out)
         } else {
             var text = n.description

@@ -55,9 +55,8 @@ private struct Substitution {
     /// `component` with its own properties and values filled in; its subviews as they are.
     func members(of component: ResolvedComponent, at path: JSONPath) throws(ParameterError) -> ResolvedComponent {
         let parameters = parameters
-        return try ParameterWalk(registry: registry) { (value, slot, path) throws(ParameterError) in
-            guard ParameterReference.isWritten(value), let expects = slot.expects else { return value }
-            guard let reference = ParameterReference(value) else {
+        return try ParameterWalk(registry: registry) { (reference, expects, slot, path) throws(ParameterError) in
+            guard let reference else {
                 throw ParameterError(name: "", path: path, reason: "not a parameter reference the decoder accepts")
             }
             return try Self.value(of: reference, expects: expects, in: slot, parameters: parameters, at: path)
@@ -146,13 +145,14 @@ private struct Substitution {
     }
 }
 
-/// The members of a component where a parameter may stand, in the order substitution visits them
-/// (properties, then values, each in its order; an action's fields, in theirs), each given to
-/// `visit` with its slot and path, and replaced by what `visit` returns: substitution puts the
-/// request's values there, a ``ParameterTemplate`` marks the places.
+/// The parameter references among a component's members, in the order substitution visits them
+/// (properties, then values, each in its order; an action's fields, in theirs): each written
+/// reference where a parameter may stand is given to `visit` as read (nil when it does not read
+/// as one) with what its slot expects, the slot and its path, and replaced by what `visit`
+/// returns. Substitution puts the request's values there, a ``ParameterTemplate`` marks the places.
 struct ParameterWalk {
     let registry: ComponentRegistry
-    let visit: (JSONValue, ParameterSlot, JSONPath) throws(ParameterError) -> JSONValue
+    let visit: (ParameterReference?, ParameterUse.Expectation, ParameterSlot, JSONPath) throws(ParameterError) -> JSONValue
 
     /// `component` with its own properties and values visited; its subviews as they are.
     func members(of component: ResolvedComponent, at path: JSONPath) throws(ParameterError) -> ResolvedComponent {
@@ -172,7 +172,7 @@ struct ParameterWalk {
             if case .action = spec.type {
                 members[index].value = try action(members[index].value, at: memberPath)
             } else {
-                members[index].value = try visit(members[index].value, .property(spec.type), memberPath)
+                members[index].value = try place(members[index].value, .property(spec.type), memberPath)
             }
         }
         return members
@@ -186,11 +186,11 @@ struct ParameterWalk {
             let memberPath = path.appending(members[index].key)
             switch kind.fields[members[index].key] {
             case .value(let slot)?:
-                members[index].value = try visit(members[index].value, slot, memberPath)
+                members[index].value = try place(members[index].value, slot, memberPath)
             case .scalars?:
                 guard var values = members[index].value.objectValue else { continue }
                 for i in values.indices {
-                    values[i].value = try visit(values[i].value, .scalar, memberPath.appending(values[i].key))
+                    values[i].value = try place(values[i].value, .scalar, memberPath.appending(values[i].key))
                 }
                 members[index].value = JSONValue(.object(values), at: members[index].value.location)
             case .actions?:
@@ -204,6 +204,12 @@ struct ParameterWalk {
             }
         }
         return JSONValue(.object(members), at: action.location)
+    }
+
+    /// `value` itself, unless it is a parameter reference where one may stand: then what `visit` makes of it.
+    private func place(_ value: JSONValue, _ slot: ParameterSlot, _ path: JSONPath) throws(ParameterError) -> JSONValue {
+        guard ParameterReference.isWritten(value), let expects = slot.expects else { return value }
+        return try visit(ParameterReference(value), expects, slot, path)
     }
 }
 
@@ -244,11 +250,10 @@ struct ParameterTemplate: Sendable {
         let found = Found()
         // A string no authored value can hold (a private-use character), one per hole.
         func marker(_ index: Int) -> String { "\u{F8FF}parameter \(index)\u{F8FF}" }
-        guard let marked = try? ParameterWalk(registry: registry, visit: { (value, slot, path) throws(ParameterError) in
-            guard ParameterReference.isWritten(value), let expects = slot.expects else { return value }
-            guard let reference = ParameterReference(value) else {
+        guard let marked = try? ParameterWalk(registry: registry, visit: { (reference, expects, slot, path) throws(ParameterError) in
+            guard let reference else {
                 found.readable = false
-                return value
+                return .null
             }
             let start = UInt32(found.paths.count)
             found.paths += path.components

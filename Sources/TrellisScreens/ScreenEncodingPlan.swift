@@ -122,7 +122,7 @@ public struct ScreenEncodingPlan: Sendable {
             writer.append(head[...])
             writer.append(revision: revision)
             writer.append(afterRevision[...])
-            if let program { writer.append(assignmentsOf: choices, in: program) } else { writer.appendNoAssignments() }
+            writer.append(assignmentsOf: choices, in: program)
             writer.append(Self.replacedOpening[...])
             writer.append(replaced[...])
             writer.append(Self.rootKey[...])
@@ -473,8 +473,13 @@ extension ScreenEncodingPlan {
             count += bytes.count
         }
 
-        /// Writes `{"experiments":{…},"rollouts":{…}` with what `choices` assigned.
-        mutating func append(assignmentsOf choices: Choices, in program: Program) {
+        /// Writes `{"experiments":{…},"rollouts":{…}` with what `choices` assigned (nothing, for an
+        /// answer without a program).
+        mutating func append(assignmentsOf choices: Choices, in program: Program?) {
+            guard let program else {
+                append(ScreenEncodingPlan.experimentsOpening[...])
+                return append(ScreenEncodingPlan.rolloutsOpening[...])
+            }
             program.text.withUnsafeBufferPointer { text in
                 append(ScreenEncodingPlan.experimentsOpening[...])
                 for (index, experiment) in choices.experiments.enumerated() {
@@ -492,12 +497,6 @@ extension ScreenEncodingPlan {
             }
         }
 
-        /// The assignments of an answer without a program: none.
-        mutating func appendNoAssignments() {
-            append(ScreenEncodingPlan.experimentsOpening[...])
-            append(ScreenEncodingPlan.rolloutsOpening[...])
-        }
-
         /// The bytes of `revision` as `JSONWriter` writes the number.
         static func count(revision: Int) -> Int {
             withDigits(of: revision) { $0.count }
@@ -510,7 +509,7 @@ extension ScreenEncodingPlan {
         private static func withDigits<Result>(of revision: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
             // Every revision is an integer a Double holds exactly, which JSONWriter writes in
             // decimal; one that is not takes JSONWriter's own way.
-            guard abs(revision) <= 9_007_199_254_740_992 else {
+            guard abs(revision) <= JSONWriter.largestExactInteger else {
                 var bytes: [UInt8] = []
                 JSONWriter.append(number: Double(revision), to: &bytes)
                 return bytes.withUnsafeBufferPointer(body)
