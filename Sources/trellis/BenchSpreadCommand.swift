@@ -7,7 +7,8 @@ import TrellisServer
 
 /// `trellis bench spread`: `GET /v1/screens/{id}` answered in-process on one thread, asked as
 /// `scripts/bench-scale` asks over HTTP: one screen for one user, then a random screen of the
-/// catalogue for a new user each, first while the answer cache fills and then again.
+/// catalogue for a new user each, first while the answer cache fills and then again; last, a
+/// random screen for one user whose answers are all made, to part a hit's cost from a miss's.
 ///
 /// No socket, no kernel, no client sharing the cores: what is left is the server's own work on a
 /// request (the route, the context, the outcomes, the answer cache, the response) and a copy of
@@ -51,12 +52,17 @@ struct BenchSpreadCommand: ParsableCommand {
         let cold = try bench.time { n in "\(ids[picks.next(below: ids.count)])?user=s1-\(n)" }
         let steady = try bench.time { n in "\(ids[picks.next(below: ids.count)])?user=s2-\(n)" }
         let oneAgain = try bench.time { _ in "home?user=u1" }
+        // One user's answer to every screen made, then asked for at random: every request a hit,
+        // on a screen and an answer as cold as the spread's.
+        _ = try bench.time(count: ids.count) { n in "\(ids[n])?user=u1" }
+        let hits = try bench.time { _ in "\(ids[picks.next(below: ids.count)])?user=u1" }
 
         let reference = min(one.seconds, oneAgain.seconds)
         print("GET /v1/screens/{id} in-process, one thread: \(ids.count) screens in \(config), \(requests) requests a phase")
         print("  phase                               µs a request   answers made")
         for (name, phase) in [("one screen, one user", one), ("one screen, a new user each", oneNewUsers),
-                              ("a random screen, a new user each", cold), ("  again", steady), ("one screen again", oneAgain)] {
+                              ("a random screen, a new user each", cold), ("  again", steady), ("one screen again", oneAgain),
+                              ("a random screen, one user (hits)", hits)] {
             let made = String(format: "%d (%.1f %%)", phase.made, 100 * Double(phase.made) / Double(requests))
             print("  " + name.padding(toLength: 34, withPad: " ", startingAt: 0)
                   + String(format: "%9.3f", phase.seconds / Double(requests) * 1e6) + "      " + made)
@@ -70,6 +76,13 @@ struct BenchSpreadCommand: ParsableCommand {
         print(String(
             format: "  over one screen, a new user each: %.3f× while the cache fills, %.3f× after",
             oneNewUsers.seconds / cold.seconds, oneNewUsers.seconds / steady.seconds))
+        // What the spread's µs over one screen are made of: a hit on cold memory, and its misses,
+        // each costing the same over such a hit in both phases.
+        let coldHit = (hits.seconds - reference) / Double(requests) * 1e6
+        let missRates = (Double(cold.made) / Double(requests), Double(steady.made) / Double(requests))
+        let missCost = missRates.0 > missRates.1
+            ? (cold.seconds - steady.seconds) / Double(requests) * 1e6 / (missRates.0 - missRates.1) : .nan
+        print(String(format: "  a hit among %d screens: %+.3f µs over one screen; a miss: %+.3f µs over such a hit", ids.count, coldHit, missCost))
     }
 
     /// Times `requests` requests of one phase, one after another on this thread.
@@ -84,11 +97,11 @@ struct BenchSpreadCommand: ParsableCommand {
         /// - Parameter target: request `n`'s screen and user, `ID?user=NAME`.
         /// - Returns: the seconds taken, and the answers the cache gained (each a miss: nothing is
         ///   evicted while it has room, and the default budget holds a catalogue's spread).
-        mutating func time(_ target: (Int) -> String) throws -> (seconds: Double, made: Int) {
+        mutating func time(count: Int? = nil, _ target: (Int) -> String) throws -> (seconds: Double, made: Int) {
             let before = answers.count
             let clock = ContinuousClock()
             let start = clock.now
-            for n in 0..<requests {
+            for n in 0..<(count ?? requests) {
                 let request = Self.request(target(n))
                 guard case .response(let response) = responder.respond(to: request, context: context), response.status.code == 200 else {
                     throw CommandFailure("GET \(request.target) was not answered 200")

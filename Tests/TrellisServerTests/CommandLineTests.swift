@@ -142,12 +142,18 @@ import TrellisTesting
         #expect(status == 0, "\(output)")
         let lines = output.split(separator: "\n").filter { $0.hasSuffix("%)") }
         let names = lines.map { String($0.prefix { !$0.isNumber }).trimmingCharacters(in: .whitespaces) }
-        #expect(names == ["one screen, one user", "one screen, a new user each", "a random screen, a new user each", "again", "one screen again"])
+        #expect(
+            names == [
+                "one screen, one user", "one screen, a new user each", "a random screen, a new user each", "again", "one screen again",
+                "a random screen, one user (hits)",
+            ])
         let made = lines.map { line in line.split(separator: " ").dropLast(2).last.flatMap { Int($0) } ?? -1 }
-        #expect(made.count == 5 && made[0] == 0 && made[4] == 0, "\(output)")
+        #expect(made.count == 6 && made[0] == 0 && made[4] == 0, "\(output)")
+        #expect(made[5] == 0, "every answer of the last phase was made before it is timed: \(output)")
         #expect(made[2] > 0, "new users draw outcomes not answered before: \(output)")
         #expect(output.contains("the spread over one screen"))
         #expect(output.contains("over one screen, a new user each"))
+        #expect(output.contains("a hit among 4 screens"), "\(output)")
 
         let withoutHome = try TemporaryConfig(screens: ["other": TemporaryConfig.screen(id: "other", text: "Hi")])
         let refused = try run(["bench", "spread", "--config", withoutHome.url.path, "--requests", "10"])
