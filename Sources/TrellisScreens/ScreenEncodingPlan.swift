@@ -679,7 +679,6 @@ extension ScreenEncodingPlan {
             parametrized = parametrized.exactlySized()
         }
 
-        /// Lays `part` flat and returns its node's index.
         /// What laying a program flat needs and the program does not keep.
         private struct Laying {
             let registry: ComponentRegistry

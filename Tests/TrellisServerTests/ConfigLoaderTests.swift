@@ -147,8 +147,6 @@ import TrellisTargeting
         #expect(lines.count == 3, "\(lines)")
     }
 
-    /// A file longer than its size said when it was opened (as `/proc` files, which say 0) is read
-    /// to its end, and still refused past the limit.
     /// An entry's name is read up to its zero, never to the end of `d_name`: here the entry is the
     /// last thing on a page with nothing mapped after it, as the last entry of `readdir`'s buffer
     /// can be. Reading all 256 bytes of `d_name` (the old way) dies with SIGSEGV.
@@ -169,6 +167,8 @@ import TrellisTargeting
         #expect(ConfigFiles.name(of: entry.assumingMemoryBound(to: dirent.self)) == name)
     }
 
+    /// A file longer than its size said when it was opened (as `/proc` files, which say 0) is read
+    /// to its end, and still refused past the limit.
     @Test func aFileIsReadToItsEndWhateverItsSizeSaid() throws {
         let expected = try #require(FileManager.default.contents(atPath: "/proc/self/cmdline"))
         guard case .success(let bytes) = ConfigFiles.bytes(at: "/proc/self/cmdline", limit: 1 << 20) else {
