@@ -359,9 +359,11 @@ import TrellisTesting
         #expect(cache.held > budget / 2, "the budget is used")
     }
 
-    /// An answer's gzip form counts at its bound until made; the shard's next miss charges it
-    /// what it holds. Compressible JSON then costs about a fifth more than its bytes, not double.
-    @Test func anAnswerIsChargedItsGzipBoundUntilTheFormIsMade() {
+    /// An answer's gzip form counts at its bound until made; once made, it is charged what it
+    /// holds when the eviction hand passes it (a referenced entry it spares), and not before: no
+    /// miss reads an answer it does not evict. Compressible JSON then costs about a fifth more
+    /// than its bytes, not double.
+    @Test func anAnswerIsChargedItsGzipBoundUntilTheHandMeasuresTheFormMade() {
         let cache = AnswerCache(budget: CacheBudget(maxBytes: 512 << 10))  // one shard
         #expect(cache.shardCount == 1)
         let json = Array(String(repeating: #"{"type":"Text","values":{"text":"Hello"}},"#, count: 1_000).utf8)
@@ -371,10 +373,21 @@ import TrellisTesting
         let gzip = try! #require(first.gzip)
         #expect(gzip.count < json.count / 5)
         #expect(cache.held == charged, "a hit (and the form made) writes nothing")
+        func chargeOfA() -> Int { cache.allEntries.first { $0.key.screen == "a" }!.charge.load(ordering: .relaxed) }
+        let bound = chargeOfA()
+        #expect(bound >= 2 * json.count)
         Self.ask(cache, Self.key(screen: "b"), [1])
-        let settled = cache.allEntries.first { $0.key.screen == "a" }!.charge.load(ordering: .relaxed)
-        #expect(settled < charged - json.count + json.count / 4)
-        #expect(settled == Self.holds(cache.allEntries.first { $0.key.screen == "a" }!))
+        #expect(chargeOfA() == bound, "another miss leaves it")
+        #expect(Self.ask(cache, Self.key(screen: "a")).hit)  // referenced: the hand spares it, and measures it
+        var n = 0
+        while chargeOfA() >= 2 * json.count {
+            Self.ask(cache, Self.key(screen: "filler-\(n)"), json)
+            n += 1
+            #expect(cache.contains(Self.key(screen: "a")), "spared by the hand: it was hit")
+            if n > 1_000 { break }
+        }
+        #expect(chargeOfA() < json.count + json.count / 4 + SnapshotCacheLimits.answerEntryOverheadBytes + 64)
+        #expect(chargeOfA() == Self.holds(cache.allEntries.first { $0.key.screen == "a" }!))
     }
 
     @Test func theGzipBoundHoldsForIncompressibleBodies() {
@@ -471,6 +484,27 @@ import TrellisTesting
             #expect(shards & (shards - 1) == 0, "a power of two")
             #expect(bytes / shards <= perShard && bytes / shards > perShard / 2, "\(bytes)")
         }
+    }
+
+    /// A miss for a client that takes gzip makes the form before the answer is stored, so it is
+    /// charged what it holds; not for a client that takes identity only, nor for one that has the
+    /// answer already (a 304 sends no body, so nothing is compressed for it).
+    @Test func aMissForAGzipClientStoresTheAnswerWithItsFormMade() throws {
+        let config = try TemporaryConfig()
+        func charge(_ headers: HTTPHeaders, status: HTTPStatus = .ok) throws -> (charge: Int, bytes: Int, etag: String) {
+            let app = try InProcessApp(config)
+            let response = app.request("/v1/screens/home?user=u1", headers: headers)
+            #expect(response.status == status)
+            let entry = try #require(app.state.published.snapshot.answers.allEntries.first)
+            #expect(entry.charge.load(ordering: .relaxed) == Self.holds(entry))
+            return (entry.charge.load(ordering: .relaxed), entry.body.count, entry.body.etag)
+        }
+        let identity = try charge([:])
+        #expect(identity.charge > 2 * identity.bytes, "the gzip bound")
+        let gzip = try charge(["Accept-Encoding": "gzip"])
+        #expect(gzip.charge < identity.bytes + identity.bytes / 2 + SnapshotCacheLimits.answerEntryOverheadBytes + 64, "the form itself")
+        let revalidated = try charge(["Accept-Encoding": "gzip", "If-None-Match": identity.etag], status: .notModified)
+        #expect(revalidated.charge == identity.charge, "nothing compressed for a 304")
     }
 
     /// `/metrics` reports what the published answer cache holds, beside its hits and misses.

@@ -49,12 +49,14 @@ extension Endpoints {
         }
         let resolving = try ScreenRequest(
             query: query, context: context, snapshot: snapshot, id: id, state: state,
-            screenParameters: Dictionary(resolution.parameters.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 }))
+            screenParameters: Dictionary(resolution.parameters.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 }),
+            replyingTo: request.headers)
         let viewport = include == .layout ? try LayoutViewport.required(by: query, platform: context.platform) : nil
         let format = AnswerFormat.route(resolution: JSONWriter.encode(resolution.jsonValue), layout: include == .layout)
         let body = try resolving.cached(format: format, pretty: pretty, viewport: viewport) { () throws(Problem) in
+            let inner = resolving.composedIntoAnother
             let content =
-                if let viewport { try layoutAnswer(resolving, viewport: viewport, pretty: pretty) } else { try screenAnswer(resolving, pretty: pretty) }
+                if let viewport { try layoutAnswer(inner, viewport: viewport, pretty: pretty) } else { try screenAnswer(inner, pretty: pretty) }
             return Self.composed(resolution.jsonValue, content: content, pretty: pretty)
         }
         return Self.cached(body, request, cacheControl: state.screenCacheControl, vary: state.screenVary)

@@ -18,6 +18,10 @@ struct ScreenRequest: Sendable {
     /// Values for the screen's `$param`s: `param.NAME` from the query, or the route's parameters.
     let screenParameters: [String: JSONValue]
     let state: ServerState
+    /// The headers of the request the answer is sent in reply to; nil for an answer that goes
+    /// into another. A miss for a client that takes gzip, and does not have the answer already,
+    /// makes the answer's gzip form before it is stored (``cached(format:pretty:viewport:linkQuery:make:)``).
+    private(set) var replyingTo: HTTPHeaders?
 
     /// Query parameters with this prefix give the screen's parameters (`?param.id=42`).
     static let parameterPrefix = "param."
@@ -36,24 +40,28 @@ struct ScreenRequest: Sendable {
         for item in query.items where item.name.hasPrefix(Self.parameterPrefix) {
             given[String(item.name.dropFirst(Self.parameterPrefix.count))] = .string(item.value)
         }
-        try self.init(query: query, context: context, snapshot: state.published.snapshot, id: id, state: state, screenParameters: given)
+        try self.init(
+            query: query, context: context, snapshot: state.published.snapshot, id: id, state: state, screenParameters: given,
+            replyingTo: request.headers)
     }
 
     /// The screen `id` for a user already known (a route resolved for them, with its parameters).
     init(
         query: QueryParameters, context: UserContext, snapshot: Snapshot, id: String, state: ServerState,
-        screenParameters: [String: JSONValue]
+        screenParameters: [String: JSONValue], replyingTo: HTTPHeaders?
     ) throws(Problem) {
         guard let entry = snapshot.entry(id, for: context) else {
             let known = snapshot.screens.keys.sorted().joined(separator: ", ")
             throw Problem(.notFound, "no screen \"\(id)\"; screens: \(known.isEmpty ? "none" : known)")
         }
-        self.init(query: query, context: context, snapshot: snapshot, entry: entry, state: state, screenParameters: screenParameters)
+        self.init(
+            query: query, context: context, snapshot: snapshot, entry: entry, state: state, screenParameters: screenParameters,
+            replyingTo: replyingTo)
     }
 
     private init(
         query: QueryParameters, context: UserContext, snapshot: Snapshot, entry: ScreenEntry, state: ServerState,
-        screenParameters: [String: JSONValue]
+        screenParameters: [String: JSONValue], replyingTo: HTTPHeaders?
     ) {
         self.query = query
         self.context = context
@@ -62,6 +70,7 @@ struct ScreenRequest: Sendable {
         self.id = entry.id
         self.state = state
         self.screenParameters = screenParameters
+        self.replyingTo = replyingTo
         // A client without a schema version is a person exploring: show the screen as written.
         schemaVersion = min(context.schemaVersion ?? entry.schemaVersion, entry.schemaVersion)
         outcomes = entry.outcomes(for: context, in: snapshot)
@@ -77,7 +86,17 @@ struct ScreenRequest: Sendable {
 
     /// The same request for another revision of the screen.
     func with(_ entry: ScreenEntry) -> ScreenRequest {
-        ScreenRequest(query: query, context: context, snapshot: snapshot, entry: entry, state: state, screenParameters: screenParameters)
+        ScreenRequest(
+            query: query, context: context, snapshot: snapshot, entry: entry, state: state, screenParameters: screenParameters,
+            replyingTo: replyingTo)
+    }
+
+    /// The same request for an answer that goes into another (a route's resolution with the
+    /// screen in it), whose own gzip form nobody sends.
+    var composedIntoAnother: ScreenRequest {
+        var copy = self
+        copy.replyingTo = nil
+        return copy
     }
 
     /// The screen resolved for this user, parameters substituted, without the answer cache.
@@ -158,7 +177,14 @@ struct ScreenRequest: Sendable {
         let key = AnswerKey(
             screen: id, revision: entry.revision, schemaVersion: schemaVersion, outcomes: outcomes, pretty: pretty,
             format: format, viewport: viewport, parameters: parameterKey, linkQuery: linkQuery)
-        let (body, hit) = try snapshot.answers.answer(for: key, make: make)
+        let (body, hit) = try snapshot.answers.answer(for: key) { () throws(Problem) in
+            let made = try make()
+            // The response would make the form next; made before the answer is stored, it is
+            // charged what it holds, not its bound (``EncodedBody/cacheBytes``), and no later miss
+            // has to come back to the answer, a line from memory, to charge it again.
+            if let headers = replyingTo, headers.acceptsGzip, !headers.ifNoneMatchMatches(made.etag) { _ = made.gzip }
+            return made
+        }
         state.recordAnswer(hit: hit)
         return body
     }

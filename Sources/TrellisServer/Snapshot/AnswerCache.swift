@@ -241,13 +241,13 @@ public enum SnapshotCacheLimits {
 /// own entries while answers asked for again survive it. A value larger than its class's share
 /// of a shard is returned and not kept.
 ///
-/// An answer's gzip form is made after it is stored, on its first use by a client that takes
+/// An answer's gzip form may be made after it is stored, on its first use by a client that takes
 /// gzip, without the cache knowing: a hit must stay free of shared writes. So an answer is charged
 /// the most its gzip form can take until the form is made (``EncodedBody/cacheBytes``): the
 /// charge is an upper bound from the start, and the budget holds whenever the form is made. A
-/// miss measures again the entry the shard's previous miss stored (the request that missed
-/// usually made its gzip form by then) and every entry the hand passes, and lowers their charges
-/// to what they hold.
+/// miss for a client that takes gzip makes the form before the answer is stored
+/// (``ScreenRequest``), so it is charged what it holds; a form made later is charged at its
+/// bound until the hand passes the entry, which measures it again and lowers the charge.
 ///
 /// Viewports are the client's to choose, so entries with a viewport (layouts, previews) are a class
 /// of their own, bounded to half of each shard: a full viewport class evicts only viewport entries,
@@ -517,9 +517,6 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
     struct Rings {
         var screens = Ring()
         var viewports = Ring()
-        /// The entry the shard's last miss stored, measured again by the next miss: the request
-        /// that missed has usually made its gzip form by then.
-        var lastStored: Entry?
         /// What was replaced or removed since readers of the shard were last seen gone, and so
         /// may still be read: freed when no reader is counted (``ShardTables``).
         var retired = Retired()
@@ -733,9 +730,6 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
         return shard.rings.withLock { rings in
             var entries = Entries(tables.current(shard.index))
             if let raced = entries[key] { return raced.body }
-            if let last = rings.lastStored {
-                if last.key.viewport == nil { remeasure(last, in: &rings.screens) } else { remeasure(last, in: &rings.viewports) }
-            }
             if isViewport {
                 while rings.viewports.held + charge > shardViewportLimit { evict(from: &rings.viewports, &entries, retiring: &rings.retired.entries) }
             }
@@ -752,7 +746,6 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
             let slot = Slot(entry: Entry(key.key, made, charge: charge), hash: key.hash)
             entries.insert(slot.entry, hash: key.hash, valueLine: lineOf?(made))
             if isViewport { rings.viewports.insert(slot, charge: charge) } else { rings.screens.insert(slot, charge: charge) }
-            rings.lastStored = slot.entry
             tables.publish(entries.published(held: rings.held), shard.index, retired: &rings.retired)
             return made
         }

@@ -175,8 +175,8 @@ extension EncodedBody: CacheCost {
     /// Its bytes' storage, its ETag and headers, and its gzip form: once made, that form's
     /// storage; until then the most it can take (``gzipBound(_:)``), so the figure falls when the
     /// form is made (it can rise only by the allocator's rounding of a form over 128 KiB of
-    /// incompressible bytes, which the cache's next miss in the shard makes room for). What a miss
-    /// in the answer cache charges, and what it measures again later.
+    /// incompressible bytes, which the cache makes room for when it measures the answer again).
+    /// What a miss in the answer cache charges, and what its eviction hand measures again.
     public var cacheBytes: Int {
         var total = storage.header.room + etag.utf8.count
         for header in headers { total += header.name.utf8.count + header.value.utf8.count }
