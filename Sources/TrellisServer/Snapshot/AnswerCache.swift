@@ -528,13 +528,40 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
     struct Retired {
         var tables: [Table] = []
         var entries: [Entry] = []
+        var isEmpty: Bool { tables.isEmpty && entries.isEmpty }
     }
 
-    /// One part of the table: its place in ``ShardTables`` and its CLOCK rings.
-    final class Shard: Sendable {
-        let index: Int
-        let rings = Mutex(Rings())
-        init(index: Int) { self.index = index }
+    /// Every shard's CLOCK rings behind its lock, side by side in one allocation: a miss finds its
+    /// shard's by arithmetic, and asks for them from memory as soon as it knows it missed, long
+    /// before it stores (a shard nobody asked lately is cold; an array of shard objects was two
+    /// lines, one after the other). Freed with the cache.
+    struct ShardRings: @unchecked Sendable {
+        private let storage: UnsafeMutablePointer<Mutex<Rings>>
+        let count: Int
+
+        init(count: Int) {
+            self.count = count
+            storage = .allocate(capacity: count)
+            for index in 0..<count { (storage + index).initialize(to: Mutex(Rings())) }
+        }
+
+        /// `body` with shard `index`'s rings, under its lock.
+        func withLock<Result: Sendable>(_ index: Int, _ body: (inout sending Rings) -> sending Result) -> Result {
+            storage[index].withLock(body)
+        }
+
+        /// Asks for shard `index`'s rings (every line they span) without waiting for them.
+        func prefetch(_ index: Int) {
+            let start = UnsafeRawPointer(storage + index)
+            trellis_prefetch(start)
+            trellis_prefetch(start + MemoryLayout<Mutex<Rings>>.size - 1)
+        }
+
+        /// Frees every shard's rings and the storage; nothing may use them after.
+        func free() {
+            storage.deinitialize(count: count)
+            storage.deallocate()
+        }
     }
 
     /// Every shard's published table and count of readers, two words side by side for each shard
@@ -613,8 +640,16 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
         /// joins `retired` (with the entries `new` no longer has), which goes as soon as no reader
         /// of the shard is seen.
         func publish(_ new: Table, _ index: Int, retired: inout Retired) {
-            let old = table(index).exchange(Self.bits(new), ordering: .sequentiallyConsistent)
-            retired.tables.append(Self.unmanaged(old).takeRetainedValue())
+            let old = Self.unmanaged(table(index).exchange(Self.bits(new), ordering: .sequentiallyConsistent))
+            // Most often no reader is about: the table replaced goes at once, without joining
+            // `retired`, whose storage (kept empty) would be one more line from memory for a
+            // shard nobody asked lately.
+            if readers(index).load(ordering: .sequentiallyConsistent) == 0 {
+                old.release()
+                if !retired.isEmpty { retired = Retired() }
+                return
+            }
+            retired.tables.append(old.takeRetainedValue())
             reclaim(index, &retired)
         }
 
@@ -627,8 +662,7 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
                 guard retired.tables.count > SnapshotCacheLimits.retiredTablesPerShard else { return }
                 sched_yield()
             }
-            retired.tables.removeAll(keepingCapacity: true)
-            retired.entries.removeAll(keepingCapacity: true)
+            retired = Retired()
         }
 
         /// Releases every table and the storage; nothing may read them after.
@@ -645,8 +679,8 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
     /// Most a shard's entries with a viewport may be charged: half of it.
     var shardViewportLimit: Int { shardLimit / 2 }
     /// Most the entries with a viewport may be charged: half of every shard.
-    public var viewportLimit: Int { shardViewportLimit * shards.count }
-    private let shards: [Shard]
+    public var viewportLimit: Int { shardViewportLimit * shardCount }
+    private let rings: ShardRings
     let tables: ShardTables
     private let shardMask: Int
     /// What an entry holds, in a cache bounded by bytes; nil in one bounded by entries.
@@ -662,12 +696,15 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
         self.lineOf = lineOf
         let tables = ShardTables(count: shardCount)
         self.tables = tables
-        shards = (0..<shardCount).map { Shard(index: $0) }
+        rings = ShardRings(count: shardCount)
         shardMask = shardCount - 1
         shardLimit = limit.units / shardCount
     }
 
-    deinit { tables.free() }
+    deinit {
+        tables.free()
+        rings.free()
+    }
 
     /// A cache of at most `capacity` entries (resolved screens, layout plans), each counting 1.
     public convenience init(capacity: Int) {
@@ -677,7 +714,7 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
     }
 
     /// The number of shards (tests, diagnostics).
-    public var shardCount: Int { shards.count }
+    public var shardCount: Int { tables.count }
 
     /// The number of entries now: one read of each shard's table (diagnostics, `/metrics`).
     public var count: Int { (0..<tables.count).reduce(0) { sum, index in sum + tables.reading(index) { $0.count } } }
@@ -697,15 +734,14 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
 
     /// The tables and entries kept for readers that may still hold them, in every shard (tests).
     var retiredCounts: (tables: Int, entries: Int) {
-        shards.reduce((0, 0)) { sum, shard in
-            shard.rings.withLock { (sum.0 + $0.retired.tables.count, sum.1 + $0.retired.entries.count) }
+        (0..<shardCount).reduce((0, 0)) { sum, index in
+            rings.withLock(index) { (sum.0 + $0.retired.tables.count, sum.1 + $0.retired.entries.count) }
         }
     }
 
     /// Every key cached now (tests, diagnostics).
     var keys: [AnswerKey] { allEntries.map(\.key) }
 
-    private func shard(_ key: HashedKey) -> Shard { shards[key.hash & shardMask] }
 
     /// The cached answer for `key`, or `make()`'s, stored for the next request (evicting when full).
     /// - Returns: the body, and whether it came from the cache.
@@ -714,21 +750,23 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
         for key: AnswerKey, make: () throws(Failure) -> Value
     ) throws(Failure) -> (body: Value, hit: Bool) {
         let hashed = HashedKey(key)
-        if let body = tables.reading(hashed.hash & shardMask, { $0.hit(hashed, slotBits: $1) }) { return (body, true) }
+        let shard = hashed.hash & shardMask
+        if let body = tables.reading(shard, { $0.hit(hashed, slotBits: $1) }) { return (body, true) }
+        rings.prefetch(shard)
         let made = try make()
-        return (store(made, for: hashed, in: shard(hashed)), false)
+        return (store(made, for: hashed, in: shard), false)
     }
 
     /// Publishes `made` under `key` in its shard (misses of one shard serialize here), unless
     /// another miss stored the key first: then that body is returned, so every caller serves the
     /// bytes the cache holds.
-    private func store(_ made: Value, for key: HashedKey, in shard: Shard) -> Value {
+    private func store(_ made: Value, for key: HashedKey, in shard: Int) -> Value {
         let isViewport = key.key.viewport != nil
         let charge = bytesOf?(key.key, made) ?? 1
         // Larger than its class's share of a shard: served, and not kept.
         guard charge <= (isViewport ? shardViewportLimit : shardLimit) else { return made }
-        return shard.rings.withLock { rings in
-            var entries = Entries(tables.current(shard.index))
+        return rings.withLock(shard) { rings in
+            var entries = Entries(tables.current(shard))
             if let raced = entries[key] { return raced.body }
             if isViewport {
                 while rings.viewports.held + charge > shardViewportLimit { evict(from: &rings.viewports, &entries, retiring: &rings.retired.entries) }
@@ -746,7 +784,7 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
             let slot = Slot(entry: Entry(key.key, made, charge: charge), hash: key.hash)
             entries.insert(slot.entry, hash: key.hash, valueLine: lineOf?(made))
             if isViewport { rings.viewports.insert(slot, charge: charge) } else { rings.screens.insert(slot, charge: charge) }
-            tables.publish(entries.published(held: rings.held), shard.index, retired: &rings.retired)
+            tables.publish(entries.published(held: rings.held), shard, retired: &rings.retired)
             return made
         }
     }
