@@ -44,6 +44,7 @@ let package = Package(
             providers: [.apt(["libpq-dev"])]),
         // epoll, eventfd and malloc_trim, which Swift's Glibc module does not export.
         .systemLibrary(name: "CTrellisLinux"),
+        .systemLibrary(name: "CPrefetch"),
 
         // Leaves: each imports nothing from Trellis.
         .target(name: "TrellisLayout", swiftSettings: strict),
@@ -73,7 +74,7 @@ let package = Package(
         .target(name: "TrellisTargeting", dependencies: ["TrellisJSON"], swiftSettings: strict),
         .target(
             name: "TrellisScreens",
-            dependencies: ["TrellisJSON", "TrellisTargeting", "TrellisLayout", "TrellisLayoutJSON"],
+            dependencies: ["TrellisJSON", "TrellisTargeting", "TrellisLayout", "TrellisLayoutJSON", "CPrefetch"],
             swiftSettings: strict),
         // The in-app route table (Config/routes.json): URL patterns, matching, redirects and guards.
         .target(name: "TrellisRoutes", dependencies: ["TrellisJSON", "TrellisTargeting"], swiftSettings: strict),
@@ -88,7 +89,7 @@ let package = Package(
         .target(
             name: "TrellisServer",
             dependencies: [
-                "TrellisHTTP", "TrellisScreens", "TrellisRendering", "TrellisRoutes", "TrellisTargeting", "TrellisJSON", "CTrellisLinux",
+                "TrellisHTTP", "TrellisScreens", "TrellisRendering", "TrellisRoutes", "TrellisTargeting", "TrellisJSON", "CTrellisLinux", "CPrefetch",
                 "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisCrypto", "TrellisStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

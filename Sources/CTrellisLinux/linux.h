@@ -18,9 +18,6 @@ static inline int trellis_epoll_ctl(int epfd, int op, int fd, unsigned int event
 static inline int trellis_event_fd(const struct epoll_event *events, int i) { return events[i].data.fd; }
 static inline unsigned int trellis_event_flags(const struct epoll_event *events, int i) { return events[i].events; }
 
-/// Asks for the line at `address` without waiting for it (TrellisServer's answer cache).
-static inline void trellis_prefetch(const void *address) { __builtin_prefetch(address, 0, 3); }
-
 static const unsigned int TRELLIS_EPOLLIN = EPOLLIN;
 static const unsigned int TRELLIS_EPOLLOUT = EPOLLOUT;
 static const unsigned int TRELLIS_EPOLLERR = EPOLLERR;

@@ -1,5 +1,5 @@
 import Atomics
-import CTrellisLinux
+import CPrefetch
 #if canImport(Glibc)
 import Glibc
 #endif
