@@ -108,6 +108,7 @@ public struct ScreenEncodingPlan: Sendable {
         _ outcomes: Outcomes, revision: Int, parameters: [String: JSONValue] = [:],
         into make: (_ count: Int, _ write: (UnsafeMutableBufferPointer<UInt8>) -> Void) -> Kept
     ) throws(ParameterError) -> Kept {
+        program?.prefetchNodes()
         var choices = Choices(outcomes: outcomes.bytes, parameters: parameters, registry: registry, program: program)
         choices.replaced = rootReplaced
         let rootCount = try program.flatMap { program throws(ParameterError) in try choices.read(program) }
@@ -630,6 +631,17 @@ extension ScreenEncodingPlan {
 
         /// No node (a Rule without `else`, a variant that shows nothing).
         static let none = UInt32.max
+
+        /// Asks for every node, child list, assignment and name of the program without waiting for
+        /// them: the passes walk them in their arrays' order, and a screen nobody asked lately
+        /// has them cold.
+        func prefetchNodes() {
+            nodes.withUnsafeBytes { trellis_prefetch_bytes($0.baseAddress, $0.count) }
+            children.withUnsafeBytes { trellis_prefetch_bytes($0.baseAddress, $0.count) }
+            rollouts.withUnsafeBytes { trellis_prefetch_bytes($0.baseAddress, $0.count) }
+            variants.withUnsafeBytes { trellis_prefetch_bytes($0.baseAddress, $0.count) }
+            quoted.withUnsafeBytes { trellis_prefetch_bytes($0.baseAddress, $0.count) }
+        }
 
         /// Asks for the bytes of `span` of ``text`` without waiting for them: the first pass over
         /// an answer's nodes (``Choices``) asks for the text the second (``Writer``) copies. The
