@@ -157,6 +157,8 @@ public protocol CacheCost: Sendable {
     var cacheBytes: Int { get }
     /// Where the value's first line is, for a hit to ask for it while it compares the key.
     var firstLine: UnsafeRawPointer { get }
+    /// Asks for every line of the value a response reads, without waiting for them.
+    func prefetchBytes()
 }
 
 /// The sizes of the caches, in one place.
@@ -687,13 +689,16 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
     private let bytesOf: (@Sendable (AnswerKey, Value) -> Int)?
     /// Where a value's first line is, in a cache bounded by bytes; nil in one bounded by entries.
     private let lineOf: (@Sendable (Value) -> UnsafeRawPointer)?
+    private let bodyOf: (@Sendable (Value) -> Void)?
 
     private init(
-        limit: Limit, shardCount: Int, bytesOf: (@Sendable (AnswerKey, Value) -> Int)?, lineOf: (@Sendable (Value) -> UnsafeRawPointer)? = nil
+        limit: Limit, shardCount: Int, bytesOf: (@Sendable (AnswerKey, Value) -> Int)?, lineOf: (@Sendable (Value) -> UnsafeRawPointer)? = nil,
+        bodyOf: (@Sendable (Value) -> Void)? = nil
     ) {
         self.limit = limit
         self.bytesOf = bytesOf
         self.lineOf = lineOf
+        self.bodyOf = bodyOf
         let tables = ShardTables(count: shardCount)
         self.tables = tables
         rings = ShardRings(count: shardCount)
@@ -751,7 +756,10 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
     ) throws(Failure) -> (body: Value, hit: Bool) {
         let hashed = HashedKey(key)
         let shard = hashed.hash & shardMask
-        if let body = tables.reading(shard, { $0.hit(hashed, slotBits: $1) }) { return (body, true) }
+        if let body = tables.reading(shard, { $0.hit(hashed, slotBits: $1) }) {
+            bodyOf?(body)
+            return (body, true)
+        }
         rings.prefetch(shard)
         let made = try make()
         return (store(made, for: hashed, in: shard), false)
@@ -831,7 +839,7 @@ extension SnapshotCache where Value: CacheCost {
         self.init(
             limit: .bytes(budget.maxBytes), shardCount: Self.shardCount(forBytes: budget.maxBytes),
             bytesOf: { key, value in SnapshotCacheLimits.answerEntryOverheadBytes + key.heapBytes + value.cacheBytes },
-            lineOf: { $0.firstLine })
+            lineOf: { $0.firstLine }, bodyOf: { $0.prefetchBytes() })
     }
 
     /// One shard per ``SnapshotCacheLimits/answerShardBytes`` of `maxBytes`, rounded up to a
