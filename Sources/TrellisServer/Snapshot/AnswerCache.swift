@@ -689,16 +689,17 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
     private let bytesOf: (@Sendable (AnswerKey, Value) -> Int)?
     /// Where a value's first line is, in a cache bounded by bytes; nil in one bounded by entries.
     private let lineOf: (@Sendable (Value) -> UnsafeRawPointer)?
-    private let bodyOf: (@Sendable (Value) -> Void)?
+    /// Asks for a value's lines as a hit returns it, in a cache bounded by bytes; nil in one bounded by entries.
+    private let prefetchOf: (@Sendable (Value) -> Void)?
 
     private init(
         limit: Limit, shardCount: Int, bytesOf: (@Sendable (AnswerKey, Value) -> Int)?, lineOf: (@Sendable (Value) -> UnsafeRawPointer)? = nil,
-        bodyOf: (@Sendable (Value) -> Void)? = nil
+        prefetchOf: (@Sendable (Value) -> Void)? = nil
     ) {
         self.limit = limit
         self.bytesOf = bytesOf
         self.lineOf = lineOf
-        self.bodyOf = bodyOf
+        self.prefetchOf = prefetchOf
         let tables = ShardTables(count: shardCount)
         self.tables = tables
         rings = ShardRings(count: shardCount)
@@ -757,7 +758,7 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
         let hashed = HashedKey(key)
         let shard = hashed.hash & shardMask
         if let body = tables.reading(shard, { $0.hit(hashed, slotBits: $1) }) {
-            bodyOf?(body)
+            prefetchOf?(body)
             return (body, true)
         }
         rings.prefetch(shard)
@@ -839,7 +840,7 @@ extension SnapshotCache where Value: CacheCost {
         self.init(
             limit: .bytes(budget.maxBytes), shardCount: Self.shardCount(forBytes: budget.maxBytes),
             bytesOf: { key, value in SnapshotCacheLimits.answerEntryOverheadBytes + key.heapBytes + value.cacheBytes },
-            lineOf: { $0.firstLine }, bodyOf: { $0.prefetchBytes() })
+            lineOf: { $0.firstLine }, prefetchOf: { $0.prefetchBytes() })
     }
 
     /// One shard per ``SnapshotCacheLimits/answerShardBytes`` of `maxBytes`, rounded up to a
