@@ -195,14 +195,20 @@ warn_if_disturbed() {
 
 FUZZ_OUT=fuzz-out
 SWIFTC="${SWIFTC:-$(command -v swiftc || echo /opt/swift/usr/bin/swiftc)}"
+# The package's C modules that are a header and nothing to link (CPrefetch, CTrellisLinux): swiftc
+# finds them by their folders, so the files that import them are fuzzed too.
+FUZZ_INCLUDES=()
+for map in Sources/C*/module.modulemap; do
+    grep -q '^[[:space:]]*link ' "$map" || FUZZ_INCLUDES+=(-I "$(dirname "$map")")
+done
 
-# compiles_alone MODULE: whether swiftc finds MODULE without the package (Glibc, Dispatch: yes;
-# Logging, CZlib: no).
+# compiles_alone MODULE: whether swiftc finds MODULE without the package (Glibc, Dispatch,
+# CPrefetch: yes; Logging, CZlib: no).
 declare -A COMPILES_ALONE=()
 compiles_alone() {
     if [ -z "${COMPILES_ALONE[$1]:-}" ]; then
         COMPILES_ALONE[$1]=no
-        if echo "import $1" | "$SWIFTC" -typecheck - >/dev/null 2>&1; then COMPILES_ALONE[$1]=yes; fi
+        if echo "import $1" | "$SWIFTC" "${FUZZ_INCLUDES[@]}" -typecheck - >/dev/null 2>&1; then COMPILES_ALONE[$1]=yes; fi
     fi
     [ "${COMPILES_ALONE[$1]}" = yes ]
 }
@@ -238,7 +244,7 @@ fuzz_sources() {
 fuzz_compile() {
     local binary=$1 harness=$2 dir main=$4 log=$3.log failing
     dir=$(cd "$3" && pwd)  # swiftc names files in its errors as given: absolute, to match them below
-    while ! "$SWIFTC" -sanitize=fuzzer,address -parse-as-library -O -g -module-name "$harness" -o "$binary" \
+    while ! "$SWIFTC" "${FUZZ_INCLUDES[@]}" -sanitize=fuzzer,address -parse-as-library -O -g -module-name "$harness" -o "$binary" \
         "$dir"/*.swift "$main" >"$log" 2>&1; do
         failing=$(grep -oE '^[^ ]+\.swift:[0-9]+:[0-9]+: error' "$log" | cut -d: -f1 | sort -u \
             | grep -Fx -f <(printf '%s\n' "$dir"/*.swift) || true)
