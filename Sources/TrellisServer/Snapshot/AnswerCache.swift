@@ -554,9 +554,7 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
 
         /// Asks for shard `index`'s rings (every line they span) without waiting for them.
         func prefetch(_ index: Int) {
-            let start = UnsafeRawPointer(storage + index)
-            trellis_prefetch(start)
-            trellis_prefetch(start + MemoryLayout<Mutex<Rings>>.size - 1)
+            trellis_prefetch_bytes(storage + index, MemoryLayout<Mutex<Rings>>.size)
         }
 
         /// Frees every shard's rings and the storage; nothing may use them after.
