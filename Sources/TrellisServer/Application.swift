@@ -37,9 +37,10 @@ public final class Application: Sendable {
     private let adminServer: HTTPServer?
     /// Follows the shared store (LISTEN and a periodic check); nil with the embedded store.
     private let follower: StoreFollower?
-    /// The admin API, whose scheduled work (rollout schedules, change requests due) a timer runs.
-    private let admin: AdminEndpoints
-    /// Runs the admin API's scheduled work every ``schedulerInterval``, from ``start()`` to ``shutdown()``.
+    /// The one writer of the runtime state, whose scheduled work (rollout schedules, change
+    /// requests due) a timer runs.
+    let runtime: Runtime
+    /// Runs the runtime's scheduled work every ``schedulerInterval``, from ``start()`` to ``shutdown()``.
     private let scheduler = Mutex<(any DispatchSourceTimer)?>(nil)
     /// Sends the audit log's events to webhooks, while this replica holds the delivery lease.
     private let deliverer: WebhookDeliverer
@@ -121,10 +122,10 @@ public final class Application: Sendable {
             store: control.store, published: state.published, retention: configuration.storage.retention,
             configuredWebhooks: configuration.admin.webhooks, clock: clock,
             metricsFactory: state.metricsFactory, logger: logger) : nil
+        let runtime = Runtime(control: control, settings: Runtime.Settings(configuration.admin))
+        self.runtime = runtime
         let admin = AdminEndpoints(
-            state: state, control: control, access: AdminAccess(configuration: configuration.admin, published: state.published, clock: clock),
-            configuration: configuration.admin)
-        self.admin = admin
+            state: state, runtime: runtime, access: AdminAccess(configuration: configuration.admin, published: state.published, clock: clock))
         let console = ConsoleAssets(directory: configDirectory.appendingPathComponent("console", isDirectory: true))
         if let adminPort = configuration.admin.port {
             let publicResponder = TrellisResponder(state: state, control: control)
@@ -152,7 +153,7 @@ public final class Application: Sendable {
     /// Applies the rollout schedule steps and approved change requests whose time has come (the
     /// scheduler does every ``schedulerInterval``), and waits until they are published.
     public func runScheduledWork() {
-        control.writeQueue.sync { admin.runDueWork() }
+        control.writeQueue.sync { runtime.runDueWork() }
     }
 
     /// Gives the memory a start or reload freed (the decoding's garbage, the old snapshot once its
@@ -181,12 +182,12 @@ public final class Application: Sendable {
     public func start() throws {
         try server.start()
         follower?.start()
-        let admin = self.admin
+        let runtime = self.runtime
         let queue = control.writeQueue
         scheduler.withLock { scheduler in
             let timer = DispatchSource.makeTimerSource(queue: queue)
             timer.schedule(deadline: .now() + Self.schedulerInterval, repeating: Self.schedulerInterval, leeway: .milliseconds(100))
-            timer.setEventHandler { admin.runDueWork() }
+            timer.setEventHandler { runtime.runDueWork() }
             timer.activate()
             scheduler = timer
         }

@@ -48,7 +48,7 @@ extension AdminEndpoints {
             let reason: String? =
                 !rollout.enabled ? "killed" : rollout.percentage == .all ? "at 100 %" : rollout.percentage == .none ? "at 0 %" : nil
             let changed = since(snapshot.runtime.rollouts[key]?.document)
-            guard let reason, changed <= horizon, schedule(key, snapshot).isEmpty else { continue }
+            guard let reason, changed <= horizon, ResourceView.schedule(key, snapshot).isEmpty else { continue }
             rollouts.append(.object([
                 ("key", .string(key)), ("reason", .string(reason)), ("since", .string(RFC3339.string(fromSeconds: changed))),
             ]))

@@ -20,11 +20,16 @@ extension AdminEndpoints {
         })
         routes.add(.post, "/admin/webhooks", role: .admin, replying: { request, _, context, actor throws(Problem) in
             let requested = try Self.webhookRequest(request)
-            return write(request, context, actor) { snapshot, actor throws(Problem) in try planNewWebhook(requested, in: snapshot, actor: actor) }
+            return execute(.webhook(.create(requested)), request, context, actor) { outcome in
+                let made = outcome.snapshot.runtime.operations.webhooks[requested.name] ?? requested
+                var response = Self.resource(webhookValue(made), status: .created)
+                response.headers.add(name: "Location", value: "/admin/webhooks")
+                return response
+            }
         })
         routes.add(.delete, "/admin/webhooks/{name}", role: .admin, replying: { request, parameters, context, actor throws(Problem) in
             let name = parameters["name"] ?? ""
-            return write(request, context, actor) { snapshot, actor throws(Problem) in try planWebhookDeletion(name, in: snapshot, actor: actor) }
+            return execute(.webhook(.delete(name: name)), request, context, actor)
         })
     }
 
@@ -47,49 +52,6 @@ extension AdminEndpoints {
         }
         guard let decoded else { throw Problem(.unprocessableContent, "the body is not a valid webhook; nothing changed") }
         return decoded
-    }
-
-    private func planNewWebhook(_ requested: WebhookSubscription, in snapshot: Snapshot, actor: String) throws(Problem) -> Plan {
-        let name = requested.name
-        if access.webhooks.contains(where: { $0.name == name }) {
-            throw Problem(.conflict, "webhook \"\(name)\" is configured in server.json (admin.webhooks); choose another name")
-        }
-        if snapshot.runtime.operations.webhooks[name] != nil {
-            throw Problem(.conflict, "webhook \"\(name)\" exists; delete it first to replace it, or choose another name")
-        }
-        let now = state.clock()
-        var made = requested
-        made.createdAt = now
-        made.createdBy = actor
-        let webhook = made
-        return planOperational(
-            kind: WebhookSubscription.kind, key: name, body: webhook.body, in: snapshot, now: now, actor: actor, action: "webhook.create",
-            before: nil, after: Self.auditValue(webhook)
-        ) { published in
-            var response = Self.resource(webhookValue(published.runtime.operations.webhooks[name] ?? webhook), status: .created)
-            response.headers.add(name: "Location", value: "/admin/webhooks")
-            return response
-        }
-    }
-
-    private func planWebhookDeletion(_ name: String, in snapshot: Snapshot, actor: String) throws(Problem) -> Plan {
-        if access.webhooks.contains(where: { $0.name == name }) {
-            throw Problem(
-                .conflict,
-                "webhook \"\(name)\" is configured in server.json (admin.webhooks): remove it there and restart; it cannot be deleted through the API")
-        }
-        guard let webhook = snapshot.runtime.operations.webhooks[name] else {
-            throw Self.notFound("webhook", name, known: webhooks(in: snapshot.runtime).map(\.name))
-        }
-        return planOperational(
-            kind: WebhookSubscription.kind, key: name, body: RuntimeState.resetBody, in: snapshot, now: state.clock(), actor: actor,
-            action: "webhook.delete", before: Self.auditValue(webhook), after: nil
-        ) { _ in HTTPResponse(status: .noContent, headers: ["Cache-Control": "no-store"], body: []) }
-    }
-
-    /// A webhook as the audit log records it: no secret.
-    private static func auditValue(_ webhook: WebhookSubscription) -> JSONValue {
-        .object([("name", .string(webhook.name)), ("url", .string(webhook.url.text)), ("events", .array(webhook.events.map(JSONValue.string)))])
     }
 
     /// A webhook as ops see it: never its secret.

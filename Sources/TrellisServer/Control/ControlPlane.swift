@@ -24,8 +24,6 @@ public final class ControlPlane: Sendable {
     public let readQueue = DispatchQueue(label: "trellis.control.read", attributes: .concurrent)
     /// The configuration the current snapshot was built on; replaced only on `writeQueue`.
     private let baseline: Mutex<ConfigBaseline>
-    /// Set by ``riding(_:_:)`` for one publish; only ever touched on `writeQueue`.
-    private let rider = Mutex<Rider?>(nil)
     /// A replica's copy of the shared store's rows (ControlPlane+Replication.swift); nil with an
     /// embedded store.
     let localCopy: SQLiteStore?
@@ -138,7 +136,6 @@ public final class ControlPlane: Sendable {
                         ConfigLoadError(errors: [DiagnosticsError(source: "runtime store", diagnostics: [
                             Diagnostic(path: .root, location: .unknown, message: error.description)
                         ])])
-                    case .checkedOnly: ConfigLoadError(errors: [])  // a reload never rides a check
                     }
                 }
             }
@@ -150,42 +147,19 @@ public final class ControlPlane: Sendable {
         case invalid(ConfigLoadError)
         /// The store refused or failed; nothing was written.
         case store(StoreError)
-        /// The change was only to be checked (``Rider/checkOnly``): it validates; nothing was written.
-        case checkedOnly
     }
 
-    /// What the next publish on the write queue does besides its own change: a change request's
-    /// approval commits its own record in the same transaction as the write it approves, and a
-    /// new request is checked by planning and building the write without committing it.
-    enum Rider: Sendable {
-        case attach(StoreChange)
-        case checkOnly
-    }
-
-    /// Runs `body` with `rider` on the next publish it makes. Call on `writeQueue` only.
-    func riding<T>(_ rider: Rider, _ body: () -> T) -> T {
-        dispatchPrecondition(condition: .onQueue(writeQueue))
-        self.rider.withLock { $0 = rider }
-        defer { self.rider.withLock { $0 = nil } }
-        return body()
-    }
-
-    /// Checks, commits and publishes `change` over `current`. Call on `writeQueue` only.
+    /// Checks, commits and publishes `change` over `current` — or, with `commit` false, only builds
+    /// and checks the snapshot it leads to. Call on `writeQueue` only.
     /// - Parameter planned: the settings of the change's documents as the write planned them.
     /// - Parameter checked: screens the change adds, already decoded and checked, by fingerprint.
     /// - Parameter checkedRoutes: the same for a route table.
     func publish(
         _ change: StoreChange, baseline fresh: ConfigBaseline? = nil, over current: Snapshot,
         planned: [String: PlannedSettings] = [:], checked: [String: CheckedScreen] = [:],
-        checkedRoutes: [String: RouteTable] = [:]
+        checkedRoutes: [String: RouteTable] = [:], commit: Bool = true
     ) -> Result<Snapshot, PublishFailure> {
         dispatchPrecondition(condition: .onQueue(writeQueue))
-        let rider = self.rider.withLock { rider in
-            defer { rider = nil }
-            return rider
-        }
-        var change = change
-        if case .attach(let extra) = rider { change.append(extra) }
         let base = fresh ?? baseline.withLock { $0 }
         let candidate: Snapshot
         let building = ContinuousClock.now
@@ -202,7 +176,7 @@ public final class ControlPlane: Sendable {
             return .failure(.invalid(error))
         case .success(let built): candidate = built
         }
-        if case .checkOnly = rider { return .failure(.checkedOnly) }
+        guard commit else { return .success(candidate) }
         let started = ContinuousClock.now
         let sequence: Int64
         do {
