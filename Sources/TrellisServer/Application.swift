@@ -153,7 +153,7 @@ public final class Application: Sendable {
     /// Applies the rollout schedule steps and approved change requests whose time has come (the
     /// scheduler does every ``schedulerInterval``), and waits until they are published.
     public func runScheduledWork() {
-        control.writeQueue.sync { runtime.runDueWork() }
+        runtime.runScheduledWork()
     }
 
     /// Gives the memory a start or reload freed (the decoding's garbage, the old snapshot once its

@@ -1,3 +1,4 @@
+import Dispatch
 import CoreMetrics
 import Logging
 import TrellisJSON
@@ -187,6 +188,7 @@ extension Runtime {
     /// from the scheduler's timer). With several replicas each step is claimed in the store: the
     /// document's compare-and-set lets one replica make it, the others find it made.
     func runDueWork() {
+        dispatchPrecondition(condition: .onQueue(control.writeQueue))
         let now = state.clock()
         for key in Self.dueRollouts(in: state.published.snapshot, now: now) {
             if case .failure(let refusal) = make(.rollout(.advanceSchedule(key: key)), as: .scheduler, ifMatch: nil) {
@@ -201,6 +203,9 @@ extension Runtime {
             }
         }
     }
+
+    /// ``runDueWork()`` from any thread but the write queue, once it is done.
+    func runScheduledWork() { control.writeQueue.sync { runDueWork() } }
 
     private func noteSchedulerRefusal(_ refusal: Refusal, _ what: String) {
         switch refusal {

@@ -1,0 +1,181 @@
+import Foundation
+import Logging
+import Prometheus
+import Synchronization
+import Testing
+import TrellisJSON
+import TrellisStore
+import TrellisTargeting
+@testable import TrellisServer
+
+/// The runtime's command API in process: a real SQLite file in a temporary directory, the
+/// configuration's screens and targeting, and a clock the test moves. No socket, no HTTP: what a
+/// command does, who it is recorded as, and what a refusal leaves (nothing).
+@Suite(.serialized) struct RuntimeCommandTests {
+    final class Clock: Sendable {
+        let now = Mutex<Double>(1_800_000_000)
+        func advance(by seconds: Double) { now.withLock { $0 += seconds } }
+        var read: @Sendable () -> Double { { [self] in now.withLock { $0 } } }
+    }
+
+    /// A runtime over `config` and the store file in it, as a server starts one.
+    struct Harness {
+        let runtime: Runtime
+        let store: SQLiteStore
+        let clock: Clock
+
+        init(_ config: TemporaryConfig, clock: Clock = Clock(), settings: Runtime.Settings = Runtime.Settings()) throws {
+            store = try SQLiteStore(path: config.url.appendingPathComponent("runtime.sqlite").path)
+            let loader = ConfigLoader(directory: config.url)
+            let started = try ControlPlane.start(loader: loader, store: store, now: clock.read())
+            let state = ServerState(
+                published: PublishedSnapshot(started.snapshot), configuration: .live(dataDirectory: config.url.path),
+                metrics: PrometheusCollectorRegistry(), clock: clock.read, changeSequence: started.sequence)
+            let control = ControlPlane(
+                store: store, state: state, loader: loader, baseline: started.baseline, logger: Logger(label: "test"),
+                appliedSequence: started.sequence)
+            runtime = Runtime(control: control, settings: settings)
+            self.clock = clock
+        }
+
+        var snapshot: Snapshot { runtime.state.published.snapshot }
+        func percentage(_ key: String) -> Double? { snapshot.targeting.rollouts[key].map { Double($0.percentage.basisPoints) / 100 } }
+        func audit(_ resource: String?) throws -> [AuditDraft] { try store.audit(AuditQuery(resource: resource)).map(\.draft) }
+    }
+
+    static func config() throws -> TemporaryConfig {
+        let config = try TemporaryConfig(screens: ["home": AdminFlowTests.screen("Hello")])
+        try config.write(targeting: AdminFlowTests.targeting)
+        return config
+    }
+
+    static func set(_ key: String, to percentage: Double) -> Command {
+        .rollout(.update(key: key, RolloutPatch(percentage: RolloutPercentage(basisPoints: Int(percentage * 100)))))
+    }
+
+    @Test func aCommandIsDurableAndRecordedAsItsActor() throws {
+        let config = try Self.config()
+        let harness = try Harness(config)
+        let outcome = try harness.runtime.execute(Self.set("banner", to: 40), as: .person("ops")).get()
+        #expect(outcome.effect == .changed)
+        #expect(outcome.target == .rollout("banner"))
+        #expect(harness.percentage("banner") == 40)
+        #expect(try harness.audit("rollouts/banner").map(\.actor) == ["ops"])
+        // Acknowledged means durable: a runtime opened on the same file starts from it.
+        let reopened = try Harness(config)
+        #expect(reopened.percentage("banner") == 40)
+    }
+
+    @Test func aCommandAgainstAnotherVersionIsRefusedAndChangesNothing() throws {
+        let harness = try Harness(try Self.config())
+        let before = try harness.store.latestSequence()
+        let current = ResourceView.version(of: .rollout("banner"), in: harness.snapshot)
+        let refused = harness.runtime.execute(Self.set("banner", to: 50), as: .person("ops"), ifMatch: .version("\"elsewhere\""))
+        guard case .failure(.versionMismatch(let named)) = refused else { Issue.record("expected a version mismatch, got \(refused)"); return }
+        #expect(named == current)
+        #expect(try harness.store.latestSequence() == before)
+        #expect(harness.percentage("banner") == 10)
+        // The version read a moment ago is accepted.
+        #expect(throws: Never.self) { try harness.runtime.execute(Self.set("banner", to: 50), as: .person("ops"), ifMatch: .version(current)).get() }
+    }
+
+    @Test func aCheckBuildsTheCommandWithoutCommittingIt() throws {
+        let harness = try Harness(try Self.config())
+        let before = try harness.store.latestSequence()
+        let rule = RuleExpression.decode(try JSONParser.parse(Array(#"{"attribute": "tier", "op": "equals", "value": "vip"}"#.utf8)), at: .root, DiagnosticsCollector())
+        let checked = try harness.runtime.check(.rule(.define(name: "is_vip", try #require(rule))), as: .person("ops")).get()
+        #expect(checked.snapshot.targeting.rules["is_vip"] != nil)
+        #expect(harness.snapshot.targeting.rules["is_vip"] == nil)
+        #expect(try harness.store.latestSequence() == before)
+    }
+
+    @Test func retiringWhatAScreenUsesIsRefusedNamingTheScreen() throws {
+        let harness = try Harness(try Self.config())
+        let refused = harness.runtime.execute(.rollout(.retire(key: "banner")), as: .person("ops"))
+        guard case .failure(.stillInUse(let error)) = refused else { Issue.record("expected still in use, got \(refused)"); return }
+        #expect(error.description.contains("home"))
+        #expect(harness.snapshot.targeting.rollouts["banner"] != nil)
+    }
+
+    @Test func aHeldCommandIsMadeAsItsAuthorOnceAnotherApprovesIt() throws {
+        var settings = Runtime.Settings()
+        settings.approvalRequiredFor = ["rollouts"]
+        let harness = try Harness(try Self.config(), settings: settings)
+        let held = try harness.runtime.execute(Self.set("banner", to: 60), as: .person("ops")).get()
+        #expect(held.effect == .held)
+        let id = try #require(held.changeRequest?.id)
+        #expect(harness.percentage("banner") == 10)
+        // Its author cannot approve it; the scheduler is no person and is never held.
+        guard case .failure(.forbidden) = harness.runtime.execute(.changeRequest(.approve(id: id, comment: nil)), as: .person("ops")) else {
+            Issue.record("the author approved their own request"); return
+        }
+        #expect(try harness.runtime.execute(Self.set("banner", to: 20), as: .scheduler).get().effect == .changed)
+        // A second writer's approval finds its target moved: stale, and nothing changes.
+        guard case .failure(.conflict) = harness.runtime.execute(.changeRequest(.approve(id: id, comment: nil)), as: .person("lead")) else {
+            Issue.record("a stale request was made"); return
+        }
+        #expect(harness.percentage("banner") == 20)
+        #expect(try Runtime.changeRequest(id, in: harness.snapshot).status == .stale)
+
+        let again = try harness.runtime.execute(Self.set("banner", to: 60), as: .person("ops")).get()
+        let approved = try harness.runtime.execute(.changeRequest(.approve(id: try #require(again.changeRequest?.id), comment: "ok")), as: .person("lead")).get()
+        #expect(approved.changeRequest?.status == .applied)
+        #expect(harness.percentage("banner") == 60)
+        #expect(harness.snapshot.runtime.rollouts["banner"]?.document.updatedBy == "ops")
+        let actions = try harness.audit(nil).suffix(2).map { "\($0.action) \($0.actor)" }
+        #expect(actions == ["rollout.update ops", "change.approve lead"])
+    }
+
+    @Test func anApprovedRequestWaitsForItsTimeAndTheSchedulerMakesIt() throws {
+        let harness = try Harness(try Self.config())
+        let at = harness.clock.read() + 60
+        let held = try harness.runtime.execute(.changeRequest(.propose(Self.set("banner", to: 33), applyAt: at, comment: nil)), as: .person("ops")).get()
+        #expect(held.changeRequest?.status == .approved)
+        harness.runtime.runScheduledWork()
+        #expect(harness.percentage("banner") == 10)
+        harness.clock.advance(by: 61)
+        harness.runtime.runScheduledWork()
+        #expect(harness.percentage("banner") == 33)
+        #expect(try harness.audit("changes").last.map { "\($0.action) \($0.actor)" } == "change.apply scheduler")
+    }
+
+    @Test func aRequestStoredAsAnAdminWriteByTheFirstVersionIsReadAndMade() throws {
+        let config = try Self.config()
+        let clock = Clock()
+        // What the first version stored: the write as made, not a command.
+        do {
+            let first = try Harness(config, clock: clock)
+            let bound = try #require(ResourceView.version(of: .rollout("banner"), in: first.snapshot))
+            let stamp = RFC3339.string(fromSeconds: clock.read())
+            let document = JSONValue.object([
+                ("id", .number(1)), ("status", .string("pending")), ("method", .string("PUT")), ("path", .string("/admin/rollouts/banner")),
+                ("query", .object([])), ("body", .string(#"{"percentage": 70}"#)), ("boundETag", .string(bound)), ("author", .string("ops")),
+                ("createdAt", .string(stamp)), ("updatedAt", .string(stamp)), ("applyAt", .null), ("comment", .null), ("reviews", .array([])),
+                ("outcome", .null),
+            ])
+            _ = try first.store.commit(StoreChange(documents: [
+                StoredDocument(kind: ChangeRequest.kind, key: ChangeRequest.key(1), body: JSONWriter.encode(document), revision: 1, updatedAt: clock.read(), updatedBy: "ops")
+            ]))
+        }
+        let harness = try Harness(config, clock: clock)
+        let stored = try Runtime.changeRequest(1, in: harness.snapshot)
+        #expect(stored.command == CommandForm(name: "rollout.update", arguments: ["key": "banner"], body: Array(#"{"percentage": 70}"#.utf8)))
+        let approved = try harness.runtime.execute(.changeRequest(.approve(id: 1, comment: nil)), as: .person("lead")).get()
+        #expect(approved.changeRequest?.status == .applied)
+        #expect(harness.percentage("banner") == 70)
+    }
+
+    @Test func aCommandsFormReadsBackToTheSameCommand() throws {
+        let body = Array(#"{"percentage": 12.5, "description": null, "schedule": []}"#.utf8)
+        let command = try Command(CommandForm(name: "rollout.update", arguments: ["key": "banner"], body: body))
+        let form = try #require(command.form)
+        #expect(form.name == "rollout.update")
+        #expect(String(decoding: form.body, as: UTF8.self) == #"{"percentage":12.5,"description":null,"schedule":[]}"#)
+        #expect(try Command(form).form == form)
+        // A body with a mistake is refused with where it is.
+        guard case .failure(.invalid(_, let problems, _)) = Result(catching: { () throws(Refusal) in
+            try Command(CommandForm(name: "rollout.update", arguments: ["key": "banner"], body: Array("{\n\"percentage\": 101}".utf8)))
+        }) else { Issue.record("a percentage of 101 was read"); return }
+        #expect(problems.first?.location.line == 2)
+    }
+}
