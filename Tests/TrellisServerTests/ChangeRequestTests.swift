@@ -22,6 +22,14 @@ import TrellisTesting
 
     static let lead = ServedBinary.approveToken
 
+    /// Approves or rejects change request `id` as the version the reviewer just read.
+    static func review(
+        _ server: ServedBinary, _ id: String, _ verb: String, token: String? = ServedBinary.writeToken, body: String? = nil
+    ) throws -> WireResponse {
+        let etag = try server.request("GET", "/admin/changes/\(id)").header("ETag") ?? ""
+        return try server.request("POST", "/admin/changes/\(id)/\(verb)", token: token, headers: ["If-Match": etag], body: body)
+    }
+
     @Test func aWriteWaitsForASecondTokensApproval() throws {
         let server = try Self.served()
         let held = try server.request("PUT", "/admin/rollouts/banner", body: #"{"percentage": 40}"#)
@@ -33,8 +41,8 @@ import TrellisTesting
         #expect(try server.request("GET", "/admin/rollouts/banner").json["percentage"]?.number == 10)
 
         // A writer cannot approve; the approver can, and the write is made as its author.
-        #expect(try server.request("POST", "/admin/changes/\(id)/approve").status == 403)
-        let approved = try server.request("POST", "/admin/changes/\(id)/approve", token: Self.lead, body: #"{"comment": "ok"}"#)
+        #expect(try Self.review(server, id, "approve").status == 403)
+        let approved = try Self.review(server, id, "approve", token: Self.lead, body: #"{"comment": "ok"}"#)
         #expect(approved.status == 200)
         #expect(approved.json["status"]?.string == "applied")
         #expect(approved.json["reviews"]?[0]?["by"]?.string == "lead")
@@ -44,7 +52,7 @@ import TrellisTesting
         let audit = try server.request("GET", "/admin/audit?limit=2").json["entries"]?.array ?? []
         #expect(audit.compactMap { $0["action"]?.string } == ["rollout.update", "change.approve"])
         #expect(audit.compactMap { $0["actor"]?.string } == ["ops-bot", "lead"])
-        #expect(try server.request("POST", "/admin/changes/\(id)/approve", token: Self.lead).status == 409)
+        #expect(try Self.review(server, id, "approve", token: Self.lead).status == 409)
 
         // Held requests survive a restart, as everything acknowledged does.
         let second = try server.request("PUT", "/admin/rollouts/banner", body: #"{"percentage": 45}"#)
@@ -60,16 +68,16 @@ import TrellisTesting
         let own = try server.request("POST", "/admin/rollouts/banner/kill", token: Self.lead)
         #expect(own.status == 202)
         let id = try #require(own.json["id"]?.number).formatted()
-        let refused = try server.request("POST", "/admin/changes/\(id)/approve", token: Self.lead)
+        let refused = try Self.review(server, id, "approve", token: Self.lead)
         #expect(refused.status == 403)
         #expect(refused.json["detail"]?.string?.contains("another token") == true)
         #expect(try server.request("GET", "/admin/rollouts/banner").json["enabled"]?.bool == true)
 
         let mine = try server.request("PUT", "/admin/rollouts/banner", body: #"{"percentage": 11}"#)
         let mineID = try #require(mine.json["id"]?.number).formatted()
-        let rejected = try server.request("POST", "/admin/changes/\(mineID)/reject", token: Self.lead, body: #"{"comment": "no"}"#)
+        let rejected = try Self.review(server, mineID, "reject", token: Self.lead, body: #"{"comment": "no"}"#)
         #expect(rejected.json["status"]?.string == "rejected")
-        #expect(try server.request("POST", "/admin/changes/\(mineID)/approve", token: Self.lead).status == 409)
+        #expect(try Self.review(server, mineID, "approve", token: Self.lead).status == 409)
         #expect(try server.request("GET", "/admin/rollouts/banner").json["percentage"]?.number == 10)
     }
 
@@ -79,10 +87,10 @@ import TrellisTesting
         let second = try server.request("POST", "/admin/rollouts/banner/kill")
         let firstID = try #require(first.json["id"]?.number).formatted()
         let secondID = try #require(second.json["id"]?.number).formatted()
-        #expect(try server.request("POST", "/admin/changes/\(secondID)/approve", token: Self.lead).status == 200)
+        #expect(try Self.review(server, secondID, "approve", token: Self.lead).status == 200)
         // The first was made against the rollout before the kill: approving it would undo a change
         // nobody reviewed together with it.
-        let stale = try server.request("POST", "/admin/changes/\(firstID)/approve", token: Self.lead)
+        let stale = try Self.review(server, firstID, "approve", token: Self.lead)
         #expect(stale.status == 409)
         #expect(stale.json["detail"]?.string?.contains("stale") == true)
         #expect(try server.request("GET", "/admin/changes/\(firstID)").json["status"]?.string == "stale")
@@ -99,7 +107,7 @@ import TrellisTesting
             body: #"{"method": "PUT", "path": "/admin/rollouts/banner", "body": {"percentage": 70}, "applyAt": "\#(later)"}"#)
         #expect(held.status == 202)
         let id = try #require(held.json["id"]?.number).formatted()
-        let approved = try server.request("POST", "/admin/changes/\(id)/approve", token: Self.lead)
+        let approved = try Self.review(server, id, "approve", token: Self.lead)
         #expect(approved.json["status"]?.string == "approved")  // it waits for its time
         #expect(try server.request("GET", "/admin/rollouts/banner").json["percentage"]?.number == 10)
 
@@ -113,8 +121,8 @@ import TrellisTesting
         // An approved request waiting for its time can still be rejected; null takes applyAt away.
         #expect(try server.request("PUT", "/admin/changes/\(id)", body: #"{"applyAt": null}"#).json["applyAt"]?.isNull == true)
         #expect(try server.request("PUT", "/admin/changes/\(id)", body: #"{"applyAt": "\#(later)"}"#).status == 200)
-        #expect(try server.request("POST", "/admin/changes/\(id)/approve", token: Self.lead).json["status"]?.string == "approved")
-        let rejected = try server.request("POST", "/admin/changes/\(id)/reject", token: Self.lead)
+        #expect(try Self.review(server, id, "approve", token: Self.lead).json["status"]?.string == "approved")
+        let rejected = try Self.review(server, id, "reject", token: Self.lead)
         #expect(rejected.json["status"]?.string == "rejected")
 
         // A request whose write could not apply is refused at once, with the write's own problems.
@@ -127,13 +135,39 @@ import TrellisTesting
         #expect(try server.request("GET", "/admin/changes").json["changes"]?.array.count == 1)
     }
 
+    @Test func aReviewIsBoundToTheVersionTheReviewerRead() throws {
+        let server = try Self.served()
+        let held = try server.request("PUT", "/admin/rollouts/banner", body: #"{"percentage": 26}"#)
+        let id = try #require(held.json["id"]?.number).formatted()
+        let read = try #require(try server.request("GET", "/admin/changes/\(id)", token: Self.lead).header("ETag"))
+        // Without the version read, no decision; after an edit, the version read is not the request.
+        #expect(try server.request("POST", "/admin/changes/\(id)/approve", token: Self.lead).status == 428)
+        #expect(try server.request("PUT", "/admin/changes/\(id)", body: #"{"body": {"percentage": 100}}"#).status == 200)
+        let approved = try server.request("POST", "/admin/changes/\(id)/approve", token: Self.lead, headers: ["If-Match": read])
+        #expect(approved.status == 412)
+        #expect(try server.request("GET", "/admin/rollouts/banner").json["percentage"]?.number == 10)
+    }
+
+    @Test func aTargetingWriteThatChangesAGuardedRolloutIsHeld() throws {
+        let server = try Self.served(admin: #""approvalRequiredFor": ["rollouts/banner"]"#)
+        let document = try server.request("GET", "/admin/targeting")
+        var text = document.text
+        text = text.replacingOccurrences(of: #""percentage" : 10"#, with: #""percentage" : 90"#)
+        text = text.replacingOccurrences(of: #""percentage": 10"#, with: #""percentage": 90"#)
+        let held = try server.request("PUT", "/admin/targeting", body: text)
+        #expect(held.status == 202)
+        #expect(try server.request("GET", "/admin/rollouts/banner").json["percentage"]?.number == 10)
+        // A document that leaves the guarded rollout alone is made at once.
+        #expect(try server.request("PUT", "/admin/targeting", body: document.text).status == 200)
+    }
+
     @Test func onlyTheResourcesNamedNeedApprovalAndAScreenIsPublishedThroughOne() throws {
         let server = try Self.served(admin: #""approvalRequiredFor": ["screens/home"]"#)
         #expect(try server.request("PUT", "/admin/rollouts/banner", body: #"{"percentage": 12}"#).status == 200)
         let held = try server.request("PUT", "/admin/screens/home", body: AdminFlowTests.screen("Reviewed"))
         #expect(held.status == 202)
         let id = try #require(held.json["id"]?.number).formatted()
-        #expect(try server.request("POST", "/admin/changes/\(id)/approve", token: Self.lead).status == 200)
+        #expect(try Self.review(server, id, "approve", token: Self.lead).status == 200)
         let screen = try server.request("GET", "/v1/screens/home?user=u1", token: nil)
         #expect(screen.text.contains("Reviewed"))
     }

@@ -39,6 +39,8 @@ import TrellisTargeting
         }
 
         var snapshot: Snapshot { runtime.state.published.snapshot }
+        /// The version of change request `id` a reviewer reads.
+        func read(_ id: Int) -> VersionCondition { .version(ResourceView.version(of: .changeRequest(id), in: snapshot)) }
         func percentage(_ key: String) -> Double? { snapshot.targeting.rollouts[key].map { Double($0.percentage.basisPoints) / 100 } }
         func audit(_ resource: String?) throws -> [AuditDraft] { try store.audit(AuditQuery(resource: resource)).map(\.draft) }
     }
@@ -106,19 +108,20 @@ import TrellisTargeting
         let id = try #require(held.changeRequest?.id)
         #expect(harness.percentage("banner") == 10)
         // Its author cannot approve it; the scheduler is no person and is never held.
-        guard case .failure(.forbidden) = harness.runtime.execute(.changeRequest(.approve(id: id, comment: nil)), as: .person("ops")) else {
+        guard case .failure(.forbidden) = harness.runtime.execute(.changeRequest(.approve(id: id, comment: nil)), as: .person("ops"), ifMatch: harness.read(id)) else {
             Issue.record("the author approved their own request"); return
         }
         #expect(try harness.runtime.execute(Self.set("banner", to: 20), as: .scheduler).get().effect == .changed)
         // A second writer's approval finds its target moved: stale, and nothing changes.
-        guard case .failure(.conflict) = harness.runtime.execute(.changeRequest(.approve(id: id, comment: nil)), as: .person("lead")) else {
+        guard case .failure(.conflict) = harness.runtime.execute(.changeRequest(.approve(id: id, comment: nil)), as: .person("lead"), ifMatch: harness.read(id)) else {
             Issue.record("a stale request was made"); return
         }
         #expect(harness.percentage("banner") == 20)
         #expect(try Runtime.changeRequest(id, in: harness.snapshot).status == .stale)
 
         let again = try harness.runtime.execute(Self.set("banner", to: 60), as: .person("ops")).get()
-        let approved = try harness.runtime.execute(.changeRequest(.approve(id: try #require(again.changeRequest?.id), comment: "ok")), as: .person("lead")).get()
+        let againID = try #require(again.changeRequest?.id)
+        let approved = try harness.runtime.execute(.changeRequest(.approve(id: againID, comment: "ok")), as: .person("lead"), ifMatch: harness.read(againID)).get()
         #expect(approved.changeRequest?.status == .applied)
         #expect(harness.percentage("banner") == 60)
         #expect(harness.snapshot.runtime.rollouts["banner"]?.document.updatedBy == "ops")
@@ -160,7 +163,7 @@ import TrellisTargeting
         let harness = try Harness(config, clock: clock)
         let stored = try Runtime.changeRequest(1, in: harness.snapshot)
         #expect(stored.command == CommandForm(name: "rollout.update", arguments: ["key": "banner"], body: Array(#"{"percentage": 70}"#.utf8)))
-        let approved = try harness.runtime.execute(.changeRequest(.approve(id: 1, comment: nil)), as: .person("lead")).get()
+        let approved = try harness.runtime.execute(.changeRequest(.approve(id: 1, comment: nil)), as: .person("lead"), ifMatch: harness.read(1)).get()
         #expect(approved.changeRequest?.status == .applied)
         #expect(harness.percentage("banner") == 70)
     }

@@ -201,8 +201,7 @@ extension Problem {
             self.init(
                 .preconditionFailed,
                 "If-Match does not name the current version (\(current ?? "none")); it changed since you read it. Nothing changed; read it again and retry")
-        case .versionRequired:
-            self.init(.preconditionRequired, "this server requires If-Match on writes: send the ETag of your last GET")
+        case .versionRequired(let reason): self.init(.preconditionRequired, reason)
         case .invalid(let detail, let diagnostics, let source):
             self = diagnostics.isEmpty ? Problem(.unprocessableContent, detail) : .invalid(detail, diagnostics, source: source, status: .unprocessableContent)
         case .malformed(let detail, let diagnostics, let source):

@@ -178,6 +178,14 @@ extension WebhookCommand {
 }
 
 extension ChangeRequestCommand {
+    /// An approval or a rejection: bound to the version of the request the reviewer read.
+    var isReview: Bool {
+        switch self {
+        case .approve, .reject: true
+        case .propose, .edit, .withdraw: false
+        }
+    }
+
     var id: Int? {
         switch self {
         case .propose: nil

@@ -11,8 +11,9 @@ enum Refusal: Error, Sendable {
     /// The writer named a version of its target that is not the current one (`current`, nil when
     /// the target does not exist).
     case versionMismatch(current: String?)
-    /// The server requires every write to name the version it was made against.
-    case versionRequired
+    /// The command must name the version of its target it was made against (the server requires
+    /// it of every write, or the command is a review); why.
+    case versionRequired(String)
     /// The command's own values are not valid: every problem, with where it is.
     case invalid(String, [Diagnostic], source: String?)
     /// The command's body is not even well-formed (not JSON): where it breaks.
@@ -39,7 +40,7 @@ enum Refusal: Error, Sendable {
             .storeUnreachable(let detail), .storeUnreadable(let detail):
             detail
         case .versionMismatch(let current): "its target is at another version (\(current ?? "none"))"
-        case .versionRequired: "it names no version of its target"
+        case .versionRequired(let reason): reason
         case .invalid(let detail, _, _), .malformed(let detail, _, _): detail
         case .rejected(let error), .stillInUse(let error): error.errors.first?.description ?? "the change does not validate"
         }

@@ -24,6 +24,10 @@ extension Runtime {
             }
             let id = command.id ?? 0
             let change = try Self.changeRequest(id, in: state.published.snapshot)
+            if command.isReview, ifMatch == nil || ifMatch?.isMissing == true {
+                // What is approved is what the reviewer read: an edit after it makes another version.
+                throw .versionRequired("a review names the version of the change request it approves or rejects: send its ETag as If-Match")
+            }
             try checkVersion(ifMatch, current: ResourceView.version(of: .changeRequest(id), in: state.published.snapshot))
             switch command {
             case .propose: preconditionFailure("handled above")
@@ -58,7 +62,7 @@ extension Runtime {
         let now = state.clock()
         let bound = ResourceView.version(of: command.target, in: snapshot)
         if let ifMatch, !ifMatch.isMissing, !ifMatch.accepts(bound) { throw .versionMismatch(current: bound) }
-        let needsApproval = settings.needsApproval(command.resource)
+        let needsApproval = self.needsApproval(command)
         var change = ChangeRequest(
             id: (Self.changeRequests(in: snapshot).map(\.id).max() ?? 0) + 1, command: form, boundVersion: bound, author: actor.name,
             createdAt: now, updatedAt: now, applyAt: applyAt, comment: comment, status: needsApproval ? .pending : .approved)
@@ -86,7 +90,7 @@ extension Runtime {
         if let applyAt = edit.applyAt { edited.applyAt = applyAt }
         if let comment = edit.comment { edited.comment = comment }
         edited.reviews = []
-        edited.status = settings.needsApproval(command.resource) ? .pending : .approved
+        edited.status = needsApproval(command) ? .pending : .approved
         edited.boundVersion = ResourceView.version(of: command.target, in: state.published.snapshot)
         try check(command, bound: edited.boundVersion, author: change.author)
         return try record(edited, from: change, action: "change.edit", actor: actor.name)

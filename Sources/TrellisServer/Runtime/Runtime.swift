@@ -64,10 +64,34 @@ final class Runtime: Sendable {
     /// from there).
     func executeOnWriteQueue(_ command: Command, as actor: Actor, ifMatch: VersionCondition?) -> Result<Outcome, Refusal> {
         dispatchPrecondition(condition: .onQueue(control.writeQueue))
-        if actor.isPerson, let form = command.form, settings.needsApproval(command.resource) {
+        if actor.isPerson, let form = command.form, needsApproval(command) {
             return hold(command, form: form, as: actor, ifMatch: ifMatch)
         }
         return make(command, as: actor, ifMatch: ifMatch)
+    }
+
+    /// Whether a person's `command` is held for approval: decided by every resource it would change
+    /// — the rollouts, experiments, rules, screens and routes its plan writes — whatever it is
+    /// called, so a rollout that needs approval needs it through the whole targeting document too.
+    func needsApproval(_ command: Command) -> Bool {
+        guard settings.requireApproval || !settings.approvalRequiredFor.isEmpty else { return false }
+        if settings.needsApproval(command.resource) { return true }
+        // A command that cannot be planned is refused when it is made; nothing to hold.
+        guard let plan = try? plan(command, in: state.published.snapshot, actor: "-", ifMatch: nil) else { return false }
+        return Self.resources(changedBy: plan.change).contains(where: settings.needsApproval)
+    }
+
+    /// The resources a change writes, as `admin.approvalRequiredFor` names them.
+    static func resources(changedBy change: StoreChange) -> Set<String> {
+        var resources = Set(change.documents.map { "\($0.kind)s/\($0.key)" })
+        for head in change.heads {
+            switch head.screen {
+            case Revisioned.routeTable.name: resources.insert("routes")
+            case Revisioned.targeting.name: resources.insert("targeting")
+            default: resources.insert("screens/" + head.screen)
+            }
+        }
+        return resources
     }
 
     /// Plans `command` over the snapshot in force and publishes it (with `alongside` in the same
@@ -127,7 +151,7 @@ final class Runtime: Sendable {
     /// (nil: it does not exist), or — when the server requires one — that names none.
     func checkVersion(_ ifMatch: VersionCondition?, current: String?) throws(Refusal) {
         guard let ifMatch else { return }
-        if ifMatch.isMissing { throw .versionRequired }
+        if ifMatch.isMissing { throw .versionRequired("this server requires If-Match on writes: send the ETag of your last GET") }
         guard ifMatch.accepts(current) else { throw .versionMismatch(current: current) }
     }
 }
