@@ -20,10 +20,10 @@ extension AuthoringSchema {
             var defs: [(String, JSONValue)] = []
             defs += nodeDefinitions(NodeSet(suffix: "", types: types.map(\.name), purpose: "A node"))
             // Where only some types may stand, looking through Rules and Experiments (ScreenDecoder's
-            // `componentTypes`): the children of a type with `allowedChildren`, and fallbacks.
+            // `componentKinds`): the children of a type with `allowedChildren`, and fallbacks.
             for type in types {
                 if let allowed = type.allowedChildren {
-                    defs += nodeDefinitions(NodeSet(suffix: ".in\(type.name)", types: allowed.sorted(), purpose: "A subview of \(type.name)"))
+                    defs += nodeDefinitions(NodeSet(suffix: ".in\(type.name)", types: allowed.map(\.name).sorted(), purpose: "A subview of \(type.name)"))
                 }
             }
             for introduced in Set(types.map(\.introduced)).sorted() where types.contains(where: { $0.introduced < introduced }) {
@@ -92,7 +92,7 @@ extension AuthoringSchema {
             if values.values.contains(where: \.required) || !type.oneValueOf.isEmpty { required.append("values") }
             members.append(("values", group(values, of: type, kind: "values")))
             members.append(("style", ref("style")))
-            if type.name == "Pins" {
+            if type.kind == .pins {
                 required.append("pins")
                 members += pinMembers
             }
@@ -113,7 +113,7 @@ extension AuthoringSchema {
             return described(description(of: type), closedObject(required: required, members))
         }
 
-        /// A Pins container's `pins`, `align` and `metrics` (docs/screens.md, "Pins").
+        /// A Pins container's `pins`, `align` and `metrics` (docs/screens.md#pins-3).
         private var pinMembers: [(String, JSONValue)] {
             let string = object([("type", .string("string")), ("minLength", .number(1)), ("maxLength", .number(Double(VisualFormat.Limits.maximumLength)))])
             return [
@@ -139,10 +139,10 @@ extension AuthoringSchema {
             switch type.children {
             case .none: text += "; no subviews"
             case .one: text += "; exactly one subview"
-            case .many: text += type.allowedChildren.map { "; subviews: only \($0.sorted().joined(separator: ", "))" } ?? "; any number of subviews"
+            case .many: text += type.allowedChildren.map { "; subviews: only \($0.map(\.name).sorted().joined(separator: ", "))" } ?? "; any number of subviews"
             }
             if !type.oneValueOf.isEmpty { text += "; exactly one of the values \(type.oneValueOf.joined(separator: ", "))" }
-            if let fallback = type.defaultFallback { text += "; default fallback \(fallback)" }
+            if let fallback = type.defaultFallback { text += "; default fallback \(fallback.name)" }
             return text + "."
         }
 

@@ -1,9 +1,9 @@
 extension ComponentRegistry {
     /// The words every screen document is written in — its keys, component types, property and
-    /// value names, action kinds and enumerated choices — spelled as authors write them
-    /// (`"type": "Text"`), for zlib's preset dictionary: a document of a few kilobytes, deflated on
-    /// its own, spells each word out once before it can refer back to it; given these, it refers
-    /// to them from its first line. Nothing of any one catalogue: the same for every catalogue on
+    /// value names, action kinds and enumerated choices — spelled as authors write them (`"type": `
+    /// then a kind's name, quoted), for zlib's preset dictionary: a document of a few kilobytes,
+    /// deflated on its own, spells each word out once before it can refer back to it; given these,
+    /// it refers to them from its first line. Nothing of any one catalogue: the same for every catalogue on
     /// the same registry. The most common words come last, the nearest to every document.
     public var documentVocabulary: [UInt8] {
         var words: [String] = []

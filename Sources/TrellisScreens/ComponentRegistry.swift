@@ -23,12 +23,15 @@ public final class ComponentType: Sendable {
         case one
     }
 
-    public let name: String
+    /// What the type is: what the layout, the previews and the client formats switch over.
+    public let kind: ComponentKind
+    /// The kind's name, as a screen's `type` spells it.
+    public var name: String { kind.name }
     /// The schema version this type appeared in; older clients get its fallback.
     public let introduced: Int
     public let children: Children
     /// When non-nil, only these types may appear directly under this one.
-    public let allowedChildren: Set<String>?
+    public let allowedChildren: Set<ComponentKind>?
     public let properties: [String: PropertySpec]
     public let values: [String: PropertySpec]
     /// The names of the required properties and values, sorted: what every component of the type is
@@ -41,13 +44,13 @@ public final class ComponentType: Sendable {
     /// Exactly one of these values must be present (e.g. an image's source).
     public let oneValueOf: [String]
     /// The type that stands in for this one on clients too old for it, keeping the subviews.
-    public let defaultFallback: String?
+    public let defaultFallback: ComponentKind?
 
     init(
-        name: String, introduced: Int, children: Children, allowedChildren: Set<String>?, properties: [String: PropertySpec],
-        values: [String: PropertySpec], oneValueOf: [String], defaultFallback: String?
+        kind: ComponentKind, introduced: Int, children: Children, allowedChildren: Set<ComponentKind>?,
+        properties: [String: PropertySpec], values: [String: PropertySpec], oneValueOf: [String], defaultFallback: ComponentKind?
     ) {
-        self.name = name
+        self.kind = kind
         self.introduced = introduced
         self.children = children
         self.allowedChildren = allowedChildren
@@ -77,7 +80,11 @@ public struct ComponentRegistry: Sendable {
         table = NameTable(self.types)
     }
 
+    /// The type a screen's `type` names; nil for a name the registry does not know.
     public subscript(name: String) -> ComponentType? { table[name] }
+
+    /// The type of a kind; nil when the registry leaves the kind out.
+    public subscript(kind: ComponentKind) -> ComponentType? { table[kind.name] }
 
     /// Properties every view accepts: box decoration and size.
     static let commonProperties: [String: PropertySpec] = [
@@ -120,88 +127,110 @@ public struct ComponentRegistry: Sendable {
     ]
 
     private static func type(
-        _ name: String, since introduced: Int = 1, children: ComponentType.Children = .none,
-        allowedChildren: Set<String>? = nil, properties: [String: PropertySpec] = [:],
-        values: [String: PropertySpec] = [:], oneValueOf: [String] = [], defaultFallback: String? = nil
+        _ kind: ComponentKind, since introduced: Int = 1, children: ComponentType.Children = .none,
+        allowedChildren: Set<ComponentKind>? = nil, properties: [String: PropertySpec] = [:],
+        values: [String: PropertySpec] = [:], oneValueOf: [String] = [], defaultFallback: ComponentKind? = nil
     ) -> ComponentType {
         ComponentType(
-            name: name, introduced: introduced, children: children, allowedChildren: allowedChildren,
+            kind: kind, introduced: introduced, children: children, allowedChildren: allowedChildren,
             properties: commonProperties.merging(properties) { $1 }, values: values, oneValueOf: oneValueOf,
             defaultFallback: defaultFallback)
     }
 
-    /// The vocabulary Trellis ships.
-    public static let standard = ComponentRegistry([
-        type(
-            "Text",
-            properties: [
-                "font": PropertySpec(.oneOf(textStyles)), "fontSize": PropertySpec(.number(1...512)),
-                "weight": PropertySpec(.oneOf(weights)), "alignment": PropertySpec(.oneOf(horizontalAlignments)),
-                "lineLimit": PropertySpec(.integer(1...1000)), "lineHeight": PropertySpec(.number(0.5...4)),
-            ],
-            values: ["text": PropertySpec(.string, required: true)]),
-        type(
-            "Image",
-            properties: ["contentMode": PropertySpec(.oneOf(["fit", "fill"])), "aspectRatio": PropertySpec(.number(0.01...100))],
-            values: [
-                "imageUrl": PropertySpec(.url), "systemIconName": PropertySpec(.nonEmptyString),
-                "localImageName": PropertySpec(.nonEmptyString),
-            ],
-            oneValueOf: ["imageUrl", "systemIconName", "localImageName"]),
-        type(
-            "HStack", children: .many,
-            properties: [
-                "spacing": PropertySpec(PropertyType.nonNegative), "verticalAlignment": PropertySpec(.oneOf(verticalAlignments)),
-            ]),
-        type(
-            "VStack", children: .many,
-            properties: [
-                "spacing": PropertySpec(PropertyType.nonNegative),
-                "horizontalAlignment": PropertySpec(.oneOf(horizontalAlignments)),
-            ]),
-        type("ZStack", children: .many, properties: ["alignment": PropertySpec(.oneOf(zAlignments))]),
-        type(
-            "List", children: .many,
-            properties: [
-                "spacing": PropertySpec(PropertyType.nonNegative), "separators": PropertySpec(.bool),
-                "style": PropertySpec(.oneOf(["plain", "grouped", "inset"])),
-            ]),
-        type("Rectangle"),
-        type("Circle"),
-        type("Spacer", properties: ["minLength": PropertySpec(PropertyType.nonNegative)]),
-        type("Divider", properties: ["thickness": PropertySpec(.number(0.1...100))]),
-        type(
-            "Button", since: 2,
-            properties: ["style": PropertySpec(.oneOf(["primary", "secondary", "plain", "destructive"]))],
-            values: ["title": PropertySpec(.nonEmptyString, required: true)]),
-        type(
-            "ScrollView", since: 2, children: .many,
-            properties: ["axis": PropertySpec(.oneOf(["vertical", "horizontal"])), "spacing": PropertySpec(PropertyType.nonNegative)],
-            defaultFallback: "VStack"),
-        type(
-            "TabBar", since: 2, children: .many, allowedChildren: ["Tab"],
-            properties: ["selectedIndex": PropertySpec(.integer(0...20)), "tintColor": PropertySpec(.color)],
-            defaultFallback: "VStack"),
-        type(
-            "Tab", since: 2, children: .one,
-            values: ["title": PropertySpec(.nonEmptyString, required: true), "icon": PropertySpec(.nonEmptyString)],
-            defaultFallback: "VStack"),
-        type(
-            "Navigation", since: 2, children: .one,
-            properties: ["titleDisplayMode": PropertySpec(.oneOf(["large", "inline"]))],
-            values: ["title": PropertySpec(.string, required: true)],
-            defaultFallback: "VStack"),
-        type(
-            "Carousel", since: 2, children: .many,
-            properties: [
-                "spacing": PropertySpec(PropertyType.nonNegative), "itemWidth": PropertySpec(.dimension),
-                "pageIndicator": PropertySpec(.bool), "autoScrollSeconds": PropertySpec(.number(0...600)),
-            ],
-            defaultFallback: "HStack"),
-        // Places its subviews by pin strings (`pins`, `align`, `metrics`: ``PinSpec``) instead of
-        // stacking them; a client too old for it gets a VStack of the same subviews.
-        type("Pins", since: 3, children: .many, defaultFallback: "VStack"),
-    ])
+    /// The vocabulary Trellis ships: one type for every kind.
+    public static let standard = ComponentRegistry(ComponentKind.allCases.map(standardType))
+
+    /// The type Trellis ships for `kind`.
+    private static func standardType(_ kind: ComponentKind) -> ComponentType {
+        switch kind {
+        case .text:
+            type(
+                kind,
+                properties: [
+                    "font": PropertySpec(.oneOf(textStyles)), "fontSize": PropertySpec(.number(1...512)),
+                    "weight": PropertySpec(.oneOf(weights)), "alignment": PropertySpec(.oneOf(horizontalAlignments)),
+                    "lineLimit": PropertySpec(.integer(1...1000)), "lineHeight": PropertySpec(.number(0.5...4)),
+                ],
+                values: ["text": PropertySpec(.string, required: true)])
+        case .image:
+            type(
+                kind,
+                properties: ["contentMode": PropertySpec(.oneOf(["fit", "fill"])), "aspectRatio": PropertySpec(.number(0.01...100))],
+                values: [
+                    "imageUrl": PropertySpec(.url), "systemIconName": PropertySpec(.nonEmptyString),
+                    "localImageName": PropertySpec(.nonEmptyString),
+                ],
+                oneValueOf: ["imageUrl", "systemIconName", "localImageName"])
+        case .hStack:
+            type(
+                kind, children: .many,
+                properties: [
+                    "spacing": PropertySpec(PropertyType.nonNegative), "verticalAlignment": PropertySpec(.oneOf(verticalAlignments)),
+                ])
+        case .vStack:
+            type(
+                kind, children: .many,
+                properties: [
+                    "spacing": PropertySpec(PropertyType.nonNegative),
+                    "horizontalAlignment": PropertySpec(.oneOf(horizontalAlignments)),
+                ])
+        case .zStack:
+            type(kind, children: .many, properties: ["alignment": PropertySpec(.oneOf(zAlignments))])
+        case .list:
+            type(
+                kind, children: .many,
+                properties: [
+                    "spacing": PropertySpec(PropertyType.nonNegative), "separators": PropertySpec(.bool),
+                    "style": PropertySpec(.oneOf(["plain", "grouped", "inset"])),
+                ])
+        case .rectangle:
+            type(kind)
+        case .circle:
+            type(kind)
+        case .spacer:
+            type(kind, properties: ["minLength": PropertySpec(PropertyType.nonNegative)])
+        case .divider:
+            type(kind, properties: ["thickness": PropertySpec(.number(0.1...100))])
+        case .button:
+            type(
+                kind, since: 2,
+                properties: ["style": PropertySpec(.oneOf(["primary", "secondary", "plain", "destructive"]))],
+                values: ["title": PropertySpec(.nonEmptyString, required: true)])
+        case .scrollView:
+            type(
+                kind, since: 2, children: .many,
+                properties: ["axis": PropertySpec(.oneOf(["vertical", "horizontal"])), "spacing": PropertySpec(PropertyType.nonNegative)],
+                defaultFallback: .vStack)
+        case .tabBar:
+            type(
+                kind, since: 2, children: .many, allowedChildren: [.tab],
+                properties: ["selectedIndex": PropertySpec(.integer(0...20)), "tintColor": PropertySpec(.color)],
+                defaultFallback: .vStack)
+        case .tab:
+            type(
+                kind, since: 2, children: .one,
+                values: ["title": PropertySpec(.nonEmptyString, required: true), "icon": PropertySpec(.nonEmptyString)],
+                defaultFallback: .vStack)
+        case .navigation:
+            type(
+                kind, since: 2, children: .one,
+                properties: ["titleDisplayMode": PropertySpec(.oneOf(["large", "inline"]))],
+                values: ["title": PropertySpec(.string, required: true)],
+                defaultFallback: .vStack)
+        case .carousel:
+            type(
+                kind, since: 2, children: .many,
+                properties: [
+                    "spacing": PropertySpec(PropertyType.nonNegative), "itemWidth": PropertySpec(.dimension),
+                    "pageIndicator": PropertySpec(.bool), "autoScrollSeconds": PropertySpec(.number(0...600)),
+                ],
+                defaultFallback: .hStack)
+        case .pins:
+            // Places its subviews by pin strings (`pins`, `align`, `metrics`: ``PinSpec``) instead of
+            // stacking them; a client too old for it gets a VStack of the same subviews.
+            type(kind, since: 3, children: .many, defaultFallback: .vStack)
+        }
+    }
 }
 
 /// Values by name, for the fixed vocabularies the decoder looks every member of a screen up in:

@@ -240,10 +240,10 @@ struct PinsCheck {
     static func sizing(_ node: Node) -> PinViewSizing {
         guard case .component(let component) = node else { return PinViewSizing() }
         var sizing = PinViewSizing()
-        let hasContent: Bool = switch component.type {
-        case "Text", "Button", "Image": true
-        case "Rectangle", "Circle", "Spacer", "Divider": false
-        default: !component.subviews.isEmpty
+        let hasContent: Bool = switch component.kind {
+        case .text, .button, .image: true
+        case .rectangle, .circle, .spacer, .divider: false
+        case .hStack, .vStack, .zStack, .list, .scrollView, .tabBar, .tab, .navigation, .carousel, .pins: !component.subviews.isEmpty
         }
         if hasContent {
             sizing.intrinsicWidth = 100

@@ -157,7 +157,7 @@ struct ParameterWalk {
     /// `component` with its own properties and values visited; its subviews as they are.
     func members(of component: ResolvedComponent, at path: JSONPath) throws(ParameterError) -> ResolvedComponent {
         var component = component
-        let type = registry[component.type]
+        let type = registry[component.kind]
         component.properties = try members(component.properties, type?.properties, at: path.appending("properties"))
         component.values = try members(component.values, type?.values, at: path.appending("values"))
         return component

@@ -84,13 +84,14 @@ public struct ResolvedScreen: Sendable {
     }
 
 
-    /// The resolved wire format:
+    /// The resolved wire format, with each component type's name (a ``ComponentKind``) in quotes
+    /// where the sketch leaves them bare:
     ///
-    /// ```json
+    /// ```
     /// {"id": "home", "revision": 3, "schemaVersion": 1, "title": "Home", "metadata": {…},
     ///  "assignments": {"experiments": {"home-hero": "big"}, "rollouts": {"gold-banner": true}},
-    ///  "replaced": [{"id": "deals-carousel", "type": "Carousel", "how": "fallback", "replacement": "HStack"}],
-    ///  "root": {"type": "VStack", …}}
+    ///  "replaced": [{"id": "deals-carousel", "type": Carousel, "how": "fallback", "replacement": HStack}],
+    ///  "root": {"type": VStack, …}}
     /// ```
     ///
     /// `title` and `metadata` are left out when absent; `assignments` (both members) and `replaced`
@@ -140,7 +141,7 @@ extension ResolvedScreen.Replacement {
 /// A component a client renders: DrivenUI's `type` / `properties` / `values` / `subviews`, with
 /// the `id` and `metadata` the author gave. No rules, experiments or fallbacks are left in it.
 public struct ResolvedComponent: Sendable {
-    public var type: String
+    public var kind: ComponentKind
     public var id: String?
     public var properties: [JSONMember]
     public var values: [JSONMember]
@@ -153,11 +154,11 @@ public struct ResolvedComponent: Sendable {
     public var pins: PinSpec?
 
     public init(
-        type: String, id: String? = nil, properties: [JSONMember] = [], values: [JSONMember] = [],
+        kind: ComponentKind, id: String? = nil, properties: [JSONMember] = [], values: [JSONMember] = [],
         subviews: [ResolvedComponent] = [], metadata: [JSONMember] = [], style: [JSONMember] = [],
         pins: PinSpec? = nil
     ) {
-        self.type = type
+        self.kind = kind
         self.id = id
         self.properties = properties
         self.values = values
@@ -166,6 +167,10 @@ public struct ResolvedComponent: Sendable {
         self.style = style
         self.pins = pins
     }
+
+    /// The kind's name, as the resolved format's `type` spells it (for encoding; what depends on
+    /// the kind switches over ``kind``).
+    public var type: String { kind.name }
 
     /// Keys in the order `type`, `id`, `properties`, `values`, `style`, pins, `subviews`, `metadata`;
     /// empty ones and a missing id are left out, as in the authoring format.

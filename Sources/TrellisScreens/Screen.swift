@@ -63,7 +63,8 @@ public struct ExperimentVariant: Sendable {
 
 /// A renderable component: DrivenUI's `type` / `properties` / `values` / `subviews`.
 public struct Component: Sendable {
-    public var type: String
+    /// What the component is, read from its `type` when the screen was decoded.
+    public var kind: ComponentKind
     public var id: String?
     /// How it looks, checked against the type's specs; authored order is kept.
     public var properties: [JSONMember]
@@ -80,11 +81,11 @@ public struct Component: Sendable {
     public var pins: PinSpec?
 
     public init(
-        type: String, id: String? = nil, properties: [JSONMember] = [], values: [JSONMember] = [],
+        kind: ComponentKind, id: String? = nil, properties: [JSONMember] = [], values: [JSONMember] = [],
         subviews: [Node] = [], fallback: Node? = nil, metadata: [JSONMember] = [], style: [JSONMember] = [],
         pins: PinSpec? = nil
     ) {
-        self.type = type
+        self.kind = kind
         self.id = id
         self.properties = properties
         self.values = values
@@ -94,4 +95,8 @@ public struct Component: Sendable {
         self.style = style
         self.pins = pins
     }
+
+    /// The kind's name, as the document's `type` spells it (for encoding and for reports; what
+    /// depends on the kind switches over ``kind``).
+    public var type: String { kind.name }
 }

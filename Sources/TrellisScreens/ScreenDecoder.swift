@@ -211,7 +211,7 @@ private struct TreeWalk {
             collector.report("unknown component type \"\(typeName)\"; known types: Rule, Experiment, Template, \(known)", at: path.appending("type"), value["type"]!)
             return nil
         }
-        let isPins = type.name == "Pins"
+        let isPins = type.kind == .pins
         let keys = isPins ? Self.pinsKeys : Self.componentKeys
         guard let object = collector.object(value, at: path, allowedKeys: keys) else { return nil }
         if type.introduced > schemaVersion {
@@ -236,7 +236,7 @@ private struct TreeWalk {
             if pins == nil { return nil }
         }
         return Component(
-            type: type.name, id: id, properties: properties, values: values, subviews: subviews, fallback: fallback,
+            kind: type.kind, id: id, properties: properties, values: values, subviews: subviews, fallback: fallback,
             metadata: metadata ?? [], style: style ?? [], pins: pins)
     }
 
@@ -316,9 +316,9 @@ private struct TreeWalk {
             let elementPath = subviewsPath.appending(index)
             guard let child = node(element, at: elementPath) else { continue }
             if let allowed = type.allowedChildren {
-                for componentType in Self.componentTypes(child) where !allowed.contains(componentType) {
+                for kind in Self.componentKinds(child) where !allowed.contains(kind) {
                     collector.report(
-                        "\(type.name) may contain only \(allowed.sorted().joined(separator: ", ")), not \(componentType)",
+                        "\(type.name) may contain only \(allowed.map(\.name).sorted().joined(separator: ", ")), not \(kind.name)",
                         at: elementPath, element)
                 }
             }
@@ -330,22 +330,22 @@ private struct TreeWalk {
     /// A fallback must be a component an older client can render: one that is older than `type`.
     private mutating func fallbackNode(_ value: JSONValue, for type: ComponentType, at path: JSONPath) -> Node? {
         guard let fallback = node(value, at: path) else { return nil }
-        for name in Self.componentTypes(fallback) {
-            if let fallbackType = registry[name], fallbackType.introduced >= type.introduced {
+        for kind in Self.componentKinds(fallback) {
+            if let fallbackType = registry[kind], fallbackType.introduced >= type.introduced {
                 collector.report(
-                    "a fallback for \(type.name) (schema version \(type.introduced)) must be older; \(name) is version \(fallbackType.introduced)",
+                    "a fallback for \(type.name) (schema version \(type.introduced)) must be older; \(kind.name) is version \(fallbackType.introduced)",
                     at: path, value)
             }
         }
         return fallback
     }
 
-    /// The component types a node can turn into, looking through rules and experiments.
-    private static func componentTypes(_ node: Node) -> [String] {
+    /// The component kinds a node can turn into, looking through rules and experiments.
+    private static func componentKinds(_ node: Node) -> [ComponentKind] {
         switch node {
-        case .component(let c): [c.type]
-        case .rule(_, _, let then, let otherwise): componentTypes(then) + (otherwise.map(componentTypes) ?? [])
-        case .experiment(_, _, let variants): variants.flatMap { $0.node.map(componentTypes) ?? [] }
+        case .component(let c): [c.kind]
+        case .rule(_, _, let then, let otherwise): componentKinds(then) + (otherwise.map(componentKinds) ?? [])
+        case .experiment(_, _, let variants): variants.flatMap { $0.node.map(componentKinds) ?? [] }
         }
     }
 

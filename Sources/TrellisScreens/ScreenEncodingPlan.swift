@@ -216,7 +216,7 @@ extension ScreenEncodingPlan {
             // A fallback is shown only to a client too old for the type; then what it decides or
             // takes would decide what the replacement is, which a plan does not follow.
             if fallbackPoints > 0 || component.fallback.map(takesParameters) ?? false,
-                let type = registry[component.type], type.introduced > schemaVersion
+                let type = registry[component.kind], type.introduced > schemaVersion
             {
                 return nil
             }
@@ -227,14 +227,14 @@ extension ScreenEncodingPlan {
                 return .fixed(resolved.map { $0.encodedJSON() }, replaced: replaced)
             }
             var outline = component
-            if !outline.subviews.isEmpty { outline.subviews = [.component(Component(type: Self.standIn))] }
+            if !outline.subviews.isEmpty { outline.subviews = [.component(Component(kind: .spacer, id: Self.standIn))] }
             let (resolved, replaced) = resolveAlone(outline, at: path)
             guard let resolved else {
                 point += subviewPoints
                 return .fixed(nil, replaced: replaced)
             }
             var subviews: [Part] = []
-            if resolved.subviews.count == 1, resolved.subviews[0].type == Self.standIn {
+            if resolved.subviews.count == 1, resolved.subviews[0].id == Self.standIn {
                 for (index, child) in component.subviews.enumerated() {
                     guard let part = part(child, at: path.appending("subviews").appending(index)) else { return nil }
                     subviews.append(part)
@@ -292,10 +292,11 @@ extension ScreenEncodingPlan {
             return (resolved, walk.replaced)
         }
 
-        /// A component type no registry knows, so the resolver keeps it as written; the private-use
-        /// character keeps it from being any authored type.
+        /// The id of the stand-in: a Spacer, which every schema version renders, so the resolver
+        /// keeps it as written; the private-use character keeps the id from being any authored one
+        /// (ids are `[A-Za-z0-9_.-]`).
         static let standIn = "\u{F8FF}subviews"
-        static let standInSubviews = Array(",\"subviews\":[{\"type\":\"\(standIn)\"}]".utf8)
+        static let standInSubviews = Array(",\"subviews\":[{\"type\":\"\(ComponentKind.spacer.name)\",\"id\":\"\(standIn)\"}]".utf8)
 
         /// Where `needle` is in `bytes`, when it is there exactly once.
         static func range(of needle: [UInt8], in bytes: [UInt8]) -> Range<Int>? {

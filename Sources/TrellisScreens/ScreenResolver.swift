@@ -315,16 +315,16 @@ struct ResolveWalk {
     }
 
     private mutating func resolve(_ component: Component, at path: JSONPath) -> ResolvedComponent? {
-        let registered = registry[component.type]
+        let registered = registry[component.kind]
         guard let type = registered, type.introduced > schemaVersion else {
-            // Renderable (or unknown to this registry, which the decoder never lets through).
+            // Renderable (or left out of this registry, which the decoder never lets through).
             // Members before subviews, so `replaced` stays in tree order.
             let properties = known(component.properties, registered?.properties) { path.appending("properties") }
             let values = known(component.values, registered?.values) { path.appending("values") }
             let subviews = resolveSubviews(component.subviews, at: path)
             skip(component.fallback)
             return ResolvedComponent(
-                type: component.type, id: component.id, properties: properties, values: values, subviews: subviews,
+                kind: component.kind, id: component.id, properties: properties, values: values, subviews: subviews,
                 metadata: component.metadata, style: component.style, pins: component.pins)
         }
         if let fallback = component.fallback {
@@ -351,7 +351,7 @@ struct ResolveWalk {
             subviews = resolveSubviews(component.subviews, at: path)
         }
         return ResolvedComponent(
-            type: stand.name, id: component.id, properties: properties, values: values, subviews: subviews,
+            kind: stand.kind, id: component.id, properties: properties, values: values, subviews: subviews,
             metadata: component.metadata, style: component.style)
     }
 
@@ -363,7 +363,7 @@ struct ResolveWalk {
     private func defaultFallback(of type: ComponentType) -> ComponentType? {
         var current = type
         var steps = 0
-        while let name = current.defaultFallback, let next = registry[name], steps < registry.types.count {
+        while let kind = current.defaultFallback, let next = registry[kind], steps < registry.types.count {
             if next.introduced <= schemaVersion { return next }
             current = next
             steps += 1

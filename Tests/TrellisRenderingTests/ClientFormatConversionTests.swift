@@ -145,18 +145,18 @@ func screen(root: ResolvedComponent?, replaced: [ResolvedScreen.Replacement] = [
 
     @Test func nothingShownIsAnEmptyVStack() throws {
         #expect(JSONWriter.string(DrivenUIFormat.body(screen(root: nil))) == #"{"type":"VStack","subviews":[]}"#)
-        let hiddenRoot = ResolvedComponent(type: "Text", properties: [JSONMember(key: "hidden", value: .bool(true))])
+        let hiddenRoot = ResolvedComponent(kind: .text, properties: [JSONMember(key: "hidden", value: .bool(true))])
         #expect(compact(DrivenUIFormat.body(screen(root: hiddenRoot))) == #"{"type":"VStack","subviews":[]}"#)
     }
 
     @Test func imagesWithoutASourceAndTypesDrivenUILacksAreNeverSent() throws {
-        let root = ResolvedComponent(type: "VStack", subviews: [
-            ResolvedComponent(type: "Image"),
-            ResolvedComponent(type: "Image", values: [JSONMember(key: "imageUrl", value: .object([("$param", .string("u"))]))]),
-            ResolvedComponent(type: "Image", values: [JSONMember(key: "systemIconName", value: .string("star"))]),
-            ResolvedComponent(type: "Button", values: [JSONMember(key: "title", value: .string("Buy"))]),
-            ResolvedComponent(type: "ScrollView", subviews: [ResolvedComponent(type: "Divider")]),
-            ResolvedComponent(type: "Carousel"),
+        let root = ResolvedComponent(kind: .vStack, subviews: [
+            ResolvedComponent(kind: .image),
+            ResolvedComponent(kind: .image, values: [JSONMember(key: "imageUrl", value: .object([("$param", .string("u"))]))]),
+            ResolvedComponent(kind: .image, values: [JSONMember(key: "systemIconName", value: .string("star"))]),
+            ResolvedComponent(kind: .button, values: [JSONMember(key: "title", value: .string("Buy"))]),
+            ResolvedComponent(kind: .scrollView, subviews: [ResolvedComponent(kind: .divider)]),
+            ResolvedComponent(kind: .carousel),
         ])
         #expect(compact(DrivenUIFormat.body(screen(root: root))) == #"""
             {"type":"VStack","properties":{"spacing":0},"subviews":[\#

@@ -206,11 +206,11 @@ import TrellisTargeting
         #expect(many == ["HStack", "VStack", "ZStack", "List", "ScrollView", "TabBar", "Carousel", "Pins"])
         #expect(one == ["Tab", "Navigation"])
         #expect(registry.types.values.filter { $0.allowedChildren != nil }.map(\.name) == ["TabBar"])
-        #expect(registry["TabBar"]?.allowedChildren == ["Tab"])
+        #expect(registry["TabBar"]?.allowedChildren == [.tab])
     }
 
     @Test func defaultFallbacks() {
-        let fallbacks = Dictionary(uniqueKeysWithValues: registry.types.values.compactMap { t in t.defaultFallback.map { (t.name, $0) } })
+        let fallbacks = Dictionary(uniqueKeysWithValues: registry.types.values.compactMap { t in t.defaultFallback.map { (t.name, $0.name) } })
         #expect(
             fallbacks == [
                 "ScrollView": "VStack", "Carousel": "HStack", "TabBar": "VStack", "Tab": "VStack", "Navigation": "VStack",

@@ -21,8 +21,8 @@ extension DrivenUIFormat {
         var members: [String: JSONValue] = [:]
 
         /// - Parameter frame: the component's laid-out frame, for sizes DrivenUI cannot express.
-        init(_ properties: ComponentProperties, type: String, frame: LayoutFrame?) {
-            if type == "Text" { font(properties) }
+        init(_ properties: ComponentProperties, type: ViewType, frame: LayoutFrame?) {
+            if type.hasFont { font(properties) }
             for key in ["foregroundColor", "backgroundColor", "borderColor"] {
                 if let text = properties.string(key), let color = HexColor(text), !color.isClear {
                     members[key] = .string(color.rrggbb)  // alpha is lost: DrivenUI draws every colour opaque
@@ -31,7 +31,7 @@ extension DrivenUIFormat {
             if let border = properties.number("borderWidth") { members["borderWidth"] = .number(Self.integer(border)) }
             if let spacing = properties.number("spacing") {
                 members["spacing"] = .number(Self.integer(spacing))
-            } else if DrivenUIFormat.spacedTypes.contains(type) {
+            } else if type.isSpaced {
                 members["spacing"] = .number(0)
             }
             if let width = Self.size(properties.size("width"), laidOut: frame?.width) { members["width"] = .number(width) }

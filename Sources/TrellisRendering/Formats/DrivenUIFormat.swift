@@ -17,17 +17,34 @@ import TrellisScreens
 public enum DrivenUIFormat {
     public static let mediaType = "application/vnd.drivenui+json"
 
-    /// DrivenUI's `ViewType`: an unknown type string makes its decoder refuse the whole body.
-    static let viewTypes: Set<String> = [
-        "Image", "Text", "HStack", "VStack", "ZStack", "Rectangle", "Circle", "Spacer", "Divider", "List",
-    ]
-    /// Containers DrivenUI draws "Please Add Subview" into when `subviews` is absent.
-    static let containers: Set<String> = ["HStack", "VStack", "ZStack", "List"]
-    /// Stacks whose `spacing` is always written: SwiftUI's default spacing is not Trellis's 0.
-    static let spacedTypes: Set<String> = ["HStack", "VStack", "List"]
+    /// How DrivenUI draws one of its `ViewType`s.
+    struct ViewType {
+        /// Subviews are written, always: DrivenUI draws "Please Add Subview" into a container
+        /// whose `subviews` is absent.
+        var isContainer = false
+        /// `spacing` is always written: SwiftUI's default spacing is not Trellis's 0.
+        var isSpaced = false
+        /// `font` and `fontWeight` are written for the text properties.
+        var hasFont = false
+    }
+
+    /// DrivenUI's `ViewType` for `kind`, or nil when it has none: an unknown type string makes
+    /// its decoder refuse the whole body.
+    static func viewType(_ kind: ComponentKind) -> ViewType? {
+        switch kind {
+        case .text: ViewType(hasFont: true)
+        case .image, .rectangle, .circle, .spacer, .divider: ViewType()
+        case .zStack: ViewType(isContainer: true)
+        case .hStack, .vStack, .list: ViewType(isContainer: true, isSpaced: true)
+        case .button, .scrollView, .tabBar, .tab, .navigation, .carousel, .pins: nil
+        }
+    }
+
+    /// The names of DrivenUI's `ViewType`s: the only types a body holds.
+    static let viewTypes: Set<String> = Set(ComponentKind.allCases.filter { viewType($0) != nil }.map(\.name))
 
     /// What a screen that resolved to nothing is sent as: a body of `null` fails DrivenUI's decoder.
-    public static let emptyBody: JSONValue = .object([("type", .string("VStack")), ("subviews", .array([]))])
+    public static let emptyBody: JSONValue = .object([("type", .string(ComponentKind.vStack.name)), ("subviews", .array([]))])
 
     /// The DrivenUI body of a resolved screen.
     ///
@@ -49,15 +66,15 @@ public enum DrivenUIFormat {
     /// One component, or nil when it is hidden, of a type DrivenUI cannot draw, or an Image without a source.
     static func node(_ component: ResolvedComponent, laidOut: LaidOutComponent?, registry: ComponentRegistry) -> JSONValue? {
         let properties = ComponentProperties(members: component.properties)
-        guard properties.bool("hidden") != true, let type = viewType(of: component.type, registry) else { return nil }
-        let values = self.values(of: type, ComponentProperties(members: component.values))
-        if type == "Image" && values.isEmpty { return nil }  // drawn as "Image value could not read"
+        guard properties.bool("hidden") != true, let (kind, type) = drawn(component.kind, registry),
+            let values = self.values(of: kind, ComponentProperties(members: component.values))
+        else { return nil }
         // Frames belong to this component only if the layout walked the same tree.
-        let laidOut = laidOut.flatMap { $0.component.type == component.type ? $0 : nil }
+        let laidOut = laidOut.flatMap { $0.component.kind == component.kind ? $0 : nil }
 
         var converted = Converted(properties, type: type, frame: laidOut?.frame)
         var subviews: [JSONValue]?
-        if containers.contains(type) {
+        if type.isContainer {
             let laidOutSubviews = laidOut?.subviews.count == component.subviews.count ? laidOut?.subviews : nil
             subviews = component.subviews.enumerated().compactMap { index, child in
                 node(child, laidOut: laidOutSubviews?[index], registry: registry)
@@ -65,30 +82,32 @@ public enum DrivenUIFormat {
         }
         guard let padding = properties.padding(), !Converted.isUniform(padding) else {
             if let padding = properties.padding() { converted.members["padding"] = .number(Converted.integer(padding.top)) }
-            return object(type: type, converted.members, values: values, subviews: subviews)
+            return object(kind: kind, converted.members, values: values, subviews: subviews)
         }
-        return wrapped(type: type, converted, values: values, subviews: subviews, padding: padding)
+        return wrapped(kind: kind, converted, values: values, subviews: subviews, padding: padding)
     }
 
-    /// The type drawn for `type`: itself, or its registered default fallback when DrivenUI has that
-    /// (ScrollView, TabBar, Tab, Navigation → VStack; Carousel → HStack), else nil.
-    static func viewType(of type: String, _ registry: ComponentRegistry) -> String? {
-        if viewTypes.contains(type) { return type }
-        guard let fallback = registry[type]?.defaultFallback, viewTypes.contains(fallback) else { return nil }
-        return fallback
+    /// The kind drawn for `kind`, with its view type: itself, or its registered default fallback
+    /// when DrivenUI has that (ScrollView, TabBar, Tab, Navigation → VStack; Carousel → HStack), else nil.
+    static func drawn(_ kind: ComponentKind, _ registry: ComponentRegistry) -> (ComponentKind, ViewType)? {
+        if let type = viewType(kind) { return (kind, type) }
+        guard let fallback = registry[kind]?.defaultFallback, let type = viewType(fallback) else { return nil }
+        return (fallback, type)
     }
 
-    /// `values` as DrivenUI declares them, strings only: a Text's `text`, an Image's one source.
-    static func values(of type: String, _ values: ComponentProperties) -> [(String, JSONValue)] {
-        switch type {
-        case "Text":
+    /// `values` as DrivenUI declares them, strings only: a Text's `text`, an Image's one source;
+    /// nil for an Image without one (drawn as "Image value could not read", so left out).
+    static func values(of kind: ComponentKind, _ values: ComponentProperties) -> [(String, JSONValue)]? {
+        switch kind {
+        case .text:
             return values.string("text").map { [("text", .string($0))] } ?? []
-        case "Image":
+        case .image:
             for key in ["imageUrl", "systemIconName", "localImageName"] {
                 if let source = values.string(key), !source.isEmpty { return [(key, .string(source))] }
             }
-            return []
-        default:
+            return nil
+        case .hStack, .vStack, .zStack, .list, .rectangle, .circle, .spacer, .divider, .button, .scrollView, .tabBar, .tab,
+            .navigation, .carousel, .pins:
             return []
         }
     }
@@ -100,7 +119,7 @@ public enum DrivenUIFormat {
     /// Trellis; the component keeps its content properties and, when the frame is known, the
     /// frame less the spacers.
     static func wrapped(
-        type: String, _ converted: Converted, values: [(String, JSONValue)], subviews: [JSONValue]?,
+        kind: ComponentKind, _ converted: Converted, values: [(String, JSONValue)], subviews: [JSONValue]?,
         padding: (top: Float, leading: Float, bottom: Float, trailing: Float)
     ) -> JSONValue {
         let kept = min(padding.top, padding.leading, padding.bottom, padding.trailing).rounded(.down)
@@ -114,17 +133,17 @@ public enum DrivenUIFormat {
         if let height = converted.members["height"]?.numberValue {
             inner["height"] = .number(Converted.points(max(0, Float(height) - top - bottom)))
         }
-        var wrapper = object(type: type, inner, values: values, subviews: subviews)
+        var wrapper = object(kind: kind, inner, values: values, subviews: subviews)
         var box = converted.members.filter { Converted.boxKeys.contains($0.key) }
         if leading > 0 || trailing > 0 {
             let row = [spacer(width: leading, height: 0), wrapper, spacer(width: trailing, height: 0)].compactMap { $0 }
             var own: [String: JSONValue] = ["spacing": .number(0)]
             if top == 0 && bottom == 0 { own.merge(box) { $1 }; box = [:] }
-            wrapper = object(type: "HStack", own, values: [], subviews: row)
+            wrapper = object(kind: .hStack, own, values: [], subviews: row)
         }
         if top > 0 || bottom > 0 {
             let column = [spacer(width: 0, height: top), wrapper, spacer(width: 0, height: bottom)].compactMap { $0 }
-            wrapper = object(type: "VStack", box.merging(["spacing": .number(0)]) { $1 }, values: [], subviews: column)
+            wrapper = object(kind: .vStack, box.merging(["spacing": .number(0)]) { $1 }, values: [], subviews: column)
         }
         return wrapper
     }
@@ -136,14 +155,14 @@ public enum DrivenUIFormat {
         let properties: [String: JSONValue] = [
             "width": .number(Converted.points(width)), "height": .number(Converted.points(height)), "minLength": .number(0),
         ]
-        return object(type: "Spacer", properties, values: [], subviews: nil)
+        return object(kind: .spacer, properties, values: [], subviews: nil)
     }
 
     /// `{"type", "values"?, "properties"?, "subviews"?}`, properties in DrivenUI's declaration order.
     static func object(
-        type: String, _ properties: [String: JSONValue], values: [(String, JSONValue)], subviews: [JSONValue]?
+        kind: ComponentKind, _ properties: [String: JSONValue], values: [(String, JSONValue)], subviews: [JSONValue]?
     ) -> JSONValue {
-        var members: [(String, JSONValue)] = [("type", .string(type))]
+        var members: [(String, JSONValue)] = [("type", .string(kind.name))]
         if !values.isEmpty { members.append(("values", .object(values))) }
         let ordered = Converted.declarationOrder.compactMap { key in properties[key].map { (key, $0) } }
         if !ordered.isEmpty { members.append(("properties", .object(ordered))) }

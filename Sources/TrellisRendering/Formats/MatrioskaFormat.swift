@@ -41,31 +41,39 @@ public enum MatrioskaFormat {
         let properties = ComponentProperties(members: component.properties)
         guard properties.bool("hidden") != true else { return nil }
         var meta: [(String, JSONValue)] = component.id.map { [("id", .string($0))] } ?? []
-        let children = component.subviews.compactMap { node($0, registry: registry, inTabBar: component.type == "TabBar") }
-        let flattened = self.meta(component, registry: registry)
-
-        switch component.type {
-        case "HStack", "VStack":
+        func children(inTabBar: Bool = false) -> [JSONValue] {
+            component.subviews.compactMap { node($0, registry: registry, inTabBar: inTabBar) }
+        }
+        func stack(orientation: String) -> JSONValue {
             // `spacing` always: Matrioska's default is 10, Trellis's 0.
             meta.append(("spacing", .number(properties.number("spacing").map(Double.init) ?? 0)))
-            meta += flattened.filter { $0.0 != "spacing" }
+            meta += self.meta(component, registry: registry).filter { $0.0 != "spacing" }
             if properties.size("width") == .fill || properties.size("width") == .percent(100) {
                 meta.append(("preserve_parent_width", .bool(true)))
             }
-            return stack(orientation: component.type == "HStack" ? "horizontal" : "vertical", meta: meta, children: children)
-        case "TabBar":
+            return Self.stack(orientation: orientation, meta: meta, children: children())
+        }
+
+        switch component.kind {
+        case .hStack:
+            return stack(orientation: "horizontal")
+        case .vStack:
+            return stack(orientation: "vertical")
+        case .tabBar:
             // Clamped as the layout clamps it, then counted among the tabs sent (hidden ones are left out).
             let selected = min(max(0, Int(properties.number("selectedIndex") ?? 0)), max(0, component.subviews.count - 1))
             meta.append(("selected_index", .number(selectedIndex(component.subviews, selected: selected))))
-            meta += flattened.filter { $0.0 != "selected_index" }
-            return object(type: "tabbar", meta: meta, children: children)
-        default:
-            meta += flattened
+            meta += self.meta(component, registry: registry).filter { $0.0 != "selected_index" }
+            return object(type: "tabbar", meta: meta, children: children(inTabBar: true))
+        case .text, .image, .zStack, .list, .rectangle, .circle, .spacer, .divider, .button, .scrollView, .tab, .navigation,
+            .carousel, .pins:
+            // Under its own name, for a builder the app registers.
+            meta += self.meta(component, registry: registry)
             // A Pins container's strings, for an app whose Pins builder runs Auto Layout itself.
             if let pins = component.pins { meta += pins.members }
             if inTabBar { meta = tabMeta(meta, component) }
-            let hasChildren = registry[component.type]?.children ?? .none != .none
-            return object(type: component.type, meta: meta, children: hasChildren ? children : nil)
+            let hasChildren = registry[component.kind]?.children ?? .none != .none
+            return object(type: component.kind.name, meta: meta, children: hasChildren ? children() : nil)
         }
     }
 
@@ -83,7 +91,7 @@ public enum MatrioskaFormat {
     static func tabMeta(_ meta: [(String, JSONValue)], _ component: ResolvedComponent) -> [(String, JSONValue)] {
         var meta = meta.map { $0.0 == "icon" ? ("icon_name", $0.1) : $0 }
         if !meta.contains(where: { $0.0 == "title" && $0.1.stringValue != nil }) {
-            meta.append(("title", .string(component.id ?? component.type)))
+            meta.append(("title", .string(component.id ?? component.kind.name)))
         }
         if !meta.contains(where: { $0.0 == "icon_name" && $0.1.stringValue != nil }) {
             meta.append(("icon_name", .string(defaultIconName)))
@@ -93,7 +101,7 @@ public enum MatrioskaFormat {
 
     /// Properties (less `hidden`), then values, keys in snake_case, colours as `0xRRGGBB`; then `metadata`.
     static func meta(_ component: ResolvedComponent, registry: ComponentRegistry) -> [(String, JSONValue)] {
-        let type = registry[component.type]
+        let type = registry[component.kind]
         var meta: [(String, JSONValue)] = []
         for member in component.properties where member.key != "hidden" {
             let key = snakeCase(member.key)

@@ -25,9 +25,11 @@ extension ScreenLayout {
     }
 
     /// width/height/min/max, padding, borderWidth, flexGrow, hidden.
+    /// - Parameter implicitPadding: the padding the component's kind gives it when `properties` give none
+    ///   (already in `style`), for its insets.
     func applyCommon(
-        _ properties: ComponentProperties, of component: ResolvedComponent, in parent: Parent, _ style: inout Style,
-        _ draft: inout PlannedComponent.Draft
+        _ properties: ComponentProperties, implicitPadding: (top: Float, leading: Float, bottom: Float, trailing: Float)?,
+        in parent: Parent, _ style: inout Style, _ draft: inout PlannedComponent.Draft
     ) {
         if let width = properties.size("width") { set(width, horizontal: true, in: parent, &style) }
         if let height = properties.size("height") { set(height, horizontal: false, in: parent, &style) }
@@ -52,8 +54,8 @@ extension ScreenLayout {
             style.padding.start = .points(padding.leading)
             style.padding.end = .points(padding.trailing)
             insets = padding
-        } else if component.type == "Button" && properties.string("style") != "plain" {
-            insets = (Self.buttonPadding.vertical, Self.buttonPadding.horizontal, Self.buttonPadding.vertical, Self.buttonPadding.horizontal)
+        } else if let implicitPadding {
+            insets = implicitPadding
         }
         let border = properties.number("borderWidth") ?? 0
         if border > 0 { style.border.all = .points(border) }
@@ -119,18 +121,24 @@ extension ScreenLayout {
     /// when something in it is flexible there: a Spacer on the stack's axis, a `fill` size, a
     /// `flexGrow`, an unsized shape, or a nested stack that is itself greedy.
     static func isGreedy(_ component: ResolvedComponent, along axis: Axis) -> Bool {
-        let ownAxis: Axis? = component.type == "HStack" ? .horizontal : component.type == "VStack" ? .vertical : nil
+        let ownAxis: Axis? = switch component.kind {
+        case .hStack: .horizontal
+        case .vStack: .vertical
+        case .text, .image, .zStack, .list, .rectangle, .circle, .spacer, .divider, .button, .scrollView, .tabBar, .tab,
+            .navigation, .carousel, .pins:
+            nil
+        }
         return component.subviews.contains { child in
             let p = ComponentProperties(members: child.properties)
             if p.bool("hidden") == true { return false }
             if p.size(axis == .horizontal ? "width" : "height") == .fill { return true }
-            switch child.type {
-            case "Spacer": return ownAxis == axis
-            case "Rectangle", "Circle": return p["width"] == nil && p["height"] == nil
-            case "HStack", "VStack":
+            switch child.kind {
+            case .spacer: return ownAxis == axis
+            case .rectangle, .circle: return p["width"] == nil && p["height"] == nil
+            case .hStack, .vStack:
                 if ownAxis == axis, let grow = p.number("flexGrow"), grow > 0 { return true }
                 return isGreedy(child, along: axis)
-            default:
+            case .text, .image, .zStack, .list, .divider, .button, .scrollView, .tabBar, .tab, .navigation, .carousel, .pins:
                 if ownAxis == axis, let grow = p.number("flexGrow"), grow > 0 { return true }
                 return false
             }

@@ -209,30 +209,44 @@ public struct ScreenLayout {
         var content = PlannedComponent.Content.children
         var childParent = Parent(axis: .vertical, role: .flow)
         let spacing = properties.number("spacing").map { Dimension.points($0) } ?? .undefined
+        // The padding the kind gives a component whose `properties` give none (a button's), for its insets.
+        var implicitPadding: (top: Float, leading: Float, bottom: Float, trailing: Float)?
+        // Whether the subviews after the first are layers over it (a ZStack's).
+        var layersOverFirst = false
+        // Whether only the selected subview is shown (a TabBar's tabs).
+        var showsSelectedOnly = false
 
-        switch component.type {
-        case "VStack":
+        switch component.kind {
+        case .vStack:
             style.rowGap = spacing
             style.alignItems = Self.horizontal(properties.string("horizontalAlignment") ?? "center")
             if Self.isGreedy(component, along: .vertical) { fill(.vertical, in: parent, &style) }
             if Self.isGreedy(component, along: .horizontal) { fill(.horizontal, in: parent, &style) }
-        case "HStack":
+        case .hStack:
             style.flexDirection = .row
             style.columnGap = spacing
             style.alignItems = Self.vertical(properties.string("verticalAlignment") ?? "center")
             childParent.axis = .horizontal
             if Self.isGreedy(component, along: .horizontal) { fill(.horizontal, in: parent, &style) }
             if Self.isGreedy(component, along: .vertical) { fill(.vertical, in: parent, &style) }
-        case "ZStack":
+        case .zStack:
             let alignment = Self.zAlignment(properties.string("alignment") ?? "center")
             style.justifyContent = alignment.justify
             style.alignItems = alignment.align
-        case "List":
+            layersOverFirst = true
+        case .list:
             let separators = properties.bool("separators") ?? true
             style.alignItems = .stretch
             fill(.horizontal, in: parent, &style)
             style.rowGap = separators ? properties.number("spacing").map { .points($0 / 2) } ?? .undefined : spacing
-        case "ScrollView":
+            if separators {
+                var separator = Style(mode: viewport.mode)
+                separator.height = .points(1 / viewport.scale)
+                separator.flexShrink = 0
+                separator.alignSelf = .stretch
+                draft.separatorStyle = separator
+            }
+        case .scrollView:
             let horizontal = properties.string("axis") == "horizontal"
             style.flexDirection = horizontal ? .row : .column
             style.overflow = .scroll
@@ -240,7 +254,7 @@ public struct ScreenLayout {
             if horizontal { style.columnGap = spacing } else { style.rowGap = spacing }
             childParent.axis = horizontal ? .horizontal : .vertical
             fill(horizontal ? .horizontal : .vertical, in: parent, &style)
-        case "Carousel":
+        case .carousel:
             style.flexDirection = .row
             style.overflow = .scroll
             style.alignItems = .flexStart
@@ -248,17 +262,19 @@ public struct ScreenLayout {
             childParent.axis = .horizontal
             childParent.itemWidth = properties.size("itemWidth")
             fill(.horizontal, in: parent, &style)
-        case "Text":
+        case .text:
             content = .text(TextSpec(values.string("text") ?? "", properties, defaultStyle: .body, viewport: viewport, fonts: chains))
-        case "Button":
+        case .button:
             let plain = properties.string("style") == "plain"
             content = .text(TextSpec(
                 values.string("title") ?? "", properties, defaultStyle: plain ? .body : .headline, viewport: viewport, fonts: chains))
             if !plain {
-                style.padding.vertical = .points(Self.buttonPadding.vertical)
-                style.padding.horizontal = .points(Self.buttonPadding.horizontal)
+                let padding = Self.buttonPadding
+                style.padding.vertical = .points(padding.vertical)
+                style.padding.horizontal = .points(padding.horizontal)
+                implicitPadding = (padding.vertical, padding.horizontal, padding.vertical, padding.horizontal)
             }
-        case "Image":
+        case .image:
             let hasWidth = properties["width"] != nil, hasHeight = properties["height"] != nil
             if let ratio = properties.number("aspectRatio") {
                 style.aspectRatio = ratio
@@ -272,51 +288,50 @@ public struct ScreenLayout {
                 if !hasWidth { style.width = .points(side) }
                 if !hasHeight { style.height = .points(side) }
             }
-        case "Spacer":
+        case .spacer:
             style.flexGrow = 1
             style.flexShrink = 1
             if let minLength = properties.number("minLength") {
                 if parent.axis == .horizontal { style.minWidth = .points(minLength) } else { style.minHeight = .points(minLength) }
             }
-        case "Divider":
+        case .divider:
             let thickness = properties.number("thickness").map { Dimension.points($0) } ?? .points(1 / viewport.scale)
             if parent.axis == .horizontal { style.width = thickness } else { style.height = thickness }
             style.alignSelf = .stretch
             style.flexShrink = 0
-        case "Rectangle", "Circle":
+        case .rectangle, .circle:
             let hasWidth = properties["width"] != nil, hasHeight = properties["height"] != nil
             if !hasWidth && !hasHeight {
                 fill(.horizontal, in: parent, &style)
                 fill(.vertical, in: parent, &style)
-            } else if component.type == "Circle" && hasWidth != hasHeight {
+            } else if component.kind == .circle && hasWidth != hasHeight {
                 style.aspectRatio = 1
             }
-        case "Pins":
+        case .pins:
             style.alignItems = .stretch
             childParent = Parent(axis: nil, role: .pinned)
             if let pins = component.pins {
                 draft.pinLayout = pins.layout(views: component.subviews.map { $0.id ?? "" })
                 draft.usesSafeArea = pins.constraints.contains { $0.first.item == .safeArea || $0.second?.item == .safeArea }
             }
-        case "Navigation":
+        case .navigation:
             style.alignItems = .stretch
             draft.bar = PlannedComponent.Bar(
                 style: barStyle(height: Self.navigationBarHeight(viewport.platform, large: properties.string("titleDisplayMode") != "inline")),
                 first: true)
             childParent.role = .area
-        case "Tab":
+        case .tab:
             style.alignItems = .stretch
             childParent.role = .area
-        case "TabBar":
+        case .tabBar:
             style.alignItems = .stretch
             draft.bar = PlannedComponent.Bar(style: barStyle(height: Self.tabBarHeight(viewport.platform)), first: false)
             childParent.role = .area
-        default:
-            break
+            showsSelectedOnly = true
         }
 
         applyPlacement(in: parent, properties, &style)
-        applyCommon(properties, of: component, in: parent, &style, &draft)
+        applyCommon(properties, implicitPadding: implicitPadding, in: parent, &style, &draft)
         if let itemWidth = parent.itemWidth {  // a carousel's items keep the item width, whatever their own
             style.flexGrow = 0
             style.flexShrink = 0
@@ -333,25 +348,18 @@ public struct ScreenLayout {
         guard case .children = content else {
             return PlannedComponent(component, layoutId: layoutId, style: style, content: content, draft: draft, children: [])
         }
-        if component.type == "List" && (properties.bool("separators") ?? true) {
-            var separator = Style(mode: viewport.mode)
-            separator.height = .points(1 / viewport.scale)
-            separator.flexShrink = 0
-            separator.alignSelf = .stretch
-            draft.separatorStyle = separator
-        }
         let selected = min(max(0, Int(properties.number("selectedIndex") ?? 0)), max(0, component.subviews.count - 1))
         var children: [PlannedComponent] = []
         children.reserveCapacity(component.subviews.count)
         for (index, child) in component.subviews.enumerated() {
             var placement = childParent
-            if component.type == "ZStack" && index > 0 {
+            if layersOverFirst && index > 0 {
                 let p = properties.padding() ?? (0, 0, 0, 0)
                 placement.role = .overlay(top: p.top, leading: p.leading, bottom: p.bottom, trailing: p.trailing)
             }
             children.append(plan(
                 child, path: path.appending("subviews").appending(index), in: placement,
-                shown: component.type != "TabBar" || index == selected, chains: chains))
+                shown: !showsSelectedOnly || index == selected, chains: chains))
         }
         return PlannedComponent(component, layoutId: layoutId, style: style, content: content, draft: draft, children: children)
     }

@@ -74,7 +74,7 @@ public enum PreviewHTML {
             css += ";box-shadow:inset 0 0 0 \(Markup.number(paint.borderWidth))px \(color)"  // a CSS border would move the children
         }
         if let opacity = paint.opacity { css += ";opacity:\(Markup.number(opacity))" }
-        if ["ScrollView", "Carousel"].contains(node.component.type) { css += ";overflow:hidden" }
+        if paint.clipsContent { css += ";overflow:hidden" }
         out += "<div data-id=\"\(Markup.escape(node.layoutId))\" data-type=\"\(Markup.escape(node.component.type))\" style=\"\(css)\">"
         if let label = paint.placeholderLabel {
             let i = node.insets
@@ -119,7 +119,7 @@ public enum PreviewHTML {
         // A button's title is centred vertically; text starts at the top of its content box.
         let contentHeight = node.frame.height - insets.top - insets.bottom
         var top = insets.top
-        if node.component.type == "Button" { top += max(0, (contentHeight - lineCount * Float(text.lineHeight)) / 2) }
+        if paint.centersTextVertically { top += max(0, (contentHeight - lineCount * Float(text.lineHeight)) / 2) }
         let font = "font-family:\(Markup.fontFamily(text.family));font-size:\(Markup.number(Float(text.size)))px;font-weight:\(text.weight);line-height:\(Markup.number(Float(text.lineHeight)))px;color:\(paint.textColor);text-align:\(align)"
         // Each line is aligned by the layout's direction, but its own text runs in the direction
         // of its first strong character (`<bdi>`), as both platforms lay out a paragraph: English in
@@ -135,7 +135,7 @@ public enum PreviewHTML {
     private static func drawBar(_ bar: LaidOutPart, _ node: LaidOutComponent, _ frames: ScreenFrames, into out: inout String) {
         let paint = BarPaint(bar, node, frames.viewport)
         let family = Markup.fontFamily(frames.viewport.platform.systemFamily)
-        let edge = node.component.type == "TabBar" ? "inset 0 1px 0 rgba(209,213,219,1)" : "inset 0 -1px 0 rgba(229,231,235,1)"
+        let edge = paint.isBottom ? "inset 0 1px 0 rgba(209,213,219,1)" : "inset 0 -1px 0 rgba(229,231,235,1)"
         out += "<div data-id=\"\(Markup.escape(bar.layoutId))\" style=\"\(box(bar.frame));background:\(BarPaint.background);box-shadow:\(edge)\">"
         switch paint.title {
         case .inline(let title, let centered):

@@ -16,6 +16,10 @@ struct PreviewPaint {
     /// A labelled placeholder box (images: no network fetches).
     var placeholderLabel: String?
     var textAlign: TextAlign = .leading
+    /// Text centred in the content box's height (a button's title), rather than from its top.
+    var centersTextVertically = false
+    /// Only what lies inside the frame is shown, as on a device (scroll views, carousels).
+    var clipsContent = false
 
     enum TextAlign { case leading, center, trailing }
 
@@ -33,20 +37,21 @@ struct PreviewPaint {
         case "trailing": textAlign = .trailing
         default: break
         }
-        switch node.component.type {
-        case "Rectangle", "Circle":
+        switch node.component.kind {
+        case .rectangle, .circle:
             fill = p.string("foregroundColor").flatMap(Self.css) ?? fill ?? "rgba(0,0,0,1)"
-            isCircle = node.component.type == "Circle"
-        case "Image":
+            isCircle = node.component.kind == .circle
+        case .image:
             // An icon takes its tint; a picture is a grey box.
             let tint = v.string("systemIconName") != nil ? p.string("foregroundColor").flatMap(Self.css) : nil
             fill = tint ?? fill ?? "rgba(229,231,235,1)"
             placeholderLabel = v.string("systemIconName") ?? v.string("localImageName")
                 ?? v.string("imageUrl").map { url in String(url.split(separator: "/").last ?? Substring(url)) } ?? "image"
-        case "Divider":
+        case .divider:
             fill = p.string("foregroundColor").flatMap(Self.css) ?? fill ?? "rgba(209,213,219,1)"
-        case "Button":
+        case .button:
             textAlign = .center
+            centersTextVertically = true
             if cornerRadius == 0 { cornerRadius = 8 }
             switch p.string("style") {
             case "primary", nil:
@@ -61,7 +66,9 @@ struct PreviewPaint {
             default:
                 textColor = p.string("foregroundColor").flatMap(Self.css) ?? "rgba(37,99,235,1)"
             }
-        default:
+        case .scrollView, .carousel:
+            clipsContent = true
+        case .text, .hStack, .vStack, .zStack, .list, .spacer, .tabBar, .tab, .navigation, .pins:
             break
         }
     }
@@ -171,17 +178,26 @@ struct BarPaint {
 
     var title: Title?
     var tabs: [Tab] = []
+    /// A tab bar, at the bottom of its component: the edge toward the content is its top.
+    var isBottom = false
     /// Tab labels sit in the bar's first 49 points (the rest is the home-indicator area).
     var tabLabelHeight: Float
 
     init(_ bar: LaidOutPart, _ node: LaidOutComponent, _ viewport: LayoutViewport) {
         tabLabelHeight = min(bar.frame.height, 49)
         let properties = ComponentProperties(members: node.component.properties)
-        if node.component.type == "Navigation" {
+        switch node.component.kind {
+        case .navigation:
             let text = ComponentProperties(members: node.component.values).string("title") ?? ""
             let inline = properties.string("titleDisplayMode") == "inline" || viewport.platform == .android
             title = inline ? .inline(text, centered: viewport.platform != .android) : .large(text)
             return
+        case .tabBar:
+            isBottom = true
+        // The layout gives no other kind a bar (``ScreenLayout/plan(_:path:in:shown:chains:)``).
+        case .text, .image, .hStack, .vStack, .zStack, .list, .rectangle, .circle, .spacer, .divider, .button, .scrollView,
+            .tab, .carousel, .pins:
+            break
         }
         let tint = properties.string("tintColor").flatMap(PreviewPaint.css) ?? "rgba(37,99,235,1)"
         let titles = Markup.tabTitles(node)

@@ -64,7 +64,7 @@ public enum PreviewSVG {
                 + rect(separator.frame, fill: "rgba(229,231,235,1)") + "</g>"
         }
         // Scroll views and carousels show only what is inside their frame, as on a device.
-        let clipped = ["ScrollView", "Carousel"].contains(node.component.type)
+        let clipped = paint.clipsContent
         if clipped {
             clips += 1
             out += "<clipPath id=\"clip-\(clips)\">" + rect(frame, fill: "#000") + "</clipPath><g clip-path=\"url(#clip-\(clips))\">"
@@ -87,7 +87,7 @@ public enum PreviewSVG {
         }
         let lineHeight = Float(text.lineHeight)
         var top = insets.top
-        if node.component.type == "Button" {
+        if paint.centersTextVertically {
             top += max(0, (node.frame.height - insets.top - insets.bottom - Float(text.lines.count) * lineHeight) / 2)
         }
         out += "<text font-family=\"\(Markup.fontFamily(text.family))\" font-size=\"\(Markup.number(Float(text.size)))\" font-weight=\"\(text.weight)\" fill=\"\(paint.textColor)\" text-anchor=\"\(anchor)\" xml:space=\"preserve\">"
