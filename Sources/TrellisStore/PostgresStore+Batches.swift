@@ -33,7 +33,7 @@ extension PostgresStore {
         var number: Int
     }
 
-    static func insert(_ revisions: [ScreenRevision], sequence: Int64, _ connection: PostgresConnection) throws(StoreError) {
+    static func insert(_ revisions: [DocumentRevision], sequence: Int64, _ connection: PostgresConnection) throws(StoreError) {
         for batch in batches(revisions, bytes: \.document.count) {
             let inserted = try connection.execute(
                 """
@@ -44,22 +44,22 @@ extension PostgresStore {
                 RETURNING screen, number
                 """,
                 [
-                    .array(batch.map(\.screen)), .array(batch.map(\.number)), .array(batch.map(\.document)),
+                    .array(batch.map(\.key.name)), .array(batch.map(\.number)), .array(batch.map(\.document)),
                     .array(batch.map(\.fingerprint)), .array(batch.map(\.origin.rawValue)), .array(batch.map(\.copiedFrom)),
                     .array(batch.map(\.createdAt)), .array(batch.map(\.createdBy)), .int(sequence),
                 ])
             var written: Set<RevisionKey> = []
             for row in inserted.rows { written.insert(RevisionKey(screen: try row.text("screen"), number: try row.int("number"))) }
             // Of two with the same number, the first was written and the second conflicts.
-            for revision in batch where written.remove(RevisionKey(screen: revision.screen, number: revision.number)) == nil {
+            for revision in batch where written.remove(RevisionKey(screen: revision.key.name, number: revision.number)) == nil {
                 throw alreadyThere(revision)
             }
         }
     }
 
-    static func write(_ heads: [ScreenHead], sequence: Int64, _ connection: PostgresConnection) throws(StoreError) {
+    static func write(_ heads: [DocumentHead], sequence: Int64, _ connection: PostgresConnection) throws(StoreError) {
         // A second head of the same screen replaces the first: only one at a time says so.
-        guard Set(heads.map(\.screen)).count == heads.count else {
+        guard Set(heads.map(\.key.name)).count == heads.count else {
             for head in heads { try write(head, sequence: sequence, connection) }
             return
         }
@@ -85,7 +85,7 @@ extension PostgresStore {
                 SELECT screen FROM inserted UNION ALL SELECT screen FROM updated
                 """,
                 [
-                    .array(batch.map(\.screen)), .array(batch.map(\.current)), .array(batch.map(\.staged)),
+                    .array(batch.map(\.key.name)), .array(batch.map(\.current)), .array(batch.map(\.staged)),
                     .array(batch.map(\.stagedBasisPoints)), .array(batch.map(\.version)), .array(batch.map(\.updatedAt)),
                     .array(batch.map(\.updatedBy)), .int(sequence),
                 ]
@@ -93,7 +93,7 @@ extension PostgresStore {
                 written.insert(try row.text("screen"))
             }
             let served = batch.flatMap { head in
-                [head.current, head.staged].compactMap { $0 }.map { RevisionKey(screen: head.screen, number: $0) }
+                [head.current, head.staged].compactMap { $0 }.map { RevisionKey(screen: head.key.name, number: $0) }
             }
             var missing: Set<RevisionKey> = []
             for row in try connection.execute(
@@ -105,10 +105,10 @@ extension PostgresStore {
                 missing.insert(RevisionKey(screen: try row.text("screen"), number: try row.int("number")))
             }
             for head in batch {
-                guard written.contains(head.screen) else { throw notReplaced(head) }
+                guard written.contains(head.key.name) else { throw notReplaced(head) }
                 for number in [head.current, head.staged].compactMap({ $0 }) {
-                    guard !missing.contains(RevisionKey(screen: head.screen, number: number)) else {
-                        throw missingRevision(head.screen, number)
+                    guard !missing.contains(RevisionKey(screen: head.key.name, number: number)) else {
+                        throw missingRevision(head.key.name, number)
                     }
                 }
             }

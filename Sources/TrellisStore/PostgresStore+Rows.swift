@@ -40,9 +40,9 @@ extension PostgresStore {
         }
     }
 
-    static func write(_ head: ScreenHead, sequence: Int64, _ connection: PostgresConnection) throws(StoreError) {
+    static func write(_ head: DocumentHead, sequence: Int64, _ connection: PostgresConnection) throws(StoreError) {
         let values: [PostgresValue] = [
-            .text(head.screen), .int(head.current), .int(head.staged), .int(head.stagedBasisPoints), .int(head.version),
+            .text(head.key.name), .int(head.current), .int(head.staged), .int(head.stagedBasisPoints), .int(head.version),
             .double(head.updatedAt), .text(head.updatedBy), .int(sequence),
         ]
         if head.version == 1 {
@@ -63,20 +63,20 @@ extension PostgresStore {
         }
         for number in [head.current, head.staged].compactMap({ $0 }) {
             let found = try connection.execute(
-                "SELECT 1 AS found FROM screen_revision WHERE screen = $1 AND number = $2", [.text(head.screen), .int(number)])
-            guard found.count == 1 else { throw missingRevision(head.screen, number) }
+                "SELECT 1 AS found FROM screen_revision WHERE screen = $1 AND number = $2", [.text(head.key.name), .int(number)])
+            guard found.count == 1 else { throw missingRevision(head.key.name, number) }
         }
     }
 
     /// Why `revision` was not inserted.
-    static func alreadyThere(_ revision: ScreenRevision) -> StoreError {
-        .conflict("screen \(revision.screen) already has revision \(revision.number)")
+    static func alreadyThere(_ revision: DocumentRevision) -> StoreError {
+        .conflict("screen \(revision.key.name) already has revision \(revision.number)")
     }
 
     /// Why `head` was not written: its screen has a head already, or not the version it replaces.
-    static func notReplaced(_ head: ScreenHead) -> StoreError {
-        guard head.version > 1 else { return .conflict("screen \(head.screen) already exists") }
-        return .conflict("screen \(head.screen) changed since version \(head.version - 1)")
+    static func notReplaced(_ head: DocumentHead) -> StoreError {
+        guard head.version > 1 else { return .conflict("screen \(head.key.name) already exists") }
+        return .conflict("screen \(head.key.name) changed since version \(head.version - 1)")
     }
 
     static func missingRevision(_ screen: String, _ number: Int) -> StoreError {
@@ -115,7 +115,7 @@ extension PostgresStore {
             ORDER BY h.screen COLLATE "C"
             """, parameters
         ).rows
-        var served: [String: [Int: ScreenRevision]] = [:]
+        var served: [String: [Int: DocumentRevision]] = [:]
         for row in try connection.execute(
             """
             SELECT r.screen, r.number, r.document, r.fingerprint, r.origin, r.copied_from, r.created_at, r.created_by
@@ -124,22 +124,22 @@ extension PostgresStore {
             """, parameters
         ).rows {
             let revision = try revision(row)
-            served[revision.screen, default: [:]][revision.number] = revision
+            served[revision.key.name, default: [:]][revision.number] = revision
         }
-        let screens = try heads.map { row throws(StoreError) -> StoredScreen in
+        let screens = try heads.map { row throws(StoreError) -> RevisionedDocument in
             let head = try head(row)
-            func revision(_ number: Int) throws(StoreError) -> ScreenRevision {
-                guard let revision = served[head.screen]?[number] else {
-                    throw StoreError.failure("screen \(head.screen) names revision \(number), which is missing")
+            func revision(_ number: Int) throws(StoreError) -> DocumentRevision {
+                guard let revision = served[head.key.name]?[number] else {
+                    throw StoreError.failure("screen \(head.key.name) names revision \(number), which is missing")
                 }
                 return revision
             }
-            return StoredScreen(
+            return RevisionedDocument(
                 head: head, current: try revision(head.current), staged: try head.staged.map(revision),
                 latestRevision: try row.optionalInt("latest_revision") ?? head.current,
                 latestConfigFingerprint: try row.optionalText("latest_config_fingerprint"))
         }
-        return StoredChanges(sequence: latest, documents: documents, screens: screens)
+        return StoredChanges(sequence: latest, documents: documents, revisioned: screens)
     }
 
     static func document(_ row: PostgresRow) throws(StoreError) -> StoredDocument {
@@ -148,23 +148,23 @@ extension PostgresStore {
             updatedAt: try row.double("updated_at"), updatedBy: try row.text("updated_by"))
     }
 
-    static func head(_ row: PostgresRow) throws(StoreError) -> ScreenHead {
-        ScreenHead(
-            screen: try row.text("screen"), current: try row.int("current"), staged: try row.optionalInt("staged"),
+    static func head(_ row: PostgresRow) throws(StoreError) -> DocumentHead {
+        DocumentHead(
+            key: RevisionedKey(name: try row.text("screen")), current: try row.int("current"), staged: try row.optionalInt("staged"),
             stagedBasisPoints: try row.optionalInt("staged_basis_points"), version: try row.int("version"),
             updatedAt: try row.double("updated_at"), updatedBy: try row.text("updated_by"))
     }
 
-    static func revision(_ row: PostgresRow) throws(StoreError) -> ScreenRevision {
-        ScreenRevision(
-            screen: try row.text("screen"), number: try row.int("number"), document: try row.bytes("document"),
+    static func revision(_ row: PostgresRow) throws(StoreError) -> DocumentRevision {
+        DocumentRevision(
+            key: RevisionedKey(name: try row.text("screen")), number: try row.int("number"), document: try row.bytes("document"),
             fingerprint: try row.text("fingerprint"), origin: RevisionOrigin(rawValue: try row.text("origin")) ?? .publish,
             copiedFrom: try row.optionalInt("copied_from"), createdAt: try row.double("created_at"),
             createdBy: try row.text("created_by"))
     }
 
-    static func summary(_ row: PostgresRow) throws(StoreError) -> ScreenRevisionSummary {
-        ScreenRevisionSummary(
+    static func summary(_ row: PostgresRow) throws(StoreError) -> DocumentRevisionSummary {
+        DocumentRevisionSummary(
             number: try row.int("number"), fingerprint: try row.text("fingerprint"),
             origin: RevisionOrigin(rawValue: try row.text("origin")) ?? .publish, copiedFrom: try row.optionalInt("copied_from"),
             createdAt: try row.double("created_at"), createdBy: try row.text("created_by"), bytes: try row.int("bytes"))

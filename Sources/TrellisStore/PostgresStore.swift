@@ -73,7 +73,7 @@ public final class PostgresStore: RuntimeStore {
     public func load() throws(StoreError) -> StoredState {
         try ensureMigrated()
         let rows = try readSnapshot { connection throws(StoreError) in try Self.rows(after: nil, connection) }
-        return StoredState(documents: rows.documents, screens: rows.screens, sequence: rows.sequence)
+        return StoredState(documents: rows.documents, revisioned: rows.revisioned, sequence: rows.sequence)
     }
 
     public func changes(after sequence: Int64) throws(StoreError) -> StoredChanges {
@@ -119,23 +119,23 @@ public final class PostgresStore: RuntimeStore {
         }
     }
 
-    public func revision(screen: String, number: Int) throws(StoreError) -> ScreenRevision? {
+    public func revision(of key: RevisionedKey, number: Int) throws(StoreError) -> DocumentRevision? {
         try ensureMigrated()
         return try reader.run { connection throws(StoreError) in
             try connection.execute(
-                "SELECT \(Self.revisionColumns) FROM screen_revision WHERE screen = $1 AND number = $2", [.text(screen), .int(number)]
+                "SELECT \(Self.revisionColumns) FROM screen_revision WHERE screen = $1 AND number = $2", [.text(key.name), .int(number)]
             ).rows.first.map(Self.revision)
         }
     }
 
-    public func revisions(screen: String) throws(StoreError) -> [ScreenRevisionSummary] {
+    public func revisions(of key: RevisionedKey) throws(StoreError) -> [DocumentRevisionSummary] {
         try ensureMigrated()
         return try reader.run { connection throws(StoreError) in
             try connection.execute(
                 """
                 SELECT number, fingerprint, origin, copied_from, created_at, created_by, octet_length(document) AS bytes
                 FROM screen_revision WHERE screen = $1 ORDER BY number
-                """, [.text(screen)]
+                """, [.text(key.name)]
             ).rows.map(Self.summary)
         }
     }

@@ -32,9 +32,41 @@ public enum RevisionOrigin: String, Sendable, Equatable, CaseIterable {
     case rollback
 }
 
-/// One immutable revision of one screen: the authored JSON as published.
-public struct ScreenRevision: Sendable, Equatable {
-    public var screen: String
+/// What a revisioned document is: one screen, the route table, or the targeting history. Each is
+/// kept in immutable revisions with a head naming the one in force; the store files them under
+/// ``name``, a screen's id or a name no screen id can take.
+public enum RevisionedKey: Hashable, Sendable, CustomStringConvertible {
+    case screen(String)
+    case routeTable
+    case targeting
+
+    public init(name: String) {
+        switch name {
+        case Self.routeTableName: self = .routeTable
+        case Self.targetingName: self = .targeting
+        default: self = .screen(name)
+        }
+    }
+
+    /// The name the store files it under (a column of its rows).
+    public var name: String {
+        switch self {
+        case .screen(let id): id
+        case .routeTable: Self.routeTableName
+        case .targeting: Self.targetingName
+        }
+    }
+
+    public var description: String { name }
+
+    /// Screen ids are identifiers, which never start with `@`.
+    private static let routeTableName = "@routes"
+    private static let targetingName = "@targeting"
+}
+
+/// One immutable revision of a revisioned document (``RevisionedKey``): its JSON as published.
+public struct DocumentRevision: Sendable, Equatable {
+    public var key: RevisionedKey
     public var number: Int
     /// The authored screen document (JSON text).
     public var document: [UInt8] {
@@ -52,19 +84,19 @@ public struct ScreenRevision: Sendable, Equatable {
     public var createdBy: String
 
     public init(
-        screen: String, number: Int, document: [UInt8], fingerprint: String, origin: RevisionOrigin, copiedFrom: Int? = nil,
+        key: RevisionedKey, number: Int, document: [UInt8], fingerprint: String, origin: RevisionOrigin, copiedFrom: Int? = nil,
         createdAt: Double, createdBy: String
     ) {
         self.init(
-            screen: screen, number: number, held: DocumentBytes(document), fingerprint: fingerprint, origin: origin, copiedFrom: copiedFrom,
+            key: key, number: number, held: DocumentBytes(document), fingerprint: fingerprint, origin: origin, copiedFrom: copiedFrom,
             createdAt: createdAt, createdBy: createdBy)
     }
 
     public init(
-        screen: String, number: Int, held document: DocumentBytes, fingerprint: String, origin: RevisionOrigin, copiedFrom: Int? = nil,
+        key: RevisionedKey, number: Int, held document: DocumentBytes, fingerprint: String, origin: RevisionOrigin, copiedFrom: Int? = nil,
         createdAt: Double, createdBy: String
     ) {
-        self.screen = screen
+        self.key = key
         self.number = number
         heldDocument = document
         self.fingerprint = fingerprint
@@ -74,15 +106,15 @@ public struct ScreenRevision: Sendable, Equatable {
         self.createdBy = createdBy
     }
 
-    public var summary: ScreenRevisionSummary {
-        ScreenRevisionSummary(
+    public var summary: DocumentRevisionSummary {
+        DocumentRevisionSummary(
             number: number, fingerprint: fingerprint, origin: origin, copiedFrom: copiedFrom, createdAt: createdAt,
             createdBy: createdBy, bytes: heldDocument.count)
     }
 }
 
 /// A revision without its document, for listings.
-public struct ScreenRevisionSummary: Sendable, Equatable {
+public struct DocumentRevisionSummary: Sendable, Equatable {
     public var number: Int
     public var fingerprint: String
     public var origin: RevisionOrigin
@@ -93,10 +125,10 @@ public struct ScreenRevisionSummary: Sendable, Equatable {
     public var bytes: Int
 }
 
-/// Which revisions of a screen are served: the current one to everybody, and optionally a staged
-/// one to a share of users.
-public struct ScreenHead: Sendable, Equatable {
-    public var screen: String
+/// Which revisions of a revisioned document are in force: the current one for everybody, and
+/// optionally (a screen's) a staged one for a share of users.
+public struct DocumentHead: Sendable, Equatable {
+    public var key: RevisionedKey
     public var current: Int
     public var staged: Int?
     /// The share of users the staged revision is served to, in basis points (0…10000).
@@ -107,10 +139,10 @@ public struct ScreenHead: Sendable, Equatable {
     public var updatedBy: String
 
     public init(
-        screen: String, current: Int, staged: Int? = nil, stagedBasisPoints: Int? = nil, version: Int, updatedAt: Double,
+        key: RevisionedKey, current: Int, staged: Int? = nil, stagedBasisPoints: Int? = nil, version: Int, updatedAt: Double,
         updatedBy: String
     ) {
-        self.screen = screen
+        self.key = key
         self.current = current
         self.staged = staged
         self.stagedBasisPoints = stagedBasisPoints
@@ -120,11 +152,11 @@ public struct ScreenHead: Sendable, Equatable {
     }
 }
 
-/// A screen as the store holds it: its head and the revisions the head names.
-public struct StoredScreen: Sendable, Equatable {
-    public var head: ScreenHead
-    public var current: ScreenRevision
-    public var staged: ScreenRevision?
+/// A revisioned document as the store holds it: its head and the revisions the head names.
+public struct RevisionedDocument: Sendable, Equatable {
+    public var head: DocumentHead
+    public var current: DocumentRevision
+    public var staged: DocumentRevision?
     /// The highest revision number so far (the next one is this plus one).
     public var latestRevision: Int
     /// The fingerprint of the newest revision that came from the configuration directory, to tell
@@ -132,7 +164,7 @@ public struct StoredScreen: Sendable, Equatable {
     public var latestConfigFingerprint: String?
 
     public init(
-        head: ScreenHead, current: ScreenRevision, staged: ScreenRevision?, latestRevision: Int, latestConfigFingerprint: String?
+        head: DocumentHead, current: DocumentRevision, staged: DocumentRevision?, latestRevision: Int, latestConfigFingerprint: String?
     ) {
         self.head = head
         self.current = current
@@ -145,14 +177,14 @@ public struct StoredScreen: Sendable, Equatable {
 /// Everything ``RuntimeStore/load()`` returns.
 public struct StoredState: Sendable, Equatable {
     public var documents: [StoredDocument]
-    public var screens: [StoredScreen]
+    public var revisioned: [RevisionedDocument]
     /// The sequence of the newest change these rows include (0: none); read on from here with
     /// ``RuntimeStore/changes(after:)``.
     public var sequence: Int64
 
-    public init(documents: [StoredDocument] = [], screens: [StoredScreen] = [], sequence: Int64 = 0) {
+    public init(documents: [StoredDocument] = [], revisioned: [RevisionedDocument] = [], sequence: Int64 = 0) {
         self.documents = documents
-        self.screens = screens
+        self.revisioned = revisioned
         self.sequence = sequence
     }
 
@@ -169,18 +201,19 @@ public struct StoredChanges: Sendable, Equatable {
     public var sequence: Int64
     /// Every document written after the sequence, as it is now.
     public var documents: [StoredDocument]
-    /// Every screen whose head was written after the sequence, built as ``RuntimeStore/load()``
-    /// builds it (head, current and staged revisions, latest revision, latest config fingerprint).
-    public var screens: [StoredScreen]
+    /// Every revisioned document whose head was written after the sequence, built as
+    /// ``RuntimeStore/load()`` builds it (head, current and staged revisions, latest revision,
+    /// latest config fingerprint).
+    public var revisioned: [RevisionedDocument]
 
-    public init(sequence: Int64, documents: [StoredDocument] = [], screens: [StoredScreen] = []) {
+    public init(sequence: Int64, documents: [StoredDocument] = [], revisioned: [RevisionedDocument] = []) {
         self.sequence = sequence
         self.documents = documents
-        self.screens = screens
+        self.revisioned = revisioned
     }
 
     /// Nothing was written after the sequence (audit-only changes write no rows here).
-    public var isEmpty: Bool { documents.isEmpty && screens.isEmpty }
+    public var isEmpty: Bool { documents.isEmpty && revisioned.isEmpty }
 }
 
 /// One audit record as written: who did what to which resource, with the state before and after.
@@ -233,12 +266,12 @@ public struct StoreChange: Sendable, Equatable {
     /// Documents to write; each replaces the revision before it (`revision - 1`; 0 means new).
     public var documents: [StoredDocument] = []
     /// New screen revisions (never replaced).
-    public var revisions: [ScreenRevision] = []
+    public var revisions: [DocumentRevision] = []
     /// Screen heads to write; each replaces `version - 1` (0 means new).
-    public var heads: [ScreenHead] = []
+    public var heads: [DocumentHead] = []
     public var audit: [AuditDraft] = []
 
-    public init(documents: [StoredDocument] = [], revisions: [ScreenRevision] = [], heads: [ScreenHead] = [], audit: [AuditDraft] = []) {
+    public init(documents: [StoredDocument] = [], revisions: [DocumentRevision] = [], heads: [DocumentHead] = [], audit: [AuditDraft] = []) {
         self.documents = documents
         self.revisions = revisions
         self.heads = heads

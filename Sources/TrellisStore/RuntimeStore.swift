@@ -1,13 +1,14 @@
-/// Where the state ops change at run time lives: rollout and experiment settings, screen
-/// revisions and which one is served, and the audit log.
+/// Where the state ops change at run time lives: documents (rollout and experiment settings,
+/// tokens, …), revisioned documents (``RevisionedKey``: a screen, the route table, the targeting
+/// history) with the revision in force, and the audit log.
 ///
-/// A store knows nothing of screens, targeting or HTTP: documents are JSON bytes the server
+/// A store knows nothing of what documents mean, nor of HTTP: they are JSON bytes the runtime
 /// encodes and validates before they get here. What a store promises:
 /// - ``commit(_:)`` is atomic and durable: when it returns, the change survives a crash or power
 ///   loss; when it throws, nothing of it was written.
 /// - Revisions are compare-and-set: a write names the revision it replaces, and a store that finds
 ///   another one refuses the whole change with ``StoreError/conflict(_:)``.
-/// - Screen revisions and audit entries are immutable once committed.
+/// - Revisions and audit entries are immutable once committed.
 ///
 /// - Every committed change gets a sequence number, strictly increasing in commit order, and every
 ///   document and screen row it writes is stamped with it: a reader that applied everything up to
@@ -16,7 +17,7 @@
 /// The embedded implementation is ``SQLiteStore``; the shared one, for several replicas, is
 /// ``PostgresStore``. Handlers see only this protocol.
 public protocol RuntimeStore: Sendable {
-    /// Everything needed to build the served state: every document, and for every screen its head
+    /// Everything needed to build the served state: every document, and for every revisioned document its head
     /// with the revisions it serves, and the sequence of the newest change included — all read from
     /// one consistent snapshot.
     func load() throws(StoreError) -> StoredState
@@ -35,11 +36,11 @@ public protocol RuntimeStore: Sendable {
     /// The sequence of the newest committed change (0 for a store that never had one).
     func latestSequence() throws(StoreError) -> Int64
 
-    /// One revision of one screen, or nil when there is no such revision.
-    func revision(screen: String, number: Int) throws(StoreError) -> ScreenRevision?
+    /// One revision of a revisioned document, or nil when there is no such revision.
+    func revision(of key: RevisionedKey, number: Int) throws(StoreError) -> DocumentRevision?
 
-    /// Every revision of `screen`, oldest first, without their documents.
-    func revisions(screen: String) throws(StoreError) -> [ScreenRevisionSummary]
+    /// Every revision of `key`, oldest first, without their documents.
+    func revisions(of key: RevisionedKey) throws(StoreError) -> [DocumentRevisionSummary]
 
     /// Audit entries matching `query`, in the order they were written.
     func audit(_ query: AuditQuery) throws(StoreError) -> [AuditEntry]

@@ -26,11 +26,11 @@ extension SQLiteStore {
             db.cachedStatement(sql: "SELECT * FROM document \(sequence == nil ? "" : "WHERE sequence > ?") ORDER BY kind, key"),
             arguments: arguments
         ).map(Self.document)
-        var screens: [StoredScreen] = []
+        var screens: [RevisionedDocument] = []
         let rows = try Row.fetchCursor(
             db.cachedStatement(sql: sequence == nil ? everyScreenSQL : screensSQL(where: "WHERE h.sequence > ?")), arguments: arguments)
         while let row = try rows.next() { screens.append(try storedScreen(row)) }
-        return StoredChanges(sequence: try latestSequence(db), documents: documents, screens: screens)
+        return StoredChanges(sequence: try latestSequence(db), documents: documents, revisioned: screens)
     }
 
     /// Every screen's head with the revisions it serves (`current_…`, `staged_…`; NULL when
@@ -66,14 +66,14 @@ extension SQLiteStore {
     }
 
     /// A row of ``screensSQL(where:)`` as the screen it describes.
-    private static func storedScreen(_ row: Row) throws -> StoredScreen {
+    private static func storedScreen(_ row: Row) throws -> RevisionedDocument {
         let head = Self.head(row)
-        func revision(_ name: String, _ number: Int) throws -> ScreenRevision {
+        func revision(_ name: String, _ number: Int) throws -> DocumentRevision {
             guard (row["\(name)_number"] as Int?) != nil else {
-                throw StoreError.failure("screen \(head.screen) names revision \(number), which is missing")
+                throw StoreError.failure("screen \(head.key.name) names revision \(number), which is missing")
             }
-            return ScreenRevision(
-                screen: head.screen, number: number, document: try row.withUnsafeData(named: "\(name)_document") { [UInt8]($0 ?? Data()) },
+            return DocumentRevision(
+                key: head.key, number: number, document: try row.withUnsafeData(named: "\(name)_document") { [UInt8]($0 ?? Data()) },
                 fingerprint: row["\(name)_fingerprint"], origin: RevisionOrigin(rawValue: row["\(name)_origin"]) ?? .publish,
                 copiedFrom: row["\(name)_copied_from"], createdAt: row["\(name)_created_at"], createdBy: row["\(name)_created_by"])
         }
@@ -86,7 +86,7 @@ extension SQLiteStore {
             if (configNumber ?? 0) <= mirroredLatest { configFingerprint = row["mirrored_config_fingerprint"] }
             latest = max(latest ?? 0, mirroredLatest)
         }
-        return StoredScreen(
+        return RevisionedDocument(
             head: head, current: try revision("current", head.current), staged: try head.staged.map { try revision("staged", $0) },
             latestRevision: latest ?? head.current, latestConfigFingerprint: configFingerprint)
     }
@@ -100,7 +100,7 @@ extension SQLiteStore {
     /// ``latestSequence()``, or replaces the whole mirror with ``mirror(replacingWith:)``.
     public func mirror(_ changes: StoredChanges) throws(StoreError) {
         try write("write the mirror") { db in
-            try Self.mirror(documents: changes.documents, screens: changes.screens, sequence: changes.sequence, db)
+            try Self.mirror(documents: changes.documents, screens: changes.revisioned, sequence: changes.sequence, db)
         }
     }
 
@@ -110,11 +110,11 @@ extension SQLiteStore {
     public func mirror(replacingWith state: StoredState) throws(StoreError) {
         try write("replace the mirror") { db in
             try db.execute(sql: "DELETE FROM document; DELETE FROM screen_head; DELETE FROM screen_revision; DELETE FROM screen_mirror")
-            try Self.mirror(documents: state.documents, screens: state.screens, sequence: state.sequence, db)
+            try Self.mirror(documents: state.documents, screens: state.revisioned, sequence: state.sequence, db)
         }
     }
 
-    private static func mirror(documents: [StoredDocument], screens: [StoredScreen], sequence: Int64, _ db: Database) throws {
+    private static func mirror(documents: [StoredDocument], screens: [RevisionedDocument], sequence: Int64, _ db: Database) throws {
         for document in documents {
             try db.cachedStatement(
                 sql: """
@@ -140,7 +140,7 @@ extension SQLiteStore {
                         updated_at = excluded.updated_at, updated_by = excluded.updated_by, sequence = excluded.sequence
                     """
             ).execute(arguments: [
-                head.screen, head.current, head.staged, head.stagedBasisPoints, head.version, head.updatedAt, head.updatedBy, sequence,
+                head.key.name, head.current, head.staged, head.stagedBasisPoints, head.version, head.updatedAt, head.updatedBy, sequence,
             ])
             try db.cachedStatement(
                 sql: """
@@ -148,7 +148,7 @@ extension SQLiteStore {
                     ON CONFLICT (screen) DO UPDATE SET latest_revision = excluded.latest_revision,
                         latest_config_fingerprint = excluded.latest_config_fingerprint
                     """
-            ).execute(arguments: [head.screen, screen.latestRevision, screen.latestConfigFingerprint])
+            ).execute(arguments: [head.key.name, screen.latestRevision, screen.latestConfigFingerprint])
         }
         try db.execute(sql: "UPDATE change_sequence SET value = ?", arguments: [sequence])
     }

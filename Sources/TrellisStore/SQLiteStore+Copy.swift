@@ -47,15 +47,15 @@ struct SQLiteCopy {
         }
     }
 
-    func insert(_ revision: ScreenRevision, sequence: Int64) throws(StoreError) {
+    func insert(_ revision: DocumentRevision, sequence: Int64) throws(StoreError) {
         try run {
             guard try SQLiteStore.insertRow(revision, sequence: sequence, db) else {
-                throw StoreError.failure("screen \(revision.screen) has revision \(revision.number) twice")
+                throw StoreError.failure("screen \(revision.key.name) has revision \(revision.number) twice")
             }
         }
     }
 
-    func insert(_ head: ScreenHead, sequence: Int64) throws(StoreError) {
+    func insert(_ head: DocumentHead, sequence: Int64) throws(StoreError) {
         try run {
             try db.cachedStatement(
                 sql: """
@@ -63,7 +63,7 @@ struct SQLiteCopy {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """
             ).execute(arguments: [
-                head.screen, head.current, head.staged, head.stagedBasisPoints, head.version, head.updatedAt, head.updatedBy,
+                head.key.name, head.current, head.staged, head.stagedBasisPoints, head.version, head.updatedAt, head.updatedBy,
                 sequence,
             ])
         }

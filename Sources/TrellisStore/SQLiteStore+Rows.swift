@@ -35,15 +35,15 @@ extension SQLiteStore {
         }
     }
 
-    static func insert(_ revision: ScreenRevision, sequence: Int64, _ db: Database) throws {
+    static func insert(_ revision: DocumentRevision, sequence: Int64, _ db: Database) throws {
         guard try insertRow(revision, sequence: sequence, db) else {
-            throw StoreError.conflict("screen \(revision.screen) already has revision \(revision.number)")
+            throw StoreError.conflict("screen \(revision.key.name) already has revision \(revision.number)")
         }
     }
 
     /// The revision's row, unless the screen has one of that number already.
     /// - Returns: whether it was inserted.
-    static func insertRow(_ revision: ScreenRevision, sequence: Int64, _ db: Database) throws -> Bool {
+    static func insertRow(_ revision: DocumentRevision, sequence: Int64, _ db: Database) throws -> Bool {
         try db.cachedStatement(
             sql: """
                 INSERT INTO screen_revision
@@ -52,15 +52,15 @@ extension SQLiteStore {
                 ON CONFLICT (screen, number) DO NOTHING
                 """
         ).execute(arguments: [
-            revision.screen, revision.number, Data(revision.document), revision.fingerprint, revision.origin.rawValue,
+            revision.key.name, revision.number, Data(revision.document), revision.fingerprint, revision.origin.rawValue,
             revision.copiedFrom, revision.createdAt, revision.createdBy, sequence,
         ])
         return db.changesCount == 1
     }
 
-    static func write(_ head: ScreenHead, sequence: Int64, _ db: Database) throws {
+    static func write(_ head: DocumentHead, sequence: Int64, _ db: Database) throws {
         let arguments: StatementArguments = [
-            head.current, head.staged, head.stagedBasisPoints, head.version, head.updatedAt, head.updatedBy, sequence, head.screen,
+            head.current, head.staged, head.stagedBasisPoints, head.version, head.updatedAt, head.updatedBy, sequence, head.key.name,
         ]
         if head.version == 1 {
             try db.cachedStatement(
@@ -70,7 +70,7 @@ extension SQLiteStore {
                     ON CONFLICT (screen) DO NOTHING
                     """
             ).execute(arguments: arguments)
-            guard db.changesCount == 1 else { throw StoreError.conflict("screen \(head.screen) already exists") }
+            guard db.changesCount == 1 else { throw StoreError.conflict("screen \(head.key.name) already exists") }
         } else {
             try db.cachedStatement(
                 sql: """
@@ -80,13 +80,13 @@ extension SQLiteStore {
                     """
             ).execute(arguments: arguments + [head.version - 1])
             guard db.changesCount == 1 else {
-                throw StoreError.conflict("screen \(head.screen) changed since version \(head.version - 1)")
+                throw StoreError.conflict("screen \(head.key.name) changed since version \(head.version - 1)")
             }
         }
         let exists = try db.cachedStatement(sql: "SELECT 1 FROM screen_revision WHERE screen = ? AND number = ?")
         for number in [head.current, head.staged].compactMap({ $0 }) {
-            guard try Bool.fetchOne(exists, arguments: [head.screen, number]) ?? false else {
-                throw StoreError.conflict("screen \(head.screen) has no revision \(number)")
+            guard try Bool.fetchOne(exists, arguments: [head.key.name, number]) ?? false else {
+                throw StoreError.conflict("screen \(head.key.name) has no revision \(number)")
             }
         }
     }
@@ -105,21 +105,21 @@ extension SQLiteStore {
             updatedAt: row["updated_at"], updatedBy: row["updated_by"])
     }
 
-    static func head(_ row: Row) -> ScreenHead {
-        ScreenHead(
-            screen: row["screen"], current: row["current"], staged: row["staged"], stagedBasisPoints: row["staged_basis_points"],
+    static func head(_ row: Row) -> DocumentHead {
+        DocumentHead(
+            key: RevisionedKey(name: row["screen"]), current: row["current"], staged: row["staged"], stagedBasisPoints: row["staged_basis_points"],
             version: row["version"], updatedAt: row["updated_at"], updatedBy: row["updated_by"])
     }
 
-    static func revision(_ row: Row) -> ScreenRevision {
-        ScreenRevision(
-            screen: row["screen"], number: row["number"], document: [UInt8](row["document"] as Data), fingerprint: row["fingerprint"],
+    static func revision(_ row: Row) -> DocumentRevision {
+        DocumentRevision(
+            key: RevisionedKey(name: row["screen"]), number: row["number"], document: [UInt8](row["document"] as Data), fingerprint: row["fingerprint"],
             origin: RevisionOrigin(rawValue: row["origin"]) ?? .publish, copiedFrom: row["copied_from"],
             createdAt: row["created_at"], createdBy: row["created_by"])
     }
 
-    static func summary(_ row: Row) -> ScreenRevisionSummary {
-        ScreenRevisionSummary(
+    static func summary(_ row: Row) -> DocumentRevisionSummary {
+        DocumentRevisionSummary(
             number: row["number"], fingerprint: row["fingerprint"], origin: RevisionOrigin(rawValue: row["origin"]) ?? .publish,
             copiedFrom: row["copied_from"], createdAt: row["created_at"], createdBy: row["created_by"], bytes: row["bytes"])
     }

@@ -103,7 +103,7 @@ public final class SQLiteStore: RuntimeStore {
     public func load() throws(StoreError) -> StoredState {
         // One read transaction: the rows and the sequence come from the same snapshot.
         let changes = try read("read the store") { db in try Self.rows(after: nil, db) }
-        return StoredState(documents: changes.documents, screens: changes.screens, sequence: changes.sequence)
+        return StoredState(documents: changes.documents, revisioned: changes.revisioned, sequence: changes.sequence)
     }
 
     public func changes(after sequence: Int64) throws(StoreError) -> StoredChanges {
@@ -152,17 +152,17 @@ public final class SQLiteStore: RuntimeStore {
         return sequence
     }
 
-    public func revision(screen: String, number: Int) throws(StoreError) -> ScreenRevision? {
+    public func revision(of key: RevisionedKey, number: Int) throws(StoreError) -> DocumentRevision? {
         try run("read a revision") {
             try pool.read { db in
                 try Row.fetchOne(
-                    db, sql: "SELECT * FROM screen_revision WHERE screen = ? AND number = ?", arguments: [screen, number]
+                    db, sql: "SELECT * FROM screen_revision WHERE screen = ? AND number = ?", arguments: [key.name, number]
                 ).map(Self.revision)
             }
         }
     }
 
-    public func revisions(screen: String) throws(StoreError) -> [ScreenRevisionSummary] {
+    public func revisions(of key: RevisionedKey) throws(StoreError) -> [DocumentRevisionSummary] {
         try run("read revisions") {
             try pool.read { db in
                 try Row.fetchAll(
@@ -170,7 +170,7 @@ public final class SQLiteStore: RuntimeStore {
                     sql: """
                         SELECT screen, number, fingerprint, origin, copied_from, created_at, created_by, length(document) AS bytes
                         FROM screen_revision WHERE screen = ? ORDER BY number
-                        """, arguments: [screen]
+                        """, arguments: [key.name]
                 ).map(Self.summary)
             }
         }

@@ -382,12 +382,12 @@ import TrellisTesting
                 history = expected
                 let model = history.last?.model ?? Model()
                 // Nothing half-written: the revisions stored are those the audited writes made.
-                for (name, bodies) in [("home", model.screens.map(\.body)), (RuntimeState.routeTableName, model.tables)] {
-                    let summaries = try store.revisions(screen: name)
-                    #expect(summaries.map(\.number) == Array(1...bodies.count), "\(context): revisions of \(name)")
+                for (key, bodies) in [(RevisionedKey.screen("home"), model.screens.map(\.body)), (.routeTable, model.tables)] {
+                    let summaries = try store.revisions(of: key)
+                    #expect(summaries.map(\.number) == Array(1...bodies.count), "\(context): revisions of \(key)")
                     for (number, body) in zip(1..., bodies).dropFirst() {
-                        let stored = try store.revision(screen: name, number: number).map { String(decoding: $0.document, as: UTF8.self) }
-                        #expect(stored == body, "\(context): revision \(number) of \(name)")
+                        let stored = try store.revision(of: key, number: number).map { String(decoding: $0.document, as: UTF8.self) }
+                        #expect(stored == body, "\(context): revision \(number) of \(key)")
                     }
                 }
             }

@@ -77,9 +77,9 @@ import TrellisStore
         #expect(SnapshotBuilder.linkCheck(Touched(documents: true)) == .none)
         #expect(SnapshotBuilder.linkCheck(Touched(documents: true, screens: ["product"])) == .screens(["product"]))
         #expect(SnapshotBuilder.linkCheck(Touched(screens: ["product"], routes: true)) == .all)
-        let publish = StoreChange(heads: [ScreenHead(screen: "product", current: 2, version: 2, updatedAt: 0, updatedBy: "t")])
+        let publish = StoreChange(heads: [DocumentHead(key: .screen("product"), current: 2, version: 2, updatedAt: 0, updatedBy: "t")])
         #expect(Touched(publish) == Touched(screens: ["product"]))
-        let routes = StoreChange(heads: [ScreenHead(screen: RuntimeState.routeTableName, current: 2, version: 2, updatedAt: 0, updatedBy: "t")])
+        let routes = StoreChange(heads: [DocumentHead(key: .routeTable, current: 2, version: 2, updatedAt: 0, updatedBy: "t")])
         #expect(Touched(routes) == Touched(routes: true))
     }
 
@@ -92,9 +92,9 @@ import TrellisStore
         guard case .success(let baseline) = loader.loadBaseline() else { Issue.record("baseline"); return }
         let dead = Array(Self.product("2").replacingOccurrences(of: #"{"$format": "app://product/{id}/reviews"}"#, with: #""app://nowhere""#).utf8)
         var runtime = RuntimeState()
-        let revision = ScreenRevision(screen: "product", number: 2, document: dead, fingerprint: "x", origin: .publish, createdAt: 0, createdBy: "t")
-        runtime.screens["product"] = StoredScreen(
-            head: ScreenHead(screen: "product", current: 2, version: 2, updatedAt: 0, updatedBy: "t"), current: revision, staged: nil,
+        let revision = DocumentRevision(key: .screen("product"), number: 2, document: dead, fingerprint: "x", origin: .publish, createdAt: 0, createdBy: "t")
+        runtime.screens["product"] = RevisionedDocument(
+            head: DocumentHead(key: .screen("product"), current: 2, version: 2, updatedAt: 0, updatedBy: "t"), current: revision, staged: nil,
             latestRevision: 2, latestConfigFingerprint: nil)
         let built = SnapshotBuilder(loader: loader).apply(
             SnapshotBuilder.Touched(screens: ["product"]), baseline: baseline, runtime: runtime, over: snapshot)

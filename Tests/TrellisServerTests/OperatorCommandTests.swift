@@ -97,7 +97,7 @@ import TrellisTesting
         #expect(ok.output.contains("ok: server.json, 1 screen, 0 templates, 1 rule, 1 rollout, 1 experiment and the runtime store"), "\(ok.output)")
         #expect(ok.output.contains("(1 runtime value)"), "\(ok.output)")
         let store = try SQLiteStore(path: server.dataDirectory.appendingPathComponent(SQLiteStore.fileName).path)
-        #expect(try store.load().screens.first { $0.head.screen == "home" }?.latestRevision == 1)  // the edited file was not recorded
+        #expect(try store.load().revisioned.first { $0.head.key.name == "home" }?.latestRevision == 1)  // the edited file was not recorded
 
         // targeting.json drops the variant an override names: refused, with the source named.
         // (the file moves to the new variant too, so only the runtime value is wrong).

@@ -47,7 +47,7 @@ import TrellisTesting
         let (status, output) = try CommandLineTests.run(["backup", "--data-dir", server.dataDirectory.path, "--to", copy])
         #expect(status == 0, "\(output)")
         let restored = try SQLiteStore(path: copy)
-        #expect(try restored.revisions(screen: "home").map(\.number) == [1, 4, 5])
+        #expect(try restored.revisions(of: .screen("home")).map(\.number) == [1, 4, 5])
         #expect(try restored.audit(AuditQuery(limit: 1000)).count == audit.count)
 
         // A restart finds the file unchanged (revision 1 is still the newest from it) and serves on.

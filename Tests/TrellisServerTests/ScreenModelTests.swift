@@ -49,7 +49,7 @@ import TrellisStore
             for (id, entry) in snapshot.screens {
                 let revision = try #require(snapshot.runtime.screens[id]?.current)
                 #expect(revision.heldDocument.isShared(with: entry.checked.document), "\(id): the runtime shares the served copy")
-                #expect(!stored.screens.contains { $0.current.heldDocument.isShared(with: entry.checked.document) })
+                #expect(!stored.revisioned.contains { $0.current.heldDocument.isShared(with: entry.checked.document) })
                 #expect(!entry.checked.isPrepared && !entry.checked.document.isDeflated, "\(id): the check leaves the deflating to after it")
             }
         }
@@ -81,7 +81,7 @@ import TrellisStore
         // Marked, to tell a fingerprint taken from the store from one computed again.
         let stored = Self.storedState(of: imported) { screen in
             screen.current.fingerprint = "stored-" + screen.current.fingerprint
-            if screen.head.screen == "profile" { screen.current.document += Array(" ".utf8) }
+            if screen.head.key == .screen("profile") { screen.current.document += Array(" ".utf8) }
         }
         let restarted = try loader.loadBaseline(stored: stored).get()
         #expect(restarted.screens.values.contains { !$0.checked.templateNames.isEmpty }, "a screen made of templates is among them")
@@ -90,14 +90,14 @@ import TrellisStore
             let computed = try #require(baseline.screens[id]).fingerprint
             let takesStored = file.checked.templateNames.isEmpty && id != "profile"
             #expect(file.fingerprint == (takesStored ? "stored-" + computed : computed), "\(id)")
-            let revision = try #require(stored.screens.first { $0.head.screen == id }?.current)
+            let revision = try #require(stored.revisioned.first { $0.head.key.name == id }?.current)
             #expect(file.checked.document.isShared(with: revision.heldDocument) == (id != "profile"), "\(id)")
         }
     }
 
     /// The rows a store would give back for the screens `snapshot`'s runtime state holds, each changed by `change`.
-    static func storedState(of snapshot: Snapshot, _ change: (inout StoredScreen) -> Void) -> StoredState {
-        StoredState(screens: snapshot.runtime.screens.values.map { screen in
+    static func storedState(of snapshot: Snapshot, _ change: (inout RevisionedDocument) -> Void) -> StoredState {
+        StoredState(revisioned: snapshot.runtime.screens.values.map { screen in
             var row = screen
             change(&row)
             return row

@@ -88,12 +88,12 @@ import TrellisStore
     }
 
     @Test func aRevisionHoldsItsDocumentEitherWay() {
-        var revision = ScreenRevision(
-            screen: "home", number: 1, held: .deflating(Self.screen), fingerprint: "f", origin: .publish, createdAt: 0, createdBy: "t")
+        var revision = DocumentRevision(
+            key: .screen("home"), number: 1, held: .deflating(Self.screen), fingerprint: "f", origin: .publish, createdAt: 0, createdBy: "t")
         #expect(revision.document == Self.screen)
         #expect(revision.summary.bytes == Self.screen.count)
-        let plain = ScreenRevision(
-            screen: "home", number: 1, document: Self.screen, fingerprint: "f", origin: .publish, createdAt: 0, createdBy: "t")
+        let plain = DocumentRevision(
+            key: .screen("home"), number: 1, document: Self.screen, fingerprint: "f", origin: .publish, createdAt: 0, createdBy: "t")
         #expect(revision == plain)
         revision.document = Array("{}".utf8)
         #expect(!revision.heldDocument.isDeflated && revision.document == Array("{}".utf8))

@@ -83,14 +83,14 @@ import TrellisStore
         try t.store.commit(StoreChange(
             revisions: revisions + [revision("about", 1, "a1", origin: .config), revision("about", 2, "a2", origin: .config)],
             heads: [
-                ScreenHead(screen: "home", current: 3, staged: 4, stagedBasisPoints: 500, version: 1, updatedAt: 0, updatedBy: "x"),
-                ScreenHead(screen: "about", current: 2, version: 1, updatedAt: 0, updatedBy: "x"),
+                DocumentHead(key: .screen("home"), current: 3, staged: 4, stagedBasisPoints: 500, version: 1, updatedAt: 0, updatedBy: "x"),
+                DocumentHead(key: .screen("about"), current: 2, version: 1, updatedAt: 0, updatedBy: "x"),
             ]))
         let before = try t.store.load()
         let report = try t.store.prune(RetentionPolicy(revisionsPerScreen: 2, keepRevisions: ["home": [5], "about": [1]]))
         // home keeps 8, 9 (newest two), 3 and 4 (served), 1 (newest from the configuration), 5 (kept).
-        #expect(try t.store.revisions(screen: "home").map(\.number) == [1, 3, 4, 5, 8, 9])
-        #expect(try t.store.revisions(screen: "about").map(\.number) == [1, 2])
+        #expect(try t.store.revisions(of: .screen("home")).map(\.number) == [1, 3, 4, 5, 8, 9])
+        #expect(try t.store.revisions(of: .screen("about")).map(\.number) == [1, 2])
         #expect(report == PruneReport(revisions: 3, auditEntries: 0), "2, 6 and 7")
         #expect(try t.store.load() == before, "what is served, and the latest numbers and fingerprints, are as they were")
         #expect(try t.store.prune(RetentionPolicy(revisionsPerScreen: 2)) == PruneReport(revisions: 1, auditEntries: 0), "5 once unkept")
@@ -119,14 +119,14 @@ import TrellisStore
         let t = try StoreUnderTest(kind)
         try t.store.commit(StoreChange(
             revisions: (1...4).map { revision("home", $0, "r\($0)") },
-            heads: [ScreenHead(screen: "home", current: 1, version: 1, updatedAt: 0, updatedBy: "x")],
+            heads: [DocumentHead(key: .screen("home"), current: 1, version: 1, updatedAt: 0, updatedBy: "x")],
             audit: [audit("screens/home")]))
         try t.store.prune(RetentionPolicy(revisionsPerScreen: 1))
         _ = try t.store.webhookCursor("chat", startingBefore: 2_000_000_000)
         let path = t.directory.appendingPathComponent("backup.sqlite").path
         try t.store.backup(to: path)
         let restored = try SQLiteStore(path: path)
-        #expect(try restored.revisions(screen: "home").map(\.number) == [1, 4])
+        #expect(try restored.revisions(of: .screen("home")).map(\.number) == [1, 4])
         #expect(try restored.load() == (try t.store.load()))
         #expect(try restored.webhookCursor("chat", startingBefore: 0).deliveredThrough == 1)
     }

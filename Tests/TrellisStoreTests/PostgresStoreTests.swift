@@ -133,7 +133,7 @@ import TrellisTesting
         expectUnavailable("changes") { try store.changes(after: 0) }
         expectUnavailable("latestSequence") { try store.latestSequence() }
         expectUnavailable("audit") { try store.audit(AuditQuery()) }
-        expectUnavailable("revision") { try store.revision(screen: "home", number: 1) }
+        expectUnavailable("revision") { try store.revision(of: .screen("home"), number: 1) }
         expectUnavailable("backup") { try store.backup(to: NSTemporaryDirectory() + "/trellis-unavailable-\(UUID().uuidString).sqlite") }
         #expect(ContinuousClock.now - began < .seconds(5), "calls to a stopped server took \(ContinuousClock.now - began)")
 

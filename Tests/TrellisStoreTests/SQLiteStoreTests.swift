@@ -59,9 +59,9 @@ import Testing
         let store = try SQLiteStore(path: path)
         let state = try store.load()
         #expect(state.sequence == 1)
-        #expect(try store.changes(after: 0) == StoredChanges(sequence: 1, documents: state.documents, screens: state.screens))
+        #expect(try store.changes(after: 0) == StoredChanges(sequence: 1, documents: state.documents, revisioned: state.revisioned))
         #expect(state.documents.map(\.key) == ["a"])
-        #expect(state.screens.map(\.head.screen) == ["home"])
+        #expect(state.revisioned.map(\.head.key.name) == ["home"])
         #expect(try store.commit(StoreChange(audit: [audit("x")])) == 2)
     }
 

@@ -20,7 +20,7 @@ import TrellisStore
         let document = StoredDocument(
             kind: "rollout", key: "new-cards", body: Array(#"{"percentage":25}"#.utf8), revision: 1, updatedAt: 1_800_000_000,
             updatedBy: "ops-bot")
-        let head = ScreenHead(screen: "home", current: 1, version: 1, updatedAt: 1_800_000_000, updatedBy: "config")
+        let head = DocumentHead(key: .screen("home"), current: 1, version: 1, updatedAt: 1_800_000_000, updatedBy: "config")
         try t.store.commit(
             StoreChange(
                 documents: [document], revisions: [revision("home", 1, "a", origin: .config)], heads: [head],
@@ -29,11 +29,11 @@ import TrellisStore
         let reopened = try t.reopened()
         let state = try reopened.load()
         #expect(state.documents == [document])
-        #expect(state.screens.count == 1)
-        #expect(state.screens[0].head == head)
-        #expect(state.screens[0].current == revision("home", 1, "a", origin: .config))
-        #expect(state.screens[0].latestRevision == 1)
-        #expect(state.screens[0].latestConfigFingerprint == "fp-a")
+        #expect(state.revisioned.count == 1)
+        #expect(state.revisioned[0].head == head)
+        #expect(state.revisioned[0].current == revision("home", 1, "a", origin: .config))
+        #expect(state.revisioned[0].latestRevision == 1)
+        #expect(state.revisioned[0].latestConfigFingerprint == "fp-a")
         #expect(state.sequence == 1)
         let entries = try reopened.audit(AuditQuery())
         #expect(entries.map(\.draft) == [audit("rollouts/new-cards")])
@@ -68,7 +68,7 @@ import TrellisStore
 
     @Test(arguments: StoreKind.allCases) func aHeadMustNameExistingRevisionsAndRevisionsAreImmutable(_ kind: StoreKind) throws {
         let t = try StoreUnderTest(kind)
-        let head = ScreenHead(screen: "home", current: 2, version: 1, updatedAt: 0, updatedBy: "a")
+        let head = DocumentHead(key: .screen("home"), current: 2, version: 1, updatedAt: 0, updatedBy: "a")
         #expect(throws: StoreError.conflict("screen home has no revision 2")) {
             try t.store.commit(StoreChange(revisions: [revision("home", 1, "a")], heads: [head]))
         }
@@ -77,13 +77,13 @@ import TrellisStore
             try t.store.commit(StoreChange(revisions: [revision("home", 2, "other")]))
         }
         #expect(throws: StoreError.conflict("screen home already exists")) { try t.store.commit(StoreChange(heads: [head])) }
-        #expect(try t.store.revision(screen: "home", number: 2)?.document == Array("b".utf8))
-        #expect(try t.store.revision(screen: "home", number: 3) == nil)
+        #expect(try t.store.revision(of: .screen("home"), number: 2)?.document == Array("b".utf8))
+        #expect(try t.store.revision(of: .screen("home"), number: 3) == nil)
     }
 
     @Test(arguments: StoreKind.allCases) func headsAreComparedAndSetByVersion(_ kind: StoreKind) throws {
         let t = try StoreUnderTest(kind)
-        var head = ScreenHead(screen: "home", current: 1, version: 1, updatedAt: 0, updatedBy: "a")
+        var head = DocumentHead(key: .screen("home"), current: 1, version: 1, updatedAt: 0, updatedBy: "a")
         try t.store.commit(StoreChange(revisions: [revision("home", 1, "a"), revision("home", 2, "b")], heads: [head]))
         head.version = 2
         head.staged = 2
@@ -92,7 +92,7 @@ import TrellisStore
         #expect(throws: StoreError.conflict("screen home changed since version 1")) {
             try t.store.commit(StoreChange(heads: [head]))  // version 2 again
         }
-        let screen = try #require(try t.store.load().screens.first)
+        let screen = try #require(try t.store.load().revisioned.first)
         #expect(screen.staged?.number == 2)
         #expect(screen.head.stagedBasisPoints == 2_500)
         #expect(screen.latestRevision == 2)
@@ -103,12 +103,12 @@ import TrellisStore
         var copy = revision("home", 3, "a", origin: .rollback)
         copy.copiedFrom = 1
         try t.store.commit(StoreChange(revisions: [revision("home", 1, "a", origin: .config), revision("home", 2, "bb"), copy]))
-        let list = try t.store.revisions(screen: "home")
+        let list = try t.store.revisions(of: .screen("home"))
         #expect(list.map(\.number) == [1, 2, 3])
         #expect(list.map(\.origin) == [.config, .publish, .rollback])
         #expect(list.map(\.bytes) == [1, 2, 1])
         #expect(list[2].copiedFrom == 1)
-        #expect(try t.store.revisions(screen: "nope").isEmpty)
+        #expect(try t.store.revisions(of: .screen("nope")).isEmpty)
     }
 
     @Test(arguments: StoreKind.allCases) func auditReadsTheNewestOrOnFromACursorAndFiltersByResource(_ kind: StoreKind) throws {
@@ -134,21 +134,21 @@ import TrellisStore
         ]
         var empty = revision("home", 1, "")
         empty.createdAt = 1_800_000_000.123456789
-        let head = ScreenHead(screen: "home", current: 1, version: 1, updatedAt: 0, updatedBy: "a")
+        let head = DocumentHead(key: .screen("home"), current: 1, version: 1, updatedAt: 0, updatedBy: "a")
         let entry = AuditDraft(at: 0.5, actor: "é", action: "a", resource: "r", before: nil, after: Array(#"{"ü":"\u0000"}"#.utf8))
         try t.store.commit(StoreChange(documents: documents, revisions: [empty], heads: [head], audit: [entry]))
         let state = try t.store.load()
         #expect(state.documents == documents)  // "B" < "_" < "a…" by code point, whatever the locale
-        #expect(state.screens.first?.current == empty)
-        #expect(state.screens.first?.staged == nil)
-        #expect(state.screens.first?.head.stagedBasisPoints == nil)
+        #expect(state.revisioned.first?.current == empty)
+        #expect(state.revisioned.first?.staged == nil)
+        #expect(state.revisioned.first?.head.stagedBasisPoints == nil)
         #expect(try t.store.audit(AuditQuery()).map(\.draft) == [entry])
     }
 
     @Test(arguments: StoreKind.allCases) func everyCommitTakesTheNextSequenceAndChangesAfterOneAreWhatWasWrittenSince(_ kind: StoreKind) throws {
         let t = try StoreUnderTest(kind)
         let a = document("a", "1")
-        let home = ScreenHead(screen: "home", current: 1, staged: 2, stagedBasisPoints: 100, version: 1, updatedAt: 0, updatedBy: "ops")
+        let home = DocumentHead(key: .screen("home"), current: 1, staged: 2, stagedBasisPoints: 100, version: 1, updatedAt: 0, updatedBy: "ops")
         #expect(try t.store.commit(StoreChange(documents: [a], audit: [audit("rollouts/a")])) == 1)
         #expect(
             try t.store.commit(StoreChange(revisions: [revision("home", 1, "x", origin: .config), revision("home", 2, "y")], heads: [home]))
@@ -160,10 +160,10 @@ import TrellisStore
 
         let state = try t.store.load()
         #expect(state.sequence == 4)
-        let homeScreen = try #require(state.screens.first)
+        let homeScreen = try #require(state.revisioned.first)
         #expect(homeScreen.staged == revision("home", 2, "y"))
-        #expect(try t.store.changes(after: 0) == StoredChanges(sequence: 4, documents: [a, b], screens: [homeScreen]))
-        #expect(try t.store.changes(after: 1) == StoredChanges(sequence: 4, documents: [b], screens: [homeScreen]))
+        #expect(try t.store.changes(after: 0) == StoredChanges(sequence: 4, documents: [a, b], revisioned: [homeScreen]))
+        #expect(try t.store.changes(after: 1) == StoredChanges(sequence: 4, documents: [b], revisioned: [homeScreen]))
         #expect(try t.store.changes(after: 2) == StoredChanges(sequence: 4, documents: [b]))
         #expect(try t.store.changes(after: 4) == StoredChanges(sequence: 4))
         #expect(try t.store.commit(StoreChange()) == 4)
@@ -179,10 +179,10 @@ import TrellisStore
         let changes = try t.store.changes(after: 4)
         #expect(changes.sequence == 5)
         #expect(changes.documents == [a2])
-        #expect(changes.screens.map(\.head) == [promoted])
-        #expect(changes.screens.first?.current == revision("home", 2, "y"))
-        #expect(changes.screens.first?.latestRevision == 2)
-        #expect(changes.screens.first?.latestConfigFingerprint == "fp-x")
+        #expect(changes.revisioned.map(\.head) == [promoted])
+        #expect(changes.revisioned.first?.current == revision("home", 2, "y"))
+        #expect(changes.revisioned.first?.latestRevision == 2)
+        #expect(changes.revisioned.first?.latestConfigFingerprint == "fp-x")
         #expect(try t.store.load().sequence == 5)
     }
 
@@ -193,8 +193,8 @@ import TrellisStore
         let t = try StoreUnderTest(kind)
         let names = (0..<2_500).map { String(format: "s%05d", $0) }
         let document = String(repeating: "x", count: 2_000)  // 5 MB in all
-        func head(_ screen: String, current: Int = 1, version: Int = 1) -> ScreenHead {
-            ScreenHead(screen: screen, current: current, version: version, updatedAt: 0, updatedBy: "config")
+        func head(_ screen: String, current: Int = 1, version: Int = 1) -> DocumentHead {
+            DocumentHead(key: .screen(screen), current: current, version: version, updatedAt: 0, updatedBy: "config")
         }
         try t.store.commit(StoreChange(revisions: [revision("s02100", 1, "old")], heads: [head("s02100")]))
         let revisions = names.map { revision($0, 1, document) }
@@ -204,12 +204,12 @@ import TrellisStore
         #expect(throws: StoreError.conflict("screen s02100 already has revision 1")) {
             try t.store.commit(StoreChange(revisions: revisions, heads: heads, audit: entries))
         }
-        let others = revisions.filter { $0.screen != "s02100" }
+        let others = revisions.filter { $0.key.name != "s02100" }
         #expect(throws: StoreError.conflict("screen s02100 already exists")) {
             try t.store.commit(StoreChange(revisions: others, heads: heads, audit: entries))
         }
         // Heads are checked in the change's order: a missing revision before a stale version.
-        var wrong = heads.filter { $0.screen != "s02100" }
+        var wrong = heads.filter { $0.key.name != "s02100" }
         wrong[1_500].current = 2
         wrong.append(head("s02100", version: 5))
         #expect(throws: StoreError.conflict("screen s01500 has no revision 2")) {
@@ -220,15 +220,15 @@ import TrellisStore
             try t.store.commit(StoreChange(revisions: others + [revision("s00007", 1, "again")]))
         }
         // Nothing of the refused changes was written.
-        #expect(try t.store.load().screens.map(\.head.screen) == ["s02100"])
+        #expect(try t.store.load().revisioned.map(\.head.key.name) == ["s02100"])
         #expect(try t.store.audit(AuditQuery()).isEmpty)
         #expect(try t.store.latestSequence() == 1)
 
-        let valid = StoreChange(revisions: others, heads: heads.filter { $0.screen != "s02100" }, audit: entries)
+        let valid = StoreChange(revisions: others, heads: heads.filter { $0.key.name != "s02100" }, audit: entries)
         #expect(try t.store.commit(valid) == 2)
         var state = try t.reopened().load()
-        #expect(state.screens.count == names.count)
-        #expect(state.screens.first { $0.head.screen == "s02499" }?.current == revision("s02499", 1, document))
+        #expect(state.revisioned.count == names.count)
+        #expect(state.revisioned.first { $0.head.key.name == "s02499" }?.current == revision("s02499", 1, document))
         #expect(try t.store.audit(AuditQuery(limit: 3_000)).map(\.draft) == entries)
 
         // Two heads of one screen in one change: the second replaces the first.
@@ -237,7 +237,7 @@ import TrellisStore
             heads: [head("s00007", current: 2, version: 2), head("s00007", current: 3, version: 3)])
         #expect(try t.store.commit(twice) == 3)
         state = try t.store.load()
-        #expect(state.screens.first { $0.head.screen == "s00007" }?.head == head("s00007", current: 3, version: 3))
+        #expect(state.revisioned.first { $0.head.key.name == "s00007" }?.head == head("s00007", current: 3, version: 3))
     }
 
     /// A replica's mirror: a full copy, then the changes after it, load as the store itself does —
@@ -250,12 +250,12 @@ import TrellisStore
             StoreChange(
                 documents: [document("a", "1")],
                 revisions: [revision("home", 1, "h1", origin: .config), revision("home", 2, "h2")],
-                heads: [ScreenHead(screen: "home", current: 1, staged: 2, stagedBasisPoints: 2_500, version: 1, updatedAt: 0, updatedBy: "x")]))
+                heads: [DocumentHead(key: .screen("home"), current: 1, staged: 2, stagedBasisPoints: 2_500, version: 1, updatedAt: 0, updatedBy: "x")]))
         try t.store.commit(
             StoreChange(
                 documents: [document("b", "1")],
                 revisions: [revision("order", 1, "o1", origin: .config), revision("order", 2, "o2"), revision("order", 3, "o3")],
-                heads: [ScreenHead(screen: "order", current: 3, version: 1, updatedAt: 0, updatedBy: "x")]))
+                heads: [DocumentHead(key: .screen("order"), current: 3, version: 1, updatedAt: 0, updatedBy: "x")]))
 
         try mirror.store.mirror(replacingWith: try t.store.load())
         #expect(try mirror.store.load() == (try t.store.load()))
@@ -264,10 +264,10 @@ import TrellisStore
         try t.store.commit(
             StoreChange(
                 documents: [document("a", "2", revision: 2)], revisions: [revision("home", 3, "h3", origin: .config)],
-                heads: [ScreenHead(screen: "home", current: 3, version: 2, updatedAt: 1, updatedBy: "y")]))
+                heads: [DocumentHead(key: .screen("home"), current: 3, version: 2, updatedAt: 1, updatedBy: "y")]))
         let changes = try t.store.changes(after: try mirror.store.latestSequence())
         #expect(changes.documents.map(\.key) == ["a"])
-        #expect(changes.screens.map(\.head.screen) == ["home"])
+        #expect(changes.revisioned.map(\.head.key.name) == ["home"])
         try mirror.store.mirror(changes)
         #expect(try mirror.store.load() == (try t.store.load()))
         #expect(try SQLiteStore(path: mirror.path).load() == (try t.store.load()))
@@ -284,7 +284,7 @@ import TrellisStore
         try t.store.commit(
             StoreChange(
                 documents: [document("a", "1")], revisions: [revision("home", 1, "a", origin: .config), revision("home", 2, "b"), copy],
-                heads: [ScreenHead(screen: "home", current: 2, staged: 3, stagedBasisPoints: 10, version: 1, updatedAt: 0, updatedBy: "x")],
+                heads: [DocumentHead(key: .screen("home"), current: 2, staged: 3, stagedBasisPoints: 10, version: 1, updatedAt: 0, updatedBy: "x")],
                 audit: [audit("screens/home"), audit("rollouts/a")]))
         try t.store.commit(StoreChange(documents: [document("a", "2", revision: 2)], audit: [audit("rollouts/a")]))
         let path = t.directory.appendingPathComponent("backup.sqlite").path
@@ -298,7 +298,7 @@ import TrellisStore
         expected.sequence = 2
         #expect(try restored.load() == expected)
         #expect(try restored.audit(AuditQuery()) == (try t.store.audit(AuditQuery())))
-        #expect(try restored.revisions(screen: "home") == (try t.store.revisions(screen: "home")))
+        #expect(try restored.revisions(of: .screen("home")) == (try t.store.revisions(of: .screen("home"))))
         #expect(try restored.changes(after: 1).documents == [document("a", "2", revision: 2)])
         // The copy is a store of its own: it takes commits from where the original was.
         #expect(try restored.commit(StoreChange(audit: [audit("x")])) == 3)

@@ -89,9 +89,9 @@ extension Trait where Self == PostgresClusterTrait {
     static var postgresCluster: Self { Self() }
 }
 
-func revision(_ screen: String, _ number: Int, _ text: String, origin: RevisionOrigin = .publish) -> ScreenRevision {
-    ScreenRevision(
-        screen: screen, number: number, document: Array(text.utf8), fingerprint: "fp-\(text)", origin: origin,
+func revision(_ screen: String, _ number: Int, _ text: String, origin: RevisionOrigin = .publish) -> DocumentRevision {
+    DocumentRevision(
+        key: .screen(screen), number: number, document: Array(text.utf8), fingerprint: "fp-\(text)", origin: origin,
         createdAt: 1_800_000_000 + Double(number), createdBy: "ops")
 }
 

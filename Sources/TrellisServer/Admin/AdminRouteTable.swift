@@ -23,7 +23,7 @@ extension AdminEndpoints {
     }
 
     /// The route table's head members and stored state; 404 without one.
-    static func existingRouteTable(in snapshot: Snapshot) throws(Problem) -> ([(String, JSONValue)], StoredScreen) {
+    static func existingRouteTable(in snapshot: Snapshot) throws(Problem) -> ([(String, JSONValue)], RevisionedDocument) {
         guard let stored = snapshot.runtime.routes, let head = ResourceView.routeTableHeadMembers(in: snapshot) else {
             throw Problem(Runtime.noRouteTable)
         }

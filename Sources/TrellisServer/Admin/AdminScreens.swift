@@ -43,8 +43,8 @@ extension AdminEndpoints {
     ) -> HTTPReply {
         let store = control.store
         return .deferred(on: control.readQueue, for: request, context) { () throws(Problem) in
-            let list: [ScreenRevisionSummary]
-            do { list = try store.revisions(screen: resource.name) } catch { throw Problem(.serviceUnavailable, "cannot read revisions: \(error)") }
+            let list: [DocumentRevisionSummary]
+            do { list = try store.revisions(of: resource.key) } catch { throw Problem(.serviceUnavailable, "cannot read revisions: \(error)") }
             let items: [JSONValue] = list.map { r in
                 var members: [(String, JSONValue)] = [
                     ("revision", .number(r.number)), ("origin", .string(r.origin.rawValue)),
@@ -74,8 +74,8 @@ extension AdminEndpoints {
         }
         let store = control.store
         return .deferred(on: control.readQueue, for: request, context) { () throws(Problem) in
-            let revision: ScreenRevision?
-            do { revision = try store.revision(screen: resource.name, number: number) } catch {
+            let revision: DocumentRevision?
+            do { revision = try store.revision(of: resource.key, number: number) } catch {
                 throw Problem(.serviceUnavailable, "cannot read revision \(number): \(error)")
             }
             guard let revision else { throw Problem(.notFound, "\(resource.label) has no revision \(number)") }

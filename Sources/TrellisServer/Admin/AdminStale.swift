@@ -26,8 +26,8 @@ extension AdminEndpoints {
         let horizon = now - Double(days) * 86_400
         // When the configuration's values were last recorded is in the targeting history, in the store.
         return .deferred(on: control.readQueue, for: request, context) { () throws(Problem) in
-            let history: [ScreenRevisionSummary]
-            do { history = try store.revisions(screen: RuntimeState.targetingName) } catch {
+            let history: [DocumentRevisionSummary]
+            do { history = try store.revisions(of: .targeting) } catch {
                 throw Problem(.serviceUnavailable, "cannot read the targeting history: \(error)")
             }
             let configSince = history.last { $0.origin == .config }?.createdAt ?? history.first?.createdAt ?? now

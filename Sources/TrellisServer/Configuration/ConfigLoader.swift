@@ -147,7 +147,11 @@ public struct ConfigLoader: Sendable {
         } catch {
             return .failure(ConfigLoadError(errors: errors + [Self.fileError("screens/", error)]))
         }
-        let revisions = Dictionary((stored?.screens ?? []).map { ($0.head.screen, $0.current) }, uniquingKeysWith: { $1 })
+        let revisions: [String: DocumentRevision] = Dictionary(
+            (stored?.revisioned ?? []).compactMap { stored -> (String, DocumentRevision)? in
+                guard case .screen(let id) = stored.head.key else { return nil }
+                return (id, stored.current)
+            }, uniquingKeysWith: { $1 })
         let directory = screensDirectory.path + "/"
         // Decoding and checking is most of a start at thousands of screens: each file on its own, on every core.
         let loaded = ParallelMap.map(names) { name in
@@ -212,7 +216,7 @@ public struct ConfigLoader: Sendable {
     ///   changes: ``ScreenEntry/contentFingerprint(of:)``) — a tenth of a start's work at 10,000 screens.
     public func checkedScreen(
         _ bytes: [UInt8], source: String, id: String, targeting: TargetingConfiguration?, templates: TemplateLibrary,
-        storedAs revision: ScreenRevision? = nil
+        storedAs revision: DocumentRevision? = nil
     ) -> Result<CheckedScreen, DiagnosticsError> {
         decoder.decode(bytes, source: source, expectedID: id, templates: templates).flatMap { screen in
             let checked = CheckedScreen(

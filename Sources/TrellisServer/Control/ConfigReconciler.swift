@@ -13,28 +13,28 @@ enum ConfigReconciler {
     static func change(baseline: ConfigBaseline, runtime: RuntimeState, now: Double) -> StoreChange {
         var change = StoreChange()
         for (id, file) in baseline.screens.sorted(by: { $0.key < $1.key }) {
-            record(file.checked.document, fingerprint: file.fingerprint, as: id, resource: "screens/\(id)", action: "screen", runtime, now, &change)
+            record(file.checked.document, fingerprint: file.fingerprint, as: .screen(id), resource: "screens/\(id)", action: "screen", runtime, now, &change)
         }
         if let routes = baseline.routes {
-            record(DocumentBytes(routes.bytes), fingerprint: routes.fingerprint, as: RuntimeState.routeTableName, resource: "routes", action: "routes", runtime, now, &change)
+            record(DocumentBytes(routes.bytes), fingerprint: routes.fingerprint, as: .routeTable, resource: "routes", action: "routes", runtime, now, &change)
         }
         TargetingHistory.record(baseline: baseline.targeting, runtime: runtime, origin: .config, actor: actor, now: now, into: &change)
         return change
     }
 
-    /// Adds the file stored under `name` as its next revision, served, unless the store already
+    /// Adds the file of `key` as its next revision, served, unless the store already
     /// recorded this very content from the configuration.
     private static func record(
-        _ document: DocumentBytes, fingerprint: String, as name: String, resource: String, action: String, _ runtime: RuntimeState,
+        _ document: DocumentBytes, fingerprint: String, as key: RevisionedKey, resource: String, action: String, _ runtime: RuntimeState,
         _ now: Double, _ change: inout StoreChange
     ) {
-        let stored = runtime.revisioned(name)
+        let stored = runtime.revisioned(key)
         guard stored?.latestConfigFingerprint != fingerprint else { return }
         let number = (stored?.latestRevision ?? 0) + 1
         change.revisions.append(
-            ScreenRevision(
-                screen: name, number: number, held: document, fingerprint: fingerprint, origin: .config, createdAt: now, createdBy: actor))
-        var head = stored?.head ?? ScreenHead(screen: name, current: number, version: 0, updatedAt: now, updatedBy: actor)
+            DocumentRevision(
+                key: key, number: number, held: document, fingerprint: fingerprint, origin: .config, createdAt: now, createdBy: actor))
+        var head = stored?.head ?? DocumentHead(key: key, current: number, version: 0, updatedAt: now, updatedBy: actor)
         head.current = number
         head.version += 1
         head.updatedAt = now
@@ -50,7 +50,7 @@ enum ConfigReconciler {
 /// The audit form of a screen's head: which revisions are served, not the documents themselves
 /// (those are in the revision history).
 enum ScreenAudit {
-    static func encode(_ head: ScreenHead) -> [UInt8] {
+    static func encode(_ head: DocumentHead) -> [UInt8] {
         var members: [(String, JSONValue)] = [("revision", .number(head.current))]
         if let staged = head.staged, let basisPoints = head.stagedBasisPoints {
             members.append(("staged", .object([("revision", .number(staged)), ("percentage", .number(Double(basisPoints) / 100))])))

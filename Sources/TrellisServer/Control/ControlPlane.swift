@@ -120,13 +120,13 @@ public final class ControlPlane: Sendable {
             builder.loader.loadBaseline(previous: currentBaseline).map { $0.sharingScreens(with: currentBaseline) }.flatMap { fresh in
                 var current = state.published.snapshot
                 var change = ConfigReconciler.change(baseline: fresh, runtime: current.runtime, now: state.clock())
-                var result = publish(change, baseline: fresh, over: current)
+                var result = commit(change, baseline: fresh, over: current)
                 if case .failure(.store(.conflict)) = result, isReplicated {
                     // Another replica recorded the same files first: read its rows, then find what is left.
                     follow()
                     current = state.published.snapshot
                     change = ConfigReconciler.change(baseline: fresh, runtime: current.runtime, now: state.clock())
-                    result = publish(change, baseline: fresh, over: current)
+                    result = commit(change, baseline: fresh, over: current)
                 }
                 if case .failure(.invalid) = result { refused.increment() }
                 return result.mapError { failure in
@@ -142,7 +142,7 @@ public final class ControlPlane: Sendable {
         }
     }
 
-    enum PublishFailure: Error {
+    enum CommitFailure: Error {
         /// The change leads to a snapshot that does not validate; nothing was written.
         case invalid(ConfigLoadError)
         /// The store refused or failed; nothing was written.
@@ -154,11 +154,11 @@ public final class ControlPlane: Sendable {
     /// - Parameter planned: the settings of the change's documents as the write planned them.
     /// - Parameter checked: screens the change adds, already decoded and checked, by fingerprint.
     /// - Parameter checkedRoutes: the same for a route table.
-    func publish(
+    func commit(
         _ change: StoreChange, baseline fresh: ConfigBaseline? = nil, over current: Snapshot,
         planned: [String: PlannedSettings] = [:], checked: [String: CheckedScreen] = [:],
         checkedRoutes: [String: RouteTable] = [:], commit: Bool = true
-    ) -> Result<Snapshot, PublishFailure> {
+    ) -> Result<Snapshot, CommitFailure> {
         dispatchPrecondition(condition: .onQueue(writeQueue))
         let base = fresh ?? baseline.withLock { $0 }
         let candidate: Snapshot

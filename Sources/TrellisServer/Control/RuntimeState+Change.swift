@@ -8,17 +8,17 @@ extension RuntimeState {
     func applying(_ change: StoreChange, planned: [String: PlannedSettings] = [:]) -> RuntimeState {
         var next = self
         for document in change.documents { next.record(document, planned: planned[PlannedSettings.id(kind: document.kind, key: document.key)]) }
-        // By screen: a start that imports 10,000 screen files has as many heads and revisions.
-        let revisionsByScreen = Dictionary(grouping: change.revisions, by: \.screen)
+        // By key: a start that imports 10,000 screen files has as many heads and revisions.
+        let revisionsByKey = Dictionary(grouping: change.revisions, by: \.key)
         for head in change.heads {
-            let old = revisioned(head.screen)
-            let added = revisionsByScreen[head.screen] ?? []
-            func revision(_ number: Int) -> ScreenRevision? {
+            let old = revisioned(head.key)
+            let added = revisionsByKey[head.key] ?? []
+            func revision(_ number: Int) -> DocumentRevision? {
                 added.first { $0.number == number } ?? [old?.current, old?.staged].compactMap { $0 }.first { $0.number == number }
             }
             guard let current = revision(head.current) else { continue }  // the store refuses such a head too
             let newestConfig = added.filter { $0.origin == .config }.max { $0.number < $1.number }
-            next.setRevisioned(StoredScreen(
+            next.setRevisioned(RevisionedDocument(
                 head: head, current: current, staged: head.staged.flatMap(revision),
                 latestRevision: max(old?.latestRevision ?? 0, added.map(\.number).max() ?? 0),
                 latestConfigFingerprint: newestConfig?.fingerprint ?? old?.latestConfigFingerprint))

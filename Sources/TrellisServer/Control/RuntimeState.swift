@@ -50,23 +50,14 @@ public struct RuntimeState: Sendable {
     var rules: [String: RuntimeValue<RuleValue>] = [:]
     /// Admin writes waiting for approval or their time, and what became of them, by key.
     var changeRequests: [String: RuntimeValue<ChangeRequest>] = [:]
-    public var screens: ScreenMap<StoredScreen> = [:]
-    /// The route table's revisions, kept by the store as a screen's are, under ``routeTableName``.
-    public var routes: StoredScreen?
-    /// The targeting in force, one revision per change of it, under ``targetingName``: the history
-    /// `/admin/targeting/revisions` lists and a rollback copies from.
-    public var targetingHistory: StoredScreen?
+    public var screens: ScreenMap<RevisionedDocument> = [:]
+    /// The route table's revisions (``RevisionedKey/routeTable``).
+    public var routes: RevisionedDocument?
+    /// The targeting in force, one revision per change of it (``RevisionedKey/targeting``): the
+    /// history `/admin/targeting/revisions` lists and a rollback copies from.
+    public var targetingHistory: RevisionedDocument?
     /// Admin tokens and webhooks made at run time (RuntimeState+Operations.swift).
     public var operations = OperationalState()
-
-    /// The name the route table's revisions and head are stored under. The store keeps revisions
-    /// per name and knows nothing of what they are; no screen id can start with `@`.
-    public static let routeTableName = "@routes"
-    /// The name the targeting document's revisions are stored under.
-    public static let targetingName = "@targeting"
-
-    /// Whether a revisioned name is a screen's (the others start with `@`).
-    static func isScreen(_ name: String) -> Bool { !name.hasPrefix("@") }
 
     public init() {}
 
@@ -110,26 +101,26 @@ public struct RuntimeState: Sendable {
     /// How many targeting documents the store holds (reset ones too).
     public var documentCount: Int { rollouts.count + experiments.count + rules.count }
 
-    /// The revisioned document stored under `name`: a screen, the route table or the targeting history.
-    func revisioned(_ name: String) -> StoredScreen? {
-        switch name {
-        case Self.routeTableName: routes
-        case Self.targetingName: targetingHistory
-        default: screens[name]
+    /// The revisioned document of `key`: a screen, the route table or the targeting history.
+    func revisioned(_ key: RevisionedKey) -> RevisionedDocument? {
+        switch key {
+        case .screen(let id): screens[id]
+        case .routeTable: routes
+        case .targeting: targetingHistory
         }
     }
 
-    mutating func setRevisioned(_ stored: StoredScreen) {
-        switch stored.head.screen {
-        case Self.routeTableName: routes = stored
-        case Self.targetingName: targetingHistory = stored
-        default: screens[stored.head.screen] = stored
+    mutating func setRevisioned(_ stored: RevisionedDocument) {
+        switch stored.head.key {
+        case .screen(let id): screens[id] = stored
+        case .routeTable: routes = stored
+        case .targeting: targetingHistory = stored
         }
     }
 
     public init(_ stored: StoredState) {
         for document in stored.documents { record(document) }
-        for screen in stored.screens { setRevisioned(screen) }
+        for revisioned in stored.revisioned { setRevisioned(revisioned) }
     }
 }
 
@@ -173,7 +164,7 @@ extension RuntimeState {
     func sharingDocuments(
         of ids: some Collection<String>, served: ScreenMap<ScreenEntry>, staged: ScreenMap<StagedScreen>
     ) -> RuntimeState {
-        @Sendable func shared(_ revision: ScreenRevision?, _ entry: ScreenEntry?) -> DocumentBytes? {
+        @Sendable func shared(_ revision: DocumentRevision?, _ entry: ScreenEntry?) -> DocumentBytes? {
             guard let revision, let entry, revision.number == entry.revision, revision.fingerprint == entry.contentFingerprint,
                 // One copy already (a start checks a file as its byte-equal stored revision), or two equal ones.
                 revision.heldDocument.isShared(with: entry.checked.document) || entry.checked.document == revision.heldDocument

@@ -36,13 +36,17 @@ struct SnapshotBuilder: Sendable {
 
         init(_ change: StoreChange) {
             documents = !change.documents.isEmpty
-            for head in change.heads { note(head.screen) }
+            for head in change.heads { note(head.key) }
         }
 
-        /// Notes that the revisioned document stored under `name` changed (the targeting history
-        /// changes only with the documents it records).
-        mutating func note(_ name: String) {
-            if name == RuntimeState.routeTableName { routes = true } else if RuntimeState.isScreen(name) { screens.insert(name) }
+        /// Notes that the revisioned document of `key` changed (the targeting history changes only
+        /// with the documents it records).
+        mutating func note(_ key: RevisionedKey) {
+            switch key {
+            case .screen(let id): screens.insert(id)
+            case .routeTable: routes = true
+            case .targeting: break
+            }
         }
     }
 
@@ -187,7 +191,7 @@ struct SnapshotBuilder: Sendable {
         /// A configuration file the store has not recorded (a server without a store).
         case file(ConfigBaseline.ScreenFile)
         /// The store's head and the revisions it names.
-        case stored(StoredScreen)
+        case stored(RevisionedDocument)
     }
 
     /// The source of screen `id`, or nil when it is not served.
@@ -198,8 +202,8 @@ struct SnapshotBuilder: Sendable {
 
     /// A screen is served while its file is in the configuration directory or ops published it;
     /// deleting the file of a screen nobody published takes it down, as it did before there was a store.
-    static func isServed(_ stored: StoredScreen, baseline: ConfigBaseline) -> Bool {
-        baseline.screens[stored.head.screen] != nil || stored.current.origin != .config
+    static func isServed(_ stored: RevisionedDocument, baseline: ConfigBaseline) -> Bool {
+        baseline.screens[stored.head.key.name] != nil || stored.current.origin != .config
     }
 
     /// The current entry of one screen and, when its head stages one, the staged entry.
@@ -229,11 +233,11 @@ struct SnapshotBuilder: Sendable {
     /// (its references checked again when the targeting's names may have changed); else one made
     /// of a screen already checked with the same content; else decoded and checked anew.
     private func entry(
-        _ revision: ScreenRevision, _ targeting: TargetingConfiguration, _ templates: TemplateLibrary, _ previous: Snapshot?,
+        _ revision: DocumentRevision, _ targeting: TargetingConfiguration, _ templates: TemplateLibrary, _ previous: Snapshot?,
         _ sameBaseline: Bool, _ checked: [String: CheckedScreen], _ errors: inout [DiagnosticsError]
     ) -> ScreenEntry? {
-        let source = "screens/\(revision.screen) revision \(revision.number)"
-        let reusable = [previous?.screens[revision.screen], previous?.staged[revision.screen]?.entry]
+        let source = "screens/\(revision.key.name) revision \(revision.number)"
+        let reusable = [previous?.screens[revision.key.name], previous?.staged[revision.key.name]?.entry]
             .compactMap { $0 }.first { $0.revision == revision.number && $0.contentFingerprint == revision.fingerprint }
         // A screen made of templates is expanded again on a new baseline: its templates may have changed.
         if let reusable, sameBaseline || reusable.checked.templateNames.isEmpty {
@@ -249,7 +253,7 @@ struct SnapshotBuilder: Sendable {
         // Checked against this baseline's names, which runtime values never change.
         if let screen = checked[revision.fingerprint] { return ScreenEntry(screen, revision: revision.number) }
         switch loader.checkedScreen(
-            revision.document, source: source, id: revision.screen, targeting: targeting, templates: templates) {
+            revision.document, source: source, id: revision.key.name, targeting: targeting, templates: templates) {
         case .success(let screen): return ScreenEntry(screen, revision: revision.number)
         case .failure(let error):
             errors.append(error)
@@ -317,7 +321,7 @@ struct SnapshotBuilder: Sendable {
     private func screenSources(
         _ ids: some Collection<String>, _ screens: ScreenMap<ScreenEntry>, _ staged: ScreenMap<StagedScreen>, _ runtime: RuntimeState
     ) -> [NavigationCheck.ScreenSource] {
-        func source(_ entry: ScreenEntry, _ stored: ScreenRevision?) -> NavigationCheck.ScreenSource {
+        func source(_ entry: ScreenEntry, _ stored: DocumentRevision?) -> NavigationCheck.ScreenSource {
             if let stored, stored.number == entry.revision {
                 return .init(screen: entry.checked, source: "screens/\(entry.id) revision \(entry.revision)", document: stored.heldDocument)
             }

@@ -2,7 +2,7 @@ import TrellisJSON
 import TrellisStore
 import TrellisTargeting
 
-/// The targeting in force, kept as revisions under ``RuntimeState/targetingName`` the way the
+/// The targeting in force, kept as revisions under ``RevisionedKey/targeting`` the way the
 /// route table's are: every change of it (an admin write, a changed `targeting.json`) adds the
 /// whole document as it is after the change, in the same commit. The documents per entry decide
 /// what is in force; this history is what ops list, read and roll back to.
@@ -18,10 +18,10 @@ enum TargetingHistory {
         guard stored?.current.fingerprint != fingerprint else { return }
         let number = (stored?.latestRevision ?? 0) + 1
         change.revisions.append(
-            ScreenRevision(
-                screen: RuntimeState.targetingName, number: number, document: JSONWriter.encode(value, style: .pretty),
+            DocumentRevision(
+                key: .targeting, number: number, document: JSONWriter.encode(value, style: .pretty),
                 fingerprint: fingerprint, origin: origin, copiedFrom: copiedFrom, createdAt: now, createdBy: actor))
-        var head = stored?.head ?? ScreenHead(screen: RuntimeState.targetingName, current: number, version: 0, updatedAt: now, updatedBy: actor)
+        var head = stored?.head ?? DocumentHead(key: .targeting, current: number, version: 0, updatedAt: now, updatedBy: actor)
         head.current = number
         head.staged = nil
         head.stagedBasisPoints = nil

@@ -117,8 +117,8 @@ extension Endpoints {
         let prepared = try prepare()
         let id = resolving.id
         return .deferred(on: control.readQueue, for: request, context) { () throws(Problem) in
-            let stored: ScreenRevision?
-            do { stored = try control.store.revision(screen: id, number: number) } catch {
+            let stored: DocumentRevision?
+            do { stored = try control.store.revision(of: .screen(id), number: number) } catch {
                 throw Problem(.serviceUnavailable, "cannot read revision \(number): \(error)")
             }
             guard let stored else { throw Problem(.notFound, "screen \(id) has no revision \(number)") }

@@ -32,9 +32,9 @@ extension ControlPlane {
             runtime.record(document)
             touched.documents = true
         }
-        for screen in changes.screens where (runtime.revisioned(screen.head.screen)?.head.version ?? 0) < screen.head.version {
+        for screen in changes.revisioned where (runtime.revisioned(screen.head.key)?.head.version ?? 0) < screen.head.version {
             runtime.setRevisioned(screen)
-            touched.note(screen.head.screen)
+            touched.note(screen.head.key)
         }
         if touched != SnapshotBuilder.Touched() {
             switch builder.apply(touched, baseline: currentBaseline, runtime: runtime, over: current) {
@@ -87,8 +87,8 @@ extension ControlPlane {
             return
         }
         noteUpToDate(at: state.clock(), sequence: sequence)
-        let screens = change.heads.compactMap { runtime.revisioned($0.screen) }
-        copyLocally(StoredChanges(sequence: sequence, documents: change.documents, screens: screens))
+        let screens = change.heads.compactMap { runtime.revisioned($0.key) }
+        copyLocally(StoredChanges(sequence: sequence, documents: change.documents, revisioned: screens))
     }
 
     /// Asks the store for its newest change (one cheap query): follows when there is a newer one
@@ -176,7 +176,7 @@ extension ControlPlane {
         }
         let copy: StoredState
         do { copy = try localCopy.load() } catch { throw .store(error) }
-        let origin: StoreHealth.Origin = copy.documents.isEmpty && copy.screens.isEmpty ? .configuration : .localCopy
+        let origin: StoreHealth.Origin = copy.documents.isEmpty && copy.revisioned.isEmpty ? .configuration : .localCopy
         switch SnapshotBuilder(loader: loader).build(baseline: baseline, runtime: RuntimeState(copy), previous: nil) {
         case .failure(let error): throw .config(error)
         case .success(let snapshot):

@@ -144,10 +144,10 @@ enum ResourceView {
 }
 
 /// A document ops publish in immutable revisions with a head naming the one served: a screen, the
-/// route table, the targeting history. The store keeps them alike, by ``name``.
+/// route table, the targeting history. The store keeps them alike, by ``key``.
 struct Revisioned: Sendable {
-    /// The name the store keeps its revisions under.
-    let name: String
+    /// What the store keeps its revisions under.
+    let key: RevisionedKey
     /// Its name in the audit log: `screens/home`, `routes`.
     let auditResource: String
     /// How messages name it: `screen home`, `the route table`.
@@ -158,18 +158,18 @@ struct Revisioned: Sendable {
     let versionPrefix: String
 
     static func screen(_ id: String) -> Revisioned {
-        Revisioned(name: id, auditResource: "screens/\(id)", label: "screen \(id)", actionPrefix: "screen", versionPrefix: "screen-\(id)")
+        Revisioned(key: .screen(id), auditResource: "screens/\(id)", label: "screen \(id)", actionPrefix: "screen", versionPrefix: "screen-\(id)")
     }
 
     static let routeTable = Revisioned(
-        name: RuntimeState.routeTableName, auditResource: "routes", label: "the route table", actionPrefix: "routes", versionPrefix: "routes")
+        key: .routeTable, auditResource: "routes", label: "the route table", actionPrefix: "routes", versionPrefix: "routes")
 
     static let targeting = Revisioned(
-        name: RuntimeState.targetingName, auditResource: "targeting", label: "the targeting document", actionPrefix: "targeting",
+        key: .targeting, auditResource: "targeting", label: "the targeting document", actionPrefix: "targeting",
         versionPrefix: "targeting")
 
     func action(_ verb: String) -> String { actionPrefix + "." + verb }
 
     /// The head's version, for If-Match.
-    func version(_ head: ScreenHead) -> String { "\"\(versionPrefix)-v\(head.version)\"" }
+    func version(_ head: DocumentHead) -> String { "\"\(versionPrefix)-v\(head.version)\"" }
 }

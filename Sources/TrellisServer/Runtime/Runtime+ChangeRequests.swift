@@ -163,10 +163,10 @@ extension Runtime {
         var change = change
         if old != nil { change.updatedAt = state.clock() }
         let snapshot = state.published.snapshot
-        let plan = Plan(
+        let plan = PlannedChange(
             change: StoreChange(documents: [document(change, in: snapshot, actor: actor)], audit: [changeAudit(action, before: old, after: change, actor: actor)]),
             target: .changeRequest(change.id), changeRequest: change)
-        switch publish(plan, target: .changeRequest(change.id), over: snapshot) {
+        switch commit(plan, target: .changeRequest(change.id), over: snapshot) {
         case .success(let outcome): return outcome
         case .failure(let refusal): throw refusal
         }

@@ -5,7 +5,7 @@ import TrellisStore
 /// is kept only as its SHA-256 and role; a webhook's secret never reaches the audit log. Those of
 /// the configuration are the bootstrap set: never made or deleted here.
 extension Runtime {
-    func planToken(_ command: TokenCommand, in snapshot: Snapshot, actor: String) throws(Refusal) -> Plan {
+    func planToken(_ command: TokenCommand, in snapshot: Snapshot, actor: String) throws(Refusal) -> PlannedChange {
         let name = command.name
         switch command {
         case .create(_, let role, let sha256):
@@ -41,7 +41,7 @@ extension Runtime {
         }
     }
 
-    func planWebhook(_ command: WebhookCommand, in snapshot: Snapshot, actor: String) throws(Refusal) -> Plan {
+    func planWebhook(_ command: WebhookCommand, in snapshot: Snapshot, actor: String) throws(Refusal) -> PlannedChange {
         let name = command.name
         let configured = settings.configuredWebhooks.contains { $0.name == name }
         switch command {
@@ -86,12 +86,12 @@ extension Runtime {
     private func planOperational(
         kind: String, key: String, body: [UInt8], in snapshot: Snapshot, now: Double, actor: String, action: String,
         before: JSONValue?, after: JSONValue?
-    ) -> Plan {
+    ) -> PlannedChange {
         let revision = (snapshot.runtime.document(kind: kind, key: key)?.revision ?? 0) + 1
         let document = StoredDocument(kind: kind, key: key, body: body, revision: revision, updatedAt: now, updatedBy: actor)
         let audit = AuditDraft(
             at: now, actor: actor, action: action, resource: "\(kind)s/\(key)", before: before.map { JSONWriter.encode($0) },
             after: after.map { JSONWriter.encode($0) })
-        return Plan(change: StoreChange(documents: [document], audit: [audit]))
+        return PlannedChange(change: StoreChange(documents: [document], audit: [audit]))
     }
 }

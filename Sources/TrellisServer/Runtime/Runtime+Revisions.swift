@@ -6,7 +6,7 @@ import TrellisTargeting
 /// Screen and route table commands: documents published in immutable revisions, with a head naming
 /// the revision served (and, for a screen, one staged to a share of users).
 extension Runtime {
-    func planScreen(_ command: ScreenCommand, in snapshot: Snapshot, actor: String, ifMatch: VersionCondition?) throws(Refusal) -> Plan {
+    func planScreen(_ command: ScreenCommand, in snapshot: Snapshot, actor: String, ifMatch: VersionCondition?) throws(Refusal) -> PlannedChange {
         let id = command.id
         switch command {
         case .publish(_, let document, let stage): return try planPublish(id, document, stage: stage, in: snapshot, actor: actor, ifMatch: ifMatch)
@@ -15,26 +15,26 @@ extension Runtime {
             return try planRollback(.screen(id), existing, to: number, actor: actor, ifMatch: ifMatch)
         case .stage(_, let percentage):
             return try planHeadChange(id, in: snapshot, actor: actor, ifMatch: ifMatch, action: "screen.stage") { head throws(Refusal) in
-                guard head.staged != nil else { throw .conflict("screen \(head.screen) has no staged revision; publish one with ?stage=P") }
+                guard head.staged != nil else { throw .conflict("screen \(id) has no staged revision; publish one with ?stage=P") }
                 head.stagedBasisPoints = percentage.basisPoints
             }
         case .promote:
             return try planHeadChange(id, in: snapshot, actor: actor, ifMatch: ifMatch, action: "screen.promote") { head throws(Refusal) in
-                guard let staged = head.staged else { throw .conflict("screen \(head.screen) has no staged revision to promote") }
+                guard let staged = head.staged else { throw .conflict("screen \(id) has no staged revision to promote") }
                 head.current = staged
                 head.staged = nil
                 head.stagedBasisPoints = nil
             }
         case .abandon:
             return try planHeadChange(id, in: snapshot, actor: actor, ifMatch: ifMatch, action: "screen.abandon") { head throws(Refusal) in
-                guard head.staged != nil else { throw .conflict("screen \(head.screen) has no staged revision to abandon") }
+                guard head.staged != nil else { throw .conflict("screen \(id) has no staged revision to abandon") }
                 head.staged = nil
                 head.stagedBasisPoints = nil
             }
         }
     }
 
-    func planRouteTable(_ command: RouteTableCommand, in snapshot: Snapshot, actor: String, ifMatch: VersionCondition?) throws(Refusal) -> Plan {
+    func planRouteTable(_ command: RouteTableCommand, in snapshot: Snapshot, actor: String, ifMatch: VersionCondition?) throws(Refusal) -> PlannedChange {
         switch command {
         case .publish(let document):
             let existing = snapshot.runtime.routes
@@ -46,10 +46,10 @@ extension Runtime {
             }
             let now = state.clock()
             let number = (existing?.latestRevision ?? 0) + 1
-            let revision = ScreenRevision(
-                screen: Revisioned.routeTable.name, number: number, document: document, fingerprint: RouteTableEntry.fingerprint(of: document),
+            let revision = DocumentRevision(
+                key: .routeTable, number: number, document: document, fingerprint: RouteTableEntry.fingerprint(of: document),
                 origin: .publish, createdAt: now, createdBy: actor)
-            var head = existing?.head ?? ScreenHead(screen: Revisioned.routeTable.name, current: number, version: 0, updatedAt: now, updatedBy: actor)
+            var head = existing?.head ?? DocumentHead(key: .routeTable, current: number, version: 0, updatedAt: now, updatedBy: actor)
             head.current = number
             var plan = planHead(head, existing: existing, revisions: [revision], actor: actor, now: now, action: "routes.publish", resource: .routeTable)
             plan.checkedRoutes = [revision.fingerprint: table]
@@ -67,7 +67,7 @@ extension Runtime {
     /// everybody, or to `stage` of users (replacing any staged revision).
     private func planPublish(
         _ id: String, _ document: [UInt8], stage: RolloutPercentage?, in snapshot: Snapshot, actor: String, ifMatch: VersionCondition?
-    ) throws(Refusal) -> Plan {
+    ) throws(Refusal) -> PlannedChange {
         let existing = snapshot.runtime.screens[id]
         try checkVersion(ifMatch, current: existing.map { Revisioned.screen(id).version($0.head) })
         let screen: CheckedScreen
@@ -78,9 +78,9 @@ extension Runtime {
         }
         let now = state.clock()
         let number = (existing?.latestRevision ?? 0) + 1
-        let revision = ScreenRevision(
-            screen: id, number: number, document: document, fingerprint: screen.fingerprint, origin: .publish, createdAt: now, createdBy: actor)
-        var head = existing?.head ?? ScreenHead(screen: id, current: number, version: 0, updatedAt: now, updatedBy: actor)
+        let revision = DocumentRevision(
+            key: .screen(id), number: number, document: document, fingerprint: screen.fingerprint, origin: .publish, createdAt: now, createdBy: actor)
+        var head = existing?.head ?? DocumentHead(key: .screen(id), current: number, version: 0, updatedAt: now, updatedBy: actor)
         if let stage {
             guard existing != nil else { throw .conflict("screen \(id) is new; publish it whole before staging a revision") }
             head.staged = number
@@ -98,17 +98,17 @@ extension Runtime {
     /// A new revision of `resource` with revision `number`'s document, served to everybody (a
     /// staged revision is abandoned).
     func planRollback(
-        _ resource: Revisioned, _ existing: StoredScreen, to number: Int, actor: String, ifMatch: VersionCondition?
-    ) throws(Refusal) -> Plan {
+        _ resource: Revisioned, _ existing: RevisionedDocument, to number: Int, actor: String, ifMatch: VersionCondition?
+    ) throws(Refusal) -> PlannedChange {
         try checkVersion(ifMatch, current: resource.version(existing.head))
-        let source: ScreenRevision?
-        do { source = try control.store.revision(screen: resource.name, number: number) } catch {
+        let source: DocumentRevision?
+        do { source = try control.store.revision(of: resource.key, number: number) } catch {
             throw .storeUnreadable("cannot read revision \(number): \(error)")
         }
         guard let source else { throw .notFound("\(resource.label) has no revision \(number); it has 1 to \(existing.latestRevision)") }
         let now = state.clock()
-        let copy = ScreenRevision(
-            screen: resource.name, number: existing.latestRevision + 1, document: source.document, fingerprint: source.fingerprint,
+        let copy = DocumentRevision(
+            key: resource.key, number: existing.latestRevision + 1, document: source.document, fingerprint: source.fingerprint,
             origin: .rollback, copiedFrom: number, createdAt: now, createdBy: actor)
         var head = existing.head
         head.current = copy.number
@@ -120,8 +120,8 @@ extension Runtime {
     /// A change of which revisions of screen `id` are served (stage percentage, promote, abandon).
     private func planHeadChange(
         _ id: String, in snapshot: Snapshot, actor: String, ifMatch: VersionCondition?, action: String,
-        _ update: (inout ScreenHead) throws(Refusal) -> Void
-    ) throws(Refusal) -> Plan {
+        _ update: (inout DocumentHead) throws(Refusal) -> Void
+    ) throws(Refusal) -> PlannedChange {
         guard let existing = snapshot.runtime.screens[id], SnapshotBuilder.isServed(existing, baseline: control.currentBaseline) else {
             throw Self.notFound("screen", id, known: snapshot.screens.keys)
         }
@@ -133,9 +133,9 @@ extension Runtime {
 
     /// The change that makes `head` the resource's head, audited.
     private func planHead(
-        _ head: ScreenHead, existing: StoredScreen?, revisions: [ScreenRevision], actor: String, now: Double, action: String,
+        _ head: DocumentHead, existing: RevisionedDocument?, revisions: [DocumentRevision], actor: String, now: Double, action: String,
         resource: Revisioned
-    ) -> Plan {
+    ) -> PlannedChange {
         var next = head
         next.version = (existing?.head.version ?? 0) + 1
         next.updatedAt = now
@@ -143,7 +143,7 @@ extension Runtime {
         let audit = AuditDraft(
             at: now, actor: actor, action: action, resource: resource.auditResource,
             before: existing.map { ScreenAudit.encode($0.head) }, after: ScreenAudit.encode(next))
-        var plan = Plan(change: StoreChange(revisions: revisions, heads: [next], audit: [audit]))
+        var plan = PlannedChange(change: StoreChange(revisions: revisions, heads: [next], audit: [audit]))
         if existing == nil { plan.effect = .created }
         return plan
     }

@@ -8,7 +8,7 @@ import TrellisTargeting
 extension Runtime {
     // MARK: - Rollouts
 
-    func planRollout(_ command: RolloutCommand, in snapshot: Snapshot, actor: String, ifMatch: VersionCondition?) throws(Refusal) -> Plan {
+    func planRollout(_ command: RolloutCommand, in snapshot: Snapshot, actor: String, ifMatch: VersionCondition?) throws(Refusal) -> PlannedChange {
         switch command {
         case .create(let key, let rollout, let schedule):
             try checkFuture(schedule)
@@ -50,7 +50,7 @@ extension Runtime {
     private func planRollout(
         _ key: String, in snapshot: Snapshot, actor: String, ifMatch: VersionCondition?, action: String,
         _ update: (TargetingConfiguration.Rollout, [ScheduledStep]) -> (TargetingConfiguration.Rollout, [ScheduledStep])
-    ) throws(Refusal) -> Plan {
+    ) throws(Refusal) -> PlannedChange {
         let old = try rolloutInForce(key, snapshot, ifMatch)
         let oldSchedule = ResourceView.schedule(key, snapshot)
         let (new, schedule) = update(old, oldSchedule)
@@ -62,7 +62,7 @@ extension Runtime {
     private func planRollout(
         _ key: String, old: (TargetingConfiguration.Rollout, [ScheduledStep]), new: (TargetingConfiguration.Rollout, [ScheduledStep]),
         in snapshot: Snapshot, actor: String, action: String
-    ) -> Plan {
+    ) -> PlannedChange {
         let (new, schedule) = new
         let form: TargetingEntryForm<RolloutSettings, TargetingConfiguration.Rollout>
         if case .defined = snapshot.runtime.rollouts[key]?.settings?.form {
@@ -78,7 +78,7 @@ extension Runtime {
     /// The change that applies the steps of rollout `key`'s schedule due at `now` (the last one
     /// sets the percentage; a server that was down for a step applies it late, once), audited as
     /// `rollout.schedule`; a conflict when none is due.
-    private func planScheduledSteps(_ key: String, in snapshot: Snapshot, now: Double) throws(Refusal) -> Plan {
+    private func planScheduledSteps(_ key: String, in snapshot: Snapshot, now: Double) throws(Refusal) -> PlannedChange {
         guard let rollout = snapshot.targeting.rollouts[key] else { throw Self.notFound("rollout", key, known: snapshot.targeting.rollouts.keys) }
         let schedule = ResourceView.schedule(key, snapshot)
         let due = schedule.prefix { $0.at <= now }
@@ -113,7 +113,7 @@ extension Runtime {
 
     func planExperiment(
         _ command: ExperimentCommand, in snapshot: Snapshot, actor: String, ifMatch: VersionCondition?
-    ) throws(Refusal) -> Plan {
+    ) throws(Refusal) -> PlannedChange {
         switch command {
         case .create(let key, let experiment):
             guard snapshot.targeting.experiments[key] == nil else {
@@ -162,7 +162,7 @@ extension Runtime {
 
     /// A rule is checked with every rule, screen and route that refers to it, in the same build:
     /// a cycle between rules is invalid, retiring a rule something still uses is refused naming where.
-    func planRule(_ command: RuleCommand, in snapshot: Snapshot, actor: String, ifMatch: VersionCondition?) throws(Refusal) -> Plan {
+    func planRule(_ command: RuleCommand, in snapshot: Snapshot, actor: String, ifMatch: VersionCondition?) throws(Refusal) -> PlannedChange {
         let name = command.name
         switch command {
         case .define(_, let expression):
@@ -189,14 +189,14 @@ extension Runtime {
 
     // MARK: - The whole document
 
-    func planTargeting(_ command: TargetingCommand, in snapshot: Snapshot, actor: String, ifMatch: VersionCondition?) throws(Refusal) -> Plan {
+    func planTargeting(_ command: TargetingCommand, in snapshot: Snapshot, actor: String, ifMatch: VersionCondition?) throws(Refusal) -> PlannedChange {
         try checkVersion(ifMatch, current: ResourceView.version(of: .targeting, in: snapshot))
         switch command {
         case .replace(let desired):
             return planReplacement(desired, in: snapshot, actor: actor, action: "targeting.replace", origin: .publish)
         case .rollback(let number):
-            let revision: ScreenRevision?
-            do { revision = try control.store.revision(screen: Revisioned.targeting.name, number: number) } catch {
+            let revision: DocumentRevision?
+            do { revision = try control.store.revision(of: .targeting, number: number) } catch {
                 throw .storeUnreadable("cannot read revision \(number): \(error)")
             }
             guard let revision else {
@@ -218,7 +218,7 @@ extension Runtime {
     /// entry `desired` lacks, retired.
     private func planReplacement(
         _ desired: TargetingConfiguration, in snapshot: Snapshot, actor: String, action: String, origin: RevisionOrigin, copiedFrom: Int? = nil
-    ) -> Plan {
+    ) -> PlannedChange {
         var writes: [TargetingWrite] = []
         func entries<Entry: Equatable>(
             _ inForce: [String: Entry], _ wanted: [String: Entry], _ configured: [String: Entry], kind: String,
@@ -245,7 +245,7 @@ extension Runtime {
         entries(now.experiments, desired.experiments, base.experiments, kind: ExperimentValue.kind,
             defined: { .experiment(ExperimentValue(form: .defined($1))) }, retired: .experiment(ExperimentValue(form: .retired)))
         // Already in force: nothing to store, nothing to audit.
-        guard !writes.isEmpty else { return Plan(change: StoreChange()) }
+        guard !writes.isEmpty else { return PlannedChange(change: StoreChange()) }
         let audit = targetingAudit(action, "targeting", actor: actor, before: now.jsonValue, after: desired.jsonValue)
         var plan = planWrites(writes, in: snapshot, actor: actor, audit: [audit], origin: origin, copiedFrom: copiedFrom)
         plan.invalidIsInUse = true
@@ -266,7 +266,7 @@ extension Runtime {
     func planWrites(
         _ writes: [TargetingWrite], in snapshot: Snapshot, actor: String, audit: [AuditDraft], origin: RevisionOrigin = .publish,
         copiedFrom: Int? = nil
-    ) -> Plan {
+    ) -> PlannedChange {
         let now = state.clock()
         var planned: [String: PlannedSettings] = [:]
         let documents = writes.map { write in
@@ -279,12 +279,12 @@ extension Runtime {
         TargetingHistory.record(
             baseline: snapshot.baselineTargeting, runtime: snapshot.runtime.applying(change, planned: planned), origin: origin,
             copiedFrom: copiedFrom, actor: actor, now: now, into: &change)
-        return Plan(change: change, planned: planned)
+        return PlannedChange(change: change, planned: planned)
     }
 
     /// The change that retires `kind` `key` (`before`, as in force): refused naming whatever still
     /// refers to it.
-    private func planRetirement(_ retired: PlannedSettings, key: String, before: JSONValue, in snapshot: Snapshot, actor: String) -> Plan {
+    private func planRetirement(_ retired: PlannedSettings, key: String, before: JSONValue, in snapshot: Snapshot, actor: String) -> PlannedChange {
         let kind = retired.kind
         let audit = targetingAudit("\(kind).retire", "\(kind)s/\(key)", actor: actor, before: before, after: nil)
         var plan = planWrites([TargetingWrite(key: key, value: retired)], in: snapshot, actor: actor, audit: [audit])
@@ -299,7 +299,7 @@ extension Runtime {
     private func planEntryReset(
         _ reset: PlannedSettings, key: String, in snapshot: Snapshot, ifMatch: VersionCondition?, actor: String, inForce: JSONValue?,
         configured: JSONValue?
-    ) throws(Refusal) -> Plan {
+    ) throws(Refusal) -> PlannedChange {
         let kind = reset.kind
         guard inForce != nil || configured != nil else { throw .notFound("no \(kind) \"\(key)\" in force or in targeting.json") }
         if inForce != nil {

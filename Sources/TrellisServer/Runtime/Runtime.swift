@@ -85,10 +85,10 @@ final class Runtime: Sendable {
     static func resources(changedBy change: StoreChange) -> Set<String> {
         var resources = Set(change.documents.map { "\($0.kind)s/\($0.key)" })
         for head in change.heads {
-            switch head.screen {
-            case Revisioned.routeTable.name: resources.insert("routes")
-            case Revisioned.targeting.name: resources.insert("targeting")
-            default: resources.insert("screens/" + head.screen)
+            switch head.key {
+            case .screen(let id): resources.insert("screens/" + id)
+            case .routeTable: resources.insert("routes")
+            case .targeting: resources.insert("targeting")
             }
         }
         return resources
@@ -103,24 +103,25 @@ final class Runtime: Sendable {
         if case .changeRequest(let request) = command { return make(request, as: actor, ifMatch: ifMatch) }
         let ifMatch = ifMatch ?? (actor.isPerson && settings.requireVersion ? VersionCondition.missing : nil)
         let current = state.published.snapshot
-        let plan: Plan
+        let plan: PlannedChange
         do throws(Refusal) {
             plan = try self.plan(command, in: current, actor: actor.name, ifMatch: ifMatch)
         } catch {
             control.refused.increment()
             return .failure(error)
         }
-        return publish(plan, target: command.target, over: current, alongside: alongside, commit: commit)
+        return self.commit(plan, target: command.target, over: current, alongside: alongside, publishing: commit)
     }
 
-    /// Commits and publishes `plan` over `current`; the outcome names the snapshot it led to.
-    func publish(
-        _ plan: Plan, target: Target, over current: Snapshot, alongside: StoreChange = StoreChange(), commit: Bool = true
+    /// Commits `plan` over `current` and publishes the snapshot it leads to (with `publishing`
+    /// false, only builds it); the outcome names that snapshot.
+    func commit(
+        _ plan: PlannedChange, target: Target, over current: Snapshot, alongside: StoreChange = StoreChange(), publishing: Bool = true
     ) -> Result<Outcome, Refusal> {
         var change = plan.change
         change.append(alongside)
-        let published = control.publish(
-            change, over: current, planned: plan.planned, checked: plan.checked, checkedRoutes: plan.checkedRoutes, commit: commit)
+        let published = control.commit(
+            change, over: current, planned: plan.planned, checked: plan.checked, checkedRoutes: plan.checkedRoutes, commit: publishing)
         switch published {
         case .success(let snapshot): return .success(plan.outcome(snapshot, target: target))
         case .failure(.invalid(let error)):
@@ -133,7 +134,7 @@ final class Runtime: Sendable {
     }
 
     /// The plan of every command but a change request's.
-    func plan(_ command: Command, in snapshot: Snapshot, actor: String, ifMatch: VersionCondition?) throws(Refusal) -> Plan {
+    func plan(_ command: Command, in snapshot: Snapshot, actor: String, ifMatch: VersionCondition?) throws(Refusal) -> PlannedChange {
         switch command {
         case .rollout(let command): try planRollout(command, in: snapshot, actor: actor, ifMatch: ifMatch)
         case .experiment(let command): try planExperiment(command, in: snapshot, actor: actor, ifMatch: ifMatch)
@@ -207,7 +208,7 @@ struct Outcome: Sendable {
 }
 
 /// What a command plans from the snapshot in force: the change to store and what it will have done.
-struct Plan {
+struct PlannedChange {
     var change: StoreChange
     /// The values of the change's targeting documents, by ``PlannedSettings/id(kind:key:)``, as
     /// planned (not decoded again).
