@@ -116,7 +116,7 @@ public final class Application: Sendable {
         deliverer = WebhookDeliverer(
             store: control.store, published: state.published, configuration: configuration.admin,
             holder: ProcessInfo.processInfo.hostName + ":" + URL(fileURLWithPath: configuration.dataDirectory).standardizedFileURL.path,
-            tls: webhookTLS, clock: clock,
+            transport: WebhookHTTPClient(tls: webhookTLS), clock: clock,
             metricsFactory: state.metricsFactory, logger: logger)
         retention = configuration.storage.retention.isEnabled ? RetentionSweeper(
             store: control.store, published: state.published, retention: configuration.storage.retention,

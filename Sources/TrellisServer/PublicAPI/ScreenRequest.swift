@@ -101,8 +101,9 @@ struct ScreenRequest: Sendable {
 
     /// The screen resolved for this user, parameters substituted, without the answer cache.
     func resolve() throws(Problem) -> ResolvedScreen {
-        let resolved = snapshot.resolver.resolve(
-            try snapshot.screen(of: entry), decisions: entry.decisions, outcomes: outcomes, clientSchemaVersion: schemaVersion)
+        let model: Screen
+        do { model = try snapshot.screen(of: entry) } catch { throw Problem(.internalServerError, error.description) }
+        let resolved = snapshot.resolver.resolve(model, decisions: entry.decisions, outcomes: outcomes, clientSchemaVersion: schemaVersion)
         guard !entry.parameterNames.isEmpty else { return resolved }
         do {
             return try resolved.substituting(screenParameters)

@@ -1,6 +1,5 @@
 import Atomics
 import Synchronization
-import TrellisHTTP
 import TrellisJSON
 import TrellisRendering
 import TrellisRoutes
@@ -125,14 +124,12 @@ public final class Snapshot: Sendable, AtomicReference {
     /// The model of `entry`'s screen, for what the encoding plan cannot answer (layouts, previews,
     /// client formats, pretty answers, plans for older clients): decoded again from its document,
     /// through ``SnapshotCaches/models``.
-    public func screen(of entry: ScreenEntry) throws(Problem) -> Screen {
+    public func screen(of entry: ScreenEntry) throws(ScreenNoLongerDecodes) -> Screen {
         let key = AnswerKey(screen: entry.id, revision: entry.revision, schemaVersion: 0, outcomes: Outcomes([]), pretty: false)
-        return try caches.models.answer(for: key) { () throws(Problem) in
+        return try caches.models.answer(for: key) { () throws(ScreenNoLongerDecodes) in
             switch entry.checked.decodeModel() {
             case .success(let screen): return screen
-            case .failure(let error):
-                // The document was checked with these templates; failing now is a bug, not bad input.
-                throw Problem(.internalServerError, "screen \(entry.id) revision \(entry.revision) no longer decodes: \(error)")
+            case .failure(let error): throw ScreenNoLongerDecodes(id: entry.id, revision: entry.revision, reason: "\(error)")
             }
         }.body
     }
@@ -264,4 +261,14 @@ public final class PublishedSnapshot: Sendable {
 
     /// Publishes `snapshot` for every request that starts from now on.
     public func publish(_ snapshot: Snapshot) { current.store(snapshot, ordering: .releasing) }
+}
+
+/// A served screen whose document no longer decodes with the templates it was checked with: a bug,
+/// not bad input (the check decoded the same bytes).
+public struct ScreenNoLongerDecodes: Error, CustomStringConvertible {
+    public let id: String
+    public let revision: Int
+    public let reason: String
+
+    public var description: String { "screen \(id) revision \(revision) no longer decodes: \(reason)" }
 }

@@ -3,7 +3,6 @@ import Foundation
 import Logging
 import Metrics
 import Synchronization
-import TrellisHTTP
 import TrellisStore
 
 /// Delivers the audit log to webhooks: the log is the outbox. An audit entry is committed in the
@@ -36,7 +35,7 @@ final class WebhookDeliverer: Sendable {
     private let retrySeconds: Double
     private let clock: @Sendable () -> Double
     private let logger: Logger
-    private let client: WebhookHTTPClient
+    private let transport: any WebhookTransport
     private let queue = DispatchQueue(label: "trellis.webhooks")
     /// Who this process is in the lease.
     private let holder: String
@@ -64,9 +63,9 @@ final class WebhookDeliverer: Sendable {
     ///   instead of waiting for it to run out; different for every replica.
     init(
         store: any RuntimeStore, published: PublishedSnapshot, configuration: ServerConfiguration.Admin, holder: String,
-        tls: TLSClientContext, clock: @escaping @Sendable () -> Double, metricsFactory: any MetricsFactory, logger: Logger
+        transport: any WebhookTransport, clock: @escaping @Sendable () -> Double, metricsFactory: any MetricsFactory, logger: Logger
     ) {
-        client = WebhookHTTPClient(tls: tls)
+        self.transport = transport
         self.store = store
         self.published = published
         configured = configuration.webhooks
@@ -223,7 +222,7 @@ final class WebhookDeliverer: Sendable {
         var statusCode: Int?
         var error: String?
         do {
-            statusCode = try client.post(webhook.url, headers: request.headers, body: request.body)
+            statusCode = try transport.post(webhook.url, headers: request.headers, body: request.body)
             if let code = statusCode, !(200...299).contains(code) { error = "the receiver answered \(code)" }
         } catch let failure {
             error = failure.description
@@ -255,4 +254,16 @@ final class WebhookDeliverer: Sendable {
         let full = min(maximumBackoffSeconds, firstBackoffSeconds * pow(2, Double(min(failures - 1, 30))))
         return full * Double.random(in: 0.5...1.0)
     }
+}
+
+/// How a delivery reaches its receiver: one POST, answered with the receiver's status code, or
+/// thrown why not. The server's is ``WebhookHTTPClient`` (HTTP/1.1, TLS through TrellisHTTP);
+/// delivery itself knows only this.
+protocol WebhookTransport: Sendable {
+    func post(_ url: WebhookURL, headers: [(String, String)], body: [UInt8]) throws(WebhookTransportFailure) -> Int
+}
+
+/// Why a POST got no status code, for the delivery log.
+struct WebhookTransportFailure: Error, CustomStringConvertible {
+    var description: String
 }

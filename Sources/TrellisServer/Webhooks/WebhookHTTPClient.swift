@@ -7,7 +7,7 @@ import TrellisHTTP
 /// close`), in TLS for `https://` (the receiver's certificate verified for its host), answered by
 /// its status code. Blocking POSIX sockets with bounded waits, so it runs on the deliverer's own
 /// queue and never on an event loop.
-struct WebhookHTTPClient: Sendable {
+struct WebhookHTTPClient: WebhookTransport {
     /// Whom `https://` receivers must prove they are to.
     let tls: TLSClientContext
     /// How long to wait for the receiver to accept the connection, per address.
@@ -15,10 +15,7 @@ struct WebhookHTTPClient: Sendable {
     /// How long any one send or receive (or TLS handshake step) may wait once connected.
     var ioTimeoutSeconds = 10.0
 
-    /// Why a request got no status code.
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
+    typealias Failure = WebhookTransportFailure
 
     /// POSTs `body` with `headers` to `url`; the status code the receiver answered.
     func post(_ url: WebhookURL, headers: [(String, String)], body: [UInt8]) throws(Failure) -> Int {
