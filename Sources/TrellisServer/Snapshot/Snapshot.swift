@@ -1,5 +1,6 @@
 import Atomics
 import Synchronization
+import TrellisAnswers
 import TrellisHTTP
 import TrellisJSON
 import TrellisRendering
