@@ -87,16 +87,14 @@ let package = Package(
 
         // The answer path's performance machinery: the answer cache, its budget, the encoded body it
         // keeps, and the screens' encoding plans beside the reference encoder they must equal
-        // (docs/answer-path.md). The only importer of CPrefetch; knows nothing of HTTP. Compiled for
-        // cross-module optimization, so that the server specializes the generic cache and inlines
-        // its small accessors as it did when they were its own.
+        // (docs/answer-path.md). The only importer of CPrefetch; knows nothing of HTTP.
         .target(
             name: "TrellisAnswers",
             dependencies: [
                 "TrellisScreens", "TrellisRendering", "TrellisTargeting", "TrellisJSON", "CPrefetch",
                 .product(name: "Atomics", package: "swift-atomics"),
             ],
-            swiftSettings: strict + [.unsafeFlags(["-cross-module-optimization"])]),
+            swiftSettings: strict),
 
         // Everything meets here.
         .target(
