@@ -74,7 +74,7 @@ let package = Package(
         .target(name: "TrellisTargeting", dependencies: ["TrellisJSON"], swiftSettings: strict),
         .target(
             name: "TrellisScreens",
-            dependencies: ["TrellisJSON", "TrellisTargeting", "TrellisLayout", "TrellisLayoutJSON", "CPrefetch"],
+            dependencies: ["TrellisJSON", "TrellisTargeting", "TrellisLayout", "TrellisLayoutJSON"],
             swiftSettings: strict),
         // The in-app route table (Config/routes.json): URL patterns, matching, redirects and guards.
         .target(name: "TrellisRoutes", dependencies: ["TrellisJSON", "TrellisTargeting"], swiftSettings: strict),
@@ -85,11 +85,22 @@ let package = Package(
             dependencies: ["TrellisScreens", "TrellisRoutes", "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisJSON"],
             swiftSettings: strict),
 
+        // The answer path's performance machinery: the answer cache, its budget, the encoded body it
+        // keeps, and the screens' encoding plans beside the reference encoder they must equal
+        // (docs/answer-path.md). The only importer of CPrefetch; knows nothing of HTTP.
+        .target(
+            name: "TrellisAnswers",
+            dependencies: [
+                "TrellisScreens", "TrellisRendering", "TrellisTargeting", "TrellisJSON", "CPrefetch",
+                .product(name: "Atomics", package: "swift-atomics"),
+            ],
+            swiftSettings: strict),
+
         // Everything meets here.
         .target(
             name: "TrellisServer",
             dependencies: [
-                "TrellisHTTP", "TrellisScreens", "TrellisRendering", "TrellisRoutes", "TrellisTargeting", "TrellisJSON", "CTrellisLinux", "CPrefetch",
+                "TrellisHTTP", "TrellisAnswers", "TrellisScreens", "TrellisRendering", "TrellisRoutes", "TrellisTargeting", "TrellisJSON", "CTrellisLinux",
                 "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisCrypto", "TrellisStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -101,7 +112,7 @@ let package = Package(
         .executableTarget(
             name: "trellis",
             dependencies: [
-                "TrellisServer", "TrellisRendering", "TrellisJSON", "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisCrypto",
+                "TrellisServer", "TrellisAnswers", "TrellisRendering", "TrellisJSON", "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisCrypto",
                 "TrellisTargeting", "TrellisStore", "TrellisRoutes", "TrellisScreens",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -135,6 +146,9 @@ let package = Package(
             name: "TrellisScreensTests", dependencies: ["TrellisScreens", "TrellisJSON", "TrellisTargeting", "TrellisTesting"],
             swiftSettings: strict),
         .testTarget(
+            name: "TrellisAnswersTests", dependencies: ["TrellisAnswers", "TrellisScreens", "TrellisJSON", "TrellisTargeting", "TrellisTesting"],
+            swiftSettings: strict),
+        .testTarget(
             name: "TrellisTargetingTests", dependencies: ["TrellisTargeting", "TrellisJSON", "TrellisTesting"],
             swiftSettings: strict),
         .testTarget(
@@ -147,7 +161,7 @@ let package = Package(
         .testTarget(
             name: "TrellisServerTests",
             dependencies: [
-                "TrellisServer", "TrellisRendering", "TrellisHTTP", "TrellisJSON", "TrellisTargeting", "TrellisText", "TrellisScreens",
+                "TrellisServer", "TrellisAnswers", "TrellisRendering", "TrellisHTTP", "TrellisJSON", "TrellisTargeting", "TrellisText", "TrellisScreens",
                 "TrellisTesting", "TrellisCrypto", "TrellisStore", "TrellisRoutes",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),

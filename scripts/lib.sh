@@ -238,13 +238,14 @@ fuzz_sources() {
 }
 
 # fuzz_compile BINARY HARNESS_MODULE DIR HARNESS.swift: swiftc with libFuzzer and ASan over DIR's
-# files and the harness. A file of DIR that does not compile is left out (it needs one left out
-# before, e.g. extends a type from a file importing Logging) and the build tried again; an error in
-# the harness itself ends it.
+# files and the harness, as one module of the package "trellis" (some declarations have `package`
+# access, which swiftc refuses without a package name). A file of DIR that does not compile is left
+# out (it needs one left out before, e.g. extends a type from a file importing Logging) and the
+# build tried again; an error in the harness itself ends it.
 fuzz_compile() {
     local binary=$1 harness=$2 dir main=$4 log=$3.log failing
     dir=$(cd "$3" && pwd)  # swiftc names files in its errors as given: absolute, to match them below
-    while ! "$SWIFTC" "${FUZZ_INCLUDES[@]}" -sanitize=fuzzer,address -parse-as-library -O -g -module-name "$harness" -o "$binary" \
+    while ! "$SWIFTC" "${FUZZ_INCLUDES[@]}" -sanitize=fuzzer,address -parse-as-library -O -g -module-name "$harness" -package-name trellis -o "$binary" \
         "$dir"/*.swift "$main" >"$log" 2>&1; do
         failing=$(grep -oE '^[^ ]+\.swift:[0-9]+:[0-9]+: error' "$log" | cut -d: -f1 | sort -u \
             | grep -Fx -f <(printf '%s\n' "$dir"/*.swift) || true)

@@ -64,6 +64,12 @@ public struct ParameterError: Error, Sendable, Equatable, CustomStringConvertibl
     public var description: String { "parameter \"\(name)\" at \(path): \(reason)" }
 }
 
+extension JSONValue {
+    /// Whether this value is written as a parameter (``ParameterReference/isWritten(_:)``): how an
+    /// encoding plan (TrellisAnswers) finds the components each answer fills in.
+    package var isWrittenAsParameter: Bool { ParameterReference.isWritten(self) }
+}
+
 /// A checked `$param` or `$format` object, read back from the tree.
 enum ParameterReference: Sendable {
     case whole(name: String, default: JSONValue?)

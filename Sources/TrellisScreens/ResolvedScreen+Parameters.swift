@@ -32,7 +32,7 @@ extension ResolvedComponent {
     /// This component's own properties and values with `parameters` put in, its subviews untouched:
     /// what an encoding plan fills in per request (``ScreenEncodingPlan``). `path` is the
     /// component's in the answer, for errors.
-    func substitutingMembers(
+    package func substitutingMembers(
         _ parameters: [String: JSONValue], registry: ComponentRegistry, at path: JSONPath
     ) throws(ParameterError) -> ResolvedComponent {
         try Substitution(parameters: parameters, registry: registry).members(of: self, at: path)
@@ -222,7 +222,7 @@ struct ParameterWalk {
 /// the same first error: the holes are visited in substitution's order, each with the same
 /// function, and a compact encoding writes each member's value on its own, so the bytes around
 /// a value do not depend on it.
-struct ParameterTemplate: Sendable {
+package struct ParameterTemplate: Sendable {
     /// The component's bytes without its holes' values.
     let text: [UInt8]
     /// The holes in the order substitution visits them, so that the first to fail is its first.
@@ -245,7 +245,7 @@ struct ParameterTemplate: Sendable {
 
     /// The template of `component`, or nil when it has no hole or one of them is not a reference
     /// the decoder accepts (substitution then fails on it, with its path).
-    static func make(_ component: ResolvedComponent, registry: ComponentRegistry) -> ParameterTemplate? {
+    package static func make(_ component: ResolvedComponent, registry: ComponentRegistry) -> ParameterTemplate? {
         final class Found { var holes: [Hole] = [], paths: [JSONPath.Component] = [], readable = true }
         let found = Found()
         // A string no authored value can hold (a private-use character), one per hole.
@@ -264,7 +264,7 @@ struct ParameterTemplate: Sendable {
         let bytes = marked.encodedJSON()
         var places: [(range: Range<Int>, hole: Int)] = []
         for index in found.holes.indices {
-            guard let range = ScreenEncodingPlan.Builder.range(of: JSONWriter.encode(.string(marker(index))), in: bytes) else { return nil }
+            guard let range = bytes.onlyRange(of: JSONWriter.encode(.string(marker(index)))) else { return nil }
             places.append((range, index))
         }
         places.sort { $0.range.lowerBound < $1.range.lowerBound }
@@ -283,7 +283,7 @@ struct ParameterTemplate: Sendable {
 
     /// The component's bytes with `parameters` put in.
     /// - Parameter path: the component's path in the answer, asked for only for an error.
-    func filled(with parameters: [String: JSONValue], path: () -> JSONPath) throws(ParameterError) -> [UInt8] {
+    package func filled(with parameters: [String: JSONValue], path: () -> JSONPath) throws(ParameterError) -> [UInt8] {
         var values: [JSONValue] = []
         values.reserveCapacity(holes.count)
         for hole in holes {

@@ -180,3 +180,13 @@ public struct ResolvedComponent: Sendable {
             subviews: subviews.map(\.jsonValue), fallback: nil, metadata: metadata)
     }
 }
+
+extension ResolvedScreen {
+    /// An answer's envelope with nothing in it (no root, assignments or replacements): what an
+    /// encoding plan (TrellisAnswers) takes the bytes every answer of a screen shares from.
+    package static func envelope(id: String, schemaVersion: Int, title: String?, metadata: [JSONMember]) -> ResolvedScreen {
+        ResolvedScreen(
+            id: id, schemaVersion: schemaVersion, title: title, metadata: metadata, root: nil, assignments: .init(), replaced: [],
+            usesParameters: false)
+    }
+}

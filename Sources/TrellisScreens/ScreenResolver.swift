@@ -268,8 +268,10 @@ public struct ScreenResolver: Sendable {
 }
 
 /// One resolution: walks the tree in the order of ``ScreenResolver/decisions(of:)``, so the
-/// cursor always points at the outcome of the next decision point.
-struct ResolveWalk {
+/// cursor always points at the outcome of the next decision point. Package: an encoding plan
+/// (TrellisAnswers) resolves each part without decisions by this same walk, so that its bytes are
+/// the resolver's.
+package struct ResolveWalk {
     let registry: ComponentRegistry
     let schemaVersion: Int
     let outcomes: [UInt8]
@@ -277,9 +279,9 @@ struct ResolveWalk {
     var cursor = 0
     var experiments: [ResolvedScreen.Assignments.Pair<String>] = []
     var rollouts: [ResolvedScreen.Assignments.Pair<Bool>] = []
-    var replaced: [ResolvedScreen.Replacement] = []
+    package var replaced: [ResolvedScreen.Replacement] = []
 
-    mutating func resolve(_ node: Node, at path: JSONPath) -> ResolvedComponent? {
+    package mutating func resolve(_ node: Node, at path: JSONPath) -> ResolvedComponent? {
         switch node {
         case .component(let component):
             return resolve(component, at: path)
@@ -402,12 +404,19 @@ struct ResolveWalk {
         cursor += Self.pointCount(node)
     }
 
-    static func pointCount(_ node: Node) -> Int {
+    package static func pointCount(_ node: Node) -> Int {
         switch node {
         case .component(let c): c.subviews.reduce(0) { $0 + pointCount($1) } + (c.fallback.map(pointCount) ?? 0)
         case .rule(_, _, let then, let otherwise): 1 + pointCount(then) + (otherwise.map(pointCount) ?? 0)
         case .experiment(_, _, let variants): 1 + variants.reduce(0) { $0 + ($1.node.map(pointCount) ?? 0) }
         }
+    }
+}
+
+extension ResolveWalk {
+    /// A walk that takes no decision: what a plan resolves a part without decision points with.
+    package init(registry: ComponentRegistry, schemaVersion: Int) {
+        self.init(registry: registry, schemaVersion: schemaVersion, outcomes: [], rolloutOffsets: [:])
     }
 }
 

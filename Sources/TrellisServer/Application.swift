@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Logging
 import Prometheus
+import TrellisAnswers
 import TrellisHTTP
 import TrellisJSON
 import Synchronization

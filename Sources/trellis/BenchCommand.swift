@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TrellisAnswers
 import TrellisHTTP
 import TrellisJSON
 import TrellisRendering

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import Prometheus
+import TrellisAnswers
 import TrellisHTTP
 import TrellisServer
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TrellisJSON
 import TrellisScreens
+import TrellisTesting
 
 /// `Screen.encodedJSON(revision:)` writes the model straight to bytes; content fingerprints are
 /// stored, so those bytes must be exactly `JSONWriter.encode(jsonValue(revision:))`'s.
@@ -58,7 +59,7 @@ import TrellisScreens
 
     /// The trees `EncodingPlanTests` draws: 300 screens.
     @Test func generatedScreens() throws {
-        var generator = SplitMix(seed: 31)
+        var generator = SplitMix64(seed: 31)
         for index in 0..<300 {
             var tree = TreeGenerator(generator: generator)
             let root = tree.node(depth: 0)

@@ -4,6 +4,7 @@ import Testing
 import TrellisHTTP
 import TrellisScreens
 import TrellisTesting
+@testable import TrellisAnswers
 @testable import TrellisRendering
 @testable import TrellisServer
 

@@ -5,6 +5,7 @@ import GRDB
 import Logging
 import Prometheus
 import Testing
+import TrellisAnswers
 import TrellisCrypto
 import TrellisHTTP
 import TrellisScreens

@@ -1,5 +1,6 @@
 import Testing
 import TrellisTesting
+@testable import TrellisAnswers
 @testable import TrellisServer
 
 /// ETags and fingerprints are XXH64: the reference implementation's digests (python-xxhash 3.x,

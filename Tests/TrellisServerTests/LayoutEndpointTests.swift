@@ -6,6 +6,7 @@ import TrellisHTTP
 import TrellisJSON
 import TrellisTesting
 import TrellisText
+@testable import TrellisAnswers
 @testable import TrellisRendering
 @testable import TrellisServer
 

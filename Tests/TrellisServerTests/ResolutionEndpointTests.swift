@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrellisAnswers
 import TrellisHTTP
 import TrellisJSON
 @testable import TrellisServer

@@ -5,6 +5,7 @@ import TrellisHTTP
 import TrellisJSON
 import TrellisScreens
 import TrellisStore
+@testable import TrellisAnswers
 @testable import TrellisServer
 
 /// A served screen keeps its document, its encoding plan and what checking needs, not its model

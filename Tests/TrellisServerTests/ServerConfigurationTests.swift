@@ -1,4 +1,5 @@
 import Testing
+@testable import TrellisAnswers
 @testable import TrellisHTTP
 import TrellisJSON
 @testable import TrellisServer

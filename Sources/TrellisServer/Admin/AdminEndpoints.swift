@@ -1,4 +1,5 @@
 import CoreMetrics
+import TrellisAnswers
 import TrellisHTTP
 import TrellisJSON
 import TrellisRoutes

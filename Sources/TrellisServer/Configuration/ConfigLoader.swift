@@ -1,4 +1,5 @@
 import Foundation
+import TrellisAnswers
 import TrellisJSON
 import TrellisRendering
 import TrellisRoutes

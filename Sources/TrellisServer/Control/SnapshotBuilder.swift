@@ -1,4 +1,5 @@
 import Dispatch
+import TrellisAnswers
 import TrellisJSON
 import TrellisRoutes
 import TrellisScreens

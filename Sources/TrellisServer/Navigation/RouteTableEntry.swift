@@ -1,3 +1,4 @@
+import TrellisAnswers
 import TrellisJSON
 import TrellisRoutes
 

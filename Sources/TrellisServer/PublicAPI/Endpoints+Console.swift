@@ -1,4 +1,5 @@
 import Foundation
+import TrellisAnswers
 import TrellisHTTP
 
 /// The ops console's files (`console/` beside the configuration: HTML, CSS, ES modules), read

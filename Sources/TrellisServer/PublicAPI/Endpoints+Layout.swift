@@ -1,3 +1,4 @@
+import TrellisAnswers
 import TrellisHTTP
 import TrellisRendering
 import TrellisJSON

@@ -1,3 +1,4 @@
+import TrellisAnswers
 import TrellisHTTP
 import TrellisJSON
 import TrellisRendering

@@ -1,3 +1,4 @@
+import TrellisAnswers
 import TrellisHTTP
 import TrellisJSON
 import TrellisRendering
@@ -79,11 +80,7 @@ extension Endpoints {
 
     /// The screen answer for one resolved request, from the answer cache.
     func screenAnswer(_ resolving: ScreenRequest, pretty: Bool) throws(Problem) -> EncodedBody {
-        try resolving.cached(format: .screen, pretty: pretty) { () throws(Problem) in
-            if !pretty, let planned = try resolving.plannedScreen() { return planned }
-            let resolved = try resolving.resolve()
-            return EncodedBody(bytes: JSONWriter.encode(resolved.jsonValue(revision: resolving.entry.revision), style: pretty ? .pretty : .compact))
-        }
+        try resolving.cached(format: .screen, pretty: pretty) { () throws(Problem) in try resolving.encodedScreen(pretty: pretty) }
     }
 
     /// `GET /v1/screens/{id}?revision=N` — any stored revision resolved for this user, for previews

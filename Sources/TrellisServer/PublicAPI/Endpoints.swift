@@ -1,3 +1,4 @@
+import TrellisAnswers
 import TrellisHTTP
 
 /// The public HTTP surface: one method per endpoint, each feature registering its own in

@@ -1,3 +1,4 @@
+import TrellisAnswers
 import TrellisHTTP
 import TrellisJSON
 import TrellisRendering
@@ -118,14 +119,14 @@ struct ScreenRequest: Sendable {
             "screen \(id): \(error); give its parameters as ?\(Self.parameterPrefix)NAME=value, or open it through a route (GET /v1/routes/resolve?url=…)")
     }
 
-    /// The compact screen answer from the entry's encoding plan, when the screen has one for this
-    /// schema version: bytes copied and branches picked, nothing resolved (``ScreenEncodingPlan``).
-    func plannedScreen() throws(Problem) -> EncodedBody? {
-        do {
-            return try entry.encodingPlan(for: schemaVersion, in: snapshot).encode(outcomes, revision: entry.revision, parameters: screenParameters)
-        } catch {
-            throw parameterProblem(error)
-        }
+    /// The screen's own answer, compact or pretty, by the encoder ``ScreenAnswerEncoder`` picks: the
+    /// entry's encoding plan when the screen has one for this schema version (bytes copied and
+    /// branches picked, nothing resolved), else the resolver's own encoding of ``resolve()``.
+    func encodedScreen(pretty: Bool) throws(Problem) -> EncodedBody {
+        try ScreenAnswerEncoder.answer(
+            pretty: pretty, plan: { entry.encodingPlan(for: schemaVersion, in: snapshot) }, outcomes: outcomes, revision: entry.revision,
+            parameters: screenParameters, compression: EncodedBody.cachedCompression, resolved: { () throws(Problem) in try resolve() },
+            parameterFailure: parameterProblem)
     }
 
     /// The values of the parameters this screen uses, canonically: part of the answer's cache key.

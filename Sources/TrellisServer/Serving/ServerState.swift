@@ -4,6 +4,7 @@ import Prometheus
 
 #if canImport(Glibc)
 import Glibc
+import TrellisAnswers
 #endif
 
 /// What handlers share for the life of the process: the published snapshot, settings fixed at

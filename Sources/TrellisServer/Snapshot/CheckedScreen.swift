@@ -1,3 +1,4 @@
+import TrellisAnswers
 import TrellisJSON
 import TrellisScreens
 import TrellisStore

@@ -1,5 +1,6 @@
 import Atomics
 import Synchronization
+import TrellisAnswers
 import TrellisJSON
 import TrellisRendering
 import TrellisRoutes

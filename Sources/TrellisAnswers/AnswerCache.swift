@@ -1,5 +1,4 @@
 import Atomics
-import CPrefetch
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -300,8 +299,7 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
     /// hash beside its entry and its value's first line, the slots in the table's own allocation
     /// after a header of three words. A hit whose hash matches asks for the value's line before it
     /// compares the entry's key, so the two come from memory together, not one after the other:
-    /// the value is what the response reads next (one line fewer to wait for, about 0.03 of
-    /// `scripts/bench-scale-ab --in-process`'s ratio).
+    /// the value is what the response reads next, one line fewer to wait for.
     ///
     /// A hit reads one line of slots before the entry, its slot count coming with the table's
     /// address (``ShardTables``): a `Dictionary` read its storage's header, bitmap, keys and values,
@@ -372,7 +370,7 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
                 var index = TableHeader.home(key.hash, slotBits: slotBits)
                 while let hash = slots[index]?.hash {
                     if hash == key.hash {
-                        if let line = slots[index].unsafelyUnwrapped.valueLine { trellis_prefetch(line) }
+                        if let line = slots[index].unsafelyUnwrapped.valueLine { Prefetch.line(line) }
                         if slots[index].unsafelyUnwrapped.entry._withUnsafeGuaranteedRef({ $0.key == key.key }) { return index }
                     }
                     index = (index + 1) & mask
@@ -554,7 +552,7 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
 
         /// Asks for shard `index`'s rings (every line they span) without waiting for them.
         func prefetch(_ index: Int) {
-            trellis_prefetch_bytes(storage + index, MemoryLayout<Mutex<Rings>>.size)
+            Prefetch.bytes(storage + index, count: MemoryLayout<Mutex<Rings>>.size)
         }
 
         /// Frees every shard's rings and the storage; nothing may use them after.
@@ -749,7 +747,7 @@ public final class SnapshotCache<Value: Sendable>: Sendable {
 
     /// The cached answer for `key`, or `make()`'s, stored for the next request (evicting when full).
     /// - Returns: the body, and whether it came from the cache.
-    @inline(never)  // inlined, it made its callers copy their request into `make`: 1.2 K instructions a hit
+    @inline(never)  // inlined, its callers copy their request into `make` on every hit
     public func answer<Failure: Error>(
         for key: AnswerKey, make: () throws(Failure) -> Value
     ) throws(Failure) -> (body: Value, hit: Bool) {

@@ -1,5 +1,5 @@
-import CPrefetch
 import TrellisJSON
+import TrellisScreens
 import TrellisTargeting
 
 /// A screen's compact answer for one client schema version, encoded ahead of any request, with a
@@ -61,9 +61,8 @@ public struct ScreenEncodingPlan: Sendable {
             registry: resolver.registry, schemaVersion: clientSchemaVersion, usesParameters: screen.usesParameters,
             rolloutOffsets: Dictionary(uniqueKeysWithValues: decisions.rollouts.enumerated().map { ($1, decisions.points.count + $0) }))
         guard let root = builder.part(screen.root, at: JSONPath.root.appending("root")) else { return nil }
-        let envelope = ResolvedScreen(
-            id: screen.id, schemaVersion: min(clientSchemaVersion, screen.schemaVersion), title: screen.title,
-            metadata: screen.metadata, root: nil, assignments: .init(), replaced: [], usesParameters: false)
+        let envelope = ResolvedScreen.envelope(
+            id: screen.id, schemaVersion: min(clientSchemaVersion, screen.schemaVersion), title: screen.title, metadata: screen.metadata)
         // `assignments`, `replaced` and `root` close every answer (``ResolvedScreen/jsonValue(revision:)``).
         let empty = JSONWriter.encode(envelope.jsonValue(revision: 0))
         // `{"id":…,"revision":0,…`: the id comes first, and a screen id has no quote to be confused by.
@@ -244,7 +243,7 @@ extension ScreenEncodingPlan {
             }
             if ownParameters { return .parametrized(resolved, replaced: replaced, subviews: subviews) }
             let bytes = resolved.encodedJSON()
-            guard !subviews.isEmpty, let hole = Self.range(of: Self.standInSubviews, in: bytes) else {
+            guard !subviews.isEmpty, let hole = bytes.onlyRange(of: Self.standInSubviews) else {
                 return .fixed(bytes, replaced: replaced)
             }
             return .component(head: Array(bytes[..<hole.lowerBound]), tail: Array(bytes[hole.upperBound...]), replaced: replaced, subviews: subviews)
@@ -279,7 +278,7 @@ extension ScreenEncodingPlan {
 
         static func takesParameters(_ value: JSONValue) -> Bool {
             switch value.kind {
-            case .object(let members): ParameterReference.isWritten(value) || takesParameters(members)
+            case .object(let members): value.isWrittenAsParameter || takesParameters(members)
             case .array(let values): values.contains(where: takesParameters)
             default: false
             }
@@ -287,7 +286,7 @@ extension ScreenEncodingPlan {
 
         /// `component` resolved when it has no decision points, and the replacements made in it.
         private func resolveAlone(_ component: Component, at path: JSONPath) -> (ResolvedComponent?, [ResolvedScreen.Replacement]) {
-            var walk = ResolveWalk(registry: registry, schemaVersion: schemaVersion, outcomes: [], rolloutOffsets: [:])
+            var walk = ResolveWalk(registry: registry, schemaVersion: schemaVersion)
             let resolved = walk.resolve(.component(component), at: path)
             return (resolved, walk.replaced)
         }
@@ -298,21 +297,6 @@ extension ScreenEncodingPlan {
         static let standIn = "\u{F8FF}subviews"
         static let standInSubviews = Array(",\"subviews\":[{\"type\":\"\(ComponentKind.spacer.name)\",\"id\":\"\(standIn)\"}]".utf8)
 
-        /// Where `needle` is in `bytes`, when it is there exactly once.
-        static func range(of needle: [UInt8], in bytes: [UInt8]) -> Range<Int>? {
-            var found: Range<Int>?
-            var start = 0
-            while start + needle.count <= bytes.count {
-                if bytes[start] == needle[0], bytes[start..<start + needle.count].elementsEqual(needle) {
-                    guard found == nil else { return nil }
-                    found = start..<start + needle.count
-                    start += needle.count
-                } else {
-                    start += 1
-                }
-            }
-            return found
-        }
     }
 
     /// The first pass over one answer: what the nodes its outcomes reach assign and replace, in the
@@ -393,7 +377,7 @@ extension ScreenEncodingPlan {
                 case .template(let template): bytes = try template.filled(with: parameters) { answerPath }
                 case .component(let component): bytes = try filledIn(component).encodedJSON()
                 }
-                let hole = subviews.isEmpty ? nil : Builder.range(of: Builder.standInSubviews, in: bytes)
+                let hole = subviews.isEmpty ? nil : bytes.onlyRange(of: Builder.standInSubviews)
                 filled.append(Filled(bytes: bytes, hole: hole))
                 guard let hole else { return bytes.count }
                 return bytes.count - hole.count + (try read(subviews: subviews, of: program))
@@ -599,8 +583,9 @@ extension ScreenEncodingPlan {
     /// The parts of a screen laid flat: one array of nodes without references, every byte in one
     /// buffer, every string, child list and replacement in arrays of their own, indexed by 32-bit
     /// offsets. A miss of a screen nobody asked for lately reads a few contiguous arrays rather
-    /// than chasing a box per part through memory the caches lost long ago (at 10,000 screens most
-    /// of a miss's time was waiting for such loads), and a plan is a handful of allocations.
+    /// than chasing a box per part through memory the caches lost long ago (over a catalogue of
+    /// thousands, a miss would spend most of its time waiting for such loads), and a plan is a
+    /// handful of allocations.
     struct Program: Sendable {
         /// A range of one of the arrays, as two 32-bit offsets.
         struct Span: Sendable {
@@ -637,22 +622,21 @@ extension ScreenEncodingPlan {
         /// them: the passes walk them in their arrays' order, and a screen nobody asked lately
         /// has them cold.
         func prefetchNodes() {
-            nodes.withUnsafeBytes { trellis_prefetch_bytes($0.baseAddress, $0.count) }
-            children.withUnsafeBytes { trellis_prefetch_bytes($0.baseAddress, $0.count) }
-            rollouts.withUnsafeBytes { trellis_prefetch_bytes($0.baseAddress, $0.count) }
-            variants.withUnsafeBytes { trellis_prefetch_bytes($0.baseAddress, $0.count) }
-            quoted.withUnsafeBytes { trellis_prefetch_bytes($0.baseAddress, $0.count) }
+            nodes.withUnsafeBytes { Prefetch.bytes($0.baseAddress, count: $0.count) }
+            children.withUnsafeBytes { Prefetch.bytes($0.baseAddress, count: $0.count) }
+            rollouts.withUnsafeBytes { Prefetch.bytes($0.baseAddress, count: $0.count) }
+            variants.withUnsafeBytes { Prefetch.bytes($0.baseAddress, count: $0.count) }
+            quoted.withUnsafeBytes { Prefetch.bytes($0.baseAddress, count: $0.count) }
         }
 
         /// Asks for the bytes of `span` of ``text`` without waiting for them: the first pass over
         /// an answer's nodes (``Choices``) asks for the text the second (``Writer``) copies. The
         /// text of a screen nobody asked for lately is cold, and copied span by span, small copies
-        /// with branches between them, it came from memory a line at a time (half the second
-        /// pass's time, probed).
+        /// with branches between them, it would come from memory a line at a time.
         func prefetch(_ span: Span) {
             text.withUnsafeBufferPointer { text in
                 guard let base = text.baseAddress, !span.isEmpty else { return }
-                trellis_prefetch_bytes(base + Int(span.start), span.count)
+                Prefetch.bytes(base + Int(span.start), count: span.count)
             }
         }
 
@@ -782,13 +766,5 @@ extension ScreenEncodingPlan {
             laying.names[value] = UInt32(quoted.count - 1)
             return UInt32(quoted.count - 1)
         }
-    }
-}
-
-extension Array {
-    /// A copy with no room to grow: `Array(self)` would share this buffer, spare capacity and all.
-    func exactlySized() -> [Element] {
-        guard capacity > count else { return self }
-        return withUnsafeBufferPointer { Array($0) }
     }
 }

@@ -1,17 +1,11 @@
 import Foundation
 
-/// The bytes the answer cache of each snapshot may hold: `cache.maxBytes` in `server.json`, or a
-/// share of the memory this process may use. Fixed when the server starts.
+/// The bytes the answer cache of each snapshot may hold: `cache.maxBytes` in `server.json` (read
+/// by the server), or a share of the memory this process may use. Fixed when the server starts.
 public struct CacheBudget: Sendable, Equatable {
     public let maxBytes: Int
 
     public init(maxBytes: Int) { self.maxBytes = maxBytes }
-
-    /// `cache.maxBytes` when it is set, else ``default(forMemory:)`` of the memory this process
-    /// may use (``MachineMemory/usableBytes()``, read here).
-    public init(_ cache: ServerConfiguration.Cache) {
-        self = cache.maxBytes.map(CacheBudget.init(maxBytes:)) ?? .default(forMemory: MachineMemory.usableBytes())
-    }
 
     /// ``SnapshotCacheLimits/defaultShareOfMemory`` of `memory`, within
     /// ``SnapshotCacheLimits/defaultBytes``; the least of those when the memory is unknown.
@@ -21,9 +15,10 @@ public struct CacheBudget: Sendable, Equatable {
         return CacheBudget(maxBytes: min(max(memory / SnapshotCacheLimits.defaultShareOfMemory, bounds.lowerBound), bounds.upperBound))
     }
 
-    /// The budget of a server whose `server.json` says nothing, read once: what a cache made
-    /// without a budget gets (`trellis validate`, tests).
-    public static let forThisMachine = CacheBudget(ServerConfiguration.Cache())
+    /// The budget of a server whose `server.json` says nothing (``default(forMemory:)`` of
+    /// ``MachineMemory/usableBytes()``), read once: what a cache made without a budget gets
+    /// (`trellis validate`, tests).
+    public static let forThisMachine = CacheBudget.default(forMemory: MachineMemory.usableBytes())
 }
 
 /// How much memory this process may use: the machine's, or its control group's limit when that

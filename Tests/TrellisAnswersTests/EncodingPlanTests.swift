@@ -1,34 +1,40 @@
 import Foundation
 import Testing
+import TrellisAnswers
 import TrellisJSON
 import TrellisScreens
+import TrellisTesting
 
 /// ``ScreenEncodingPlan`` against the resolver it stands in for: for every screen, schema version
-/// and outcome vector tried, the plan's bytes must be the resolver's answer encoded, byte for byte.
+/// and outcome vector tried, the plan's bytes must be the reference encoder's — the resolver's
+/// answer encoded — byte for byte.
 @Suite struct EncodingPlanTests {
     let resolver = ScreenResolver()
 
-    /// The long way: resolve, substitute, then encode.
+    /// The long way, ``ScreenAnswerEncoder/reference(_:outcomes:clientSchemaVersion:revision:parameters:resolver:style:)``:
+    /// resolve, substitute, then encode.
     func resolvedBytes(
         _ screen: Screen, _ outcomes: Outcomes, revision: Int = 7, schemaVersion: Int, parameters: [String: JSONValue]
     ) -> Result<[UInt8], ParameterError> {
-        let resolved = resolver.resolve(screen, outcomes: outcomes, clientSchemaVersion: schemaVersion)
-        return Result { () throws(ParameterError) in JSONWriter.encode(try resolved.substituting(parameters).jsonValue(revision: revision)) }
+        Result { () throws(ParameterError) in
+            try ScreenAnswerEncoder.reference(
+                screen, outcomes: outcomes, clientSchemaVersion: schemaVersion, revision: revision, parameters: parameters, resolver: resolver)
+        }
     }
 
     /// Outcome vectors for `decisions`: all zeros, all ones, then `count` drawn at random (a Rule 0
     /// or 1, an Experiment any variant, nothing, or an index past its variants; a rollout 0 or 1).
-    func outcomeVectors(_ decisions: ScreenDecisions, count: Int, generator: inout SplitMix) -> [Outcomes] {
+    func outcomeVectors(_ decisions: ScreenDecisions, count: Int, generator: inout SplitMix64) -> [Outcomes] {
         var vectors = [Outcomes([UInt8](repeating: 0, count: decisions.count)), Outcomes([UInt8](repeating: 1, count: decisions.count))]
         for _ in 0..<count {
             var bytes: [UInt8] = decisions.points.map { point in
                 switch point.kind {
-                case .rule: UInt8(generator.next(below: 2))
+                case .rule: UInt8(generator.below(2))
                 case .experiment(_, let variants):
-                    generator.next(below: 8) == 0 ? Outcomes.none : UInt8(generator.next(below: variants.count + 1))
+                    generator.below(8) == 0 ? Outcomes.none : UInt8(generator.below(variants.count + 1))
                 }
             }
-            bytes += decisions.rollouts.map { _ in UInt8(generator.next(below: 2)) }
+            bytes += decisions.rollouts.map { _ in UInt8(generator.below(2)) }
             vectors.append(Outcomes(bytes))
         }
         return vectors
@@ -50,7 +56,7 @@ import TrellisScreens
         _ screen: Screen, vectors: Int = 64, seed: UInt64 = 1, sourceLocation: Testing.SourceLocation = #_sourceLocation
     ) -> Int {
         let decisions = resolver.decisions(of: screen)
-        var generator = SplitMix(seed: seed)
+        var generator = SplitMix64(seed: seed)
         var compared = 0
         for version in 1...ComponentRegistry.latestSchemaVersion {
             guard let plan = ScreenEncodingPlan.make(screen, decisions: decisions, clientSchemaVersion: version, resolver: resolver) else {
@@ -181,7 +187,7 @@ import TrellisScreens
 
     /// Random trees of every shape the generator draws: 300 screens, each at every schema version.
     @Test func generatedScreensMatchTheResolver() throws {
-        var generator = SplitMix(seed: 30)
+        var generator = SplitMix64(seed: 30)
         var compared = 0
         for index in 0..<300 {
             var tree = TreeGenerator(generator: generator)
@@ -196,72 +202,4 @@ import TrellisScreens
         }
         #expect(compared > 5000)
     }
-}
-
-/// Random screen trees: stacks, newer types with and without fallbacks, Rules on rollouts,
-/// attributes and named rules, Experiments with null variants, actions newer than old clients.
-struct TreeGenerator {
-    var generator: SplitMix
-
-    mutating func node(depth: Int) -> String {
-        let roll = generator.next(below: depth > 3 ? 3 : 10)
-        switch roll {
-        case 0:
-            switch generator.next(below: 4) {
-            case 0: return #"{"type": "Text", "properties": {"lineLimit": {"$param": "lines", "default": 2}}, "values": {"text": {"$format": "Hi {name}"}}}"#
-            case 1: return #"{"type": "Image", "values": {"imageUrl": {"$format": "https://cdn.example.com/{name}.jpg"}}}"#
-            default: return #"{"type": "Text", "values": {"text": "t\#(generator.next(below: 100))"}}"#
-            }
-        case 1: return #"{"type": "Spacer"}"#
-        case 2: return #"{"type": "Button", "properties": {"action": {"type": "share", "url": "https://e.com/\#(generator.next(below: 9))", "fallback": {"type": "openURL", "url": "https://e.com"}}}, "values": {"title": "b"}}"#
-        case 3, 4: return stack(["VStack", "HStack", "ScrollView"][generator.next(below: 3)], depth: depth)
-        case 5:
-            let fallback = generator.next(below: 2) == 0 ? "" : #", "fallback": \#(olderThanCarousel(depth: depth + 1))"#
-            return #"{"type": "Carousel", "subviews": [\#(children(depth: depth))]\#(fallback)}"#
-        case 6, 7:
-            let rules = [#"{"rollout": "r\#(generator.next(below: 4))"}"#, #"{"rule": "r"}"#, #"{"attribute": "country", "op": "equals", "value": "DE"}"#,
-                         #"{"any": [{"rollout": "r1"}, {"rollout": "r\#(generator.next(below: 4))"}]}"#]
-            let otherwise = generator.next(below: 2) == 0 ? "" : #", "else": \#(node(depth: depth + 1))"#
-            return #"{"type": "Rule", "rule": \#(rules[generator.next(below: rules.count)]), "child": \#(node(depth: depth + 1))\#(otherwise)}"#
-        case 8:
-            let variants = (0..<(2 + generator.next(below: 2))).map { i in
-                #""v\#(i)": \#(generator.next(below: 4) == 0 ? "null" : node(depth: depth + 1))"#
-            }
-            return #"{"type": "Experiment", "experiment": "x\#(generator.next(below: 3))", "variants": {\#(variants.joined(separator: ", "))}}"#
-        default: return stack("VStack", depth: depth)
-        }
-    }
-
-    /// A fallback must be of a type older than the component's (schema version 1 for a Carousel).
-    mutating func olderThanCarousel(depth: Int) -> String {
-        switch generator.next(below: 3) {
-        case 0: #"{"type": "Divider"}"#
-        case 1: #"{"type": "Rule", "rule": {"rollout": "r\#(generator.next(below: 4))"}, "child": {"type": "Text", "values": {"text": "f"}}}"#
-        default: #"{"type": "HStack", "subviews": [{"type": "Rectangle"}, \#(node(depth: 4))]}"#
-        }
-    }
-
-    mutating func stack(_ type: String, depth: Int) -> String {
-        let id = generator.next(below: 3) == 0 ? #", "id": "s\#(generator.next(below: 1000))""# : ""
-        let metadata = generator.next(below: 4) == 0 ? #", "metadata": {"m": [1, "x"]}"# : ""
-        return #"{"type": "\#(type)"\#(id), "subviews": [\#(children(depth: depth))]\#(metadata)}"#
-    }
-
-    mutating func children(depth: Int) -> String {
-        (0..<generator.next(below: 4)).map { _ in node(depth: depth + 1) }.joined(separator: ", ")
-    }
-}
-
-/// SplitMix64: a small seeded generator, so a failing tree can be drawn again.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func next(below bound: Int) -> Int { Int(next() % UInt64(bound)) }
 }

@@ -1,6 +1,4 @@
 import Atomics
-import CPrefetch
-import TrellisHTTP
 
 /// A response body encoded once, with everything a cache-friendly answer needs, so that serving it
 /// again costs no encoding and no compression.
@@ -11,18 +9,23 @@ import TrellisHTTP
 /// the gzip form's storage were two of them, and the bytes' own array one more, which the server
 /// waited for after the body's fields).
 ///
+/// It knows nothing of HTTP. The server sends the bytes from where they lie, the storage being
+/// TrellisHTTP's `SharedBytes` (TrellisServer's `EncodedBody+HTTP.swift` says so), makes the gzip
+/// form with TrellisHTTP's zlib (``gzip(compressingWith:)``), and sets when a body has a gzip form
+/// and at which level (``Compression``).
+///
 /// Unchecked `Sendable`: the storage is a `ManagedBuffer`, which is not, but its fields and bytes
 /// are written once, before the body is returned, and never after (the gzip form is a lazy
 /// reference of its own).
 public struct EncodedBody: @unchecked Sendable {
-    private let storage: Storage
+    /// The fields and the bytes, in one object: what the server sends from (as TrellisHTTP's
+    /// `SharedBytes`).
+    package let storage: Storage
 
-    /// The bytes, as an array: a copy. The server sends them from where they lie (``shared``).
+    /// The bytes, as an array: a copy. The server sends them from where they lie (``storage``).
     public var bytes: [UInt8] { Array(storage.bytes) }
     /// The number of bytes.
     public var count: Int { storage.header.count }
-    /// The bytes as the server sends them, kept by the body's own storage.
-    public var shared: any SharedBytes { storage }
     /// A strong entity tag (RFC 9110 §8.8.3), quoted, derived from the bytes.
     public var etag: String { storage.header.etag }
     /// Headers that belong to these bytes (a client format's envelope facts), sent with them.
@@ -30,7 +33,21 @@ public struct EncodedBody: @unchecked Sendable {
     /// The gzip form, made the first time a client may take it and kept for every later one.
     private var compressed: Compressed? { storage.header.compressed }
 
-    struct Fields {
+    /// When a body has a gzip form, and at which zlib level: the HTTP server's policy, which it
+    /// hands in (TrellisHTTP's `Gzip.Policy`).
+    public struct Compression: Sendable {
+        /// The zlib level of the form, made on the first use that wants it.
+        public let level: Int
+        /// The fewest bytes that get a gzip form: below this, compression does not pay.
+        public let minimumBytes: Int
+
+        public init(level: Int, minimumBytes: Int) {
+            self.level = level
+            self.minimumBytes = minimumBytes
+        }
+    }
+
+    package struct Fields {
         let count: Int
         /// The room the allocator gave the bytes (at least `count`), measured once: asking again
         /// reads the allocator's word before the object, which for an answer the cache measures
@@ -43,15 +60,15 @@ public struct EncodedBody: @unchecked Sendable {
 
     /// The fields, then the bytes. A `ManagedBuffer`'s elements stay where they are for the
     /// object's life, so the pointer ``bytes`` gives holds as long as the storage is referenced.
-    final class Storage: ManagedBuffer<Fields, UInt8>, SharedBytes {
-        var bytes: UnsafeRawBufferPointer {
+    package final class Storage: ManagedBuffer<Fields, UInt8> {
+        package var bytes: UnsafeRawBufferPointer {
             withUnsafeMutablePointerToElements { UnsafeRawBufferPointer(start: $0, count: header.count) }
         }
 
         /// Storage for `count` bytes that `write` fills in whole; its ETag is `fingerprint`
         /// quoted, or else made from those bytes.
         static func make(
-            count: Int, compressionLevel: Int, headers: [(name: String, value: String)], fingerprint: String?,
+            count: Int, compression: Compression, headers: [(name: String, value: String)], fingerprint: String?,
             write: (UnsafeMutableBufferPointer<UInt8>) -> Void
         ) -> Storage {
             let made = create(minimumCapacity: count) { _ in
@@ -63,38 +80,32 @@ public struct EncodedBody: @unchecked Sendable {
                 ?? storage.withUnsafeMutablePointerToElements { EncodedBody.entityTag(hash: XXH64.hash(UnsafeRawBufferPointer(start: $0, count: count))) }
             storage.header = Fields(
                 count: count, room: storage.capacity, etag: tag, headers: headers,
-                compressed: count >= Gzip.Policy.minimumBytes ? Compressed(level: compressionLevel) : nil)
+                compressed: count >= compression.minimumBytes ? Compressed(level: compression.level) : nil)
             return storage
         }
     }
 
-    /// - Parameter compressionLevel: ``Gzip/Policy/compressedOnceLevel`` (the default) for answers
-    ///   cached and sent many times; lower for an answer made for one or a few requests.
-    public init(
-        bytes: [UInt8], compressionLevel: Int = Gzip.Policy.compressedOnceLevel, headers: [(name: String, value: String)] = []
-    ) {
-        self.init(count: bytes.count, compressionLevel: compressionLevel, headers: headers) { target in
+    /// A body of a copy of `bytes`.
+    public init(bytes: [UInt8], compression: Compression, headers: [(name: String, value: String)] = []) {
+        self.init(count: bytes.count, compression: compression, headers: headers) { target in
             _ = target.initialize(fromContentsOf: bytes)
         }
     }
 
     /// A body whose fingerprint is already known (a font file's, named by its URL).
-    public init(
-        bytes: [UInt8], fingerprint: String, compressionLevel: Int = Gzip.Policy.compressedOnceLevel,
-        headers: [(name: String, value: String)] = []
-    ) {
+    public init(bytes: [UInt8], fingerprint: String, compression: Compression, headers: [(name: String, value: String)] = []) {
         storage = Storage.make(
-            count: bytes.count, compressionLevel: compressionLevel, headers: headers, fingerprint: fingerprint
+            count: bytes.count, compression: compression, headers: headers, fingerprint: fingerprint
         ) { target in _ = target.initialize(fromContentsOf: bytes) }
     }
 
     /// A body of `count` bytes that `write` writes where they are kept, every one of them (a
     /// planned answer: no array of its own first, then copied).
     public init(
-        count: Int, compressionLevel: Int = Gzip.Policy.compressedOnceLevel, headers: [(name: String, value: String)] = [],
+        count: Int, compression: Compression, headers: [(name: String, value: String)] = [],
         writing write: (UnsafeMutableBufferPointer<UInt8>) -> Void
     ) {
-        storage = Storage.make(count: count, compressionLevel: compressionLevel, headers: headers, fingerprint: nil, write: write)
+        storage = Storage.make(count: count, compression: compression, headers: headers, fingerprint: nil, write: write)
     }
 
     /// XXH64 of the bytes as 13 base-36 digits, quoted: 15 bytes, which a `String` holds in itself
@@ -105,8 +116,8 @@ public struct EncodedBody: @unchecked Sendable {
     }
 
     /// `hash` in 13 base-36 digits (lowercase, leading zeros kept), quoted. Written digit by digit
-    /// into the string's own bytes: `String(_:radix:)`, padded and quoted, took some 1,500
-    /// instructions a miss, a tenth of encoding a plain screen's answer.
+    /// into the string's own bytes, with no `String(_:radix:)`, padding and quoting: a miss makes
+    /// one (docs/answer-path.md has what that cost).
     static func entityTag(hash: UInt64) -> String {
         String(unsafeUninitializedCapacity: 15) { tag in
             let quote = UInt8(ascii: "\"")
@@ -122,11 +133,14 @@ public struct EncodedBody: @unchecked Sendable {
         }
     }
 
-    /// The gzip form of `bytes`, or nil when the body is too small for compression to pay.
-    /// Compressed on first use, not when the body is made: a miss for a client that does not
-    /// take gzip costs no compression. Lock-free: two first uses racing may both compress, one
-    /// result is kept and both return it.
-    public var gzip: [UInt8]? { compressed.map { $0.bytes(of: storage.bytes) } }
+    /// The gzip form of the bytes, or nil when the body is too small for compression to pay
+    /// (``Compression/minimumBytes``). Compressed by `compress` (the bytes and the level) on first
+    /// use, not when the body is made: a miss for a client that does not take gzip costs no
+    /// compression. Lock-free: two first uses racing may both compress, one result is kept and
+    /// both return it.
+    public func gzip(compressingWith compress: (UnsafeRawBufferPointer, _ level: Int) -> [UInt8]) -> [UInt8]? {
+        compressed.map { $0.bytes(of: storage.bytes, compress) }
+    }
 
     /// The body's gzip form, once made.
     final class Compressed: Sendable {
@@ -138,12 +152,12 @@ public struct EncodedBody: @unchecked Sendable {
         let made = ManagedAtomicLazyReference<Bytes>()
         init(level: Int) { self.level = level }
 
-        func bytes(of body: UnsafeRawBufferPointer) -> [UInt8] {
+        func bytes(of body: UnsafeRawBufferPointer, _ compress: (UnsafeRawBufferPointer, _ level: Int) -> [UInt8]) -> [UInt8] {
             if let done = made.load() { return done.bytes }
-            return made.storeIfNilThenLoad(Bytes(Self.trimmed(Gzip.compress(body, level: level)))).bytes
+            return made.storeIfNilThenLoad(Bytes(Self.trimmed(compress(body, level)))).bytes
         }
 
-        /// `compressed` in an array of its own size: `Gzip.compress` writes into one of zlib's
+        /// `compressed` in an array of its own size: the server's gzip writes into one of zlib's
         /// bound, about the size of the input, and the form is kept as long as the answer.
         static func trimmed(_ compressed: [UInt8]) -> [UInt8] {
             [UInt8](unsafeUninitializedCapacity: compressed.count) { buffer, initialized in
@@ -160,9 +174,9 @@ public struct EncodedBody: @unchecked Sendable {
     }
 
     /// XXH64 (seed 0) of the bytes as 16 hex digits: stable across processes and machines, and
-    /// four independent lanes of eight bytes, where FNV-1a's one multiply per byte made the ETag
-    /// of a 16 KB layout answer cost a twentieth of the answer.
-    static func fingerprint(_ bytes: [UInt8]) -> String {
+    /// four independent lanes of eight bytes, not one multiply per byte as FNV-1a's (what that
+    /// cost a layout answer is in docs/answer-path.md).
+    public static func fingerprint(_ bytes: [UInt8]) -> String {
         let hash = bytes.withUnsafeBytes { XXH64.hash($0) }
         let hex = String(hash, radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
@@ -175,7 +189,7 @@ extension EncodedBody: CacheCost {
     /// kernel copies them into the socket (an answer among thousands is cold).
     public func prefetchBytes() {
         let bytes = storage.bytes
-        trellis_prefetch_bytes(bytes.baseAddress, bytes.count)
+        Prefetch.bytes(bytes.baseAddress, count: bytes.count)
     }
 
     /// The storage's first line: its object header and fields, which a response reads first.
