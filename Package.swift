@@ -96,11 +96,27 @@ let package = Package(
             ],
             swiftSettings: strict),
 
-        // Everything meets here.
+        // The runtime: every change to the runtime state, as typed commands (the admin API's, the
+        // scheduler's, approvals'), snapshot building and publishing, replication, webhook
+        // delivery, change requests. Knows nothing of HTTP.
+        .target(
+            name: "TrellisRuntime",
+            dependencies: [
+                "TrellisAnswers", "TrellisScreens", "TrellisRendering", "TrellisRoutes", "TrellisTargeting", "TrellisJSON", "CTrellisLinux",
+                "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisCrypto", "TrellisStore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Atomics", package: "swift-atomics"),
+                .product(name: "HashTreeCollections", package: "swift-collections"),
+            ],
+            swiftSettings: strict),
+
+        // The HTTP face of everything: endpoints, the admin API over the runtime's commands, auth,
+        // the console, OFREP.
         .target(
             name: "TrellisServer",
             dependencies: [
-                "TrellisHTTP", "TrellisAnswers", "TrellisScreens", "TrellisRendering", "TrellisRoutes", "TrellisTargeting", "TrellisJSON", "CTrellisLinux",
+                "TrellisHTTP", "TrellisRuntime", "TrellisAnswers", "TrellisScreens", "TrellisRendering", "TrellisRoutes", "TrellisTargeting", "TrellisJSON", "CTrellisLinux",
                 "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisCrypto", "TrellisStore",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -112,7 +128,7 @@ let package = Package(
         .executableTarget(
             name: "trellis",
             dependencies: [
-                "TrellisServer", "TrellisAnswers", "TrellisRendering", "TrellisJSON", "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisCrypto",
+                "TrellisServer", "TrellisRuntime", "TrellisAnswers", "TrellisRendering", "TrellisJSON", "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisCrypto",
                 "TrellisTargeting", "TrellisStore", "TrellisRoutes", "TrellisScreens",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -161,7 +177,7 @@ let package = Package(
         .testTarget(
             name: "TrellisServerTests",
             dependencies: [
-                "TrellisServer", "TrellisAnswers", "TrellisRendering", "TrellisHTTP", "TrellisJSON", "TrellisTargeting", "TrellisText", "TrellisScreens",
+                "TrellisServer", "TrellisRuntime", "TrellisAnswers", "TrellisRendering", "TrellisHTTP", "TrellisJSON", "TrellisTargeting", "TrellisText", "TrellisScreens",
                 "TrellisTesting", "TrellisCrypto", "TrellisStore", "TrellisRoutes",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),

@@ -268,3 +268,9 @@ enum XXH64 {
 extension UInt64 {
     fileprivate func rotated(_ bits: UInt64) -> UInt64 { (self << bits) | (self >> (64 - bits)) }
 }
+
+extension EncodedBody.Compression {
+    /// An answer cached and sent many times: zlib's best level, once, for bodies of 256 bytes or
+    /// more (the HTTP server's gzip policy, which a server test holds this equal to).
+    public static let cachedAnswer = EncodedBody.Compression(level: 9, minimumBytes: 256)
+}

@@ -3,28 +3,15 @@ import Dispatch
 import Foundation
 import Logging
 import Prometheus
+import Synchronization
 import TrellisAnswers
 import TrellisHTTP
 import TrellisJSON
-import Synchronization
+import TrellisRuntime
 import TrellisStore
 
 /// Why a server cannot start (or `trellis validate` refuses): a configuration or runtime state
 /// that does not validate, a store that cannot be opened, a data directory that cannot be written.
-public enum StartError: Error, CustomStringConvertible {
-    case config(ConfigLoadError)
-    case store(StoreError)
-    case dataDirectory(String)
-
-    public var description: String {
-        switch self {
-        case .config(let error): error.description
-        case .store(let error): "runtime store: \(error)"
-        case .dataDirectory(let detail): detail
-        }
-    }
-}
-
 /// A running Trellis: the snapshot loaded from a configuration directory, served over HTTP,
 /// reloaded on demand, and drained on shutdown.
 public final class Application: Sendable {
@@ -115,7 +102,8 @@ public final class Application: Sendable {
             ])]))
         }
         deliverer = WebhookDeliverer(
-            store: control.store, published: state.published, configuration: configuration.admin,
+            store: control.store, published: state.published, webhooks: configuration.admin.webhooks,
+            retrySeconds: configuration.admin.webhookRetrySeconds,
             holder: ProcessInfo.processInfo.hostName + ":" + URL(fileURLWithPath: configuration.dataDirectory).standardizedFileURL.path,
             transport: WebhookHTTPClient(tls: webhookTLS), clock: clock,
             metricsFactory: state.metricsFactory, logger: logger)
@@ -157,13 +145,6 @@ public final class Application: Sendable {
         runtime.runScheduledWork()
     }
 
-    /// Gives the memory a start or reload freed (the decoding's garbage, the old snapshot once its
-    /// last request ends) back to the system: glibc keeps freed blocks in its arenas, one per
-    /// thread that decoded, and without this a process that reloaded 10,000 screens three times
-    /// stayed at 2.6× its steady size.
-    static func returnFreedMemory() {
-        _ = malloc_trim(0)
-    }
 
     /// One allocator arena per core, not glibc's eight: a start decodes on every core, prepares
     /// on every core again, and each thread's arena keeps its own pieces of what was freed —
@@ -194,7 +175,7 @@ public final class Application: Sendable {
         }
         deliverer.start()
         retention?.start()
-        Self.returnFreedMemory()
+        ScreenPreparation.returnFreedMemory()
         do {
             try adminServer?.start()
         } catch {
@@ -228,7 +209,7 @@ public final class Application: Sendable {
         switch result {
         case .success(let snapshot):
             logger.info("reloaded", metadata: ["generation": "\(snapshot.generation)", "screens": "\(snapshot.screens.count)"])
-            Self.returnFreedMemory()
+            ScreenPreparation.returnFreedMemory()
         case .failure(let error):
             for line in error.description.split(separator: "\n") {
                 logger.error("reload refused; still serving the previous configuration", metadata: ["problem": "\(line)"])

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TrellisRuntime
 import TrellisStore
 
 /// `trellis backup`: a consistent copy of the runtime store, taken while the server runs.

@@ -4,6 +4,7 @@ import TrellisAnswers
 import TrellisHTTP
 import TrellisJSON
 import TrellisRendering
+import TrellisRuntime
 import TrellisScreens
 import TrellisServer
 import TrellisTargeting

@@ -4,6 +4,7 @@ import Logging
 import Prometheus
 import TrellisAnswers
 import TrellisHTTP
+import TrellisRuntime
 import TrellisServer
 
 /// `trellis bench spread`: `GET /v1/screens/{id}` answered in-process on one thread, asked as

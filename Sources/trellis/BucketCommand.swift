@@ -1,5 +1,6 @@
 import ArgumentParser
 import TrellisJSON
+import TrellisRuntime
 import TrellisTargeting
 
 /// `trellis bucket --group G --user U`: where a user stands in a rollout group and an experiment.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TrellisJSON
+import TrellisRuntime
 import TrellisServer
 
 /// Options every command that reads a configuration directory shares.

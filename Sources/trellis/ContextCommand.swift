@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TrellisCrypto
+import TrellisRuntime
 import TrellisServer
 import TrellisTargeting
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TrellisRuntime
 import TrellisText
 
 /// `trellis fonts`: build text metrics packs from font files, and measure text with them.

@@ -3,6 +3,7 @@ import Foundation
 import TrellisJSON
 import TrellisLayout
 import TrellisLayoutJSON
+import TrellisRuntime
 
 /// `trellis layout TREE.json`: lays out a tree written with Yoga style names and prints the frames.
 struct LayoutCommand: ParsableCommand {

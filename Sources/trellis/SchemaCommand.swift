@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TrellisJSON
+import TrellisRuntime
 import TrellisScreens
 
 /// `trellis schema [--output PATH]`: the JSON Schema of the authoring format.

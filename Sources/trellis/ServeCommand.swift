@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import Metrics
 import Prometheus
+import TrellisRuntime
 import TrellisServer
 
 /// `trellis serve`: loads the configuration and serves it until SIGTERM or SIGINT.

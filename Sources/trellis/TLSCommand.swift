@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TrellisHTTP
+import TrellisRuntime
 
 /// `trellis tls`: certificates for the TLS listener.
 struct TLSCommand: ParsableCommand {

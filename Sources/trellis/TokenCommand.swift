@@ -1,5 +1,6 @@
 import ArgumentParser
 import TrellisCrypto
+import TrellisRuntime
 import TrellisServer
 
 /// `trellis token`: admin API tokens.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import TrellisRuntime
 
 @main
 struct Trellis: ParsableCommand {

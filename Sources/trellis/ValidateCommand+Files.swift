@@ -1,5 +1,6 @@
 import Foundation
 import TrellisJSON
+import TrellisRuntime
 import TrellisScreens
 import TrellisServer
 import TrellisTargeting

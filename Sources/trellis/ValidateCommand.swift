@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TrellisJSON
 import TrellisRoutes
+import TrellisRuntime
 import TrellisScreens
 import TrellisServer
 import TrellisStore

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrellisRuntime
 import TrellisTesting
 
 /// The access log of the real `trellis serve`: every line written on SIGTERM, and a new file after

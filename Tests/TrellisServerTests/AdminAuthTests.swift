@@ -2,6 +2,7 @@ import Synchronization
 import Testing
 import TrellisCrypto
 import TrellisHTTP
+import TrellisRuntime
 @testable import TrellisServer
 
 /// Bearer tokens against configured hashes, roles, and the failed-authentication limiter.

@@ -1,6 +1,7 @@
 import Testing
 import TrellisCrypto
 import TrellisJSON
+import TrellisRuntime
 @testable import TrellisServer
 
 /// `admin` and `context` in server.json: what loads, and every mistake with its path and line.

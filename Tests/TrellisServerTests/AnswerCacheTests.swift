@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 import TrellisHTTP
+import TrellisRuntime
 import TrellisScreens
 import TrellisTesting
 @testable import TrellisAnswers

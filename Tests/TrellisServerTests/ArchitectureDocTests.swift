@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrellisRuntime
 
 /// docs/architecture.md names code as `File.swift: symbol` (a hop of a path, a place a new thing
 /// goes); each such name must exist: the file under Sources/, and every name of the symbol
@@ -57,7 +58,7 @@ import Testing
     @Test func aMissingSymbolOrFileIsReported() throws {
         let sources = try Self.sources()
         let broken = try Self.broken(
-            "`Runtime/Runtime.swift: execute(_:as:ifMatch:)` `Runtime/Runtime.swift: Runtime.nowhere` `Nowhere/Gone.swift: thing`",
+            "`Commands/Runtime.swift: execute(_:as:ifMatch:)` `Commands/Runtime.swift: Runtime.nowhere` `Nowhere/Gone.swift: thing`",
             sources: sources)
         #expect(broken.count == 2)
         #expect(broken.contains { $0.contains("nowhere is not declared") })

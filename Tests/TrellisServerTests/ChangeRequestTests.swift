@@ -4,6 +4,7 @@ import Prometheus
 import Synchronization
 import Testing
 import TrellisCrypto
+import TrellisRuntime
 import TrellisTargeting
 import TrellisTesting
 @testable import TrellisServer

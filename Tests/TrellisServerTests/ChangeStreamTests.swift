@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrellisRuntime
 import TrellisTesting
 
 /// `GET /v1/changes` on the real binary: an admin kill reaches connected streams (Trellis's and

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TrellisHTTP
 import TrellisJSON
+import TrellisRuntime
 @testable import TrellisServer
 
 /// One authored screen, three wire formats, chosen by `?format=` or `Accept`, through the same

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrellisRuntime
 import TrellisTesting
 
 /// The `trellis` executable as an operator runs it: flags, exit codes, signals.

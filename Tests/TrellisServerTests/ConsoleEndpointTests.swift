@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Testing
 import TrellisHTTP
+import TrellisRuntime
 @testable import TrellisServer
 
 /// `/console`: the ops console's files, served from memory with their security headers, ETag and

@@ -2,6 +2,7 @@ import Testing
 import TrellisCrypto
 import TrellisHTTP
 import TrellisJSON
+import TrellisRuntime
 import TrellisTargeting
 @testable import TrellisServer
 

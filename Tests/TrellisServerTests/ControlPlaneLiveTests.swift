@@ -8,6 +8,7 @@ import Testing
 import TrellisAnswers
 import TrellisCrypto
 import TrellisHTTP
+import TrellisRuntime
 import TrellisScreens
 import TrellisTargeting
 import TrellisTesting

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrellisRuntime
 
 /// Every measured figure in docs/ carries the command that prints it: in its paragraph or table
 /// (or the paragraph that introduces the table), or in a heading above it. A figure is a count of

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TrellisRuntime
 import TrellisServer
 import TrellisStore
 import TrellisTesting

@@ -4,6 +4,7 @@ import Prometheus
 import Testing
 import TrellisHTTP
 import TrellisJSON
+import TrellisRuntime
 @testable import TrellisServer
 
 /// The HTTP surface, called in-process; `LiveServerTests` repeats the essentials over a socket.

@@ -1,4 +1,5 @@
 import Testing
+import TrellisRuntime
 import TrellisTesting
 @testable import TrellisAnswers
 @testable import TrellisServer

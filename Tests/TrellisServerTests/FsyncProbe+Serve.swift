@@ -1,4 +1,5 @@
 import Foundation
+import TrellisRuntime
 import TrellisTesting
 
 extension FsyncProbe {

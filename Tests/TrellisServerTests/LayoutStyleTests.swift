@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TrellisHTTP
 import TrellisJSON
+import TrellisRuntime
 import TrellisText
 @testable import TrellisServer
 

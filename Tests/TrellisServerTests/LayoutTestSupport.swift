@@ -1,6 +1,7 @@
 import Foundation
 import TrellisHTTP
 import TrellisJSON
+import TrellisRuntime
 @testable import TrellisServer
 
 /// The repository's Config/ directory (fonts, sample screens), found from this file.

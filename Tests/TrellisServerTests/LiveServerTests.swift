@@ -4,6 +4,7 @@ import Prometheus
 import Testing
 import TrellisHTTP
 import TrellisJSON
+import TrellisRuntime
 import TrellisTesting
 @testable import TrellisServer
 

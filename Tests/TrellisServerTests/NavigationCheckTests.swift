@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrellisJSON
+@testable import TrellisRuntime
 import TrellisScreens
 import TrellisStore
 @testable import TrellisServer

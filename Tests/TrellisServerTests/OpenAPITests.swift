@@ -3,6 +3,7 @@ import Logging
 import Prometheus
 import Testing
 import TrellisHTTP
+import TrellisRuntime
 @testable import TrellisServer
 
 /// docs/openapi.yaml is the API reference; it must describe exactly the routes the server has.

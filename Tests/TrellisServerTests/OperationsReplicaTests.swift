@@ -3,6 +3,7 @@ import Logging
 import Prometheus
 import Testing
 import TrellisCrypto
+import TrellisRuntime
 import TrellisTesting
 @testable import TrellisServer
 

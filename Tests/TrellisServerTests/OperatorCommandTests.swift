@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrellisCrypto
+import TrellisRuntime
 import TrellisStore
 import TrellisTargeting
 import TrellisTesting

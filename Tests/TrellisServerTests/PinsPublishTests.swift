@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TrellisHTTP
 import TrellisJSON
+import TrellisRuntime
 import TrellisTesting
 @testable import TrellisServer
 

@@ -4,6 +4,7 @@ import Prometheus
 import Testing
 import TrellisHTTP
 import TrellisJSON
+import TrellisRuntime
 @testable import TrellisServer
 
 /// The HTML preview drawn by a real browser: the real server on a free port, headless Chromium

@@ -1,5 +1,6 @@
 import Testing
 import TrellisHTTP
+import TrellisRuntime
 import TrellisTesting
 @testable import TrellisServer
 

@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 import TrellisCrypto
 import TrellisJSON
+import TrellisRuntime
 import TrellisStore
 import TrellisTargeting
 import TrellisTesting

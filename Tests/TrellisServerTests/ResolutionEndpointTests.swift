@@ -3,6 +3,7 @@ import Testing
 import TrellisAnswers
 import TrellisHTTP
 import TrellisJSON
+import TrellisRuntime
 @testable import TrellisServer
 
 /// `GET /v1/screens/{id}` resolves the screen for the user the query describes.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrellisRuntime
 import TrellisTesting
 
 /// The route table as ops change it, end to end: the real binary, a real SQLite file. A table is

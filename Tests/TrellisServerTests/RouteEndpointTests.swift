@@ -3,6 +3,7 @@ import Testing
 import TrellisHTTP
 import TrellisJSON
 import TrellisRoutes
+import TrellisRuntime
 import TrellisScreens
 import TrellisTargeting
 @testable import TrellisServer

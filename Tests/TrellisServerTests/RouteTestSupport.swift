@@ -1,5 +1,6 @@
 import Foundation
 import TrellisJSON
+import TrellisRuntime
 
 extension TemporaryConfig {
     func write(routes text: String) throws {

@@ -4,6 +4,7 @@ import Prometheus
 import Synchronization
 import Testing
 import TrellisJSON
+import TrellisRuntime
 import TrellisStore
 import TrellisTargeting
 @testable import TrellisServer

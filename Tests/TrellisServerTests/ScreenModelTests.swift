@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import TrellisHTTP
 import TrellisJSON
+import TrellisRuntime
 import TrellisScreens
 import TrellisStore
 @testable import TrellisAnswers
@@ -41,10 +42,10 @@ import TrellisStore
     @Test func aServedDocumentIsHeldOnceAndDeflatedWhenPrepared() throws {
         let loader = ConfigLoader(directory: Self.bundled)
         let baseline = try loader.loadBaseline().get()
-        let imported = try ControlPlane.plan(baseline, loader: loader, stored: StoredState()).snapshot
+        let imported = try ControlPlane.plan(baseline, loader: loader, stored: StoredState(), now: 1_800_000_000).snapshot
         // Read back from a store, each revision holds its own copy until a snapshot shares it.
         let stored = Self.storedState(of: imported) { $0.current.document = $0.current.document }
-        let restarted = try ControlPlane.plan(baseline, loader: loader, stored: stored).snapshot
+        let restarted = try ControlPlane.plan(baseline, loader: loader, stored: stored, now: 1_800_000_000).snapshot
         for snapshot in [imported, restarted] {
             #expect(snapshot.screens.count == baseline.screens.count)
             for (id, entry) in snapshot.screens {
@@ -78,7 +79,7 @@ import TrellisStore
     @Test func aStartTakesTheStoredFingerprintOfAFileWithTheSameBytes() throws {
         let loader = ConfigLoader(directory: Self.bundled)
         let baseline = try loader.loadBaseline().get()
-        let imported = try ControlPlane.plan(baseline, loader: loader, stored: StoredState()).snapshot
+        let imported = try ControlPlane.plan(baseline, loader: loader, stored: StoredState(), now: 1_800_000_000).snapshot
         // Marked, to tell a fingerprint taken from the store from one computed again.
         let stored = Self.storedState(of: imported) { screen in
             screen.current.fingerprint = "stored-" + screen.current.fingerprint

@@ -1,5 +1,6 @@
 import Foundation
 import TrellisCrypto
+import TrellisRuntime
 import TrellisTesting
 
 /// The real `trellis` binary serving a temporary configuration with a data directory of its own:

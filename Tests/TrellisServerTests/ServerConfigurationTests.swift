@@ -2,6 +2,7 @@ import Testing
 @testable import TrellisAnswers
 @testable import TrellisHTTP
 import TrellisJSON
+import TrellisRuntime
 @testable import TrellisServer
 
 @Suite struct ServerConfigurationTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrellisRuntime
 
 /// `trellis serve` handles its signals through libdispatch's signalfd, which gets a signal only
 /// while every thread blocks it: a thread that could take one first (the main thread, an event

@@ -3,6 +3,7 @@ import Logging
 import Prometheus
 import TrellisHTTP
 import TrellisJSON
+import TrellisRuntime
 @testable import TrellisServer
 
 /// A temporary directory shaped like `Config/`, removed when the value is released.

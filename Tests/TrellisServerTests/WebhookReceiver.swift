@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TrellisCrypto
+import TrellisRuntime
 
 /// A webhook receiver on a local port, as a team would run one: it records every POST (its
 /// target, headers and body), answers `status`, and can go down (connections refused) and come

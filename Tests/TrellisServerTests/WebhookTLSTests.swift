@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TrellisCrypto
 import TrellisHTTP
+import TrellisRuntime
 import TrellisTesting
 
 /// `https://` receivers: the delivery is made over TLS to a receiver whose certificate an

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrellisRuntime
 import TrellisTesting
 
 /// Webhooks on the real binary with a receiver on a local port: every audit event arrives, in

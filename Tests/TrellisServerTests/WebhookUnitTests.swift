@@ -1,5 +1,6 @@
 import Testing
 import TrellisJSON
+import TrellisRuntime
 import TrellisStore
 @testable import TrellisServer
 
@@ -18,7 +19,7 @@ import TrellisStore
             ("http:///path", "no host"), ("http://exa mple.com/", "spaces"), ("http://[::1/", "closing ]"),
         ]
         for (text, reason) in refused {
-            #expect(throws: WebhookURL.Problem.self) { try WebhookURL(text) }
+            #expect(throws: WebhookURL.Invalid.self) { try WebhookURL(text) }
             do { _ = try WebhookURL(text) } catch { #expect(error.description.contains(reason), "\(text): \(error)") }
         }
     }

@@ -1,5 +1,6 @@
 import Synchronization
 import TrellisHTTP
+import TrellisRuntime
 
 /// Who may use the admin API: bearer tokens checked against their hashes — those configured in
 /// `server.json` and those made through `/admin/tokens`, which the published snapshot carries —
@@ -71,4 +72,21 @@ final class TokenUsage: Sendable {
     func record(_ name: String, at time: Double) { lastUsed.withLock { $0[name] = time } }
 
     func lastUsed(_ name: String) -> Double? { lastUsed.withLock { $0[name] } }
+}
+
+extension Runtime.Settings {
+    /// What `server.json`'s `admin` says about writes.
+    init(_ admin: ServerConfiguration.Admin) {
+        self.init()
+        requireApproval = admin.requireApproval
+        approvalRequiredFor = admin.approvalRequiredFor
+        requireVersion = admin.requireIfMatch
+        configuredTokens = Set(admin.tokens.map(\.name))
+        configuredWebhooks = admin.webhooks
+    }
+}
+
+extension RuntimeToken {
+    /// The token as the authenticator checks it, beside those of `server.json`.
+    var adminToken: ServerConfiguration.AdminToken { ServerConfiguration.AdminToken(name: name, sha256: sha256, role: role) }
 }

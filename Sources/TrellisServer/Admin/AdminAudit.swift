@@ -1,5 +1,6 @@
 import TrellisHTTP
 import TrellisJSON
+import TrellisRuntime
 import TrellisStore
 import TrellisTargeting
 
@@ -37,20 +38,7 @@ extension AdminEndpoints {
             let entries: [AuditEntry]
             do { entries = try store.audit(frozen) } catch { throw Problem(.serviceUnavailable, "cannot read the audit log: \(error)") }
             let next = entries.last?.id ?? frozen.after ?? 0
-            return Self.resource(.object([("entries", .array(entries.map(Self.auditValue))), ("next", .number(Double(next)))]))
+            return Self.resource(.object([("entries", .array(entries.map(\.jsonValue))), ("next", .number(Double(next)))]))
         }
-    }
-
-    static func auditValue(_ entry: AuditEntry) -> JSONValue {
-        func embedded(_ bytes: [UInt8]?) -> JSONValue {
-            guard let bytes else { return .null }
-            return (try? JSONParser.parse(bytes)) ?? .string(String(decoding: bytes, as: UTF8.self))
-        }
-        let draft = entry.draft
-        return .object([
-            ("id", .number(Double(entry.id))), ("at", .string(RFC3339.string(fromSeconds: draft.at))), ("actor", .string(draft.actor)),
-            ("action", .string(draft.action)), ("resource", .string(draft.resource)), ("before", embedded(draft.before)),
-            ("after", embedded(draft.after)),
-        ])
     }
 }

@@ -3,6 +3,7 @@ import TrellisAnswers
 import TrellisHTTP
 import TrellisJSON
 import TrellisRoutes
+import TrellisRuntime
 import TrellisScreens
 import TrellisStore
 import TrellisTargeting

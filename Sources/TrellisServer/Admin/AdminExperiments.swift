@@ -1,5 +1,6 @@
 import TrellisHTTP
 import TrellisJSON
+import TrellisRuntime
 import TrellisTargeting
 
 /// `/admin/experiments`: every experiment and one experiment as in force (its writes are

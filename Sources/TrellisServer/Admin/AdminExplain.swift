@@ -1,5 +1,6 @@
 import TrellisHTTP
 import TrellisJSON
+import TrellisRuntime
 import TrellisScreens
 import TrellisTargeting
 

@@ -1,5 +1,6 @@
 import TrellisHTTP
 import TrellisJSON
+import TrellisRuntime
 import TrellisTargeting
 
 /// `/admin/rollouts`: every rollout and one rollout as in force (its writes are commands:

@@ -1,5 +1,6 @@
 import TrellisHTTP
 import TrellisJSON
+import TrellisRuntime
 import TrellisStore
 
 /// `/admin/routes`: the route table in force and its history (its writes are commands:

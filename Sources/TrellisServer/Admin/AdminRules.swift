@@ -1,5 +1,6 @@
 import TrellisHTTP
 import TrellisJSON
+import TrellisRuntime
 import TrellisTargeting
 
 /// `/admin/rules`: the named rules in force (their writes are commands: ``AdminWrites``).

@@ -1,6 +1,7 @@
 import TrellisHTTP
 import TrellisJSON
 import TrellisRoutes
+import TrellisRuntime
 import TrellisScreens
 import TrellisStore
 import TrellisTargeting

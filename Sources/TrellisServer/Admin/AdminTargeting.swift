@@ -1,5 +1,6 @@
 import TrellisHTTP
 import TrellisJSON
+import TrellisRuntime
 import TrellisTargeting
 
 /// `/admin/targeting`: the whole targeting document in force (targeting.json with every runtime

@@ -1,6 +1,7 @@
 import TrellisCrypto
 import TrellisHTTP
 import TrellisJSON
+import TrellisRuntime
 import TrellisStore
 import TrellisTargeting
 

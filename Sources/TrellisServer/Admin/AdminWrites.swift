@@ -1,4 +1,5 @@
 import TrellisHTTP
+import TrellisRuntime
 
 /// The admin writes a change request may hold, each the route of one command: its path
 /// parameters and query become the command's arguments, its body the command's body

@@ -1,4 +1,5 @@
 import TrellisHTTP
+import TrellisRuntime
 
 /// Why a request to the admin API has no principal, and the answer that says so (RFC 6750 §3).
 public struct AdminAuthenticationFailure: Error, Sendable, Equatable {

@@ -1,5 +1,6 @@
 import TrellisCrypto
 import TrellisHTTP
+import TrellisRuntime
 
 /// Who called the admin API: the configured token's name (for the audit log) and its role.
 public struct AdminPrincipal: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import TrellisCrypto
 import TrellisJSON
+import TrellisRuntime
 
 /// What an admin token looks like: `trl_` and 32 random bytes in base64url (43 characters).
 ///

@@ -1,5 +1,6 @@
 import Synchronization
 import TrellisHTTP
+import TrellisRuntime
 
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import TrellisAnswers
+import TrellisRuntime
 
 extension CacheBudget {
     /// `cache.maxBytes` when it is set, else ``default(forMemory:)`` of the memory this process

@@ -1,5 +1,6 @@
 import TrellisCrypto
 import TrellisJSON
+import TrellisRuntime
 
 extension ServerConfiguration {
     /// The admin API: its tokens, where it listens, and how strict it is about concurrent edits.

@@ -1,5 +1,6 @@
 import TrellisCrypto
 import TrellisJSON
+import TrellisRuntime
 
 extension ServerConfiguration {
     /// How requests say who is asking: keys that verify a gateway's signed `X-Trellis-Context`,

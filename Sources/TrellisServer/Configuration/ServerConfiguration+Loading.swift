@@ -1,4 +1,5 @@
 import TrellisJSON
+import TrellisRuntime
 
 /// A setting given outside the file, and where it came from (for error messages).
 public struct SettingOverride: Sendable {

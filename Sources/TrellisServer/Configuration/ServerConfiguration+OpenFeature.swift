@@ -1,6 +1,7 @@
 import TrellisCrypto
 import TrellisHTTP
 import TrellisJSON
+import TrellisRuntime
 
 extension ServerConfiguration {
     /// The OpenFeature endpoints (`/ofrep/v1/…`): open by default, like screens; with `keys`, a

@@ -1,5 +1,6 @@
 import TrellisAnswers
 import TrellisHTTP
+import TrellisRuntime
 import TrellisJSON
 
 /// Everything `Config/server.json` can say, with the defaults a deployment gets when it says nothing.
@@ -58,18 +59,7 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// background every ``intervalSeconds``. Nil limits (the default) keep everything. Never
     /// pruned: the revisions a screen serves (current and staged), the newest that came from its
     /// file, those a pending change request names, and audit entries a webhook has not been given.
-    public struct Retention: Sendable, Equatable {
-        /// Keep this many newest revisions of each screen (and of the route table).
-        public var revisionsPerScreen: Int? = nil
-        /// Keep this many days of audit log.
-        public var auditDays: Int? = nil
-        /// How often the store is pruned (the first time a minute after start, or sooner when shorter).
-        public var intervalSeconds = 3600.0
-        public init() {}
-
-        /// Whether anything is ever pruned.
-        public var isEnabled: Bool { revisionsPerScreen != nil || auditDays != nil }
-    }
+    public typealias Retention = RetentionSettings
 
     /// How much the answer cache may hold (``CacheBudget``).
     public struct Cache: Sendable, Equatable {

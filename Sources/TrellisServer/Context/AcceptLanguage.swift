@@ -1,3 +1,5 @@
+import TrellisRuntime
+
 /// Reads the locale from `Accept-Language` (RFC 9110 §12.5.4): the language range with the
 /// highest weight, the first of equals.
 ///

@@ -1,4 +1,5 @@
 import TrellisHTTP
+import TrellisRuntime
 
 /// One context value and where it came from, so an error names what the client actually sent.
 struct ContextParameter: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import TrellisHTTP
 import TrellisJSON
+import TrellisRuntime
 import TrellisTargeting
 
 /// Who is asking: the context parameters of one request, from its query, its headers and, when

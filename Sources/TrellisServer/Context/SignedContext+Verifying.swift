@@ -1,5 +1,6 @@
 import TrellisCrypto
 import TrellisJSON
+import TrellisRuntime
 
 extension SignedContext {
     /// Reads and checks a header value: well formed, a configured `kid`, the HMAC matching (in

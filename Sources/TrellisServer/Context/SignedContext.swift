@@ -1,6 +1,7 @@
 import TrellisCrypto
 import TrellisHTTP
 import TrellisJSON
+import TrellisRuntime
 
 /// Who is asking, as a trusted gateway vouches for it: the value of `X-Trellis-Context`.
 ///

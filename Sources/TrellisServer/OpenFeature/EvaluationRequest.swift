@@ -1,5 +1,6 @@
 import TrellisHTTP
 import TrellisJSON
+import TrellisRuntime
 import TrellisTargeting
 
 /// An OFREP error answer (`evaluationFailure`, `flagNotFound`, `bulkEvaluationFailure`): the

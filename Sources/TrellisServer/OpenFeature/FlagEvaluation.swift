@@ -1,4 +1,5 @@
 import TrellisJSON
+import TrellisRuntime
 import TrellisTargeting
 
 /// One flag evaluated for one user, as OFREP 0.3 answers it (open-feature/protocol,

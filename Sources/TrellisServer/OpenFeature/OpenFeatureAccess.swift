@@ -1,5 +1,6 @@
 import TrellisCrypto
 import TrellisHTTP
+import TrellisRuntime
 
 /// Who may evaluate flags: everyone when `ofrep.keys` is empty (the default, like screens); else
 /// a request carrying one of the keys, as `X-API-Key` (OFREP's `ApiKeyAuth`) or

@@ -1,5 +1,6 @@
 import TrellisHTTP
 import TrellisRendering
+import TrellisRuntime
 
 extension ClientFormat {
     /// The format `?format=` names, else the one `Accept` prefers (the first of the highest

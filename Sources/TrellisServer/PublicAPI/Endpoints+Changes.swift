@@ -1,4 +1,5 @@
 import TrellisHTTP
+import TrellisRuntime
 
 /// The change stream: server-sent events on the HTTP server's event loops (ChangeHub).
 extension Endpoints {

@@ -1,6 +1,7 @@
 import Foundation
 import TrellisAnswers
 import TrellisHTTP
+import TrellisRuntime
 
 /// The ops console's files (`console/` beside the configuration: HTML, CSS, ES modules), read
 /// once at start and served from memory by exact name, so no request path reaches the file

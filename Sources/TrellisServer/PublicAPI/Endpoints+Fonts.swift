@@ -1,5 +1,6 @@
 import TrellisHTTP
 import TrellisRendering
+import TrellisRuntime
 
 /// The font files previews draw text in.
 extension Endpoints {

@@ -1,7 +1,8 @@
 import TrellisAnswers
 import TrellisHTTP
-import TrellisRendering
 import TrellisJSON
+import TrellisRendering
+import TrellisRuntime
 import TrellisTargeting
 import TrellisText
 

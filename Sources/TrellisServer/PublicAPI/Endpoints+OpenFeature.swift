@@ -1,6 +1,7 @@
 import TrellisAnswers
 import TrellisHTTP
 import TrellisJSON
+import TrellisRuntime
 import TrellisTargeting
 
 /// OpenFeature's remote evaluation protocol, OFREP 0.3 (docs/openfeature.md): any OpenFeature SDK

@@ -3,6 +3,7 @@ import TrellisHTTP
 import TrellisJSON
 import TrellisRendering
 import TrellisRoutes
+import TrellisRuntime
 import TrellisScreens
 import TrellisStore
 import TrellisTargeting

@@ -2,6 +2,7 @@ import TrellisAnswers
 import TrellisHTTP
 import TrellisJSON
 import TrellisRendering
+import TrellisRuntime
 import TrellisScreens
 import TrellisStore
 import TrellisTargeting

@@ -1,6 +1,7 @@
 import Prometheus
 import TrellisHTTP
 import TrellisJSON
+import TrellisRuntime
 
 /// What the server says about itself: the index, liveness, readiness and metrics.
 extension Endpoints {

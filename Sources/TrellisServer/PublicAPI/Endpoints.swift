@@ -1,5 +1,6 @@
 import TrellisAnswers
 import TrellisHTTP
+import TrellisRuntime
 
 /// The public HTTP surface: one method per endpoint, each feature registering its own in
 /// ``register(in:)`` (the admin API registers its in ``AdminEndpoints``).

@@ -1,6 +1,7 @@
 import TrellisHTTP
 import TrellisJSON
 import TrellisRendering
+import TrellisRuntime
 
 /// The one place a query becomes a viewport: the layout, the previews and a DrivenUI answer read
 /// it here, and a bad parameter is a 400 listing every problem.

@@ -1,5 +1,6 @@
 import TrellisAnswers
 import TrellisHTTP
+import TrellisRuntime
 
 /// An ``EncodedBody`` as the HTTP server sends it: its storage is the bytes a response writes from
 /// (``SharedBytes``), and its gzip form is TrellisHTTP's (``Gzip``), made for bodies of

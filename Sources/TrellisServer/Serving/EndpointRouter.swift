@@ -1,4 +1,5 @@
 import TrellisHTTP
+import TrellisRuntime
 
 /// The values a matched route captured from the path, e.g. `id` in `/v1/screens/{id}`.
 public struct PathParameters: Sendable {

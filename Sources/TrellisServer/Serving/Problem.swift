@@ -1,6 +1,7 @@
 import Dispatch
 import TrellisHTTP
 import TrellisJSON
+import TrellisRuntime
 import TrellisTargeting
 
 /// An error answer in RFC 9457 form (`application/problem+json`), written for a person to act on.

@@ -1,5 +1,6 @@
 import TrellisHTTP
 import TrellisJSON
+import TrellisRuntime
 
 /// Reads a request's query string against the parameters an endpoint knows. An unknown or
 /// repeated parameter is an error, so a typo (`?prety=1`) is reported instead of ignored.

@@ -1,10 +1,11 @@
 import Atomics
 import CoreMetrics
 import Prometheus
+import TrellisAnswers
+import TrellisRuntime
 
 #if canImport(Glibc)
 import Glibc
-import TrellisAnswers
 #endif
 
 /// What handlers share for the life of the process: the published snapshot, settings fixed at
@@ -23,7 +24,7 @@ public final class ServerState: Sendable {
     public let metrics: PrometheusCollectorRegistry
     /// Makes every metric of the application in `metrics`, the registry `/metrics` serves, and not
     /// in whatever `MetricsSystem` was bootstrapped with.
-    public let metricsFactory: PrometheusMetricsFactory
+    public let metricsFactory: any MetricsFactory
     /// Seconds since 1970 (UTC): the `now` that date rules compare with. Tests set their own.
     public let clock: @Sendable () -> Double
     private let answerCacheHits: CoreMetrics.Counter
@@ -54,7 +55,8 @@ public final class ServerState: Sendable {
         self.published = published
         self.concurrentLayouts = concurrentLayouts
         self.metrics = metrics
-        metricsFactory = PrometheusMetricsFactory(registry: metrics)
+        let metricsFactory = PrometheusMetricsFactory(registry: metrics)
+        self.metricsFactory = metricsFactory
         answerCacheHits = CoreMetrics.Counter(label: "trellis_answer_cache_hits_total", factory: metricsFactory)
         answerCacheMisses = CoreMetrics.Counter(label: "trellis_answer_cache_misses_total", factory: metricsFactory)
         answerCacheBytes = CoreMetrics.Gauge(label: "trellis_answer_cache_bytes", factory: metricsFactory)
@@ -80,7 +82,7 @@ public final class ServerState: Sendable {
     /// Publishes `snapshot` to every request from now on, tells the change stream, and has its
     /// screens prepared. `screens`: those the change touched; nil when any may have (a reload,
     /// a store loaded whole).
-    func publish(_ snapshot: Snapshot, sequence: Int64, screens touched: Set<String>? = nil) {
+    package func publish(_ snapshot: Snapshot, sequence: Int64, screens touched: Set<String>? = nil) {
         published.publish(snapshot)
         changes.published(snapshot, sequence: sequence, screens: touched)
         preparation.prepare(snapshot, screens: touched)
@@ -118,3 +120,5 @@ public final class ServerState: Sendable {
     /// document deflated): what `trellis bench spread` waits for before it times anything.
     public func waitUntilPrepared() { preparation.wait() }
 }
+
+extension ServerState: RuntimeHost {}

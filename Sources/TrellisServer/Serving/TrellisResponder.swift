@@ -1,4 +1,5 @@
 import TrellisHTTP
+import TrellisRuntime
 
 /// The application as the HTTP server sees it: the route table applied to each request.
 public struct TrellisResponder: HTTPResponder {

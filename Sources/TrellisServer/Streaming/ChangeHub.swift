@@ -2,6 +2,7 @@ import CoreMetrics
 import Synchronization
 import TrellisHTTP
 import TrellisJSON
+import TrellisRuntime
 import TrellisTargeting
 
 /// Tells connected apps what changed, the moment a snapshot holding the change is published

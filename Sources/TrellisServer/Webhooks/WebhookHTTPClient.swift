@@ -1,7 +1,9 @@
+import TrellisHTTP
+import TrellisRuntime
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import TrellisHTTP
 
 /// The one HTTP request webhooks need: a POST over a fresh HTTP/1.1 connection (`Connection:
 /// close`), in TLS for `https://` (the receiver's certificate verified for its host), answered by
