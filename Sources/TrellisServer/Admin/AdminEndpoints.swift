@@ -97,6 +97,7 @@ struct AdminEndpoints: Sendable {
         registerChanges(in: &routes)
         registerTokens(in: &routes)
         registerWebhooks(in: &routes)
+        registerWhoAmI(in: &routes)
         routes.add(.get, "/admin/audit", query: nil, replying: { request, _, context, _ throws(Problem) in
             try audit(request, context)
         })

@@ -208,6 +208,7 @@ await check.json("listRouteRevisions") {
 }
 await check.json("getRouteRevision") { (try await client.getRouteRevision(path: .init(revision: routeRevision)).ok.body.json, nil) }
 await check.json("getAudit") { (try await client.getAudit(query: .init(limit: 50)).ok.body.json, nil) }
+await check.json("whoAmI") { (try await client.whoAmI().ok.body.json, nil) }
 await check.json("listTokens") { (try await client.listTokens().ok.body.json, nil) }
 await check.json("listWebhooks") { (try await client.listWebhooks().ok.body.json, nil) }
 await check.json("listWebhookDeliveries") {
