@@ -125,7 +125,13 @@ public final class Application: Sendable {
             state: state, control: control, access: AdminAccess(configuration: configuration.admin, published: state.published, clock: clock),
             configuration: configuration.admin)
         self.admin = admin
-        let console = ConsoleAssets(directory: configDirectory.appendingPathComponent("console", isDirectory: true))
+        let console = ConsoleAssets.bundled()
+        // Configuration directories made before the console moved into the binary carry a copy of
+        // it, which nothing reads any more: say so, or an edit to it would seem to do nothing.
+        let oldConsole = configDirectory.appendingPathComponent("console", isDirectory: true).path
+        if FileManager.default.fileExists(atPath: oldConsole) {
+            logger.warning("ignored: the console is served from the binary; delete this copy", metadata: ["path": "\(oldConsole)"])
+        }
         if let adminPort = configuration.admin.port {
             let publicResponder = TrellisResponder(state: state, control: control)
             let adminResponder = TrellisResponder(adminOnly: admin, console: console)

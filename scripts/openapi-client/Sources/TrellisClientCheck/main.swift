@@ -160,6 +160,16 @@ await check.raw("getConsoleFile", contentType: "text/javascript") {
     return false
 }
 
+// The icon browsers ask for by themselves: the console's SVG.
+await check.raw("getFavicon", contentType: "image/svg+xml") {
+    let ok = try await client.getFavicon().ok
+    _ = ok.body
+    return ok.headers.eTag
+} again: { etag in
+    if case .notModified = try await client.getFavicon(headers: .init(ifNoneMatch: etag)) { return true }
+    return false
+}
+
 // MARK: Admin (an admin token: tokens and webhooks need one). Admin GETs take no If-None-Match in the spec: their ETags are for If-Match.
 
 var rolloutKeys: [String] = []
