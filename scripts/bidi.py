@@ -221,6 +221,13 @@ class Firefox:
         entries, self.logged = self.logged, []
         return [f"{entry['type']}: {entry.get('text')}" for entry in entries if entry.get("level") == "error"]
 
+    def messages(self):
+        """Everything the page logged as an error or a warning since the last call, whatever its
+        cause (a failed load included): a page that loads cleanly logs none."""
+        self.command("session.status")
+        entries, self.logged = self.logged, []
+        return [f"{entry['level']} {entry['type']}: {entry.get('text')}" for entry in entries if entry.get("level") in ("error", "warn")]
+
     def execute_script(self, body, *args):
         """Runs `body` as a function's body in the page (`arguments` holds args, elements
         included), as selenium's execute_script does; returns its value, elements as Elements."""
