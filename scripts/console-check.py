@@ -305,9 +305,9 @@ class Check:
                     fail(f"GET {path} with its ETag: {again}, not 304 with the headers")
         # The icon browsers ask for by themselves: the console's, with its headers, revalidated.
         status, headers, icon = self.http("GET", "/favicon.ico")
-        if status != 200 or headers.get("Content-Type") != "image/svg+xml" or not icon.startswith(b"<svg") or \
+        if status != 200 or headers.get("Content-Type") != "image/svg+xml" or not (isinstance(icon, bytes) and icon.startswith(b"<svg")) or \
                 headers.get("Content-Security-Policy") != CSP or headers.get("Cache-Control") != "no-cache":
-            fail(f"GET /favicon.ico: {status} {headers.get('Content-Type')} {headers.get('Cache-Control')}, {icon[:40]!r}")
+            fail(f"GET /favicon.ico: {status} {headers.get('Content-Type')} {headers.get('Cache-Control')}, {str(icon)[:80]}")
         again, _, _ = self.http("GET", "/favicon.ico", headers={"If-None-Match": headers["ETag"]})
         if again != 304:
             fail(f"GET /favicon.ico with its ETag: {again}, not 304")
@@ -585,6 +585,12 @@ class Check:
                 logged = self.driver.messages()
                 if logged:
                     fail(f"loading #{page} as {name} logged: {logged}")
+        # Headless browsers ask for no icon, so a missing one would not show above: the icon the
+        # page names must be there.
+        icon = self.driver.execute_script("return document.querySelector('link[rel~=\"icon\"]')?.getAttribute('href')")
+        status, headers, _ = self.http("GET", icon or "/favicon.ico")
+        if not icon or status != 200 or headers.get("Content-Type") != "image/svg+xml":
+            fail(f"the page's icon {icon!r}: {status} {headers.get('Content-Type')}")
 
     def problems_listed(self, css):
         """The problems an editor lists under it (a 422's), once there are some."""
