@@ -91,20 +91,19 @@ function createForm() {
   const name = h("input", { id: "new-webhook-name", required: true, pattern: "[A-Za-z0-9_.\\-]{1,64}", autocomplete: "off" });
   const url = h("input", { id: "new-webhook-url", type: "url", required: true, placeholder: "https://hooks.example.com/trellis", size: 36 });
   const secret = h("input", { id: "new-webhook-secret", type: "password", required: true, minlength: 16, autocomplete: "new-password" });
-  const events = h("input", { id: "new-webhook-events", value: "*", placeholder: "*, rollout.kill, screen.*" });
+  const events = h("input", { id: "new-webhook-events", placeholder: "*, rollout.kill, screen.*" });
   const form = h("form", { class: "inline-form", "aria-labelledby": "new-webhook-title" },
     h("h3", { id: "new-webhook-title" }, "New webhook"),
     h("label", { for: "new-webhook-name" }, "Name"), name,
     h("label", { for: "new-webhook-url" }, "URL"), url,
     h("label", { for: "new-webhook-secret" }, "Secret (16 bytes or more)"), secret,
-    h("label", { for: "new-webhook-events" }, "Events (comma-separated)"), events,
+    h("label", { for: "new-webhook-events" }, "Events (comma-separated; empty for every event)"), events,
     h("button", { type: "submit" }, "Make webhook"));
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    const payload = {
-      name: name.value.trim(), url: url.value.trim(), secret: secret.value,
-      events: events.value.split(",").map((pattern) => pattern.trim()).filter(Boolean),
-    };
+    const payload = { name: name.value.trim(), url: url.value.trim(), secret: secret.value };
+    const patterns = events.value.split(",").map((pattern) => pattern.trim()).filter(Boolean);
+    if (patterns.length) payload.events = patterns; // else the server's default, every event ("*")
     const what = `Making webhook ${payload.name}`;
     context.writing(async () => {
       try {
