@@ -16,7 +16,8 @@ RUN apt-get update && apt-get install -y --no-install-recommends zlib1g libssl3 
     && useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin trellis
 WORKDIR /app
 COPY --from=build /usr/local/bin/trellis /usr/local/bin/trellis
-# The bundled configuration; mount a volume on /app/Config to replace it.
+# The bundled configuration; mount a volume on /app/Config to replace it (the ops console is in
+# the binary, so a mounted directory needs no copy of it).
 COPY Config ./Config
 RUN mkdir -p /app/data && chown trellis /app/data
 USER trellis

@@ -124,6 +124,8 @@ let package = Package(
                 .product(name: "Atomics", package: "swift-atomics"),
                 .product(name: "HashTreeCollections", package: "swift-collections"),
             ],
+            // The ops console's files, compiled into the binary (PackageResources): no bundle to ship beside it.
+            resources: [.embedInCode("Console")],
             swiftSettings: strict),
         .executableTarget(
             name: "trellis",

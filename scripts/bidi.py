@@ -125,11 +125,13 @@ class Firefox:
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "MOZ_CRASHREPORTER_DISABLE": "1"})
         self.socket = None
         self.logged = []
+        # Answers of 400 and more: Firefox logs no console entry for a failed fetch (Chromium does).
+        self.failed_loads = []
         self.next_id = 0
         try:
             self.socket = WebSocket(self._address(binary, timeout), timeout)
             self.command("session.new", capabilities={})
-            self.command("session.subscribe", events=["log.entryAdded"])
+            self.command("session.subscribe", events=["log.entryAdded", "network.responseCompleted"])
             self.top = self.command("browsingContext.getTree", maxDepth=0)["contexts"][0]["context"]
             self.command("browsingContext.setViewport", context=self.top, viewport={"width": width, "height": height})
         except BaseException:
@@ -162,6 +164,10 @@ class Firefox:
                 return message["result"]
             if message.get("method") == "log.entryAdded":
                 self.logged.append(message["params"])
+            elif message.get("method") == "network.responseCompleted":
+                response = message["params"]["response"]
+                if response.get("status", 0) >= 400:
+                    self.failed_loads.append(f"{response['status']} {response.get('statusText', '')} {response['url']}")
 
     def quit(self):
         closed = False
@@ -218,8 +224,17 @@ class Firefox:
         """What the page logged as an error since the last call: script errors, console.error,
         Content-Security-Policy violations (Firefox reports those as script errors)."""
         self.command("session.status")  # a round trip, so entries already sent are read
-        entries, self.logged = self.logged, []
+        entries, self.logged, self.failed_loads = self.logged, [], []
         return [f"{entry['type']}: {entry.get('text')}" for entry in entries if entry.get("level") == "error"]
+
+    def messages(self):
+        """Everything the page logged as an error or a warning since the last call, and every answer
+        of 400 or more it got (network.responseCompleted, as Chromium's log has them): a page that
+        loads cleanly has none."""
+        self.command("session.status")
+        entries, self.logged, failed, self.failed_loads = self.logged, [], self.failed_loads, []
+        return [f"{entry['level']} {entry['type']}: {entry.get('text')}" for entry in entries if entry.get("level") in ("error", "warn")] + \
+            [f"failed load: {load}" for load in failed]
 
     def execute_script(self, body, *args):
         """Runs `body` as a function's body in the page (`arguments` holds args, elements

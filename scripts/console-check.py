@@ -5,9 +5,10 @@ Starts the trellis binary given on a temporary copy of Config/ with tokens made 
 new` and a temporary data directory, and drives /console in headless Chromium (selenium and
 chromedriver) or headless Firefox (WebDriver BiDi, scripts/bidi.py): every step checks what the page
 shows and, with urllib, what the server then serves. The steps are the same for both browsers; each
-browser object gives them selenium's WebDriver operations and four more (errors, press, select,
-unnamed_controls). Screenshots of each page go to the artifacts directory. Any failure, or anything
-the browser logs as an error (a Content-Security-Policy violation included), fails the run.
+browser object gives them selenium's WebDriver operations and five more (errors, messages, press,
+select, unnamed_controls). Screenshots of each page go to the artifacts directory. Any failure, or
+anything the browser logs as an error (a Content-Security-Policy violation included), fails the run;
+loading a page afresh must log nothing at all, warnings and failed loads included.
 
     scripts/console-check.py --bin .build/debug/trellis [--browser chromium|firefox] [--artifacts DIR]
 """
@@ -31,7 +32,9 @@ from bidi import By, Keys
 ROOT = Path(__file__).resolve().parent.parent
 WAIT = 15  # seconds any expectation may take (the console polls every 3 while the change stream is down)
 LIVE = 1.5  # seconds a change made elsewhere may take to appear through the change stream
-PAGES = ["rollouts", "screens", "experiments", "changes", "explain", "audit"]
+PAGES = ["rollouts", "screens", "experiments", "rules", "targeting", "routes", "changes", "explain", "audit"]
+# The pages only an admin token is offered (the API refuses the others there).
+ADMIN_PAGES = ["tokens", "webhooks"]
 # The roles of the controls every one of which must have an accessible name.
 CONTROL_ROLES = {"button", "textbox", "spinbutton", "slider", "combobox", "link", "checkbox", "searchbox", "listbox"}
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
@@ -70,6 +73,12 @@ def chromium():
             answers the steps provoke on purpose (403, 412, 422…), which Chromium logs as failed loads."""
             return [entry["message"] for entry in self.get_log("browser")
                     if entry["level"] == "SEVERE" and "the server responded with a status of" not in entry["message"]]
+
+        def messages(self):
+            """Everything the browser logged as an error or a warning, whatever its cause (a failed
+            load included): a page that loads cleanly logs none."""
+            return [f"{entry['level']} {entry['message']}" for entry in self.get_log("browser")
+                    if entry["level"] in ("SEVERE", "WARNING")]
 
         def press(self, *keys):
             webdriver.ActionChains(self).send_keys(*keys).perform()
@@ -145,7 +154,7 @@ class Check:
         shutil.copytree(ROOT / "Config", self.config)
         self.tokens = {}
         entries = []
-        for name, role in [("ops", "write"), ("viewer", "read"), ("lead", "approve")]:
+        for name, role in [("ops", "write"), ("viewer", "read"), ("lead", "approve"), ("root", "admin")]:
             out = subprocess.run([self.binary, "token", "new", "--name", name, "--role", role],
                                  check=True, capture_output=True, text=True).stdout.splitlines()
             self.tokens[name] = out[0].strip()
@@ -249,7 +258,15 @@ class Check:
 
     def go(self, page):
         self.driver.find_element(By.CSS_SELECTOR, f'nav a[href="#{page}"]').click()
-        wait_for(f"the {page} page", lambda: self.driver.find_element(By.CSS_SELECTOR, "#page h2"))
+        self.page_ready(page)
+
+    def page_ready(self, page):
+        """Waits until the page has rendered (the shell takes #page's aria-busy away then)."""
+        wait_for(f"the {page} page", lambda: self.driver.find_element(By.CSS_SELECTOR, "#page h2") and
+                 self.driver.execute_script("return !document.getElementById('page').hasAttribute('aria-busy')"))
+
+    def nav_pages(self):
+        return [link.get_attribute("href").split("#")[1] for link in self.driver.find_elements(By.CSS_SELECTOR, "nav a")]
 
     def row(self, key):
         return self.find(f'tr[data-key="{key}"]')
@@ -286,6 +303,14 @@ class Check:
                 again, again_headers, _ = self.http("GET", path, headers={"If-None-Match": headers["ETag"]})
                 if again != 304 or again_headers.get("Content-Security-Policy") != CSP:
                     fail(f"GET {path} with its ETag: {again}, not 304 with the headers")
+        # The icon browsers ask for by themselves: the console's, with its headers, revalidated.
+        status, headers, icon = self.http("GET", "/favicon.ico")
+        if status != 200 or headers.get("Content-Type") != "image/svg+xml" or not (isinstance(icon, bytes) and icon.startswith(b"<svg")) or \
+                headers.get("Content-Security-Policy") != CSP or headers.get("Cache-Control") != "no-cache":
+            fail(f"GET /favicon.ico: {status} {headers.get('Content-Type')} {headers.get('Cache-Control')}, {str(icon)[:80]}")
+        again, _, _ = self.http("GET", "/favicon.ico", headers={"If-None-Match": headers["ETag"]})
+        if again != 304:
+            fail(f"GET /favicon.ico with its ETag: {again}, not 304")
         connection = http.client.HTTPConnection(self.server.url.removeprefix("http://"), timeout=10)
         connection.request("GET", "/console/")
         response = connection.getresponse()
@@ -527,6 +552,207 @@ class Check:
         return rows and all(r.find_elements(By.TAG_NAME, "td")[3].text == resource and
                             r.find_elements(By.TAG_NAME, "td")[1].text == actor for r in rows)
 
+    def roles_shown(self):
+        """Each token's own role in the header (GET /admin/whoami), and the tokens and webhooks
+        pages offered to an admin token only: another token asking for one gets the rollouts."""
+        for name, role in [("root", "admin"), ("lead", "approve"), ("ops", "write"), ("viewer", "read")]:
+            self.sign_in(name)
+            who = self.text_of("#who")
+            if f"as {name}," not in who or not who.endswith(f" {role} token"):
+                fail(f"the {role} token {name} shows as {who!r}")
+            offered = set(self.nav_pages()) & set(ADMIN_PAGES)
+            if offered != (set(ADMIN_PAGES) if role == "admin" else set()):
+                fail(f"the {role} token is offered {sorted(offered)} of {ADMIN_PAGES}")
+            if role != "admin":
+                self.driver.get("about:blank")
+                self.driver.get(self.server.url + "/console#tokens")
+                self.page_ready("tokens")
+                if self.text_of("#page h2") != "Rollouts":
+                    fail(f"the {role} token asking for #tokens is shown {self.text_of('#page h2')!r}, not the rollouts")
+
+    def clean_page_loads(self):
+        """Every page, loaded afresh as an admin token and as a read token sees it, logs no error and
+        no warning at all, failed loads included (a favicon, a probe answered 403, a policy violation)."""
+        self.driver.messages()  # what earlier steps provoked on purpose was checked by them
+        for name, pages in [("root", PAGES + ADMIN_PAGES), ("viewer", PAGES)]:
+            self.sign_in(name)
+            for page in pages:
+                self.driver.get("about:blank")
+                self.driver.get(f"{self.server.url}/console#{page}")
+                self.page_ready(page)
+                self.stream_open()
+                time.sleep(0.3)  # the page's icon and the stream's first answer
+                logged = self.driver.messages()
+                if logged:
+                    fail(f"loading #{page} as {name} logged: {logged}")
+        # Headless browsers ask for no icon, so a missing one would not show above: the icon the
+        # page names must be there.
+        icon = self.driver.execute_script("return document.querySelector('link[rel~=\"icon\"]')?.getAttribute('href')")
+        status, headers, _ = self.http("GET", icon or "/favicon.ico")
+        if not icon or status != 200 or headers.get("Content-Type") != "image/svg+xml":
+            fail(f"the page's icon {icon!r}: {status} {headers.get('Content-Type')}")
+
+    def problems_listed(self, css):
+        """The problems an editor lists under it (a 422's), once there are some."""
+        return wait_for(f"the problems in {css}", lambda: [e.text for e in self.driver.find_elements(By.CSS_SELECTOR, f"{css} li")])
+
+    def rules(self):
+        self.sign_in("ops")
+        self.go("rules")
+        card = self.find('[data-rule="is_staff"]')
+        editor = card.find_element(By.TAG_NAME, "textarea")
+        text = wait_for("is_staff's expression", lambda: editor.get_attribute("value"))
+        # An operator the rules do not have: 422, its problem at its line.
+        self.set_value(editor, text.replace('"endsWith"', '"sortOf"'))
+        card.find_element(By.XPATH, ".//button[text()='Apply is_staff']").click()
+        self.notice("Changing rule is_staff failed (422 from PUT /admin/rules/is_staff)")
+        problems = self.problems_listed('[data-rule="is_staff"] ol.errors')
+        if not any(p.startswith("Line ") and "sortOf" in p for p in problems):
+            fail(f"the 422's problems: {problems}")
+        self.shot("rules-422")
+        self.set_value(editor, text.replace("@example.com", "@example.org"))
+        card.find_element(By.XPATH, ".//button[text()='Apply is_staff']").click()
+        self.notice("Changing rule is_staff: done")
+        _, _, value = self.http("GET", "/admin/rules/is_staff", self.tokens["ops"])
+        if value["rule"].get("value") != "@example.org" or value["source"] != "runtime" or value["updatedBy"] != "ops":
+            fail(f"is_staff after the change: {value}")
+        # A rule the route table still uses cannot be retired: 409, saying so.
+        self.find('[data-rule="signed_in"]').find_element(By.XPATH, ".//button[text()='Retire signed_in']").click()
+        self.confirm()
+        self.notice("Retiring rule signed_in failed (409 from DELETE /admin/rules/signed_in)")
+        # Handed back to targeting.json.
+        self.find('[data-rule="is_staff"]').find_element(By.XPATH, ".//button[text()='Reset is_staff to targeting.json']").click()
+        self.confirm()
+        self.notice("Resetting rule is_staff to targeting.json: done")
+        _, _, value = self.http("GET", "/admin/rules/is_staff", self.tokens["ops"])
+        if value["rule"].get("value") != "@example.com" or value["source"] != "config":
+            fail(f"is_staff after the reset: {value}")
+        # A new rule, then retired.
+        self.set_value(self.find("#new-rule-name"), "console_rule")
+        self.set_value(self.find("#new-rule-editor"), '{ "attribute": "country", "op": "in", "value": ["DE"] }')
+        self.driver.find_element(By.XPATH, "//button[text()='Define rule']").click()
+        self.notice("Defining rule console_rule: done")
+        status, _, value = self.http("GET", "/admin/rules/console_rule", self.tokens["ops"])
+        if status != 200 or value["rule"] != {"attribute": "country", "op": "in", "value": ["DE"]}:
+            fail(f"GET /admin/rules/console_rule: {status} {value}")
+        self.shot("rules")
+        self.find('[data-rule="console_rule"]').find_element(By.XPATH, ".//button[text()='Retire console_rule']").click()
+        self.confirm()
+        self.notice("Retiring rule console_rule: done")
+        wait_for("console_rule gone from the page", lambda: not self.driver.find_elements(By.CSS_SELECTOR, '[data-rule="console_rule"]'))
+        status, _, _ = self.http("GET", "/admin/rules/console_rule", self.tokens["ops"])
+        if status != 404:
+            fail(f"GET /admin/rules/console_rule after retiring it: {status}")
+
+    def targeting(self):
+        self.go("targeting")
+        editor = self.find("#targeting-editor")
+        document = json.loads(wait_for("the document in the editor", lambda: editor.get_attribute("value")))
+        _, _, history = self.http("GET", "/admin/targeting/revisions", self.tokens["ops"])
+        before = history["revision"]
+        document["experiments"]["product-related"]["variants"] = {"control": 80, "hidden": 20}
+        self.set_value(editor, json.dumps(document, indent=2))
+        self.driver.find_element(By.XPATH, "//button[text()='Replace the targeting document']").click()
+        self.confirm()
+        self.notice("Replacing the targeting document: done")
+
+        def weights():
+            _, _, value = self.http("GET", "/admin/experiments/product-related", self.tokens["ops"])
+            return {v["name"]: v["weight"] for v in value["variants"]}
+        if weights() != {"control": 80, "hidden": 20}:
+            fail(f"product-related after the replacement: {weights()}")
+        wait_for("the new revision in force", lambda: f"In force: revision {before + 1} (publish)" in self.text_of("#targeting-head"))
+        self.driver.find_element(By.XPATH, f"//button[text()='Roll back to revision {before}']").click()
+        self.confirm()
+        self.notice(f"Rolling the targeting document back to revision {before}: done")
+        if weights() != {"control": 90, "hidden": 10}:
+            fail(f"product-related after the rollback: {weights()}")
+        _, _, history = self.http("GET", "/admin/targeting/revisions", self.tokens["ops"])
+        last = history["revisions"][-1]
+        if history["revision"] != before + 2 or last["origin"] != "rollback" or last.get("copiedFrom") != before:
+            fail(f"the targeting history after the rollback: {history['revision']}, {last}")
+        wait_for("the rollback in force", lambda: f"In force: revision {before + 2} (rollback)" in self.text_of("#targeting-head"))
+        self.shot("targeting")
+
+    def routes(self):
+        self.go("routes")
+        editor = self.find("#routes-editor")
+        text = wait_for("the route table in the editor", lambda: editor.get_attribute("value"))
+        _, _, table = self.http("GET", "/admin/routes", self.tokens["ops"])
+        first = table["revision"]
+        # A member routes do not have: 422, its problem at its line.
+        bad = text.replace('"title": "The home feed"', '"title": "The home feed", "colour": "red"', 1)
+        if bad == text:
+            fail("the route table has no home route titled 'The home feed'")
+        self.set_value(editor, bad)
+        self.driver.find_element(By.XPATH, "//button[text()='Publish the route table']").click()
+        self.notice("Publishing the route table failed (422 from PUT /admin/routes)")
+        problems = self.problems_listed("#routes-errors")
+        if not any(p.startswith("Line ") and "colour" in p for p in problems):
+            fail(f"the 422's problems: {problems}")
+        self.set_value(editor, text.replace('"The home feed"', '"The home feed, edited"', 1))
+        self.driver.find_element(By.XPATH, "//button[text()='Publish the route table']").click()
+        self.notice("Publishing the route table: done")
+        _, _, table = self.http("GET", "/admin/routes", self.tokens["ops"])
+        if table["revision"] != first + 1 or table["table"]["routes"][0].get("title") != "The home feed, edited":
+            fail(f"the route table after publishing: revision {table['revision']}, {table['table']['routes'][0]}")
+        wait_for("the new revision served", lambda: f"Serving revision {first + 1} (publish)" in self.text_of("#routes-head"))
+        self.driver.find_element(By.XPATH, f"//button[text()='Roll back to revision {first}']").click()
+        self.confirm()
+        self.notice(f"Rolling the route table back to revision {first}: done")
+        _, _, table = self.http("GET", "/admin/routes", self.tokens["ops"])
+        if table["revision"] != first + 2 or table["origin"] != "rollback" or table["table"]["routes"][0].get("title") != "The home feed":
+            fail(f"the route table after the rollback: revision {table['revision']} ({table['origin']}), {table['table']['routes'][0]}")
+        wait_for("the rollback served", lambda: f"Serving revision {first + 2} (rollback)" in self.text_of("#routes-head"))
+        self.shot("routes")
+
+    def admin_tokens(self):
+        self.sign_in("root")
+        self.go("tokens")
+        self.set_value(self.find("#new-token-name"), "console-token")
+        self.driver.select(self.find("#new-token-role"), "write")
+        self.driver.find_element(By.XPATH, "//button[text()='Make token']").click()
+        self.notice("Making token console-token: done")
+        secret = wait_for("the new token, shown once", lambda: self.find("#token-secret").get_attribute("value"))
+        status, _, me = self.http("GET", "/admin/whoami", secret)
+        if status != 200 or me != {"name": "console-token", "role": "write"}:
+            fail(f"GET /admin/whoami with the token made: {status} {me}")
+        self.row_of("token", "console-token")
+        self.shot("tokens")
+        self.row_of("token", "console-token").find_element(By.XPATH, ".//button[text()='Delete console-token']").click()
+        self.confirm()
+        self.notice("Deleting token console-token: done")
+        wait_for("console-token gone from the page", lambda: not self.driver.find_elements(By.CSS_SELECTOR, 'tr[data-token="console-token"]'))
+        status, _, _ = self.http("GET", "/admin/whoami", secret)
+        if status != 401:
+            fail(f"the deleted token still answers {status}")
+
+    def admin_webhooks(self):
+        self.go("webhooks")
+        self.set_value(self.find("#new-webhook-name"), "console-hook")
+        self.set_value(self.find("#new-webhook-url"), "http://127.0.0.1:9/trellis")
+        self.set_value(self.find("#new-webhook-secret"), "console-check-secret-0123456789")
+        self.set_value(self.find("#new-webhook-events"), "rollout.*, screen.publish")
+        self.driver.find_element(By.XPATH, "//button[text()='Make webhook']").click()
+        self.notice("Making webhook console-hook: done")
+        _, _, listed = self.http("GET", "/admin/webhooks", self.tokens["root"])
+        made = next((w for w in listed["webhooks"] if w["name"] == "console-hook"), None)
+        if not made or made["url"] != "http://127.0.0.1:9/trellis" or made["events"] != ["rollout.*", "screen.publish"] \
+                or made["createdBy"] != "root" or "secret" in made:
+            fail(f"the webhook made: {made}")
+        self.row_of("webhook", "console-hook")
+        self.shot("webhooks")
+        self.row_of("webhook", "console-hook").find_element(By.XPATH, ".//button[text()='Delete console-hook']").click()
+        self.confirm()
+        self.notice("Deleting webhook console-hook: done")
+        wait_for("console-hook gone from the page", lambda: not self.driver.find_elements(By.CSS_SELECTOR, 'tr[data-webhook="console-hook"]'))
+        _, _, listed = self.http("GET", "/admin/webhooks", self.tokens["root"])
+        if any(w["name"] == "console-hook" for w in listed["webhooks"]):
+            fail(f"the deleted webhook is still listed: {listed}")
+
+    def row_of(self, kind, name):
+        return self.find(f'tr[data-{kind}="{name}"]')
+
     def read_only(self):
         self.sign_in("viewer")
         note = self.find("#role-note")
@@ -540,11 +766,14 @@ class Check:
             if writable:
                 fail(f"{page}: a read token has enabled controls: {[c.get_attribute('outerHTML')[:120] for c in writable]}")
             self.shot(f"{page}-read-only")
+        if set(self.nav_pages()) & set(ADMIN_PAGES):
+            fail(f"a read token is offered {ADMIN_PAGES}")
 
     def is_harmless(self, control):
         """Controls that only look: the preview's, the comparison's, explain's and the audit log's, the status filter."""
-        return (control.get_attribute("id") or "").startswith(("preview-", "explain-", "audit-", "compare-")) or \
-            control.text in ("Show preview", "Explain", "Filter", "Compare") or control.get_attribute("data-status") is not None
+        return (control.get_attribute("id") or "").startswith(("preview-", "explain-", "audit-", "compare-", "stale-")) or \
+            control.text in ("Show preview", "Explain", "Filter", "Compare", "Find stale entries") or \
+            control.get_attribute("data-status") is not None
 
     def approval(self):
         self.driver.get("about:blank")
@@ -579,9 +808,10 @@ class Check:
             fail(f"the review: {reviews}")
 
     def keyboard(self):
-        """Every control is reachable by Tab and has a name in the accessibility tree."""
-        self.sign_in("ops")
-        for page in PAGES:
+        """Every control is reachable by Tab and has a name in the accessibility tree (as an admin
+        token, which is offered every page)."""
+        self.sign_in("root")
+        for page in PAGES + ADMIN_PAGES:
             self.go(page)
             # Loaded afresh, so that Tab starts from the top of the document.
             self.driver.refresh()
@@ -636,6 +866,13 @@ class Check:
             self.step("experiments: weights with their shares, an override for a QA user", self.experiments)
             self.step("explain: a user's decisions and preview", self.explain)
             self.step("audit log: filtered by resource and token, live", self.audit)
+            self.step("rules: a 422 at its line, redefine, a 409 for one in use, reset, define and retire", self.rules)
+            self.step("targeting: replace the whole document, roll it back", self.targeting)
+            self.step("routes: a 422 at its line, publish, roll back", self.routes)
+            self.step("tokens (admin): make one, which works, and delete it", self.admin_tokens)
+            self.step("webhooks (admin): make one and delete it", self.admin_webhooks)
+            self.step("each token's role shown; tokens and webhooks for an admin token only", self.roles_shown)
+            self.step("every page loads with no error or warning in the browser's log", self.clean_page_loads)
             self.step("a read token cannot change anything", self.read_only)
             self.step("keyboard: every control reachable with Tab and named", self.keyboard)
             self.step("requireApproval: a change waits for a second token's approval", self.approval)

@@ -115,7 +115,13 @@ public final class Application: Sendable {
         self.runtime = runtime
         let admin = AdminEndpoints(
             state: state, runtime: runtime, access: AdminAccess(configuration: configuration.admin, published: state.published, clock: clock))
-        let console = ConsoleAssets(directory: configDirectory.appendingPathComponent("console", isDirectory: true))
+        let console = ConsoleAssets.bundled()
+        // Configuration directories made before the console moved into the binary carry a copy of
+        // it, which nothing reads any more: say so, or an edit to it would seem to do nothing.
+        let oldConsole = configDirectory.appendingPathComponent("console", isDirectory: true).path
+        if FileManager.default.fileExists(atPath: oldConsole) {
+            logger.warning("ignored: the console is served from the binary; delete this copy", metadata: ["path": "\(oldConsole)"])
+        }
         if let adminPort = configuration.admin.port {
             let publicResponder = TrellisResponder(state: state, control: control)
             let adminResponder = TrellisResponder(adminOnly: admin, console: console)

@@ -63,6 +63,30 @@ import TrellisTesting
         #expect(!(server.log?.text.contains(token) ?? true))
     }
 
+    /// `GET /admin/whoami` answers any token its own name and role — an admin's as `admin`, not
+    /// as the highest role below it — and a token made at run time its own, until it is deleted.
+    @Test func whoAmIAnswersEachTokenItsOwnNameAndRole() throws {
+        let server = try AdminFlowTests.served()
+        defer { server.stop() }
+        for (token, name, role) in [
+            (ServedBinary.adminToken, "root", "admin"), (ServedBinary.writeToken, "ops-bot", "write"),
+            (ServedBinary.readToken, "auditor", "read"),
+        ] {
+            let me = try server.request("GET", "/admin/whoami", token: token)
+            #expect(me.status == 200)
+            #expect(me.header("Cache-Control") == "no-store")
+            #expect(me.json["name"]?.string == name && me.json["role"]?.string == role, "\(name): \(me.text)")
+        }
+        let made = try server.request("POST", "/admin/tokens", token: Self.admin, body: #"{"name": "lead", "role": "approve"}"#)
+        let token = try #require(made.json["token"]?.string)
+        let me = try server.request("GET", "/admin/whoami", token: token)
+        #expect(me.json["name"]?.string == "lead" && me.json["role"]?.string == "approve")
+        #expect(try server.request("DELETE", "/admin/tokens/lead", token: Self.admin).status == 204)
+        #expect(try server.request("GET", "/admin/whoami", token: token).status == 401)
+        #expect(try server.request("GET", "/admin/whoami", token: nil).status == 401)
+        #expect(try server.request("GET", "/admin/whoami?role=admin").status == 400)
+    }
+
     @Test func theBootstrapTokensStayAndEveryRefusalChangesNothing() throws {
         let server = try AdminFlowTests.served()
         defer { server.stop() }

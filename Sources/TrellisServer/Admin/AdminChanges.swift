@@ -11,15 +11,16 @@ extension AdminEndpoints {
     func registerChanges(in routes: inout AuthorizingRouter) {
         routes.add(.get, "/admin/changes", query: ["status"]) { request, _, context, actor throws(Problem) in
             let status = try Self.statusFilter(request)
-            let list = Runtime.changeRequests(in: state.published.snapshot).filter { status == nil || $0.status == status }
-            return Self.resource(.object([("changes", .array(list.map(Self.changeView)))]))
+            let snapshot = state.published.snapshot
+            let list = Runtime.changeRequests(in: snapshot).filter { status == nil || $0.status == status }
+            return Self.resource(.object([("changes", .array(list.map { Self.changeView($0, in: snapshot) }))]))
         }
         routes.add(.get, "/admin/changes/{id}") { request, parameters, context, actor throws(Problem) in
             let snapshot = state.published.snapshot
             let id = try Self.changeRequestNumber(parameters["id"] ?? "")
             let change: ChangeRequest
             do throws(Refusal) { change = try Runtime.changeRequest(id, in: snapshot) } catch { throw Problem(error) }
-            return Self.resource(Self.changeView(change), etag: ResourceView.version(of: .changeRequest(id), in: snapshot))
+            return Self.resource(Self.changeView(change, in: snapshot), etag: ResourceView.version(of: .changeRequest(id), in: snapshot))
         }
         routes.add(.post, "/admin/changes", replying: { request, _, context, actor throws(Problem) in
             let (command, applyAt, comment) = try proposal(request)
@@ -43,14 +44,17 @@ extension AdminEndpoints {
         })
     }
 
-    /// A change request as ops see it: its command as the write that makes it.
-    static func changeView(_ change: ChangeRequest) -> JSONValue {
+    /// A change request as ops see it: its command as the write that makes it, and its `version`
+    /// (its ETag), which an approval or rejection names (`If-Match`) so that it decides what the
+    /// reviewer read.
+    static func changeView(_ change: ChangeRequest, in snapshot: Snapshot) -> JSONValue {
         let (method, path, query) = AdminWrites.request(of: change.command)
         let (head, tail) = change.commonMembers
         let write: [(String, JSONValue)] = [
             ("command", .string(change.command.name)), ("method", .string(method)), ("path", .string(path)),
             ("query", .object(query.map { ($0.0, .string($0.1)) })), ("body", .string(String(decoding: change.command.body, as: UTF8.self))),
             ("boundETag", change.boundVersion.map(JSONValue.string) ?? .null),
+            ("version", ResourceView.version(of: .changeRequest(change.id), in: snapshot).map(JSONValue.string) ?? .null),
         ]
         return .object(head + write + tail)
     }

@@ -72,6 +72,7 @@ struct AdminEndpoints: Sendable {
         registerChanges(in: &routes)
         registerTokens(in: &routes)
         registerWebhooks(in: &routes)
+        registerWhoAmI(in: &routes)
         routes.add(.get, "/admin/audit", query: nil, replying: { request, _, context, _ throws(Problem) in
             try audit(request, context)
         })
@@ -123,7 +124,7 @@ struct AdminEndpoints: Sendable {
         let snapshot = outcome.snapshot
         if let change = outcome.changeRequest {
             var response = resource(
-                changeView(change), etag: ResourceView.version(of: .changeRequest(change.id), in: snapshot),
+                changeView(change, in: snapshot), etag: ResourceView.version(of: .changeRequest(change.id), in: snapshot),
                 status: outcome.effect == .held ? .accepted : .ok)
             if outcome.effect == .held { response.headers.add(name: "Location", value: "/admin/changes/\(change.id)") }
             return response

@@ -3,29 +3,57 @@ import TrellisAnswers
 import TrellisHTTP
 import TrellisRuntime
 
-/// The ops console's files (`console/` beside the configuration: HTML, CSS, ES modules), read
-/// once at start and served from memory by exact name, so no request path reaches the file
-/// system. The console is a client of the admin API alone, so it is served where that API is.
+/// The ops console's files (HTML, CSS, ES modules and its icon, from `Sources/TrellisServer/Console/`),
+/// compiled into the binary and served from memory by exact name, so the console always matches
+/// the admin API it calls and no request path reaches the file system. The console is a client
+/// of the admin API alone, so it is served where that API is.
 public struct ConsoleAssets: Sendable {
     /// Each file by name, with its content type.
     let files: [String: (contentType: String, body: EncodedBody)]
-    /// Where the files were looked for, for the 404 that says so.
-    let directory: String
 
-    /// Every plain file of `directory` with a known type (``contentType(of:)``); none when it is
-    /// missing. Names are flat: the console has no subfolders.
-    public init(directory: URL) {
-        self.directory = directory.path
-        var files: [String: (contentType: String, body: EncodedBody)] = [:]
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        for name in names where !name.hasPrefix(".") {
-            guard let type = Self.contentType(of: name),
-                let data = FileManager.default.contents(atPath: directory.appendingPathComponent(name).path)
-            else { continue }
-            files[name] = (type, EncodedBody(bytes: [UInt8](data)))
+    /// `files` by name; a name without a known type (``contentType(of:)``) is left out.
+    init(files: [(name: String, bytes: [UInt8])]) {
+        var served: [String: (contentType: String, body: EncodedBody)] = [:]
+        for file in files {
+            guard let type = Self.contentType(of: file.name) else { continue }
+            served[file.name] = (type, EncodedBody(bytes: file.bytes))
         }
-        self.files = files
+        self.files = served
     }
+
+    /// The console this binary was built with. SwiftPM embeds each file of `Console/` as a byte
+    /// array named after it (`.embedInCode` in Package.swift) but offers no list of them, hence
+    /// this one; ConsoleEndpointTests checks it names every file of the folder, byte for byte.
+    public static func bundled() -> ConsoleAssets {
+        ConsoleAssets(files: bundledFiles)
+    }
+
+    static let bundledFiles: [(name: String, bytes: [UInt8])] = [
+        ("index.html", PackageResources.index_html),
+        ("console.css", PackageResources.console_css),
+        ("favicon.svg", PackageResources.favicon_svg),
+        ("app.js", PackageResources.app_js),
+        ("api.js", PackageResources.api_js),
+        ("dom.js", PackageResources.dom_js),
+        ("diff.js", PackageResources.diff_js),
+        ("preview.js", PackageResources.preview_js),
+        ("editor.js", PackageResources.editor_js),
+        ("revisions.js", PackageResources.revisions_js),
+        ("rollouts.js", PackageResources.rollouts_js),
+        ("screens.js", PackageResources.screens_js),
+        ("experiments.js", PackageResources.experiments_js),
+        ("rules.js", PackageResources.rules_js),
+        ("targeting.js", PackageResources.targeting_js),
+        ("routes.js", PackageResources.routes_js),
+        ("changes.js", PackageResources.changes_js),
+        ("explain.js", PackageResources.explain_js),
+        ("audit.js", PackageResources.audit_js),
+        ("tokens.js", PackageResources.tokens_js),
+        ("webhooks.js", PackageResources.webhooks_js),
+    ]
+
+    /// The icon browsers ask for at `/favicon.ico` on their own (the page names it too).
+    static let iconName = "favicon.svg"
 
     static func contentType(of name: String) -> String? {
         switch name.split(separator: ".").last {
@@ -52,13 +80,17 @@ public struct ConsoleAssets: Sendable {
 }
 
 extension Endpoints {
-    /// `GET /console` (the page) and `GET /console/{file}` (its styles and modules).
+    /// `GET /console` (the page), `GET /console/{file}` (its styles, modules and icon) and
+    /// `GET /favicon.ico` (the console's icon, which browsers ask for whatever the page says).
     static func registerConsole(_ console: ConsoleAssets, in router: inout EndpointRouter) {
         router.add(.get, "/console") { request, _, context throws(Problem) in
             consoleFile(console, "index.html", request, context)
         }
         router.add(.get, "/console/{file}") { request, parameters, context throws(Problem) in
             consoleFile(console, parameters["file"] ?? "", request, context)
+        }
+        router.add(.get, "/favicon.ico") { request, _, context throws(Problem) in
+            consoleFile(console, ConsoleAssets.iconName, request, context)
         }
     }
 
@@ -68,10 +100,7 @@ extension Endpoints {
         if let file = console.files[name] {
             response = cached(file.body, request, cacheControl: "no-cache", contentType: file.contentType)
         } else {
-            let detail = console.files.isEmpty
-                ? "this server has no console: \(console.directory) is missing or empty (it ships as Config/console/)"
-                : "no console file \"\(name)\""
-            response = Problem(.notFound, detail).response(instance: request.path, requestID: context.requestID, route: nil)
+            response = Problem(.notFound, "no console file \"\(name)\"").response(instance: request.path, requestID: context.requestID, route: nil)
         }
         for (name, value) in ConsoleAssets.securityHeaders { response.headers.add(name: name, value: value) }
         return response

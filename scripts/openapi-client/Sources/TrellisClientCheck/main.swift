@@ -160,6 +160,16 @@ await check.raw("getConsoleFile", contentType: "text/javascript") {
     return false
 }
 
+// The icon browsers ask for by themselves: the console's SVG.
+await check.raw("getFavicon", contentType: "image/svg+xml") {
+    let ok = try await client.getFavicon().ok
+    _ = ok.body
+    return ok.headers.eTag
+} again: { etag in
+    if case .notModified = try await client.getFavicon(headers: .init(ifNoneMatch: etag)) { return true }
+    return false
+}
+
 // MARK: Admin (an admin token: tokens and webhooks need one). Admin GETs take no If-None-Match in the spec: their ETags are for If-Match.
 
 var rolloutKeys: [String] = []
@@ -208,6 +218,7 @@ await check.json("listRouteRevisions") {
 }
 await check.json("getRouteRevision") { (try await client.getRouteRevision(path: .init(revision: routeRevision)).ok.body.json, nil) }
 await check.json("getAudit") { (try await client.getAudit(query: .init(limit: 50)).ok.body.json, nil) }
+await check.json("whoAmI") { (try await client.whoAmI().ok.body.json, nil) }
 await check.json("listTokens") { (try await client.listTokens().ok.body.json, nil) }
 await check.json("listWebhooks") { (try await client.listWebhooks().ok.body.json, nil) }
 await check.json("listWebhookDeliveries") {

@@ -1,23 +1,33 @@
 // The console's shell: sign in, the role, the pages (by the URL's fragment), the notice line and
 // what keeps the open page current: the change stream (GET /v1/changes), each event refreshing
 // the page, with a banner when what it shows was changed by someone else; polling every 3 s only
-// while the stream is down (and for the change requests, which the stream does not carry).
-import { session, roleOf, explain } from "./api.js";
+// while the stream is down (and for the pages the stream does not carry: change requests, tokens,
+// webhooks).
+import { session, whoAmI, explain } from "./api.js";
 import * as rollouts from "./rollouts.js";
 import * as screens from "./screens.js";
 import * as experiments from "./experiments.js";
+import * as rules from "./rules.js";
+import * as targeting from "./targeting.js";
+import * as routes from "./routes.js";
 import * as changes from "./changes.js";
 import * as explainPage from "./explain.js";
 import * as audit from "./audit.js";
+import * as tokens from "./tokens.js";
+import * as webhooks from "./webhooks.js";
 
-const pages = { rollouts, screens, experiments, changes, explain: explainPage, audit };
+const pages = { rollouts, screens, experiments, rules, targeting, routes, changes, explain: explainPage, audit, tokens, webhooks };
+// Pages for an admin token only: the API refuses the others (403), so they are not offered.
+const adminPages = new Set(["tokens", "webhooks"]);
 const pollMilliseconds = 3000;
 const $ = (id) => document.getElementById(id);
 
 const context = {
+  name: "",
   role: "read",
   get canWrite() { return this.role !== "read"; },
-  get canApprove() { return this.role === "approve"; },
+  get canApprove() { return this.role === "approve" || this.role === "admin"; },
+  get isAdmin() { return this.role === "admin"; },
   notify,
   // Writes in flight: the poll waits for them, so it never reports the page's own change as another's.
   busy: 0,
@@ -50,19 +60,24 @@ function notify(text, kind = "ok") {
 }
 
 async function signIn(token) {
-  context.role = await roleOf(token);
+  const { name, role } = await whoAmI(token);
+  context.name = name;
+  context.role = role;
   session.token = token;
   $("sign-in").hidden = true;
   $("nav").hidden = false;
+  for (const link of $("nav").querySelectorAll("a")) {
+    if (adminPages.has(link.getAttribute("href").slice(1)) && !context.isAdmin) link.remove();
+  }
   $("sign-out").hidden = false;
   $("who").hidden = false;
-  $("who").textContent = `Signed in with ${context.role === "approve" ? "an" : "a"} ${context.role} token`;
+  $("who").textContent = `Signed in as ${name}, with ${/^[aeiou]/.test(role) ? "an" : "a"} ${role} token`;
   $("live-state").hidden = false;
   connect();
   const note = $("role-note");
   note.hidden = context.canWrite;
   note.textContent = context.canWrite ? "" :
-    "This token has the read role: you see everything, and the controls that change things are disabled. Sign in with a write token to change rollouts and screens.";
+    "This token has the read role: you see everything but tokens and webhooks, and the controls that change things are disabled. Sign in with a write token to change rollouts, screens, rules, targeting and routes.";
   if (!location.hash) location.hash = context.canApprove ? "#changes" : "#rollouts"; // hashchange shows it
   else await show();
 }
@@ -75,8 +90,9 @@ function signOut() {
 
 async function show() {
   if (!session.token) return;
-  const name = location.hash.slice(1) || "rollouts";
-  const page = pages[name] || rollouts;
+  const asked = location.hash.slice(1) || "rollouts";
+  const name = pages[asked] && (context.isAdmin || !adminPages.has(asked)) ? asked : "rollouts";
+  const page = pages[name];
   for (const link of $("nav").querySelectorAll("a")) {
     if (link.getAttribute("href") === `#${name}`) link.setAttribute("aria-current", "page");
     else link.removeAttribute("aria-current");
@@ -90,12 +106,14 @@ async function show() {
   current = page;
   ready = false;
   pendingEvent = false; // what came before is in what the page loads now
+  $("page").setAttribute("aria-busy", "true");
   try {
     await page.render(container, context);
   } catch (error) {
     notify(explain(error, "Loading the page"), "error");
   }
   if (current !== page) return; // another page was asked for meanwhile
+  $("page").removeAttribute("aria-busy");
   ready = true;
   hideBanner();
   schedulePolling();
@@ -193,6 +211,9 @@ $("sign-out").addEventListener("click", signOut);
 $("live-banner-close").addEventListener("click", hideBanner);
 document.addEventListener("visibilitychange", () => { if (!document.hidden && pendingEvent) refresh(true); });
 window.addEventListener("hashchange", show);
+// Closed before the page goes, so leaving it is no interrupted request (Firefox logs those).
+window.addEventListener("pagehide", () => { stream?.close(); stream = null; });
+window.addEventListener("pageshow", (event) => { if (event.persisted && session.token) connect(); });
 
 if (session.token) {
   signIn(session.token).catch(() => { session.token = null; });

@@ -66,7 +66,8 @@ function decision(change) {
     const what = `${verb === "approve" ? "Approving" : "Rejecting"} change request #${change.id}`;
     const payload = comment.value.trim() ? { comment: comment.value.trim() } : {};
     try {
-      const result = await call("POST", `/admin/changes/${change.id}/${verb}`, { body: payload });
+      // The version shown is the one decided: an edit since makes the server refuse (412).
+      const result = await call("POST", `/admin/changes/${change.id}/${verb}`, { body: payload, ifMatch: change.version });
       await load();
       context.notify(describeWrite(result, what), "ok");
     } catch (error) {

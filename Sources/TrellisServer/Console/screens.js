@@ -5,6 +5,7 @@ import { call, get, getText, describeWrite, explain } from "./api.js";
 import { h, when, confirmDialog } from "./dom.js";
 import { viewportFields, previewFrame } from "./preview.js";
 import { diffTable } from "./diff.js";
+import { jsonEditor } from "./editor.js";
 
 let context;
 let view;
@@ -146,62 +147,24 @@ function compareSection(id, history) {
 // The editor: the screen's JSON with line numbers; a 422 marks each problem's line and lists them.
 function editorSection(text) {
   const disabled = !context.canWrite;
-  const editor = h("textarea", { id: "screen-editor", spellcheck: "false", rows: 18, disabled, "aria-describedby": "screen-errors" });
-  editor.value = text;
-  const gutter = h("div", { class: "gutter", "aria-hidden": "true" });
-  const errors = h("ol", { id: "screen-errors", class: "errors", "aria-label": "Problems in the screen" });
+  const editor = jsonEditor("screen", { label: "Screen JSON", text, disabled });
   const stage = h("input", { id: "publish-stage", type: "number", min: 0, max: 100, step: 0.01, disabled });
-  const upload = h("input", { id: "screen-file", type: "file", accept: ".json,application/json", disabled });
-  upload.addEventListener("change", async () => {
-    if (!upload.files.length) return;
-    editor.value = await upload.files[0].text();
-    drawGutter();
-  });
-  const marked = new Map();
-  const drawGutter = () => {
-    const count = editor.value.split("\n").length;
-    gutter.replaceChildren(...Array.from({ length: count }, (_, i) =>
-      h("div", { class: marked.has(i + 1) ? "marked" : "", title: marked.get(i + 1) }, String(i + 1))));
-    gutter.scrollTop = editor.scrollTop;
-  };
-  editor.addEventListener("input", drawGutter);
-  editor.addEventListener("scroll", () => { gutter.scrollTop = editor.scrollTop; });
-  const goTo = (line) => {
-    const lines = editor.value.split("\n");
-    const start = lines.slice(0, line - 1).reduce((sum, text) => sum + text.length + 1, 0);
-    editor.focus();
-    editor.setSelectionRange(start, start + (lines[line - 1]?.length ?? 0));
-  };
   const form = h("form", { "aria-labelledby": "publish-title" },
     h("h3", { id: "publish-title" }, "Publish a revision"),
-    h("div", { class: "inline-form" }, h("label", { for: "screen-file" }, "Load a file into the editor"), upload),
-    h("label", { for: "screen-editor" }, "Screen JSON"),
-    h("div", { class: "editor" }, gutter, editor),
-    errors,
+    editor.elements,
     h("div", { class: "inline-form" },
       h("label", { for: "publish-stage" }, "Stage to (%, empty for everybody)"), stage,
       h("button", { type: "submit", disabled }, "Publish")));
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
-    marked.clear();
-    errors.replaceChildren();
+    editor.clearProblems();
     const query = stage.value === "" ? "" : `?stage=${encodeURIComponent(stage.value)}`;
     try {
       await change("PUT", query, editor.value, stage.value === "" ? "Publishing" : `Publishing staged to ${stage.value}%`);
     } catch (error) {
-      for (const problem of error.problem?.errors || []) {
-        if (problem.line) marked.set(problem.line, problem.message);
-        const where = problem.line ? `Line ${problem.line}, column ${problem.column}` : "The screen";
-        errors.append(h("li", {},
-          problem.line
-            ? h("button", { type: "button", class: "link", onclick: () => goTo(problem.line) }, where)
-            : where,
-          `: ${problem.message}`, problem.path && problem.path !== "$" ? ` (${problem.path})` : ""));
-      }
-      drawGutter();
+      editor.showProblems(error);
     }
   });
-  drawGutter();
   return form;
 }
 
