@@ -177,6 +177,13 @@ let package = Package(
             dependencies: ["TrellisRendering", "TrellisScreens", "TrellisJSON", "TrellisTargeting", "TrellisText", "TrellisLayout"],
             swiftSettings: strict),
         .testTarget(
+            name: "TrellisRuntimeTests",
+            dependencies: [
+                "TrellisRuntime", "TrellisStore", "TrellisJSON", "TrellisTargeting",
+                .product(name: "Logging", package: "swift-log"), .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strict),
+        .testTarget(
             name: "TrellisServerTests",
             dependencies: [
                 "TrellisServer", "TrellisRuntime", "TrellisAnswers", "TrellisRendering", "TrellisHTTP", "TrellisJSON", "TrellisTargeting", "TrellisText", "TrellisScreens",

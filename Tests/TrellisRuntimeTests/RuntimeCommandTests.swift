@@ -1,22 +1,38 @@
+import CoreMetrics
 import Foundation
 import Logging
-import Prometheus
 import Synchronization
 import Testing
 import TrellisJSON
 import TrellisRuntime
 import TrellisStore
 import TrellisTargeting
-@testable import TrellisServer
 
 /// The runtime's command API in process: a real SQLite file in a temporary directory, the
-/// configuration's screens and targeting, and a clock the test moves. No socket, no HTTP: what a
-/// command does, who it is recorded as, and what a refusal leaves (nothing).
+/// configuration's screens and targeting, and a clock the test moves. No server, no socket, no
+/// HTTP (this target cannot import them): what a command does, who it is recorded as, and what a
+/// refusal leaves (nothing).
 @Suite(.serialized) struct RuntimeCommandTests {
     final class Clock: Sendable {
         let now = Mutex<Double>(1_800_000_000)
         func advance(by seconds: Double) { now.withLock { $0 += seconds } }
         var read: @Sendable () -> Double { { [self] in now.withLock { $0 } } }
+    }
+
+    /// The runtime's host, as small as it can be: publishing is swapping the cell.
+    final class Host: RuntimeHost {
+        let published: PublishedSnapshot
+        let clock: @Sendable () -> Double
+        let metricsFactory: any MetricsFactory = NOOPMetricsHandler.instance
+        let storeHealth: StoreHealth
+
+        init(_ snapshot: Snapshot, clock: @escaping @Sendable () -> Double) {
+            published = PublishedSnapshot(snapshot)
+            self.clock = clock
+            storeHealth = StoreHealth(kind: "sqlite", clock: clock)
+        }
+
+        func publish(_ snapshot: Snapshot, sequence: Int64, screens touched: Set<String>?) { published.publish(snapshot) }
     }
 
     /// A runtime over `config` and the store file in it, as a server starts one.
@@ -29,11 +45,8 @@ import TrellisTargeting
             store = try SQLiteStore(path: config.url.appendingPathComponent("runtime.sqlite").path)
             let loader = ConfigLoader(directory: config.url)
             let started = try ControlPlane.start(loader: loader, store: store, now: clock.read())
-            let state = ServerState(
-                published: PublishedSnapshot(started.snapshot), configuration: .live(dataDirectory: config.url.path),
-                metrics: PrometheusCollectorRegistry(), clock: clock.read, changeSequence: started.sequence)
             let control = ControlPlane(
-                store: store, state: state, loader: loader, baseline: started.baseline, logger: Logger(label: "test"),
+                store: store, state: Host(started.snapshot, clock: clock.read), loader: loader, baseline: started.baseline, logger: Logger(label: "test"),
                 appliedSequence: started.sequence)
             runtime = Runtime(control: control, settings: settings)
             self.clock = clock
@@ -47,9 +60,7 @@ import TrellisTargeting
     }
 
     static func config() throws -> TemporaryConfig {
-        let config = try TemporaryConfig(screens: ["home": AdminFlowTests.screen("Hello")])
-        try config.write(targeting: AdminFlowTests.targeting)
-        return config
+        try TemporaryConfig(screens: ["home": screen], targeting: targeting)
     }
 
     static func set(_ key: String, to percentage: Double) -> Command {
@@ -183,3 +194,41 @@ import TrellisTargeting
         #expect(problems.first?.location.line == 2)
     }
 }
+
+/// A temporary directory shaped like `Config/`, removed when the value is released.
+final class TemporaryConfig {
+    let url: URL
+
+    init(screens: [String: String], targeting: String) throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-runtime-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url.appendingPathComponent("screens"), withIntermediateDirectories: true)
+        for (id, text) in screens { try Data(text.utf8).write(to: url.appendingPathComponent("screens/\(id).json")) }
+        try Data(targeting.utf8).write(to: url.appendingPathComponent("targeting.json"))
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
+
+/// A rule, a rollout the screen uses behind it, and an experiment.
+let targeting = """
+    {
+      "rules": {"is_gold": {"attribute": "tier", "op": "equals", "value": "gold"}},
+      "rollouts": {"banner": {"percentage": 10, "description": "the banner"}},
+      "experiments": {"hero": {"variants": {"control": 50, "big": 50}, "defaultVariant": "control"}}
+    }
+    """
+
+/// A screen that names all three.
+let screen = """
+    {
+      "id": "home", "schemaVersion": 1,
+      "root": {"type": "VStack", "id": "root", "subviews": [
+        {"type": "Rule", "id": "banner-rule", "rule": {"all": [{"rollout": "banner"}, {"not": {"rule": "is_gold"}}]},
+         "child": {"type": "Text", "id": "banner", "values": {"text": "Banner"}}},
+        {"type": "Experiment", "id": "hero-experiment", "experiment": "hero", "variants": {
+          "control": {"type": "Text", "id": "hero-a", "values": {"text": "A"}},
+          "big": {"type": "Text", "id": "hero-b", "values": {"text": "B"}}}},
+        {"type": "Text", "id": "greeting", "values": {"text": "Hello"}}
+      ]}
+    }
+    """
