@@ -18,7 +18,7 @@ public enum Gzip {
         /// For a body compressed once and sent many times: the best ratio is worth its CPU.
         public static let compressedOnceLevel = 9
         /// For a body compressed for one or a few requests (on the fly; a client's own viewport):
-        /// level 6 costs half of level 9 for about 2 % more bytes.
+        /// level 6 costs about half of level 9 for a few more bytes.
         public static let perRequestLevel = 6
         /// For a body made for one request and not kept: the cheapest compression.
         public static let singleUseLevel = 1

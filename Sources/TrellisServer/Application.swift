@@ -153,12 +153,11 @@ public final class Application: Sendable {
 
 
     /// One allocator arena per core, not glibc's eight: a start decodes on every core, prepares
-    /// on every core again, and each thread's arena keeps its own pieces of what was freed —
-    /// 10,004 screens at rest took 11 MB (6 %) less with two arenas on two cores, at the same
-    /// start and request times; 22–30 MB less than with three or more. The price, now and then:
-    /// glibc hands arenas out as threads first allocate, and in about one start in six the decode
-    /// worker shared the main thread's arena, a sixth of the cores idle while it decoded. For the
-    /// serving process only (`trellis serve`); call before any thread allocates.
+    /// on every core again, and each thread's arena keeps its own pieces of what was freed, so
+    /// fewer arenas hold less at rest for the same start and request times (`scripts/bench-memory`).
+    /// The price, now and then: glibc hands arenas out as threads first allocate, and a decode
+    /// worker may share the main thread's arena, a core idle while it decodes. For the serving
+    /// process only (`trellis serve`); call before any thread allocates.
     public static func limitAllocatorArenas() {
         _ = mallopt(M_ARENA_MAX, Int32(max(2, ProcessInfo.processInfo.activeProcessorCount)))
     }

@@ -107,7 +107,7 @@ public struct DocumentBytes: Sendable, Equatable {
     public func holds(_ bytes: [UInt8]) -> Bool { count == bytes.count && Self.same(self.bytes, bytes) }
 
     /// `==` of two byte arrays by `memcmp`: a start compares every served document with its stored
-    /// revision (78 MB at 10,000 screens), and `Array`'s `==` goes element by element.
+    /// revision, and `Array`'s `==` goes element by element.
     private static func same(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         guard a.count == b.count else { return false }
         return a.withUnsafeBytes { x in b.withUnsafeBytes { y in x.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 } }

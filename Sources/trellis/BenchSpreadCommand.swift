@@ -15,8 +15,8 @@ import TrellisServer
 /// No socket, no kernel, no client sharing the cores: what is left is the server's own work on a
 /// request (the route, the context, the outcomes, the answer cache, the response) and a copy of
 /// the body, which reads it as the kernel's copy into the socket does. What a screen among
-/// thousands costs over one — lines from memory, each some 165 ns here — then shows to a few
-/// nanoseconds, where a run over HTTP moves by percents from one run to the next.
+/// thousands costs over one — lines from memory — then shows to a few nanoseconds, where a run
+/// over HTTP moves by percents from one run to the next.
 struct BenchSpreadCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "spread",

@@ -180,6 +180,61 @@ import TrellisTargeting
         #expect(harness.percentage("banner") == 70)
     }
 
+    @Test func aScreenIsStagedPromotedAndRolledBackAsRevisions() throws {
+        let harness = try Harness(try Self.config())
+        let staged = Array(screen.replacingOccurrences(of: "\"Hello\"", with: "\"Staged\"").utf8)
+        let half = try #require(RolloutPercentage(basisPoints: 5_000))
+        _ = try harness.runtime.execute(.screen(.publish(id: "home", document: staged, stage: half)), as: .person("ops")).get()
+        var head = try #require(harness.snapshot.runtime.screens["home"]?.head)
+        #expect(head.current == 1 && head.staged == 2 && head.stagedBasisPoints == 5_000)
+        _ = try harness.runtime.execute(.screen(.promote(id: "home")), as: .person("ops")).get()
+        head = try #require(harness.snapshot.runtime.screens["home"]?.head)
+        #expect(head.current == 2 && head.staged == nil)
+        // Nothing staged now: a promote is refused, and the store is as it was.
+        let before = try harness.store.latestSequence()
+        guard case .failure(.conflict) = harness.runtime.execute(.screen(.promote(id: "home")), as: .person("ops")) else {
+            Issue.record("promoted nothing"); return
+        }
+        #expect(try harness.store.latestSequence() == before)
+        let back = try harness.runtime.execute(.screen(.rollback(id: "home", revision: 1)), as: .person("ops")).get()
+        #expect(back.snapshot.runtime.screens["home"]?.head.current == 3)
+        #expect(try harness.store.revision(of: .screen("home"), number: 3)?.copiedFrom == 1)
+        // A document that does not validate is refused with where.
+        guard case .failure(.invalid(_, let problems, _)) = harness.runtime.execute(
+            .screen(.publish(id: "home", document: Array("{\n\"id\": \"home\"}".utf8), stage: nil)), as: .person("ops"))
+        else { Issue.record("an invalid screen was published"); return }
+        #expect(!problems.isEmpty)
+    }
+
+    @Test func theWholeTargetingDocumentIsReplacedAndRolledBack() throws {
+        let harness = try Harness(try Self.config())
+        let now = harness.snapshot.targeting
+        var rollouts = now.rollouts
+        rollouts["banner"]?.percentage = try #require(RolloutPercentage(basisPoints: 7_500))
+        let desired = try TargetingConfiguration(rules: now.rules, rollouts: rollouts, experiments: now.experiments)
+        _ = try harness.runtime.execute(.targeting(.replace(desired)), as: .person("ops")).get()
+        #expect(harness.percentage("banner") == 75)
+        let history = try #require(harness.snapshot.runtime.targetingHistory)
+        _ = try harness.runtime.execute(.targeting(.rollback(revision: history.head.current - 1)), as: .person("ops")).get()
+        #expect(harness.percentage("banner") == 10)
+        #expect(harness.snapshot.runtime.targetingHistory?.current.origin == .rollback)
+    }
+
+    @Test func aTokenIsKeptAsItsHashAndTheConfiguredOnesAreNotTouched() throws {
+        var settings = Runtime.Settings()
+        settings.configuredTokens = ["bootstrap"]
+        let harness = try Harness(try Self.config(), settings: settings)
+        let hash = [UInt8](repeating: 7, count: 32)
+        _ = try harness.runtime.execute(.token(.create(name: "ci", role: .write, sha256: hash)), as: .person("admin")).get()
+        #expect(harness.snapshot.runtime.operations.tokens["ci"]?.sha256 == hash)
+        guard case .failure(.conflict) = harness.runtime.execute(.token(.delete(name: "bootstrap")), as: .person("admin")) else {
+            Issue.record("a configured token was deleted"); return
+        }
+        let gone = try harness.runtime.execute(.token(.delete(name: "ci")), as: .person("admin")).get()
+        #expect(gone.effect == .removed)
+        #expect(harness.snapshot.runtime.operations.tokens["ci"] == nil)
+    }
+
     @Test func aCommandsFormReadsBackToTheSameCommand() throws {
         let body = Array(#"{"percentage": 12.5, "description": null, "schedule": []}"#.utf8)
         let command = try Command(CommandForm(name: "rollout.update", arguments: ["key": "banner"], body: body))

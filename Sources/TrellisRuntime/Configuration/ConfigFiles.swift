@@ -2,10 +2,10 @@
 import Glibc
 #endif
 
-/// A configuration directory read with the system's calls rather than Foundation's: at 10,000
-/// screens `FileManager` took 50–58 ms to list `screens/` (a URL made per entry) where `readdir`
-/// takes 9, and `Data(contentsOf:)` and the copy into an array took 134–157 ms for the files
-/// where one `read` into the array takes 95–109 — both on the path to `/readyz`.
+/// A configuration directory read with the system's calls rather than Foundation's: `FileManager`
+/// makes a URL per entry to list `screens/`, and `Data(contentsOf:)` is a copy more than one
+/// `read` into the array — both on the path to `/readyz` at thousands of screens
+/// (`scripts/bench-scale` times the start).
 package enum ConfigFiles {
     /// Why the system would not list or read: `strerror` of its error.
     package struct Failure: Error, CustomStringConvertible {

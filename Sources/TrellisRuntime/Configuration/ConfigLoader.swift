@@ -384,7 +384,7 @@ public struct ConfigLoader: Sendable {
 
     /// CRC-32 as TrellisText's ``TrellisText/crc32(_:)`` computes it, of an array. That one is
     /// generic, and called from another module it runs unspecialized, every byte through protocol
-    /// witnesses: some 800 million instructions for the 2 MB of the shipped fonts, at every start.
+    /// witnesses, for every byte of the shipped fonts at every start.
     package static func crc32(_ bytes: [UInt8]) -> UInt32 {
         let table = crcTable
         var crc: UInt32 = 0xFFFF_FFFF

@@ -54,8 +54,8 @@ package final class ScreenPreparation: Sendable {
 
     /// Gives the memory a start or reload freed (the decoding's garbage, the old snapshot once its
     /// last request ends) back to the system: glibc keeps freed blocks in its arenas, one per
-    /// thread that decoded, and without this a process that reloaded 10,000 screens three times
-    /// stayed at 2.6× its steady size.
+    /// thread that decoded, and without this a process that reloads keeps every reload's
+    /// garbage (`scripts/bench-memory` reloads and measures).
     package static func returnFreedMemory() {
         _ = malloc_trim(0)
     }

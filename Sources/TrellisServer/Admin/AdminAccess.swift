@@ -41,14 +41,16 @@ struct AdminAccess: Sendable {
         return configured + made.values.filter { !names.contains($0.name) }.sorted { $0.name < $1.name }.map(\.adminToken)
     }
 
-    /// The name of the token the request carries, when it may do what needs `role`.
-    /// - Throws: 429 for an address with too many recent failures, 401 without a valid token
-    ///   (with `WWW-Authenticate: Bearer`), 403 for a token whose role is not enough.
+    /// The name of the token the request carries, when it may do what needs `role`. A valid token
+    /// always passes: the limit slows guessing, and must never let anyone who can reach the port
+    /// (behind a balancer, everyone shares its address) lock the operators out.
+    /// - Throws: 401 without a valid token (with `WWW-Authenticate: Bearer`), or 429 instead for an
+    ///   address with too many recent failures; 403 for a token whose role is not enough.
     func authorize(_ request: HTTPRequest, _ context: HTTPRequestContext, role: AdminRole) throws(Problem) -> String {
-        if let problem = limiter.check(remoteAddress: context.remoteAddress).problem { throw problem }
         let tokens = tokens(of: published.snapshot.runtime)
         switch AdminAuthenticator(tokens: tokens).authenticate(request.headers) {
         case .failure(let failure):
+            if let problem = limiter.check(remoteAddress: context.remoteAddress).problem { throw problem }
             limiter.recordFailure(remoteAddress: context.remoteAddress)
             var problem = failure.problem
             if tokens.isEmpty {
