@@ -123,7 +123,7 @@ public final class Application: Sendable {
             logger.warning("ignored: the console is served from the binary; delete this copy", metadata: ["path": "\(oldConsole)"])
         }
         if let adminPort = configuration.admin.port {
-            let publicResponder = TrellisResponder(state: state, control: control)
+            let publicResponder = TrellisResponder(state: state, control: control, readers: admin.access)
             let adminResponder = TrellisResponder(adminOnly: admin, console: console)
             server = HTTPServer(configuration: http, responder: publicResponder, logger: logger, metricsFactory: state.metricsFactory)
             var adminHTTP = http

@@ -112,8 +112,16 @@ extension Endpoints {
             throw Problem(.badRequest, "query parameter \"revision\" must be a revision number (1, 2, …), not \"\(text)\"")
         }
         guard let control else { throw Problem(.notFound, "this server keeps no revision history") }
-        let prepared = try prepare()
         let id = resolving.id
+        if number != resolving.snapshot.screens[id]?.revision {
+            // Only the revision served to everybody is public: a staged, abandoned or earlier one is
+            // ops' to preview, with a token that may read.
+            guard let readers else {
+                throw Problem(.notFound, "screen \(id) serves revision \(resolving.snapshot.screens[id]?.revision ?? 0) to everybody; others are not public here")
+            }
+            _ = try readers.authorize(request, context, role: .read)
+        }
+        let prepared = try prepare()
         return .deferred(on: control.readQueue, for: request, context) { () throws(Problem) in
             let stored: DocumentRevision?
             do { stored = try control.store.revision(of: .screen(id), number: number) } catch {

@@ -10,6 +10,9 @@ struct Endpoints: Sendable {
     let control: ControlPlane?
     /// The ops console's files, served here when the admin API is (nil: no console on this port).
     var console: ConsoleAssets? = nil
+    /// Who may read a screen revision that is not served to everybody (a token with the read
+    /// role); nil: nobody.
+    var readers: AdminAccess? = nil
 
     /// Every public endpoint, by feature.
     func register(in router: inout EndpointRouter) {

@@ -6,9 +6,13 @@ public struct TrellisResponder: HTTPResponder {
     let router: EndpointRouter
 
     /// The public API, and the admin API and the ops console too when `admin` is given.
-    init(state: ServerState, control: ControlPlane?, admin: AdminEndpoints? = nil, console: ConsoleAssets? = nil) {
+    /// - Parameter readers: who may read what is not released (a revision not served to
+    ///   everybody): the admin API's tokens with the read role; nil: nobody.
+    init(
+        state: ServerState, control: ControlPlane?, admin: AdminEndpoints? = nil, console: ConsoleAssets? = nil, readers: AdminAccess? = nil
+    ) {
         var router = EndpointRouter()
-        Endpoints(state: state, control: control, console: admin == nil ? nil : console).register(in: &router)
+        Endpoints(state: state, control: control, console: admin == nil ? nil : console, readers: readers ?? admin?.access).register(in: &router)
         admin?.register(in: &router)
         self.router = router
     }
