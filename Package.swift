@@ -87,14 +87,17 @@ let package = Package(
 
         // The answer path's performance machinery: the answer cache, its budget, the encoded body it
         // keeps, and the screens' encoding plans beside the reference encoder they must equal
-        // (docs/answer-path.md). The only importer of CPrefetch; knows nothing of HTTP.
+        // (docs/answer-path.md). The only importer of CPrefetch; knows nothing of HTTP. Compiled
+        // for cross-module optimization, so that the server specializes the generic cache for its
+        // values as when it was its own: run unspecialized, the cache looks its types' metadata up
+        // in the runtime's tables on every request, an atomic write every thread shares.
         .target(
             name: "TrellisAnswers",
             dependencies: [
                 "TrellisScreens", "TrellisRendering", "TrellisTargeting", "TrellisJSON", "CPrefetch",
                 .product(name: "Atomics", package: "swift-atomics"),
             ],
-            swiftSettings: strict),
+            swiftSettings: strict + [.unsafeFlags(["-cross-module-optimization"])]),
 
         // The runtime: every change to the runtime state, as typed commands (the admin API's, the
         // scheduler's, approvals'), snapshot building and publishing, replication, webhook

@@ -145,7 +145,7 @@ extension AnswerKey {
     }
 }
 
-/// The encoded answers of one snapshot (``Snapshot/answers``), bounded by the bytes they hold.
+/// The encoded answers of one snapshot (TrellisServer's `Snapshot.answers`), bounded by the bytes they hold.
 public typealias AnswerCache = SnapshotCache<EncodedBody>
 
 /// What a value holds, for a cache bounded by bytes (``SnapshotCache/init(budget:)``).
@@ -193,16 +193,16 @@ public enum SnapshotCacheLimits {
     public static let defaultBytes: ClosedRange<Int> = (64 << 20)...(4 << 30)
 
     /// Most resolved screens one snapshot keeps for layout and preview misses
-    /// (``Snapshot/resolvedScreens``): one per outcome, schema version and parameters in use.
+    /// (TrellisServer's `Snapshot.resolvedScreens`): one per outcome, schema version and parameters in use.
     /// Counted, not measured: a resolved screen shares much of its storage with the screen it was
     /// resolved from, so adding up its strings and members would count memory it does not hold.
     public static let resolvedScreens = 256
-    /// Most layout plans one snapshot keeps (``Snapshot/layoutPlans``): one per resolved screen
+    /// Most layout plans one snapshot keeps (TrellisServer's `Snapshot.layoutPlans`): one per resolved screen
     /// and viewport kind (scale, font scale, safe area, direction, mode, platform). Counted, not
     /// measured: most of a plan's memory is the flexbox node trees it keeps for its next layout,
     /// made as layouts run (up to one per event loop) and private to TrellisRendering.
     public static let layoutPlans = 256
-    /// Most screen models one snapshot keeps decoded (``SnapshotCaches/models``): what layouts,
+    /// Most screen models one snapshot keeps decoded (TrellisServer's `SnapshotCaches.models`): what layouts,
     /// previews and client formats of the screens in use resolve from. Counted: a model is some
     /// five times its document (tens of kilobytes), so these hold a few megabytes at most.
     public static let models = 128
@@ -247,7 +247,7 @@ public enum SnapshotCacheLimits {
 /// the most its gzip form can take until the form is made (``EncodedBody/cacheBytes``): the
 /// charge is an upper bound from the start, and the budget holds whenever the form is made. A
 /// miss for a client that takes gzip makes the form before the answer is stored
-/// (``ScreenRequest``), so it is charged what it holds; a form made later is charged at its
+/// (the server's `ScreenRequest`), so it is charged what it holds; a form made later is charged at its
 /// bound until the hand passes the entry, which measures it again and lowers the charge.
 ///
 /// Viewports are the client's to choose, so entries with a viewport (layouts, previews) are a class

@@ -115,9 +115,9 @@ public struct EncodedBody: @unchecked Sendable {
         entityTag(hash: bytes.withUnsafeBytes { XXH64.hash($0) })
     }
 
-    /// `hash` in 13 base-36 digits (lowercase, leading zeros kept), quoted. Written digit by digit
-    /// into the string's own bytes, with no `String(_:radix:)`, padding and quoting: a miss makes
-    /// one (docs/answer-path.md has what that cost).
+    /// `hash` in 13 base-36 digits (lowercase, leading zeros kept), quoted. Every miss makes one,
+    /// so it is written digit by digit into the string's own bytes, not by `String(_:radix:)`
+    /// padded and quoted (docs/answer-path.md has what that cost).
     static func entityTag(hash: UInt64) -> String {
         String(unsafeUninitializedCapacity: 15) { tag in
             let quote = UInt8(ascii: "\"")

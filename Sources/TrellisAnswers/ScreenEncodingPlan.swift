@@ -11,13 +11,16 @@ import TrellisTargeting
 /// A plan depends on the screen's content only, not on its revision, which ``encode(_:revision:parameters:)``
 /// writes: revisions with the same content share one.
 ///
-/// ``encode(_:revision:parameters:)`` gives exactly the bytes of
-/// `JSONWriter.encode(resolver.resolve(screen, …).jsonValue(revision:))`: the fixed parts are
+/// ``encode(_:revision:parameters:)`` gives exactly the bytes of the reference encoder,
+/// ``ScreenAnswerEncoder/reference(_:outcomes:clientSchemaVersion:revision:parameters:resolver:style:)``
+/// (`JSONWriter.encode(resolver.resolve(screen, …).jsonValue(revision:))`): the fixed parts are
 /// encoded by that same resolver and writer, and the plan only says where each decision's branch
 /// goes; components whose properties or values take the request's parameters are filled in and
 /// encoded per answer by the same substitution ``ResolvedScreen/substituting(_:registry:)`` runs.
 /// Screens the plan does not cover (``make(_:decisions:clientSchemaVersion:resolver:)`` returns
-/// nil) are answered the long way.
+/// nil) are answered by the reference; ``ScreenAnswerEncoder`` chooses. The plan takes what it
+/// needs of the resolver (``ResolveWalk``, ``ParameterTemplate``, substitution of one component's
+/// members) through TrellisScreens' `package` declarations.
 public struct ScreenEncodingPlan: Sendable {
     /// The vocabulary the screen was resolved with, which says where parameters may stand.
     let registry: ComponentRegistry
