@@ -105,7 +105,7 @@ public final class Application: Sendable {
             store: control.store, published: state.published, webhooks: configuration.admin.webhooks,
             retrySeconds: configuration.admin.webhookRetrySeconds,
             holder: ProcessInfo.processInfo.hostName + ":" + URL(fileURLWithPath: configuration.dataDirectory).standardizedFileURL.path,
-            transport: WebhookHTTPClient(tls: webhookTLS), clock: clock,
+            transport: WebhookHTTPClient(tls: webhookTLS, allowPrivate: configuration.admin.webhookAllowPrivate), clock: clock,
             metricsFactory: state.metricsFactory, logger: logger)
         retention = configuration.storage.retention.isEnabled ? RetentionSweeper(
             store: control.store, published: state.published, retention: configuration.storage.retention,

@@ -32,10 +32,10 @@ import TrellisTesting
         """
     }
 
-    static func served() throws -> ServedBinary {
+    static func served(adminExtra: String = "") throws -> ServedBinary {
         let config = try TemporaryConfig(screens: ["home": screen("Hello")])
         try config.write(targeting: targeting)
-        let binary = try ServedBinary(config: config)
+        let binary = try ServedBinary(config: config, adminExtra: adminExtra)
         try binary.start()
         return binary
     }

@@ -20,6 +20,7 @@ import TrellisTesting
         settings.admin.tokens = [.init(name: "root", sha256: SHA256.hash(Array(admin.utf8)), role: .admin)]
         settings.storage.url = url
         settings.storage.pollSeconds = 0.2
+        settings.admin.webhookAllowPrivate = true  // the receiver listens on 127.0.0.1
         let application = try Application(
             configDirectory: config.url, configuration: settings, logger: Logger(label: "replica"), metrics: PrometheusCollectorRegistry())
         try application.start()

@@ -57,7 +57,7 @@ import TrellisTesting
         let port = try #require(Int(printed.text.trimmingCharacters(in: .whitespacesAndNewlines)), "the receiver's port: \(printed.text)")
 
         // The receiver's certificate is its own authority: trusted through admin.webhookCAFile.
-        let server = try ServedBinary(config: config, adminExtra: #""webhookCAFile": "\#(certificate.path)""#)
+        let server = try ServedBinary(config: config, adminExtra: #""webhookCAFile": "\#(certificate.path)", "webhookAllowPrivate": true"#)
         try server.start()
         defer { server.stop() }
         for (name, host) in [("by-name", "localhost"), ("by-address", "127.0.0.1"), ("wrong-address", "127.0.0.2")] {

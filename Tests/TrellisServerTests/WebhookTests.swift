@@ -1,13 +1,17 @@
 import Foundation
 import Testing
+import TrellisHTTP
 import TrellisRuntime
 import TrellisTesting
+@testable import TrellisServer
 
 /// Webhooks on the real binary with a receiver on a local port: every audit event arrives, in
 /// order, signed; a receiver that is down gets everything once it is back, across a kill -9 of
 /// Trellis; a delivery that keeps failing is abandoned after the retry period and the next goes on.
 @Suite(.serialized) struct WebhookTests {
     static let admin = ServedBinary.adminToken
+    /// The receivers of these tests listen on 127.0.0.1, which webhooks reach only when allowed.
+    static let allowLoopback = #""webhookAllowPrivate": true"#
     static let secret = "a-shared-secret-of-some-length"
 
     /// Polls `condition` every 50 ms for up to `seconds`.
@@ -30,9 +34,38 @@ import TrellisTesting
         deliveries.compactMap { $0.event == "rollout.update" ? $0.json["entry"]?["after"]?["percentage"]?.number : nil }
     }
 
-    @Test func everyEventArrivesInOrderSignedEvenAfterTheReceiverWasDownAndTrellisKilled() throws {
+    /// By default a webhook reaches only the public internet: an internal address literal is
+    /// refused when the webhook is made, and every name or numeric form that resolves inside is
+    /// refused at connect time, nothing sent and nothing of the other side echoed.
+    @Test func aWebhookCannotReachInsideUnlessAllowed() throws {
         let receiver = try WebhookReceiver()
         let server = try AdminFlowTests.served()
+        defer { server.stop() }
+        for host in ["127.0.0.1:\(receiver.port)", "169.254.169.254", "[::1]:\(receiver.port)", "[::ffff:127.0.0.1]:\(receiver.port)", "10.0.0.1"] {
+            let made = try server.request(
+                "POST", "/admin/webhooks", token: Self.admin, body: #"{"name": "inside", "url": "http://\#(host)/", "secret": "\#(Self.secret)"}"#)
+            #expect(made.status == 422, "\(host): \(made.text)")
+            #expect(made.json["errors"]?[0]?["path"]?.string == "$.url", "\(host)")
+        }
+        // Names and numeric forms resolve at delivery; the address connected to is the one judged.
+        let refusing = WebhookHTTPClient(tls: try TLSClientContext())
+        let allowing = WebhookHTTPClient(tls: try TLSClientContext(), allowPrivate: true)
+        for host in ["localhost", "2130706433", "0x7f000001", "017700000001", "127.1"] {
+            let url = try WebhookURL("http://\(host):\(receiver.port)/\(host)")
+            #expect(throws: WebhookTransportFailure.self, "\(host)") { _ = try refusing.post(url, headers: [], body: []) }
+            do throws(WebhookTransportFailure) {
+                _ = try refusing.post(url, headers: [], body: [])
+            } catch {
+                #expect(error.description.contains("refused"), "\(host): \(error.description)")
+            }
+            #expect(try allowing.post(url, headers: [("Content-Type", "application/json")], body: Array("{}".utf8)) < 600, "\(host)")
+        }
+        #expect(receiver.deliveries.allSatisfy { ["localhost", "2130706433", "0x7f000001", "017700000001", "127.1"].map { "/" + $0 }.contains($0.target) })
+    }
+
+    @Test func everyEventArrivesInOrderSignedEvenAfterTheReceiverWasDownAndTrellisKilled() throws {
+        let receiver = try WebhookReceiver()
+        let server = try AdminFlowTests.served(adminExtra: Self.allowLoopback)
         defer { server.stop() }
         let url = "http://127.0.0.1:\(receiver.port)"
         let made = try server.request(
@@ -101,7 +134,7 @@ import TrellisTesting
         let server = try ServedBinary(
             config: config,
             adminExtra: """
-                "webhookRetrySeconds": 2,
+                "webhookRetrySeconds": 2, \(Self.allowLoopback),
                 "webhooks": [{"name": "ops-chat", "url": "http://127.0.0.1:\(receiver.port)/cfg", "secret": "\(Self.secret)", "events": ["rollout.update"]}]
                 """)
         try server.start()
@@ -130,7 +163,7 @@ import TrellisTesting
     }
 
     @Test func badWebhooksAreRefusedWithTheirPathAndChangeNothing() throws {
-        let server = try AdminFlowTests.served()
+        let server = try AdminFlowTests.served(adminExtra: Self.allowLoopback)
         defer { server.stop() }
         #expect(try server.request("GET", "/admin/webhooks").status == 403, "admin only")
         let refused = try server.request(

@@ -50,6 +50,11 @@ extension Runtime {
             if snapshot.runtime.operations.webhooks[name] != nil {
                 throw .conflict("webhook \"\(name)\" exists; delete it first to replace it, or choose another name")
             }
+            if !settings.webhookAllowPrivate, let reason = InternalAddress.reason(literal: requested.url.host) {
+                throw .invalid(
+                    "the webhook's address is \(reason); webhooks reach only the public internet unless admin.webhookAllowPrivate is true",
+                    [Diagnostic(path: JSONPath.root.appending("url"), location: .unknown, message: "\(requested.url.host) is \(reason)")], source: "body")
+            }
             let now = state.clock()
             var webhook = requested
             webhook.createdAt = now

@@ -25,6 +25,8 @@ package final class Runtime: Sendable {
         package var configuredTokens: Set<String> = []
         /// Webhooks of the configuration: listed, never made or deleted by a command.
         package var configuredWebhooks: [WebhookSubscription] = []
+        /// Whether a webhook may be aimed at an internal address (``InternalAddress``).
+        package var webhookAllowPrivate = false
 
         package func needsApproval(_ resource: String) -> Bool {
             requireApproval || approvalRequiredFor.contains { resource == $0 || resource.hasPrefix($0 + "/") }

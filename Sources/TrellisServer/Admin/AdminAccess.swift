@@ -85,6 +85,7 @@ extension Runtime.Settings {
         requireVersion = admin.requireIfMatch
         configuredTokens = Set(admin.tokens.map(\.name))
         configuredWebhooks = admin.webhooks
+        webhookAllowPrivate = admin.webhookAllowPrivate
     }
 }
 

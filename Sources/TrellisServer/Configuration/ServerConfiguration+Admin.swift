@@ -39,6 +39,9 @@ extension ServerConfiguration {
         /// A PEM file of certificate authorities `https://` webhook receivers may be certified by,
         /// besides the system's (an internal CA); nil: the system's only.
         public var webhookCAFile: String? = nil
+        /// Whether webhooks may reach loopback, private, link-local and unique-local addresses
+        /// (``InternalAddress``): off, so that an admin token cannot aim deliveries inside.
+        public var webhookAllowPrivate = false
 
         public init(tokens: [AdminToken] = [], port: Int? = nil, requireIfMatch: Bool = false) {
             self.tokens = tokens

@@ -162,6 +162,7 @@ struct Setting: Sendable {
         Setting(name: "admin.requireApproval", kind: .bool(\.admin.requireApproval)),
         Setting(name: "admin.webhookRetrySeconds", kind: .seconds(\.admin.webhookRetrySeconds, 1...604_800)),
         Setting(name: "admin.webhookCAFile", kind: .optionalString(\.admin.webhookCAFile)),
+        Setting(name: "admin.webhookAllowPrivate", kind: .bool(\.admin.webhookAllowPrivate)),
         Setting(name: "tls.certificate", kind: .optionalString(\.tls.certificate)),
         Setting(name: "tls.privateKey", kind: .optionalString(\.tls.privateKey)),
         Setting(name: "tls.port", kind: .optionalInteger(\.tls.port, 0...65535)),

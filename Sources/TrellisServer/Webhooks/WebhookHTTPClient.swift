@@ -16,6 +16,8 @@ struct WebhookHTTPClient: WebhookTransport {
     var connectTimeoutSeconds = 5.0
     /// How long any one send or receive (or TLS handshake step) may wait once connected.
     var ioTimeoutSeconds = 10.0
+    /// Whether an internal address (``InternalAddress``) may be connected to.
+    var allowPrivate = false
 
     typealias Failure = WebhookTransportFailure
 
@@ -61,6 +63,11 @@ struct WebhookHTTPClient: WebhookTransport {
         var next: UnsafeMutablePointer<addrinfo>? = first
         while let info = next {
             next = info.pointee.ai_next
+            // Judged on the very address connected to, so a name resolved again gains nothing.
+            if !allowPrivate, let address = info.pointee.ai_addr, let reason = InternalAddress.reason(address) {
+                lastError = "refused: the address is \(reason) (admin.webhookAllowPrivate)"
+                continue
+            }
             switch connect(info.pointee) {
             case .success(let fd): return fd
             case .failure(let failure): lastError = failure.description
@@ -136,7 +143,8 @@ struct WebhookHTTPClient: WebhookTransport {
     private func statusCode(_ line: String) throws(Failure) -> Int {
         let parts = line.split(separator: " ", maxSplits: 2)
         guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), parts[1].count == 3, let code = Int(parts[1]) else {
-            throw Failure(description: "the answer is not HTTP/1.x: \"\(line.prefix(60))\"")
+            // What a non-HTTP service says is never echoed: the delivery log must not be a banner grabber.
+            throw Failure(description: "the receiver did not answer HTTP/1.x")
         }
         return code
     }
