@@ -51,6 +51,8 @@ public final class Application: Sendable {
         // otherwise wait for, while the runtime store is read on one core.
         let webhookCAFile = configuration.admin.webhookCAFile
         let webhookTLSContext = BackgroundResult { () throws(TLSError) in try TLSClientContext(extraAuthorities: webhookCAFile) }
+        // A refused start must not exit while OpenSSL is still loading authorities on that thread.
+        defer { webhookTLSContext.wait() }
         loader = ConfigLoader(directory: configDirectory, cacheBudget: CacheBudget(configuration.cache))
         do { try Self.prepareDataDirectory(configuration.dataDirectory) } catch { throw .dataDirectory("\(error)") }
         let http = Self.httpConfiguration(configuration)

@@ -170,6 +170,27 @@ import TrellisTesting
         #expect(output.contains("server.json: $.port (line 1): expected an integer from 0 to 65535, found \"eighty\""))
     }
 
+    /// A start refused for its configuration exits 1, every time: never a crash while a worker
+    /// thread still runs (50 refused starts: a screen of an unknown type, a missing directory).
+    @Test func aRefusedStartExitsOneEveryTime() throws {
+        let config = try TemporaryConfig(screens: ["home": #"{"id": "home", "schemaVersion": 1, "root": {"type": "Carousel"}}"#])
+        let missing = config.url.appendingPathComponent("nowhere").path
+        for attempt in 0..<50 {
+            let directory = attempt.isMultiple(of: 2) ? config.url.path : missing
+            let process = Process()
+            process.executableURL = Self.executable
+            process.arguments = [
+                "serve", "--config", directory, "--host", "127.0.0.1", "--port", "0",
+                "--data-dir", config.url.appendingPathComponent("data-\(attempt)").path, "--set", "accessLog=false",
+            ]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationReason == .exit && process.terminationStatus == 1, "attempt \(attempt) (\(directory)): \(process.terminationReason == .exit ? "exit" : "signal") \(process.terminationStatus)")
+        }
+    }
+
     @Test func sighupReloadsAndSigtermDrainsAndExitsZero() throws {
         let config = try TemporaryConfig()
         let process = Process()

@@ -15,6 +15,10 @@ package final class BackgroundResult<Success: Sendable, Failure: Error>: @unchec
         }
     }
 
+    /// Waits for the work to end, whatever it came to: a start that is refused waits too, so the
+    /// process never exits (running OpenSSL's exit handlers, say) while the work still runs.
+    package func wait() { done.wait() }
+
     /// Waits for the work to end and returns what it returned, or throws what it threw.
     package func get() throws(Failure) -> Success {
         done.wait()
