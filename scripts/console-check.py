@@ -449,7 +449,8 @@ class Check:
         self.driver.find_element(By.XPATH, "//button[text()='Show preview']").click()
         for label, revision in [("served", before["revision"]), ("staged", staged)]:
             frame = self.find(f'figure[data-preview="{label}"] iframe.preview')
-            source = frame.get_attribute("data-src")
+            wait_for(f"the {label} preview's address", lambda: frame.get_attribute("src"))
+            source = frame.get_attribute("src")
             if f"revision={revision}" not in source or "platform=android" not in source or "width=412" not in source \
                     or "direction=rtl" not in source:
                 fail(f"the {label} preview shows {source}, not revision {revision} on android at 412 wide, right to left")

@@ -5,8 +5,8 @@ import TrellisTargeting
 /// A screen's compact answer for one client schema version, encoded ahead of any request, with a
 /// hole at each decision point: a miss of the answer cache then copies bytes and picks branches
 /// instead of resolving the tree and encoding it again. Spread over thousands of screens with a
-/// new user on every request, most answers are misses (issue 30), so a miss must cost little more
-/// than a hit.
+/// new user on every request (`scripts/bench-scale`'s spread), most answers are misses, so a miss
+/// must cost little more than a hit.
 ///
 /// A plan depends on the screen's content only, not on its revision, which ``encode(_:revision:parameters:)``
 /// writes: revisions with the same content share one.

@@ -39,4 +39,27 @@ import TrellisTesting
             #expect(served.status == 200, "\(path): the served one is public: \(served.text.prefix(300))")
         }
     }
+
+    /// What cannot send a token (a preview frame) carries a grant for one revision instead: good
+    /// for that revision of that screen only, until it ends, and only as signed.
+    @Test func aPreviewGrantOpensOneRevisionAndNothingElse() throws {
+        let config = try TemporaryConfig(screens: ["home": AdminFlowTests.screen("One")])
+        try config.write(targeting: AdminFlowTests.targeting)
+        let application = try ControlPlaneLiveTests.application(config)
+        defer { application.shutdown(); application.waitUntilStopped() }
+        let client = try TestClient(port: application.port)
+        let token = ControlPlaneLiveTests.token
+        #expect(try client.exchange("PUT", "/admin/screens/home", token: token, body: AdminFlowTests.screen("Two")).status == 200)
+        #expect(try client.exchange("POST", "/admin/screens/home/revisions/1/preview-grant", token: nil).status == 401)
+        let granted = try client.exchange("POST", "/admin/screens/home/revisions/1/preview-grant", token: token)
+        let grant = try #require(granted.json["grant"]?.string)
+        let encoded = grant.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? grant
+        #expect(try client.exchange("GET", "/v1/screens/home?user=u1&revision=1&grant=\(encoded)", token: nil).status == 200)
+        #expect(try client.exchange("GET", "/v1/screens/home?user=u1&revision=2&grant=\(encoded)", token: nil).status == 200)  // served: public anyway
+        #expect(try client.exchange("POST", "/admin/screens/home/revisions/9/preview-grant", token: token).status == 200)
+        let forged = String(grant.dropLast(2)) + (grant.hasSuffix("AA") ? "BB" : "AA")
+        #expect(try client.exchange("GET", "/v1/screens/home?user=u1&revision=1&grant=\(forged)", token: nil).status == 401)
+        #expect(try client.exchange("PUT", "/admin/screens/home", token: token, body: AdminFlowTests.screen("Three")).status == 200)
+        #expect(try client.exchange("GET", "/v1/screens/home?user=u1&revision=2&grant=\(encoded)", token: nil).status == 401, "a grant for 1 is not one for 2")
+    }
 }

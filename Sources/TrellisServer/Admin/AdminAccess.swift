@@ -1,3 +1,4 @@
+import TrellisCrypto
 import Synchronization
 import TrellisHTTP
 import TrellisRuntime
@@ -92,4 +93,36 @@ extension Runtime.Settings {
 extension RuntimeToken {
     /// The token as the authenticator checks it, beside those of `server.json`.
     var adminToken: ServerConfiguration.AdminToken { ServerConfiguration.AdminToken(name: name, sha256: sha256, role: role) }
+}
+
+/// A short-lived, signed permission to read one revision of one screen that is not served to
+/// everybody, for what cannot send a token: the console's preview frames load
+/// `/preview/{id}?revision=N&grant=…`. Signed with a key derived from every admin token's hash,
+/// so every replica with the same tokens accepts it, and a token's deletion ends every grant.
+extension AdminAccess {
+    /// How long a grant is good for: long enough for a frame to load and reload.
+    static let previewGrantSeconds = 300.0
+
+    /// A grant for revision `revision` of screen `screen`, good until `until`.
+    func previewGrant(screen: String, revision: Int, until: Double) -> String {
+        let expiry = String(Int(until))
+        return expiry + "." + Base64URL.encode(HMACSHA256.authenticationCode(for: Self.grantMessage(screen, revision, expiry), key: previewKey()))
+    }
+
+    /// Whether `grant` lets its bearer read revision `revision` of screen `screen` at `now`.
+    func accepts(previewGrant grant: String, screen: String, revision: Int, now: Double) -> Bool {
+        let parts = grant.split(separator: ".", maxSplits: 1)
+        guard parts.count == 2, let until = Double(parts[0]), until >= now, until <= now + Self.previewGrantSeconds + 1,
+            let code = try? Base64URL.decode(parts[1])
+        else { return false }
+        return HMACSHA256.isValid(code, for: Self.grantMessage(screen, revision, String(parts[0])), key: previewKey())
+    }
+
+    private static func grantMessage(_ screen: String, _ revision: Int, _ expiry: String) -> [UInt8] {
+        Array("trellis preview grant\n\(screen)\n\(revision)\n\(expiry)".utf8)
+    }
+
+    private func previewKey() -> [UInt8] {
+        SHA256.hash(Array("trellis preview grant key".utf8) + tokens(of: published.snapshot.runtime).sorted { $0.name < $1.name }.flatMap(\.sha256))
+    }
 }

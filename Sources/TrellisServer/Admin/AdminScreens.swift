@@ -26,6 +26,17 @@ extension AdminEndpoints {
         routes.add(.get, "/admin/screens/{id}/revisions", replying: { request, parameters, context, actor throws(Problem) in
             try revisions(request, context, id: parameters["id"] ?? "")
         })
+        routes.add(.post, "/admin/screens/{id}/revisions/{revision}/preview-grant", role: .read) { request, parameters, _, _ throws(Problem) in
+            let id = parameters["id"] ?? ""
+            let text = parameters["revision"] ?? ""
+            _ = try Self.existingScreen(id, in: state.published.snapshot)
+            guard let number = Int(text), number >= 1, String(number) == text else {
+                throw Problem(.badRequest, "revision \"\(text)\" is not a revision number (1, 2, …)")
+            }
+            let until = state.clock() + AdminAccess.previewGrantSeconds
+            let grant = access.previewGrant(screen: id, revision: number, until: until)
+            return Self.resource(.object([("grant", .string(grant)), ("expiresAt", .string(RFC3339.string(fromSeconds: until)))]))
+        }
         routes.add(.get, "/admin/screens/{id}/revisions/{revision}", replying: { request, parameters, context, actor throws(Problem) in
             try revisionDocument(request, context, id: parameters["id"] ?? "", revision: parameters["revision"] ?? "")
         })

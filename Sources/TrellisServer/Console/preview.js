@@ -1,5 +1,5 @@
 // The viewport a preview (GET /preview/{id}) is drawn at: size, font scale and direction.
-import { getText } from "./api.js";
+import { call } from "./api.js";
 import { h } from "./dom.js";
 
 const sizes = [["390x844", "Phone, 390 × 844"], ["412x915", "Large phone, 412 × 915"], ["768x1024", "Tablet, 768 × 1024"]];
@@ -28,14 +28,19 @@ export function viewportFields(prefix) {
   };
 }
 
-// A frame showing `/preview/{id}?{query}`: fetched with the console's token (a revision not served
-// to everybody is not public) and written into the frame, whose base is the console's origin (its
-// fonts load); no script runs in it. `data-src` names what it shows.
+// A frame showing `/preview/{id}?{query}`: same origin (its fonts load), and no script runs in it.
+// A revision not served to everybody is not public, and a frame cannot send the token: it gets a
+// short-lived grant for that revision first (POST …/preview-grant) and carries it in its address.
 export function previewFrame(id, query, who) {
   const path = `/preview/${encodeURIComponent(id)}?${query}`;
-  const frame = h("iframe", { class: "preview", sandbox: "allow-same-origin", title: `Preview of ${id} ${who}`, "data-src": path });
-  getText(path).then(
-    (html) => { frame.srcdoc = html; },
-    (error) => { frame.srcdoc = `<p>${String(error.message || error).replace(/[<&]/g, (c) => (c === "<" ? "&lt;" : "&amp;"))}</p>`; });
+  const frame = h("iframe", { class: "preview", sandbox: "allow-same-origin", title: `Preview of ${id} ${who}` });
+  const revision = new URLSearchParams(query).get("revision");
+  if (!revision) {
+    frame.src = path;
+    return frame;
+  }
+  call("POST", `/admin/screens/${encodeURIComponent(id)}/revisions/${encodeURIComponent(revision)}/preview-grant`).then(
+    (granted) => { frame.src = `${path}&grant=${encodeURIComponent(granted.body.grant)}`; },
+    () => { frame.src = path; });  // the preview's own answer says why
   return frame;
 }

@@ -26,7 +26,7 @@ extension Endpoints {
     func preview(_ request: HTTPRequest, _ context: HTTPRequestContext, id: String, svg: Bool) throws(Problem) -> HTTPReply {
         let resolving = try ScreenRequest(
             request, id: id, state: state,
-            parameters: LayoutViewport.parameterNames.union(svg ? ["revision"] : ["check", "revision"]))
+            parameters: LayoutViewport.parameterNames.union(svg ? ["revision", "grant"] : ["check", "revision", "grant"]))
         guard let text = resolving.query["revision"] else { return .response(try preview(resolving, request, svg: svg)) }
         return try storedRevision(resolving, request, context, revision: text) { () throws(Problem) in
             // Checked before the store is read, so a bad viewport is a 400 either way.

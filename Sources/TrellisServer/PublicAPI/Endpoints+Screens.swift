@@ -49,7 +49,7 @@ extension Endpoints {
     }
 
     /// The query parameters `GET /v1/screens/{id}` takes besides the user context; made once, not per request.
-    static let screenQueryNames = LayoutViewport.parameterNames.union(["pretty", "revision", "format"])
+    static let screenQueryNames = LayoutViewport.parameterNames.union(["pretty", "revision", "grant", "format"])
 
     /// A third-party client's body, with the envelope's facts in headers. DrivenUI cannot say
     /// "fill" or a percentage, so with a viewport (`width`, `height`) those sizes are computed by
@@ -119,7 +119,8 @@ extension Endpoints {
             guard let readers else {
                 throw Problem(.notFound, "screen \(id) serves revision \(resolving.snapshot.screens[id]?.revision ?? 0) to everybody; others are not public here")
             }
-            _ = try readers.authorize(request, context, role: .read)
+            let granted = resolving.query["grant"].map { readers.accepts(previewGrant: $0, screen: id, revision: number, now: state.clock()) } ?? false
+            if !granted { _ = try readers.authorize(request, context, role: .read) }
         }
         let prepared = try prepare()
         return .deferred(on: control.readQueue, for: request, context) { () throws(Problem) in
