@@ -74,7 +74,7 @@ import TrellisRuntime
     }
 
     @Test(arguments: [
-        ("/v1/screens/home?prety=1", "unknown query parameter \"prety\"; known: appVersion, country, direction, fontScale, format, height, locale, osVersion, platform, pretty, revision, safeBottom, safeTop, scale, schemaVersion, user, web, width, attr.NAME, param.NAME"),
+        ("/v1/screens/home?prety=1", "unknown query parameter \"prety\"; known: appVersion, country, direction, fontScale, format, grant, height, locale, osVersion, platform, pretty, revision, safeBottom, safeTop, scale, schemaVersion, user, web, width, attr.NAME, param.NAME"),
         ("/v1/screens/home?pretty=yes", "query parameter \"pretty\" must be 1, true, 0 or false, not \"yes\""),
         ("/v1/screens/home?pretty=1&pretty=0", "query parameter \"pretty\" is given more than once"),
         ("/healthz?x=1", "unknown query parameter \"x\"; this endpoint takes no query parameters"),
