@@ -102,6 +102,11 @@ import TrellisTesting
         #expect(problems.contains { $0["path"]?.string == "$.name" && $0["line"]?.number == 1 })
         #expect(problems.contains { $0["path"]?.string == "$.role" && $0["line"]?.number == 2 && $0["message"]?.string?.contains("approve") == true })
         #expect(try server.request("POST", "/admin/tokens", token: Self.admin, body: #"{"name": "x"}"#).status == 422)
+        // The names the audit log gives the runtime's own writers are no token's.
+        for reserved in ["scheduler", "config", "unknown"] {
+            let forged = try server.request("POST", "/admin/tokens", token: Self.admin, body: #"{"name": "\#(reserved)", "role": "write"}"#)
+            #expect(forged.status == 422, "\(reserved): \(forged.text)")
+        }
         #expect(try server.request("POST", "/admin/tokens", token: Self.admin, body: #"{"name": "x", "role": "read", "sha256": "00"}"#).status == 422)
         #expect(try server.request("POST", "/admin/tokens", token: Self.admin, body: "{").status == 400)
         #expect(try server.request("DELETE", "/admin/tokens/nobody", token: Self.admin).status == 404)

@@ -9,6 +9,11 @@ extension Runtime {
         let name = command.name
         switch command {
         case .create(_, let role, let sha256):
+            if Actor.reservedNames.contains(name) {
+                throw .invalid(
+                    "token name \"\(name)\" is reserved: the audit log names the runtime's own writers so",
+                    [Diagnostic(path: JSONPath.root.appending("name"), location: .unknown, message: "\"\(name)\" is reserved")], source: "body")
+            }
             if settings.configuredTokens.contains(name) {
                 throw .conflict("token \"\(name)\" is configured in server.json (admin.tokens); choose another name")
             }

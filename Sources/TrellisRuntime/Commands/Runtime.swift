@@ -161,6 +161,10 @@ package struct Actor: Sendable, Equatable {
     package static func person(_ name: String) -> Actor { Actor(name: name, isPerson: true) }
     /// Schedule steps and change requests due at their time.
     package static let scheduler = Actor(name: "scheduler", isPerson: false)
+
+    /// Names the runtime records its own writers as (the scheduler, the configuration's files):
+    /// no token may take one, or its writes would read in the audit log as theirs.
+    package static let reservedNames: Set<String> = ["scheduler", "config", "unknown"]
 }
 
 /// Which versions of its target a command may be made against.

@@ -142,6 +142,9 @@ enum AdminTokensDecoder {
         guard let object = collector.object(value, at: path, allowedKeys: ["name", "sha256", "role"]) else { return nil }
         let name = object.string("name", required: true).flatMap { name in
             checked(name, ServerConfiguration.isValidName(name), "invalid token name \"\(name)\": \(ServerConfiguration.nameRule)", object, "name")
+                .flatMap { name in
+                    checked(name, !Actor.reservedNames.contains(name), "token name \"\(name)\" is reserved: the audit log names the runtime's own writers so", object, "name")
+                }
         }
         let sha256 = object.string("sha256", required: true).flatMap { digest(from: $0, object) }
         let role = object.string("role", required: true).flatMap { text in

@@ -55,7 +55,14 @@ extension Endpoints {
             ("kind", .string(store.kind)), ("reachable", .bool(store.reachable)), ("sequence", .number(Double(store.appliedSequence))),
             ("stalenessSeconds", .number((staleness * 1000).rounded() / 1000)), ("startedFrom", .string(store.origin.rawValue)),
         ]
-        if let problem = store.problem { storeMembers.append(("problem", .string(problem))) }
+        // Anyone may ask: what is wrong, never the database's address or its driver's words (the
+        // server log has them).
+        if store.problem != nil {
+            let problem = store.reachable
+                ? "a store change does not apply to this replica; the server log says which and why"
+                : "the runtime store is unreachable; the server log says why"
+            storeMembers.append(("problem", .string(problem)))
+        }
         let body = JSONWriter.encode(
             .object([
                 ("status", .string(draining ? "draining" : stale ? "stale" : "ready")), ("generation", .number(snapshot.generation)),
