@@ -294,7 +294,8 @@ public final class Application: Sendable {
     }
 
     static func prepareDataDirectory(_ path: String) throws {
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        // Made for its owner alone: the store in it holds token hashes and webhook secrets.
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         guard FileManager.default.isWritableFile(atPath: path) else {
             throw DataDirectoryError(path: path)
         }

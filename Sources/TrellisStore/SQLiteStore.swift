@@ -36,6 +36,15 @@ public final class SQLiteStore: RuntimeStore {
         try self.init(path: path, busyTimeoutSeconds: busyTimeoutSeconds, synchronous: .full)
     }
 
+    /// The store holds token hashes and webhook secrets: its files are its owner's alone. SQLite
+    /// gives the `-wal` and `-shm` files it creates the database file's mode, so the file is made
+    /// (or narrowed, when an earlier version made it) before SQLite opens it.
+    static func restrictToOwner(_ path: String) {
+        let fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+        if fd >= 0 { close(fd) }
+        for file in [path, path + "-wal", path + "-shm"] { _ = chmod(file, 0o600) }
+    }
+
     /// SQLite's `synchronous` levels this store can be opened with.
     enum Synchronous: String, Sendable {
         /// The WAL is synced at every commit: what Trellis runs with.
@@ -60,6 +69,7 @@ public final class SQLiteStore: RuntimeStore {
             // Only takes effect on a file not created yet; before GRDB turns WAL on, which creates it.
             try db.execute(sql: "PRAGMA page_size = \(Self.pageSize)")
         }
+        Self.restrictToOwner(path)
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
             // DatabasePool turns WAL on in the writer *after* prepareDatabase, and sets

@@ -13,6 +13,19 @@ import Testing
         #expect(mode == "wal")
     }
 
+    /// Token hashes and webhook secrets live here: the file and its journal are the owner's alone,
+    /// also when an earlier version made the file readable by others.
+    @Test func theFilesAreReadableByTheirOwnerOnly() throws {
+        let t = try TemporaryStore()
+        try t.store.commit(StoreChange(documents: [StoredDocument(kind: "k", key: "a", body: Array("1".utf8), revision: 1, updatedAt: 0, updatedBy: "x")]))
+        func mode(_ path: String) throws -> Int { (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? -1 }
+        #expect(try mode(t.path) == 0o600)
+        #expect(try mode(t.path + "-wal") == 0o600)
+        _ = chmod(t.path, 0o644)
+        _ = try SQLiteStore(path: t.path)
+        #expect(try mode(t.path) == 0o600)
+    }
+
     @Test func aFileFromANewerSchemaIsRefused() throws {
         let t = try TemporaryStore()
         try DatabaseQueue(path: t.path).write { db in
