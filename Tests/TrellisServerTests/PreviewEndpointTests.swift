@@ -1,4 +1,6 @@
+import Foundation
 import Testing
+import TrellisCrypto
 import TrellisHTTP
 import TrellisRuntime
 import TrellisTesting
@@ -16,8 +18,18 @@ import TrellisTesting
         let html = app.request("/preview/s?\(Self.viewport)")
         #expect(html.status == .ok)
         #expect(html.headers["Content-Type"] == "text/html; charset=utf-8")
-        #expect(html.headers["Content-Security-Policy"]?.hasPrefix("default-src 'none'") == true)
-        #expect(app.request("/preview/s?\(Self.viewport)&check=1").status == .ok)
+        let policy = html.headers["Content-Security-Policy"] ?? ""
+        #expect(policy.hasPrefix("default-src 'none'"))
+        // No script at all, framed by this origin (the console's) only.
+        #expect(policy.contains("script-src 'none'") && policy.contains("frame-ancestors 'self'"), "\(policy)")
+        // With check=1, its one script, allowed by its hash and nothing else.
+        let checked = app.request("/preview/s?\(Self.viewport)&check=1")
+        #expect(checked.status == .ok)
+        let page = String(decoding: checked.body, as: UTF8.self)
+        let script = try #require(page.split(separator: "<script>").dropFirst().first?.split(separator: "</script>").first.map(String.init))
+        let hash = Data(SHA256.hash(Array(script.utf8))).base64EncodedString()
+        #expect(checked.headers["Content-Security-Policy"]?.contains("script-src 'sha256-\(hash)'") == true)
+        #expect(checked.headers["Content-Security-Policy"]?.contains("unsafe-inline'; font") == false)
         let svg = app.request("/preview/s/preview.svg?\(Self.viewport)")
         #expect(svg.status == .ok)
         #expect(svg.headers["Content-Type"] == "image/svg+xml; charset=utf-8")

@@ -47,8 +47,11 @@ public enum PreviewHTML {
     /// `<pre id="positions">`, and into `<pre id="text">` each text line's drawn extent (a Range
     /// over its text), its box, the width TrellisText measured (`data-width`), its font, and the
     /// state of every `@font-face` — for the Chromium test, and for people.
-    static let checkScript = """
-        <script>
+    static let checkScript = "<script>" + checkScriptText + "</script>\n"
+
+    /// The text of ``checkScript``'s element, which the preview's Content-Security-Policy allows by
+    /// its SHA-256 and allows nothing else.
+    public static let checkScriptText = "\n" + """
         (function(){function report(){var r=[];document.querySelectorAll('[data-id]').forEach(function(e){var b=e.getBoundingClientRect();
         r.push({id:e.getAttribute('data-id'),x:b.x,y:b.y,width:b.width,height:b.height});});
         var t=[];document.querySelectorAll('.line').forEach(function(e){var g=document.createRange();g.selectNodeContents(e);var b=g.getBoundingClientRect(),s=e.getBoundingClientRect(),c=getComputedStyle(e);
@@ -57,9 +60,7 @@ public enum PreviewHTML {
         var f=[];if(document.fonts){document.fonts.forEach(function(x){f.push({family:x.family.replace(/["']/g,''),weight:x.weight,status:x.status});});}
         [['positions',r],['text',{lines:t,fonts:f}]].forEach(function(a){var p=document.createElement('pre');p.id=a[0];p.textContent=JSON.stringify(a[1]);document.body.appendChild(p);});}
         if(document.fonts&&document.fonts.ready){document.fonts.ready.then(report);}else{report();}})();
-        </script>
-
-        """
+        """ + "\n"
 
     private static func draw(_ node: LaidOutComponent, _ frames: ScreenFrames, _ linkQuery: String, check: Bool, into out: inout String) {
         guard !node.isHidden else { return }

@@ -1,4 +1,6 @@
+import Foundation
 import TrellisAnswers
+import TrellisCrypto
 import TrellisHTTP
 import TrellisJSON
 import TrellisRendering
@@ -60,7 +62,7 @@ extension Endpoints {
             body, request, cacheControl: state.screenCacheControl,
             contentType: svg ? "image/svg+xml; charset=utf-8" : "text/html; charset=utf-8", vary: state.screenVary)
         // The picture needs nothing from the network; a browser must not fetch anything for it.
-        response.headers.add(name: "Content-Security-Policy", value: Self.previewContentSecurityPolicy)
+        response.headers.add(name: "Content-Security-Policy", value: check ? Self.checkedPreviewContentSecurityPolicy : Self.previewContentSecurityPolicy)
         return response
     }
 
@@ -95,8 +97,12 @@ extension Endpoints {
         return HTTPResponse(status: .seeOther, headers: ["Location": location, "Cache-Control": "no-store"])
     }
 
-    /// Inline styles (and the `check=1` script) and this server's font files only: no other
-    /// fetches, no frames, no forms.
+    /// Inline styles and this server's font files only: no script, no other fetches, no forms,
+    /// framed by this origin alone (the console's frames; it shares the origin).
     static let previewContentSecurityPolicy =
-        "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; font-src 'self'; base-uri 'none'; form-action 'none'"
+        "default-src 'none'; style-src 'unsafe-inline'; script-src 'none'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'self'"
+
+    /// The same, with the one script `check=1` adds allowed by its hash: never any other.
+    static let checkedPreviewContentSecurityPolicy =
+        "default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-\(Data(SHA256.hash(Array(PreviewHTML.checkScriptText.utf8))).base64EncodedString())'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'self'"
 }
