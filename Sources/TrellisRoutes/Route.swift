@@ -48,7 +48,7 @@ public struct RouteParameter: Sendable, Equatable {
 
     /// What is wrong with `name` as a parameter name, for messages.
     static func nameRule(_ name: String) -> String {
-        "invalid name \"\(name)\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.'"
+        "invalid name \"\(name)\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.', not only dots"
     }
 }
 

@@ -166,7 +166,7 @@ struct RouteWalk {
         case "screen": return name(text, at: keyPath, value, kind: "screen id", scope).map(RouteTarget.screen)
         case "native":
             guard RuleExpression.isIdentifier(text) else {
-                collector.report("invalid handler name \"\(text)\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.'", at: keyPath, value)
+                collector.report("invalid handler name \"\(text)\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.', not only dots", at: keyPath, value)
                 return nil
             }
             return .native(text)

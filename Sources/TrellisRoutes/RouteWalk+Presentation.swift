@@ -6,7 +6,7 @@ extension RouteWalk {
     func name(_ text: String, at path: JSONPath, _ value: JSONValue, kind: String, _ scope: Scope) -> RouteName? {
         guard text.hasPrefix("{"), text.hasSuffix("}"), text.count >= 2 else {
             guard RuleExpression.isIdentifier(text) else {
-                collector.report("invalid \(kind) \"\(text)\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.'", at: path, value)
+                collector.report("invalid \(kind) \"\(text)\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.', not only dots", at: path, value)
                 return nil
             }
             return .fixed(text)

@@ -5,7 +5,7 @@ extension AuthoringSchema {
     /// (`scripts/validate-screens`) read alike.
     enum Pattern {
         /// ``RuleExpression.isIdentifier``: ids, names of rules, rollouts, experiments, variants and parameters.
-        static let id = "^[A-Za-z0-9_.-]{1,64}$"
+        static let id = "^(?!\\.+$)[A-Za-z0-9_.-]{1,64}$"
         /// ``PropertyType.isHexColor``.
         static let colour = "^#([0-9A-Fa-f]{3}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})$"
         /// A dimension written as a string: a plain decimal percentage, "fill" or "auto".

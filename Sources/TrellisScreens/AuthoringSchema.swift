@@ -84,7 +84,7 @@ public enum AuthoringSchema {
     /// expressions, Yoga styles and the Template node.
     static func sharedDefinitions() -> [(String, JSONValue)] {
         [
-            ("id", described("1 to 64 of a-z, A-Z, 0-9, '_', '-', '.'", object([("type", .string("string")), ("pattern", .string(Pattern.id))]))),
+            ("id", described("1 to 64 of a-z, A-Z, 0-9, '_', '-', '.', not only dots", object([("type", .string("string")), ("pattern", .string(Pattern.id))]))),
             ("metadata", described("Passed to the client untouched.", object([("type", .string("object"))]))),
             (
                 "Template",

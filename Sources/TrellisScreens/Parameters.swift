@@ -149,7 +149,7 @@ struct FormatTemplate: Sendable {
                 }
                 let name = String(text[next..<end])
                 guard RuleExpression.isIdentifier(name) else {
-                    throw Problem(message: "invalid placeholder \"{\(name)}\": a parameter name is 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.'")
+                    throw Problem(message: "invalid placeholder \"{\(name)}\": a parameter name is 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.', not only dots")
                 }
                 literal += text[run..<i]
                 if !literal.isEmpty { pieces.append(.literal(literal)) }

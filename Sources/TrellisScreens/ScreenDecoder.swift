@@ -369,7 +369,7 @@ private struct TreeWalk {
             return nil
         }
         guard RuleExpression.isIdentifier(s) else {
-            collector.report("invalid id \"\(s)\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.'", at: path(), value)
+            collector.report("invalid id \"\(s)\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.', not only dots", at: path(), value)
             return nil
         }
         return s

@@ -254,7 +254,7 @@ extension TemplateParameter {
         case .color:
             return value.stringValue.map(PropertyType.isHexColor) == true ? nil : "a colour such as \"#1A2B3C\""
         case .id:
-            return value.stringValue.map(RuleExpression.isIdentifier) == true ? nil : "an id (1 to 64 of a-z, A-Z, 0-9, '_', '-', '.')"
+            return value.stringValue.map(RuleExpression.isIdentifier) == true ? nil : "an id (1 to 64 of a-z, A-Z, 0-9, '_', '-', '.', not only dots)"
         case .action, .node:
             return value.objectValue != nil ? nil : "an object"
         }
@@ -271,7 +271,7 @@ private struct TemplateDecoding {
         let idValue = object.value("id", required: true)
         let id = idValue?.stringValue
         if let idValue, id == nil || !RuleExpression.isIdentifier(id!) {
-            collector.report("expected a template id (1 to 64 of a-z, A-Z, 0-9, '_', '-', '.')", at: JSONPath.root.appending("id"), idValue)
+            collector.report("expected a template id (1 to 64 of a-z, A-Z, 0-9, '_', '-', '.', not only dots)", at: JSONPath.root.appending("id"), idValue)
         } else if let id, let idValue, id != expectedID {
             collector.report("template id \"\(id)\" does not match \"\(expectedID)\"", at: JSONPath.root.appending("id"), idValue)
         }

@@ -109,7 +109,7 @@ struct ValueCheck {
             return nil
         }
         guard RuleExpression.isIdentifier(name) else {
-            collector.report("invalid parameter name \"\(name)\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.'", at: path, value)
+            collector.report("invalid parameter name \"\(name)\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.', not only dots", at: path, value)
             return nil
         }
         return name

@@ -53,14 +53,15 @@ extension RuleExpression {
             return nil
         }
         guard isIdentifier(name) else {
-            collector.report("invalid name \"\(name)\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.'", at: path, value)
+            collector.report("invalid name \"\(name)\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.', not only dots", at: path, value)
             return nil
         }
         return name
     }
 
     public static func isIdentifier(_ name: String) -> Bool {
-        (1...64).contains(name.utf8.count)
+        // Names end up in URL paths (`/admin/rules/{name}`): `.` and `..` would walk them.
+        (1...64).contains(name.utf8.count) && !name.utf8.allSatisfy({ $0 == 0x2E })
             && name.utf8.allSatisfy { c in
                 (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c)
                     || c == 0x5F || c == 0x2D || c == 0x2E

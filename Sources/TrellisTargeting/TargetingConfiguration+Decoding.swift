@@ -74,7 +74,7 @@ extension TargetingConfiguration {
         return members.compactMap { member in
             let memberPath = path.appending(member.key)
             guard RuleExpression.isIdentifier(member.key) else {
-                collector.report("invalid name \"\(member.key)\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.'", at: memberPath, member.keyLocation)
+                collector.report("invalid name \"\(member.key)\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.', not only dots", at: memberPath, member.keyLocation)
                 return nil
             }
             return (member.key, member.value, memberPath)

@@ -110,7 +110,7 @@ extension UserContext {
             default:
                 let attribute = String(name.dropFirst("attr.".count))
                 guard RuleExpression.isIdentifier(attribute) else {
-                    fail(name, "invalid attribute name \"\(attribute)\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.'")
+                    fail(name, "invalid attribute name \"\(attribute)\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.', not only dots")
                     continue
                 }
                 guard !builtInAttributes.contains(attribute) else {

@@ -56,10 +56,10 @@ import TrellisTargeting
             "$.routes[0].screen (line 2): \"screen\" is never opened: redirects[0] has no \"when\" and applies to everyone"
         ])
         #expect(errors(#"{"pattern": "app://x", "screen": "a b"}"#) == [
-            "$.routes[0].screen (line 2): invalid screen id \"a b\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.'"
+            "$.routes[0].screen (line 2): invalid screen id \"a b\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.', not only dots"
         ])
         #expect(errors(#"{"pattern": "app://x", "native": "cart/add"}"#) == [
-            "$.routes[0].native (line 2): invalid handler name \"cart/add\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.'"
+            "$.routes[0].native (line 2): invalid handler name \"cart/add\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.', not only dots"
         ])
         #expect(errors(#"{"pattern": "app://x", "external": "ftp://x"}"#) == [
             "$.routes[0].external (line 2): an external URL starts with https:// or http://, found \"ftp://x\""
@@ -151,7 +151,7 @@ import TrellisTargeting
             "$.routes[0].otherwise (line 2): \"}\" without \"{\" in \"app://y/a}\""
         ])
         #expect(errors(#"{"pattern": "app://x", "screen": "s", "requires": {"rule": "r"}, "otherwise": "app://y/{a b}"}"#) == [
-            "$.routes[0].otherwise (line 2): placeholder {a b}: invalid name \"a b\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.'"
+            "$.routes[0].otherwise (line 2): placeholder {a b}: invalid name \"a b\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.', not only dots"
         ])
     }
 

@@ -28,9 +28,9 @@ import TrellisRoutes
         ("app://x y", #"space or control character at offset 7"#),
         ("app://a b/c", #"space or control character at offset 7"#),
         ("app://x@y", #"static segment "x@y" may use only A-Z a-z 0-9 - . _ ~"#),
-        ("app://:", #"segment ":": invalid name "": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.'"#),
+        ("app://:", #"segment ":": invalid name "": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.', not only dots"#),
         ("app://:a b", #"space or control character at offset 8"#),
-        ("app://:a$", #"segment ":a$": invalid name "a$": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.'"#),
+        ("app://:a$", #"segment ":a$": invalid name "a$": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.', not only dots"#),
         ("app://:id(int", #"segment ":id(int" must end with ")""#),
         ("app://:id(itn)", #"segment ":id(itn)": unknown type "itn"; expected int, number, uuid, bool, string or choices such as a|b"#),
         ("app://:id()", #"segment ":id()": unknown type ""; expected int, number, uuid, bool, string or choices such as a|b"#),
@@ -39,7 +39,7 @@ import TrellisRoutes
         ("app://:t(a|a)", #"segment ":t(a|a)": choice "a" given twice"#),
         ("app://:t(a|b+c)", #"segment ":t(a|b+c)": choice "b+c" may use only A-Z a-z 0-9 - . _ ~"#),
         ("app://*rest/x", #"wildcard "*rest" must be the last segment"#),
-        ("app://*", #"segment "*": invalid name "": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.'"#),
+        ("app://*", #"segment "*": invalid name "": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.', not only dots"#),
     ])
     func grammarErrors(pattern: String, reason: String) {
         #expect(errors(#"{"pattern": "\#(pattern)", "screen": "s"}"#) == [

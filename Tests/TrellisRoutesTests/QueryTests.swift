@@ -59,7 +59,7 @@ import TrellisTargeting
         #expect(errors(#"{"pattern": "app://x", "screen": "s", "query": {"a": "itn", "b": 5, "c d": "int", "e": "int??"}}"#) == [
             "$.routes[0].query.a (line 2): unknown type \"itn\"; expected int, number, uuid, bool, string or choices such as a|b",
             "$.routes[0].query.b (line 2): expected a type such as \"int\" or \"string?\", found a number",
-            "$.routes[0].query[\"c d\"] (line 2): invalid name \"c d\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.'",
+            "$.routes[0].query[\"c d\"] (line 2): invalid name \"c d\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.', not only dots",
             "$.routes[0].query.e (line 2): unknown type \"int?\"; expected int, number, uuid, bool, string or choices such as a|b",
         ])
         #expect(errors(#"{"pattern": "app://x", "screen": "s", "query": ["a"]}"#) == [

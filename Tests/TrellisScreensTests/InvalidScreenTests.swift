@@ -215,7 +215,7 @@ let invalidScreens: [Invalid] = [
         "duplicate id on a Rule",
         root: "{\"type\": \"Rule\", \"id\": \"r\", \"rule\": {\"rule\": \"a\"}, \"child\": {\"type\": \"Spacer\", \"id\": \"r\"}}",
         "$.root.child.id", "duplicate id \"r\""),
-    Invalid("id with a space", root: "{\"type\": \"Spacer\", \"id\": \"my gap\"}", "$.root.id", "invalid id \"my gap\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.'"),
+    Invalid("id with a space", root: "{\"type\": \"Spacer\", \"id\": \"my gap\"}", "$.root.id", "invalid id \"my gap\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.', not only dots"),
     Invalid("empty id", root: "{\"type\": \"Spacer\", \"id\": \"\"}", "$.root.id", "invalid id \"\""),
     Invalid("id of 65 characters", root: "{\"type\": \"Spacer\", \"id\": \"\(String(repeating: "a", count: 65))\"}", "$.root.id", "invalid id"),
     Invalid("id with a slash", root: "{\"type\": \"Spacer\", \"id\": \"a/b\"}", "$.root.id", "invalid id \"a/b\""),

@@ -2,6 +2,7 @@ import Testing
 import TrellisCrypto
 import TrellisJSON
 import TrellisRuntime
+import TrellisTargeting
 @testable import TrellisServer
 
 /// `admin` and `context` in server.json: what loads, and every mistake with its path and line.
@@ -61,6 +62,15 @@ import TrellisRuntime
         #expect(config.context.unsigned == .refuse)
     }
 
+    /// Names and ids end up in URL paths: `.` and `..` (and any name of dots only) are none.
+    @Test func aNameOfDotsOnlyIsNoName() {
+        for dots in [".", "..", "..."] {
+            #expect(!ServerConfiguration.isValidName(dots))
+            #expect(!RuleExpression.isIdentifier(dots))
+        }
+        #expect(ServerConfiguration.isValidName("v1.2") && RuleExpression.isIdentifier("checkout.v2"))
+    }
+
     @Test func everyTokenMistakeIsReportedWithPathAndLine() {
         let file = """
             {
@@ -90,7 +100,7 @@ import TrellisRuntime
             $0.hasPrefix("server.json: $.admin.tokens[5].sha256 (line 9): this looks like a token, not its SHA-256") && !$0.contains("secretvalue")
         })
         #expect(lines.contains("server.json: $.admin.tokens[6].role (line 10): unknown role \"owner\"; expected one of: read, write, approve, admin"))
-        #expect(lines.contains("server.json: $.admin.tokens[7].name (line 11): invalid token name \"no name!\": use 1 to 64 of A-Z, a-z, 0-9, '.', '_', '-'"))
+        #expect(lines.contains("server.json: $.admin.tokens[7].name (line 11): invalid token name \"no name!\": use 1 to 64 of A-Z, a-z, 0-9, '.', '_', '-', not only dots"))
         #expect(lines.contains("server.json: $.admin.tokens[9].name (line 13): token name \"scheduler\" is reserved: the audit log names the runtime's own writers so"))
         #expect(lines.contains { $0.hasPrefix("server.json: $.admin.tokens[7].expires (line 11): unknown key \"expires\"") })
         #expect(lines.contains("server.json: $.admin.tokens[8] (line 12): missing required key \"name\""))
@@ -134,7 +144,7 @@ import TrellisRuntime
         #expect(lines.contains {
             $0.hasPrefix("server.json: $.context.signingKeys[7] (line 11): missing \"secret\" (base64url) or \"secretEnv\"")
         })
-        #expect(lines.contains("server.json: $.context.signingKeys[8].id (line 12): invalid key id \"bad id\": use 1 to 64 of A-Z, a-z, 0-9, '.', '_', '-'"))
+        #expect(lines.contains("server.json: $.context.signingKeys[8].id (line 12): invalid key id \"bad id\": use 1 to 64 of A-Z, a-z, 0-9, '.', '_', '-', not only dots"))
         #expect(lines.contains { $0.hasPrefix("server.json: $.context.unsigned (line 14): \"drop\" is not one of: ignore, refuse") })
         #expect(lines.count == 9)
         #expect(!lines.joined().contains(Self.secretText))

@@ -85,7 +85,7 @@ func decodeRule(_ text: String) throws -> Result<RuleExpression, DiagnosticsErro
         ("{\"any\": {\"rule\": \"a\"}}", "$.any", "expected an array of expressions, found an object"),
         ("{\"not\": [{\"rule\": \"a\"}]}", "$.not", "expected a rule expression object, found an array"),
         ("{\"all\": [{\"rule\": \"a\"}, {\"rule\": 7}]}", "$.all[1].rule", "expected a name, found a number"),
-        ("{\"rule\": \"gold member\"}", "$.rule", "invalid name \"gold member\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.'"),
+        ("{\"rule\": \"gold member\"}", "$.rule", "invalid name \"gold member\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.', not only dots"),
         ("{\"rollout\": \"\"}", "$.rollout", "invalid name \"\""),
         ("{\"experiment\": \"home-hero\"}", "$", "missing required key \"variant\""),
         ("{\"experiment\": \"home hero\", \"variant\": \"big\"}", "$.experiment", "invalid name \"home hero\""),

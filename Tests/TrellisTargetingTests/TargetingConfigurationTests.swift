@@ -59,7 +59,7 @@ import TrellisTargeting
         (#"{"percentage": "25"}"#, "$.rollouts.r.percentage (line 1): expected a percentage from 0 to 100 (a number such as 25 or 12.5), found a string"),
         (#"{}"#, "$.rollouts.r (line 1): missing required key \"percentage\""),
         (#"{"percentage": 5, "enabled": "no"}"#, "$.rollouts.r.enabled (line 1): expected a boolean, found a string"),
-        (#"{"percentage": 5, "groupId": "a b"}"#, "$.rollouts.r.groupId (line 1): invalid name \"a b\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.'"),
+        (#"{"percentage": 5, "groupId": "a b"}"#, "$.rollouts.r.groupId (line 1): invalid name \"a b\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.', not only dots"),
     ])
     func badRollouts(rollout: String, expected: String) {
         #expect(errors(#"{"rollouts": {"r": "# + rollout + "}}") == [expected])
@@ -109,7 +109,7 @@ import TrellisTargeting
 
     @Test func ruleSyntaxErrorsComeFromTheExpressionDecoder() {
         #expect(errors(#"{"rules": {"a": {"and": []}}}"#) == [#"$.rules.a.and (line 1): unknown expression "and"; expected all, any, not, rule, rollout, experiment or attribute"#])
-        #expect(errors(#"{"rules": {"a b": {"rule": "c"}}}"#) == [#"$.rules["a b"] (line 1): invalid name "a b": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.'"#])
+        #expect(errors(#"{"rules": {"a b": {"rule": "c"}}}"#) == [#"$.rules["a b"] (line 1): invalid name "a b": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.', not only dots"#])
         #expect(errors(#"{"rules": []}"#) == ["$.rules (line 1): expected an object of name → definition, found an array"])
         #expect(errors(#"{"rules": {}, }"#).count == 1)  // a syntax error is the only diagnostic
     }

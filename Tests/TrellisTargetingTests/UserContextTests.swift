@@ -58,8 +58,8 @@ import TrellisTargeting
         (("country", "DEU"), "country: \"DEU\" is not a two-letter country code (ISO 3166-1 alpha-2) such as \"DE\""),
         (("locale", "de DE"), "locale: \"de DE\" is not a language tag such as \"de-DE\" or \"en\""),
         (("locale", "d"), "locale: \"d\" is not a language tag such as \"de-DE\" or \"en\""),
-        (("attr.", "x"), "attr.: invalid attribute name \"\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.'"),
-        (("attr.my tier", "x"), "attr.my tier: invalid attribute name \"my tier\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.'"),
+        (("attr.", "x"), "attr.: invalid attribute name \"\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.', not only dots"),
+        (("attr.my tier", "x"), "attr.my tier: invalid attribute name \"my tier\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.', not only dots"),
         (("attr.country", "DE"), "attr.country: \"country\" is a built-in attribute; it cannot be set with attr."),
         (("userId", "u"), "userId: unknown parameter; expected one of: appVersion, country, locale, osVersion, platform, schemaVersion, user, attr.NAME"),
     ] as [((String, String), String)])

@@ -74,7 +74,7 @@ package enum CommandBody {
         if let object = collector.object(document, at: .root, allowedKeys: entryKeys.union(extraKeys).union(["key"])) {
             let key = object.string("key", required: true)
             if let key, !RuleExpression.isIdentifier(key) {
-                object.report("invalid key \"\(key)\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.'", atMember: "key")
+                object.report("invalid key \"\(key)\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.', not only dots", atMember: "key")
             }
             let rest = object.members.filter { $0.key != "key" && !extraKeys.contains($0.key) }
             let entry = decode(key ?? "-", JSONValue(.object(rest), at: document.location), collector)

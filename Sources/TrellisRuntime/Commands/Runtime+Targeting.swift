@@ -167,7 +167,7 @@ extension Runtime {
         switch command {
         case .define(_, let expression):
             guard RuleExpression.isIdentifier(name) else {
-                throw .malformed("invalid rule name \"\(name)\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.'", [], source: nil)
+                throw .malformed("invalid rule name \"\(name)\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.', not only dots", [], source: nil)
             }
             let existing = snapshot.targeting.rules[name]
             if existing != nil { try checkVersion(ifMatch, current: ResourceView.version(of: .rule(name), in: snapshot)) }

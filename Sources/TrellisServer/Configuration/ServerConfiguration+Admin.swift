@@ -99,7 +99,8 @@ extension ServerConfiguration {
     /// Whether `text` can name a token or a signing key: short, printable, safe in logs and
     /// audit records.
     public static func isValidName(_ text: String) -> Bool {
-        (1...64).contains(text.utf8.count)
+        // Names end up in URL paths (`/admin/tokens/{name}`): `.` and `..` would walk them.
+        (1...64).contains(text.utf8.count) && !text.utf8.allSatisfy({ $0 == 0x2E })
             && text.utf8.allSatisfy { c in
                 (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c)
                     || c == 0x2E || c == 0x5F || c == 0x2D
@@ -107,7 +108,7 @@ extension ServerConfiguration {
     }
 
     /// The rule ``isValidName(_:)`` checks, for messages.
-    public static let nameRule = "use 1 to 64 of A-Z, a-z, 0-9, '.', '_', '-'"
+    public static let nameRule = "use 1 to 64 of A-Z, a-z, 0-9, '.', '_', '-', not only dots"
 }
 
 /// Decoding of `admin.tokens`: every mistake reported with its path and line.
