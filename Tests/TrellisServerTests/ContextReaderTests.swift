@@ -197,6 +197,15 @@ import TrellisTargeting
         #expect(problem.detail == "X-Trellis-Context: expired 90 s ago (exp 1767225510)")
     }
 
+    /// A context whose signer let it live for years is refused: a leaked header stops working
+    /// within a day (context.maxLifetimeSeconds), whatever `exp` says.
+    @Test func aContextThatLivesLongerThanADayIs401() throws {
+        #expect(try read(Self.signedReader, headers: [signed(SignedContext(expires: Self.now + 86_400, user: "u1"))]) == ["user=u1"])
+        let problem = try #require(refusal(Self.signedReader, headers: [signed(SignedContext(expires: Self.now + 86_401 * 365, user: "u1"))]))
+        #expect(problem.status == .unauthorized)
+        #expect(problem.detail.contains("a signed context lives 86400 s at most"), "\(problem.detail)")
+    }
+
     @Test func aWrongSignatureIs401() throws {
         // Signed with a key that has k1's id but another secret.
         let forger = ServerConfiguration.SigningKey(id: "k1", secret: [UInt8](repeating: 9, count: 32))

@@ -19,6 +19,9 @@ extension ServerConfiguration {
         /// With signing keys: what happens to `user`, `country` and `attr.*` given unsigned, in
         /// the query or headers.
         public var unsigned: UnsignedPolicy = .ignore
+        /// The longest a signed context may live: one whose `exp` is further away is refused, so a
+        /// leaked header stops working within this, whatever its signer wrote. A day.
+        public var maxLifetimeSeconds = 86_400.0
 
         public init(signingKeys: [SigningKey] = [], unsigned: UnsignedPolicy = .ignore) {
             self.signingKeys = signingKeys

@@ -178,6 +178,7 @@ struct Setting: Sendable {
         Setting(name: "changes.streamBufferBytes", kind: .integer(\.changes.streamBufferBytes, 1024...67_108_864)),
         Setting(name: "changes.history", kind: .integer(\.changes.history, 0...1_000_000)),
         Setting(name: "changes.heartbeatSeconds", kind: .seconds(\.changes.heartbeatSeconds, 0.05...3600)),
+        Setting(name: "context.maxLifetimeSeconds", kind: .seconds(\.context.maxLifetimeSeconds, 1...31_536_000)),
         Setting(name: "context.unsigned", kind: .string(\.context.unsignedPolicyName, allowed: ServerConfiguration.Context.UnsignedPolicy.allCases.map(\.rawValue))),
     ]
 

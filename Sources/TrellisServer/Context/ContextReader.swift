@@ -105,7 +105,7 @@ public struct ContextReader: Sendable {
             throw SignedContextError(.malformed, "given \(values.count) times; send one").problem
         }
         do {
-            return try SignedContext.verify(value, keys: configuration.signingKeys, now: now).context.parameters
+            return try SignedContext.verify(value, keys: configuration.signingKeys, now: now, maxLifetimeSeconds: configuration.maxLifetimeSeconds).context.parameters
         } catch {
             throw error.problem
         }

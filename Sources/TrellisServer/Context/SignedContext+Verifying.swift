@@ -11,7 +11,7 @@ extension SignedContext {
     /// - Returns: the context and the id of the key that verified it.
     /// - Throws: ``SignedContextError`` saying which check failed.
     public static func verify(
-        _ headerValue: String, keys: [ServerConfiguration.SigningKey], now: Double
+        _ headerValue: String, keys: [ServerConfiguration.SigningKey], now: Double, maxLifetimeSeconds: Double = 86_400
     ) throws(SignedContextError) -> (context: SignedContext, keyID: String) {
         let (encodedPayload, payload, signature) = try split(headerValue)
         let object = try payloadObject(payload)
@@ -29,6 +29,11 @@ extension SignedContext {
         guard now < context.expires else {
             throw SignedContextError(
                 .expired, "expired \(Int((now - context.expires).rounded(.down))) s ago (exp \(JSONWriter.string(.number(context.expires))))")
+        }
+        guard context.expires <= now + maxLifetimeSeconds else {
+            throw SignedContextError(
+                .expired,
+                "exp is \(Int((context.expires - now).rounded(.down))) s away; a signed context lives \(Int(maxLifetimeSeconds)) s at most (context.maxLifetimeSeconds): sign a fresh one")
         }
         return (context, kid)
     }
