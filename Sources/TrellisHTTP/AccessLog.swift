@@ -105,6 +105,26 @@ struct AccessLogTime {
 /// sends: `text` and `combined` write `"`, `\`, control bytes and bytes from 0x7F as `\xHH` (as
 /// nginx does), and `text` a space too; `json` escapes as RFC 8259 asks.
 enum AccessLog {
+    /// Query parameters whose values are credentials: a client that sends a token in the URL must
+    /// not also leave it in every log store the lines go to.
+    static let credentialParameters: Set<String> = ["token", "access_token", "api_key", "apikey", "key", "grant", "secret", "password", "auth"]
+
+    /// `target` with the value of each credential parameter replaced by `REDACTED`; as it is when
+    /// it has none (the common case costs one scan of the query).
+    static func loggable(_ target: String) -> String {
+        guard let question = target.utf8.firstIndex(of: HTTPBytes.question) else { return target }
+        let query = target[target.utf8.index(after: question)...]
+        var redacted = false
+        let items = query.split(separator: "&", omittingEmptySubsequences: false).map { item -> Substring in
+            let name = item.prefix { $0 != "=" }
+            guard name.count < item.count, credentialParameters.contains(name.lowercased()) else { return item }
+            redacted = true
+            return name + "=REDACTED"
+        }
+        guard redacted else { return target }
+        return String(target[...question]) + items.joined(separator: "&")
+    }
+
     static func append(_ r: RequestRecord, format: AccessLogFormat, time: AccessLogTime, to out: inout [UInt8]) {
         switch format {
         case .text: appendText(r, time, &out)
@@ -144,7 +164,7 @@ enum AccessLog {
         if let method = r.method, let target = r.target {
             appendEscaped(method, space: false, &out)
             out.append(HTTPBytes.sp)
-            appendEscaped(target, space: false, &out)
+            appendEscaped(loggable(target), space: false, &out)
             if let version = r.version {
                 out.append(literal: " HTTP/")
                 ResponseWriter.appendDecimal(version.major, to: &out)
@@ -180,7 +200,7 @@ enum AccessLog {
         out.append(contentsOf: time.iso8601)
         string(#"","remote":"#, r.remote)
         string(#","method":"#, r.method)
-        string(#","target":"#, r.target)
+        string(#","target":"#, r.target.map(loggable))
         string(#","path":"#, r.path)
         string(#","protocol":"#, r.version?.description)
         key(#","status":"#)

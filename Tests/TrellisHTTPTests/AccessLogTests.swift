@@ -24,6 +24,17 @@ import TrellisTesting
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// A token sent in the URL is not written to the log; every other parameter is, as sent.
+    @Test func credentialsInTheQueryAreRedacted() {
+        var record = Self.record
+        record.target = "/admin/rollouts?token=trl_secret&x=1&Access_Token=abc&grant=123.sig&keyword=k"
+        let redacted = "/admin/rollouts?token=REDACTED&x=1&Access_Token=REDACTED&grant=REDACTED&keyword=k"
+        #expect(Self.line(record, .combined).contains("\"GET \(redacted) HTTP/1.1\""))
+        #expect(Self.line(record, .json).contains(#""target":"\#(redacted)""#))
+        #expect(!Self.line(record, .json).contains("trl_secret"))
+        #expect(AccessLog.loggable("/v1/screens/home?user=u1") == "/v1/screens/home?user=u1")
+    }
+
     @Test func eachFormatsExactLine() {
         #expect(Self.line(Self.record, .text) == """
             2027-01-15T09:00:00+01:00 GET /hello 200 bytes=5 duration_ms=0.412 request-id=req-42 remote=127.0.0.1:53122 route=/hello\n
