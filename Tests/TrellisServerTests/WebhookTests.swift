@@ -78,6 +78,13 @@ import TrellisTesting
             body: #"{"name": "kills", "url": "\#(url)/kills", "secret": "\#(Self.secret)", "events": ["rollout.kill"]}"#).status == 201)
         let listed = try server.request("GET", "/admin/webhooks", token: Self.admin)
         #expect(listed.json["webhooks"]?.array.map { $0["name"]?.string } == ["chat", "kills"])
+        // A webhook's URL is often a secret: a read token sees its origin only in the audit log.
+        func madeURL(_ token: String) throws -> String? {
+            let entries = try server.request("GET", "/admin/audit?resource=webhooks/chat", token: token).json["entries"]?.array ?? []
+            return entries.first { $0["action"]?.string == "webhook.create" }?["after"]?["url"]?.string
+        }
+        #expect(try madeURL(Self.admin) == "\(url)/hooks?team=ops")
+        #expect(try madeURL(ServedBinary.readToken) == "\(url)/…")
         #expect(!String(decoding: made.body + listed.body, as: UTF8.self).contains(Self.secret), "secrets never come back")
 
         for percentage in [11, 12] {

@@ -42,6 +42,11 @@ struct AdminAccess: Sendable {
         return configured + made.values.filter { !names.contains($0.name) }.sorted { $0.name < $1.name }.map(\.adminToken)
     }
 
+    /// The role of the token named `name`, as in force now.
+    func role(of name: String) -> AdminRole? {
+        tokens(of: published.snapshot.runtime).first { $0.name == name }?.role
+    }
+
     /// The name of the token the request carries, when it may do what needs `role`. A valid token
     /// always passes: the limit slows guessing, and must never let anyone who can reach the port
     /// (behind a balancer, everyone shares its address) lock the operators out.

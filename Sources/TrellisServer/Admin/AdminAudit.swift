@@ -11,7 +11,7 @@ extension AdminEndpoints {
     /// `GET /admin/audit?limit=&after=&resource=`: who changed what, when, from what to what.
     /// Without `after`, the newest `limit` entries; with it, the entries after that id (poll with
     /// the `next` of the previous answer). Oldest first either way.
-    func audit(_ request: HTTPRequest, _ context: HTTPRequestContext) throws(Problem) -> HTTPReply {
+    func audit(_ request: HTTPRequest, _ context: HTTPRequestContext, _ actor: String) throws(Problem) -> HTTPReply {
         let query = try QueryParameters(request.query, allowed: ["limit", "after", "resource"])
         var audit = AuditQuery()
         if let text = query["limit"] {
@@ -34,11 +34,30 @@ extension AdminEndpoints {
         }
         let store = control.store
         let frozen = audit
+        // Webhook URLs are often secrets themselves (a path that is the credential): only a token
+        // that may manage webhooks reads them whole.
+        let showsWebhookURLs = access.role(of: actor).map { $0 >= .admin } ?? false
         return .deferred(on: control.readQueue, for: request, context) { () throws(Problem) in
             let entries: [AuditEntry]
             do { entries = try store.audit(frozen) } catch { throw Problem(.serviceUnavailable, "cannot read the audit log: \(error)") }
             let next = entries.last?.id ?? frozen.after ?? 0
-            return Self.resource(.object([("entries", .array(entries.map(\.jsonValue))), ("next", .number(Double(next)))]))
+            return Self.resource(.object([("entries", .array(entries.map { showsWebhookURLs ? $0.jsonValue : Self.withoutWebhookURLs($0) })), ("next", .number(Double(next)))]))
         }
+    }
+
+    /// An entry as a token below `admin` reads it: a webhook's URL cut to its origin.
+    static func withoutWebhookURLs(_ entry: AuditEntry) -> JSONValue {
+        guard entry.draft.resource.hasPrefix("webhooks/"), let members = entry.jsonValue.objectValue else { return entry.jsonValue }
+        func cut(_ value: JSONValue) -> JSONValue {
+            guard let fields = value.objectValue else { return value }
+            return .object(fields.map { field in
+                guard field.key == "url", let url = field.value.stringValue else { return (field.key, field.value) }
+                let origin = url.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: false).prefix(3).joined(separator: "/")
+                return (field.key, .string(origin + "/…"))
+            })
+        }
+        return .object(members.map { member in
+            member.key == "before" || member.key == "after" ? (member.key, cut(member.value)) : (member.key, member.value)
+        })
     }
 }

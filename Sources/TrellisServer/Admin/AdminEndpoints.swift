@@ -73,8 +73,8 @@ struct AdminEndpoints: Sendable {
         registerTokens(in: &routes)
         registerWebhooks(in: &routes)
         registerWhoAmI(in: &routes)
-        routes.add(.get, "/admin/audit", query: nil, replying: { request, _, context, _ throws(Problem) in
-            try audit(request, context)
+        routes.add(.get, "/admin/audit", query: nil, replying: { request, _, context, actor throws(Problem) in
+            try audit(request, context, actor)
         })
         routes.add(.get, "/admin/explain", query: nil) { request, _, context, _ throws(Problem) in try explain(request, context) }
         router = routes.router
