@@ -134,4 +134,28 @@ import TrellisTesting
         #expect(try server.request("GET", "/admin/rollouts", token: again).status == 200)
         #expect(try server.request("GET", "/admin/rollouts", token: dropped).status == 401)
     }
+
+    /// A token made here whose name server.json takes later is shadowed: listed as such, and
+    /// deletable, so that it does not come back to life when the configured one goes.
+    @Test func aShadowedTokenIsListedAndDeletableAndDoesNotComeBack() throws {
+        let config = try TemporaryConfig(screens: ["home": AdminFlowTests.screen("Hello")])
+        try config.write(targeting: AdminFlowTests.targeting)
+        var server = try ServedBinary(config: config)
+        try server.start()
+        let made = try #require(
+            try server.request("POST", "/admin/tokens", token: Self.admin, body: #"{"name": "lead", "role": "write"}"#).json["token"]?.string)
+        server.stop()
+        server = try ServedBinary(config: config, approver: true)  // server.json now names a "lead" of its own
+        try server.start()
+        let listed = try server.request("GET", "/admin/tokens", token: Self.admin).json["tokens"]?.array ?? []
+        #expect(listed.contains { $0["name"]?.string == "lead" && $0["shadowed"]?.bool == true })
+        #expect(try server.request("GET", "/admin/rollouts", token: made).status == 401)
+        #expect(try server.request("DELETE", "/admin/tokens/lead", token: Self.admin).status == 204)
+        #expect(try server.request("DELETE", "/admin/tokens/lead", token: Self.admin).status == 409, "the configured one stays")
+        server.stop()
+        server = try ServedBinary(config: config)  // and server.json drops it again
+        try server.start()
+        defer { server.stop() }
+        #expect(try server.request("GET", "/admin/rollouts", token: made).status == 401)
+    }
 }

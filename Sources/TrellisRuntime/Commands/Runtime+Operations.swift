@@ -29,7 +29,9 @@ extension Runtime {
             plan.effect = .created
             return plan
         case .delete:
-            if settings.configuredTokens.contains(name) {
+            // A token made here before server.json took its name is shadowed, not gone: it can
+            // still be deleted, so that it does not come back when the configured one goes.
+            if settings.configuredTokens.contains(name), snapshot.runtime.operations.tokens[name] == nil {
                 throw .conflict(
                     "token \"\(name)\" is configured in server.json (admin.tokens), the bootstrap set: remove it there and restart; it cannot be deleted through the API")
             }

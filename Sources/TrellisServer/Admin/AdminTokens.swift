@@ -64,7 +64,15 @@ extension AdminEndpoints {
     /// Every token: name, role, where it comes from, who made it and when, and when it last
     /// authenticated a request on this replica. Never a hash.
     private func tokenList(_ runtime: RuntimeState) -> [JSONValue] {
-        access.tokens(of: runtime).map { tokenValue($0.name, in: runtime) }
+        let configured = Set(access.configured.map(\.name))
+        // Made here before server.json took their names: not in force, listed so they can be deleted.
+        let shadowed = runtime.operations.tokens.values.filter { configured.contains($0.name) }.sorted { $0.name < $1.name }.map { token in
+            JSONValue.object([
+                ("name", .string(token.name)), ("role", .string(token.role.rawValue)), ("source", .string("runtime")), ("shadowed", .bool(true)),
+                ("createdAt", .string(RFC3339.string(fromSeconds: token.createdAt))), ("createdBy", .string(token.createdBy)), ("lastUsedAt", .null),
+            ])
+        }
+        return access.tokens(of: runtime).map { tokenValue($0.name, in: runtime) } + shadowed
     }
 
     private func tokenValue(_ name: String, in runtime: RuntimeState, adding extra: [(String, JSONValue)] = []) -> JSONValue {
