@@ -219,7 +219,7 @@ final class Connection {
     /// gets the head and its first bytes as an ordinary answer.
     private func startStream(_ stream: HTTPStream, answering request: RequestInFlight, _ loop: EventLoop) {
         if request.facts.isHead || loop.core.isDraining {
-            stream.channel.streamClosed(dropped: false)
+            stream.channel.streamClosed(dropped: false, client: stream.client)
             return enqueue(stream.head, answering: request, loop)
         }
         let chunked = !request.facts.isHTTP10
@@ -229,7 +229,8 @@ final class Connection {
         finish(outcome, record(of: request, outcome, route: stream.head.route), started: request.started, loop)
         machine.streamStarted()
         let joined = loop.joinStream(fd, stream)
-        self.stream = StreamState(channel: stream.channel, rendition: stream.rendition, position: joined.position, chunked: chunked)
+        self.stream = StreamState(
+            channel: stream.channel, client: stream.client, rendition: stream.rendition, position: joined.position, chunked: chunked)
         outbound.buffer.appendFramed(stream.head.body, chunked: chunked)
         outbound.buffer.appendFramed(joined.catchUp, chunked: chunked)
     }
@@ -278,7 +279,7 @@ final class Connection {
         guard let current = stream else { return nil }
         stream = nil
         loop.leaveStream(fd, current.channel)
-        current.channel.streamClosed(dropped: dropped)
+        current.channel.streamClosed(dropped: dropped, client: current.client)
         return current
     }
 

@@ -23,8 +23,10 @@ import Synchronization
 /// stream of the channel; never by other requests.
 public final class HTTPEventChannel: Sendable {
     public struct Limits: Sendable, Equatable {
-        /// Most streams open at once, over every loop; ``open(_:)`` refuses beyond it.
+        /// Most streams open at once, over every loop; ``open(_:rendition:resumingAfter:client:)`` refuses beyond it.
         public var maxStreams: Int
+        /// Most streams one client (an address) may hold open: one client never takes every stream.
+        public var maxStreamsPerClient: Int
         /// Most bytes that may wait unsent for one stream before it is dropped with a reset.
         public var maxPendingBytes: Int
         /// Events kept for streams that resume.
@@ -32,8 +34,9 @@ public final class HTTPEventChannel: Sendable {
         /// How often each loop writes the heartbeat to its streams (keeps proxies from closing them).
         public var heartbeat: Duration
 
-        public init(maxStreams: Int, maxPendingBytes: Int, history: Int, heartbeat: Duration) {
+        public init(maxStreams: Int, maxPendingBytes: Int, history: Int, heartbeat: Duration, maxStreamsPerClient: Int = 8) {
             self.maxStreams = maxStreams
+            self.maxStreamsPerClient = maxStreamsPerClient
             self.maxPendingBytes = maxPendingBytes
             self.history = history
             self.heartbeat = heartbeat
@@ -73,6 +76,8 @@ public final class HTTPEventChannel: Sendable {
 
     private let state: Mutex<State>
     private let openCount = Atomic<Int>(0)
+    /// Streams open by client; taken to open and close a stream only.
+    private let openByClient = Mutex<[String: Int]>([:])
     private let droppedCount = Atomic<Int>(0)
 
     /// - Parameters:
@@ -107,19 +112,42 @@ public final class HTTPEventChannel: Sendable {
         for loop in loops { loop.post(.event(self, event)) }
     }
 
-    /// A stream reply for a request, or nil when ``Limits/maxStreams`` are open (answer 503).
+    /// Why a stream was not opened.
+    public enum Refusal: Error, Sendable, Equatable {
+        /// ``Limits/maxStreams`` are open: try later (503).
+        case full
+        /// This client holds ``Limits/maxStreamsPerClient`` already (429).
+        case clientAtLimit
+    }
+
+    /// A stream reply for a request, or why none is opened.
     /// - Parameters:
     ///   - head: the status and header fields (`Content-Type: text/event-stream`, …); its body, if
     ///     any, is the stream's first bytes (a comment saying it is connected, a `retry:` field).
     ///   - rendition: which of each event's renditions this stream is written in.
     ///   - resumingAfter: the position of the last event the client has (from `Last-Event-ID`).
-    public func open(_ head: HTTPResponse, rendition: Int, resumingAfter: UInt64?) -> HTTPReply? {
+    ///   - client: who asks (its address without the port): at most ``Limits/maxStreamsPerClient`` each.
+    public func open(_ head: HTTPResponse, rendition: Int, resumingAfter: UInt64?, client: String) -> Result<HTTPReply, Refusal> {
+        let admitted = openByClient.withLock { open in
+            guard open[client, default: 0] < limits.maxStreamsPerClient else { return false }
+            open[client, default: 0] += 1
+            return true
+        }
+        guard admitted else { return .failure(.clientAtLimit) }
         let (_, now) = openCount.add(1, ordering: .relaxed)
         guard now <= limits.maxStreams else {
             openCount.subtract(1, ordering: .relaxed)
-            return nil
+            release(client)
+            return .failure(.full)
         }
-        return .stream(HTTPStream(channel: self, head: head, rendition: rendition, resumingAfter: resumingAfter))
+        return .success(.stream(HTTPStream(channel: self, head: head, rendition: rendition, resumingAfter: resumingAfter, client: client)))
+    }
+
+    private func release(_ client: String) {
+        openByClient.withLock { open in
+            let left = open[client, default: 1] - 1
+            open[client] = left > 0 ? left : nil
+        }
     }
 
     /// Registers `loop` as serving streams of this channel (once per loop), then says where a new
@@ -138,8 +166,9 @@ public final class HTTPEventChannel: Sendable {
         }
     }
 
-    func streamClosed(dropped: Bool) {
+    func streamClosed(dropped: Bool, client: String) {
         openCount.subtract(1, ordering: .relaxed)
+        release(client)
         if dropped { droppedCount.add(1, ordering: .relaxed) }
     }
 }
@@ -151,6 +180,8 @@ public struct HTTPStream: Sendable {
     public var head: HTTPResponse
     let rendition: Int
     let resumingAfter: UInt64?
+    /// Who holds it, counted against ``HTTPEventChannel/Limits/maxStreamsPerClient``.
+    let client: String
 }
 
 /// What a connection serving a stream keeps: the channel, the rendition and the position of the
@@ -158,6 +189,7 @@ public struct HTTPStream: Sendable {
 /// out once.
 struct StreamState {
     let channel: HTTPEventChannel
+    let client: String
     let rendition: Int
     var position: UInt64
     /// HTTP/1.1 bodies are chunked, so a clean end (the last chunk) differs from a cut connection;

@@ -17,8 +17,11 @@ import TrellisTesting
         func respond(to request: HTTPRequest, context: HTTPRequestContext) -> HTTPReply {
             let after = request.headers["Last-Event-ID"].flatMap { UInt64($0) }
             let head = HTTPResponse(headers: ["Content-Type": "text/event-stream"], body: Array(": hello\n\n".utf8))
-            return channel.open(head, rendition: request.query.items.isEmpty ? 0 : 1, resumingAfter: after)
-                ?? .response(HTTPResponse(status: .serviceUnavailable, body: Array("full".utf8)))
+            switch channel.open(head, rendition: request.query.items.isEmpty ? 0 : 1, resumingAfter: after, client: request.headers["X-Client"] ?? "one") {
+            case .success(let reply): return reply
+            case .failure(.full): return .response(HTTPResponse(status: .serviceUnavailable, body: Array("full".utf8)))
+            case .failure(.clientAtLimit): return .response(HTTPResponse(status: .tooManyRequests, body: Array("client".utf8)))
+            }
         }
     }
 

@@ -30,6 +30,9 @@ extension ServerConfiguration {
     public struct Changes: Sendable, Equatable {
         /// Most streams open at once; one more is answered 503.
         public var maxStreams = 10_000
+        /// Most streams one client address may hold open; one more is answered 429, so that one
+        /// client never takes every stream (behind a proxy, every client shares its address).
+        public var maxStreamsPerClient = 8
         /// Most bytes waiting unsent for one stream before it is dropped with a `reset`.
         public var streamBufferBytes = 64 * 1024
         /// Changes kept for clients that resume with `Last-Event-ID`.
@@ -42,7 +45,7 @@ extension ServerConfiguration {
         var channelLimits: HTTPEventChannel.Limits {
             HTTPEventChannel.Limits(
                 maxStreams: maxStreams, maxPendingBytes: streamBufferBytes, history: history,
-                heartbeat: .milliseconds(Int64((heartbeatSeconds * 1000).rounded())))
+                heartbeat: .milliseconds(Int64((heartbeatSeconds * 1000).rounded())), maxStreamsPerClient: maxStreamsPerClient)
         }
     }
 }

@@ -175,6 +175,7 @@ struct Setting: Sendable {
         Setting(name: "storage.retention.auditDays", kind: .optionalInteger(\.storage.retention.auditDays, 1...36_500)),
         Setting(name: "storage.retention.intervalSeconds", kind: .seconds(\.storage.retention.intervalSeconds, 1...604_800)),
         Setting(name: "changes.maxStreams", kind: .integer(\.changes.maxStreams, 0...1_000_000)),
+        Setting(name: "changes.maxStreamsPerClient", kind: .integer(\.changes.maxStreamsPerClient, 1...1_000_000)),
         Setting(name: "changes.streamBufferBytes", kind: .integer(\.changes.streamBufferBytes, 1024...67_108_864)),
         Setting(name: "changes.history", kind: .integer(\.changes.history, 0...1_000_000)),
         Setting(name: "changes.heartbeatSeconds", kind: .seconds(\.changes.heartbeatSeconds, 0.05...3600)),

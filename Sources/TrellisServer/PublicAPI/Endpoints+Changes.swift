@@ -4,14 +4,15 @@ import TrellisRuntime
 /// The change stream: server-sent events on the HTTP server's event loops (ChangeHub).
 extension Endpoints {
     func registerChanges(in router: inout EndpointRouter) {
-        router.add(.get, "/v1/changes", replying: { request, _, _ throws(Problem) in try changes(request) })
+        router.add(.get, "/v1/changes", replying: { request, _, context throws(Problem) in try changes(request, context) })
     }
 
     /// `GET /v1/changes` — `text/event-stream`: `targeting`, `screens` and `routes` events as they
     /// are published (`?format=ofrep`: OpenFeature's `refetchEvaluation`), a heartbeat comment
     /// every `changes.heartbeatSeconds`, the missed events (or one `reset`) for a `Last-Event-ID`.
-    /// 503 with `Retry-After` while `changes.maxStreams` are open.
-    func changes(_ request: HTTPRequest) throws(Problem) -> HTTPReply {
+    /// 503 with `Retry-After` while `changes.maxStreams` are open; 429 for an address that holds
+    /// `changes.maxStreamsPerClient` already.
+    func changes(_ request: HTTPRequest, _ context: HTTPRequestContext) throws(Problem) -> HTTPReply {
         let query = try QueryParameters(request.query, allowed: ["format"])
         let rendition: ChangeHub.Rendition
         switch query["format"] {
@@ -27,13 +28,21 @@ extension Endpoints {
             ],
             body: Self.streamPrelude)
         let after = ChangeHub.position(lastEventID: request.headers["Last-Event-ID"])
-        guard let reply = state.changes.channel.open(head, rendition: rendition.rawValue, resumingAfter: after) else {
+        let client = AuthenticationFailureLimiter.clientKey(of: context.remoteAddress)
+        switch state.changes.channel.open(head, rendition: rendition.rawValue, resumingAfter: after, client: client) {
+        case .success(let reply): return reply
+        case .failure(.full):
             state.changes.streamRefused()
             throw Problem(
                 .serviceUnavailable, "this server has \(state.changes.channel.limits.maxStreams) change streams open, its limit; try again later",
                 headers: ["Retry-After": "5"])
+        case .failure(.clientAtLimit):
+            state.changes.streamRefused()
+            throw Problem(
+                .tooManyRequests,
+                "this address holds \(state.changes.channel.limits.maxStreamsPerClient) change streams already (changes.maxStreamsPerClient); close one first",
+                headers: ["Retry-After": "5"])
         }
-        return reply
     }
 
     /// Sent first on every stream: a comment (so a client sees the stream is live) and how long
