@@ -116,7 +116,8 @@ public final class Application: Sendable {
         let runtime = Runtime(control: control, settings: Runtime.Settings(configuration.admin))
         self.runtime = runtime
         let admin = AdminEndpoints(
-            state: state, runtime: runtime, access: AdminAccess(configuration: configuration.admin, published: state.published, clock: clock))
+            state: state, runtime: runtime, access: AdminAccess(
+                configuration: configuration.admin, published: state.published, clock: clock, trustedProxies: configuration.trustedProxies))
         let console = ConsoleAssets.bundled()
         // Configuration directories made before the console moved into the binary carry a copy of
         // it, which nothing reads any more: say so, or an edit to it would seem to do nothing.

@@ -19,11 +19,14 @@ struct AdminAccess: Sendable {
     /// When each token last authenticated a request here.
     let usage: TokenUsage
     let clock: @Sendable () -> Double
+    /// Whose `X-Forwarded-For` names the client the failure limit counts (``ClientAddress``).
+    let trustedProxies: [AddressRange]
 
     init(
         configuration: ServerConfiguration.Admin, published: PublishedSnapshot, clock: @escaping @Sendable () -> Double,
-        limiter: AuthenticationFailureLimiter = AuthenticationFailureLimiter()
+        limiter: AuthenticationFailureLimiter = AuthenticationFailureLimiter(), trustedProxies: [AddressRange] = []
     ) {
+        self.trustedProxies = trustedProxies
         configured = configuration.tokens
         webhooks = configuration.webhooks
         self.limiter = limiter
@@ -56,8 +59,9 @@ struct AdminAccess: Sendable {
         let tokens = tokens(of: published.snapshot.runtime)
         switch AdminAuthenticator(tokens: tokens).authenticate(request.headers) {
         case .failure(let failure):
-            if let problem = limiter.check(remoteAddress: context.remoteAddress).problem { throw problem }
-            limiter.recordFailure(remoteAddress: context.remoteAddress)
+            let client = ClientAddress.of(request, context, trusting: trustedProxies)
+            if let problem = limiter.check(remoteAddress: client).problem { throw problem }
+            limiter.recordFailure(remoteAddress: client)
             var problem = failure.problem
             if tokens.isEmpty {
                 problem.detail += "; this server has no admin tokens: make one with `trellis token new` and add it to admin.tokens in server.json"

@@ -159,6 +159,7 @@ enum FileOnlySetting: String, CaseIterable {
     case contextSigningKeys = "context.signingKeys"
     case adminWebhooks = "admin.webhooks"
     case ofrepKeys = "ofrep.keys"
+    case trustedProxies = "trustedProxies"
 
     func apply(
         _ value: JSONValue, to config: inout ServerConfiguration, at path: JSONPath, environment: [String: String],
@@ -170,6 +171,17 @@ enum FileOnlySetting: String, CaseIterable {
             config.admin.approvalRequiredFor = ServerConfiguration.ApprovalResourcesDecoder.decode(value, at: path, collector)
         case .adminWebhooks: config.admin.webhooks = AdminWebhooksDecoder.decode(value, at: path, environment: environment, collector)
         case .ofrepKeys: config.ofrep.keys = APIKeysDecoder.decode(value, at: path, collector)
+        case .trustedProxies:
+            guard let elements = value.arrayValue else {
+                return collector.report("expected an array of addresses or ranges such as \"10.0.0.0/8\", found \(value.typeName)", at: path, value)
+            }
+            config.trustedProxies = elements.enumerated().compactMap { index, element in
+                guard let text = element.stringValue, let range = AddressRange(text) else {
+                    collector.report("expected an IPv4 or IPv6 address or CIDR range such as \"10.0.0.0/8\" or \"fd00::/8\"", at: path.appending(index), element)
+                    return nil
+                }
+                return range
+            }
         case .contextSigningKeys:
             config.context.signingKeys = SigningKeysDecoder.decode(value, at: path, environment: environment, collector)
         }

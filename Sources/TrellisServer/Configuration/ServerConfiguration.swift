@@ -37,6 +37,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var ofrep = OpenFeature()
     /// The change stream's limits (ServerConfiguration+OpenFeature.swift).
     public var changes = Changes()
+    /// Proxies whose `X-Forwarded-For` says who the client is (``ClientAddress``): the load
+    /// balancer's addresses. Empty: the socket's peer is the client.
+    var trustedProxies: [AddressRange] = []
 
     /// The runtime store (``TrellisStore/RuntimeStore``).
     public struct Storage: Sendable, Equatable {

@@ -28,7 +28,7 @@ extension Endpoints {
             ],
             body: Self.streamPrelude)
         let after = ChangeHub.position(lastEventID: request.headers["Last-Event-ID"])
-        let client = AuthenticationFailureLimiter.clientKey(of: context.remoteAddress)
+        let client = AuthenticationFailureLimiter.clientKey(of: ClientAddress.of(request, context, trusting: state.trustedProxies))
         switch state.changes.channel.open(head, rendition: rendition.rawValue, resumingAfter: after, client: client) {
         case .success(let reply): return reply
         case .failure(.full):

@@ -86,7 +86,7 @@ extension Endpoints {
     private func userContext(
         of request: HTTPRequest, _ context: HTTPRequestContext
     ) throws(OpenFeatureFailure) -> (user: UserContext, identified: Bool) {
-        try state.openFeature.check(request, remoteAddress: context.remoteAddress)
+        try state.openFeature.check(request, remoteAddress: ClientAddress.of(request, context, trusting: state.trustedProxies))
         let evaluation = try EvaluationRequest(body: request.body)
         let user: UserContext
         do {

@@ -47,6 +47,8 @@ public final class ServerState: Sendable {
     let openFeature: OpenFeatureAccess
     /// Prepares each published snapshot's screens for serving at rest, after it is published.
     let preparation: ScreenPreparation
+    /// Whose `X-Forwarded-For` names the client what counts per client counts (``ClientAddress``).
+    let trustedProxies: [AddressRange]
 
     public init(
         published: PublishedSnapshot, configuration: ServerConfiguration, metrics: PrometheusCollectorRegistry,
@@ -71,6 +73,7 @@ public final class ServerState: Sendable {
             snapshot: published.snapshot, sequence: changeSequence, limits: configuration.changes, metricsFactory: metricsFactory)
         openFeature = OpenFeatureAccess(keys: configuration.ofrep.keys)
         preparation = ScreenPreparation(metricsFactory: metricsFactory)
+        trustedProxies = configuration.trustedProxies
         preparation.prepare(published.snapshot, screens: nil)
         screenVary = (["Accept-Encoding", "Accept"] + ContextReader.varyHeaders).joined(separator: ", ")
         // Screens are personalised (private); with max-age 0 clients revalidate each time, so a
