@@ -1,0 +1,82 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Logging
+import Prometheus
+import Testing
+import TrellisCrypto
+import TrellisRuntime
+import TrellisTesting
+@testable import TrellisServer
+
+/// Through the balancer the deploy files ship (HAProxy, `option forwardfor`), bad tokens from
+/// anybody never keep a valid one out: ten bad tokens, then a valid one, is 200.
+@Suite(.serialized) struct HAProxyLockoutTests {
+    /// A port on 127.0.0.1 nobody listens on now (the kernel's choice, released at once).
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = in_addr_t(0x7F00_0001).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw POSIXError(.EADDRINUSE) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    @Test func tenBadTokensThenAValidOneIs200ThroughHAProxy() throws {
+        guard let haproxy = ["/usr/sbin/haproxy", "/usr/bin/haproxy"].first(where: FileManager.default.isExecutableFile(atPath:)) else {
+            Issue.record("haproxy is not installed (scripts/test installs it)")
+            return
+        }
+        let config = try TemporaryConfig(screens: ["home": AdminFlowTests.screen("Hello")])
+        try config.write(targeting: AdminFlowTests.targeting)
+        var settings = ServerConfiguration.live(dataDirectory: config.url.appendingPathComponent("data").path)
+        settings.admin.tokens = [.init(name: "ops", sha256: SHA256.hash(Array(ControlPlaneLiveTests.token.utf8)), role: .write)]
+        settings.trustedProxies = [AddressRange("127.0.0.1")].compactMap { $0 }
+        let application = try Application(
+            configDirectory: config.url, configuration: settings, logger: Logger(label: "test"), metrics: PrometheusCollectorRegistry())
+        try application.start()
+        defer { application.shutdown(); application.waitUntilStopped() }
+
+        let port = try Self.freePort()
+        let file = config.url.appendingPathComponent("haproxy.cfg")
+        try Data("""
+            global
+                log stderr format raw local0 emerg
+            defaults
+                mode http
+                timeout connect 2s
+                timeout client 10s
+                timeout server 10s
+            frontend public
+                bind 127.0.0.1:\(port)
+                default_backend replicas
+            backend replicas
+                option forwardfor
+                server trellis 127.0.0.1:\(application.port)
+
+            """.utf8).write(to: file)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: haproxy)
+        process.arguments = ["-f", file.path, "-db"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { process.terminate(); process.waitUntilExit() }
+
+        var client: TestClient?
+        for _ in 0..<100 where client == nil {
+            client = try? TestClient(port: port)
+            if client == nil { usleep(20_000) }
+        }
+        let balanced = try #require(client, "haproxy did not listen")
+        for _ in 0..<10 { #expect(try balanced.exchange("GET", "/admin/rollouts", token: "trl_guess").status == 401) }
+        #expect(try balanced.exchange("GET", "/admin/rollouts", token: "trl_guess").status == 429)
+        #expect(try balanced.exchange("GET", "/admin/rollouts", token: ControlPlaneLiveTests.token).status == 200)
+    }
+}
