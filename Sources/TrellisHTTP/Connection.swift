@@ -36,6 +36,8 @@ final class Connection {
     @exclusivity(unchecked) private var awaiting: RequestInFlight?
     /// The stream this connection serves, while it serves one (HTTPEventChannel.swift).
     @exclusivity(unchecked) private var stream: StreamState?
+    /// Who holds the stream this connection serves; nil when it serves none.
+    var streamClient: String? { stream?.client }
     /// Pause parsing pipelined requests while this much output waits.
     private static let outputHighWater = 256 * 1024
     /// Links in the loop's lists of idle connections (see `EventLoop.reclaimIdleConnection`).

@@ -265,7 +265,25 @@ final class EventLoop: @unchecked Sendable {
             oldest.close(self, releasingSlot: false)
             return true
         }
-        return false
+        return reclaimStream()
+    }
+
+    /// Under pressure, with nothing idle: closes a stream of the client that holds the most on
+    /// this loop, so a health check or a request always gets a connection. A stream is the one
+    /// kind of busy connection a client gets back whole: it reconnects with `Last-Event-ID`.
+    private func reclaimStream() -> Bool {
+        var byClient: [String: [Int32]] = [:]
+        for entry in streams.values {
+            for fd in entry.descriptors {
+                if let client = connections[Int(fd)]?.streamClient { byClient[client, default: []].append(fd) }
+            }
+        }
+        guard let heaviest = byClient.max(by: { $0.value.count < $1.value.count }), let fd = heaviest.value.min(),
+            let connection = connections[Int(fd)]
+        else { return false }
+        core.connectionReclaimed(silent: false)
+        connection.close(self, releasingSlot: false)
+        return true
     }
 
     /// Adopts the connections already accepted for this loop and waiting in its inbox, before a

@@ -69,4 +69,27 @@ import TrellisTesting
         }
         #expect(reopened == 200)
     }
+
+    /// Streams filling every connection the server may hold do not keep a health check out: a
+    /// newcomer takes the place of a stream of the client that holds the most (which resumes).
+    @Test func streamsAtTheConnectionLimitGiveWayToAHealthCheck() throws {
+        let config = try TemporaryConfig(screens: ["home": AdminFlowTests.screen("Hello")])
+        try config.write(targeting: AdminFlowTests.targeting)
+        var settings = ServerConfiguration.live(dataDirectory: config.url.appendingPathComponent("data").path)
+        settings.limits.maxConnections = 4
+        let application = try Application(
+            configDirectory: config.url, configuration: settings, logger: Logger(label: "test"), metrics: PrometheusCollectorRegistry())
+        try application.start()
+        defer { application.shutdown(); application.waitUntilStopped() }
+        var sockets: [Int32] = []
+        defer { sockets.forEach { close($0) } }
+        for source in ["127.0.0.1", "127.0.0.1", "127.0.0.2", "127.0.0.3"] {
+            let opened = try Self.open("/v1/changes", port: application.port, from: source)
+            sockets.append(opened.socket)
+            #expect(opened.status == 200, "\(source)")
+        }
+        let health = try Self.open("/healthz", port: application.port, from: "127.0.0.4")
+        sockets.append(health.socket)
+        #expect(health.status == 200, "a health check gets a connection while streams hold every one")
+    }
 }
