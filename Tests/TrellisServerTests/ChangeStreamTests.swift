@@ -29,6 +29,22 @@ import TrellisTesting
         JSONTree((try? JSONSerialization.jsonObject(with: Data((event?.data ?? "null").utf8), options: [.fragmentsAllowed])) ?? NSNull())
     }
 
+    /// Anyone may listen: a staged revision's share is said, so the apps in it refetch, but never
+    /// its number, which is not public.
+    @Test func aStagedRevisionIsAnnouncedByItsShareNotItsNumber() throws {
+        let server = try Self.served()
+        defer { server.stop() }
+        let trellis = try Self.connect(server)
+        let staged = try server.request("PUT", "/admin/screens/home?stage=25", body: AdminFlowTests.screen("Staged"))
+        #expect(staged.status == 200, "\(staged.text)")
+        let event = try #require(trellis.next(timeout: 2))
+        #expect(event.event == "screens")
+        let screen = Self.data(event)["screens"]?[0]
+        #expect(screen?["staged"]?["percentage"]?.number == 25)
+        #expect(screen?["staged"]?["revision"] == nil, "\(event.data ?? "")")
+        #expect(screen?["revision"]?.number == 1)
+    }
+
     @Test func aKillThroughTheAdminAPIReachesConnectedStreamsWithin100ms() throws {
         let server = try Self.served()
         defer { server.stop() }

@@ -168,9 +168,9 @@ struct ChangeSummary {
         }
         if !screens.isEmpty {
             let list: [JSONValue] = screens.map { screen in
-                let staged: JSONValue = screen.staged.map {
-                    .object([("revision", .number($0.entry.revision)), ("percentage", $0.percentage.jsonValue)])
-                } ?? .null
+                // Anyone may listen: a staged revision's share of users is said (the apps in it
+                // refetch), never its number, which is not public.
+                let staged: JSONValue = screen.staged.map { .object([("percentage", $0.percentage.jsonValue)]) } ?? .null
                 return .object([("id", .string(screen.id)), ("revision", screen.revision.map { .number($0) } ?? .null), ("staged", staged)])
             }
             bytes += ChangeHub.frame(id: id, event: "screens", data: .object([sequenceMember, ("screens", .array(list))]))
