@@ -79,4 +79,72 @@ import TrellisTesting
         #expect(try balanced.exchange("GET", "/admin/rollouts", token: "trl_guess").status == 429)
         #expect(try balanced.exchange("GET", "/admin/rollouts", token: ControlPlaneLiveTests.token).status == 200)
     }
+
+    /// deploy/haproxy.cfg as shipped (its replicas' names and ports pointed at this test's server):
+    /// screens on the public frontend and no admin request there, the admin API and the console on
+    /// the admin frontend alone.
+    @Test func theShippedBalancerServesTheAdminAPIOnItsOwnFrontendOnly() throws {
+        guard let haproxy = ["/usr/sbin/haproxy", "/usr/bin/haproxy"].first(where: FileManager.default.isExecutableFile(atPath:)) else {
+            Issue.record("haproxy is not installed (scripts/test installs it)")
+            return
+        }
+        let config = try TemporaryConfig(screens: ["home": AdminFlowTests.screen("Hello")])
+        try config.write(targeting: AdminFlowTests.targeting)
+        let application = try ControlPlaneLiveTests.application(config, adminPort: 0)
+        defer { application.shutdown(); application.waitUntilStopped() }
+        let (publicFront, adminFront, stats) = (try Self.freePort(), try Self.freePort(), try Self.freePort())
+        let shipped = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("deploy/haproxy.cfg"), encoding: .utf8)
+        // Docker's names and resolver are this test's loopback; nothing else of the file changes.
+        var lines: [String] = []
+        var inResolvers = false
+        for line in shipped.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+            if line.hasPrefix("resolvers ") { inResolvers = true; continue }
+            if inResolvers { if line.hasPrefix(" ") { continue } else { inResolvers = false } }
+            var line = line.replacingOccurrences(of: " resolvers docker", with: "")
+            line = line.replacingOccurrences(of: "bind :8080", with: "bind 127.0.0.1:\(publicFront)")
+            line = line.replacingOccurrences(of: "bind :9090", with: "bind 127.0.0.1:\(adminFront)")
+            line = line.replacingOccurrences(of: "bind :8404", with: "bind 127.0.0.1:\(stats)")
+            line = line.replacingOccurrences(of: "check port 8080", with: "check port \(application.port)")
+            for replica in 1...3 {
+                line = line.replacingOccurrences(of: "trellis-\(replica):8080", with: "127.0.0.1:\(application.port)")
+                line = line.replacingOccurrences(of: "trellis-\(replica):9090", with: "127.0.0.1:\(application.adminPort)")
+            }
+            lines.append(line)
+        }
+        let file = config.url.appendingPathComponent("haproxy.cfg")
+        try Data(lines.joined(separator: "\n").utf8).write(to: file)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: haproxy)
+        process.arguments = ["-f", file.path, "-db"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { process.terminate(); process.waitUntilExit() }
+
+        func client(_ port: Int) throws -> TestClient {
+            for _ in 0..<100 {
+                if let client = try? TestClient(port: port) { return client }
+                usleep(20_000)
+            }
+            throw POSIXError(.ECONNREFUSED)
+        }
+        // The replicas pass their health check (on the public port) before they get requests.
+        let publicSide = try client(publicFront)
+        var screens = 0
+        for _ in 0..<100 where screens != 200 {
+            screens = try publicSide.exchange("GET", "/v1/screens/home", token: nil).status
+            if screens != 200 { usleep(50_000) }
+        }
+        #expect(screens == 200)
+        #expect(try publicSide.exchange("GET", "/admin/rollouts", token: ControlPlaneLiveTests.token).status == 404)
+        let adminSide = try client(adminFront)
+        var rollouts = 0
+        for _ in 0..<100 where rollouts != 200 {
+            rollouts = try adminSide.exchange("GET", "/admin/rollouts", token: ControlPlaneLiveTests.token).status
+            if rollouts != 200 { usleep(50_000) }
+        }
+        #expect(rollouts == 200)
+        #expect(try adminSide.exchange("GET", "/console", token: nil).status == 200)
+    }
 }
