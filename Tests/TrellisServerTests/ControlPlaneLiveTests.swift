@@ -19,11 +19,16 @@ import TrellisTesting
 @Suite struct ControlPlaneLiveTests {
     static let token = "trl_live-test-token"
 
-    static func application(_ config: TemporaryConfig, adminPort: Int? = nil, requireIfMatch: Bool = false) throws -> Application {
+    /// A started application over `config` with the `ops` write token, its settings as `configure` leaves them.
+    static func application(
+        _ config: TemporaryConfig, adminPort: Int? = nil, requireIfMatch: Bool = false,
+        configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) throws -> Application {
         var settings = ServerConfiguration.live(dataDirectory: config.url.appendingPathComponent("data").path)
         settings.admin.tokens = [.init(name: "ops", sha256: SHA256.hash(Array(token.utf8)), role: .write)]
         settings.admin.port = adminPort
         settings.admin.requireIfMatch = requireIfMatch
+        configure(&settings)
         let application = try Application(
             configDirectory: config.url, configuration: settings, logger: Logger(label: "test"), metrics: PrometheusCollectorRegistry())
         try application.start()

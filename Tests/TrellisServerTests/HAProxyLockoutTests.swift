@@ -28,24 +28,41 @@ import TrellisTesting
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    @Test func tenBadTokensThenAValidOneIs200ThroughHAProxy() throws {
+    /// HAProxy running `configuration` (written beside `config`), in the foreground; nil, with the
+    /// test failed, when it is not installed.
+    static func haproxy(_ configuration: String, in config: TemporaryConfig) throws -> Process? {
         guard let haproxy = ["/usr/sbin/haproxy", "/usr/bin/haproxy"].first(where: FileManager.default.isExecutableFile(atPath:)) else {
             Issue.record("haproxy is not installed (scripts/test installs it)")
-            return
+            return nil
         }
+        let file = config.url.appendingPathComponent("haproxy.cfg")
+        try Data(configuration.utf8).write(to: file)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: haproxy)
+        process.arguments = ["-f", file.path, "-db"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    /// A client of the balancer on `port`, once it listens.
+    static func client(_ port: Int) throws -> TestClient {
+        for _ in 0..<100 {
+            if let client = try? TestClient(port: port) { return client }
+            usleep(20_000)
+        }
+        throw POSIXError(.ECONNREFUSED)
+    }
+
+    @Test func tenBadTokensThenAValidOneIs200ThroughHAProxy() throws {
         let config = try TemporaryConfig(screens: ["home": AdminFlowTests.screen("Hello")])
         try config.write(targeting: AdminFlowTests.targeting)
-        var settings = ServerConfiguration.live(dataDirectory: config.url.appendingPathComponent("data").path)
-        settings.admin.tokens = [.init(name: "ops", sha256: SHA256.hash(Array(ControlPlaneLiveTests.token.utf8)), role: .write)]
-        settings.trustedProxies = [AddressRange("127.0.0.1")].compactMap { $0 }
-        let application = try Application(
-            configDirectory: config.url, configuration: settings, logger: Logger(label: "test"), metrics: PrometheusCollectorRegistry())
-        try application.start()
+        let application = try ControlPlaneLiveTests.application(config) { $0.trustedProxies = [AddressRange("127.0.0.1")].compactMap { $0 } }
         defer { application.shutdown(); application.waitUntilStopped() }
 
         let port = try Self.freePort()
-        let file = config.url.appendingPathComponent("haproxy.cfg")
-        try Data("""
+        guard let process = try Self.haproxy("""
             global
                 log stderr format raw local0 emerg
             defaults
@@ -60,21 +77,9 @@ import TrellisTesting
                 option forwardfor
                 server trellis 127.0.0.1:\(application.port)
 
-            """.utf8).write(to: file)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: haproxy)
-        process.arguments = ["-f", file.path, "-db"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+            """, in: config) else { return }
         defer { process.terminate(); process.waitUntilExit() }
-
-        var client: TestClient?
-        for _ in 0..<100 where client == nil {
-            client = try? TestClient(port: port)
-            if client == nil { usleep(20_000) }
-        }
-        let balanced = try #require(client, "haproxy did not listen")
+        let balanced = try Self.client(port)
         for _ in 0..<10 { #expect(try balanced.exchange("GET", "/admin/rollouts", token: "trl_guess").status == 401) }
         #expect(try balanced.exchange("GET", "/admin/rollouts", token: "trl_guess").status == 429)
         #expect(try balanced.exchange("GET", "/admin/rollouts", token: ControlPlaneLiveTests.token).status == 200)
@@ -84,10 +89,6 @@ import TrellisTesting
     /// screens on the public frontend and no admin request there, the admin API and the console on
     /// the admin frontend alone.
     @Test func theShippedBalancerServesTheAdminAPIOnItsOwnFrontendOnly() throws {
-        guard let haproxy = ["/usr/sbin/haproxy", "/usr/bin/haproxy"].first(where: FileManager.default.isExecutableFile(atPath:)) else {
-            Issue.record("haproxy is not installed (scripts/test installs it)")
-            return
-        }
         let config = try TemporaryConfig(screens: ["home": AdminFlowTests.screen("Hello")])
         try config.write(targeting: AdminFlowTests.targeting)
         let application = try ControlPlaneLiveTests.application(config, adminPort: 0)
@@ -112,25 +113,10 @@ import TrellisTesting
             }
             lines.append(line)
         }
-        let file = config.url.appendingPathComponent("haproxy.cfg")
-        try Data(lines.joined(separator: "\n").utf8).write(to: file)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: haproxy)
-        process.arguments = ["-f", file.path, "-db"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        guard let process = try Self.haproxy(lines.joined(separator: "\n"), in: config) else { return }
         defer { process.terminate(); process.waitUntilExit() }
-
-        func client(_ port: Int) throws -> TestClient {
-            for _ in 0..<100 {
-                if let client = try? TestClient(port: port) { return client }
-                usleep(20_000)
-            }
-            throw POSIXError(.ECONNREFUSED)
-        }
         // The replicas pass their health check (on the public port) before they get requests.
-        let publicSide = try client(publicFront)
+        let publicSide = try Self.client(publicFront)
         var screens = 0
         for _ in 0..<100 where screens != 200 {
             screens = try publicSide.exchange("GET", "/v1/screens/home", token: nil).status
@@ -138,7 +124,7 @@ import TrellisTesting
         }
         #expect(screens == 200)
         #expect(try publicSide.exchange("GET", "/admin/rollouts", token: ControlPlaneLiveTests.token).status == 404)
-        let adminSide = try client(adminFront)
+        let adminSide = try Self.client(adminFront)
         var rollouts = 0
         for _ in 0..<100 where rollouts != 200 {
             rollouts = try adminSide.exchange("GET", "/admin/rollouts", token: ControlPlaneLiveTests.token).status

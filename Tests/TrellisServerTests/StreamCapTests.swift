@@ -38,11 +38,7 @@ import TrellisTesting
     @Test func oneClientAtItsCapLeavesStreamsForOthersAndHealthAnswers() throws {
         let config = try TemporaryConfig(screens: ["home": AdminFlowTests.screen("Hello")])
         try config.write(targeting: AdminFlowTests.targeting)
-        var settings = ServerConfiguration.live(dataDirectory: config.url.appendingPathComponent("data").path)
-        settings.changes.maxStreamsPerClient = 3
-        let application = try Application(
-            configDirectory: config.url, configuration: settings, logger: Logger(label: "test"), metrics: PrometheusCollectorRegistry())
-        try application.start()
+        let application = try ControlPlaneLiveTests.application(config) { $0.changes.maxStreamsPerClient = 3 }
         defer { application.shutdown(); application.waitUntilStopped() }
         var sockets: [Int32] = []
         defer { sockets.forEach { close($0) } }
@@ -75,11 +71,7 @@ import TrellisTesting
     @Test func streamsAtTheConnectionLimitGiveWayToAHealthCheck() throws {
         let config = try TemporaryConfig(screens: ["home": AdminFlowTests.screen("Hello")])
         try config.write(targeting: AdminFlowTests.targeting)
-        var settings = ServerConfiguration.live(dataDirectory: config.url.appendingPathComponent("data").path)
-        settings.limits.maxConnections = 4
-        let application = try Application(
-            configDirectory: config.url, configuration: settings, logger: Logger(label: "test"), metrics: PrometheusCollectorRegistry())
-        try application.start()
+        let application = try ControlPlaneLiveTests.application(config) { $0.limits.maxConnections = 4 }
         defer { application.shutdown(); application.waitUntilStopped() }
         var sockets: [Int32] = []
         defer { sockets.forEach { close($0) } }

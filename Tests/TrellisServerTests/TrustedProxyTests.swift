@@ -13,13 +13,7 @@ import TrellisTesting
 /// client's guesses never limit another's; without it, the header is anyone's and is ignored.
 @Suite(.serialized) struct TrustedProxyTests {
     static func application(_ config: TemporaryConfig, trusted: [String]) throws -> Application {
-        var settings = ServerConfiguration.live(dataDirectory: config.url.appendingPathComponent("data").path)
-        settings.admin.tokens = [.init(name: "ops", sha256: SHA256.hash(Array(ControlPlaneLiveTests.token.utf8)), role: .write)]
-        settings.trustedProxies = trusted.compactMap(AddressRange.init)
-        let application = try Application(
-            configDirectory: config.url, configuration: settings, logger: Logger(label: "test"), metrics: PrometheusCollectorRegistry())
-        try application.start()
-        return application
+        try ControlPlaneLiveTests.application(config) { $0.trustedProxies = trusted.compactMap(AddressRange.init) }
     }
 
     static func status(_ client: TestClient, token: String, forwardedFor: String) throws -> Int {
@@ -56,7 +50,7 @@ import TrellisTesting
         #expect(AddressRange("10.0.0.0/8")?.contains("11.0.0.1") == false)
         #expect(AddressRange("fd00::/8")?.contains("fd12::1") == true)
         #expect(AddressRange("192.0.2.7")?.contains("192.0.2.7") == true && AddressRange("192.0.2.7")?.contains("192.0.2.8") == false)
-        #expect(AddressRange("10.0.0.0/33") == nil && AddressRange("proxy.local") == nil)
+        #expect(AddressRange("10.0.0.0/33") == nil && AddressRange("proxy.local") == nil && AddressRange("") == nil && AddressRange("/8") == nil)
         let loaded = ServerConfiguration.load(
             fileBytes: Array(#"{"trustedProxies": ["10.0.0.0/8", "proxy.local"]}"#.utf8), source: "server.json", environment: [:], overrides: [])
         guard case .failure(let error) = loaded else { Issue.record("a range that is no range was read"); return }

@@ -13,10 +13,16 @@ package enum InternalAddress {
     /// public address or not a literal at all.
     package static func reason(literal text: String) -> String? {
         let bare = text.hasPrefix("[") && text.hasSuffix("]") ? String(text.dropFirst().dropLast()) : text
+        guard let bytes = bytes(of: bare) else { return nil }
+        return bytes.count == 4 ? reason(ipv4: bytes.reduce(0) { $0 << 8 | UInt32($1) }) : reason(ipv6: bytes)
+    }
+
+    /// The bytes of an IPv4 (4) or IPv6 (16) address literal, in network order; nil for anything else.
+    package static func bytes(of text: String) -> [UInt8]? {
         var v4 = in_addr()
-        if inet_pton(AF_INET, bare, &v4) == 1 { return reason(ipv4: UInt32(bigEndian: v4.s_addr)) }
+        if inet_pton(AF_INET, text, &v4) == 1 { return withUnsafeBytes(of: v4) { Array($0) } }
         var v6 = in6_addr()
-        if inet_pton(AF_INET6, bare, &v6) == 1 { return reason(ipv6: withUnsafeBytes(of: v6) { Array($0) }) }
+        if inet_pton(AF_INET6, text, &v6) == 1 { return withUnsafeBytes(of: v6) { Array($0) } }
         return nil
     }
 

@@ -93,9 +93,7 @@ extension AdminEndpoints {
         guard path.hasPrefix("/admin/"), !path.hasPrefix("/admin/changes") else {
             throw refuse("a change request holds a write to an admin resource under /admin/ (not /admin/changes)")
         }
-        var router = EndpointRouter()
-        for write in AdminWrites.all { router.add(write.method, write.pattern, replying: { _, _, _ throws(Problem) in .response(HTTPResponse(status: .ok)) }) }
-        switch router.match(HTTPMethod(rawValue: method), path) {
+        switch AdminWrites.router.match(HTTPMethod(rawValue: method), path) {
         case .found(let pattern, let parameters, _):
             guard let route = AdminWrites.all.first(where: { $0.pattern == pattern && $0.method.rawValue == method }) else { throw refuse("no admin resource at \(path)") }
             return (route, parameters)

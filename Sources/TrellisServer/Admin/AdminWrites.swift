@@ -36,6 +36,14 @@ struct AdminWrites: Sendable {
         AdminWrites(method: .post, pattern: "/admin/routes/rollback", command: "routes.rollback"),
     ]
 
+    /// The routes of ``all``, to find which one a `method` and `path` name (their handlers are
+    /// never called: the live routes are registered by the admin API).
+    static let router: EndpointRouter = {
+        var router = EndpointRouter()
+        for write in all { router.add(write.method, write.pattern, replying: { _, _, _ throws(Problem) in .response(HTTPResponse(status: .ok)) }) }
+        return router
+    }()
+
     /// The names of the pattern's path parameters, in order.
     var parameterNames: [String] {
         pattern.split(separator: "/").compactMap { $0.hasPrefix("{") ? String($0.dropFirst().dropLast()) : nil }

@@ -1,7 +1,6 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import Foundation
 import TrellisHTTP
+import TrellisRuntime
 
 /// Who a request comes from, for what counts per client (failed authentications, change streams):
 /// the socket's peer — unless the peer is a proxy the configuration trusts (`trustedProxies`),
@@ -15,11 +14,11 @@ enum ClientAddress {
         let peer = AuthenticationFailureLimiter.clientKey(of: context.remoteAddress)
         guard proxies.contains(where: { $0.contains(peer) }) else { return context.remoteAddress }
         let hops: [String] = request.headers.values(for: "X-Forwarded-For").flatMap { field in
-            field.split(separator: ",").map { String($0).trimmingCharacters(in: " \t") }
+            field.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         }
         for hop in hops.reversed() where !hop.isEmpty {
             let address = AuthenticationFailureLimiter.clientKey(of: hop)
-            guard AddressRange.bytes(of: address) != nil else { return context.remoteAddress }  // not an address: the peer it is
+            guard InternalAddress.bytes(of: address) != nil else { return context.remoteAddress }  // not an address: the peer it is
             if !proxies.contains(where: { $0.contains(address) }) { return address }
         }
         return context.remoteAddress
@@ -33,8 +32,8 @@ struct AddressRange: Sendable, Equatable, CustomStringConvertible {
     let description: String
 
     init?(_ text: String) {
-        let parts = text.split(separator: "/", maxSplits: 1).map(String.init)
-        guard let bytes = Self.bytes(of: parts[0]) else { return nil }
+        let parts = text.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        guard let bytes = InternalAddress.bytes(of: parts[0]) else { return nil }
         let length = parts.count == 2 ? Int(parts[1]) : bytes.count * 8
         guard let length, (0...(bytes.count * 8)).contains(length) else { return nil }
         network = bytes
@@ -43,26 +42,8 @@ struct AddressRange: Sendable, Equatable, CustomStringConvertible {
     }
 
     func contains(_ address: String) -> Bool {
-        guard let bytes = Self.bytes(of: address), bytes.count == network.count else { return false }
+        guard let bytes = InternalAddress.bytes(of: address), bytes.count == network.count else { return false }
         for bit in 0..<prefixLength where (bytes[bit / 8] ^ network[bit / 8]) & (0x80 >> UInt8(bit % 8)) != 0 { return false }
         return true
-    }
-
-    /// The address's bytes (4 or 16); nil when `text` is not an IPv4 or IPv6 address.
-    static func bytes(of text: String) -> [UInt8]? {
-        var v4 = in_addr()
-        if inet_pton(AF_INET, text, &v4) == 1 { return withUnsafeBytes(of: v4) { Array($0) } }
-        var v6 = in6_addr()
-        if inet_pton(AF_INET6, text, &v6) == 1 { return withUnsafeBytes(of: v6) { Array($0) } }
-        return nil
-    }
-}
-
-extension String {
-    fileprivate func trimmingCharacters(in set: String) -> String {
-        var view = Substring(self)
-        while let first = view.first, set.contains(first) { view = view.dropFirst() }
-        while let last = view.last, set.contains(last) { view = view.dropLast() }
-        return String(view)
     }
 }
