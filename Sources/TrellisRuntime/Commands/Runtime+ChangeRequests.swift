@@ -19,27 +19,22 @@ extension Runtime {
 
     package func make(_ command: ChangeRequestCommand, as actor: Actor, ifMatch: VersionCondition?) -> Result<Outcome, Refusal> {
         refusing { () throws(Refusal) in
-            if case .propose(let held, let applyAt, let comment) = command {
-                return try propose(held, applyAt: applyAt, comment: comment, as: actor, ifMatch: ifMatch)
-            }
-            let id = command.id ?? 0
-            let change = try Self.changeRequest(id, in: state.published.snapshot)
-            if command.isReview, ifMatch == nil || ifMatch?.isMissing == true {
-                // What is approved is what the reviewer read: an edit after it makes another version.
-                throw .versionRequired("a review names the version of the change request it approves or rejects: send its ETag as If-Match")
-            }
-            try checkVersion(ifMatch, current: ResourceView.version(of: .changeRequest(id), in: state.published.snapshot))
             switch command {
-            case .propose: preconditionFailure("handled above")
-            case .edit(_, let edit): return try self.edit(change, edit, as: actor)
-            case .withdraw:
+            case .propose(let held, let applyAt, let comment):
+                return try propose(held, applyAt: applyAt, comment: comment, as: actor, ifMatch: ifMatch)
+            case .edit(let id, let edit):
+                return try self.edit(try existing(id, command, ifMatch), edit, as: actor)
+            case .withdraw(let id):
+                let change = try existing(id, command, ifMatch)
                 guard change.author == actor.name else { throw .forbidden("only its author, \(change.author), can withdraw change request \(change.id)") }
                 try Self.checkOpen(change, "withdrawn")
                 var cancelled = change
                 cancelled.status = .cancelled
                 return try record(cancelled, from: change, action: "change.cancel", actor: actor.name)
-            case .approve(_, let comment): return try approve(change, comment: comment, as: actor)
-            case .reject(_, let comment):
+            case .approve(let id, let comment):
+                return try approve(try existing(id, command, ifMatch), comment: comment, as: actor)
+            case .reject(let id, let comment):
+                let change = try existing(id, command, ifMatch)
                 try Self.checkReviewer(change, actor)
                 try Self.checkOpen(change, "rejected")  // an approved one waiting for its time too
                 var rejected = change
@@ -48,6 +43,17 @@ extension Runtime {
                 return try record(rejected, from: change, action: "change.reject", actor: actor.name)
             }
         }
+    }
+
+    /// Change request `id`, once `ifMatch` accepts its version; a review must name one.
+    private func existing(_ id: Int, _ command: ChangeRequestCommand, _ ifMatch: VersionCondition?) throws(Refusal) -> ChangeRequest {
+        let change = try Self.changeRequest(id, in: state.published.snapshot)
+        if command.isReview, ifMatch == nil || ifMatch?.isMissing == true {
+            // What is approved is what the reviewer read: an edit after it makes another version.
+            throw .versionRequired("a review names the version of the change request it approves or rejects: send its ETag as If-Match")
+        }
+        try checkVersion(ifMatch, current: ResourceView.version(of: .changeRequest(id), in: state.published.snapshot))
+        return change
     }
 
     /// Holds `command` as a new change request: checked first — planned and built as if made now,
