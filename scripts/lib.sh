@@ -38,14 +38,16 @@ pip_install() {
 
 # trellis_build [release|debug] [PRODUCT]: builds PRODUCT (default trellis) and sets BIN to its
 # path. A script's --no-build sets NO_BUILD=1: then the binary must already be there. The build's
-# output is shown only when it fails; it takes minutes, so say so first.
+# output is shown only when it fails; it takes minutes, so say so first. TRELLIS_BUILD_PATH names
+# another build directory than .build/ (`swift build --build-path`), e.g. one per worktree.
 trellis_build() {
-    local configuration=${1:-release} product=${2:-trellis} out
+    local configuration=${1:-release} product=${2:-trellis} out path=()
+    [ -z "${TRELLIS_BUILD_PATH:-}" ] || path=(--build-path "$TRELLIS_BUILD_PATH")
     if [ -z "${NO_BUILD:-}" ]; then
         echo "building $product ($configuration)…" >&2
-        out=$(swift build -c "$configuration" --product "$product" 2>&1) || { printf '%s\n' "$out" >&2; die "swift build failed"; }
+        out=$(swift build "${path[@]}" -c "$configuration" --product "$product" 2>&1) || { printf '%s\n' "$out" >&2; die "swift build failed"; }
     fi
-    BIN="$(swift build -c "$configuration" --show-bin-path)/$product"
+    BIN="$(swift build "${path[@]}" -c "$configuration" --show-bin-path)/$product"
     [ -x "$BIN" ] || die "no $BIN: build it first (without --no-build)"
 }
 
