@@ -129,6 +129,45 @@ wait_ready() {
     done
 }
 
+# start_postgres DIR: a throwaway PostgreSQL as scripts/cluster makes one (Debian's `postgresql`,
+# installed when missing): initdb in DIR/pg (DIR must be searchable by others), trust
+# authentication for the user `trellis`, loopback only on a free port, the database `trellis`;
+# stopped when the script ends. As root it runs as the `postgres` user (initdb refuses root).
+# Sets PG_URL (what TRELLIS_STORAGE_URL takes).
+start_postgres() {
+    local dir=$1/pg candidate port
+    PG_BIN=
+    for candidate in "$(pg_config --bindir 2>/dev/null || true)" $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k5 -rn); do
+        if [ -n "$candidate" ] && [ -x "$candidate/initdb" ] && [ -x "$candidate/pg_ctl" ]; then PG_BIN=$candidate; break; fi
+    done
+    if [ -z "$PG_BIN" ]; then
+        apt_install postgresql
+        PG_BIN=$(ls -d /usr/lib/postgresql/*/bin | sort -t/ -k5 -rn | head -1)
+    fi
+    mkdir -p "$dir"
+    [ "$(id -u)" != 0 ] || chown postgres: "$dir"
+    port=$(free_port)
+    pg_program initdb -D "$dir/data" -A trust -U trellis -E UTF8 --locale=C --no-instructions >"$dir/initdb.log" 2>&1 \
+        || { cat "$dir/initdb.log" >&2; die "initdb failed"; }
+    printf "listen_addresses = '127.0.0.1'\nport = %s\nunix_socket_directories = '%s'\n" "$port" "$dir" >>"$dir/data/postgresql.conf"
+    pg_program pg_ctl -D "$dir/data" -l "$dir/server.log" -w -t 60 start >/dev/null \
+        || { tail -20 "$dir/server.log" >&2; die "PostgreSQL did not start (log: $dir/server.log)"; }
+    on_exit stop_postgres "$dir/data"
+    "$PG_BIN/createdb" -h 127.0.0.1 -p "$port" -U trellis trellis
+    PG_URL="postgres://trellis@127.0.0.1:$port/trellis"
+}
+
+stop_postgres() { pg_program pg_ctl -D "$1" -w -t 30 -m fast stop >/dev/null 2>&1; }
+
+# pg_program PROGRAM ARGUMENT…: one of start_postgres's PostgreSQL programs, as the `postgres`
+# user when this is root, from / (which that user can enter), without the caller's PG* variables.
+pg_program() {
+    local program=$PG_BIN/$1; shift
+    local runner=()
+    [ "$(id -u)" != 0 ] || runner=(runuser -u postgres --)
+    (cd / && env $(env | sed -n 's/^\(PG[A-Z_]*\)=.*/-u \1/p') "${runner[@]}" "$program" "$@")
+}
+
 # nginx_conf [MAIN-DIRECTIVE…] <HTTP-BLOCK-BODY: writes $WORK/nginx.conf — one worker, its error
 # log and pid file in $WORK, the directives given, events with 1024 connections unless an
 # `events { … }` is among them — and lets nginx's workers (www-data) read $WORK.
