@@ -155,7 +155,8 @@ def define_metrics(client, experiment):
     check("an experiment naming a metric that does not exist is refused (422)", status == 422, f"{status}")
     status, _, answer = client.json("DELETE", "/admin/metrics/purchase-rate",
                                     headers={"If-Match": client.request("GET", "/admin/metrics/purchase-rate")[1].get("etag", "*")})
-    check("a metric an experiment names cannot be deleted (409)", status == 409, f"{status}")
+    if not check("a metric an experiment names cannot be deleted (409)", status == 409, f"{status} {answer}"):
+        put_document(client, "/admin/metrics/purchase-rate", METRICS["purchase-rate"])
 
 
 # ---- assignment: ask the server -------------------------------------------------------------
@@ -452,20 +453,20 @@ def diff_tree(path, got, want, out):
     """Every leaf of `want` that `got` lacks or differs on (within tolerance)."""
     if isinstance(want, dict):
         if not isinstance(got, dict):
-            out.append(f"{path}: got {json.dumps(got)}, want an object")
+            out.append(f"{path}: got {json.dumps(got)[:200]}, want an object")
             return
         for k, w in want.items():
             diff_tree(f"{path}.{k}", got.get(k, "<missing>") if k in got else "<missing>", w, out)
     elif isinstance(want, list):
         if not isinstance(got, list) or len(got) != len(want):
-            out.append(f"{path}: got {json.dumps(got)}, want {json.dumps(want)}")
+            out.append(f"{path}: got {json.dumps(got)[:200]}, want a list of {len(want)}")
             return
         for i, (g, w) in enumerate(zip(got, want)):
             diff_tree(f"{path}[{i}]", g, w, out)
     else:
         if got == "<missing>" or (isinstance(want, (int, float)) and not isinstance(got, (int, float)) and got is not None) \
                 or not close(got, want):
-            out.append(f"{path}: got {json.dumps(got)}, want {json.dumps(want) if not isinstance(want, float) else repr(want)}")
+            out.append(f"{path}: got {json.dumps(got)[:200]}, want {json.dumps(want)[:200] if not isinstance(want, float) else repr(want)}")
 
 
 def parse_time(text):
@@ -523,7 +524,7 @@ def compare_results(label, results, frame, experiment, variants, weights):
 
 def run_experiment(urls, token, users_n, seed, experiment="home-hero", variants=("control", "big"), label="home-hero"):
     """Assign, simulate, send; returns the frame and the batches' statuses."""
-    run = f"r{seed}"
+    run = f"r{seed}-{os.urandom(3).hex()}"   # ids never sent before, even to a server that saw this seed
     users = [f"{run}-u{i}" for i in range(users_n)]
     t = time.time()
     assigned = assign(urls, experiment, users)
@@ -613,13 +614,15 @@ def main_mode(args):
             diff_tree("variants", answer.get("variants"), m["variants"], problems)
             diff_tree("srm", answer.get("srm"), results.get("srm"), problems)
         check(f"POST /admin/analysis on {name}'s statistics gives the results' figures", status == 200 and not problems,
-              f"{status}" + (f" {answer}" if status != 200 else "") + "; ".join(problems[:4]))
+              f"{status}" + (f" {str(answer)[:300]}" if status != 200 else " ") + "; ".join(problems[:4]))
+
+    refused_ids = refusals(url)
 
     # SRM planted: a new experiment, 52/48 exposures under 50/50 weights.
     srm_experiment(admin, url, args.seed)
 
     # Export: every tracked event, once.
-    export_check(admin, frame)
+    export_check(admin, frame, refused_ids)
 
 
 def srm_experiment(admin, url, seed):
@@ -629,14 +632,15 @@ def srm_experiment(admin, url, seed):
     if not check("POST /admin/experiments srm-check with goals", status == 201, f"{status}" + ("" if status == 201 else f" {answer}")):
         return
     rng = random.Random(seed + 1)
+    nonce = os.urandom(3).hex()
     now_ms = int(time.time() * 1000)
     events = []
     n = 20000
     for i in range(n):
         variant = "control" if i < n * 0.52 else "treatment"
-        user = f"srm{seed}-u{i}"
+        user = f"srm{seed}-{nonce}-u{i}"
         t = now_ms - rng.randint(60_000, 3_600_000)
-        events.append({"id": f"srm{seed}-e{i}", "timestamp": rfc3339(t), "context": {"targetingKey": user},
+        events.append({"id": f"srm{seed}-{nonce}-e{i}", "timestamp": rfc3339(t), "context": {"targetingKey": user},
                        "exposure": {"experiment": "srm-check", "variant": variant}})
     rng.shuffle(events)
     statuses = send([url], [encode(events[i:i + 100], ndjson=bool(i % 200)) for i in range(0, n, 100)])
@@ -646,6 +650,35 @@ def srm_experiment(admin, url, seed):
     want = check_srm([int(n * 0.52), n - int(n * 0.52)], [0.5, 0.5])
     check("srm-check: srm.warning raised for a planted 52/48 split", status == 200 and bool(srm.get("warning")) and close(srm.get("pValue"), want),
           f"{status} srm {json.dumps(srm)}, gbstats p {want!r}")
+
+
+def refusals(url):
+    """Batches the contract refuses whole: 422 with every mistake by index and path, 400, 413, 415.
+    Returns the ids of the valid events in them, which must never be stored."""
+    client = Client(url)
+    now = int(time.time() * 1000)
+    good = {"id": "refused-good-1", "timestamp": rfc3339(now - 1000), "context": {"targetingKey": "refused-u"}, "name": "purchase", "value": 1}
+    batch = [
+        good,
+        {"id": "refused-2", "context": {"targetingKey": "refused-u"}, "exposure": {"experiment": "home-hero", "variant": "no-such-variant"}},
+        {"id": "refused-3", "timestamp": rfc3339(now - 8 * 86400 * 1000), "context": {"targetingKey": "refused-u"}, "name": "purchase"},
+        {"id": "refused-4", "timestamp": rfc3339(now + 3600 * 1000), "context": {"targetingKey": "refused-u"}, "name": "purchase"},
+    ]
+    status, _, answer = client.json("POST", "/v1/events", batch)
+    errors = (answer or {}).get("errors", []) if isinstance(answer, dict) else []
+    indexes = sorted({e.get("index") for e in errors})
+    paths = [e.get("path") for e in errors]
+    check("a batch with mistakes is refused whole: 422 naming each bad event's index and path",
+          status == 422 and indexes == [1, 2, 3] and "$[1].exposure.variant" in paths, f"{status} indexes {indexes} paths {paths}")
+    good2 = dict(good, id="refused-good-2")
+    status, _, _ = client.request("POST", "/v1/events", b'[{"id": "x",', {"Content-Type": "application/json"})
+    check("a body that is not JSON: 400", status == 400, f"{status}")
+    status, _, _ = client.request("POST", "/v1/events", json.dumps([dict(good2, id=f"refused-many-{i}") for i in range(1001)]),
+                                  {"Content-Type": "application/json"})
+    check("1,001 events in a batch: 413", status == 413, f"{status}")
+    status, _, _ = client.request("POST", "/v1/events", json.dumps([good2]), {"Content-Type": "text/plain"})
+    check("text/plain: 415", status == 415, f"{status}")
+    return {"refused-good-1", "refused-good-2"} | {f"refused-many-{i}" for i in range(1001)}
 
 
 def export_all(client, limit=10000):
@@ -666,7 +699,7 @@ def export_all(client, limit=10000):
             raise RuntimeError("export does not end")
 
 
-def export_check(admin, frame):
+def export_check(admin, frame, refused_ids=frozenset()):
     tracked = set(frame[frame.kind != "exposure"].id)
     t = time.time()
     try:
@@ -681,6 +714,8 @@ def export_check(admin, frame):
           len(mine) == len(set(mine)) == len(tracked),
           f"{len(ids)} exported in {pages} pages ({time.time() - t:.1f} s); distinct tracked ids sent {len(tracked)}, "
           f"exported {len(set(mine))}, exported twice {len(mine) - len(set(mine))}, not sent {len(extra - set())}")
+    stored = refused_ids & set(ids)
+    check("no event of a refused batch was stored", not stored, f"stored: {sorted(stored)[:5]}")
     sample = next((e for e in exported if e.get("id") in tracked), None)
     if sample:
         row = frame[frame.id == sample["id"]].iloc[0]
@@ -726,7 +761,7 @@ def crash_mode(args):
                 attempted[0] += 1
             try:
                 status, _, _ = client.request("POST", "/v1/events", json.dumps(events), {"Content-Type": "application/json"}, timeout=10)
-            except OSError:
+            except Exception:  # refused, reset, cut short: not acknowledged
                 client.close()
                 time.sleep(0.05)
                 continue
