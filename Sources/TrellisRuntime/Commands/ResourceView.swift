@@ -20,6 +20,7 @@ package enum ResourceView {
         case .routeTable: snapshot.runtime.routes.map { Revisioned.routeTable.version($0.head) }
         case .changeRequest(let id):
             snapshot.runtime.changeRequests[ChangeRequest.key(id)].map { "\"change-\(id)-v\($0.document.revision)\"" }
+        case .metric(let name): snapshot.runtime.operations.metrics[name].map { version(of: metric($0, in: snapshot)) }
         case .token, .webhook, .changeRequests: nil
         }
     }
@@ -66,6 +67,16 @@ package enum ResourceView {
         if snapshot.runtime.hasOverride(kind: ExperimentValue.kind, key: key), let baseline = snapshot.baselineTargeting.experiments[key] {
             members.append(("config", ExperimentSettings(baseline).jsonValue))
         }
+        return .object(members)
+    }
+
+    /// A metric as ops see it: its definition, who last changed it, and the experiments that read it.
+    package static func metric(_ metric: MetricDefinition, in snapshot: Snapshot) -> JSONValue {
+        var members: [(String, JSONValue)] = [("name", .string(metric.name))]
+        members += metric.jsonValue.objectValue?.map { ($0.key, $0.value) } ?? []
+        let readers = snapshot.targeting.experiments.filter { $0.value.metricNames.contains(metric.name) }.keys.sorted()
+        members.append(("experiments", .array(readers.map(JSONValue.string))))
+        members += provenance(snapshot.runtime.operations.document(kind: MetricDefinition.kind, key: metric.name))
         return .object(members)
     }
 

@@ -139,6 +139,7 @@ package final class Runtime: Sendable {
         case .routeTable(let command): try planRouteTable(command, in: snapshot, actor: actor, ifMatch: ifMatch)
         case .token(let command): try planToken(command, in: snapshot, actor: actor)
         case .webhook(let command): try planWebhook(command, in: snapshot, actor: actor)
+        case .metric(let command): try planMetric(command, in: snapshot, actor: actor, ifMatch: ifMatch)
         case .changeRequest: throw .conflict("a change request's command is made by make(_:as:ifMatch:)")
         }
     }

@@ -59,6 +59,13 @@ public final class ScreenEntry: Sendable {
 
     package var revisionKey: RevisionKey { RevisionKey(screen: id, revision: revision) }
 
+    /// The experiments the screen's Experiment nodes name, for the exposures the server records.
+    package var experimentKeys: [String] {
+        decisions.points.compactMap { point in
+            if case .experiment(let key, _) = point.kind { key } else { nil }
+        }
+    }
+
     /// The fingerprint of the screen's compact bytes at revision 0 (`JSONWriter.encode(screen.jsonValue(revision: 0))`,
     /// written straight from the model). Stored with every revision: the bytes must never change.
     public static func contentFingerprint(of screen: Screen) -> String {
