@@ -55,14 +55,17 @@ struct EventSQL {
         }
     }
 
-    /// The per-variant sums of `query` (which ``MetricQuery/validate()`` accepted).
+    /// The per-variant sums of `query` (which ``MetricQuery/validate()`` accepted): one row per
+    /// (dimension, variant), and one with a NULL variant for the users exposed to more than one
+    /// variant, whose count is ``MetricStatistics/multipleExposures`` (and whose sums mean nothing).
     ///
     /// 1. `exposed`: one row per user exposed at or before asOf, with how many variants they saw;
     ///    read in primary-key order (kind, key, user_id, …), so grouped without sorting.
-    /// 2. `measured`: each single-variant user's values — a LEFT JOIN, so a user with no events
-    ///    gets one row of NULLs, which every CASE below turns into zeros. The join reads only the
-    ///    user's events of the metric's names in the time range any measure needs (the index
-    ///    (user_id, name, at) with the value beside it), and the CASEs sort them into periods.
+    /// 2. `measured`: each user's values — a LEFT JOIN, so a user with no events gets one row of
+    ///    NULLs, which every CASE below turns into zeros. The join reads only the user's events of
+    ///    the metric's names in the time range any measure needs (the index (user_id, name, at)
+    ///    with the value beside it), and the CASEs sort them into periods. Grouped by user alone,
+    ///    so that rows arriving in user order (a merge join) are aggregated without a sort.
     /// 3. The sums over each variant's users.
     static func statistics(_ query: MetricQuery, _ dialect: Dialect) -> EventSQL {
         var parameters: [Parameter] = [.text(query.subject.kind), .text(query.subject.key), .double(query.asOf)]
@@ -94,9 +97,10 @@ struct EventSQL {
         }
         var names: [String] = []
         for measure in [main, denominator].compactMap({ $0 }) {
-            if case .proportion(let event) = measure, !names.contains(event) { names.append(event) }
-            if case .sum(let event) = measure, !names.contains(event) { names.append(event) }
-            if case .count(let event) = measure, !names.contains(event) { names.append(event) }
+            switch measure {
+            case .proportion(let event), .sum(let event), .count(let event): if !names.contains(event) { names.append(event) }
+            case .ratio: break
+            }
         }
 
         // The join's time range: [first exposure - lookback or first exposure, + window), ≤ asOf.
@@ -129,30 +133,17 @@ struct EventSQL {
                 WHERE kind = \(dialect.placeholder(1)) AND key = \(dialect.placeholder(2)) AND first_at <= \(asOf)
                 GROUP BY user_id
             ), measured AS (
-                SELECT x.dimension, x.variant, \(perUser.joined(separator: ", "))
+                SELECT CASE WHEN MIN(x.variants) = 1 THEN MIN(x.variant) END AS variant,
+                    CASE WHEN MIN(x.variants) = 1 THEN MIN(x.dimension) END AS dimension, \(perUser.joined(separator: ", "))
                 FROM exposed x
                 LEFT JOIN tracked_event e ON e.user_id = x.user_id AND e.name IN (\(nameList)) AND \(range.joined(separator: " AND "))
-                WHERE x.variants = 1
-                GROUP BY x.user_id, x.dimension, x.variant
+                GROUP BY x.user_id
             )
             SELECT dimension, variant, COUNT(*) AS users, \(sums.joined(separator: ", "))
             FROM measured
             GROUP BY dimension, variant
             """
         return EventSQL(sql: sql, parameters: parameters)
-    }
-
-    /// How many users `statistics` leaves out for having seen more than one variant.
-    static func multipleExposures(_ query: MetricQuery, _ dialect: Dialect) -> EventSQL {
-        EventSQL(
-            sql: """
-                SELECT COUNT(*) AS users FROM (
-                    SELECT user_id FROM exposure
-                    WHERE kind = \(dialect.placeholder(1)) AND key = \(dialect.placeholder(2)) AND first_at <= \(dialect.placeholder(3))
-                    GROUP BY user_id HAVING COUNT(*) > 1
-                ) AS multiple
-                """,
-            parameters: [.text(query.subject.kind), .text(query.subject.key), .double(query.asOf)])
     }
 
     /// ``EventStore/exposuresPerDay(_:asOf:)``: the users `statistics` counts, by day of first exposure.

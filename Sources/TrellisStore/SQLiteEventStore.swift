@@ -136,21 +136,26 @@ public final class SQLiteEventStore: EventStore {
     public func statistics(_ query: MetricQuery) throws(StoreError) -> MetricStatistics {
         try query.validate()
         let statement = EventSQL.statistics(query, .sqlite)
-        let multiple = EventSQL.multipleExposures(query, .sqlite)
         let covariate = query.covariateLookback != nil
         return try run("compute statistics") {
-            // One read transaction: the rows and the count of multiple exposures from one snapshot.
             try pool.read { db in
-                let rows = try Row.fetchAll(db, sql: statement.sql, arguments: Self.arguments(statement)).map { row in
-                    VariantStatistics(
-                        dimension: row["dimension"], variant: row["variant"], users: row["users"], sum: row["m_sum"],
-                        sumSquares: row["m_squares"],
-                        denominator: row.hasColumn("d_sum")
-                            ? Moments(sum: row["d_sum"], sumSquares: row["d_squares"], sumProducts: row["d_products"]) : nil,
-                        covariate: covariate ? Moments(sum: row["c_sum"], sumSquares: row["c_squares"], sumProducts: row["c_products"]) : nil)
+                var rows: [VariantStatistics] = []
+                var multiple = 0
+                for row in try Row.fetchAll(db, sql: statement.sql, arguments: Self.arguments(statement)) {
+                    // No variant: the users exposed to more than one.
+                    guard let variant: String = row["variant"] else {
+                        multiple += row["users"] as Int
+                        continue
+                    }
+                    rows.append(
+                        VariantStatistics(
+                            dimension: row["dimension"], variant: variant, users: row["users"], sum: row["m_sum"], sumSquares: row["m_squares"],
+                            denominator: row.hasColumn("d_sum")
+                                ? Moments(sum: row["d_sum"], sumSquares: row["d_squares"], sumProducts: row["d_products"]) : nil,
+                            covariate: covariate
+                                ? Moments(sum: row["c_sum"], sumSquares: row["c_squares"], sumProducts: row["c_products"]) : nil))
                 }
-                let users = try Int.fetchOne(db, sql: multiple.sql, arguments: Self.arguments(multiple)) ?? 0
-                return MetricStatistics(rows: EventSQL.sorted(rows), multipleExposures: users)
+                return MetricStatistics(rows: EventSQL.sorted(rows), multipleExposures: multiple)
             }
         }
     }
@@ -206,7 +211,7 @@ public final class SQLiteEventStore: EventStore {
         }
     }
 
-    private static func arguments(_ statement: EventSQL) -> StatementArguments {
+    static func arguments(_ statement: EventSQL) -> StatementArguments {
         StatementArguments(
             statement.parameters.map { parameter -> any DatabaseValueConvertible in
                 switch parameter {
