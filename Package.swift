@@ -157,6 +157,7 @@ let package = Package(
 
         .testTarget(name: "TrellisJSONTests", dependencies: ["TrellisJSON"], swiftSettings: strict),
         .testTarget(name: "TrellisCryptoTests", dependencies: ["TrellisCrypto"], swiftSettings: strict),
+        .testTarget(name: "TrellisStatsTests", dependencies: ["TrellisStats"], swiftSettings: strict),
         .testTarget(name: "TrellisStoreTests", dependencies: ["TrellisStore", "TrellisJSON", "TrellisTesting", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
         .testTarget(
             name: "TrellisHTTPTests",
