@@ -36,7 +36,9 @@ enum Gamma {
         if x.isNaN || !(a > 0) { return .nan }
         if x <= 0 { return 1 }
         if x == .infinity { return 0 }
-        let logPrefix = a * log(x) - x - lgamma(a)
+        // lgamma_r: glibc's lgamma writes the global signgam, a data race between callers.
+        var sign: Int32 = 0
+        let logPrefix = a * log(x) - x - lgamma_r(a, &sign)
         if x < a + 1 {
             var term = 1 / a
             var sum = term
