@@ -142,6 +142,11 @@ let package = Package(
             ],
             swiftSettings: strict),
 
+        // GrowthBook's statistics engine (gbstats 0.8.0) in Swift: per-variant sufficient statistics
+        // in, frequentist, sequential and Bayesian results out, checked against gbstats itself
+        // (scripts/stats-oracle, docs/statistics.md). Imports no Trellis module; libm only.
+        .target(name: "TrellisStats", swiftSettings: strict),
+
         // Helpers for tests that talk to a real socket.
         .target(name: "TrellisTesting", swiftSettings: strict),
 
@@ -152,6 +157,7 @@ let package = Package(
 
         .testTarget(name: "TrellisJSONTests", dependencies: ["TrellisJSON"], swiftSettings: strict),
         .testTarget(name: "TrellisCryptoTests", dependencies: ["TrellisCrypto"], swiftSettings: strict),
+        .testTarget(name: "TrellisStatsTests", dependencies: ["TrellisStats"], swiftSettings: strict),
         .testTarget(name: "TrellisStoreTests", dependencies: ["TrellisStore", "TrellisJSON", "TrellisTesting", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
         .testTarget(
             name: "TrellisHTTPTests",

@@ -167,6 +167,10 @@ final class Connection {
             awaiting = inFlight
             machine.replyDeferred()
             loop.runDeferred(work, on: queue, replyTo: ReplyTicket(fd: fd, serial: serial, requestID: inFlight.requestID))
+        case .pending(let start):
+            awaiting = inFlight
+            machine.replyDeferred()
+            loop.startPending(start, replyTo: ReplyTicket(fd: fd, serial: serial, requestID: inFlight.requestID))
         case .stream(let stream):
             startStream(stream, answering: inFlight, loop)
         }

@@ -414,6 +414,18 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
+    /// Starts a pending reply: its completion posts the response back here, once; a second call
+    /// finds the flag set and sends nothing.
+    func startPending(_ start: @Sendable (HTTPReplyCompletion) -> Void, replyTo ticket: ReplyTicket) {
+        let core: ServerCore = core
+        let answered = OnceFlag()
+        start(
+            HTTPReplyCompletion { response in
+                guard answered.take() else { return }
+                if !self.post(.reply(ticket, response)) { core.replyDropped(ticket, because: "the event loop has stopped") }
+            })
+    }
+
     /// Hands a deferred reply to its connection, if that connection is still the one open on the
     /// ticket's descriptor.
     private func deliver(_ response: HTTPResponse, to ticket: ReplyTicket) {
@@ -500,6 +512,12 @@ final class EventLoop: @unchecked Sendable {
     func modify(_ fd: Int32, events: UInt32) {
         trellis_epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, events)
     }
+}
+
+/// True for the first ``take()`` only, whichever thread asks.
+private final class OnceFlag: Sendable {
+    private let taken = Atomic<Bool>(false)
+    func take() -> Bool { !taken.exchange(true, ordering: .acquiringAndReleasing) }
 }
 
 /// Names the connection a deferred reply belongs to. The descriptor alone is not enough: the

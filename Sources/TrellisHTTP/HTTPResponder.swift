@@ -39,12 +39,33 @@ public enum HTTPReply: Sendable {
     /// `drainTimeout`. When the connection is gone by the time `work` returns (the client reset
     /// it, the drain deadline closed it, the server stopped), the response is dropped.
     case deferred(on: DispatchQueue, work: @Sendable () -> HTTPResponse)
+    /// As ``deferred(on:work:)``, but nothing waits on a thread for the answer: `start` is called
+    /// at once and hands ``HTTPReplyCompletion`` to whoever answers later (a group commit that
+    /// acknowledges many requests with one fsync). Calling it more than once sends only the first.
+    case pending(start: @Sendable (HTTPReplyCompletion) -> Void)
     /// A long-lived answer the server writes events to as they are published
     /// (``HTTPEventChannel/open(_:rendition:resumingAfter:)`` makes it): the head at once, then the
     /// stream's first bytes, then every event, on the connection's own loop, until the client
     /// closes, the server drains or the client reads too slowly. The connection answers no further
     /// request. A `HEAD` gets the head alone.
     case stream(HTTPStream)
+}
+
+/// How a ``HTTPReply/pending(start:)`` reply is given: once, from any thread.
+public struct HTTPReplyCompletion: Sendable {
+    private let deliver: @Sendable (HTTPResponse) -> Void
+
+    /// A completion that hands the response to `deliver` (the server's posts it to the connection's loop).
+    public init(_ deliver: @escaping @Sendable (HTTPResponse) -> Void) { self.deliver = deliver }
+
+    /// Sends `response` to the request, as if the responder had returned it.
+    public func callAsFunction(_ response: HTTPResponse) { deliver(response) }
+
+    /// The completion that sends `transform(response)`, for a layer that adds to every response.
+    public func map(_ transform: @escaping @Sendable (HTTPResponse) -> HTTPResponse) -> HTTPReplyCompletion {
+        let deliver = self.deliver
+        return HTTPReplyCompletion { deliver(transform($0)) }
+    }
 }
 
 /// The one protocol between the HTTP server and an application: a request in, a reply out.

@@ -40,8 +40,10 @@ import TrellisTargeting
         let runtime: Runtime
         let store: SQLiteStore
         let clock: Clock
+        let config: TemporaryConfig
 
         init(_ config: TemporaryConfig, clock: Clock = Clock(), settings: Runtime.Settings = Runtime.Settings()) throws {
+            self.config = config
             store = try SQLiteStore(path: config.url.appendingPathComponent("runtime.sqlite").path)
             let loader = ConfigLoader(directory: config.url)
             let started = try ControlPlane.start(loader: loader, store: store, now: clock.read())

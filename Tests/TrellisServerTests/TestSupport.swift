@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Prometheus
+import Synchronization
 import TrellisHTTP
 import TrellisJSON
 import TrellisRuntime
@@ -107,6 +108,15 @@ extension HTTPReply {
         switch self {
         case .response(let response): return response
         case .deferred(_, let work): return work()
+        case .pending(let start):
+            let answered = DispatchSemaphore(value: 0)
+            let response = Mutex<HTTPResponse?>(nil)
+            start(HTTPReplyCompletion { given in
+                response.withLock { $0 = given }
+                answered.signal()
+            })
+            answered.wait()
+            return response.withLock { $0! }
         case .stream(let stream): return stream.head  // its head and first bytes; events need a socket
         }
     }

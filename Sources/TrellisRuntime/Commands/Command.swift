@@ -13,6 +13,7 @@ package indirect enum Command: Sendable {
     case routeTable(RouteTableCommand)
     case token(TokenCommand)
     case webhook(WebhookCommand)
+    case metric(MetricCommand)
     case changeRequest(ChangeRequestCommand)
 }
 
@@ -76,6 +77,12 @@ package enum WebhookCommand: Sendable {
     case delete(name: String)
 }
 
+package enum MetricCommand: Sendable {
+    /// Defines or redefines metric `name`.
+    case define(MetricDefinition)
+    case delete(name: String)
+}
+
 /// Change requests: commands held for approval or for a time.
 package enum ChangeRequestCommand: Sendable {
     /// Holds `command`: pending approval when its target needs it, else approved to apply at
@@ -114,6 +121,7 @@ extension Command {
         case .routeTable: "routes"
         case .token(let command): "tokens/" + command.name
         case .webhook(let command): "webhooks/" + command.name
+        case .metric(let command): "metrics/" + command.name
         case .changeRequest(let command): "changes" + (command.id.map { "/\($0)" } ?? "")
         }
     }
@@ -129,6 +137,7 @@ extension Command {
         case .routeTable: .routeTable
         case .token(let command): .token(command.name)
         case .webhook(let command): .webhook(command.name)
+        case .metric(let command): .metric(command.name)
         case .changeRequest(let command): command.id.map(Target.changeRequest) ?? .changeRequests
         }
     }
@@ -183,6 +192,15 @@ extension WebhookCommand {
     }
 }
 
+extension MetricCommand {
+    package var name: String {
+        switch self {
+        case .define(let metric): metric.name
+        case .delete(let name): name
+        }
+    }
+}
+
 extension ChangeRequestCommand {
     /// An approval or a rejection: bound to the version of the request the reviewer read.
     package var isReview: Bool {
@@ -210,6 +228,7 @@ package enum Target: Sendable, Equatable {
     case routeTable
     case token(String)
     case webhook(String)
+    case metric(String)
     case changeRequest(Int)
     /// The change requests as a whole (what a proposal adds to).
     case changeRequests

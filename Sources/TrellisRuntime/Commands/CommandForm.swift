@@ -68,6 +68,8 @@ extension Command {
         case "screen.abandon": self = .screen(.abandon(id: try form.argument("id")))
         case "routes.publish": self = .routeTable(.publish(document: body))
         case "routes.rollback": self = .routeTable(.rollback(revision: try CommandBody.revision(body)))
+        case "metric.define": self = .metric(.define(try CommandBody.metric(body, name: try form.argument("name"))))
+        case "metric.delete": self = .metric(.delete(name: try form.argument("name")))
         default: throw .invalid("no command \"\(form.name)\" a change request can hold", [], source: nil)
         }
     }
@@ -90,6 +92,8 @@ extension Command {
         case .screen(let command): command.form
         case .routeTable(.publish(let document)): CommandForm(name: "routes.publish", body: document)
         case .routeTable(.rollback(let revision)): CommandForm(name: "routes.rollback", json: .object([("revision", .number(revision))]))
+        case .metric(.define(let metric)): CommandForm(name: "metric.define", arguments: ["name": metric.name], json: metric.jsonValue)
+        case .metric(.delete(let name)): CommandForm(name: "metric.delete", arguments: ["name": name])
         case .token, .webhook, .changeRequest: nil
         }
     }

@@ -20,6 +20,7 @@ package enum ResourceView {
         case .routeTable: snapshot.runtime.routes.map { Revisioned.routeTable.version($0.head) }
         case .changeRequest(let id):
             snapshot.runtime.changeRequests[ChangeRequest.key(id)].map { "\"change-\(id)-v\($0.document.revision)\"" }
+        case .metric(let name): snapshot.runtime.operations.metrics[name].map { version(of: metric($0, in: snapshot)) }
         case .token, .webhook, .changeRequests: nil
         }
     }
@@ -50,7 +51,8 @@ package enum ResourceView {
         snapshot.runtime.rollouts[key]?.settings?.schedule ?? []
     }
 
-    /// An experiment as ops see it: variants and weights, status, overrides, and where they come from.
+    /// An experiment as ops see it: variants and weights, status, overrides, the metrics it names and
+    /// who records exposures (always, defaults too), and where they come from.
     package static func experiment(_ key: String, in snapshot: Snapshot) -> JSONValue {
         guard let experiment = snapshot.targeting.experiments[key] else { return .null }
         var members: [(String, JSONValue)] = [
@@ -62,10 +64,23 @@ package enum ResourceView {
         members.append(
             ("overrides", .object(experiment.overrides.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })))
         members.append(("description", experiment.description.map(JSONValue.string) ?? .null))
+        members.append(("goals", .array(experiment.goals.map(JSONValue.string))))
+        members.append(("guardrails", .array(experiment.guardrails.map(JSONValue.string))))
+        members.append(("exposures", .string(experiment.exposures.rawValue)))
         members += provenance(snapshot.runtime.experiments[key]?.document)
         if snapshot.runtime.hasOverride(kind: ExperimentValue.kind, key: key), let baseline = snapshot.baselineTargeting.experiments[key] {
             members.append(("config", ExperimentSettings(baseline).jsonValue))
         }
+        return .object(members)
+    }
+
+    /// A metric as ops see it: its definition, who last changed it, and the experiments that read it.
+    package static func metric(_ metric: MetricDefinition, in snapshot: Snapshot) -> JSONValue {
+        var members: [(String, JSONValue)] = [("name", .string(metric.name))]
+        members += metric.jsonValue.objectValue?.map { ($0.key, $0.value) } ?? []
+        let readers = snapshot.targeting.experiments.filter { $0.value.metricNames.contains(metric.name) }.keys.sorted()
+        members.append(("experiments", .array(readers.map(JSONValue.string))))
+        members += provenance(snapshot.runtime.operations.document(kind: MetricDefinition.kind, key: metric.name))
         return .object(members)
     }
 

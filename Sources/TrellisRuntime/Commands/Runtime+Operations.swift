@@ -95,7 +95,7 @@ extension Runtime {
     /// The change that writes `body` as the next revision of the `kind` document `key` (the reset
     /// body deletes), audited as `action` on `kind`s/`key` with `before` and `after` — which
     /// never hold a secret or a hash.
-    private func planOperational(
+    func planOperational(
         kind: String, key: String, body: [UInt8], in snapshot: Snapshot, now: Double, actor: String, action: String,
         before: JSONValue?, after: JSONValue?
     ) -> PlannedChange {

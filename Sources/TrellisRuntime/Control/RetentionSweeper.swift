@@ -11,6 +11,8 @@ import TrellisStore
 /// else to keep. Every replica sweeping a shared store is harmless: a second sweep finds nothing.
 package final class RetentionSweeper: Sendable {
     private let store: any RuntimeStore
+    /// Apps' events, pruned by ``RetentionSettings/eventDays``; nil without an event store.
+    private let events: (any EventStore)?
     private let published: PublishedSnapshot
     private let retention: RetentionSettings
     /// The webhooks of `server.json`: with those made at run time, the ones whose cursors hold
@@ -20,14 +22,15 @@ package final class RetentionSweeper: Sendable {
     private let logger: Logger
     private let queue = DispatchQueue(label: "trellis.retention", qos: .utility)
     private let stopped = Atomic(false)
-    private let pruned: (revisions: Counter, audit: Counter)
+    private let pruned: (revisions: Counter, audit: Counter, events: Counter)
 
     package init(
-        store: any RuntimeStore, published: PublishedSnapshot, retention: RetentionSettings,
+        store: any RuntimeStore, events: (any EventStore)? = nil, published: PublishedSnapshot, retention: RetentionSettings,
         configuredWebhooks: [WebhookSubscription], clock: @escaping @Sendable () -> Double, metricsFactory: any MetricsFactory,
         logger: Logger
     ) {
         self.store = store
+        self.events = events
         self.configuredWebhooks = configuredWebhooks
         self.published = published
         self.retention = retention
@@ -35,7 +38,8 @@ package final class RetentionSweeper: Sendable {
         self.logger = logger
         pruned = (
             Counter(label: "trellis_retention_pruned_total", dimensions: [("kind", "revision")], factory: metricsFactory),
-            Counter(label: "trellis_retention_pruned_total", dimensions: [("kind", "audit")], factory: metricsFactory)
+            Counter(label: "trellis_retention_pruned_total", dimensions: [("kind", "audit")], factory: metricsFactory),
+            Counter(label: "trellis_retention_pruned_total", dimensions: [("kind", "event")], factory: metricsFactory)
         )
     }
 
@@ -73,6 +77,20 @@ package final class RetentionSweeper: Sendable {
         } catch {
             logger.error("retention could not prune the store", metadata: ["error": "\(error)"])
         }
+        sweepEvents()
+    }
+
+    /// Tracked events older than `eventDays`; exposures stay (they are one row a user and
+    /// experiment, and every result starts from them).
+    private func sweepEvents() {
+        guard let events, let days = retention.eventDays else { return }
+        do {
+            let count = try events.pruneEvents(before: clock() - Double(days) * 86_400)
+            pruned.events.increment(by: count)
+            if count > 0 { logger.info("retention pruned events", metadata: ["events": "\(count)"]) }
+        } catch {
+            logger.error("retention could not prune events", metadata: ["error": "\(error)"])
+        }
     }
 
     /// Revisions kept whatever their age, besides those the heads serve (which the store keeps
@@ -81,16 +99,19 @@ package final class RetentionSweeper: Sendable {
     package static func revisionsToKeep(_ snapshot: Snapshot) -> [String: Set<Int>] { [:] }
 }
 
-/// What `storage.retention` keeps; nothing is pruned without one of the two limits.
+/// What `storage.retention` keeps; nothing is pruned without one of its limits.
 public struct RetentionSettings: Sendable, Equatable {
     /// Keep this many newest revisions of each screen (and of the route table).
     public var revisionsPerScreen: Int? = nil
     /// Keep this many days of audit log.
     public var auditDays: Int? = nil
+    /// Keep apps' tracked events this many days (by their time); exposures are kept. A running
+    /// experiment's results read its events, so this must outlast the longest experiment.
+    public var eventDays: Int? = nil
     /// How often the store is pruned (the first time a minute after start, or sooner when shorter).
     public var intervalSeconds = 3600.0
     public init() {}
 
     /// Whether anything is ever pruned.
-    public var isEnabled: Bool { revisionsPerScreen != nil || auditDays != nil }
+    public var isEnabled: Bool { revisionsPerScreen != nil || auditDays != nil || eventDays != nil }
 }

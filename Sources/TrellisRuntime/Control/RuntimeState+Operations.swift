@@ -38,12 +38,12 @@ package struct RuntimeToken: Sendable, Equatable {
     /// As the authenticator checks configured tokens.
 }
 
-/// Admin tokens and webhooks made at run time: documents in the store like rollout values, so
+/// Admin tokens, webhooks and metrics made at run time: documents in the store like rollout values, so
 /// every snapshot (and every replica, through `follow()`) has them; a deleted one keeps its
 /// document, reset, so that its revisions count on and the history says who deleted it.
 public struct OperationalState: Sendable {
     /// The document kinds kept here.
-    package static let kinds: Set<String> = [RuntimeToken.kind, WebhookSubscription.kind]
+    package static let kinds: Set<String> = [RuntimeToken.kind, WebhookSubscription.kind, MetricDefinition.kind]
 
     /// Every document of those kinds, deleted ones too, by kind and key.
     private var documents: [String: [String: StoredDocument]] = [:]
@@ -51,6 +51,8 @@ public struct OperationalState: Sendable {
     package private(set) var tokens: [String: RuntimeToken] = [:]
     /// The webhooks that exist, by name.
     package private(set) var webhooks: [String: WebhookSubscription] = [:]
+    /// The metrics experiments can name, by name.
+    package private(set) var metrics: [String: MetricDefinition] = [:]
 
     package func document(kind: String, key: String) -> StoredDocument? { documents[kind]?[key] }
 
@@ -66,6 +68,7 @@ public struct OperationalState: Sendable {
         switch document.kind {
         case RuntimeToken.kind: tokens[document.key] = RuntimeToken(document)
         case WebhookSubscription.kind: webhooks[document.key] = WebhookSubscription(stored: document)
+        case MetricDefinition.kind: metrics[document.key] = MetricDefinition(document)
         default: break
         }
     }

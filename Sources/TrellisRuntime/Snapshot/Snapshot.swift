@@ -59,6 +59,13 @@ public final class ScreenEntry: Sendable {
 
     package var revisionKey: RevisionKey { RevisionKey(screen: id, revision: revision) }
 
+    /// The experiments the screen's Experiment nodes name, for the exposures the server records.
+    package var experimentKeys: [String] {
+        decisions.points.compactMap { point in
+            if case .experiment(let key, _) = point.kind { key } else { nil }
+        }
+    }
+
     /// The fingerprint of the screen's compact bytes at revision 0 (`JSONWriter.encode(screen.jsonValue(revision: 0))`,
     /// written straight from the model). Stored with every revision: the bytes must never change.
     public static func contentFingerprint(of screen: Screen) -> String {
@@ -98,6 +105,9 @@ public final class Snapshot: Sendable, AtomicReference {
     public let routes: RouteTableEntry?
     /// What the runtime store held when this snapshot was built (empty without a store).
     public let runtime: RuntimeState
+    /// The experiments whose exposures the server records where it decides (`"exposures": "server"`):
+    /// empty, the request path records nothing and costs nothing.
+    package let serverExposedExperiments: Set<String>
     public let evaluator: Evaluator
     public let resolver: ScreenResolver
     /// The font metrics packs of `fonts/*.trfm`, for measuring text in layouts; empty without them.
@@ -166,6 +176,7 @@ public final class Snapshot: Sendable, AtomicReference {
         self.templates = templates
         self.targeting = targeting
         self.evaluator = Evaluator(targeting)
+        serverExposedExperiments = Set(targeting.experiments.filter { $0.value.exposures == .server }.keys)
         targetingRevision = EncodedBody.fingerprint(JSONWriter.encode(targeting.jsonValue))
         self.resolver = resolver
         self.generation = generation

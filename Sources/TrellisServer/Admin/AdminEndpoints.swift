@@ -51,12 +51,15 @@ struct AdminEndpoints: Sendable {
     let state: ServerState
     let runtime: Runtime
     let access: AdminAccess
+    /// Apps' events, for results and exports; nil for an admin API without them (tests).
+    let tracking: Tracking?
     var control: ControlPlane { runtime.control }
 
-    init(state: ServerState, runtime: Runtime, access: AdminAccess) {
+    init(state: ServerState, runtime: Runtime, access: AdminAccess, tracking: Tracking? = nil) {
         self.state = state
         self.runtime = runtime
         self.access = access
+        self.tracking = tracking
     }
 
     /// Registers every admin route in `router`.
@@ -72,6 +75,8 @@ struct AdminEndpoints: Sendable {
         registerChanges(in: &routes)
         registerTokens(in: &routes)
         registerWebhooks(in: &routes)
+        registerMetrics(in: &routes)
+        // RESULTS-PENDING if let tracking { registerResults(in: &routes, tracking: tracking) }
         registerWhoAmI(in: &routes)
         routes.add(.get, "/admin/audit", query: nil, replying: { request, _, context, actor throws(Problem) in
             try audit(request, context, actor)
@@ -135,7 +140,7 @@ struct AdminEndpoints: Sendable {
             return resource(.object([("key", .string(key)), ("retired", .bool(true))]))
         case (.rule(let name), .removed):
             return resource(.object([("name", .string(name)), ("retired", .bool(true))]))
-        case (.token, .removed), (.webhook, .removed):
+        case (.token, .removed), (.webhook, .removed), (.metric, .removed):
             return HTTPResponse(status: .noContent, headers: ["Cache-Control": "no-store"], body: [])
         default: break
         }
@@ -148,6 +153,8 @@ struct AdminEndpoints: Sendable {
         case .targeting: (view, location) = (snapshot.targeting.jsonValue, nil)
         case .screen(let id): (view, location) = (ResourceView.screenHeadMembers(id, in: snapshot).map(JSONValue.object) ?? .null, "/admin/screens/\(id)")
         case .routeTable: (view, location) = (ResourceView.routeTableHeadMembers(in: snapshot).map(JSONValue.object) ?? .null, "/admin/routes")
+        case .metric(let name):
+            (view, location) = (snapshot.runtime.operations.metrics[name].map { ResourceView.metric($0, in: snapshot) } ?? .null, "/admin/metrics/\(name)")
         case .token, .webhook, .changeRequest, .changeRequests: (view, location) = (.null, nil)
         }
         let created = outcome.effect == .created

@@ -34,6 +34,8 @@ struct AdminWrites: Sendable {
         AdminWrites(method: .post, pattern: "/admin/screens/{id}/abandon", command: "screen.abandon"),
         AdminWrites(method: .put, pattern: "/admin/routes", command: "routes.publish"),
         AdminWrites(method: .post, pattern: "/admin/routes/rollback", command: "routes.rollback"),
+        AdminWrites(method: .put, pattern: "/admin/metrics/{name}", command: "metric.define"),
+        AdminWrites(method: .delete, pattern: "/admin/metrics/{name}", command: "metric.delete"),
     ]
 
     /// The routes of ``all``, to find which one a `method` and `path` name (their handlers are

@@ -37,6 +37,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var ofrep = OpenFeature()
     /// The change stream's limits (ServerConfiguration+OpenFeature.swift).
     public var changes = Changes()
+    /// Apps' events: batch and event sizes, clock skew (ServerConfiguration+Events.swift).
+    public var events = Events()
     /// Proxies whose `X-Forwarded-For` says who the client is (``ClientAddress``): the load
     /// balancer's addresses. Empty: the socket's peer is the client.
     var trustedProxies: [AddressRange] = []
@@ -176,12 +178,18 @@ struct Setting: Sendable {
         Setting(name: "storage.maxStalenessSeconds", kind: .optionalInteger(\.storage.maxStalenessSeconds, 1...31_536_000)),
         Setting(name: "storage.retention.revisionsPerScreen", kind: .optionalInteger(\.storage.retention.revisionsPerScreen, 1...1_000_000)),
         Setting(name: "storage.retention.auditDays", kind: .optionalInteger(\.storage.retention.auditDays, 1...36_500)),
+        Setting(name: "storage.retention.eventDays", kind: .optionalInteger(\.storage.retention.eventDays, 1...36_500)),
         Setting(name: "storage.retention.intervalSeconds", kind: .seconds(\.storage.retention.intervalSeconds, 1...604_800)),
         Setting(name: "changes.maxStreams", kind: .integer(\.changes.maxStreams, 0...1_000_000)),
         Setting(name: "changes.maxStreamsPerClient", kind: .integer(\.changes.maxStreamsPerClient, 1...1_000_000)),
         Setting(name: "changes.streamBufferBytes", kind: .integer(\.changes.streamBufferBytes, 1024...67_108_864)),
         Setting(name: "changes.history", kind: .integer(\.changes.history, 0...1_000_000)),
         Setting(name: "changes.heartbeatSeconds", kind: .seconds(\.changes.heartbeatSeconds, 0.05...3600)),
+        Setting(name: "events.maxBatchEvents", kind: .integer(\.events.maxBatchEvents, 1...100_000)),
+        Setting(name: "events.maxEventBytes", kind: .integer(\.events.maxEventBytes, 256...1_048_576)),
+        Setting(name: "events.maxClockSkewSeconds", kind: .seconds(\.events.maxClockSkewSeconds, 0...86_400)),
+        Setting(name: "events.maxAgeSeconds", kind: .seconds(\.events.maxAgeSeconds, 60...31_536_000)),
+        Setting(name: "events.exposureFlushSeconds", kind: .seconds(\.events.exposureFlushSeconds, 0.05...60)),
         Setting(name: "context.maxLifetimeSeconds", kind: .seconds(\.context.maxLifetimeSeconds, 1...31_536_000)),
         Setting(name: "context.unsigned", kind: .string(\.context.unsignedPolicyName, allowed: ServerConfiguration.Context.UnsignedPolicy.allCases.map(\.rawValue))),
     ]

@@ -19,6 +19,7 @@ extension Endpoints {
     /// outcome and viewport like the screen answer.
     func layout(_ request: HTTPRequest, id: String) throws(Problem) -> HTTPResponse {
         let resolving = try ScreenRequest(request, id: id, state: state, parameters: Self.layoutQueryNames)
+        recordExposures(resolving)
         let viewport = try LayoutViewport.required(by: resolving.query, platform: resolving.context.platform)
         let body = try layoutAnswer(resolving, viewport: viewport, pretty: try resolving.query.flag("pretty"))
         return Self.cached(body, request, cacheControl: state.screenCacheControl, vary: state.screenVary)

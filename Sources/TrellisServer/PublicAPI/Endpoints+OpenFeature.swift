@@ -31,6 +31,7 @@ extension Endpoints {
                     details: "no rollout or experiment \"\(key)\"; flags: \(known.isEmpty ? "none" : known.joined(separator: ", "))")
             }
             if flag.needsUserID && !identified { throw Self.targetingKeyMissing(flag) }
+            recordExposures(of: CollectionOfOne(key), for: user, in: snapshot)
             return Self.json(JSONWriter.encode(flag.jsonValue(targetingRevision: snapshot.targetingRevision)), cacheControl: "no-store")
         } catch {
             return error.response(key: key)
@@ -45,6 +46,7 @@ extension Endpoints {
         let snapshot = state.published.snapshot
         do throws(OpenFeatureFailure) {
             let (user, identified) = try userContext(of: request, context)
+            recordExposures(of: snapshot.serverExposedExperiments, for: user, in: snapshot)
             let flags: [JSONValue] = FlagEvaluation.keys(of: snapshot.targeting).compactMap { key in
                 guard let flag = FlagEvaluation.evaluate(key, for: user, with: snapshot.evaluator) else { return nil }
                 // OFREP's partial success: a flag that needs the missing key is a failure item.

@@ -53,6 +53,7 @@ extension Endpoints {
             query: query, context: context, snapshot: snapshot, id: id, state: state,
             screenParameters: Dictionary(resolution.parameters.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 }),
             replyingTo: request.headers)
+        recordExposures(resolving)
         let viewport = include == .layout ? try LayoutViewport.required(by: query, platform: context.platform) : nil
         let format = AnswerFormat.route(resolution: JSONWriter.encode(resolution.jsonValue), layout: include == .layout)
         let body = try resolving.cached(format: format, pretty: pretty, viewport: viewport) { () throws(Problem) in

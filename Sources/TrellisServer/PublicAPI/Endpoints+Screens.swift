@@ -21,6 +21,7 @@ extension Endpoints {
     /// replaced. Answers are cached per outcome; 304 when the client has this one already.
     func screen(_ request: HTTPRequest, _ context: HTTPRequestContext, id: String) throws(Problem) -> HTTPReply {
         var resolving = try ScreenRequest(request, id: id, state: state, parameters: Self.screenQueryNames)
+        recordExposures(resolving)
         let format = try ClientFormat.negotiate(request, query: resolving.query)
         let pretty = try resolving.query.flag("pretty")
         // A viewport sizes what DrivenUI cannot say itself ("fill", percentages); other formats have

@@ -13,6 +13,8 @@ struct Endpoints: Sendable {
     /// Who may read a screen revision that is not served to everybody (a token with the read
     /// role); nil: nobody.
     var readers: AdminAccess? = nil
+    /// Apps' events and the exposures the server records; nil for a server without a runtime store.
+    var tracking: Tracking? = nil
 
     /// Every public endpoint, by feature.
     func register(in router: inout EndpointRouter) {
@@ -24,6 +26,7 @@ struct Endpoints: Sendable {
         registerRouteTable(in: &router)
         registerOpenFeature(in: &router)
         registerChanges(in: &router)
+        registerEvents(in: &router)
         if let console { Self.registerConsole(console, in: &router) }
     }
 

@@ -9,10 +9,12 @@ public struct TrellisResponder: HTTPResponder {
     /// - Parameter readers: who may read what is not released (a revision not served to
     ///   everybody): the admin API's tokens with the read role; nil: nobody.
     init(
-        state: ServerState, control: ControlPlane?, admin: AdminEndpoints? = nil, console: ConsoleAssets? = nil, readers: AdminAccess? = nil
+        state: ServerState, control: ControlPlane?, admin: AdminEndpoints? = nil, console: ConsoleAssets? = nil, readers: AdminAccess? = nil,
+        tracking: Tracking? = nil
     ) {
         var router = EndpointRouter()
-        Endpoints(state: state, control: control, console: admin == nil ? nil : console, readers: readers ?? admin?.access).register(in: &router)
+        Endpoints(state: state, control: control, console: admin == nil ? nil : console, readers: readers ?? admin?.access, tracking: tracking)
+            .register(in: &router)
         admin?.register(in: &router)
         self.router = router
     }
@@ -43,6 +45,15 @@ public struct TrellisResponder: HTTPResponder {
                         var response = work()
                         response.route = pattern
                         return response
+                    }
+                case .pending(let start):
+                    return .pending { complete in
+                        start(
+                            complete.map { response in
+                                var response = response
+                                response.route = pattern
+                                return response
+                            })
                     }
                 case .stream(var stream):
                     stream.head.route = pattern

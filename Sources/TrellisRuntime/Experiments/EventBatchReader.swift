@@ -1,0 +1,311 @@
+import TrellisJSON
+import TrellisStore
+import TrellisTargeting
+
+/// Reads an app's batch of events (`POST /v1/events`: a JSON array, or NDJSON — one event a line)
+/// into what the event store keeps, checking every event against the snapshot in force. A batch
+/// is taken whole or not at all: every mistake is reported with the event's index, its JSON path
+/// and line, and nothing is written.
+///
+/// An event is a tracked event — `{"id", "timestamp", "context", "name", "value"}`, what
+/// OpenFeature's `track(name, context, {value})` carries — or an exposure — `{"id", "timestamp",
+/// "context", "exposure": {"experiment" | "flag" | "rollout", "variant"} | {"screen", "revision"}}`.
+package struct EventBatchReader: Sendable {
+    package struct Limits: Sendable, Equatable {
+        /// Events in one batch (413 beyond).
+        package var maxEvents = 1_000
+        /// Bytes of one event's JSON (its line, in NDJSON).
+        package var maxEventBytes = 8_192
+        /// How far ahead of the server's clock an event's time may be.
+        package var maxFutureSeconds = 300.0
+        /// How old an event may be: older ones could outlive their id's deduplication.
+        package var maxAgeSeconds = 7 * 86_400.0
+        package init() {}
+    }
+
+    /// Who the events are about, when the request says it for all of them.
+    package enum Identity: Sendable, Equatable {
+        /// Each event names its user (`context.targetingKey`).
+        case perEvent
+        /// A verified signed context named `user` (and `country`): events may repeat the user, not
+        /// name another.
+        case signed(user: String, country: String?)
+    }
+
+    package enum Format: Sendable { case jsonArray, ndjson }
+
+    package var limits = Limits()
+
+    package init(limits: Limits = Limits()) { self.limits = limits }
+
+    /// Why a batch was refused.
+    package enum Failure: Error, Sendable {
+        /// Not JSON (or not one JSON value a line): where it breaks.
+        case malformed(Diagnostic)
+        /// More events than ``Limits/maxEvents``.
+        case tooMany(Int)
+        /// Every mistake of every event, with its path (`$[3].exposure.variant`) and line.
+        case invalid([Diagnostic])
+    }
+
+    /// The batch `bytes` holds, received at `now` (seconds since 1970).
+    package func read(
+        _ bytes: [UInt8], format: Format, identity: Identity, now: Double, snapshot: Snapshot
+    ) -> Result<EventBatch, Failure> {
+        let items: [(value: JSONValue, bytes: Int)]
+        switch format {
+        case .jsonArray:
+            switch parseArray(bytes) {
+            case .success(let parsed): items = parsed
+            case .failure(let failure): return .failure(failure)
+            }
+        case .ndjson:
+            switch parseLines(bytes) {
+            case .success(let parsed): items = parsed
+            case .failure(let failure): return .failure(failure)
+            }
+        }
+        guard items.count <= limits.maxEvents else { return .failure(.tooMany(items.count)) }
+        let collector = DiagnosticsCollector()
+        var batch = EventBatch()
+        for (index, item) in items.enumerated() {
+            let path = JSONPath.root.appending(index)
+            if item.bytes > limits.maxEventBytes {
+                collector.report("an event is at most \(limits.maxEventBytes) bytes, this one has \(item.bytes)", at: path, item.value)
+                continue
+            }
+            readEvent(item.value, at: path, identity: identity, now: now, snapshot: snapshot, into: &batch, collector)
+        }
+        guard collector.isEmpty else { return .failure(.invalid(collector.diagnostics)) }
+        return .success(batch)
+    }
+
+    // MARK: - Framing
+
+    private func parseArray(_ bytes: [UInt8]) -> Result<[(value: JSONValue, bytes: Int)], Failure> {
+        let document: JSONValue
+        do { document = try JSONParser.parse(bytes) } catch {
+            return .failure(.malformed(Diagnostic(path: .root, location: error.location, message: error.reason)))
+        }
+        guard let array = document.arrayValue else {
+            return .failure(.invalid([Diagnostic(path: .root, location: document.location, message: "expected an array of events, found \(document.typeName)")]))
+        }
+        // The size of an event as it was sent is not kept by the parser; its compact encoding is
+        // no longer than the text, so the limit holds for what the store would keep.
+        return .success(array.map { ($0, JSONWriter.encode($0).count) })
+    }
+
+    /// One JSON value a line; blank lines are skipped; a line's errors carry its number.
+    private func parseLines(_ bytes: [UInt8]) -> Result<[(value: JSONValue, bytes: Int)], Failure> {
+        var items: [(value: JSONValue, bytes: Int)] = []
+        var lineNumber = 0
+        for line in bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
+            lineNumber += 1
+            var text = Array(line)
+            if text.last == 0x0D { text.removeLast() }
+            guard text.contains(where: { $0 != 0x20 && $0 != 0x09 }) else { continue }
+            guard text.count <= limits.maxEventBytes else {
+                let location = SourceLocation(line: lineNumber, column: 1)
+                return .failure(.invalid([
+                    Diagnostic(path: .root.appending(items.count), location: location, message: "an event is at most \(limits.maxEventBytes) bytes, this one has \(text.count)")
+                ]))
+            }
+            do {
+                var value = try JSONParser.parse(text)
+                value.location = SourceLocation(line: lineNumber, column: value.location.column)
+                items.append((value, text.count))
+            } catch {
+                let location = SourceLocation(line: lineNumber, column: error.location.column)
+                return .failure(.malformed(Diagnostic(path: .root.appending(items.count), location: location, message: error.reason)))
+            }
+            if items.count > limits.maxEvents { return .failure(.tooMany(items.count)) }
+        }
+        return .success(items)
+    }
+
+    // MARK: - One event
+
+    private static let eventKeys: Set<String> = ["id", "timestamp", "context", "name", "value", "exposure"]
+    static let maximumIDBytes = 128
+
+    private func readEvent(
+        _ value: JSONValue, at path: JSONPath, identity: Identity, now: Double, snapshot: Snapshot, into batch: inout EventBatch,
+        _ collector: DiagnosticsCollector
+    ) {
+        guard let object = collector.object(value, at: path, allowedKeys: Self.eventKeys) else { return }
+        let before = collector.diagnostics.count
+        let id = object.string("id", required: true).flatMap { id -> String? in
+            if id.isEmpty || id.utf8.count > Self.maximumIDBytes || id.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+                object.report("an event id is 1 to \(Self.maximumIDBytes) bytes without control characters", atMember: "id")
+                return nil
+            }
+            return id
+        }
+        let at = time(object, now: now)
+        let context = readContext(object, at: path.appending("context"), identity: identity, collector)
+        let isExposure = object.contains("exposure")
+        if isExposure == object.contains("name") {
+            collector.report(
+                "an event is either tracked (\"name\", with an optional \"value\") or an exposure (\"exposure\"): give one of them",
+                at: path, object.location)
+            return
+        }
+        if isExposure {
+            if object.contains("value") { object.report("an exposure has no \"value\"", atMember: "value") }
+            let exposed = object.value("exposure").flatMap { readExposure($0, at: path.appending("exposure"), snapshot: snapshot, collector) }
+            guard collector.diagnostics.count == before, let at, let context, let exposed else { return }
+            batch.exposures.append(
+                Exposure(subject: exposed.subject, user: context.user, variant: exposed.variant, at: at, dimensions: context.dimensions, source: .client))
+        } else {
+            let name = object.string("name").flatMap { name -> String? in
+                if let problem = TrackedEventName.problem(name) {
+                    object.report(problem, atMember: "name")
+                    return nil
+                }
+                return name
+            }
+            var amount: Double?
+            if let raw = object.value("value"), !raw.isNull {
+                amount = object.number("value")
+                if let number = amount, !number.isFinite || abs(number) > 1e15 {
+                    object.report("a value is a number of magnitude at most 1e15", atMember: "value")
+                }
+            }
+            guard collector.diagnostics.count == before, let id, let at, let context, let name else { return }
+            batch.events.append(TrackedEvent(id: id, user: context.user, name: name, value: amount, at: at, receivedAt: now))
+        }
+    }
+
+    /// The event's time: RFC 3339 (`2026-12-02T15:00:00.250Z`), or the time it arrived when absent.
+    private func time(_ object: JSONObjectReader, now: Double) -> Double? {
+        guard object.contains("timestamp") else { return now }
+        guard let text = object.string("timestamp") else { return nil }
+        guard let at = RFC3339.seconds(from: text) else {
+            object.report("expected a time such as 2026-12-02T15:00:00Z (RFC 3339), found \"\(text)\"", atMember: "timestamp")
+            return nil
+        }
+        if at > now + limits.maxFutureSeconds {
+            object.report(
+                "the event's time is \(Int(at - now)) s ahead of the server's clock; at most \(Int(limits.maxFutureSeconds)) s is taken (is the device's clock right?)",
+                atMember: "timestamp")
+            return nil
+        }
+        if at < now - limits.maxAgeSeconds {
+            object.report("the event is older than \(Int(limits.maxAgeSeconds / 86_400)) days; older events are not taken", atMember: "timestamp")
+            return nil
+        }
+        return at
+    }
+
+    private struct EventContext {
+        var user: String
+        var dimensions: ExposureDimensions
+    }
+
+    /// `context`: the user (`targetingKey`, OpenFeature's name) and the breakdown fields
+    /// `platform`, `appVersion`, `country`; other attributes an SDK sends are accepted and not kept.
+    private func readContext(_ object: JSONObjectReader, at path: JSONPath, identity: Identity, _ collector: DiagnosticsCollector) -> EventContext? {
+        let value = object.value("context")
+        var fields: [String: String] = [:]
+        if let value {
+            guard let members = value.objectValue else {
+                collector.report("expected an object (the evaluation context), found \(value.typeName)", at: path, value)
+                return nil
+            }
+            for member in members where ["targetingKey", "platform", "appVersion", "country"].contains(member.key) {
+                guard let text = member.value.stringValue, !text.isEmpty, text.utf8.count <= 256,
+                    !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F })
+                else {
+                    collector.report("expected a string of 1 to 256 bytes without control characters", at: path.appending(member.key), member.value)
+                    return nil
+                }
+                fields[member.key] = text
+            }
+        }
+        let user: String
+        var country = fields["country"]
+        switch identity {
+        case .perEvent:
+            guard let key = fields["targetingKey"] else {
+                collector.report(
+                    "missing the user: give \"context\": {\"targetingKey\": …}, the id screens are asked for with",
+                    at: path, value?.location ?? object.location)
+                return nil
+            }
+            user = key
+        case .signed(let signedUser, let signedCountry):
+            if let key = fields["targetingKey"], key != signedUser {
+                collector.report("the signed context names another user; an event is about the user the request is signed for", at: path.appending("targetingKey"), value!)
+                return nil
+            }
+            user = signedUser
+            country = signedCountry
+        }
+        return EventContext(user: user, dimensions: ExposureDimensions(platform: fields["platform"], appVersion: fields["appVersion"], country: country))
+    }
+
+    // MARK: - Exposures
+
+    private func readExposure(
+        _ value: JSONValue, at path: JSONPath, snapshot: Snapshot, _ collector: DiagnosticsCollector
+    ) -> (subject: ExposureSubject, variant: String)? {
+        guard let object = collector.object(value, at: path, allowedKeys: ["experiment", "flag", "rollout", "variant", "screen", "revision"]) else {
+            return nil
+        }
+        let named = ["experiment", "flag", "rollout", "screen"].filter(object.contains)
+        guard named.count == 1 else {
+            collector.report(
+                "an exposure names one of \"experiment\", \"flag\", \"rollout\" (each with \"variant\") or \"screen\" (with \"revision\")",
+                at: path, object.location)
+            return nil
+        }
+        guard let key = object.string(named[0], required: true) else { return nil }
+        let targeting = snapshot.targeting
+        // A flag is a rollout or an experiment, as OFREP evaluates it.
+        let kind = named[0] == "flag" ? (targeting.rollouts[key] != nil ? "rollout" : "experiment") : named[0]
+        switch kind {
+        case "screen":
+            guard let revision = object.integer("revision", in: 1...Int(Int32.max), required: true) else { return nil }
+            guard let served = snapshot.screens[key] else {
+                object.report("no screen \"\(key)\"", atMember: "screen")
+                return nil
+            }
+            let newest = max(served.revision, snapshot.staged[key]?.entry.revision ?? 0)
+            guard revision <= newest else {
+                object.report("screen \"\(key)\" has no revision \(revision) yet; its newest is \(newest)", atMember: "revision")
+                return nil
+            }
+            return (.screen(key), String(revision))
+        case "rollout":
+            guard targeting.rollouts[key] != nil else {
+                object.report(Self.unknown("rollout", key, known: targeting.rollouts.keys), atMember: named[0])
+                return nil
+            }
+            guard let variant = object.string("variant", required: true) else { return nil }
+            guard variant == "on" || variant == "off" else {
+                object.report("a rollout's variant is \"on\" (admitted) or \"off\", as OFREP answers it", atMember: "variant")
+                return nil
+            }
+            return (.rollout(key), variant)
+        default:
+            guard let experiment = targeting.experiments[key] else {
+                let known = named[0] == "flag" ? Array(targeting.experiments.keys) + targeting.rollouts.keys : Array(targeting.experiments.keys)
+                object.report(Self.unknown(named[0] == "flag" ? "flag" : "experiment", key, known: known), atMember: named[0])
+                return nil
+            }
+            guard let variant = object.string("variant", required: true) else { return nil }
+            guard experiment.variants.contains(where: { $0.name == variant }) else {
+                object.report(
+                    "experiment \"\(key)\" has no variant \"\(variant)\"; its variants are: \(experiment.variants.map(\.name).joined(separator: ", "))",
+                    atMember: "variant")
+                return nil
+            }
+            return (.experiment(key), variant)
+        }
+    }
+
+    private static func unknown(_ kind: String, _ key: String, known: some Sequence<String>) -> String {
+        let list = known.sorted().joined(separator: ", ")
+        return "no \(kind) \"\(key)\"; \(kind)s: \(list.isEmpty ? "none" : list)"
+    }
+}
