@@ -106,7 +106,7 @@ let package = Package(
             name: "TrellisRuntime",
             dependencies: [
                 "TrellisAnswers", "TrellisScreens", "TrellisRendering", "TrellisRoutes", "TrellisTargeting", "TrellisJSON", "CTrellisLinux",
-                "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisCrypto", "TrellisStore",
+                "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisCrypto", "TrellisStore", "TrellisStats",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Atomics", package: "swift-atomics"),
@@ -120,7 +120,7 @@ let package = Package(
             name: "TrellisServer",
             dependencies: [
                 "TrellisHTTP", "TrellisRuntime", "TrellisAnswers", "TrellisScreens", "TrellisRendering", "TrellisRoutes", "TrellisTargeting", "TrellisJSON", "CTrellisLinux",
-                "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisCrypto", "TrellisStore",
+                "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisCrypto", "TrellisStore", "TrellisStats",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -134,7 +134,7 @@ let package = Package(
             name: "trellis",
             dependencies: [
                 "TrellisServer", "TrellisRuntime", "TrellisAnswers", "TrellisRendering", "TrellisJSON", "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisCrypto",
-                "TrellisTargeting", "TrellisStore", "TrellisRoutes", "TrellisScreens",
+                "TrellisTargeting", "TrellisStore", "TrellisRoutes", "TrellisScreens", "TrellisStats",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -196,7 +196,7 @@ let package = Package(
             name: "TrellisServerTests",
             dependencies: [
                 "TrellisServer", "TrellisRuntime", "TrellisAnswers", "TrellisRendering", "TrellisHTTP", "TrellisJSON", "TrellisTargeting", "TrellisText", "TrellisScreens",
-                "TrellisTesting", "TrellisCrypto", "TrellisStore", "TrellisRoutes",
+                "TrellisTesting", "TrellisCrypto", "TrellisStore", "TrellisRoutes", "TrellisStats",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),

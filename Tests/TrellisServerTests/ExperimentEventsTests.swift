@@ -4,6 +4,7 @@ import Testing
 import TrellisHTTP
 import TrellisJSON
 import TrellisRuntime
+import TrellisStats
 import TrellisStore
 import TrellisTargeting
 import TrellisTesting
@@ -155,5 +156,66 @@ import TrellisCrypto
             let context = UserContext(userID: exposure.user)
             #expect(exposure.variant == snapshot.evaluator.variantDecision(of: "hero", for: context)?.variant)
         }
+    }
+
+    @Test func resultsAreGrowthBooksFiguresOfTheStatisticsTheStoreSums() throws {
+        let config = try Self.config()
+        let application = try ControlPlaneLiveTests.application(config)
+        defer { application.shutdown(); application.waitUntilStopped() }
+        let client = try TestClient(port: application.port)
+        #expect(try client.exchange("PUT", "/admin/metrics/purchase-rate", token: Self.token, body: #"{"type": "proportion", "event": "purchase"}"#).status == 201)
+        #expect(try client.exchange("PUT", "/admin/metrics/revenue", token: Self.token, body: #"{"type": "mean", "event": "purchase", "cuped": true}"#).status == 201)
+        let unknown = try client.exchange("PUT", "/admin/experiments/hero", token: Self.token, body: #"{"goals": ["purchase-rate", "nope"]}"#)
+        #expect(unknown.status == 422, "\(unknown.text)")
+        #expect(try client.exchange("PUT", "/admin/experiments/hero", token: Self.token, body: #"{"goals": ["purchase-rate"], "guardrails": ["revenue"]}"#).status == 200)
+        #expect(try client.exchange("DELETE", "/admin/metrics/revenue", token: Self.token).status == 409)
+        // 200 users, alternating variants; every third converts in control, every second in big.
+        var lines: [String] = []
+        var expected: [String: (users: Int, sum: Double, sumSquares: Double)] = ["control": (0, 0, 0), "big": (0, 0, 0)]
+        for i in 0..<200 {
+            let variant = i.isMultiple(of: 2) ? "control" : "big"
+            lines.append(Self.exposure("x\(i)", user: "u\(i)", variant: variant))
+            let converts = variant == "control" ? i % 3 == 0 : i % 4 == 1
+            if converts { lines.append(Self.purchase("p\(i)", user: "u\(i)", value: Double(i % 7) + 0.5)) }
+            expected[variant]!.users += 1
+            if converts { expected[variant]!.sum += 1; expected[variant]!.sumSquares += 1 }
+        }
+        for chunk in stride(from: 0, to: lines.count, by: 100) {
+            #expect(try Self.post(client, "[" + lines[chunk..<min(chunk + 100, lines.count)].joined(separator: ",") + "]").status == 202)
+        }
+        let answer = try client.exchange("GET", "/admin/experiments/hero/results", token: Self.token)
+        #expect(answer.status == 200, "\(answer.text)")
+        let results = try JSONParser.parse(answer.text)
+        #expect(results["variants"]?.arrayValue?.map { $0["users"]?.numberValue } == [100, 100])
+        #expect(results["srm"]?["warning"]?.isNull == true)
+        let rate = try #require(results["metrics"]?.arrayValue?.first)
+        #expect(rate["metric"]?.stringValue == "purchase-rate")
+        let variants = try #require(rate["variants"]?.arrayValue)
+        for variant in variants {
+            let name = try #require(variant["variant"]?.stringValue)
+            #expect(variant["statistics"]?["users"]?.numberValue == Double(expected[name]!.users))
+            #expect(variant["statistics"]?["sum"]?.numberValue == expected[name]!.sum)
+        }
+        // The figures are the engine's on those statistics, and POST /admin/analysis says the same.
+        let stats = { (name: String) in SufficientStatistics(users: expected[name]!.users, sum: expected[name]!.sum, sumSquares: expected[name]!.sumSquares) }
+        let comparison = compare(.proportion, control: stats("control"), treatment: stats("big"), settings: AnalysisSettings())
+        #expect(variants[1]["relative"]?["pValue"]?.numberValue == comparison.relative.pValue)
+        #expect(variants[1]["bayesian"]?["chanceToWin"]?.numberValue == comparison.bayesian.chanceToWin)
+        let analysis = try client.exchange(
+            "POST", "/admin/analysis", token: Self.token,
+            body: #"{"type": "proportion", "variants": [{"name": "control", "users": 100, "sum": \#(expected["control"]!.sum)}, {"name": "big", "users": 100, "sum": \#(expected["big"]!.sum)}]}"#)
+        #expect(analysis.status == 200, "\(analysis.text)")
+        #expect(try JSONParser.parse(analysis.text)["variants"]?.arrayValue?.last?["relative"] == variants[1]["relative"])
+        // Export reads every tracked event once, a page at a time.
+        var seen: [String] = []
+        var after: String?
+        repeat {
+            let page = try client.exchange("GET", "/admin/events/export?limit=30" + (after.map { "&after=\(PercentEncoding.encode($0))" } ?? ""), token: Self.token)
+            #expect(page.status == 200)
+            seen += page.text.split(separator: "\n").compactMap { try? JSONParser.parse(String($0))["id"]?.stringValue }
+            after = page.header("Next-After")
+        } while after != nil
+        #expect(seen.count == Set(seen).count)
+        #expect(Set(seen) == Set(lines.compactMap { try? JSONParser.parse($0)["name"] != nil ? JSONParser.parse($0)["id"]?.stringValue : nil }))
     }
 }

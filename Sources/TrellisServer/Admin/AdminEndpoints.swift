@@ -76,7 +76,7 @@ struct AdminEndpoints: Sendable {
         registerTokens(in: &routes)
         registerWebhooks(in: &routes)
         registerMetrics(in: &routes)
-        // RESULTS-PENDING if let tracking { registerResults(in: &routes, tracking: tracking) }
+        if let tracking { registerResults(in: &routes, tracking: tracking) }
         registerWhoAmI(in: &routes)
         routes.add(.get, "/admin/audit", query: nil, replying: { request, _, context, actor throws(Problem) in
             try audit(request, context, actor)
