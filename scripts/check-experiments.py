@@ -423,11 +423,12 @@ def gbstats_figures(kind, higher_is_better, settings, control, treatment):
     }
 
 
-def variant_summary(kind, v):
-    """mean (unadjusted) and stddev of one variant's statistic, as gbstats computes them."""
-    s = statistic(kind, v)
-    if isinstance(s, RegressionAdjustedStatistic):
-        s = s.post_statistic
+def variant_summary(kind, control, treatment, which):
+    """mean and stddev of one variant as gbstats.py reports them (analyze_metric_df): the
+    unadjusted mean, and the stddev of the statistic after the test against control set CUPED's
+    theta on it (so with CUPED the adjusted stddev)."""
+    test = TwoSidedTTest(statistic(kind, control), statistic(kind, treatment), FrequentistConfig())
+    s = test.stat_a if which == "control" else test.stat_b
     return {"mean": s.unadjusted_mean, "stddev": s.stddev}
 
 
@@ -508,15 +509,16 @@ def compare_results(label, results, frame, experiment, variants, weights):
                 exact = False
         check(f"{label}: {name} sufficient statistics equal pandas' sums" + (" (exactly)" if exact and not problems else ""),
               not problems, "; ".join(problems[:6]) or json.dumps(want_stats[variants[-1]]))
-        problems = []
         kind = metric["type"]
         for i, v in enumerate(variants):
-            want = variant_summary(kind, want_stats[v])
+            problems = []
+            want = variant_summary(kind, want_stats[variants[0]], want_stats[variants[i or 1]], "control" if i == 0 else "treatment")
             want["users"] = want_stats[v]["users"]
             if i > 0:
                 want.update(gbstats_figures(kind, metric.get("higherIsBetter", True), settings, want_stats[variants[0]], want_stats[v]))
             diff_tree(v, got.get(v), want, problems)
-        check(f"{label}: {name} figures equal gbstats 0.8.0's (1e-9 relative)", not problems, "; ".join(problems[:6]))
+            what = "control's mean and stddev" if i == 0 else f"{v}'s figures"
+            check(f"{label}: {name} {what} equal gbstats 0.8.0's (1e-9 relative)", not problems, "; ".join(problems[:6]))
     return by_metric
 
 
