@@ -20,8 +20,16 @@ from datetime import datetime, timezone
 HOUR_MS = 3_600_000
 
 
+SECONDS = {}
+
+
 def stamp(ms):
-    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+    """RFC 3339 with milliseconds; the seconds' text is kept (formatting it is most of a batch's cost)."""
+    second = ms // 1000
+    text = SECONDS.get(second)
+    if text is None:
+        text = SECONDS[second] = datetime.fromtimestamp(second, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.")
+    return "%s%03dZ" % (text, ms % 1000)
 
 
 class Connection:
