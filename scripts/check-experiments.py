@@ -281,11 +281,15 @@ def encode(events, ndjson=False):
     return ("application/json", json.dumps(events).encode(), [e["id"] for e in events])
 
 
+RETRIED_503 = []   # the 503 answers send() got (and sent the batch again after Retry-After)
+
+
 def send(urls, batches, threads=8, token=None):
     """Posts every batch (503: again after Retry-After); returns the statuses."""
     statuses = [None] * len(batches)
     lock = threading.Lock()
     cursor = [0]
+    global RETRIED_503
 
     def work(k):
         client = Client(urls[k % len(urls)], token)
@@ -300,6 +304,8 @@ def send(urls, batches, threads=8, token=None):
                 status, head, answer = client.request("POST", "/v1/events", body, {"Content-Type": content_type})
                 if status != 503:
                     break
+                with lock:
+                    RETRIED_503.append(answer[:200])
                 time.sleep(float(head.get("retry-after", "1")))
             statuses[i] = (status, answer)
         client.close()
@@ -543,9 +549,12 @@ def run_experiment(urls, token, users_n, seed, experiment="home-hero", variants=
     single_events = [event_json(r) for r in singles.itertuples(index=False)]
     again += [encode(single_events[i:i + 50], ndjson=(i % 100 == 0)) for i in range(0, len(single_events), 50)]
     t = time.time()
+    del RETRIED_503[:]
     statuses = send(urls, batches, token=None)
     statuses_again = send(urls, again, token=None)
     elapsed = time.time() - t
+    if RETRIED_503:
+        say(f"{len(RETRIED_503)} batches were answered 503 and sent again; the first: {RETRIED_503[0]!r}")
     bad = [(i, s) for i, s in enumerate(statuses + statuses_again) if s[0] != 202]
     check(f"{label}: {len(frame)} events in {len(batches)} batches of 100 (a third NDJSON), then {len(again)} batches again: all 202",
           not bad, f"{len(frame) / elapsed:.0f} events/s" if not bad else f"{len(bad)} not 202, first {bad[0][1][0]} {bad[0][1][1][:300]!r}")
