@@ -1,8 +1,9 @@
 """Senders of POST /v1/events batches for scripts/bench-events, over keep-alive connections (asyncio,
 a minimal HTTP/1.1 client: the standard library's would cost more than the server's work).
 
-  events-load.py paced URL EVENTS_PER_SECOND SECONDS [--connections 16]
-      batches of 100 (unique ids) at a steady rate; prints "sent EVENTS_PER_S refused N".
+  events-load.py paced URL EVENTS_PER_SECOND SECONDS [--connections 16] [--ready FILE]
+      batches of 100 (unique ids) at a steady rate, every one built before the first is sent
+      (then FILE is made); prints "sent EVENTS_PER_S refused N".
   events-load.py experiment URL USERS EVENTS [--connections 32] [--experiment home-hero]
       USERS users, each exposed once to control or big (their first exposure 1 to 100 hours ago),
       and EVENTS `purchase` events among them with a value (some up to 40 hours before the user's
@@ -79,15 +80,21 @@ def exposure(id_, user, ms, experiment, variant):
             % (id_, stamp(ms), user, experiment, variant))
 
 
-async def paced(url, rate, seconds, connections):
+async def paced(url, rate, seconds, connections, ready):
     parsed = urllib.parse.urlparse(url)
     per_second = rate / 100.0
-    start = time.monotonic()
     total = int(per_second * seconds)
     nonce = int(time.time())
     sent = refused = 0
     now_ms = int(time.time() * 1000)
     next_index = 0
+    # Every batch is built before the first is sent, so the sender's CPU while it sends is the
+    # sockets' alone (it shares the machine with the server and wrk).
+    bodies = [("[" + ",".join(tracked(f"p{nonce}-{k}-{j}", f"p{k % 5000}-{j}", now_ms, j + 0.5) for j in range(100)) + "]").encode()
+              for k in range(total)]
+    if ready:
+        open(ready, "w").close()
+    start = time.monotonic()
 
     async def worker():
         nonlocal sent, refused, next_index
@@ -101,8 +108,7 @@ async def paced(url, rate, seconds, connections):
             delay = due - time.monotonic()
             if delay > 0:
                 await asyncio.sleep(delay)
-            body = ("[" + ",".join(tracked(f"p{nonce}-{k}-{j}", f"p{k % 5000}-{j}", now_ms, j + 0.5) for j in range(100)) + "]").encode()
-            status, _, _ = await conn.post(parsed.path, body)
+            status, _, _ = await conn.post(parsed.path, bodies[k])
             if status == 202:
                 sent += 100
             else:
@@ -173,9 +179,10 @@ def main():
     parser.add_argument("b", type=float)
     parser.add_argument("--connections", type=int, default=0)
     parser.add_argument("--experiment", default="home-hero")
+    parser.add_argument("--ready", help="paced: a file made once every batch is built, before the first is sent")
     args = parser.parse_args()
     if args.mode == "paced":
-        asyncio.run(paced(args.url, args.a, args.b, args.connections or 16))
+        asyncio.run(paced(args.url, args.a, args.b, args.connections or 16, args.ready))
     else:
         asyncio.run(experiment(args.url, int(args.a), int(args.b), args.connections or 32, args.experiment))
 
