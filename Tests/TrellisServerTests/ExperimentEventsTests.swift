@@ -216,6 +216,15 @@ import TrellisCrypto
             after = page.header("Next-After")
         } while after != nil
         #expect(seen.count == Set(seen).count)
+        var exposed: [String] = []
+        after = nil
+        repeat {
+            let page = try client.exchange("GET", "/admin/experiments/hero/exposures?limit=70" + (after.map { "&after=\(PercentEncoding.encode($0))" } ?? ""), token: Self.token)
+            #expect(page.status == 200)
+            exposed += page.text.split(separator: "\n").compactMap { try? JSONParser.parse(String($0))["user"]?.stringValue }
+            after = page.header("Next-After")
+        } while after != nil
+        #expect(exposed.count == 200 && Set(exposed).count == 200)
         #expect(Set(seen) == Set(lines.compactMap { try? JSONParser.parse($0)["name"] != nil ? JSONParser.parse($0)["id"]?.stringValue : nil }))
     }
 }
