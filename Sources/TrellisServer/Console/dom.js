@@ -49,7 +49,7 @@ export function svg(tag, attributes = {}, ...children) {
     if (value === undefined || value === null || value === false) continue;
     element.setAttribute(name, value === true ? "" : String(value));
   }
-  for (const child of children.flat()) {
+  for (const child of children.flat(Infinity)) {
     if (child === undefined || child === null || child === false) continue;
     element.append(child instanceof Node ? child : String(child));
   }

@@ -428,7 +428,7 @@ function drawResults(answer, dimension) {
   const blocks = dimension ? breakdown(answer) : [];
   resultsBody.replaceChildren(
     h("p", { id: "results-summary" },
-      `As of ${when(answer.asOf)}; control ${answer.control}; intervals at ${level}. `,
+      `As of ${when(answer.asOf)}; the control variant is ${answer.control}; intervals at ${level}. `,
       answer.multipleExposures ? `${count(answer.multipleExposures)} users exposed to more than one variant are left out of every figure.` : "No user was exposed to more than one variant."),
     srmBlock(answer.srm),
     h("section", { "aria-labelledby": "results-users-title" },
@@ -493,7 +493,7 @@ function axis(metrics) {
     }
   }
   extent = Math.max(extent, 0.01);
-  const raw = extent / 2;
+  const raw = extent / 3;
   const magnitude = 10 ** Math.floor(Math.log10(raw));
   const step = [1, 2, 5, 10].map((m) => m * magnitude).find((s) => s >= raw);
   const bound = Math.ceil(extent / step - 1e-9) * step;
@@ -502,13 +502,13 @@ function axis(metrics) {
   return { bound, ticks };
 }
 
-const bar = { width: 240, height: 28, pad: 18 };
+const bar = { width: 280, height: 28, pad: 20 };
 const position = (scale, x) => bar.pad + ((Math.max(-scale.bound, Math.min(scale.bound, x)) + scale.bound) / (2 * scale.bound)) * (bar.width - 2 * bar.pad);
 const tickText = (t) => (t === 0 ? "0" : `${t > 0 ? "+" : minus}${Number((Math.abs(t) * 100).toPrecision(3))}%`);
 
 function axisHeader(scale) {
   return svg("svg", { class: "interval-axis", width: bar.width, height: 18, viewBox: `0 0 ${bar.width} 18`, "aria-hidden": "true", focusable: "false" },
-    scale.ticks.map((t) => svg("text", { x: position(scale, t), y: 13, "text-anchor": "middle", "font-size": 11, fill: "#5b6475" }, tickText(t))));
+    scale.ticks.filter((t, i) => scale.ticks.length <= 5 || (i - (scale.ticks.length - 1) / 2) % 2 === 0).map((t) => svg("text", { x: position(scale, t), y: 13, "text-anchor": "middle", "font-size": 11, fill: "#5b6475" }, tickText(t))));
 }
 
 // Better, worse or unclear: the interval on one side of 0, read with the metric's direction.
@@ -552,7 +552,7 @@ function metricsTable(metricList, control, level, blockName) {
     for (const variant of others) rows.push(metricRow(metric, controlRow, variant, head.cloneNode(true), scale, level));
   }
   return h("table", { class: "grid results", "data-block": blockName },
-    h("caption", {}, `Each variant against control (${control}): relative lift with its ${level} interval on one axis around 0 — green better, red worse, grey when the interval crosses 0; the bar's dark mark is the lift.`),
+    h("caption", {}, blockName !== "all" ? `${blockName}: each variant against control (${control}), on an axis of its own.` : `Each variant against control (${control}): relative lift with its ${level} interval on one axis around 0 — green better, red worse, grey when the interval crosses 0; the bar's dark mark is the lift.`),
     h("thead", {}, h("tr", {},
       h("th", { scope: "col" }, "Metric"), h("th", { scope: "col" }, "Variant"), h("th", { scope: "col" }, "Users (control · variant)"),
       h("th", { scope: "col" }, "Mean, control"), h("th", { scope: "col" }, "Mean, variant"), h("th", { scope: "col" }, "Lift"),
