@@ -35,7 +35,7 @@ extension TargetingConfiguration {
         for name in names where marks[name] == nil { visit(name) }
     }
 
-    /// Weights, default variants, winners and overrides of a configuration built in code (a
+    /// Weights, default variants, winners, overrides, goals and guardrails of a configuration built in code (a
     /// ``RolloutPercentage`` is valid by construction), with the decoder's messages where it has them.
     func checkValues(_ collector: DiagnosticsCollector) {
         for (key, experiment) in experiments.sorted(by: { $0.key < $1.key }) {
@@ -62,6 +62,26 @@ extension TargetingConfiguration {
                 if let problem = Experiment.userIDProblem(userID) ?? Experiment.unknownVariant(variant, "variant", among: variants) {
                     collector.report(problem, at: overridesPath.appending(userID), .unknown)
                 }
+            }
+            checkMetricNames(experiment.goals, "goals", at: path.appending("goals"), collector)
+            checkMetricNames(experiment.guardrails, "guardrails", at: path.appending("guardrails"), collector)
+            for (i, name) in experiment.guardrails.enumerated() where experiment.goals.contains(name) {
+                collector.report(Experiment.goalAndGuardrailProblem(name), at: path.appending("guardrails").appending(i), .unknown)
+            }
+        }
+    }
+
+    /// `decodeMetricNames`'s checks, for names given in code.
+    private func checkMetricNames(_ names: [String], _ field: String, at path: JSONPath, _ collector: DiagnosticsCollector) {
+        if names.count > Limits.maximumMetricNames {
+            collector.report(Experiment.tooManyMetricsProblem(field, names.count), at: path, .unknown)
+        }
+        for (i, name) in names.enumerated() {
+            if !RuleExpression.isIdentifier(name) {
+                collector.report(
+                    "invalid name \"\(name)\": use 1 to 64 of a-z, A-Z, 0-9, '_', '-', '.', not only dots", at: path.appending(i), .unknown)
+            } else if names[..<i].contains(name) {
+                collector.report(Experiment.repeatedMetricProblem(name), at: path.appending(i), .unknown)
             }
         }
     }

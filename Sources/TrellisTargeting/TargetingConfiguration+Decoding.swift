@@ -11,6 +11,9 @@ extension TargetingConfiguration {
         public static let maximumOverrides = 1_000
         /// Longest user id in an override, in UTF-8 bytes: the longest a request's `user` may be.
         public static let maximumUserIDBytes = UserContext.Limits.maximumValueBytes
+        /// Most ``Experiment/goals`` of one experiment, and most ``Experiment/guardrails``: a
+        /// result computes each for every variant, so the list stays one people can read.
+        public static let maximumMetricNames = 20
     }
 
     /// Parses and checks a targeting document such as `Config/targeting.json`:
@@ -24,7 +27,8 @@ extension TargetingConfiguration {
     /// - Returns: the configuration, or every mistake with its path and line: unknown keys, a
     ///   percentage outside 0…100 or with more than two decimals, weights that are not integers or
     ///   are all 0, an unknown default variant, an unknown status, a missing or unknown winner, both
-    ///   `enabled` and `status`, bad overrides (too many, a bad user id, an unknown variant),
+    ///   `enabled` and `status`, bad overrides (too many, a bad user id, an unknown variant), bad
+    ///   goals or guardrails (not names, too many, one twice, a metric both), an unknown `exposures`,
     ///   references to unknown rules, rollouts, experiments or variants, cycles between rules.
     public static func decode(_ bytes: [UInt8], source: String) -> Result<TargetingConfiguration, DiagnosticsError> {
         DiagnosticsCollector.decode(bytes, source: source) { document, collector in decodeDocument(document, collector) }

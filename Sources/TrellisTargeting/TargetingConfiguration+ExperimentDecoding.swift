@@ -4,9 +4,12 @@ extension TargetingConfiguration {
     /// An experiment's definition; nil after reporting every mistake in it.
     ///
     /// `"enabled": true` / `false` is the older spelling of `"status": "running"` / `"paused"`;
-    /// either may be given, not both.
+    /// either may be given, not both. `goals`, `guardrails` and `exposures` are optional: an
+    /// experiment written before they existed reads as naming no metric, with clients recording exposures.
     public static func decodeExperiment(_ value: JSONValue, at path: JSONPath, _ collector: DiagnosticsCollector) -> Experiment? {
-        let keys: Set<String> = ["variants", "status", "winner", "enabled", "defaultVariant", "overrides", "description"]
+        let keys: Set<String> = [
+            "variants", "status", "winner", "enabled", "defaultVariant", "overrides", "description", "goals", "guardrails", "exposures",
+        ]
         guard let object = collector.object(value, at: path, allowedKeys: keys) else { return nil }
         let variants = object.value("variants", required: true).flatMap { decodeVariants($0, at: path.appending("variants"), collector) }
         let status = decodeStatus(object, at: path, variants: variants, collector)
@@ -21,10 +24,64 @@ extension TargetingConfiguration {
             }
         }
         let overrides = object.value("overrides").map { decodeOverrides($0, at: path.appending("overrides"), variants, collector) } ?? [:]
-        guard let variants, let status, let defaultVariant, let overrides, !object.contains("description") || description != nil else {
+        let goals = object.value("goals").map { decodeMetricNames($0, "goals", at: path.appending("goals"), collector) } ?? []
+        let guardrails = object.value("guardrails").map { decodeMetricNames($0, "guardrails", at: path.appending("guardrails"), collector) } ?? []
+        if let goals, let guardrails, let items = object.value("guardrails")?.arrayValue {
+            for (i, name) in guardrails.enumerated() where goals.contains(name) {
+                collector.report(Experiment.goalAndGuardrailProblem(name), at: path.appending("guardrails").appending(i), items[i])
+            }
+        }
+        let exposures = object.value("exposures").map { decodeExposures($0, at: path.appending("exposures"), collector) } ?? .client
+        guard let variants, let status, let defaultVariant, let overrides, let goals, let guardrails, let exposures,
+            !object.contains("description") || description != nil, Set(goals).isDisjoint(with: guardrails)
+        else {
             return nil
         }
-        return Experiment(variants: variants, status: status, defaultVariant: defaultVariant, overrides: overrides, description: description)
+        return Experiment(
+            variants: variants, status: status, defaultVariant: defaultVariant, overrides: overrides, description: description, goals: goals,
+            guardrails: guardrails, exposures: exposures)
+    }
+
+    /// `"goals"` or `"guardrails"` (`field`): an array of metric names, each an identifier, at most
+    /// ``Limits/maximumMetricNames``, none twice; nil after reporting every mistake, each at its
+    /// element (`goals[1]`). The runtime's experiment updates read theirs with it too.
+    public static func decodeMetricNames(_ value: JSONValue, _ field: String, at path: JSONPath, _ collector: DiagnosticsCollector) -> [String]? {
+        guard let items = value.arrayValue else {
+            collector.report("expected an array of metric names, found \(value.typeName)", at: path, value)
+            return nil
+        }
+        guard items.count <= Limits.maximumMetricNames else {
+            collector.report(Experiment.tooManyMetricsProblem(field, items.count), at: path, value)
+            return nil
+        }
+        var names: [String] = []
+        var complete = true
+        for (i, item) in items.enumerated() {
+            guard let name = RuleExpression.identifier(item, at: path.appending(i), collector) else {
+                complete = false
+                continue
+            }
+            if names.contains(name) {
+                collector.report(Experiment.repeatedMetricProblem(name), at: path.appending(i), item)
+                complete = false
+                continue
+            }
+            names.append(name)
+        }
+        return complete ? names : nil
+    }
+
+    /// `"exposures"`: `"client"` or `"server"`; nil after reporting anything else.
+    public static func decodeExposures(_ value: JSONValue, at path: JSONPath, _ collector: DiagnosticsCollector) -> Experiment.ExposureRecording? {
+        guard let name = value.stringValue else {
+            collector.report("expected a string, found \(value.typeName)", at: path, value)
+            return nil
+        }
+        guard let exposures = Experiment.ExposureRecording(rawValue: name) else {
+            collector.report("unknown exposures \"\(name)\"; expected client or server", at: path, value)
+            return nil
+        }
+        return exposures
     }
 
     private static func decodeStatus(
@@ -171,6 +228,18 @@ extension TargetingConfiguration.Experiment {
         if userID.utf8.count > limit { return "a user id is at most \(limit) bytes, this one has \(userID.utf8.count)" }
         if userID.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) { return "a user id must not contain control characters" }
         return nil
+    }
+
+    /// A metric both a goal and a guardrail: one the experiment is run to move is not also one that
+    /// must merely not get worse. Reported at the guardrail (in an update, at the name it gives).
+    public static func goalAndGuardrailProblem(_ name: String) -> String {
+        "\"\(name)\" is both a goal and a guardrail; a metric is one or the other"
+    }
+
+    static func repeatedMetricProblem(_ name: String) -> String { "\"\(name)\" is named twice; name each metric once" }
+
+    static func tooManyMetricsProblem(_ field: String, _ count: Int) -> String {
+        "an experiment has at most \(TargetingConfiguration.Limits.maximumMetricNames) \(field), found \(count)"
     }
 
     /// *unknown winner "x"; the variants are: a, b* when `name` is not one of `variants`, else nil.

@@ -83,17 +83,41 @@ public struct TargetingConfiguration: Sendable {
         public var overrides: [String: String]
         /// For people; Trellis does not read it.
         public var description: String?
+        /// The metrics the experiment is run to move, by name. The default is none. At most
+        /// ``Limits/maximumMetricNames``, none twice, none also a guardrail. Names are not checked
+        /// against metrics here: metrics are runtime documents, and the runtime checks references.
+        public var goals: [String]
+        /// The metrics that must not get worse, by name; as ``goals``.
+        public var guardrails: [String]
+        /// Who records that a user was exposed to a variant. The default is ``ExposureRecording/client``.
+        public var exposures: ExposureRecording
+
+        /// Who records that a user saw a variant: the event a result counts users from.
+        public enum ExposureRecording: String, Sendable, Equatable, CaseIterable {
+            /// Apps send exposure events when they show a variant.
+            case client
+            /// The server records each user's first exposure when a screen, route or OFREP answer
+            /// assigns them a variant.
+            case server
+        }
 
         public init(
             variants: [Variant], status: Status = .running, defaultVariant: String, overrides: [String: String] = [:],
-            description: String? = nil
+            description: String? = nil, goals: [String] = [], guardrails: [String] = [], exposures: ExposureRecording = .client
         ) {
             self.variants = variants
             self.status = status
             self.defaultVariant = defaultVariant
             self.overrides = overrides
             self.description = description
+            self.goals = goals
+            self.guardrails = guardrails
+            self.exposures = exposures
         }
+
+        /// Every metric the experiment names: its goals, then its guardrails. The runtime refuses
+        /// an experiment that names a metric it does not have, and the deletion of a metric one names.
+        public var metricNames: [String] { goals + guardrails }
 
         /// The sum of the weights: `W` in the variant target `murmur3(…) % W + 1`.
         public var totalWeight: Int { variants.reduce(0) { $0 + $1.weight } }

@@ -120,6 +120,62 @@ import TrellisTesting
         #expect(retire.json["errors"]?[0]?["source"]?.string == "screens/cta revision 1")
     }
 
+    @Test func anExperimentsGoalsGuardrailsAndExposuresAreSetShownAndRefusedWithTheirPath() throws {
+        let config = try TemporaryConfig(screens: ["home": AdminFlowTests.screen("Hello")])
+        try config.write(targeting: """
+            {"rules": {"is_gold": {"attribute": "tier", "op": "equals", "value": "gold"}},
+             "rollouts": {"banner": {"percentage": 10}},
+             "experiments": {"hero": {"variants": {"control": 50, "big": 50}},
+                             "home-hero": {"variants": {"control": 50, "big": 50}, "guardrails": ["client-errors"]}}}
+            """)
+        let server = try ServedBinary(config: config)
+        try server.start()
+        let before = try server.request("GET", "/admin/experiments/home-hero").json
+        #expect(before["goals"]?.array.count == 0)
+        #expect(before["guardrails"]?[0]?.string == "client-errors")
+        #expect(before["exposures"]?.string == "client")
+
+        let put = try server.request("PUT", "/admin/experiments/home-hero", body: #"{"goals": ["x"], "exposures": "server"}"#)
+        #expect(put.status == 200)
+        let after = try server.request("GET", "/admin/experiments/home-hero").json
+        #expect(after["goals"]?.array.compactMap(\.string) == ["x"])
+        #expect(after["guardrails"]?.array.compactMap(\.string) == ["client-errors"])
+        #expect(after["exposures"]?.string == "server")
+        #expect(after["source"]?.string == "runtime")
+        #expect(after["config"]?["weights"] != nil && after["config"]?["exposures"]?.string == nil)
+        #expect(try server.request("GET", "/admin/targeting").json["experiments"]?["home-hero"]?["exposures"]?.string == "server")
+
+        // Bad bodies: 422 with the path and line of each mistake; nothing changed.
+        for (body, path, line) in [
+            ("{\"guardrails\": [\"y\",\n \"x\"]}", "$.guardrails[1]", 2),
+            ("{\"goals\": [\"x\",\n \"client-errors\"]}", "$.goals[1]", 2),
+            ("{\"goals\": [\"a\",\n \"a\"]}", "$.goals[1]", 2),
+            ("{\n\"exposures\": \"both\"}", "$.exposures", 2),
+        ] {
+            let bad = try server.request("PUT", "/admin/experiments/home-hero", body: body)
+            #expect(bad.status == 422, "\(body)")
+            #expect(bad.header("Content-Type")?.hasPrefix("application/problem+json") == true)
+            #expect(bad.json["errors"]?[0]?["path"]?.string == path)
+            #expect(bad.json["errors"]?[0]?["line"]?.number == Double(line))
+        }
+        #expect(try server.request("PUT", "/admin/experiments/home-hero", body: #"{"goals": ["x"#).status == 400)
+        #expect(try server.request("GET", "/admin/experiments/home-hero").json["guardrails"]?.array.compactMap(\.string) == ["client-errors"])
+
+        // Created with them; kept across a restart; a reset hands back targeting.json's.
+        let created = try server.request(
+            "POST", "/admin/experiments", body: #"{"key": "cta", "variants": {"a": 1, "b": 1}, "goals": ["clicks"], "exposures": "server"}"#)
+        #expect(created.status == 201)
+        #expect(created.json["goals"]?[0]?.string == "clicks")
+        server.stop()
+        try server.start()
+        #expect(try server.request("GET", "/admin/experiments/home-hero").json["goals"]?[0]?.string == "x")
+        #expect(try server.request("GET", "/admin/experiments/cta").json["exposures"]?.string == "server")
+        let reset = try server.request("POST", "/admin/experiments/home-hero/reset")
+        #expect(reset.status == 200)
+        #expect(reset.json["goals"]?.array.count == 0)
+        #expect(reset.json["exposures"]?.string == "client")
+    }
+
     @Test func rulesAreDefinedCheckedForCyclesAndRetiredOnlyWhenUnused() throws {
         let server = try Self.served()
         let malformed = try server.request("PUT", "/admin/rules/beta", body: "{\n  \"attribute\": \"tier\",\n  \"op\": \"sort-of\", \"value\": 1}")

@@ -22,6 +22,8 @@ import TrellisTesting
         let configuration = try exampleConfiguration()
         #expect(configuration.rollouts["new-checkout"]?.percentage == RolloutPercentage(basisPoints: 50))
         #expect(configuration.experiments["home-hero"]?.overrides == ["qa-kim": "big"])
+        #expect(configuration.experiments["home-hero"]?.metricNames == ["purchase-rate", "revenue-per-user", "client-errors"])
+        #expect(configuration.experiments["home-hero"]?.exposures == .server)
         #expect(configuration.experiments["old-onboarding"]?.status == .concluded(winner: "short"))
     }
 

@@ -46,7 +46,7 @@ import TrellisTargeting
                     "$.rule (line 1): unknown key \"rule\"; did you mean \"rules\"?",
                     "$.rollouts.r.group (line 2): unknown key \"group\"; did you mean \"groupId\"?",
                     "$.experiments.e.enable (line 3): unknown key \"enable\"; did you mean \"enabled\"?",
-                    "$.experiments.e.owner (line 3): unknown key \"owner\"; expected one of: defaultVariant, description, enabled, overrides, status, variants, winner",
+                    "$.experiments.e.owner (line 3): unknown key \"owner\"; expected one of: defaultVariant, description, enabled, exposures, goals, guardrails, overrides, status, variants, winner",
                 ])
     }
 

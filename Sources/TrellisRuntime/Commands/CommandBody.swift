@@ -100,10 +100,14 @@ package enum CommandBody {
     }
 
     /// A new experiment: `{"key": …, "variants": {…}}` with optionally `status`, `winner`,
-    /// `defaultVariant`, `overrides`, `description` as targeting.json writes them.
+    /// `defaultVariant`, `overrides`, `description`, `goals`, `guardrails`, `exposures` as
+    /// targeting.json writes them.
     package static func newExperiment(_ bytes: [UInt8]) throws(Refusal) -> ExperimentCommand {
         let (key, experiment, _) = try newEntry(
-            bytes, entryKeys: ["variants", "status", "winner", "enabled", "defaultVariant", "overrides", "description"]
+            bytes,
+            entryKeys: [
+                "variants", "status", "winner", "enabled", "defaultVariant", "overrides", "description", "goals", "guardrails", "exposures",
+            ]
         ) { _, definition, collector in
             TargetingConfiguration.decodeExperiment(definition, at: .root, collector)
         } extra: { _, _ in () }
@@ -169,8 +173,10 @@ package struct RolloutPatch: Sendable {
 
 /// An experiment change: any of `weights` (variant → weight; unnamed variants keep theirs),
 /// `status` (`running`, `paused`, `concluded` with `winner`), `overrides` (user → variant, merged;
-/// `null` removes a user), `description`. Variant names are checked against the experiment when
-/// the change is planned, with the line of each.
+/// `null` removes a user), `description`, `goals` and `guardrails` (each list replaced whole; `[]`
+/// names none), `exposures` (`client` or `server`). Variant names, and a metric that would be both a
+/// goal and a guardrail once the change is made, are checked against the experiment when the change
+/// is planned, with the line of each.
 package struct ExperimentPatch: Sendable {
     package struct Named: Sendable {
         package var name: String
@@ -183,12 +189,16 @@ package struct ExperimentPatch: Sendable {
     package var winner: Named?
     package var overrides: [(user: String, variant: Named?)] = []
     package var description: String??
+    package var goals: [Named]?
+    package var guardrails: [Named]?
+    package var exposures: TargetingConfiguration.Experiment.ExposureRecording?
 
     package static let statuses = ["running", "paused", "concluded"]
 
     package init(body bytes: [UInt8]) throws(Refusal) {
         var patch = ExperimentPatch()
-        try CommandBody.object(bytes, allowed: ["weights", "status", "winner", "overrides", "description"]) { object, collector in
+        let allowed: Set<String> = ["weights", "status", "winner", "overrides", "description", "goals", "guardrails", "exposures"]
+        try CommandBody.object(bytes, allowed: allowed) { object, collector in
             patch.read(object, collector)
         }
         self = patch
@@ -204,12 +214,17 @@ package struct ExperimentPatch: Sendable {
         if let winner { members.append(("winner", .string(winner.name))) }
         if !overrides.isEmpty { members.append(("overrides", .object(overrides.map { ($0.user, $0.variant.map { .string($0.name) } ?? .null) }))) }
         if let description { members.append(("description", description.map(JSONValue.string) ?? .null)) }
+        if let goals { members.append(("goals", .array(goals.map { .string($0.name) }))) }
+        if let guardrails { members.append(("guardrails", .array(guardrails.map { .string($0.name) }))) }
+        if let exposures { members.append(("exposures", .string(exposures.rawValue))) }
         return .object(members)
     }
 
     private mutating func read(_ object: JSONObjectReader, _ collector: DiagnosticsCollector) {
         if object.members.isEmpty {
-            collector.report("nothing to change: give weights, status, winner, overrides or description", at: .root, object.location)
+            collector.report(
+                "nothing to change: give weights, status, winner, overrides, description, goals, guardrails or exposures", at: .root,
+                object.location)
         }
         if let value = object.value("weights") {
             guard let members = value.objectValue else {
@@ -249,6 +264,25 @@ package struct ExperimentPatch: Sendable {
         if let value = object.value("description") {
             if value.isNull { description = .some(nil) } else { description = object.string("description").map { .some($0) } }
         }
+        if let value = object.value("goals") { goals = Self.metricNames(value, "goals", collector) }
+        if let value = object.value("guardrails") { guardrails = Self.metricNames(value, "guardrails", collector) }
+        // Both in the body: refused now, as targeting.json would be; with the experiment's own lists, when planned.
+        for guardrail in guardrails ?? [] where goals?.contains(where: { $0.name == guardrail.name }) == true {
+            collector.report(TargetingConfiguration.Experiment.goalAndGuardrailProblem(guardrail.name), at: guardrail.path, guardrail.location)
+        }
+        if let value = object.value("exposures") {
+            exposures = TargetingConfiguration.decodeExposures(value, at: .root.appending("exposures"), collector)
+        }
+    }
+
+    /// `goals` or `guardrails` (`field`) as targeting.json reads them, each name with where it is written.
+    private static func metricNames(_ value: JSONValue, _ field: String, _ collector: DiagnosticsCollector) -> [Named]? {
+        let path = JSONPath.root.appending(field)
+        guard let names = TargetingConfiguration.decodeMetricNames(value, field, at: path, collector), let items = value.arrayValue else {
+            return nil
+        }
+        // Complete lists only: the i-th name is the i-th item.
+        return names.enumerated().map { Named(name: $1, path: path.appending($0), location: items[$0].location) }
     }
 
     private mutating func readOverrides(_ value: JSONValue, _ collector: DiagnosticsCollector) {
@@ -271,7 +305,8 @@ package struct ExperimentPatch: Sendable {
         }
     }
 
-    /// The settings after this patch; invalid, naming every variant the experiment does not have.
+    /// The settings after this patch; invalid, naming every variant the experiment does not have,
+    /// or every metric it would make both a goal and a guardrail.
     package func applied(to settings: ExperimentSettings, variants: [String]) throws(Refusal) -> ExperimentSettings {
         let named = weights.map(\.variant) + [winner].compactMap { $0 } + overrides.compactMap(\.variant)
         let unknown = named.filter { !variants.contains($0.name) }
@@ -294,6 +329,22 @@ package struct ExperimentPatch: Sendable {
         }
         for (user, variant) in overrides { result.overrides[user] = variant?.name }
         if let description { result.description = description }
+        if let goals { result.goals = goals.map(\.name) }
+        if let guardrails { result.guardrails = guardrails.map(\.name) }
+        if let exposures { result.exposures = exposures }
+        // A goal given now against a guardrail the experiment has (or the reverse): reported at the
+        // name this body gives, the guardrail's when it gives both.
+        let both = result.guardrails.filter(result.goals.contains)
+        guard both.isEmpty else {
+            throw .invalid(
+                "the body would make a metric both a goal and a guardrail; nothing changed",
+                both.map { name in
+                    let given = guardrails?.first { $0.name == name } ?? goals?.first { $0.name == name }
+                    return Diagnostic(
+                        path: given?.path ?? .root, location: given?.location ?? .unknown,
+                        message: TargetingConfiguration.Experiment.goalAndGuardrailProblem(name))
+                }, source: "body")
+        }
         return result
     }
 }

@@ -51,7 +51,8 @@ package enum ResourceView {
         snapshot.runtime.rollouts[key]?.settings?.schedule ?? []
     }
 
-    /// An experiment as ops see it: variants and weights, status, overrides, and where they come from.
+    /// An experiment as ops see it: variants and weights, status, overrides, the metrics it names and
+    /// who records exposures (always, defaults too), and where they come from.
     package static func experiment(_ key: String, in snapshot: Snapshot) -> JSONValue {
         guard let experiment = snapshot.targeting.experiments[key] else { return .null }
         var members: [(String, JSONValue)] = [
@@ -63,6 +64,9 @@ package enum ResourceView {
         members.append(
             ("overrides", .object(experiment.overrides.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })))
         members.append(("description", experiment.description.map(JSONValue.string) ?? .null))
+        members.append(("goals", .array(experiment.goals.map(JSONValue.string))))
+        members.append(("guardrails", .array(experiment.guardrails.map(JSONValue.string))))
+        members.append(("exposures", .string(experiment.exposures.rawValue)))
         members += provenance(snapshot.runtime.experiments[key]?.document)
         if snapshot.runtime.hasOverride(kind: ExperimentValue.kind, key: key), let baseline = snapshot.baselineTargeting.experiments[key] {
             members.append(("config", ExperimentSettings(baseline).jsonValue))

@@ -48,7 +48,8 @@ package struct RolloutSettings: Sendable, Equatable {
 }
 
 /// What ops may change of an experiment at run time: weights, status (and winner), overrides,
-/// description. The variants themselves, their order and the default variant stay the configuration's.
+/// description, goals, guardrails and who records exposures. The variants themselves, their order
+/// and the default variant stay the configuration's.
 package struct ExperimentSettings: Sendable, Equatable {
     package static let kind = "experiment"
 
@@ -57,26 +58,34 @@ package struct ExperimentSettings: Sendable, Equatable {
     package var status: TargetingConfiguration.Experiment.Status
     package var overrides: [String: String]
     package var description: String?
+    package var goals: [String]
+    package var guardrails: [String]
+    package var exposures: TargetingConfiguration.Experiment.ExposureRecording
 
     package static func == (a: ExperimentSettings, b: ExperimentSettings) -> Bool {
         a.weights.elementsEqual(b.weights) { $0.name == $1.name && $0.weight == $1.weight } && a.status == b.status
-            && a.overrides == b.overrides && a.description == b.description
+            && a.overrides == b.overrides && a.description == b.description && a.goals == b.goals && a.guardrails == b.guardrails
+            && a.exposures == b.exposures
     }
 
     package init(
         weights: [(name: String, weight: Int)], status: TargetingConfiguration.Experiment.Status, overrides: [String: String],
-        description: String?
+        description: String?, goals: [String] = [], guardrails: [String] = [],
+        exposures: TargetingConfiguration.Experiment.ExposureRecording = .client
     ) {
         self.weights = weights
         self.status = status
         self.overrides = overrides
         self.description = description
+        self.goals = goals
+        self.guardrails = guardrails
+        self.exposures = exposures
     }
 
     package init(_ experiment: TargetingConfiguration.Experiment) {
         self.init(
             weights: experiment.variants.map { ($0.name, $0.weight) }, status: experiment.status, overrides: experiment.overrides,
-            description: experiment.description)
+            description: experiment.description, goals: experiment.goals, guardrails: experiment.guardrails, exposures: experiment.exposures)
     }
 
     package func applied(to experiment: TargetingConfiguration.Experiment) -> TargetingConfiguration.Experiment {
@@ -86,25 +95,33 @@ package struct ExperimentSettings: Sendable, Equatable {
         result.status = status
         result.overrides = overrides
         result.description = description
+        result.goals = goals
+        result.guardrails = guardrails
+        result.exposures = exposures
         return result
     }
 
+    /// The stored form; `goals`, `guardrails` and `exposures` only when not their defaults, so a
+    /// document written before they existed and one written now without them are the same bytes.
     package var jsonValue: JSONValue {
         var members: [(String, JSONValue)] = [
             ("weights", .object(weights.map { ($0.name, .number($0.weight)) })), ("status", .string(status.description)),
         ]
         if case .concluded(let winner) = status { members.append(("winner", .string(winner))) }
         members.append(("overrides", .object(overrides.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })))
+        members += TargetingConfiguration.Experiment.metricMembers(goals: goals, guardrails: guardrails, exposures: exposures)
         if let description { members.append(("description", .string(description))) }
         return .object(members)
     }
 
-    /// Reads the settings form of a stored document.
+    /// Reads the settings form of a stored document; one without `goals`, `guardrails` or
+    /// `exposures` (all written before they existed) has their defaults.
     package static func decode(_ document: JSONValue, _ collector: DiagnosticsCollector) -> ExperimentSettings? {
         do {
             guard
                 let object = collector.object(
-                    document, at: .root, allowedKeys: ["weights", "status", "winner", "overrides", "description"]),
+                    document, at: .root,
+                    allowedKeys: ["weights", "status", "winner", "overrides", "description", "goals", "guardrails", "exposures"]),
                 let weightMembers = object.value("weights", required: true)?.objectValue,
                 let statusName = object.string("status", required: true),
                 let overrideMembers = object.value("overrides", required: true)?.objectValue
@@ -128,7 +145,19 @@ package struct ExperimentSettings: Sendable, Equatable {
             }
             var overrides: [String: String] = [:]
             for member in overrideMembers { overrides[member.key] = member.value.stringValue }
-            return ExperimentSettings(weights: weights, status: status, overrides: overrides, description: object.string("description"))
+            let goals: [String]? = object.value("goals").map {
+                TargetingConfiguration.decodeMetricNames($0, "goals", at: .root.appending("goals"), collector)
+            } ?? []
+            let guardrails: [String]? = object.value("guardrails").map {
+                TargetingConfiguration.decodeMetricNames($0, "guardrails", at: .root.appending("guardrails"), collector)
+            } ?? []
+            let exposures: TargetingConfiguration.Experiment.ExposureRecording? = object.value("exposures").map {
+                TargetingConfiguration.decodeExposures($0, at: .root.appending("exposures"), collector)
+            } ?? .client
+            guard let goals, let guardrails, let exposures else { return nil }
+            return ExperimentSettings(
+                weights: weights, status: status, overrides: overrides, description: object.string("description"), goals: goals,
+                guardrails: guardrails, exposures: exposures)
         }
     }
 }
