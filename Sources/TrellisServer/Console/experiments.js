@@ -124,7 +124,7 @@ function card({ body: value, etag }) {
       `source ${value.source}; last changed ${value.updatedBy ? `by ${value.updatedBy}, ${when(value.updatedAt)}` : "—"}.`),
     h("p", { class: "measures" },
       `Goals: ${value.goals?.length ? value.goals.join(", ") : "none"}; guardrails: ${value.guardrails?.length ? value.guardrails.join(", ") : "none"}`,
-      value.exposures ? `; exposures recorded by the ${value.exposures}` : "", ". ",
+      value.exposures === "server" ? "; the server records exposures" : value.exposures ? "; apps send exposures" : "", ". ",
       h("a", { href: `#results/${encodeURIComponent(key)}`, class: "results-link" }, `Results of ${key}`)),
     h("div", { class: "inline-form" },
       weights.map((weight) => h("span", { class: "weight" }, h("span", { "aria-hidden": "true" }, `${weight.name} `), weight.field, " ", weight.share)),
