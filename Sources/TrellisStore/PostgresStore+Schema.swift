@@ -104,18 +104,26 @@ extension PostgresStore {
     /// Under `pg_advisory_lock`, so that replicas starting together wait for the first one and then
     /// find nothing left to do; each migration commits with its row in `trellis_schema_migrations`.
     static func migrate(_ connection: PostgresConnection) throws(StoreError) {
-        try connection.execute("SELECT pg_advisory_lock($1)", [.int(migrationLock)])
+        try migrate(connection, migrations, ledger: "trellis_schema_migrations", lock: migrationLock)
+    }
+
+    /// Applies those of `migrations` not yet recorded in the table `ledger`, under the advisory
+    /// lock `lock`, or refuses a database whose ledger names a migration not in `migrations`. The
+    /// event store (``PostgresEventStore``) keeps a ledger and a lock of its own, so that each
+    /// store's build refuses only its own newer schema.
+    static func migrate(_ connection: PostgresConnection, _ migrations: [Migration], ledger: String, lock: Int64) throws(StoreError) {
+        try connection.execute("SELECT pg_advisory_lock($1)", [.int(lock)])
         // A lost connection releases the lock with its session.
-        defer { _ = try? connection.execute("SELECT pg_advisory_unlock($1)", [.int(migrationLock)]) }
+        defer { _ = try? connection.execute("SELECT pg_advisory_unlock($1)", [.int(lock)]) }
         try connection.executeScript(
             """
-            CREATE TABLE IF NOT EXISTS trellis_schema_migrations (
+            CREATE TABLE IF NOT EXISTS \(ledger) (
                 identifier text PRIMARY KEY,
                 applied_at timestamp with time zone NOT NULL DEFAULT now()
             )
             """)
         var applied: Set<String> = []
-        for row in try connection.execute("SELECT identifier FROM trellis_schema_migrations").rows {
+        for row in try connection.execute("SELECT identifier FROM \(ledger)").rows {
             applied.insert(try row.text("identifier"))
         }
         // A database migrated by a newer Trellis has migrations this one does not know: refuse it
@@ -128,7 +136,7 @@ extension PostgresStore {
         for migration in migrations where !applied.contains(migration.identifier) {
             try connection.transaction { () throws(StoreError) in
                 try connection.executeScript(migration.sql)
-                try connection.execute("INSERT INTO trellis_schema_migrations (identifier) VALUES ($1)", [.text(migration.identifier)])
+                try connection.execute("INSERT INTO \(ledger) (identifier) VALUES ($1)", [.text(migration.identifier)])
             }
         }
     }

@@ -11,6 +11,17 @@ import TrellisTargeting
 @Suite(.serialized) struct ExperimentMetricsRuntimeTests {
     typealias Harness = RuntimeCommandTests.Harness
 
+    /// Experiments name only metrics that exist: every name these tests give, defined.
+    static let metricNames = ["a", "b", "clicks", "client-errors", "errors", "purchase-rate", "revenue-per-user"] + (0...20).map { "m\($0)" }
+
+    static func withMetrics(_ harness: Harness) throws -> Harness {
+        for name in metricNames where harness.snapshot.runtime.operations.metrics[name] == nil {
+            let metric = try CommandBody.metric(Array(#"{"type": "proportion", "event": "e"}"#.utf8), name: name)
+            _ = try harness.runtime.execute(.metric(.define(metric)), as: .person("ops")).get()
+        }
+        return harness
+    }
+
     static func update(_ key: String, _ body: String) throws -> Command {
         .experiment(.update(key: key, try ExperimentPatch(body: Array(body.utf8))))
     }
@@ -30,7 +41,7 @@ import TrellisTargeting
 
     @Test func anUpdateSetsThemDurablyAndAResetDropsThem() throws {
         let config = try RuntimeCommandTests.config()
-        let harness = try Harness(config)
+        let harness = try Self.withMetrics(try Harness(config))
         let body = #"{"goals": ["purchase-rate", "revenue-per-user"], "guardrails": ["client-errors"], "exposures": "server"}"#
         #expect(try harness.runtime.execute(Self.update("hero", body), as: .person("ops")).get().effect == .changed)
         var hero = try #require(harness.snapshot.targeting.experiments["hero"])
@@ -51,7 +62,7 @@ import TrellisTargeting
         #expect(hero.goals == ["purchase-rate", "revenue-per-user"] && hero.guardrails.isEmpty && hero.exposures == .client)
 
         // Durable: a runtime opened on the same file reads them back.
-        let reopened = try Harness(config)
+        let reopened = try Self.withMetrics(try Harness(config))
         #expect(reopened.snapshot.targeting.experiments["hero"]?.goals == ["purchase-rate", "revenue-per-user"])
 
         _ = try reopened.runtime.execute(.experiment(.reset(key: "hero")), as: .person("ops")).get()
@@ -74,19 +85,19 @@ import TrellisTargeting
         let config = try RuntimeCommandTests.config()
         let clock = RuntimeCommandTests.Clock()
         do {
-            let first = try Harness(config, clock: clock)
+            let first = try Self.withMetrics(try Harness(config, clock: clock))
             _ = try first.store.commit(StoreChange(documents: [
                 StoredDocument(kind: ExperimentValue.kind, key: "hero", body: Array(old.utf8), revision: 1, updatedAt: clock.read(), updatedBy: "ops")
             ]))
         }
-        let harness = try Harness(config, clock: clock)
+        let harness = try Self.withMetrics(try Harness(config, clock: clock))
         let hero = try #require(harness.snapshot.targeting.experiments["hero"])
         #expect(hero.variants.map(\.weight) == [20, 80] && hero.status == .concluded(winner: "big"))
         #expect(hero.metricNames.isEmpty && hero.exposures == .client)
     }
 
     @Test func aMetricBothAGoalAndAGuardrailAfterTheUpdateIsRefusedAtTheNameGiven() throws {
-        let harness = try Harness(try RuntimeCommandTests.config())
+        let harness = try Self.withMetrics(try Harness(try RuntimeCommandTests.config()))
         _ = try harness.runtime.execute(Self.update("hero", #"{"guardrails": ["client-errors"]}"#), as: .person("ops")).get()
         let before = try harness.store.latestSequence()
         // With the guardrail the experiment has.
@@ -113,14 +124,14 @@ import TrellisTargeting
         ("{\n\"goal\": []}", #"$.goal (line 2): unknown key "goal"; did you mean "goals"?"#),
     ])
     func eachMistakeInAnUpdateIsReportedAtItsPathAndLine(body: String, expected: String) throws {
-        let harness = try Harness(try RuntimeCommandTests.config())
+        let harness = try Self.withMetrics(try Harness(try RuntimeCommandTests.config()))
         guard case .invalid(_, let problems, _) = Self.refusal(harness, body) else { Issue.record("\(body) was accepted"); return }
         #expect(problems.map(\.description) == [expected])
         #expect(harness.snapshot.targeting.experiments["hero"]?.metricNames == [])
     }
 
     @Test func twentyOneGoalsAreRefused() throws {
-        let harness = try Harness(try RuntimeCommandTests.config())
+        let harness = try Self.withMetrics(try Harness(try RuntimeCommandTests.config()))
         let names = (0...20).map { "\"m\($0)\"" }.joined(separator: ", ")
         guard case .invalid(_, let problems, _) = Self.refusal(harness, #"{"goals": [\#(names)]}"#) else { Issue.record("21 goals set"); return }
         #expect(problems.map(\.description) == ["$.goals (line 1): an experiment has at most 20 goals, found 21"])
@@ -142,7 +153,7 @@ import TrellisTargeting
     }
 
     @Test func aCreatedExperimentKeepsThemAndTheAdminViewShowsThem() throws {
-        let harness = try Harness(try RuntimeCommandTests.config())
+        let harness = try Self.withMetrics(try Harness(try RuntimeCommandTests.config()))
         let body = Array(#"{"key": "cta", "variants": {"a": 1, "b": 1}, "goals": ["clicks"], "guardrails": ["errors"], "exposures": "server"}"#.utf8)
         _ = try harness.runtime.execute(.experiment(try CommandBody.newExperiment(body)), as: .person("ops")).get()
         let view = ResourceView.experiment("cta", in: harness.snapshot)

@@ -39,6 +39,26 @@ import TrellisTargeting
         #expect(try Harness(harness.config).snapshot.runtime.operations.metrics["purchase-rate"] == rate)
     }
 
+    @Test func anExperimentNamesOnlyMetricsThatExistAndANamedMetricStays() throws {
+        let harness = try Harness(try RuntimeCommandTests.config())
+        let patch = try ExperimentPatch(body: Array("{\"goals\": [\"purchase-rate\"],\n \"guardrails\": [\"errors\"]}".utf8))
+        guard case .failure(.invalid(_, let problems, _)) = harness.runtime.execute(.experiment(.update(key: "hero", patch)), as: .person("ops")) else {
+            Issue.record("an experiment named metrics that do not exist"); return
+        }
+        #expect(problems.map(\.path.description) == ["$.goals[0]", "$.guardrails[0]"])
+        #expect(harness.snapshot.targeting.experiments["hero"]?.goals == [])
+        for (name, event) in [("purchase-rate", "purchase"), ("errors", "client_error")] {
+            _ = try harness.runtime.execute(.metric(.define(try Self.metric(name, #"{"type": "proportion", "event": "\#(event)"}"#))), as: .person("ops")).get()
+        }
+        _ = try harness.runtime.execute(.experiment(.update(key: "hero", patch)), as: .person("ops")).get()
+        #expect(harness.snapshot.targeting.experiments["hero"]?.metricNames == ["purchase-rate", "errors"])
+        guard case .failure(.conflict(let why)) = harness.runtime.execute(.metric(.delete(name: "errors")), as: .person("ops")) else {
+            Issue.record("a metric an experiment names was deleted"); return
+        }
+        #expect(why.contains("hero"))
+        #expect(harness.snapshot.runtime.operations.metrics["errors"] != nil)
+    }
+
     @Test func aMetricDefinitionsMistakesAreEachReportedAtTheirPathAndLine() throws {
         let body = """
             {"type": "ratio",

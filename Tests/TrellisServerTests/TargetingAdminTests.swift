@@ -130,6 +130,10 @@ import TrellisTesting
             """)
         let server = try ServedBinary(config: config)
         try server.start()
+        // Experiments name only metrics that exist (targeting.json's client-errors is let be).
+        for name in ["x", "y", "a", "clicks", "client-errors"] {
+            #expect(try server.request("PUT", "/admin/metrics/\(name)", body: #"{"type": "proportion", "event": "e"}"#).status == 201)
+        }
         let before = try server.request("GET", "/admin/experiments/home-hero").json
         #expect(before["goals"]?.array.count == 0)
         #expect(before["guardrails"]?[0]?.string == "client-errors")

@@ -130,16 +130,17 @@ package final class Runtime: Sendable {
 
     /// The plan of every command but a change request's.
     package func plan(_ command: Command, in snapshot: Snapshot, actor: String, ifMatch: VersionCondition?) throws(Refusal) -> PlannedChange {
+        try Self.checkMetricsExist(Self.metricsNamedAnew(by: command, in: snapshot), in: snapshot)
         switch command {
-        case .rollout(let command): try planRollout(command, in: snapshot, actor: actor, ifMatch: ifMatch)
-        case .experiment(let command): try planExperiment(command, in: snapshot, actor: actor, ifMatch: ifMatch)
-        case .rule(let command): try planRule(command, in: snapshot, actor: actor, ifMatch: ifMatch)
-        case .targeting(let command): try planTargeting(command, in: snapshot, actor: actor, ifMatch: ifMatch)
-        case .screen(let command): try planScreen(command, in: snapshot, actor: actor, ifMatch: ifMatch)
-        case .routeTable(let command): try planRouteTable(command, in: snapshot, actor: actor, ifMatch: ifMatch)
-        case .token(let command): try planToken(command, in: snapshot, actor: actor)
-        case .webhook(let command): try planWebhook(command, in: snapshot, actor: actor)
-        case .metric(let command): try planMetric(command, in: snapshot, actor: actor, ifMatch: ifMatch)
+        case .rollout(let command): return try planRollout(command, in: snapshot, actor: actor, ifMatch: ifMatch)
+        case .experiment(let command): return try planExperiment(command, in: snapshot, actor: actor, ifMatch: ifMatch)
+        case .rule(let command): return try planRule(command, in: snapshot, actor: actor, ifMatch: ifMatch)
+        case .targeting(let command): return try planTargeting(command, in: snapshot, actor: actor, ifMatch: ifMatch)
+        case .screen(let command): return try planScreen(command, in: snapshot, actor: actor, ifMatch: ifMatch)
+        case .routeTable(let command): return try planRouteTable(command, in: snapshot, actor: actor, ifMatch: ifMatch)
+        case .token(let command): return try planToken(command, in: snapshot, actor: actor)
+        case .webhook(let command): return try planWebhook(command, in: snapshot, actor: actor)
+        case .metric(let command): return try planMetric(command, in: snapshot, actor: actor, ifMatch: ifMatch)
         case .changeRequest: throw .conflict("a change request's command is made by make(_:as:ifMatch:)")
         }
     }

@@ -41,7 +41,8 @@ package final class EventIngest: Sendable {
     package let maxPendingEvents: Int
     private let logger: Logger
     private let written: Counter
-    private let transactions: Counter
+    private let transactionCounter: Counter
+    private let transactionTotal = Atomic<Int>(0)
     private let refused: Counter
 
     package init(store: any EventStore, maxPendingEvents: Int = 200_000, logger: Logger, metricsFactory: any MetricsFactory = MetricsSystem.factory) {
@@ -49,9 +50,15 @@ package final class EventIngest: Sendable {
         self.maxPendingEvents = maxPendingEvents
         self.logger = logger
         written = Counter(label: "trellis_events_written_total", factory: metricsFactory)
-        transactions = Counter(label: "trellis_events_transactions_total", factory: metricsFactory)
+        transactionCounter = Counter(label: "trellis_events_transactions_total", factory: metricsFactory)
         refused = Counter(label: "trellis_events_refused_total", factory: metricsFactory)
     }
+
+    /// Transactions written since start: fewer than batches when group commit gathers them.
+    package var transactions: Int { transactionTotal.load(ordering: .relaxed) }
+
+    /// Events and exposures accepted and not yet written.
+    package var pendingEvents: Int { queue.withLock { $0.pendingEvents } }
 
     /// Queues `batch`; `completion` gets the number of items taken once they are durable, or why not.
     package func submit(_ batch: EventBatch, completion: @escaping Completion) {
@@ -86,32 +93,6 @@ package final class EventIngest: Sendable {
         return result.withLock { $0! }
     }
 
-    /// One batch of `batches`: their events in order, and each exposure once — the earliest of
-    /// those of the same subject, user and variant (a statement may touch a row only once).
-    static func merge(_ batches: [EventBatch]) -> EventBatch {
-        var merged = EventBatch()
-        var firstSeen: [ExposureKey: Int] = [:]
-        for batch in batches {
-            merged.events += batch.events
-            for exposure in batch.exposures {
-                let key = ExposureKey(subject: exposure.subject, user: exposure.user, variant: exposure.variant)
-                if let index = firstSeen[key] {
-                    if exposure.at < merged.exposures[index].at { merged.exposures[index] = exposure }
-                } else {
-                    firstSeen[key] = merged.exposures.count
-                    merged.exposures.append(exposure)
-                }
-            }
-        }
-        return merged
-    }
-
-    private struct ExposureKey: Hashable {
-        var subject: ExposureSubject
-        var user: String
-        var variant: String
-    }
-
     /// Writes everything waiting, one transaction at a time, until nothing is.
     private func drain() {
         while true {
@@ -122,12 +103,18 @@ package final class EventIngest: Sendable {
                 return taken
             }
             guard !taken.isEmpty else { return }
-            let merged = Self.merge(taken.map(\.batch))
+            // The store folds what repeats across batches (an event id, an exposure's earliest time).
+            var merged = EventBatch()
+            for waiting in taken {
+                merged.events += waiting.batch.events
+                merged.exposures += waiting.batch.exposures
+            }
             let outcome: Result<Void, StoreError>
             do throws(StoreError) {
                 try store.append(merged)
                 outcome = .success(())
-                transactions.increment()
+                transactionCounter.increment()
+                transactionTotal.add(1, ordering: .relaxed)
                 written.increment(by: Int64(merged.events.count + merged.exposures.count))
             } catch {
                 outcome = .failure(error)

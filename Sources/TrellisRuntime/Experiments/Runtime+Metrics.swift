@@ -37,6 +37,30 @@ extension Runtime {
         }
     }
 
+    /// The metric names `command` gives experiments that they did not name before, each at its
+    /// path in the command's body. A name an experiment had already (targeting.json's, say) is
+    /// let be: a command never fails on what it does not change.
+    package static func metricsNamedAnew(by command: Command, in snapshot: Snapshot) -> [(name: String, path: JSONPath)] {
+        func anew(_ names: [String], of key: String, at path: JSONPath) -> [(name: String, path: JSONPath)] {
+            let had = Set(snapshot.targeting.experiments[key]?.metricNames ?? [])
+            return names.enumerated().filter { !had.contains($0.element) }.map { ($0.element, path.appending($0.offset)) }
+        }
+        switch command {
+        case .experiment(.create(let key, let experiment)):
+            return anew(experiment.goals, of: key, at: .root.appending("goals")) + anew(experiment.guardrails, of: key, at: .root.appending("guardrails"))
+        case .experiment(.update(let key, let patch)):
+            let had = Set(snapshot.targeting.experiments[key]?.metricNames ?? [])
+            return ((patch.goals ?? []) + (patch.guardrails ?? [])).filter { !had.contains($0.name) }.map { ($0.name, $0.path) }
+        case .targeting(.replace(let targeting)):
+            return targeting.experiments.sorted { $0.key < $1.key }.flatMap { key, experiment in
+                let path = JSONPath.root.appending("experiments").appending(key)
+                return anew(experiment.goals, of: key, at: path.appending("goals")) + anew(experiment.guardrails, of: key, at: path.appending("guardrails"))
+            }
+        default:
+            return []
+        }
+    }
+
     /// Refuses metric names an experiment is given that no metric has: each at its path.
     package static func checkMetricsExist(_ names: [(name: String, path: JSONPath)], in snapshot: Snapshot) throws(Refusal) {
         let metrics = snapshot.runtime.operations.metrics

@@ -105,6 +105,9 @@ public final class Snapshot: Sendable, AtomicReference {
     public let routes: RouteTableEntry?
     /// What the runtime store held when this snapshot was built (empty without a store).
     public let runtime: RuntimeState
+    /// The experiments whose exposures the server records where it decides (`"exposures": "server"`):
+    /// empty, the request path records nothing and costs nothing.
+    package let serverExposedExperiments: Set<String>
     public let evaluator: Evaluator
     public let resolver: ScreenResolver
     /// The font metrics packs of `fonts/*.trfm`, for measuring text in layouts; empty without them.
@@ -173,6 +176,7 @@ public final class Snapshot: Sendable, AtomicReference {
         self.templates = templates
         self.targeting = targeting
         self.evaluator = Evaluator(targeting)
+        serverExposedExperiments = Set(targeting.experiments.filter { $0.value.exposures == .server }.keys)
         targetingRevision = EncodedBody.fingerprint(JSONWriter.encode(targeting.jsonValue))
         self.resolver = resolver
         self.generation = generation

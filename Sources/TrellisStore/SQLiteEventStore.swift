@@ -1,0 +1,236 @@
+import Foundation
+import GRDB
+
+/// The embedded event store: its own SQLite file (``fileName`` in the data directory) through a
+/// GRDB pool, opened as ``SQLiteStore`` opens its file — WAL with `synchronous=FULL` (an append
+/// is in the fsynced WAL before it returns, and readers never wait for it), the owner's alone, the
+/// schema versioned by GRDB's migrator.
+///
+/// A file of its own: ingest commits often and in bulk, and the runtime store's commits (an
+/// operator's kill switch) should never queue behind it, nor its backups carry it.
+public final class SQLiteEventStore: EventStore {
+    /// The file name of the database in the data directory.
+    public static let fileName = "events.sqlite"
+
+    /// The page cache of each connection, in KiB (SQLite's default is 2,000). An append inserts
+    /// into three b-trees at random places (the id and user indexes), and a statistics query walks
+    /// the user index: both touch far more than 2 MB of pages.
+    static let cacheKiB = 65_536
+
+    private let pool: DatabasePool
+    public let path: String
+
+    /// Opens (creating if needed, mode 0600) and migrates the event database at `path`.
+    /// - Parameter busyTimeoutSeconds: how long a write waits for another connection holding the
+    ///   write lock (an operator's `sqlite3` shell) before failing. The default is 5.
+    /// - Throws: ``StoreError/failure(_:)`` when the file cannot be opened or a newer Trellis wrote it.
+    public init(path: String, busyTimeoutSeconds: Double = 5) throws(StoreError) {
+        self.path = path
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(busyTimeoutSeconds)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+            try db.execute(sql: "PRAGMA cache_size = -\(Self.cacheKiB)")
+        }
+        SQLiteStore.restrictToOwner(path)
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+            // GRDB sets `synchronous = NORMAL` on the writer after prepareDatabase, when it turns
+            // WAL on (see SQLiteStore): FULL again, or an acknowledged batch can be lost to power loss.
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+            if try pool.read(Self.migrator.hasBeenSuperseded) {
+                throw StoreError.failure("\(path) was written by a newer version of trellis (unknown schema migrations)")
+            }
+            try Self.migrator.migrate(pool)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.failure("cannot open \(path): \(SQLiteStore.describe(error))")
+        }
+    }
+
+    /// The schema, one migration per version; a migration, once shipped, never changes.
+    ///
+    /// - `tracked_event`: a rowid table, so that rows are appended at its end; `id` is unique (the
+    ///   deduplication), `tracked_event_by_user` is what statistics read (covering: the value is in
+    ///   it, the table is never visited), `tracked_event_by_receipt` the export's order.
+    /// - `exposure`: WITHOUT ROWID, the table itself ordered by its key, so that a subject's
+    ///   exposures are one range read in user order.
+    static let migrator: DatabaseMigrator = {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: tracked events and exposures") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE tracked_event (
+                        id TEXT NOT NULL UNIQUE,
+                        user_id TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        value REAL,
+                        at REAL NOT NULL,
+                        received_at REAL NOT NULL
+                    ) STRICT;
+                    CREATE INDEX tracked_event_by_user ON tracked_event (user_id, name, at, value);
+                    CREATE INDEX tracked_event_by_receipt ON tracked_event (received_at, id);
+                    CREATE TABLE exposure (
+                        kind TEXT NOT NULL CHECK (kind IN ('experiment', 'rollout', 'screen')),
+                        key TEXT NOT NULL,
+                        user_id TEXT NOT NULL,
+                        variant TEXT NOT NULL,
+                        first_at REAL NOT NULL,
+                        platform TEXT,
+                        app_version TEXT,
+                        country TEXT,
+                        source TEXT NOT NULL CHECK (source IN ('client', 'server')),
+                        PRIMARY KEY (kind, key, user_id, variant)
+                    ) STRICT, WITHOUT ROWID;
+                    """)
+        }
+        return migrator
+    }()
+
+    @discardableResult
+    public func append(_ batch: EventBatch) throws(StoreError) -> AppendReport {
+        let (events, exposures) = try batch.prepared()
+        guard !events.isEmpty || !exposures.isEmpty else { return AppendReport() }
+        return try run("append events") {
+            try pool.write { db in
+                var report = AppendReport()
+                // Prepared once per connection and kept (GRDB's statement cache).
+                let insertEvent = try db.cachedStatement(
+                    sql: "INSERT INTO tracked_event (\(EventSQL.eventColumns)) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING")
+                for event in events {
+                    insertEvent.setUncheckedArguments([event.id, event.user, event.name, event.value, event.at, event.receivedAt])
+                    try insertEvent.execute()
+                    report.eventsWritten += db.changesCount
+                }
+                report.eventsSkipped = batch.events.count - report.eventsWritten
+                // Inserted, or else moved earlier when earlier: two statements rather than one
+                // upsert, because an upsert's change count does not tell a new row from a moved one.
+                let insertExposure = try db.cachedStatement(
+                    sql: "INSERT INTO exposure (\(EventSQL.exposureColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING")
+                let moveExposure = try db.cachedStatement(
+                    sql: """
+                        UPDATE exposure SET first_at = ?5, platform = ?6, app_version = ?7, country = ?8, source = ?9
+                        WHERE kind = ?1 AND key = ?2 AND user_id = ?3 AND variant = ?4 AND first_at > ?5
+                        """)
+                for exposure in exposures {
+                    let arguments: StatementArguments = [
+                        exposure.subject.kind, exposure.subject.key, exposure.user, exposure.variant, exposure.at,
+                        exposure.dimensions.platform, exposure.dimensions.appVersion, exposure.dimensions.country, exposure.source.rawValue,
+                    ]
+                    insertExposure.setUncheckedArguments(arguments)
+                    try insertExposure.execute()
+                    if db.changesCount == 1 {
+                        report.exposuresNew += 1
+                        continue
+                    }
+                    moveExposure.setUncheckedArguments(arguments)
+                    try moveExposure.execute()
+                    report.exposuresMovedEarlier += db.changesCount
+                }
+                return report
+            }
+        }
+    }
+
+    public func statistics(_ query: MetricQuery) throws(StoreError) -> MetricStatistics {
+        try query.validate()
+        let statement = EventSQL.statistics(query, .sqlite)
+        let covariate = query.covariateLookback != nil
+        return try run("compute statistics") {
+            try pool.read { db in
+                var rows: [VariantStatistics] = []
+                var multiple = 0
+                for row in try Row.fetchAll(db, sql: statement.sql, arguments: Self.arguments(statement)) {
+                    // No variant: the users exposed to more than one.
+                    guard let variant: String = row["variant"] else {
+                        multiple += row["users"] as Int
+                        continue
+                    }
+                    rows.append(
+                        VariantStatistics(
+                            dimension: row["dimension"], variant: variant, users: row["users"], sum: row["m_sum"], sumSquares: row["m_squares"],
+                            denominator: row.hasColumn("d_sum")
+                                ? Moments(sum: row["d_sum"], sumSquares: row["d_squares"], sumProducts: row["d_products"]) : nil,
+                            covariate: covariate
+                                ? Moments(sum: row["c_sum"], sumSquares: row["c_squares"], sumProducts: row["c_products"]) : nil))
+                }
+                return MetricStatistics(rows: EventSQL.sorted(rows), multipleExposures: multiple)
+            }
+        }
+    }
+
+    public func exposuresPerDay(_ subject: ExposureSubject, asOf: Double) throws(StoreError) -> [ExposureDay] {
+        let statement = EventSQL.exposuresPerDay(subject, asOf: asOf, .sqlite)
+        return try run("count exposures per day") {
+            try pool.read { db in
+                try Row.fetchAll(db, sql: statement.sql, arguments: Self.arguments(statement)).map { row in
+                    ExposureDay(day: row["day"], variant: row["variant"], users: row["users"])
+                }
+            }
+        }
+    }
+
+    @discardableResult
+    public func pruneEvents(before cutoff: Double) throws(StoreError) -> Int {
+        try run("prune events") {
+            try pool.write { db in
+                try db.execute(sql: "DELETE FROM tracked_event WHERE at < ?", arguments: [cutoff])
+                return db.changesCount
+            }
+        }
+    }
+
+    public func events(after cursor: EventCursor?, limit: Int) throws(StoreError) -> [TrackedEvent] {
+        let statement = EventSQL.events(after: cursor, limit: limit, .sqlite)
+        return try run("read events") {
+            try pool.read { db in
+                try Row.fetchAll(db, sql: statement.sql, arguments: Self.arguments(statement)).map { row in
+                    TrackedEvent(
+                        id: row["id"], user: row["user_id"], name: row["name"], value: row["value"], at: row["at"],
+                        receivedAt: row["received_at"])
+                }
+            }
+        }
+    }
+
+    public func exposures(of subject: ExposureSubject, after cursor: ExposureCursor?, limit: Int) throws(StoreError) -> [Exposure] {
+        let statement = EventSQL.exposures(of: subject, after: cursor, limit: limit, .sqlite)
+        return try run("read exposures") {
+            try pool.read { db in
+                try Row.fetchAll(db, sql: statement.sql, arguments: Self.arguments(statement)).map { row throws in
+                    guard let source = ExposureSource(rawValue: row["source"]) else {
+                        throw StoreError.failure("an exposure of \(subject) has an unknown source")
+                    }
+                    return Exposure(
+                        subject: subject, user: row["user_id"], variant: row["variant"], at: row["first_at"],
+                        dimensions: ExposureDimensions(platform: row["platform"], appVersion: row["app_version"], country: row["country"]),
+                        source: source)
+                }
+            }
+        }
+    }
+
+    static func arguments(_ statement: EventSQL) -> StatementArguments {
+        StatementArguments(
+            statement.parameters.map { parameter -> any DatabaseValueConvertible in
+                switch parameter {
+                case .text(let value): value
+                case .double(let value): value
+                case .int(let value): value
+                }
+            })
+    }
+
+    /// Runs `body`: a ``StoreError`` it throws as it is, any other error as
+    /// ``StoreError/failure(_:)`` naming `what`.
+    private func run<T>(_ what: String, _ body: () throws -> T) throws(StoreError) -> T {
+        do {
+            return try body()
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.failure("cannot \(what) in \(path): \(SQLiteStore.describe(error))")
+        }
+    }
+}
