@@ -641,7 +641,7 @@ class Check:
               const zero = bar && [...bar.querySelectorAll('line')].find(l => l.getAttribute('stroke-width') === '1.5');
               return {metric: row.dataset.metric, variant: row.dataset.variant, users: cell('users'),
                 meanControl: cell('mean-control'), meanVariant: cell('mean-variant'),
-                lift: row.querySelector('td.lift .figure')?.textContent, cuped: row.querySelector('td.lift .cuped')?.textContent || null,
+                lift: row.querySelector('td.lift .figure')?.textContent, liftCell: cell('lift'), cuped: row.querySelector('td.lift .cuped')?.textContent || null,
                 pValue: cell('p-value'), sequential: cell('sequential'), chance: cell('chance'),
                 verdict: bar?.dataset.verdict, label: bar?.getAttribute('aria-label'), role: bar?.getAttribute('role'),
                 low: rect && Number(rect.getAttribute('x')), high: rect && Number(rect.getAttribute('x')) + Number(rect.getAttribute('width')),
@@ -687,6 +687,10 @@ class Check:
             self.same_figure(f"{what}, control's mean", row["meanControl"], base["mean"], mean_tolerance)
             self.same_figure(f"{what}, the variant's mean", row["meanVariant"], variant["mean"], mean_tolerance)
             relative = variant["relative"]
+            if relative.get("error"):
+                if relative["error"] not in (row["liftCell"] or ""):
+                    fail(f"{what}: the lift's error {relative['error']!r} is not shown ({row['liftCell']!r})")
+                continue
             self.same_figure(f"{what}, the lift", row["lift"], relative["lift"], 0.00005)
             self.same_figure(f"{what}, the p-value", row["pValue"], relative["pValue"], 0.00005)
             self.same_figure(f"{what}, the sequential p-value", row["sequential"], variant["sequential"]["pValue"], 0.00005)
