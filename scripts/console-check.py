@@ -748,6 +748,9 @@ class Check:
             fail(f"the table of users by day: {table}, not {want}")
         if not self.find("#results-chart").get_attribute("aria-label"):
             fail("the chart has no text alternative")
+        page = self.text_of("#page")
+        if "null" in page.split() or "undefined" in page or "NaN" in page:
+            fail(f"the results page writes null, undefined or NaN: {page[:2000]}")
         self.shot("results")
 
     def results_breakdown(self):

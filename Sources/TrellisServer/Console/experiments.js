@@ -426,7 +426,7 @@ function drawResults(answer, dimension) {
   const alpha = answer.settings?.alpha ?? 0.05;
   const level = `${Math.round((1 - alpha) * 1000) / 10}%`;
   const blocks = dimension ? breakdown(answer) : [];
-  resultsBody.replaceChildren(
+  resultsBody.replaceChildren(...[
     h("p", { id: "results-summary" },
       `As of ${when(answer.asOf)}; the control variant is ${answer.control}; intervals at ${level}. `,
       answer.multipleExposures ? `${count(answer.multipleExposures)} users exposed to more than one variant are left out of every figure.` : "No user was exposed to more than one variant."),
@@ -445,7 +445,8 @@ function drawResults(answer, dimension) {
         block.srm?.warning ? srmBlock(block.srm) : null,
         block.variants ? usersTable(block.variants, null) : null,
         metricsTable(block.metrics || [], answer.control, level, block.value)))
-        : h("p", { class: "hint" }, `No breakdown by ${dimension} in the answer.`)) : null);
+        : h("p", { class: "hint" }, `No breakdown by ${dimension} in the answer.`)) : null,
+  ].filter(Boolean));
 }
 
 // The blocks of a breakdown, [{ value, variants?, srm?, metrics }], whichever way the answer lists them.
