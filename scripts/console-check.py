@@ -764,6 +764,11 @@ class Check:
             fail(f"the blocks of the breakdown: {values}")
         self.breakdown_answer = answer
         for block in self.breakdown_blocks(answer):
+            shown = self.driver.execute_script(
+                "return Object.fromEntries([...document.querySelectorAll(`.dimension-block[data-dimension-value='${arguments[0]}'] table.compact tbody tr`)]"
+                ".map(r => [r.dataset.variant, r.querySelector('td.users').textContent]))", block["value"])
+            if shown != {v["name"]: f"{v['users']:,}" for v in block["variants"]}:
+                fail(f"platform {block['value']}: users {shown}, the answer has {block['variants']}")
             self.compare_results({**block, "control": answer["control"]}, self.results_rows(block["value"]), f"platform {block['value']}")
         self.shot("results-platform")
         self.driver.select(self.find("#results-dimension"), "")

@@ -443,7 +443,7 @@ function drawResults(answer, dimension) {
       blocks.length ? blocks.map((block) => h("section", { class: "dimension-block", "data-dimension-value": block.value, "aria-label": `${dimension} ${block.value}` },
         h("h4", {}, `${dimension} = ${block.value}`),
         block.srm?.warning ? srmBlock(block.srm) : null,
-        block.variants ? usersTable(block.variants, null) : null,
+        block.variants ? usersTable(block.variants.map((variant) => ({ weight: answer.variants.find((v) => v.name === variant.name)?.weight, ...variant })), null) : null,
         metricsTable(block.metrics || [], answer.control, level, block.value)))
         : h("p", { class: "hint" }, `No breakdown by ${dimension} in the answer.`)) : null,
   ].filter(Boolean));
@@ -591,7 +591,8 @@ function usersOverTime(answer) {
   const days = answer.usersOverTime || [];
   const names = answer.variants.map((variant) => variant.name);
   const section = h("section", { "aria-labelledby": "results-over-time-title", id: "results-over-time" },
-    h("h3", { id: "results-over-time-title" }, "Users per variant over time"));
+    h("h3", { id: "results-over-time-title" }, "Users per variant over time"),
+    h("p", { class: "hint" }, "Users first exposed each day (UTC), by variant."));
   if (!days.length) {
     section.append(h("p", { class: "hint" }, "No exposures yet."));
     return section;
@@ -605,14 +606,14 @@ function usersOverTime(answer) {
   const y = (n) => top + (height - top - bottom) * (1 - n / top_);
   const every = Math.ceil(days.length / 8);
   const last = days[days.length - 1];
-  const description = `Users per variant by day, ${days[0].day} to ${last.day}, up to ${count(most)} a day; on ${last.day}: ${names.map((name) => `${name} ${count(last.users?.[name] ?? 0)}`).join(", ")}. The table below gives every day.`;
+  const description = `Users first exposed each day by variant, ${days[0].day} to ${last.day}, up to ${count(most)} a day; on ${last.day}: ${names.map((name) => `${name} ${count(last.users?.[name] ?? 0)}`).join(", ")}. The table below gives every day.`;
   const chart = svg("svg", { class: "chart", width, height, viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": description, id: "results-chart" },
     svg("title", {}, description),
     // The count axis: its grid and labels.
     Array.from({ length: Math.round(top_ / step) + 1 }, (_, i) => i * step).map((n) => [
       svg("line", { x1: left, x2: width - right, y1: y(n), y2: y(n), stroke: n === 0 ? "#1d2330" : "#e3e7ee" }),
       svg("text", { x: left - 6, y: y(n) + 4, "text-anchor": "end", "font-size": 11, fill: "#5b6475" }, count(n))]),
-    svg("text", { x: 14, y: top + (height - top - bottom) / 2, "text-anchor": "middle", "font-size": 11, fill: "#5b6475", transform: `rotate(-90 14 ${top + (height - top - bottom) / 2})` }, "users"),
+    svg("text", { x: 14, y: top + (height - top - bottom) / 2, "text-anchor": "middle", "font-size": 11, fill: "#5b6475", transform: `rotate(-90 14 ${top + (height - top - bottom) / 2})` }, "new users"),
     // The day axis.
     days.map((day, i) => (i % every === 0 || i === days.length - 1) ? [
       svg("line", { x1: x(i), x2: x(i), y1: height - bottom, y2: height - bottom + 4, stroke: "#1d2330" }),
