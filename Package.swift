@@ -106,7 +106,7 @@ let package = Package(
             name: "TrellisRuntime",
             dependencies: [
                 "TrellisAnswers", "TrellisScreens", "TrellisRendering", "TrellisRoutes", "TrellisTargeting", "TrellisJSON", "CTrellisLinux",
-                "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisCrypto", "TrellisStore",
+                "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisCrypto", "TrellisStore", "TrellisStats",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Atomics", package: "swift-atomics"),
@@ -120,7 +120,7 @@ let package = Package(
             name: "TrellisServer",
             dependencies: [
                 "TrellisHTTP", "TrellisRuntime", "TrellisAnswers", "TrellisScreens", "TrellisRendering", "TrellisRoutes", "TrellisTargeting", "TrellisJSON", "CTrellisLinux",
-                "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisCrypto", "TrellisStore",
+                "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisCrypto", "TrellisStore", "TrellisStats",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -134,13 +134,18 @@ let package = Package(
             name: "trellis",
             dependencies: [
                 "TrellisServer", "TrellisRuntime", "TrellisAnswers", "TrellisRendering", "TrellisJSON", "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisCrypto",
-                "TrellisTargeting", "TrellisStore", "TrellisRoutes", "TrellisScreens",
+                "TrellisTargeting", "TrellisStore", "TrellisRoutes", "TrellisScreens", "TrellisStats",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: strict),
+
+        // GrowthBook's statistics engine (gbstats 0.8.0) in Swift: per-variant sufficient statistics
+        // in, frequentist, sequential and Bayesian results out, checked against gbstats itself
+        // (scripts/stats-oracle, docs/statistics.md). Imports no Trellis module; libm only.
+        .target(name: "TrellisStats", swiftSettings: strict),
 
         // Helpers for tests that talk to a real socket.
         .target(name: "TrellisTesting", swiftSettings: strict),
@@ -152,6 +157,7 @@ let package = Package(
 
         .testTarget(name: "TrellisJSONTests", dependencies: ["TrellisJSON"], swiftSettings: strict),
         .testTarget(name: "TrellisCryptoTests", dependencies: ["TrellisCrypto"], swiftSettings: strict),
+        .testTarget(name: "TrellisStatsTests", dependencies: ["TrellisStats"], swiftSettings: strict),
         .testTarget(name: "TrellisStoreTests", dependencies: ["TrellisStore", "TrellisJSON", "TrellisTesting", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
         .testTarget(
             name: "TrellisHTTPTests",
@@ -190,7 +196,7 @@ let package = Package(
             name: "TrellisServerTests",
             dependencies: [
                 "TrellisServer", "TrellisRuntime", "TrellisAnswers", "TrellisRendering", "TrellisHTTP", "TrellisJSON", "TrellisTargeting", "TrellisText", "TrellisScreens",
-                "TrellisTesting", "TrellisCrypto", "TrellisStore", "TrellisRoutes",
+                "TrellisTesting", "TrellisCrypto", "TrellisStore", "TrellisRoutes", "TrellisStats",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),

@@ -34,6 +34,8 @@ public final class Application: Sendable {
     private let deliverer: WebhookDeliverer
     /// Applies `storage.retention`; nil when it keeps everything (the default).
     private let retention: RetentionSweeper?
+    /// Apps' events and the exposures the server records, on their way into the event store.
+    let tracking: Tracking
     private let logger: Logger
     /// Every route this application answers, public and admin (the OpenAPI test compares them).
     public let routeTable: [(method: HTTPMethod, pattern: String)]
@@ -109,15 +111,22 @@ public final class Application: Sendable {
             holder: ProcessInfo.processInfo.hostName + ":" + URL(fileURLWithPath: configuration.dataDirectory).standardizedFileURL.path,
             transport: WebhookHTTPClient(tls: webhookTLS, allowPrivate: configuration.admin.webhookAllowPrivate), clock: clock,
             metricsFactory: state.metricsFactory, logger: logger)
+        let events: any EventStore
+        do { events = try Self.openEventStore(configuration, connectingLater: true) } catch { throw .store(error) }
+        tracking = Tracking(
+            store: events, limits: configuration.events.readerLimits,
+            exposureFlushInterval: .milliseconds(Int(configuration.events.exposureFlushSeconds * 1000)), logger: logger,
+            metricsFactory: state.metricsFactory)
         retention = configuration.storage.retention.isEnabled ? RetentionSweeper(
-            store: control.store, published: state.published, retention: configuration.storage.retention,
+            store: control.store, events: events, published: state.published, retention: configuration.storage.retention,
             configuredWebhooks: configuration.admin.webhooks, clock: clock,
             metricsFactory: state.metricsFactory, logger: logger) : nil
         let runtime = Runtime(control: control, settings: Runtime.Settings(configuration.admin))
         self.runtime = runtime
         let admin = AdminEndpoints(
             state: state, runtime: runtime, access: AdminAccess(
-                configuration: configuration.admin, published: state.published, clock: clock, trustedProxies: configuration.trustedProxies))
+                configuration: configuration.admin, published: state.published, clock: clock, trustedProxies: configuration.trustedProxies),
+            tracking: tracking)
         let console = ConsoleAssets.bundled()
         // Configuration directories made before the console moved into the binary carry a copy of
         // it, which nothing reads any more: say so, or an edit to it would seem to do nothing.
@@ -126,7 +135,7 @@ public final class Application: Sendable {
             logger.warning("ignored: the console is served from the binary; delete this copy", metadata: ["path": "\(oldConsole)"])
         }
         if let adminPort = configuration.admin.port {
-            let publicResponder = TrellisResponder(state: state, control: control, readers: admin.access)
+            let publicResponder = TrellisResponder(state: state, control: control, readers: admin.access, tracking: tracking)
             let adminResponder = TrellisResponder(adminOnly: admin, console: console)
             server = HTTPServer(configuration: http, responder: publicResponder, logger: logger, metricsFactory: state.metricsFactory)
             var adminHTTP = http
@@ -137,7 +146,7 @@ public final class Application: Sendable {
             adminServer = HTTPServer(configuration: adminHTTP, responder: adminResponder, logger: logger, metricsFactory: state.metricsFactory)
             routeTable = publicResponder.router.table + adminResponder.router.table
         } else {
-            let responder = TrellisResponder(state: state, control: control, admin: admin, console: console)
+            let responder = TrellisResponder(state: state, control: control, admin: admin, console: console, tracking: tracking)
             server = HTTPServer(configuration: http, responder: responder, logger: logger, metricsFactory: state.metricsFactory)
             adminServer = nil
             routeTable = responder.router.table
@@ -165,6 +174,17 @@ public final class Application: Sendable {
         _ = mallopt(M_ARENA_MAX, Int32(max(2, ProcessInfo.processInfo.activeProcessorCount)))
     }
 
+    /// Where apps' events are kept: `events.sqlite` in the data directory, or the tables of the
+    /// shared PostgreSQL database (`storage.url`) every replica writes to.
+    /// - Parameter connectingLater: a replica starts while PostgreSQL is down; events are refused
+    ///   (503) until it is back.
+    public static func openEventStore(_ configuration: ServerConfiguration, connectingLater: Bool = false) throws(StoreError) -> any EventStore {
+        if let url = configuration.storage.url {
+            return connectingLater ? try PostgresEventStore(connectingLater: url) : try PostgresEventStore(url: url)
+        }
+        return try SQLiteEventStore(path: configuration.dataDirectory + "/" + SQLiteEventStore.fileName)
+    }
+
     /// The file a replica keeps its copy of the shared store's rows in, in the data directory.
     public static let localCopyFileName = "trellis-replica.sqlite"
 
@@ -183,6 +203,7 @@ public final class Application: Sendable {
         }
         deliverer.start()
         retention?.start()
+        tracking.serverExposures.start()
         ScreenPreparation.returnFreedMemory()
         do {
             try adminServer?.start()
@@ -266,6 +287,8 @@ public final class Application: Sendable {
     public func waitUntilStopped() {
         server.waitUntilStopped()
         adminServer?.waitUntilStopped()
+        // After the last request: the exposures gathered since the last flush are written.
+        tracking.serverExposures.stop()
     }
 
     /// The HTTP server's settings from ours; the rest keep TrellisHTTP's defaults.

@@ -16,11 +16,14 @@ package final class Tracking: Sendable {
     /// concurrent (a results query can take seconds on a large experiment).
     package let queries = DispatchQueue(label: "trellis.events.queries", qos: .userInitiated, attributes: .concurrent)
 
-    package init(store: any EventStore, limits: EventBatchReader.Limits, logger: Logger, metricsFactory: any MetricsFactory) {
+    package init(
+        store: any EventStore, limits: EventBatchReader.Limits, exposureFlushInterval: DispatchTimeInterval = .seconds(1), logger: Logger,
+        metricsFactory: any MetricsFactory
+    ) {
         self.store = store
         ingest = EventIngest(store: store, logger: logger, metricsFactory: metricsFactory)
         reader = EventBatchReader(limits: limits)
-        serverExposures = ServerExposures(ingest: ingest, metricsFactory: metricsFactory)
+        serverExposures = ServerExposures(ingest: ingest, flushInterval: exposureFlushInterval, metricsFactory: metricsFactory)
     }
 
     /// Records the variants `context`'s user was assigned of `experiments` (those with server

@@ -51,12 +51,15 @@ struct AdminEndpoints: Sendable {
     let state: ServerState
     let runtime: Runtime
     let access: AdminAccess
+    /// Apps' events, for results and exports; nil for an admin API without them (tests).
+    let tracking: Tracking?
     var control: ControlPlane { runtime.control }
 
-    init(state: ServerState, runtime: Runtime, access: AdminAccess) {
+    init(state: ServerState, runtime: Runtime, access: AdminAccess, tracking: Tracking? = nil) {
         self.state = state
         self.runtime = runtime
         self.access = access
+        self.tracking = tracking
     }
 
     /// Registers every admin route in `router`.
@@ -73,6 +76,7 @@ struct AdminEndpoints: Sendable {
         registerTokens(in: &routes)
         registerWebhooks(in: &routes)
         registerMetrics(in: &routes)
+        if let tracking { registerResults(in: &routes, tracking: tracking) }
         registerWhoAmI(in: &routes)
         routes.add(.get, "/admin/audit", query: nil, replying: { request, _, context, actor throws(Problem) in
             try audit(request, context, actor)
