@@ -600,7 +600,7 @@ class Check:
     def stamp(seconds):
         return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{int(seconds * 1000) % 1000:03d}Z"
 
-    def simulate(self, experiment, counts, seed, effect=0.12):
+    def simulate(self, experiment, counts, seed, effect=0.2):
         """Exposures over the last four days and purchases (treatment converts more), pre-exposure
         purchases (for CUPED) and client errors: as apps would send them."""
         rng = random.Random(seed)
@@ -623,7 +623,7 @@ class Check:
                     if rng.random() < rate / (k + 1):
                         events.append({"id": f"{user}-p{k + 1}", "timestamp": self.stamp(exposed + rng.uniform(60, min(86400, now - exposed - 120))),
                                        "context": {"targetingKey": user}, "name": "purchase", "value": round(rng.uniform(5, 80), 2)})
-                if rng.random() < (0.10 if variant == "control" else 0.16):
+                if rng.random() < (0.12 if variant == "control" else 0.12 + effect / 3):
                     events.append({"id": f"{user}-e", "timestamp": self.stamp(exposed + rng.uniform(30, min(3600, now - exposed - 60))),
                                    "context": {"targetingKey": user}, "name": "client_error"})
         rng.shuffle(events)
@@ -711,7 +711,7 @@ class Check:
                 fail(f"{where}: {metric['metric']}'s error {metric['error']!r} is not shown ({shown!r})")
 
     def results(self):
-        self.post_events(self.simulate("console-results", {"control": 200, "treatment": 200}, seed=7))
+        self.post_events(self.simulate("console-results", {"control": 300, "treatment": 300}, seed=7))
         self.go("experiments")
         self.find('[data-experiment="console-results"]').find_element(By.XPATH, ".//a[text()='Results of console-results']").click()
         self.page_ready("results")
@@ -725,7 +725,7 @@ class Check:
         if status != 200:
             fail(f"GET /admin/experiments/console-results/results: {status} {answer}")
         users = {v["name"]: v["users"] for v in answer["variants"]}
-        if users != {"control": 200, "treatment": 200}:
+        if users != {"control": 300, "treatment": 300}:
             fail(f"the answer's users per variant: {users}")
         shown = {row.get_attribute("data-variant"): row.find_element(By.CSS_SELECTOR, "td.users").text
                  for row in self.driver.find_elements(By.CSS_SELECTOR, "#results-users tbody tr")}
@@ -752,6 +752,8 @@ class Check:
         if "null" in page.split() or "undefined" in page or "NaN" in page:
             fail(f"the results page writes null, undefined or NaN: {page[:2000]}")
         self.shot("results")
+        self.driver.execute_script("document.getElementById('results-metrics').scrollIntoView()")
+        self.shot("results-metrics")
 
     def results_breakdown(self):
         self.driver.select(self.find("#results-dimension"), "platform")
@@ -770,6 +772,7 @@ class Check:
             if shown != {v["name"]: f"{v['users']:,}" for v in block["variants"]}:
                 fail(f"platform {block['value']}: users {shown}, the answer has {block['variants']}")
             self.compare_results({**block, "control": answer["control"]}, self.results_rows(block["value"]), f"platform {block['value']}")
+        self.driver.execute_script("document.getElementById('results-breakdown').scrollIntoView()")
         self.shot("results-platform")
         self.driver.select(self.find("#results-dimension"), "")
         wait_for("the breakdown gone", lambda: not self.driver.find_elements(By.CSS_SELECTOR, "#results-breakdown"))
