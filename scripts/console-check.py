@@ -623,7 +623,7 @@ class Check:
                     if rng.random() < rate / (k + 1):
                         events.append({"id": f"{user}-p{k + 1}", "timestamp": self.stamp(exposed + rng.uniform(60, min(86400, now - exposed - 120))),
                                        "context": {"targetingKey": user}, "name": "purchase", "value": round(rng.uniform(5, 80), 2)})
-                if rng.random() < (0.12 if variant == "control" else 0.12 + effect / 3):
+                if rng.random() < (0.08 if variant == "control" else 0.08 + effect * 0.6):
                     events.append({"id": f"{user}-e", "timestamp": self.stamp(exposed + rng.uniform(30, min(3600, now - exposed - 60))),
                                    "context": {"targetingKey": user}, "name": "client_error"})
         rng.shuffle(events)
@@ -737,6 +737,10 @@ class Check:
         if {m["metric"] for m in answer["metrics"]} != set(self.METRICS):
             fail(f"the answer's metrics: {[m['metric'] for m in answer['metrics']]}")
         self.compare_results(answer, rows, "all users")
+        # The planted effects: more purchases (better) and more client errors, where lower is better (worse).
+        verdicts = {row["metric"]: row["verdict"] for row in rows}
+        if verdicts != {"purchase-rate": "better", "revenue-per-user": "better", "client-errors": "worse"}:
+            fail(f"the intervals drawn: {verdicts}, not the planted effects (more purchases, more errors)")
         # Users over time: a line per variant, a day per row in the table beside it.
         lines = self.driver.execute_script("return [...document.querySelectorAll('#results-chart g[data-variant]')].map(g => [g.dataset.variant, g.querySelectorAll('circle').length])")
         days = len(answer["usersOverTime"])
