@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Testing
 import TrellisJSON
 import TrellisRuntime
@@ -184,5 +185,26 @@ import TrellisTargeting
             #"[{"id": "a", "context": {"targetingKey": "someone-else"}, "name": "purchase"}]"#, identity: signed, in: harness)
         else { Issue.record("an event about another user was taken"); return }
         #expect(problems.map(\.path.description) == ["$[0].context.targetingKey"])
+    }
+
+    // MARK: - Exposures the server records
+
+    @Test func aUserAlreadyRecordedIsNotBufferedAgainAndAFlushWritesTheRest() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-exposures-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try SQLiteEventStore(path: directory.appendingPathComponent("events.sqlite").path)
+        let ingest = EventIngest(store: store, logger: Logger(label: "test"))
+        let exposures = ServerExposures(ingest: ingest, slots: 1 << 10, maxBuffered: 3)
+        for _ in 0..<1_000 { exposures.record(experiment: "hero", variant: "big", user: "u1", dimensions: ExposureDimensions(), now: 10) }
+        #expect(exposures.flush() == 1, "a user already recorded was buffered again")
+        // Past maxBuffered, exposures are dropped — and not marked seen, so the next request records them.
+        for user in ["a", "b", "c", "d"] { exposures.record(experiment: "hero", variant: "big", user: user, dimensions: ExposureDimensions(), now: 11) }
+        #expect(exposures.flush() == 3)
+        exposures.record(experiment: "hero", variant: "big", user: "d", dimensions: ExposureDimensions(), now: 12)
+        #expect(exposures.flush() == 1)
+        let stored = try store.exposures(of: .experiment("hero"), after: nil, limit: 10)
+        #expect(stored.map(\.user) == ["a", "b", "c", "d", "u1"])
+        #expect(stored.allSatisfy { $0.source == .server })
     }
 }

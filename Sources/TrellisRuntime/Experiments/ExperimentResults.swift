@@ -171,15 +171,18 @@ package enum ExperimentResults {
         analysis.prior = settings.prior
         analysis.higherIsBetter = higherIsBetter
         let control = statistics[arms.controlIndex]
+        let compared = statistics.indices.map { i in
+            i == arms.controlIndex ? nil : compare(type, control: control, treatment: statistics[i], settings: analysis)
+        }
+        // Every comparison summarises the control alike; there are at least two variants.
+        let controlSummary = compared.lazy.compactMap { $0?.control }.first
         return arms.names.indices.map { i in
             var members: [(String, JSONValue)] = [("variant", .string(arms.names[i])), ("users", .number(statistics[i].users))]
             members.append(("statistics", json(statistics[i])))
-            guard i != arms.controlIndex else {
-                let summary = compare(type, control: control, treatment: control, settings: analysis).control
-                members += [("mean", .number(summary.unadjustedMean)), ("stddev", .number(summary.stddev))]
+            guard let comparison = compared[i] else {
+                if let summary = controlSummary { members += [("mean", .number(summary.unadjustedMean)), ("stddev", .number(summary.stddev))] }
                 return .object(members)
             }
-            let comparison = compare(type, control: control, treatment: statistics[i], settings: analysis)
             members += [
                 ("mean", .number(comparison.treatment.unadjustedMean)), ("stddev", .number(comparison.treatment.stddev)),
                 ("absolute", json(comparison.absolute)), ("relative", json(comparison.relative)),
