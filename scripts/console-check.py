@@ -783,11 +783,8 @@ class Check:
 
     @staticmethod
     def breakdown_blocks(answer):
-        """The breakdown's blocks, as the page reads them: [{value, metrics, …}]."""
-        listed = answer.get("dimensions") or answer.get("breakdown") or (answer.get("dimension") or {}).get("values") or []
-        if isinstance(listed, dict):
-            listed = [{**block, "value": value} for value, block in listed.items()]
-        return listed
+        """The breakdown's blocks: the answer's dimension.values, [{value, variants, srm, metrics}]."""
+        return answer["dimension"]["values"]
 
     def results_srm(self):
         self.http("POST", "/admin/experiments", self.tokens["ops"], {

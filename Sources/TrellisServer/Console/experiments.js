@@ -449,13 +449,10 @@ function drawResults(answer, dimension) {
   ].filter(Boolean));
 }
 
-// The blocks of a breakdown, [{ value, variants?, srm?, metrics }], whichever way the answer lists them.
+// The blocks of a breakdown (the answer's dimension.values: { value, variants, srm, metrics } each);
+// a user who had no value at first exposure is in the block of value null.
 function breakdown(answer) {
-  const listed = answer.dimensions ?? answer.breakdown ?? answer.dimension?.values ?? answer.dimension?.blocks;
-  const entries = Array.isArray(listed)
-    ? listed.map((block) => [block.value ?? block.name, block])
-    : listed && typeof listed === "object" ? Object.entries(listed) : [];
-  return entries.map(([value, block]) => ({ ...block, value: value === null || value === undefined || value === "" ? "(none)" : String(value) }));
+  return (answer.dimension?.values || []).map((block) => ({ ...block, value: block.value === null || block.value === undefined || block.value === "" ? "(none)" : String(block.value) }));
 }
 
 function srmBlock(srm) {
