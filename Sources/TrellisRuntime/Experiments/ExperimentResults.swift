@@ -1,3 +1,4 @@
+import Foundation
 import TrellisJSON
 import TrellisStats
 import TrellisStore
@@ -130,13 +131,14 @@ package enum ExperimentResults {
     package static func srm(_ users: [Int], arms: Arms) -> JSONValue {
         let p = sampleRatioMismatch(users: users, weights: arms.weights.map(Double.init))
         let warning: JSONValue = p < srmThreshold
-            ? .string("the users are not split as the weights say (p = \(format(p)) < 0.001): something assigns or records them unevenly, and these results cannot be trusted")
+            ? .string("the users are not split as the weights say (p = \(format(p)), below 0.001): something assigns or records them unevenly, and these results cannot be trusted")
             : .null
         return .object([("pValue", .number(p)), ("warning", warning)])
     }
 
+    /// Two significant digits, in scientific form when small: `0.00042`, `1.6e-06`.
     private static func format(_ p: Double) -> String {
-        p < 1e-6 ? "< 0.000001" : String(Double(Int(p * 1e6)) / 1e6)
+        String(format: p < 1e-4 ? "%.1e" : "%.2g", p)
     }
 
     /// One metric: each variant's statistics and, against control, GrowthBook's figures.
