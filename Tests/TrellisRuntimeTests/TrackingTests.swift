@@ -78,6 +78,10 @@ import TrellisTargeting
             try Self.metric("m", #"{"type": "proportion", "event": "x", "value": "sum", "numerator": {}}"#)
         }) else { Issue.record("a proportion with a value was read"); return }
         #expect(Set(more.map(\.path.description)) == ["$.numerator", "$.value"])
+        guard case .failure(.invalid(_, let ratio, _)) = Result(catching: { () throws(Refusal) in
+            try Self.metric("m", #"{"type": "ratio", "numerator": {"event": "a"}, "denominator": {"event": "b"}, "cuped": true}"#)
+        }) else { Issue.record("a CUPED ratio was read"); return }
+        #expect(ratio.map(\.path.description) == ["$.cuped"])
     }
 
     @Test func aMetricsFormReadsBackToTheSameCommand() throws {

@@ -148,6 +148,9 @@ extension MetricDefinition {
         let window = hours(object, "windowHours")
         let higherIsBetter = object.contains("higherIsBetter") ? object.bool("higherIsBetter") : true
         let lookback = cuped(object, at: path.appending("cuped"), collector)
+        if type == .ratio, let lookback, lookback != nil {
+            object.report("CUPED adjusts proportions and means; a ratio is analysed unadjusted, as GrowthBook does", atMember: "cuped")
+        }
         let description = object.string("description")
         guard collector.diagnostics.count == before, let type, let measure, let higherIsBetter else { return nil }
         return MetricDefinition(
