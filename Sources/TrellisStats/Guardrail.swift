@@ -42,20 +42,22 @@ public enum GuardVerdict: String, Sendable {
 /// covariate, and ratio metrics use the delta method); the oracle (scripts/guard-oracle) covers
 /// proportions and means. Pure: no state, no I/O.
 public struct GuardrailTest: Sendable, Equatable {
-    public var metric: MetricType
-    public var badDirection: BadDirection
+    public let metric: MetricType
+    public let badDirection: BadDirection
     /// The relative change tolerated in the bad direction, ≥ 0: 0.10 lets a failure rate rise 10 %.
-    public var tolerance: Double
+    public let tolerance: Double
     /// The chance, over the whole rollout, of halting one that is within the tolerance. 0 < α < ½.
-    public var alpha: Double
+    public let alpha: Double
     /// τ, the total users (both arms) at which the confidence sequence is tightest. GrowthBook's
     /// safe rollouts use the organisation's sequential tuning parameter, 5000 by default
     /// (`DEFAULT_SEQUENTIAL_TESTING_TUNING_PARAMETER`); so do we. A guard decides a doubled
     /// failure rate near 0.5 % within about 10⁴ users an arm, where τ = 5000 is within 6 % of the
     /// best τ (docs/statistics.md).
-    public var sequentialTuning: Double
+    public let sequentialTuning: Double
     /// Fewer users than this in either arm and the verdict is `insufficient`, whatever the rates.
-    public var minimumUsers: Int
+    public let minimumUsers: Int
+    /// ρ², eq. 161 of arXiv:2103.06476v7 at 2α (the one-sided sequence spends all of α on one side).
+    public let rhoSquared: Double
 
     public init(
         _ metric: MetricType, badDirection: BadDirection, tolerance: Double = 0.10, alpha: Double = 0.05,
@@ -70,12 +72,8 @@ public struct GuardrailTest: Sendable, Equatable {
         self.alpha = alpha
         self.sequentialTuning = sequentialTuning
         self.minimumUsers = max(minimumUsers, 2)
-    }
-
-    /// ρ², eq. 161 of arXiv:2103.06476v7 at 2α (the one-sided sequence spends all of α on one side).
-    public var rhoSquared: Double {
         let l = log(2 * alpha)
-        return (-2 * l + log(-2 * l + 1)) / sequentialTuning
+        self.rhoSquared = (-2 * l + log(-2 * l + 1)) / sequentialTuning
     }
 
     /// The signed threshold the bound is compared with: +tolerance for a bad rise, −tolerance for a
@@ -84,9 +82,8 @@ public struct GuardrailTest: Sendable, Equatable {
 
     /// The half width w of eq. 134 for N users in all with V·N = `scaledVariance`.
     public func halfWidth(scaledVariance s2: Double, users n: Double) -> Double {
-        let rho2 = rhoSquared
-        let nr2p1 = n * rho2 + 1
-        return (s2 * (2 * nr2p1 / (n * n * rho2)) * log(1 + nr2p1.squareRoot() / (2 * alpha))).squareRoot()
+        let nr2p1 = n * rhoSquared + 1
+        return (s2 * (2 * nr2p1 / (n * n * rhoSquared)) * log(1 + nr2p1.squareRoot() / (2 * alpha))).squareRoot()
     }
 
     /// The guardrail's verdict on the two arms' sums as they stand now.

@@ -36,7 +36,7 @@ final class GuardrailOracleTests: XCTestCase {
             worst.bound = max(worst.bound, off("bound", got.bound, c.bound))
             worst.lift = max(worst.lift, off("lift", got.lift, c.lift))
             worst.mean = max(worst.mean, off("control mean", got.controlMean, c.controlMean), off("treatment mean", got.treatmentMean, c.treatmentMean))
-            if got.verdict != c.verdict || got.reason != c.reason.map({ reasons[$0] }) {
+            if got.verdict != c.verdict || got.reason != c.reason.flatMap({ reasons[$0] }) {
                 failures.append("line \(index + 1): \(got.verdict) (\(got.reason ?? "-")), oracle \(c.verdict) (\(c.reason ?? "-"))")
             }
             XCTAssertEqual(got.threshold, c.badDirection == .rise ? c.tolerance : -c.tolerance)
