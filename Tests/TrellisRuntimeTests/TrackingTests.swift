@@ -100,7 +100,7 @@ import TrellisTargeting
     static func read(
         _ text: String, format: EventBatchReader.Format = .jsonArray, identity: EventBatchReader.Identity = .perEvent, in harness: Harness
     ) -> Result<EventBatch, EventBatchReader.Failure> {
-        EventBatchReader().read(Array(text.utf8), format: format, identity: identity, now: now, snapshot: harness.snapshot)
+        EventBatchReader().read(Array(text.utf8), format: format, identity: identity, now: now, snapshot: harness.snapshot).map(\.batch)
     }
 
     @Test func aBatchReadsIntoEventsAndExposuresWithTheirUsersAndTimes() throws {
@@ -161,7 +161,7 @@ import TrellisTargeting
         let reader = EventBatchReader(limits: limits)
         let one = #"{"id": "x", "context": {"targetingKey": "u"}, "name": "n"}"#
         let three = "[\(one), \(one), \(one)]"
-        guard case .failure(.tooMany(3)) = reader.read(Array(three.utf8), format: .jsonArray, identity: .perEvent, now: Self.now, snapshot: harness.snapshot) else {
+        guard case .failure(.tooMany(3)) = reader.read(Array(three.utf8), format: .jsonArray, identity: .perEvent, now: Self.now, snapshot: harness.snapshot).map(\.batch) else {
             Issue.record("three events passed a limit of two"); return
         }
         let long = #"{"id": "x", "context": {"targetingKey": "u"}, "name": "\#(String(repeating: "n", count: 120))", "value": 1}"#

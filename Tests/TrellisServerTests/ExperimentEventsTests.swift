@@ -227,4 +227,44 @@ import TrellisCrypto
         #expect(exposed.count == 200 && Set(exposed).count == 200)
         #expect(Set(seen) == Set(lines.compactMap { try? JSONParser.parse($0)["name"] != nil ? JSONParser.parse($0)["id"]?.stringValue : nil }))
     }
+
+    @Test func aStagedRevisionsHealthIsItsUsersRenderFailureRateBesideTheCurrentOnes() throws {
+        let config = try Self.config()
+        let application = try ControlPlaneLiveTests.application(config)
+        defer { application.shutdown(); application.waitUntilStopped() }
+        let client = try TestClient(port: application.port)
+        let staged = try client.exchange("PUT", "/admin/screens/home?stage=50", token: Self.token, body: AdminFlowTests.screen("Staged"))
+        #expect(staged.status == 200 || staged.status == 201, "\(staged.text)")
+        let snapshot = application.state.published.snapshot
+        let stagedRevision = try #require(snapshot.staged["home"]?.entry.revision)
+        let currentRevision = try #require(snapshot.screens["home"]?.revision)
+        // The server records which revision each user was served; apps report what failed.
+        var served: [String: Int] = [:]
+        for i in 0..<60 {
+            let user = "h\(i)"
+            #expect(try client.exchange("GET", "/v1/screens/home?user=\(user)", token: nil).status == 200)
+            served[user] = snapshot.entry("home", for: UserContext(userID: user))?.revision
+        }
+        try #require(application.tracking).serverExposures.flush()
+        let failing = served.filter { $0.value == stagedRevision }.keys.sorted().prefix(5) + served.filter { $0.value == currentRevision }.keys.sorted().prefix(1)
+        let beacons = failing.enumerated().map { i, user in
+            #"{"id": "r\#(i)", "context": {"targetingKey": "\#(user)"}, "render": {"screen": "home", "revision": \#(served[user]!), "component": "root/hero", "reason": "unknown_type"}}"#
+        }
+        #expect(try Self.post(client, "[" + beacons.joined(separator: ",") + "]").status == 202)
+        // A name with ':' is the server's; a reason is one of the known ones.
+        #expect(try Self.post(client, #"[{"id": "z", "context": {"targetingKey": "u"}, "name": "render_failure:home"}]"#).status == 422)
+        let unknownReason = try Self.post(client, #"[{"id": "z", "context": {"targetingKey": "u"}, "render": {"screen": "home", "revision": 1, "reason": "sad"}}]"#)
+        #expect(unknownReason.status == 422)
+        #expect(unknownReason.text.contains("unknown_type"))
+        let health = try client.exchange("GET", "/admin/screens/home/revisions/\(stagedRevision)/health", token: Self.token)
+        #expect(health.status == 200, "\(health.text)")
+        let stagedUsers = served.values.filter { $0 == stagedRevision }.count
+        #expect(health.json["served"]?.string == "staged")
+        #expect(health.json["users"]?.number == Double(stagedUsers))
+        #expect(health.json["usersWithRenderFailures"]?.number == 5)
+        #expect(health.json["against"]?["revision"]?.number == Double(currentRevision))
+        #expect(health.json["against"]?["users"]?.number == Double(60 - stagedUsers))
+        #expect(health.json["against"]?["usersWithRenderFailures"]?.number == 1)
+        #expect(try client.exchange("GET", "/admin/screens/home/revisions/99/health", token: Self.token).status == 404)
+    }
 }

@@ -216,11 +216,14 @@ extension MetricDefinition {
 
 /// What an event name may be, wherever one is read (a metric, an app's event).
 package enum TrackedEventName {
-    package static func problem(_ name: String) -> String? {
+    /// - Parameter fromApp: an app's tracked event, which may not take a name the server makes
+    ///   (with `:`, as ``RenderFailure/eventName(screen:)``); a metric may name those.
+    package static func problem(_ name: String, fromApp: Bool = false) -> String? {
         let limit = MetricDefinition.maximumEventNameBytes
         if name.isEmpty { return "an event name must not be empty" }
         if name.utf8.count > limit { return "an event name is at most \(limit) bytes, this one has \(name.utf8.count)" }
         if name.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) { return "an event name must not contain control characters" }
+        if fromApp, name.contains(":") { return "an app's event name has no ':' (names with one are the server's, as render_failure:SCREEN); send a render beacon as \"render\"" }
         return nil
     }
 }

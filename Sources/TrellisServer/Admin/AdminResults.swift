@@ -29,6 +29,21 @@ extension AdminEndpoints {
                 }
             }
         })
+        routes.add(.get, "/admin/screens/{id}/revisions/{revision}/health", replying: { request, parameters, context, _ throws(Problem) in
+            let id = parameters["id"] ?? ""
+            guard let revision = Int(parameters["revision"] ?? ""), revision > 0 else {
+                throw Problem(.badRequest, "a revision is a positive integer, not \"\((parameters["revision"] ?? "").prefix(40))\"")
+            }
+            let snapshot = state.published.snapshot
+            let now = state.clock()
+            return .deferred(on: queue, for: request, context) { () throws(Problem) in
+                do throws(Refusal) {
+                    return Self.resource(try ScreenHealth.compute(screen: id, revision: revision, in: snapshot, store: tracking.store, now: now))
+                } catch {
+                    throw Problem(error)
+                }
+            }
+        })
         routes.add(.post, "/admin/analysis", role: .read) { request, _, _, _ throws(Problem) in
             try Self.checkMediaType(request)
             do throws(Refusal) {
