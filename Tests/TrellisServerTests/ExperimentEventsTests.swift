@@ -267,4 +267,37 @@ import TrellisCrypto
         #expect(health.json["against"]?["usersWithRenderFailures"]?.number == 1)
         #expect(try client.exchange("GET", "/admin/screens/home/revisions/99/health", token: Self.token).status == 404)
     }
+
+    @Test func aGuardAbandonsAStagedRevisionWhoseUsersFailToRenderIt() throws {
+        let config = try Self.config()
+        let application = try ControlPlaneLiveTests.application(config)
+        defer { application.shutdown(); application.waitUntilStopped() }
+        let client = try TestClient(port: application.port)
+        #expect(try client.exchange("PUT", "/admin/screens/home?stage=50", token: Self.token, body: AdminFlowTests.screen("Staged")).status < 300)
+        let guarded = try client.exchange(
+            "PUT", "/admin/screens/home/guard", token: Self.token, body: #"{"checks": [{"metric": "render-failures", "tolerance": 0.1}], "minimumUsers": 100}"#)
+        #expect(guarded.status == 201, "\(guarded.text)")
+        let snapshot = application.state.published.snapshot
+        let staged = try #require(snapshot.staged["home"]?.entry.revision)
+        // 1,000 users fetch the screen; two in five of the staged revision's fail to render it, one in twenty of the current's.
+        var beacons: [String] = []
+        let readers = try (0..<2).map { _ in try TestClient(port: application.port) }
+        for i in 0..<1_000 {
+            let user = "g\(i)"
+            #expect(try readers[i % 2].exchange("GET", "/v1/screens/home?user=\(user)", token: nil).status == 200)
+            let revision = try #require(snapshot.entry("home", for: UserContext(userID: user))?.revision)
+            if (revision == staged && i % 5 < 2) || (revision != staged && i % 20 == 0) {
+                beacons.append(#"{"id": "b\#(i)", "context": {"targetingKey": "\#(user)"}, "render": {"screen": "home", "revision": \#(revision), "reason": "decode_failure"}}"#)
+            }
+        }
+        try #require(application.tracking).serverExposures.flush()
+        #expect(try Self.post(client, "[" + beacons.joined(separator: ",") + "]").status == 202)
+        #expect(application.guardRunner.runOnce() == [.screen("home")])
+        #expect(application.state.published.snapshot.staged["home"] == nil)
+        let view = try client.exchange("GET", "/admin/guards", token: Self.token)
+        #expect(view.json["guards"]?[0]?["lastEvaluation"]?["verdict"]?.string == "regression")
+        let audit = try client.exchange("GET", "/admin/audit?resource=screens/home&limit=2", token: Self.token)
+        #expect(audit.text.contains("guard.halt"), "\(audit.text)")
+        #expect(try client.exchange("DELETE", "/admin/screens/home/guard", token: Self.token).status == 204)
+    }
 }

@@ -39,6 +39,15 @@ package final class Tracking: Sendable {
         }
     }
 
+    /// Records whether `context`'s user was admitted to each of `rollouts` a guard watches.
+    package func recordRollouts(_ rollouts: some Sequence<String>, for context: UserContext, in snapshot: Snapshot, now: Double) {
+        guard let user = context.userID else { return }
+        for key in rollouts where snapshot.guardedRollouts.contains(key) {
+            let admitted = snapshot.evaluator.rolloutDecision(key, for: context).admitted
+            serverExposures.record(.rollout(key), variant: admitted ? "on" : "off", user: user, dimensions: Self.dimensions(context), now: now)
+        }
+    }
+
     /// Records which revision of a screen with a staged revision `context`'s user was served:
     /// the users of each revision are the two arms its health and its guard compare.
     package func recordRevision(_ entry: ScreenEntry, for context: UserContext, now: Double) {

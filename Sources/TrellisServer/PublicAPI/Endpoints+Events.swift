@@ -100,12 +100,16 @@ extension Endpoints {
         if !resolving.snapshot.staged.isEmpty, resolving.snapshot.staged[resolving.id] != nil {
             tracking.recordRevision(resolving.entry, for: resolving.context, now: state.clock())
         }
+        if !resolving.snapshot.guardedRollouts.isEmpty {
+            tracking.recordRollouts(resolving.entry.rolloutKeys, for: resolving.context, in: resolving.snapshot, now: state.clock())
+        }
     }
 
     /// The same for flags an OFREP answer evaluated.
     func recordExposures(of keys: some Sequence<String>, for user: UserContext, in snapshot: Snapshot) {
-        guard let tracking, !snapshot.serverExposedExperiments.isEmpty else { return }
-        tracking.recordAssignments(of: keys, for: user, in: snapshot, now: state.clock())
+        guard let tracking else { return }
+        if !snapshot.serverExposedExperiments.isEmpty { tracking.recordAssignments(of: keys, for: user, in: snapshot, now: state.clock()) }
+        if !snapshot.guardedRollouts.isEmpty { tracking.recordRollouts(keys, for: user, in: snapshot, now: state.clock()) }
     }
 
     private static func accepted(_ count: Int) -> HTTPResponse {
