@@ -154,6 +154,9 @@ let package = Package(
         .executableTarget(
             name: "trellis-layout-bench", dependencies: ["TrellisLayout", "TrellisLayoutJSON", "TrellisJSON"],
             swiftSettings: strict),
+        // Guarded rollouts simulated (scripts/guard-simulation): false halts and power of TrellisStats'
+        // GuardrailTest, built in release.
+        .executableTarget(name: "trellis-guard-simulation", dependencies: ["TrellisStats"], swiftSettings: strict),
 
         .testTarget(name: "TrellisJSONTests", dependencies: ["TrellisJSON"], swiftSettings: strict),
         .testTarget(name: "TrellisCryptoTests", dependencies: ["TrellisCrypto"], swiftSettings: strict),

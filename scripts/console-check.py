@@ -16,6 +16,7 @@ import argparse
 import http.client
 import json
 import os
+import random
 import shutil
 import socket
 import subprocess
@@ -33,6 +34,8 @@ ROOT = Path(__file__).resolve().parent.parent
 WAIT = 15  # seconds any expectation may take (the console polls every 3 while the change stream is down)
 LIVE = 1.5  # seconds a change made elsewhere may take to appear through the change stream
 PAGES = ["rollouts", "screens", "experiments", "rules", "targeting", "routes", "changes", "explain", "audit"]
+# Pages reached from another (an experiment's results, from its card), not from the navigation.
+LINKED_PAGES = ["results/console-results"]
 # The pages only an admin token is offered (the API refuses the others there).
 ADMIN_PAGES = ["tokens", "webhooks"]
 # The roles of the controls every one of which must have an accessible name.
@@ -258,7 +261,10 @@ class Check:
         return text
 
     def go(self, page):
-        self.driver.find_element(By.CSS_SELECTOR, f'nav a[href="#{page}"]').click()
+        if page in LINKED_PAGES:
+            self.driver.execute_script("location.hash = arguments[0]", f"#{page}")
+        else:
+            self.driver.find_element(By.CSS_SELECTOR, f'nav a[href="#{page}"]').click()
         self.page_ready(page)
 
     def page_ready(self, page):
@@ -506,6 +512,296 @@ class Check:
         wait_for("the override listed", lambda: "qa-anna → big" in self.find('[data-experiment="home-hero"]').text)
         self.shot("experiments")
 
+    # ---- metrics and results ------------------------------------------------------------------
+
+    METRICS = {
+        "purchase-rate": {"type": "proportion", "event": "purchase", "windowHours": 72, "cuped": True},
+        "revenue-per-user": {"type": "mean", "event": "purchase", "value": "sum"},
+        "client-errors": {"type": "mean", "event": "client_error", "value": "count", "higherIsBetter": False},
+    }
+
+    def metrics(self):
+        """The metrics section of the experiments page: metrics defined over HTTP listed; one defined,
+        redefined (If-Match) and deleted in the page; a mistake refused at its line; a metric an
+        experiment names refused deletion (409, the server's reason shown)."""
+        for name, body in self.METRICS.items():
+            status, _, answer = self.http("PUT", f"/admin/metrics/{name}", self.tokens["ops"], body)
+            if status not in (200, 201):
+                fail(f"PUT /admin/metrics/{name}: {status} {answer}")
+        status, _, answer = self.http("POST", "/admin/experiments", self.tokens["ops"], {
+            "key": "console-results", "variants": {"control": 50, "treatment": 50}, "defaultVariant": "control", "status": "running",
+            "description": "Results in the console check", "goals": ["purchase-rate", "revenue-per-user"], "guardrails": ["client-errors"]})
+        if status != 201:
+            fail(f"POST /admin/experiments console-results: {status} {answer}")
+        self.go("rollouts")
+        self.go("experiments")
+        table = self.find("#metrics-table")
+        _, _, listed = self.http("GET", "/admin/metrics", self.tokens["ops"])
+        for metric in listed["metrics"]:
+            row = wait_for(f"the row of {metric['name']}", lambda: table.find_element(By.CSS_SELECTOR, f'tr[data-metric="{metric["name"]}"]'))
+            cells = [c.text for c in row.find_elements(By.TAG_NAME, "td")]
+            if cells[0] != metric["type"] or cells[5] != (", ".join(metric["experiments"]) or "—"):
+                fail(f"the row of {metric['name']}: {cells}, not {metric}")
+        if "console-results" not in self.find('tr[data-metric="purchase-rate"]').text:
+            fail("purchase-rate's row does not name console-results, which reads it")
+        # Defined in the page.
+        self.set_value(self.find("#metric-name"), "orders-per-user")
+        self.set_value(self.find("#metric-editor"), '{"type": "mean", "event": "purchase", "value": "count"}')
+        self.driver.find_element(By.ID, "metric-save").click()
+        self.notice("Defining metric orders-per-user: done")
+        status, _, value = self.http("GET", "/admin/metrics/orders-per-user", self.tokens["ops"])
+        if status != 200 or value.get("value") != "count" or value.get("updatedBy") != "ops":
+            fail(f"GET /admin/metrics/orders-per-user: {status} {value}")
+        # Redefined: loaded with its version, sent with If-Match.
+        self.find('tr[data-metric="orders-per-user"]').find_element(By.XPATH, ".//button[text()='Redefine orders-per-user']").click()
+        editor = self.find("#metric-editor")
+        text = wait_for("the definition in the editor", lambda: (t := editor.get_attribute("value")) and '"count"' in t and t)
+        if "If-Match" not in self.text_of("#metric-editing"):
+            fail(f"the editor does not say it redefines with If-Match: {self.text_of('#metric-editing')!r}")
+        if '"type": "mean"' not in text:
+            fail(f"orders-per-user's definition in the editor: {text}")
+        self.set_value(editor, text.replace('"type": "mean"', '"type": "median"'))
+        self.driver.find_element(By.ID, "metric-save").click()
+        self.notice("Redefining metric orders-per-user failed (422 from PUT /admin/metrics/orders-per-user)")
+        problems = self.problems_listed("#metric-errors")
+        if not problems:
+            fail("no problem listed under the metric editor")
+        definition = json.loads(text)
+        definition["windowHours"] = 48
+        self.set_value(editor, json.dumps(definition, indent=2))
+        self.driver.find_element(By.ID, "metric-save").click()
+        self.notice("Redefining metric orders-per-user: done")
+        status, _, after = self.http("GET", "/admin/metrics/orders-per-user", self.tokens["ops"])
+        if after.get("windowHours") != 48 or after.get("revision", 0) <= value.get("revision", 0):
+            fail(f"orders-per-user after the redefinition: {after} (before {value})")
+        wait_for("the new window in its row", lambda: "48 h" in self.find('tr[data-metric="orders-per-user"]').text)
+        # A metric an experiment names: 409, with the server's reason.
+        self.find('tr[data-metric="purchase-rate"]').find_element(By.XPATH, ".//button[text()='Delete purchase-rate']").click()
+        self.confirm()
+        refused = self.notice("Deleting metric purchase-rate failed (409 from DELETE /admin/metrics/purchase-rate)")
+        if "console-results" not in refused:
+            fail(f"the 409's reason does not name the experiment: {refused!r}")
+        self.shot("metrics")
+        self.find('tr[data-metric="orders-per-user"]').find_element(By.XPATH, ".//button[text()='Delete orders-per-user']").click()
+        self.confirm()
+        self.notice("Deleting metric orders-per-user: done")
+        wait_for("orders-per-user gone from the page", lambda: not self.driver.find_elements(By.CSS_SELECTOR, 'tr[data-metric="orders-per-user"]'))
+        status, _, _ = self.http("GET", "/admin/metrics/orders-per-user", self.tokens["ops"])
+        if status != 404:
+            fail(f"GET /admin/metrics/orders-per-user after deleting it: {status}")
+
+    def post_events(self, events):
+        for start in range(0, len(events), 500):
+            status, _, answer = self.http("POST", "/v1/events", body=events[start:start + 500])
+            if status != 202 or answer.get("accepted") != len(events[start:start + 500]):
+                fail(f"POST /v1/events: {status} {answer}")
+
+    @staticmethod
+    def stamp(seconds):
+        return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{int(seconds * 1000) % 1000:03d}Z"
+
+    def simulate(self, experiment, counts, seed, effect=0.2):
+        """Exposures over the last four days and purchases (treatment converts more), pre-exposure
+        purchases (for CUPED) and client errors: as apps would send them."""
+        rng = random.Random(seed)
+        now = time.time()
+        events = []
+        for variant, n in counts.items():
+            for i in range(n):
+                user = f"{experiment}-{variant}-{i}"
+                exposed = now - rng.uniform(0.1, 4.0) * 86400
+                context = {"targetingKey": user, "platform": rng.choice(["ios", "android"]),
+                           "appVersion": rng.choice(["5.2.0", "5.3.0"]), "country": rng.choice(["DE", "FR", "US"])}
+                events.append({"id": f"{user}-x", "timestamp": self.stamp(exposed), "context": context,
+                               "exposure": {"experiment": experiment, "variant": variant}})
+                keen = rng.random()
+                if rng.random() < 0.4 * keen:
+                    events.append({"id": f"{user}-p0", "timestamp": self.stamp(exposed - rng.uniform(0.2, 2.0) * 86400),
+                                   "context": {"targetingKey": user}, "name": "purchase", "value": round(rng.uniform(5, 60), 2)})
+                rate = 0.15 + 0.3 * keen + (effect if variant != "control" else 0)
+                for k in range(2):
+                    if rng.random() < rate / (k + 1):
+                        events.append({"id": f"{user}-p{k + 1}", "timestamp": self.stamp(exposed + rng.uniform(60, min(86400, now - exposed - 120))),
+                                       "context": {"targetingKey": user}, "name": "purchase", "value": round(rng.uniform(5, 80), 2)})
+                if rng.random() < (0.08 if variant == "control" else 0.08 + effect * 0.6):
+                    events.append({"id": f"{user}-e", "timestamp": self.stamp(exposed + rng.uniform(30, min(3600, now - exposed - 60))),
+                                   "context": {"targetingKey": user}, "name": "client_error"})
+        rng.shuffle(events)
+        return events
+
+    def results_rows(self, block="all"):
+        """What the results table shows, read from the page: each row's cells and its interval's geometry."""
+        return self.driver.execute_script("""
+            const table = document.querySelector(`table.results[data-block="${arguments[0]}"]`);
+            if (!table) return null;
+            return [...table.querySelectorAll('tbody tr[data-variant]')].map(row => {
+              const cell = (name) => row.querySelector('td.' + name)?.innerText.trim();
+              const bar = row.querySelector('svg.interval');
+              const rect = bar?.querySelector('rect');
+              const zero = bar && [...bar.querySelectorAll('line')].find(l => l.getAttribute('stroke-width') === '1.5');
+              return {metric: row.dataset.metric, variant: row.dataset.variant, users: cell('users'),
+                meanControl: cell('mean-control'), meanVariant: cell('mean-variant'),
+                lift: row.querySelector('td.lift .figure')?.textContent, liftCell: cell('lift'), cuped: row.querySelector('td.lift .cuped')?.textContent || null,
+                pValue: cell('p-value'), sequential: cell('sequential'), chance: cell('chance'),
+                verdict: bar?.dataset.verdict, label: bar?.getAttribute('aria-label'), role: bar?.getAttribute('role'),
+                low: rect && Number(rect.getAttribute('x')), high: rect && Number(rect.getAttribute('x')) + Number(rect.getAttribute('width')),
+                zero: zero && Number(zero.getAttribute('x1'))};
+            });""", block)
+
+    @staticmethod
+    def shown_number(text):
+        """A figure as the page writes it, as a number (percentages as fractions); (value, bound):
+        `< 0.0001` is (0.0001, "<")."""
+        text = text.replace("\u2212", "-").replace(",", "").strip()
+        bound = None
+        for sign in ("<", ">"):
+            if text.startswith(sign):
+                bound, text = sign, text[1:].strip()
+        value = float(text.rstrip("%")) / (100 if text.endswith("%") else 1)
+        return value, bound
+
+    def same_figure(self, what, shown, expected, tolerance):
+        if expected is None:
+            if shown not in ("—", None):
+                fail(f"{what}: the page shows {shown!r} where the answer has none")
+            return
+        value, bound = self.shown_number(shown)
+        if bound == "<" and expected < value or bound == ">" and expected > value:
+            return
+        if bound or abs(value - expected) > tolerance * max(1, abs(expected)) + 1e-12:
+            fail(f"{what}: the page shows {shown!r}, the answer has {expected!r}")
+
+    def compare_results(self, answer, rows, where):
+        control = answer["control"]
+        expected = [(m, v) for m in answer["metrics"] if not m.get("error") for v in m["variants"] if v["variant"] != control]
+        if len(rows) != len(expected):
+            fail(f"{where}: {len(rows)} rows on the page, {len(expected)} metric × variant in the answer: {rows}")
+        for row, (metric, variant) in zip(rows, expected):
+            what = f"{where}, {metric['metric']} / {variant['variant']}"
+            if (row["metric"], row["variant"]) != (metric["metric"], variant["variant"]):
+                fail(f"{what}: the page's row is {row['metric']} / {row['variant']}")
+            base = next(v for v in metric["variants"] if v["variant"] == control)
+            if row["users"].replace(",", "").split(" · ") != [str(base["users"]), str(variant["users"])]:
+                fail(f"{what}: users {row['users']!r}, the answer has {base['users']} and {variant['users']}")
+            mean_tolerance = 0.00005 if metric["type"] == "proportion" else 0.0005
+            self.same_figure(f"{what}, control's mean", row["meanControl"], base["mean"], mean_tolerance)
+            self.same_figure(f"{what}, the variant's mean", row["meanVariant"], variant["mean"], mean_tolerance)
+            relative = variant["relative"]
+            if relative.get("error"):
+                if relative["error"] not in (row["liftCell"] or ""):
+                    fail(f"{what}: the lift's error {relative['error']!r} is not shown ({row['liftCell']!r})")
+                continue
+            self.same_figure(f"{what}, the lift", row["lift"], relative["lift"], 0.00005)
+            self.same_figure(f"{what}, the p-value", row["pValue"], relative["pValue"], 0.00005)
+            self.same_figure(f"{what}, the sequential p-value", row["sequential"], variant["sequential"]["pValue"], 0.00005)
+            self.same_figure(f"{what}, the chance to win", row["chance"], variant["bayesian"]["chanceToWin"], 0.00005)
+            low, high = relative["ci"]
+            crosses = low <= 0 <= high
+            want = "unclear" if crosses else ("better" if (low > 0) == metric["higherIsBetter"] else "worse")
+            if row["verdict"] != want or row["role"] != "img" or not row["label"]:
+                fail(f"{what}: the interval is drawn as {row['verdict']!r} (role {row['role']!r}, label {row['label']!r}), not {want!r}")
+            if not (row["low"] < row["high"]) or (row["low"] <= row["zero"] <= row["high"]) != crosses:
+                fail(f"{what}: the interval's bar spans x {row['low']}…{row['high']} against 0 at {row['zero']}, for {low}…{high}")
+            if metric["cuped"] and variant.get("cupedTheta") is not None and not (row["cuped"] or "").startswith("CUPED ("):
+                fail(f"{what}: CUPED applied (theta {variant['cupedTheta']}) but the page marks {row['cuped']!r}")
+        errors = [m for m in answer["metrics"] if m.get("error")]
+        for metric in errors:
+            shown = self.driver.execute_script("return document.querySelector(`tr.metric-error[data-metric='${arguments[0]}']`)?.innerText", metric["metric"])
+            if not shown or metric["error"] not in shown:
+                fail(f"{where}: {metric['metric']}'s error {metric['error']!r} is not shown ({shown!r})")
+
+    def results(self):
+        self.post_events(self.simulate("console-results", {"control": 300, "treatment": 300}, seed=7))
+        self.go("experiments")
+        self.find('[data-experiment="console-results"]').find_element(By.XPATH, ".//a[text()='Results of console-results']").click()
+        self.page_ready("results")
+        if not self.driver.current_url.endswith("#results/console-results"):
+            fail(f"the results link leads to {self.driver.current_url}")
+        current = self.driver.find_element(By.CSS_SELECTOR, 'nav a[aria-current="page"]').get_attribute("href")
+        if not current.endswith("#experiments"):
+            fail(f"the navigation marks {current} on the results page")
+        rows = wait_for("the results table", lambda: self.results_rows())
+        status, _, answer = self.http("GET", "/admin/experiments/console-results/results", self.tokens["ops"])
+        if status != 200:
+            fail(f"GET /admin/experiments/console-results/results: {status} {answer}")
+        users = {v["name"]: v["users"] for v in answer["variants"]}
+        if users != {"control": 300, "treatment": 300}:
+            fail(f"the answer's users per variant: {users}")
+        shown = {row.get_attribute("data-variant"): row.find_element(By.CSS_SELECTOR, "td.users").text
+                 for row in self.driver.find_elements(By.CSS_SELECTOR, "#results-users tbody tr")}
+        if shown != {name: f"{n:,}" for name, n in users.items()}:
+            fail(f"users per variant on the page: {shown}, the answer has {users}")
+        if answer["srm"].get("warning") or self.driver.find_elements(By.CSS_SELECTOR, ".srm-warning"):
+            fail(f"an even split flagged: {answer['srm']}")
+        self.same_figure("the SRM p-value", self.text_of("#results-srm").split("p-value ")[1].split(" ")[0], answer["srm"]["pValue"], 0.00005)
+        if {m["metric"] for m in answer["metrics"]} != set(self.METRICS):
+            fail(f"the answer's metrics: {[m['metric'] for m in answer['metrics']]}")
+        self.compare_results(answer, rows, "all users")
+        # The planted effects: more purchases (better) and more client errors, where lower is better (worse).
+        verdicts = {row["metric"]: row["verdict"] for row in rows}
+        if verdicts != {"purchase-rate": "better", "revenue-per-user": "better", "client-errors": "worse"}:
+            fail(f"the intervals drawn: {verdicts}, not the planted effects (more purchases, more errors)")
+        # Users over time: a line per variant, a day per row in the table beside it.
+        lines = self.driver.execute_script("return [...document.querySelectorAll('#results-chart g[data-variant]')].map(g => [g.dataset.variant, g.querySelectorAll('circle').length])")
+        days = len(answer["usersOverTime"])
+        if sorted(lines) != sorted([[name, days] for name in users]) or days < 2:
+            fail(f"the chart draws {lines}; the answer has {days} days of {list(users)}")
+        table = self.driver.execute_script("return [...document.querySelectorAll('#results-over-time-table tbody tr')].map(r => [...r.children].map(c => c.textContent))")
+        want = [[d["day"]] + [f"{d['users'].get(name, 0):,}" for name in users] for d in answer["usersOverTime"]]
+        if table != want:
+            fail(f"the table of users by day: {table}, not {want}")
+        if not self.find("#results-chart").get_attribute("aria-label"):
+            fail("the chart has no text alternative")
+        page = self.text_of("#page")
+        if "null" in page.split() or "undefined" in page or "NaN" in page:
+            fail(f"the results page writes null, undefined or NaN: {page[:2000]}")
+        self.shot("results")
+        self.driver.execute_script("document.getElementById('results-metrics').scrollIntoView()")
+        self.shot("results-metrics")
+
+    def results_breakdown(self):
+        self.driver.select(self.find("#results-dimension"), "platform")
+        wait_for("the breakdown", lambda: self.driver.find_elements(By.CSS_SELECTOR, "#results-breakdown .dimension-block"))
+        status, _, answer = self.http("GET", "/admin/experiments/console-results/results?dimension=platform", self.tokens["ops"])
+        if status != 200:
+            fail(f"GET …/results?dimension=platform: {status} {answer}")
+        values = self.driver.execute_script("return [...document.querySelectorAll('#results-breakdown .dimension-block')].map(b => b.dataset.dimensionValue)")
+        if sorted(values) != ["android", "ios"]:
+            fail(f"the blocks of the breakdown: {values}")
+        self.breakdown_answer = answer
+        for block in self.breakdown_blocks(answer):
+            shown = self.driver.execute_script(
+                "return Object.fromEntries([...document.querySelectorAll(`.dimension-block[data-dimension-value='${arguments[0]}'] table.compact tbody tr`)]"
+                ".map(r => [r.dataset.variant, r.querySelector('td.users').textContent]))", block["value"])
+            if shown != {v["name"]: f"{v['users']:,}" for v in block["variants"]}:
+                fail(f"platform {block['value']}: users {shown}, the answer has {block['variants']}")
+            self.compare_results({**block, "control": answer["control"]}, self.results_rows(block["value"]), f"platform {block['value']}")
+        self.driver.execute_script("document.getElementById('results-breakdown').scrollIntoView()")
+        self.shot("results-platform")
+        self.driver.select(self.find("#results-dimension"), "")
+        wait_for("the breakdown gone", lambda: not self.driver.find_elements(By.CSS_SELECTOR, "#results-breakdown"))
+
+    @staticmethod
+    def breakdown_blocks(answer):
+        """The breakdown's blocks: the answer's dimension.values, [{value, variants, srm, metrics}]."""
+        return answer["dimension"]["values"]
+
+    def results_srm(self):
+        self.http("POST", "/admin/experiments", self.tokens["ops"], {
+            "key": "console-srm", "variants": {"control": 50, "treatment": 50}, "defaultVariant": "control", "status": "running",
+            "goals": ["purchase-rate"]})
+        self.post_events(self.simulate("console-srm", {"control": 300, "treatment": 170}, seed=11, effect=0))
+        self.driver.execute_script("location.hash = '#results/console-srm'")
+        self.page_ready("results")
+        status, _, answer = self.http("GET", "/admin/experiments/console-srm/results", self.tokens["ops"])
+        warning = answer["srm"].get("warning")
+        if status != 200 or not warning or answer["srm"]["pValue"] >= 0.001:
+            fail(f"a 300/170 split under 50/50 weights: {status} srm {answer.get('srm')}")
+        alert = self.find(".srm-warning")
+        if alert.get_attribute("role") != "alert" or warning not in alert.text or "cannot be trusted" not in alert.text:
+            fail(f"the SRM warning on the page: {alert.text!r} (role {alert.get_attribute('role')!r}), the answer says {warning!r}")
+        self.shot("results-srm")
+
     def explain(self):
         self.go("explain")
         user = self.bucket_user(25, 40)
@@ -576,7 +872,7 @@ class Check:
         """Every page, loaded afresh as an admin token and as a read token sees it, logs no error and
         no warning at all, failed loads included (a favicon, a probe answered 403, a policy violation)."""
         self.driver.messages()  # what earlier steps provoked on purpose was checked by them
-        for name, pages in [("root", PAGES + ADMIN_PAGES), ("viewer", PAGES)]:
+        for name, pages in [("root", PAGES + LINKED_PAGES + ADMIN_PAGES), ("viewer", PAGES + LINKED_PAGES)]:
             self.sign_in(name)
             for page in pages:
                 self.driver.get("about:blank")
@@ -760,20 +1056,20 @@ class Check:
         note = self.find("#role-note")
         if not note.is_displayed() or "read role" not in note.text:
             fail(f"the read-only note: {note.text!r}")
-        for page in PAGES:
+        for page in PAGES + LINKED_PAGES:
             self.go(page)
             time.sleep(0.5)
             controls = self.driver.find_elements(By.CSS_SELECTOR, "#page button, #page input, #page textarea")
             writable = [c for c in controls if c.is_enabled() and not self.is_harmless(c)]
             if writable:
                 fail(f"{page}: a read token has enabled controls: {[c.get_attribute('outerHTML')[:120] for c in writable]}")
-            self.shot(f"{page}-read-only")
+            self.shot(f"{page.replace('/', '-')}-read-only")
         if set(self.nav_pages()) & set(ADMIN_PAGES):
             fail(f"a read token is offered {ADMIN_PAGES}")
 
     def is_harmless(self, control):
         """Controls that only look: the preview's, the comparison's, explain's and the audit log's, the status filter."""
-        return (control.get_attribute("id") or "").startswith(("preview-", "explain-", "audit-", "compare-", "stale-")) or \
+        return (control.get_attribute("id") or "").startswith(("preview-", "explain-", "audit-", "compare-", "stale-", "results-")) or \
             control.text in ("Show preview", "Explain", "Filter", "Compare", "Find stale entries") or \
             control.get_attribute("data-status") is not None
 
@@ -813,7 +1109,7 @@ class Check:
         """Every control is reachable by Tab and has a name in the accessibility tree (as an admin
         token, which is offered every page)."""
         self.sign_in("root")
-        for page in PAGES + ADMIN_PAGES:
+        for page in PAGES + LINKED_PAGES + ADMIN_PAGES:
             self.go(page)
             # Loaded afresh, so that Tab starts from the top of the document.
             self.driver.refresh()
@@ -866,6 +1162,10 @@ class Check:
             self.step("a concurrent change: 412 explained, reload shows theirs", self.precondition_failed)
             self.step("screens: 422 at its lines, publish staged, stage, promote, roll back", self.screens)
             self.step("experiments: weights with their shares, an override for a QA user", self.experiments)
+            self.step("metrics: define, redefine, a 422 at its line, a 409 for one in use, delete", self.metrics)
+            self.step("results: events posted, the page's figures equal GET …/results, the interval drawn", self.results)
+            self.step("results: the breakdown by platform", self.results_breakdown)
+            self.step("results: a skewed split raises the SRM warning", self.results_srm)
             self.step("explain: a user's decisions and preview", self.explain)
             self.step("audit log: filtered by resource and token, live", self.audit)
             self.step("rules: a 422 at its line, redefine, a 409 for one in use, reset, define and retire", self.rules)

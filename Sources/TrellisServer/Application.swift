@@ -36,6 +36,8 @@ public final class Application: Sendable {
     private let retention: RetentionSweeper?
     /// Apps' events and the exposures the server records, on their way into the event store.
     let tracking: Tracking
+    /// Halts what guards find regressed, while this replica holds the `guards` lease.
+    let guardRunner: GuardRunner
     private let logger: Logger
     /// Every route this application answers, public and admin (the OpenAPI test compares them).
     public let routeTable: [(method: HTTPMethod, pattern: String)]
@@ -108,7 +110,7 @@ public final class Application: Sendable {
         deliverer = WebhookDeliverer(
             store: control.store, published: state.published, webhooks: configuration.admin.webhooks,
             retrySeconds: configuration.admin.webhookRetrySeconds,
-            holder: ProcessInfo.processInfo.hostName + ":" + URL(fileURLWithPath: configuration.dataDirectory).standardizedFileURL.path,
+            holder: Self.holder(configuration),
             transport: WebhookHTTPClient(tls: webhookTLS, allowPrivate: configuration.admin.webhookAllowPrivate), clock: clock,
             metricsFactory: state.metricsFactory, logger: logger)
         let events: any EventStore
@@ -123,10 +125,12 @@ public final class Application: Sendable {
             metricsFactory: state.metricsFactory, logger: logger) : nil
         let runtime = Runtime(control: control, settings: Runtime.Settings(configuration.admin))
         self.runtime = runtime
+        guardRunner = GuardRunner(
+            runtime: runtime, events: events, holder: Self.holder(configuration), interval: configuration.events.guardIntervalSeconds, logger: logger)
         let admin = AdminEndpoints(
             state: state, runtime: runtime, access: AdminAccess(
                 configuration: configuration.admin, published: state.published, clock: clock, trustedProxies: configuration.trustedProxies),
-            tracking: tracking)
+            tracking: tracking, guardRunner: guardRunner)
         let console = ConsoleAssets.bundled()
         // Configuration directories made before the console moved into the binary carry a copy of
         // it, which nothing reads any more: say so, or an edit to it would seem to do nothing.
@@ -174,6 +178,12 @@ public final class Application: Sendable {
         _ = mallopt(M_ARENA_MAX, Int32(max(2, ProcessInfo.processInfo.activeProcessorCount)))
     }
 
+    /// Who this process is in the store's leases: the same for a restart of the same node (host
+    /// and data directory), so that it takes its leases back at once.
+    static func holder(_ configuration: ServerConfiguration) -> String {
+        ProcessInfo.processInfo.hostName + ":" + URL(fileURLWithPath: configuration.dataDirectory).standardizedFileURL.path
+    }
+
     /// Where apps' events are kept: `events.sqlite` in the data directory, or the tables of the
     /// shared PostgreSQL database (`storage.url`) every replica writes to.
     /// - Parameter connectingLater: a replica starts while PostgreSQL is down; events are refused
@@ -204,6 +214,7 @@ public final class Application: Sendable {
         deliverer.start()
         retention?.start()
         tracking.serverExposures.start()
+        guardRunner.start()
         ScreenPreparation.returnFreedMemory()
         do {
             try adminServer?.start()
@@ -268,6 +279,7 @@ public final class Application: Sendable {
         scheduler.withLock { $0?.cancel() }
         deliverer.stop()
         retention?.stop()
+        guardRunner.stop()
         logger.info("draining", metadata: ["drainTimeoutSeconds": "\(configuration.limits.drainTimeoutSeconds)"])
         server.shutdown()
         adminServer?.shutdown()

@@ -192,7 +192,7 @@ public final class PostgresEventStore: EventStore {
     /// two to three times slower over 1,000,000 users and 5,000,000 events (docs/operations.md,
     /// "Events"), or — when it believes few users are exposed — probes the index once per user,
     /// six times slower.
-    static let statisticsPlan = ["enable_hashjoin = off", "enable_nestloop = off", "enable_sort = off"]
+    static let statisticsPlan = ["enable_hashjoin = off", "enable_nestloop = off", "enable_sort = off", "enable_material = off"]
 
     public func exposuresPerDay(_ subject: ExposureSubject, asOf: Double) throws(StoreError) -> [ExposureDay] {
         try ensureMigrated()

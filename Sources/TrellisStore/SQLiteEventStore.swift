@@ -12,10 +12,12 @@ public final class SQLiteEventStore: EventStore {
     /// The file name of the database in the data directory.
     public static let fileName = "events.sqlite"
 
-    /// The page cache of each connection, in KiB (SQLite's default is 2,000). An append inserts
-    /// into three b-trees at random places (the id and user indexes), and a statistics query walks
-    /// the user index: both touch far more than 2 MB of pages.
+    /// The page cache of each reading connection, in KiB (SQLite's default is 2,000): a
+    /// statistics query walks the user index, far more than 2 MB of pages.
     static let cacheKiB = 65_536
+    /// The writer's: an append inserts into two b-trees at random places (the id and user
+    /// indexes), whose inner pages and recently written leaves it keeps from one batch to the next.
+    static let writerCacheKiB = 262_144
 
     private let pool: DatabasePool
     public let path: String
@@ -37,7 +39,10 @@ public final class SQLiteEventStore: EventStore {
             pool = try DatabasePool(path: path, configuration: configuration)
             // GRDB sets `synchronous = NORMAL` on the writer after prepareDatabase, when it turns
             // WAL on (see SQLiteStore): FULL again, or an acknowledged batch can be lost to power loss.
-            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+            try pool.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = FULL")
+                try db.execute(sql: "PRAGMA cache_size = -\(Self.writerCacheKiB)")
+            }
             if try pool.read(Self.migrator.hasBeenSuperseded) {
                 throw StoreError.failure("\(path) was written by a newer version of trellis (unknown schema migrations)")
             }
@@ -88,6 +93,16 @@ public final class SQLiteEventStore: EventStore {
         return migrator
     }()
 
+    /// Events inserted by one statement: a statement per event spends more on stepping and
+    /// resetting it than SQLite spends inserting the row.
+    static let eventsPerStatement = 100
+
+    /// `INSERT` of `rows` events, each one that is stored already skipped.
+    static func insertEvents(_ rows: Int) -> String {
+        let values = Array(repeating: "(?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", ")
+        return "INSERT INTO tracked_event (\(EventSQL.eventColumns)) VALUES \(values) ON CONFLICT (id) DO NOTHING"
+    }
+
     @discardableResult
     public func append(_ batch: EventBatch) throws(StoreError) -> AppendReport {
         let (events, exposures) = try batch.prepared()
@@ -95,12 +110,24 @@ public final class SQLiteEventStore: EventStore {
         return try run("append events") {
             try pool.write { db in
                 var report = AppendReport()
-                // Prepared once per connection and kept (GRDB's statement cache).
-                let insertEvent = try db.cachedStatement(
-                    sql: "INSERT INTO tracked_event (\(EventSQL.eventColumns)) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING")
-                for event in events {
-                    insertEvent.setUncheckedArguments([event.id, event.user, event.name, event.value, event.at, event.receivedAt])
-                    try insertEvent.execute()
+                // ``eventsPerStatement`` rows to a statement, prepared once per connection and kept
+                // (GRDB's statement cache); the last, shorter slice of a batch is prepared for it.
+                let full = try db.cachedStatement(sql: Self.insertEvents(Self.eventsPerStatement))
+                for start in stride(from: 0, to: events.count, by: Self.eventsPerStatement) {
+                    let slice = events[start..<min(start + Self.eventsPerStatement, events.count)]
+                    let statement = slice.count == Self.eventsPerStatement ? full : try db.makeStatement(sql: Self.insertEvents(slice.count))
+                    var values: [(any DatabaseValueConvertible)?] = []
+                    values.reserveCapacity(slice.count * 6)
+                    for event in slice {
+                        values.append(event.id)
+                        values.append(event.user)
+                        values.append(event.name)
+                        values.append(event.value)
+                        values.append(event.at)
+                        values.append(event.receivedAt)
+                    }
+                    statement.setUncheckedArguments(StatementArguments(values))
+                    try statement.execute()
                     report.eventsWritten += db.changesCount
                 }
                 report.eventsSkipped = batch.events.count - report.eventsWritten

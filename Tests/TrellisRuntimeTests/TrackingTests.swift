@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Testing
 import TrellisJSON
 import TrellisRuntime
@@ -77,6 +78,10 @@ import TrellisTargeting
             try Self.metric("m", #"{"type": "proportion", "event": "x", "value": "sum", "numerator": {}}"#)
         }) else { Issue.record("a proportion with a value was read"); return }
         #expect(Set(more.map(\.path.description)) == ["$.numerator", "$.value"])
+        guard case .failure(.invalid(_, let ratio, _)) = Result(catching: { () throws(Refusal) in
+            try Self.metric("m", #"{"type": "ratio", "numerator": {"event": "a"}, "denominator": {"event": "b"}, "cuped": true}"#)
+        }) else { Issue.record("a CUPED ratio was read"); return }
+        #expect(ratio.map(\.path.description) == ["$.cuped"])
     }
 
     @Test func aMetricsFormReadsBackToTheSameCommand() throws {
@@ -95,7 +100,7 @@ import TrellisTargeting
     static func read(
         _ text: String, format: EventBatchReader.Format = .jsonArray, identity: EventBatchReader.Identity = .perEvent, in harness: Harness
     ) -> Result<EventBatch, EventBatchReader.Failure> {
-        EventBatchReader().read(Array(text.utf8), format: format, identity: identity, now: now, snapshot: harness.snapshot)
+        EventBatchReader().read(Array(text.utf8), format: format, identity: identity, now: now, snapshot: harness.snapshot).map(\.batch)
     }
 
     @Test func aBatchReadsIntoEventsAndExposuresWithTheirUsersAndTimes() throws {
@@ -156,7 +161,7 @@ import TrellisTargeting
         let reader = EventBatchReader(limits: limits)
         let one = #"{"id": "x", "context": {"targetingKey": "u"}, "name": "n"}"#
         let three = "[\(one), \(one), \(one)]"
-        guard case .failure(.tooMany(3)) = reader.read(Array(three.utf8), format: .jsonArray, identity: .perEvent, now: Self.now, snapshot: harness.snapshot) else {
+        guard case .failure(.tooMany(3)) = reader.read(Array(three.utf8), format: .jsonArray, identity: .perEvent, now: Self.now, snapshot: harness.snapshot).map(\.batch) else {
             Issue.record("three events passed a limit of two"); return
         }
         let long = #"{"id": "x", "context": {"targetingKey": "u"}, "name": "\#(String(repeating: "n", count: 120))", "value": 1}"#
@@ -184,5 +189,26 @@ import TrellisTargeting
             #"[{"id": "a", "context": {"targetingKey": "someone-else"}, "name": "purchase"}]"#, identity: signed, in: harness)
         else { Issue.record("an event about another user was taken"); return }
         #expect(problems.map(\.path.description) == ["$[0].context.targetingKey"])
+    }
+
+    // MARK: - Exposures the server records
+
+    @Test func aUserAlreadyRecordedIsNotBufferedAgainAndAFlushWritesTheRest() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("trellis-exposures-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try SQLiteEventStore(path: directory.appendingPathComponent("events.sqlite").path)
+        let ingest = EventIngest(store: store, logger: Logger(label: "test"))
+        let exposures = ServerExposures(ingest: ingest, slots: 1 << 10, maxBuffered: 3)
+        for _ in 0..<1_000 { exposures.record(experiment: "hero", variant: "big", user: "u1", dimensions: ExposureDimensions(), now: 10) }
+        #expect(exposures.flush() == 1, "a user already recorded was buffered again")
+        // Past maxBuffered, exposures are dropped — and not marked seen, so the next request records them.
+        for user in ["a", "b", "c", "d"] { exposures.record(experiment: "hero", variant: "big", user: user, dimensions: ExposureDimensions(), now: 11) }
+        #expect(exposures.flush() == 3)
+        exposures.record(experiment: "hero", variant: "big", user: "d", dimensions: ExposureDimensions(), now: 12)
+        #expect(exposures.flush() == 1)
+        let stored = try store.exposures(of: .experiment("hero"), after: nil, limit: 10)
+        #expect(stored.map(\.user) == ["a", "b", "c", "d", "u1"])
+        #expect(stored.allSatisfy { $0.source == .server })
     }
 }

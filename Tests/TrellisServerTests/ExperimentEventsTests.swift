@@ -216,6 +216,88 @@ import TrellisCrypto
             after = page.header("Next-After")
         } while after != nil
         #expect(seen.count == Set(seen).count)
+        var exposed: [String] = []
+        after = nil
+        repeat {
+            let page = try client.exchange("GET", "/admin/experiments/hero/exposures?limit=70" + (after.map { "&after=\(PercentEncoding.encode($0))" } ?? ""), token: Self.token)
+            #expect(page.status == 200)
+            exposed += page.text.split(separator: "\n").compactMap { try? JSONParser.parse(String($0))["user"]?.stringValue }
+            after = page.header("Next-After")
+        } while after != nil
+        #expect(exposed.count == 200 && Set(exposed).count == 200)
         #expect(Set(seen) == Set(lines.compactMap { try? JSONParser.parse($0)["name"] != nil ? JSONParser.parse($0)["id"]?.stringValue : nil }))
+    }
+
+    @Test func aStagedRevisionsHealthIsItsUsersRenderFailureRateBesideTheCurrentOnes() throws {
+        let config = try Self.config()
+        let application = try ControlPlaneLiveTests.application(config)
+        defer { application.shutdown(); application.waitUntilStopped() }
+        let client = try TestClient(port: application.port)
+        let staged = try client.exchange("PUT", "/admin/screens/home?stage=50", token: Self.token, body: AdminFlowTests.screen("Staged"))
+        #expect(staged.status == 200 || staged.status == 201, "\(staged.text)")
+        let snapshot = application.state.published.snapshot
+        let stagedRevision = try #require(snapshot.staged["home"]?.entry.revision)
+        let currentRevision = try #require(snapshot.screens["home"]?.revision)
+        // The server records which revision each user was served; apps report what failed.
+        var served: [String: Int] = [:]
+        for i in 0..<60 {
+            let user = "h\(i)"
+            #expect(try client.exchange("GET", "/v1/screens/home?user=\(user)", token: nil).status == 200)
+            served[user] = snapshot.entry("home", for: UserContext(userID: user))?.revision
+        }
+        try #require(application.tracking).serverExposures.flush()
+        let failing = served.filter { $0.value == stagedRevision }.keys.sorted().prefix(5) + served.filter { $0.value == currentRevision }.keys.sorted().prefix(1)
+        let beacons = failing.enumerated().map { i, user in
+            #"{"id": "r\#(i)", "context": {"targetingKey": "\#(user)"}, "render": {"screen": "home", "revision": \#(served[user]!), "component": "root/hero", "reason": "unknown_type"}}"#
+        }
+        #expect(try Self.post(client, "[" + beacons.joined(separator: ",") + "]").status == 202)
+        // A name with ':' is the server's; a reason is one of the known ones.
+        #expect(try Self.post(client, #"[{"id": "z", "context": {"targetingKey": "u"}, "name": "render_failure:home"}]"#).status == 422)
+        let unknownReason = try Self.post(client, #"[{"id": "z", "context": {"targetingKey": "u"}, "render": {"screen": "home", "revision": 1, "reason": "sad"}}]"#)
+        #expect(unknownReason.status == 422)
+        #expect(unknownReason.text.contains("unknown_type"))
+        let health = try client.exchange("GET", "/admin/screens/home/revisions/\(stagedRevision)/health", token: Self.token)
+        #expect(health.status == 200, "\(health.text)")
+        let stagedUsers = served.values.filter { $0 == stagedRevision }.count
+        #expect(health.json["served"]?.string == "staged")
+        #expect(health.json["users"]?.number == Double(stagedUsers))
+        #expect(health.json["usersWithRenderFailures"]?.number == 5)
+        #expect(health.json["against"]?["revision"]?.number == Double(currentRevision))
+        #expect(health.json["against"]?["users"]?.number == Double(60 - stagedUsers))
+        #expect(health.json["against"]?["usersWithRenderFailures"]?.number == 1)
+        #expect(try client.exchange("GET", "/admin/screens/home/revisions/99/health", token: Self.token).status == 404)
+    }
+
+    @Test func aGuardAbandonsAStagedRevisionWhoseUsersFailToRenderIt() throws {
+        let config = try Self.config()
+        let application = try ControlPlaneLiveTests.application(config)
+        defer { application.shutdown(); application.waitUntilStopped() }
+        let client = try TestClient(port: application.port)
+        #expect(try client.exchange("PUT", "/admin/screens/home?stage=50", token: Self.token, body: AdminFlowTests.screen("Staged")).status < 300)
+        let guarded = try client.exchange(
+            "PUT", "/admin/screens/home/guard", token: Self.token, body: #"{"checks": [{"metric": "render-failures", "tolerance": 0.1}], "minimumUsers": 100}"#)
+        #expect(guarded.status == 201, "\(guarded.text)")
+        let snapshot = application.state.published.snapshot
+        let staged = try #require(snapshot.staged["home"]?.entry.revision)
+        // 1,000 users fetch the screen; two in five of the staged revision's fail to render it, one in twenty of the current's.
+        var beacons: [String] = []
+        let readers = try (0..<2).map { _ in try TestClient(port: application.port) }
+        for i in 0..<1_000 {
+            let user = "g\(i)"
+            #expect(try readers[i % 2].exchange("GET", "/v1/screens/home?user=\(user)", token: nil).status == 200)
+            let revision = try #require(snapshot.entry("home", for: UserContext(userID: user))?.revision)
+            if (revision == staged && i % 5 < 2) || (revision != staged && i % 20 == 0) {
+                beacons.append(#"{"id": "b\#(i)", "context": {"targetingKey": "\#(user)"}, "render": {"screen": "home", "revision": \#(revision), "reason": "decode_failure"}}"#)
+            }
+        }
+        try #require(application.tracking).serverExposures.flush()
+        #expect(try Self.post(client, "[" + beacons.joined(separator: ",") + "]").status == 202)
+        #expect(application.guardRunner.runOnce() == [.screen("home")])
+        #expect(application.state.published.snapshot.staged["home"] == nil)
+        let view = try client.exchange("GET", "/admin/guards", token: Self.token)
+        #expect(view.json["guards"]?[0]?["lastEvaluation"]?["verdict"]?.string == "regression")
+        let audit = try client.exchange("GET", "/admin/audit?resource=screens/home&limit=2", token: Self.token)
+        #expect(audit.text.contains("guard.halt"), "\(audit.text)")
+        #expect(try client.exchange("DELETE", "/admin/screens/home/guard", token: Self.token).status == 204)
     }
 }

@@ -10,7 +10,7 @@ import TrellisTesting
 /// asserts nothing on time; runs only when asked:
 ///
 ///     TRELLIS_MEASURE_EVENTS=1 swift test --build-path .build-events --filter EventStoreMeasurements
-@Suite(.postgresCluster, .enabled(if: ProcessInfo.processInfo.environment["TRELLIS_MEASURE_EVENTS"] == "1"))
+@Suite(.serialized, .postgresCluster, .enabled(if: ProcessInfo.processInfo.environment["TRELLIS_MEASURE_EVENTS"] == "1"))
 struct EventStoreMeasurements {
     static let users = Int(ProcessInfo.processInfo.environment["TRELLIS_MEASURE_USERS"] ?? "") ?? 1_000_000
     static let events = users * 5
@@ -23,9 +23,23 @@ struct EventStoreMeasurements {
     static func firstExposure(_ n: Int) -> Double { t0 + Double(n &* 7_919 % (14 * 86_400)) }
 
     @Test(arguments: StoreKind.allCases) func appendAndStatistics(_ kind: StoreKind) throws {
+        let environment = ProcessInfo.processInfo.environment
+        // TRELLIS_MEASURE_KINDS=postgres: one store only.
+        if let kinds = environment["TRELLIS_MEASURE_KINDS"], !kinds.split(separator: ",").contains(Substring(kind.rawValue)) { return }
+        // TRELLIS_MEASURE_PG_SETTINGS="shared_buffers=1GB max_wal_size=8GB": the server's settings
+        // (ALTER SYSTEM, then a restart) instead of initdb's defaults.
+        if kind == .postgres, let settings = environment["TRELLIS_MEASURE_PG_SETTINGS"] {
+            let cluster = try SharedPostgres.current()
+            for setting in settings.split(separator: " ") {
+                let parts = setting.split(separator: "=", maxSplits: 1)
+                try cluster.query("ALTER SYSTEM SET \(parts[0]) = '\(parts[1])'")
+            }
+            try cluster.stop()
+            try cluster.start()
+        }
         let t = try EventStoreUnderTest(kind)
         var random = SplitMix64(seed: 1)
-        print("== \(kind): \(Self.users) users, \(Self.events) events")
+        print("== \(kind): \(Self.users) users, \(Self.events) events, \(environment["TRELLIS_MEASURE_PG_SETTINGS"].map { "server settings \($0)" } ?? "default server settings")")
 
         var clock = ContinuousClock.now
         for start in stride(from: 0, to: Self.users, by: Self.batch) {
@@ -120,7 +134,7 @@ struct EventStoreMeasurements {
             }
             print(
                 try SharedPostgres.current().query(
-                    "SET work_mem = '\(PostgresEventStore.workMemory)'; PREPARE s(\(types.joined(separator: ", "))) AS \(statement.sql); EXPLAIN (ANALYZE, BUFFERS) EXECUTE s(\(values.joined(separator: ", ")))",
+                    "SET work_mem = '\(PostgresEventStore.workMemory)'; \(PostgresEventStore.statisticsPlan.map { "SET \($0); " }.joined())PREPARE s(\(types.joined(separator: ", "))) AS \(statement.sql); EXPLAIN (ANALYZE, BUFFERS) EXECUTE s(\(values.joined(separator: ", ")))",
                     url: t.location))
         }
     }

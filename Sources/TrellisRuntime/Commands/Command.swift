@@ -14,6 +14,7 @@ package indirect enum Command: Sendable {
     case token(TokenCommand)
     case webhook(WebhookCommand)
     case metric(MetricCommand)
+    case guardrail(GuardCommand)
     case changeRequest(ChangeRequestCommand)
 }
 
@@ -83,6 +84,15 @@ package enum MetricCommand: Sendable {
     case delete(name: String)
 }
 
+package enum GuardCommand: Sendable {
+    /// Guards a rollout or a screen's staged revisions with `guard`, replacing any guard it had.
+    case set(Guard)
+    case remove(Guard.Subject)
+    /// What a guard does on a regression (the guard's own writer): kills the rollout or abandons
+    /// the staged revision, with the figures that decided it in the audit log.
+    case halt(Guard.Subject, evidence: JSONValue)
+}
+
 /// Change requests: commands held for approval or for a time.
 package enum ChangeRequestCommand: Sendable {
     /// Holds `command`: pending approval when its target needs it, else approved to apply at
@@ -122,6 +132,7 @@ extension Command {
         case .token(let command): "tokens/" + command.name
         case .webhook(let command): "webhooks/" + command.name
         case .metric(let command): "metrics/" + command.name
+        case .guardrail(let command): command.subject.resource + "/guard"
         case .changeRequest(let command): "changes" + (command.id.map { "/\($0)" } ?? "")
         }
     }
@@ -138,6 +149,8 @@ extension Command {
         case .token(let command): .token(command.name)
         case .webhook(let command): .webhook(command.name)
         case .metric(let command): .metric(command.name)
+        case .guardrail(.halt(let subject, _)): subject.target
+        case .guardrail(let command): .guardrail(command.subject)
         case .changeRequest(let command): command.id.map(Target.changeRequest) ?? .changeRequests
         }
     }
@@ -201,6 +214,25 @@ extension MetricCommand {
     }
 }
 
+extension GuardCommand {
+    package var subject: Guard.Subject {
+        switch self {
+        case .set(let guarded): guarded.subject
+        case .remove(let subject), .halt(let subject, _): subject
+        }
+    }
+}
+
+extension Guard.Subject {
+    /// What a halt writes to.
+    package var target: Target {
+        switch self {
+        case .rollout(let key): .rollout(key)
+        case .screen(let id): .screen(id)
+        }
+    }
+}
+
 extension ChangeRequestCommand {
     /// An approval or a rejection: bound to the version of the request the reviewer read.
     package var isReview: Bool {
@@ -229,6 +261,7 @@ package enum Target: Sendable, Equatable {
     case token(String)
     case webhook(String)
     case metric(String)
+    case guardrail(Guard.Subject)
     case changeRequest(Int)
     /// The change requests as a whole (what a proposal adds to).
     case changeRequests

@@ -70,7 +70,19 @@ extension Command {
         case "routes.rollback": self = .routeTable(.rollback(revision: try CommandBody.revision(body)))
         case "metric.define": self = .metric(.define(try CommandBody.metric(body, name: try form.argument("name"))))
         case "metric.delete": self = .metric(.delete(name: try form.argument("name")))
+        case "rollout.guard.set": self = .guardrail(.set(try CommandBody.guarding(.rollout(try form.argument("key")), body)))
+        case "rollout.guard.remove": self = .guardrail(.remove(.rollout(try form.argument("key"))))
+        case "screen.guard.set": self = .guardrail(.set(try CommandBody.guarding(.screen(try form.argument("id")), body)))
+        case "screen.guard.remove": self = .guardrail(.remove(.screen(try form.argument("id"))))
         default: throw .invalid("no command \"\(form.name)\" a change request can hold", [], source: nil)
+        }
+    }
+
+    /// `rollout.guard.set`, `screen.guard.remove`: a guard's command is named by what it guards.
+    static func guardForm(_ subject: Guard.Subject, _ verb: String) -> String {
+        switch subject {
+        case .rollout: "rollout.guard." + verb
+        case .screen: "screen.guard." + verb
         }
     }
 
@@ -94,6 +106,9 @@ extension Command {
         case .routeTable(.rollback(let revision)): CommandForm(name: "routes.rollback", json: .object([("revision", .number(revision))]))
         case .metric(.define(let metric)): CommandForm(name: "metric.define", arguments: ["name": metric.name], json: metric.jsonValue)
         case .metric(.delete(let name)): CommandForm(name: "metric.delete", arguments: ["name": name])
+        case .guardrail(.set(let guarded)): CommandForm(name: Self.guardForm(guarded.subject, "set"), arguments: guarded.subject.argument, json: guarded.jsonValue)
+        case .guardrail(.remove(let subject)): CommandForm(name: Self.guardForm(subject, "remove"), arguments: subject.argument)
+        case .guardrail(.halt): nil
         case .token, .webhook, .changeRequest: nil
         }
     }
@@ -193,5 +208,15 @@ extension CommandForm {
             return
         }
         return nil
+    }
+}
+
+extension Guard.Subject {
+    /// The path parameter a guard's route names it by: `key` of a rollout, `id` of a screen.
+    package var argument: [String: String] {
+        switch self {
+        case .rollout(let key): ["key": key]
+        case .screen(let id): ["id": id]
+        }
     }
 }

@@ -21,6 +21,7 @@ package enum ResourceView {
         case .changeRequest(let id):
             snapshot.runtime.changeRequests[ChangeRequest.key(id)].map { "\"change-\(id)-v\($0.document.revision)\"" }
         case .metric(let name): snapshot.runtime.operations.metrics[name].map { version(of: metric($0, in: snapshot)) }
+        case .guardrail(let subject): snapshot.runtime.operations.guards[subject].map { version(of: $0.jsonValue) }
         case .token, .webhook, .changeRequests: nil
         }
     }

@@ -141,6 +141,7 @@ package final class Runtime: Sendable {
         case .token(let command): return try planToken(command, in: snapshot, actor: actor)
         case .webhook(let command): return try planWebhook(command, in: snapshot, actor: actor)
         case .metric(let command): return try planMetric(command, in: snapshot, actor: actor, ifMatch: ifMatch)
+        case .guardrail(let command): return try planGuard(command, in: snapshot, actor: actor, ifMatch: ifMatch)
         case .changeRequest: throw .conflict("a change request's command is made by make(_:as:ifMatch:)")
         }
     }
@@ -163,10 +164,12 @@ package struct Actor: Sendable, Equatable {
     package static func person(_ name: String) -> Actor { Actor(name: name, isPerson: true) }
     /// Schedule steps and change requests due at their time.
     package static let scheduler = Actor(name: "scheduler", isPerson: false)
+    /// A guard halting what it guards, on evidence.
+    package static let guardian = Actor(name: "guard", isPerson: false)
 
     /// Names the runtime records its own writers as (the scheduler, the configuration's files):
     /// no token may take one, or its writes would read in the audit log as theirs.
-    package static let reservedNames: Set<String> = ["scheduler", "config", "unknown"]
+    package static let reservedNames: Set<String> = ["scheduler", "guard", "config", "unknown"]
 }
 
 /// Which versions of its target a command may be made against.

@@ -43,7 +43,7 @@ package struct RuntimeToken: Sendable, Equatable {
 /// document, reset, so that its revisions count on and the history says who deleted it.
 public struct OperationalState: Sendable {
     /// The document kinds kept here.
-    package static let kinds: Set<String> = [RuntimeToken.kind, WebhookSubscription.kind, MetricDefinition.kind]
+    package static let kinds: Set<String> = [RuntimeToken.kind, WebhookSubscription.kind, MetricDefinition.kind, Guard.kind]
 
     /// Every document of those kinds, deleted ones too, by kind and key.
     private var documents: [String: [String: StoredDocument]] = [:]
@@ -53,6 +53,8 @@ public struct OperationalState: Sendable {
     package private(set) var webhooks: [String: WebhookSubscription] = [:]
     /// The metrics experiments can name, by name.
     package private(set) var metrics: [String: MetricDefinition] = [:]
+    /// The guards of rollouts and screens, by what they guard.
+    package private(set) var guards: [Guard.Subject: Guard] = [:]
 
     package func document(kind: String, key: String) -> StoredDocument? { documents[kind]?[key] }
 
@@ -69,6 +71,7 @@ public struct OperationalState: Sendable {
         case RuntimeToken.kind: tokens[document.key] = RuntimeToken(document)
         case WebhookSubscription.kind: webhooks[document.key] = WebhookSubscription(stored: document)
         case MetricDefinition.kind: metrics[document.key] = MetricDefinition(document)
+        case Guard.kind: if let subject = Guard.Subject(resource: document.key) { guards[subject] = Guard(document) }
         default: break
         }
     }

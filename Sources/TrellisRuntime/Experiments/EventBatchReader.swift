@@ -8,8 +8,11 @@ import TrellisTargeting
 /// and line, and nothing is written.
 ///
 /// An event is a tracked event — `{"id", "timestamp", "context", "name", "value"}`, what
-/// OpenFeature's `track(name, context, {value})` carries — or an exposure — `{"id", "timestamp",
-/// "context", "exposure": {"experiment" | "flag" | "rollout", "variant"} | {"screen", "revision"}}`.
+/// OpenFeature's `track(name, context, {value})` carries — an exposure — `{"id", "timestamp",
+/// "context", "exposure": {"experiment" | "flag" | "rollout", "variant"} | {"screen", "revision"}}`
+/// — or a render beacon — `{"id", "timestamp", "context", "render": {"screen", "revision",
+/// "component", "reason"}}`: the app could not render part of a screen, kept as the tracked event
+/// ``RenderFailure/eventName(screen:)`` so that a metric over the screen's exposures counts it.
 package struct EventBatchReader: Sendable {
     package struct Limits: Sendable, Equatable {
         /// Events in one batch (413 beyond).
@@ -49,9 +52,15 @@ package struct EventBatchReader: Sendable {
     }
 
     /// The batch `bytes` holds, received at `now` (seconds since 1970).
+    /// A batch as the store keeps it, and its render beacons as they were sent (for counting by reason).
+    package struct Read: Sendable {
+        package var batch: EventBatch
+        package var renderFailures: [RenderFailure]
+    }
+
     package func read(
         _ bytes: [UInt8], format: Format, identity: Identity, now: Double, snapshot: Snapshot
-    ) -> Result<EventBatch, Failure> {
+    ) -> Result<Read, Failure> {
         let items: [(value: JSONValue, bytes: Int)]
         switch format {
         case .jsonArray:
@@ -68,16 +77,17 @@ package struct EventBatchReader: Sendable {
         guard items.count <= limits.maxEvents else { return .failure(.tooMany(items.count)) }
         let collector = DiagnosticsCollector()
         var batch = EventBatch()
+        var renderFailures: [RenderFailure] = []
         for (index, item) in items.enumerated() {
             let path = JSONPath.root.appending(index)
             if item.bytes > limits.maxEventBytes {
                 collector.report("an event is at most \(limits.maxEventBytes) bytes, this one has \(item.bytes)", at: path, item.value)
                 continue
             }
-            readEvent(item.value, at: path, identity: identity, now: now, snapshot: snapshot, into: &batch, collector)
+            readEvent(item.value, at: path, identity: identity, now: now, snapshot: snapshot, into: &batch, &renderFailures, collector)
         }
         guard collector.isEmpty else { return .failure(.invalid(collector.diagnostics)) }
-        return .success(batch)
+        return .success(Read(batch: batch, renderFailures: renderFailures))
     }
 
     // MARK: - Framing
@@ -125,12 +135,12 @@ package struct EventBatchReader: Sendable {
 
     // MARK: - One event
 
-    private static let eventKeys: Set<String> = ["id", "timestamp", "context", "name", "value", "exposure"]
+    private static let eventKeys: Set<String> = ["id", "timestamp", "context", "name", "value", "exposure", "render"]
     static let maximumIDBytes = 128
 
     private func readEvent(
         _ value: JSONValue, at path: JSONPath, identity: Identity, now: Double, snapshot: Snapshot, into batch: inout EventBatch,
-        _ collector: DiagnosticsCollector
+        _ renderFailures: inout [RenderFailure], _ collector: DiagnosticsCollector
     ) {
         guard let object = collector.object(value, at: path, allowedKeys: Self.eventKeys) else { return }
         let before = collector.diagnostics.count
@@ -143,14 +153,21 @@ package struct EventBatchReader: Sendable {
         }
         let at = time(object, now: now)
         let context = readContext(object, at: path.appending("context"), identity: identity, collector)
-        let isExposure = object.contains("exposure")
-        if isExposure == object.contains("name") {
+        let kinds = ["name", "exposure", "render"].filter(object.contains)
+        guard kinds.count == 1 else {
             collector.report(
-                "an event is either tracked (\"name\", with an optional \"value\") or an exposure (\"exposure\"): give one of them",
+                "an event is tracked (\"name\", with an optional \"value\"), an exposure (\"exposure\") or a render beacon (\"render\"): give one of them",
                 at: path, object.location)
             return
         }
-        if isExposure {
+        if kinds[0] == "render" {
+            if object.contains("value") { object.report("a render beacon has no \"value\"", atMember: "value") }
+            let failure = object.value("render").flatMap { readRenderFailure($0, at: path.appending("render"), snapshot: snapshot, collector) }
+            guard collector.diagnostics.count == before, let id, let at, let context, let failure else { return }
+            batch.events.append(
+                TrackedEvent(id: id, user: context.user, name: RenderFailure.eventName(screen: failure.screen), value: nil, at: at, receivedAt: now))
+            renderFailures.append(failure)
+        } else if kinds[0] == "exposure" {
             if object.contains("value") { object.report("an exposure has no \"value\"", atMember: "value") }
             let exposed = object.value("exposure").flatMap { readExposure($0, at: path.appending("exposure"), snapshot: snapshot, collector) }
             guard collector.diagnostics.count == before, let at, let context, let exposed else { return }
@@ -158,7 +175,7 @@ package struct EventBatchReader: Sendable {
                 Exposure(subject: exposed.subject, user: context.user, variant: exposed.variant, at: at, dimensions: context.dimensions, source: .client))
         } else {
             let name = object.string("name").flatMap { name -> String? in
-                if let problem = TrackedEventName.problem(name) {
+                if let problem = TrackedEventName.problem(name, fromApp: true) {
                     object.report(problem, atMember: "name")
                     return nil
                 }
@@ -304,8 +321,64 @@ package struct EventBatchReader: Sendable {
         }
     }
 
+    /// `{"screen", "revision", "component", "reason"}`: the screen and revision must exist, as an
+    /// exposure's; the component path is the app's (what it could not render), at most 512 bytes.
+    private func readRenderFailure(
+        _ value: JSONValue, at path: JSONPath, snapshot: Snapshot, _ collector: DiagnosticsCollector
+    ) -> RenderFailure? {
+        guard let object = collector.object(value, at: path, allowedKeys: ["screen", "revision", "component", "reason"]) else { return nil }
+        let screen = object.string("screen", required: true)
+        let revision = object.integer("revision", in: 1...Int(Int32.max), required: true)
+        let component = object.string("component")
+        if let component, component.utf8.count > 512 || component.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+            object.report("a component path is at most 512 bytes without control characters", atMember: "component")
+        }
+        var reason: RenderFailure.Reason?
+        if let raw = object.string("reason", required: true) {
+            reason = RenderFailure.Reason(rawValue: raw)
+            if reason == nil {
+                object.report(
+                    "unknown reason \"\(raw)\"; expected \(RenderFailure.Reason.allCases.map(\.rawValue).joined(separator: ", "))", atMember: "reason")
+            }
+        }
+        guard let screen, let revision, let reason else { return nil }
+        guard let served = snapshot.screens[screen] else {
+            object.report(Self.unknown("screen", screen, known: snapshot.screens.keys), atMember: "screen")
+            return nil
+        }
+        let newest = max(served.revision, snapshot.staged[screen]?.entry.revision ?? 0)
+        guard revision <= newest else {
+            object.report("screen \"\(screen)\" has no revision \(revision) yet; its newest is \(newest)", atMember: "revision")
+            return nil
+        }
+        return RenderFailure(screen: screen, revision: revision, component: component, reason: reason)
+    }
+
     private static func unknown(_ kind: String, _ key: String, known: some Sequence<String>) -> String {
         let list = known.sorted().joined(separator: ", ")
         return "no \(kind) \"\(key)\"; \(kind)s: \(list.isEmpty ? "none" : list)"
     }
+}
+
+/// An app could not render part of a screen it was served.
+package struct RenderFailure: Sendable, Equatable {
+    package enum Reason: String, Sendable, CaseIterable {
+        /// A component type the app does not know (an app older than the screen).
+        case unknownType = "unknown_type"
+        /// A component the app knows whose values it could not read.
+        case decodeFailure = "decode_failure"
+        case imageFailed = "image_failed"
+        case actionFailed = "action_failed"
+        case other
+    }
+
+    package var screen: String
+    package var revision: Int
+    package var component: String?
+    package var reason: Reason
+
+    /// The tracked event a beacon is kept as: one name a screen, so that a proportion metric over
+    /// the screen's exposures (per revision) is its render-failure rate. Apps cannot send it as a
+    /// name: `:` marks names the server makes.
+    package static func eventName(screen: String) -> String { "render_failure:" + screen }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import TrellisJSON
 import TrellisStats
 import TrellisStore
@@ -130,13 +131,14 @@ package enum ExperimentResults {
     package static func srm(_ users: [Int], arms: Arms) -> JSONValue {
         let p = sampleRatioMismatch(users: users, weights: arms.weights.map(Double.init))
         let warning: JSONValue = p < srmThreshold
-            ? .string("the users are not split as the weights say (p = \(format(p)) < 0.001): something assigns or records them unevenly, and these results cannot be trusted")
+            ? .string("the users are not split as the weights say (p = \(format(p)), below 0.001): something assigns or records them unevenly, and these results cannot be trusted")
             : .null
         return .object([("pValue", .number(p)), ("warning", warning)])
     }
 
+    /// Two significant digits, in scientific form when small: `0.00042`, `1.6e-06`.
     private static func format(_ p: Double) -> String {
-        p < 1e-6 ? "< 0.000001" : String(Double(Int(p * 1e6)) / 1e6)
+        String(format: p < 1e-4 ? "%.1e" : "%.2g", p)
     }
 
     /// One metric: each variant's statistics and, against control, GrowthBook's figures.
@@ -171,15 +173,18 @@ package enum ExperimentResults {
         analysis.prior = settings.prior
         analysis.higherIsBetter = higherIsBetter
         let control = statistics[arms.controlIndex]
+        let compared = statistics.indices.map { i in
+            i == arms.controlIndex ? nil : compare(type, control: control, treatment: statistics[i], settings: analysis)
+        }
+        // Every comparison summarises the control alike; there are at least two variants.
+        let controlSummary = compared.lazy.compactMap { $0?.control }.first
         return arms.names.indices.map { i in
             var members: [(String, JSONValue)] = [("variant", .string(arms.names[i])), ("users", .number(statistics[i].users))]
             members.append(("statistics", json(statistics[i])))
-            guard i != arms.controlIndex else {
-                let summary = compare(type, control: control, treatment: control, settings: analysis).control
-                members += [("mean", .number(summary.unadjustedMean)), ("stddev", .number(summary.stddev))]
+            guard let comparison = compared[i] else {
+                if let summary = controlSummary { members += [("mean", .number(summary.unadjustedMean)), ("stddev", .number(summary.stddev))] }
                 return .object(members)
             }
-            let comparison = compare(type, control: control, treatment: statistics[i], settings: analysis)
             members += [
                 ("mean", .number(comparison.treatment.unadjustedMean)), ("stddev", .number(comparison.treatment.stddev)),
                 ("absolute", json(comparison.absolute)), ("relative", json(comparison.relative)),

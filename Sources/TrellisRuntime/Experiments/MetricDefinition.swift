@@ -148,6 +148,9 @@ extension MetricDefinition {
         let window = hours(object, "windowHours")
         let higherIsBetter = object.contains("higherIsBetter") ? object.bool("higherIsBetter") : true
         let lookback = cuped(object, at: path.appending("cuped"), collector)
+        if type == .ratio, let lookback, lookback != nil {
+            object.report("CUPED adjusts proportions and means; a ratio is analysed unadjusted, as GrowthBook does", atMember: "cuped")
+        }
         let description = object.string("description")
         guard collector.diagnostics.count == before, let type, let measure, let higherIsBetter else { return nil }
         return MetricDefinition(
@@ -213,11 +216,14 @@ extension MetricDefinition {
 
 /// What an event name may be, wherever one is read (a metric, an app's event).
 package enum TrackedEventName {
-    package static func problem(_ name: String) -> String? {
+    /// - Parameter fromApp: an app's tracked event, which may not take a name the server makes
+    ///   (with `:`, as ``RenderFailure/eventName(screen:)``); a metric may name those.
+    package static func problem(_ name: String, fromApp: Bool = false) -> String? {
         let limit = MetricDefinition.maximumEventNameBytes
         if name.isEmpty { return "an event name must not be empty" }
         if name.utf8.count > limit { return "an event name is at most \(limit) bytes, this one has \(name.utf8.count)" }
         if name.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) { return "an event name must not contain control characters" }
+        if fromApp, name.contains(":") { return "an app's event name has no ':' (names with one are the server's, as render_failure:SCREEN); send a render beacon as \"render\"" }
         return nil
     }
 }

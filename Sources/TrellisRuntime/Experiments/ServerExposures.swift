@@ -4,9 +4,10 @@ import Metrics
 import Synchronization
 import TrellisStore
 
-/// The exposures the server records where it decided (experiments with `"exposures": "server"`):
-/// a screen, route or OFREP answer that assigned a user a variant records it here, and a timer
-/// hands what gathered to the ingest every ``flushInterval``.
+/// The exposures the server records where it decided: a screen, route or OFREP answer that
+/// assigned a user a variant of an experiment with `"exposures": "server"`, or served them a screen
+/// that has a staged revision (which revision they got: a guard's two arms), records it here, and
+/// a timer hands what gathered to the ingest every ``flushInterval``.
 ///
 /// The request path takes no lock for a user already recorded: a direct-mapped table of
 /// fingerprints of (experiment, variant, user) answers "seen" with one atomic load. Only a first
@@ -41,15 +42,21 @@ package final class ServerExposures: Sendable {
 
     /// Records that `user` was assigned `variant` of `experiment` at `now`, unless recently recorded.
     package func record(experiment: String, variant: String, user: String, dimensions: ExposureDimensions, now: Double) {
+        record(.experiment(experiment), variant: variant, user: user, dimensions: dimensions, now: now)
+    }
+
+    /// Records that `user` was shown `variant` of `subject` (an experiment's variant, a screen's
+    /// revision) at `now`, unless recently recorded.
+    package func record(_ subject: ExposureSubject, variant: String, user: String, dimensions: ExposureDimensions, now: Double) {
         var hasher = Hasher()
-        hasher.combine(experiment)
+        hasher.combine(subject)
         hasher.combine(variant)
         hasher.combine(user)
         let fingerprint = UInt64(bitPattern: Int64(hasher.finalize())) | 1
         let slot = seen[Int((fingerprint >> 1) % UInt64(seen.count))]
         guard slot.load(ordering: .relaxed) != fingerprint else { return }
         slot.store(fingerprint, ordering: .relaxed)
-        let exposure = Exposure(subject: .experiment(experiment), user: user, variant: variant, at: now, dimensions: dimensions, source: .server)
+        let exposure = Exposure(subject: subject, user: user, variant: variant, at: now, dimensions: dimensions, source: .server)
         let taken = buffer.withLock { buffer in
             guard buffer.count < maxBuffered else { return false }
             buffer.append(exposure)

@@ -35,8 +35,27 @@ package final class Tracking: Sendable {
         guard let user = context.userID else { return }
         for key in experiments where snapshot.serverExposedExperiments.contains(key) {
             guard let decision = snapshot.evaluator.variantDecision(of: key, for: context) else { continue }
-            let dimensions = ExposureDimensions(platform: context.platform, appVersion: context.appVersion?.description, country: context.country)
-            serverExposures.record(experiment: key, variant: decision.variant, user: user, dimensions: dimensions, now: now)
+            serverExposures.record(experiment: key, variant: decision.variant, user: user, dimensions: Self.dimensions(context), now: now)
         }
+    }
+
+    /// Records whether `context`'s user was admitted to each of `rollouts` a guard watches.
+    package func recordRollouts(_ rollouts: some Sequence<String>, for context: UserContext, in snapshot: Snapshot, now: Double) {
+        guard let user = context.userID else { return }
+        for key in rollouts where snapshot.guardedRollouts.contains(key) {
+            let admitted = snapshot.evaluator.rolloutDecision(key, for: context).admitted
+            serverExposures.record(.rollout(key), variant: admitted ? "on" : "off", user: user, dimensions: Self.dimensions(context), now: now)
+        }
+    }
+
+    /// Records which revision of a screen with a staged revision `context`'s user was served:
+    /// the users of each revision are the two arms its health and its guard compare.
+    package func recordRevision(_ entry: ScreenEntry, for context: UserContext, now: Double) {
+        guard let user = context.userID else { return }
+        serverExposures.record(.screen(entry.id), variant: String(entry.revision), user: user, dimensions: Self.dimensions(context), now: now)
+    }
+
+    private static func dimensions(_ context: UserContext) -> ExposureDimensions {
+        ExposureDimensions(platform: context.platform, appVersion: context.appVersion?.description, country: context.country)
     }
 }

@@ -59,6 +59,9 @@ public final class ScreenEntry: Sendable {
 
     package var revisionKey: RevisionKey { RevisionKey(screen: id, revision: revision) }
 
+    /// The rollouts the screen's rules name directly, for the exposures the server records.
+    package var rolloutKeys: [String] { decisions.rollouts }
+
     /// The experiments the screen's Experiment nodes name, for the exposures the server records.
     package var experimentKeys: [String] {
         decisions.points.compactMap { point in
@@ -108,6 +111,9 @@ public final class Snapshot: Sendable, AtomicReference {
     /// The experiments whose exposures the server records where it decides (`"exposures": "server"`):
     /// empty, the request path records nothing and costs nothing.
     package let serverExposedExperiments: Set<String>
+    /// The rollouts a guard watches: who was admitted (`on`) and who was not (`off`) is recorded
+    /// where a screen or OFREP decides it, the guard's two arms.
+    package let guardedRollouts: Set<String>
     public let evaluator: Evaluator
     public let resolver: ScreenResolver
     /// The font metrics packs of `fonts/*.trfm`, for measuring text in layouts; empty without them.
@@ -177,6 +183,7 @@ public final class Snapshot: Sendable, AtomicReference {
         self.targeting = targeting
         self.evaluator = Evaluator(targeting)
         serverExposedExperiments = Set(targeting.experiments.filter { $0.value.exposures == .server }.keys)
+        guardedRollouts = Set(runtime.operations.guards.keys.compactMap { if case .rollout(let key) = $0 { key } else { nil } })
         targetingRevision = EncodedBody.fingerprint(JSONWriter.encode(targeting.jsonValue))
         self.resolver = resolver
         self.generation = generation

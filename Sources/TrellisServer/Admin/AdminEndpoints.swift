@@ -53,13 +53,16 @@ struct AdminEndpoints: Sendable {
     let access: AdminAccess
     /// Apps' events, for results and exports; nil for an admin API without them (tests).
     let tracking: Tracking?
+    /// What guards saw when this replica last looked; nil without one.
+    let guardRunner: GuardRunner?
     var control: ControlPlane { runtime.control }
 
-    init(state: ServerState, runtime: Runtime, access: AdminAccess, tracking: Tracking? = nil) {
+    init(state: ServerState, runtime: Runtime, access: AdminAccess, tracking: Tracking? = nil, guardRunner: GuardRunner? = nil) {
         self.state = state
         self.runtime = runtime
         self.access = access
         self.tracking = tracking
+        self.guardRunner = guardRunner
     }
 
     /// Registers every admin route in `router`.
@@ -76,6 +79,7 @@ struct AdminEndpoints: Sendable {
         registerTokens(in: &routes)
         registerWebhooks(in: &routes)
         registerMetrics(in: &routes)
+        registerGuards(in: &routes)
         if let tracking { registerResults(in: &routes, tracking: tracking) }
         registerWhoAmI(in: &routes)
         routes.add(.get, "/admin/audit", query: nil, replying: { request, _, context, actor throws(Problem) in
@@ -140,7 +144,7 @@ struct AdminEndpoints: Sendable {
             return resource(.object([("key", .string(key)), ("retired", .bool(true))]))
         case (.rule(let name), .removed):
             return resource(.object([("name", .string(name)), ("retired", .bool(true))]))
-        case (.token, .removed), (.webhook, .removed), (.metric, .removed):
+        case (.token, .removed), (.webhook, .removed), (.metric, .removed), (.guardrail, .removed):
             return HTTPResponse(status: .noContent, headers: ["Cache-Control": "no-store"], body: [])
         default: break
         }
@@ -155,6 +159,8 @@ struct AdminEndpoints: Sendable {
         case .routeTable: (view, location) = (ResourceView.routeTableHeadMembers(in: snapshot).map(JSONValue.object) ?? .null, "/admin/routes")
         case .metric(let name):
             (view, location) = (snapshot.runtime.operations.metrics[name].map { ResourceView.metric($0, in: snapshot) } ?? .null, "/admin/metrics/\(name)")
+        case .guardrail(let subject):
+            (view, location) = (snapshot.runtime.operations.guards[subject].map { Self.guardView($0) } ?? .null, "/admin/\(subject.resource)/guard")
         case .token, .webhook, .changeRequest, .changeRequests: (view, location) = (.null, nil)
         }
         let created = outcome.effect == .created

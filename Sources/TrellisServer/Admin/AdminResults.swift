@@ -29,6 +29,21 @@ extension AdminEndpoints {
                 }
             }
         })
+        routes.add(.get, "/admin/screens/{id}/revisions/{revision}/health", replying: { request, parameters, context, _ throws(Problem) in
+            let id = parameters["id"] ?? ""
+            guard let revision = Int(parameters["revision"] ?? ""), revision > 0 else {
+                throw Problem(.badRequest, "a revision is a positive integer, not \"\((parameters["revision"] ?? "").prefix(40))\"")
+            }
+            let snapshot = state.published.snapshot
+            let now = state.clock()
+            return .deferred(on: queue, for: request, context) { () throws(Problem) in
+                do throws(Refusal) {
+                    return Self.resource(try ScreenHealth.compute(screen: id, revision: revision, in: snapshot, store: tracking.store, now: now))
+                } catch {
+                    throw Problem(error)
+                }
+            }
+        })
         routes.add(.post, "/admin/analysis", role: .read) { request, _, _, _ throws(Problem) in
             try Self.checkMediaType(request)
             do throws(Refusal) {
@@ -40,14 +55,7 @@ extension AdminEndpoints {
         routes.add(.get, "/admin/events/export", query: ["after", "limit"], replying: { request, _, context, _ throws(Problem) in
             let query = try QueryParameters(request.query, allowed: ["after", "limit"])
             let cursor = try query["after"].map(Self.cursor)
-            var limit = 10_000
-            if let text = query["limit"] {
-                guard let n = Int(text), (1...Self.maximumExportLimit).contains(n) else {
-                    throw Problem(.badRequest, "limit: expected an integer from 1 to \(Self.maximumExportLimit), found \"\(text)\"")
-                }
-                limit = n
-            }
-            let pageSize = limit
+            let pageSize = try Self.pageSize(query["limit"])
             return .deferred(on: queue, for: request, context) { () throws(Problem) in
                 let events: [TrackedEvent]
                 do throws(StoreError) { events = try tracking.store.events(after: cursor, limit: pageSize) } catch {
@@ -56,6 +64,58 @@ extension AdminEndpoints {
                 return Self.export(events, limit: pageSize)
             }
         })
+        routes.add(.get, "/admin/experiments/{key}/exposures", query: ["after", "limit"], replying: { request, parameters, context, _ throws(Problem) in
+            let key = parameters["key"] ?? ""
+            let query = try QueryParameters(request.query, allowed: ["after", "limit"])
+            let cursor = try query["after"].map(Self.exposureCursor)
+            let pageSize = try Self.pageSize(query["limit"])
+            let snapshot = state.published.snapshot
+            guard snapshot.targeting.experiments[key] != nil else { throw Self.notFound("experiment", key, known: snapshot.targeting.experiments.keys) }
+            return .deferred(on: queue, for: request, context) { () throws(Problem) in
+                let exposures: [Exposure]
+                do throws(StoreError) { exposures = try tracking.store.exposures(of: .experiment(key), after: cursor, limit: pageSize) } catch {
+                    throw Problem(.serviceUnavailable, "the event store could not be read: \(error)", headers: ["Retry-After": "5"])
+                }
+                return Self.exportExposures(exposures, limit: pageSize)
+            }
+        })
+    }
+
+    /// One subject's exposures as NDJSON, in (user, variant) order; `Next-After` on a full page.
+    private static func exportExposures(_ exposures: [Exposure], limit: Int) -> HTTPResponse {
+        var body: [UInt8] = []
+        for exposure in exposures {
+            let dimensions = exposure.dimensions
+            var members: [(String, JSONValue)] = [
+                ("user", .string(exposure.user)), ("variant", .string(exposure.variant)),
+                ("firstExposure", .string(RFC3339.string(fromSeconds: exposure.at))), ("source", .string(exposure.source.rawValue)),
+            ]
+            for (name, value) in [("platform", dimensions.platform), ("appVersion", dimensions.appVersion), ("country", dimensions.country)] {
+                if let value { members.append((name, .string(value))) }
+            }
+            body += JSONWriter.encode(.object(members))
+            body.append(0x0A)
+        }
+        var headers: HTTPHeaders = ["Content-Type": "application/x-ndjson", "Cache-Control": "no-store"]
+        if exposures.count == limit, let last = exposures.last { headers.add(name: "Next-After", value: "\(last.variant)~\(last.user)") }
+        return HTTPResponse(headers: headers, body: body)
+    }
+
+    /// `<variant>~<user>`: a variant is an identifier, so the first `~` splits them.
+    private static func exposureCursor(_ text: String) throws(Problem) -> ExposureCursor {
+        guard let split = text.firstIndex(of: "~") else {
+            throw Problem(.badRequest, "after: expected the Next-After of the previous page, found \"\(text.prefix(80))\"")
+        }
+        return ExposureCursor(user: String(text[text.index(after: split)...]), variant: String(text[..<split]))
+    }
+
+    /// `limit`: 1 to ``maximumExportLimit``, 10,000 when absent.
+    private static func pageSize(_ text: String?) throws(Problem) -> Int {
+        guard let text else { return 10_000 }
+        guard let n = Int(text), (1...Self.maximumExportLimit).contains(n) else {
+            throw Problem(.badRequest, "limit: expected an integer from 1 to \(Self.maximumExportLimit), found \"\(text.prefix(80))\"")
+        }
+        return n
     }
 
     /// NDJSON, one event a line; `Next-After` names where the next page starts when this one is full.

@@ -36,6 +36,10 @@ struct AdminWrites: Sendable {
         AdminWrites(method: .post, pattern: "/admin/routes/rollback", command: "routes.rollback"),
         AdminWrites(method: .put, pattern: "/admin/metrics/{name}", command: "metric.define"),
         AdminWrites(method: .delete, pattern: "/admin/metrics/{name}", command: "metric.delete"),
+        AdminWrites(method: .put, pattern: "/admin/rollouts/{key}/guard", command: "rollout.guard.set"),
+        AdminWrites(method: .delete, pattern: "/admin/rollouts/{key}/guard", command: "rollout.guard.remove"),
+        AdminWrites(method: .put, pattern: "/admin/screens/{id}/guard", command: "screen.guard.set"),
+        AdminWrites(method: .delete, pattern: "/admin/screens/{id}/guard", command: "screen.guard.remove"),
     ]
 
     /// The routes of ``all``, to find which one a `method` and `path` name (their handlers are

@@ -18,6 +18,8 @@ extension ServerConfiguration {
         public var maxAgeSeconds = 604_800.0
         /// How often the exposures the server records are written (what a crash can lose).
         public var exposureFlushSeconds = 1.0
+        /// How often guards look at their rollouts and staged revisions (one replica at a time).
+        public var guardIntervalSeconds = 10.0
         public init() {}
 
         var readerLimits: EventBatchReader.Limits {

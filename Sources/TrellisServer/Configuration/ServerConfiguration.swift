@@ -189,6 +189,7 @@ struct Setting: Sendable {
         Setting(name: "events.maxEventBytes", kind: .integer(\.events.maxEventBytes, 256...1_048_576)),
         Setting(name: "events.maxClockSkewSeconds", kind: .seconds(\.events.maxClockSkewSeconds, 0...86_400)),
         Setting(name: "events.maxAgeSeconds", kind: .seconds(\.events.maxAgeSeconds, 60...31_536_000)),
+        Setting(name: "events.guardIntervalSeconds", kind: .seconds(\.events.guardIntervalSeconds, 0.05...3600)),
         Setting(name: "events.exposureFlushSeconds", kind: .seconds(\.events.exposureFlushSeconds, 0.05...60)),
         Setting(name: "context.maxLifetimeSeconds", kind: .seconds(\.context.maxLifetimeSeconds, 1...31_536_000)),
         Setting(name: "context.unsigned", kind: .string(\.context.unsignedPolicyName, allowed: ServerConfiguration.Context.UnsignedPolicy.allCases.map(\.rawValue))),

@@ -16,7 +16,9 @@ import * as audit from "./audit.js";
 import * as tokens from "./tokens.js";
 import * as webhooks from "./webhooks.js";
 
-const pages = { rollouts, screens, experiments, rules, targeting, routes, changes, explain: explainPage, audit, tokens, webhooks };
+// A page may take an argument after a slash (#results/home-hero: the results of home-hero) and
+// name the page of the navigation it belongs to (`navigation`).
+const pages = { rollouts, screens, experiments, results: experiments.results, rules, targeting, routes, changes, explain: explainPage, audit, tokens, webhooks };
 // Pages for an admin token only: the API refuses the others (403), so they are not offered.
 const adminPages = new Set(["tokens", "webhooks"]);
 const pollMilliseconds = 3000;
@@ -90,11 +92,14 @@ function signOut() {
 
 async function show() {
   if (!session.token) return;
-  const asked = location.hash.slice(1) || "rollouts";
-  const name = pages[asked] && (context.isAdmin || !adminPages.has(asked)) ? asked : "rollouts";
+  const [asked, ...rest] = (location.hash.slice(1) || "rollouts").split("/");
+  const name = Object.hasOwn(pages, asked) && (context.isAdmin || !adminPages.has(asked)) ? asked : "rollouts";
   const page = pages[name];
+  let argument = null;
+  try { argument = rest.length ? decodeURIComponent(rest.join("/")) : null; } catch { /* not an argument */ }
+  context.argument = argument;
   for (const link of $("nav").querySelectorAll("a")) {
-    if (link.getAttribute("href") === `#${name}`) link.setAttribute("aria-current", "page");
+    if (link.getAttribute("href") === `#${page.navigation || name}`) link.setAttribute("aria-current", "page");
     else link.removeAttribute("aria-current");
   }
   clearInterval(timer);

@@ -39,3 +39,19 @@ export function confirmDialog(title, text, action) {
     dialog.addEventListener("close", () => resolve(dialog.returnValue === "ok"), { once: true });
   });
 }
+
+const svgNamespace = "http://www.w3.org/2000/svg";
+// An SVG element, as h() makes HTML ones: presentation attributes only (the console's policy allows
+// no inline style).
+export function svg(tag, attributes = {}, ...children) {
+  const element = document.createElementNS(svgNamespace, tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === undefined || value === null || value === false) continue;
+    element.setAttribute(name, value === true ? "" : String(value));
+  }
+  for (const child of children.flat(Infinity)) {
+    if (child === undefined || child === null || child === false) continue;
+    element.append(child instanceof Node ? child : String(child));
+  }
+  return element;
+}

@@ -1,3 +1,4 @@
+import Metrics
 import TrellisHTTP
 import TrellisJSON
 import TrellisRuntime
@@ -28,7 +29,9 @@ extension Endpoints {
         let identity = try eventIdentity(request, now: now)
         let batch: EventBatch
         switch tracking.reader.read(request.body, format: format, identity: identity, now: now, snapshot: state.published.snapshot) {
-        case .success(let read): batch = read
+        case .success(let read):
+            batch = read.batch
+            countRenderFailures(read.renderFailures)
         case .failure(.malformed(let diagnostic)):
             throw .invalid("the body is not \(format == .ndjson ? "one JSON event a line" : "JSON"); nothing was stored", [diagnostic], status: .badRequest)
         case .failure(.tooMany(let count)):
@@ -78,17 +81,35 @@ extension Endpoints {
         return .signed(user: id, country: user.country)
     }
 
+    /// `trellis_render_failures_total{reason}`: what apps could not render, counted as it arrives
+    /// (a screen's rate per revision is its health: `GET /admin/screens/{id}/revisions/{n}/health`).
+    private func countRenderFailures(_ failures: [RenderFailure]) {
+        for failure in failures {
+            Counter(label: "trellis_render_failures_total", dimensions: [("reason", failure.reason.rawValue)], factory: state.metricsFactory).increment()
+        }
+    }
+
     /// Records the variants the screen assigned its user of experiments whose exposures the server
-    /// records: nothing to do, and no cost but one check, while no experiment asks for it.
+    /// records, and the revision served of a screen with a staged one: nothing to do, and no cost
+    /// but two checks, while no experiment asks for it and nothing is staged.
     func recordExposures(_ resolving: ScreenRequest) {
-        guard let tracking, !resolving.snapshot.serverExposedExperiments.isEmpty else { return }
-        tracking.recordAssignments(of: resolving.entry.experimentKeys, for: resolving.context, in: resolving.snapshot, now: state.clock())
+        guard let tracking else { return }
+        if !resolving.snapshot.serverExposedExperiments.isEmpty {
+            tracking.recordAssignments(of: resolving.entry.experimentKeys, for: resolving.context, in: resolving.snapshot, now: state.clock())
+        }
+        if !resolving.snapshot.staged.isEmpty, resolving.snapshot.staged[resolving.id] != nil {
+            tracking.recordRevision(resolving.entry, for: resolving.context, now: state.clock())
+        }
+        if !resolving.snapshot.guardedRollouts.isEmpty {
+            tracking.recordRollouts(resolving.entry.rolloutKeys, for: resolving.context, in: resolving.snapshot, now: state.clock())
+        }
     }
 
     /// The same for flags an OFREP answer evaluated.
     func recordExposures(of keys: some Sequence<String>, for user: UserContext, in snapshot: Snapshot) {
-        guard let tracking, !snapshot.serverExposedExperiments.isEmpty else { return }
-        tracking.recordAssignments(of: keys, for: user, in: snapshot, now: state.clock())
+        guard let tracking else { return }
+        if !snapshot.serverExposedExperiments.isEmpty { tracking.recordAssignments(of: keys, for: user, in: snapshot, now: state.clock()) }
+        if !snapshot.guardedRollouts.isEmpty { tracking.recordRollouts(keys, for: user, in: snapshot, now: state.clock()) }
     }
 
     private static func accepted(_ count: Int) -> HTTPResponse {

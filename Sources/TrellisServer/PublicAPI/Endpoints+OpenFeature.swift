@@ -46,7 +46,9 @@ extension Endpoints {
         let snapshot = state.published.snapshot
         do throws(OpenFeatureFailure) {
             let (user, identified) = try userContext(of: request, context)
-            recordExposures(of: snapshot.serverExposedExperiments, for: user, in: snapshot)
+            if !(snapshot.serverExposedExperiments.isEmpty && snapshot.guardedRollouts.isEmpty) {
+                recordExposures(of: snapshot.serverExposedExperiments.union(snapshot.guardedRollouts), for: user, in: snapshot)
+            }
             let flags: [JSONValue] = FlagEvaluation.keys(of: snapshot.targeting).compactMap { key in
                 guard let flag = FlagEvaluation.evaluate(key, for: user, with: snapshot.evaluator) else { return nil }
                 // OFREP's partial success: a flag that needs the missing key is a failure item.
