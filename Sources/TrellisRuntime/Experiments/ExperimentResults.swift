@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TrellisJSON
 import TrellisStats
 import TrellisStore
@@ -37,19 +36,22 @@ package enum ExperimentResults {
         }
         let arms = Arms(experiment)
         let roles = experiment.goals.map { ($0, "goal") } + experiment.guardrails.map { ($0, "guardrail") }
-        let queries = roles.map { name, _ in
-            snapshot.runtime.operations.metrics[name].map { metric in
-                MetricQuery(
-                    subject: .experiment(key), measure: metric.storeMeasure, window: metric.windowHours.map { $0 * 3600 },
-                    covariateLookback: metric.cupedLookbackHours.map { $0 * 3600 }, dimension: dimension, asOf: asOf)
-            }
-        }
+        var metricRows: [(name: String, role: String, metric: MetricDefinition?, statistics: MetricStatistics?)] = []
+        var multipleExposures = 0
         do throws(StoreError) {
-            let (answers, days) = try read(queries, exposuresOf: .experiment(key), asOf: asOf, from: store)
-            let metricRows = roles.indices.map { i in
-                (name: roles[i].0, role: roles[i].1, metric: snapshot.runtime.operations.metrics[roles[i].0], statistics: answers[i])
+            for (name, role) in roles {
+                guard let metric = snapshot.runtime.operations.metrics[name] else {
+                    metricRows.append((name, role, nil, nil))
+                    continue
+                }
+                let statistics = try store.statistics(
+                    MetricQuery(
+                        subject: .experiment(key), measure: metric.storeMeasure, window: metric.windowHours.map { $0 * 3600 },
+                        covariateLookback: metric.cupedLookbackHours.map { $0 * 3600 }, dimension: dimension, asOf: asOf))
+                multipleExposures = statistics.multipleExposures
+                metricRows.append((name, role, metric, statistics))
             }
-            let multipleExposures = answers.lazy.compactMap { $0?.multipleExposures }.first ?? 0
+            let days = try store.exposuresPerDay(.experiment(key), asOf: asOf)
             let overall = usersPerVariant(days, arms: arms, rows: metricRows.first { $0.statistics != nil }?.statistics?.rows)
             var members: [(String, JSONValue)] = [
                 ("experiment", .string(key)), ("asOf", .string(RFC3339.string(fromSeconds: asOf))), ("control", .string(arms.control)),
@@ -89,32 +91,6 @@ package enum ExperimentResults {
             case .failure(let detail), .conflict(let detail): throw .storeUnreadable("the event store could not be read: \(detail)")
             }
         }
-    }
-
-    /// Each metric's statistics (nil for a metric not defined) and the exposures per day, read at
-    /// once: every query scans the experiment's users, and a store that reads on several
-    /// connections (SQLite's pool) answers them side by side.
-    private static func read(
-        _ queries: [MetricQuery?], exposuresOf subject: ExposureSubject, asOf: Double, from store: any EventStore
-    ) throws(StoreError) -> ([MetricStatistics?], [ExposureDay]) {
-        let answers = Mutex<[Int: Result<MetricStatistics, StoreError>]>([:])
-        let days = Mutex<Result<[ExposureDay], StoreError>>(.success([]))
-        DispatchQueue.concurrentPerform(iterations: queries.count + 1) { i in
-            guard i < queries.count else {
-                let read = Result { () throws(StoreError) in try store.exposuresPerDay(subject, asOf: asOf) }
-                days.withLock { $0 = read }
-                return
-            }
-            guard let query = queries[i] else { return }
-            let read = Result { () throws(StoreError) in try store.statistics(query) }
-            answers.withLock { $0[i] = read }
-        }
-        let read = answers.withLock { $0 }
-        var statistics: [MetricStatistics?] = []
-        for i in queries.indices {
-            statistics.append(try read[i]?.get())
-        }
-        return (statistics, try days.withLock { $0 }.get())
     }
 
     /// The variants in written order, the control (the default variant) first among them where it is.
