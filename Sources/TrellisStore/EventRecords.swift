@@ -1,7 +1,7 @@
 /// One event an app tracked: a name such as `purchase`, with an optional number.
 public struct TrackedEvent: Sendable, Equatable {
-    /// The client's id for the event, unique per event: a second event with the same id is
-    /// dropped as a retransmission (``EventStore/append(_:)``).
+    /// The client's id for the event, unique per event of its user: a second event of the same
+    /// user with the same id is dropped as a retransmission (``EventStore/append(_:)``).
     public var id: String
     public var user: String
     public var name: String
@@ -24,17 +24,21 @@ public struct TrackedEvent: Sendable, Equatable {
     }
 
     /// The position just after this event in the export.
-    public var cursor: EventCursor { EventCursor(receivedAt: receivedAt, id: id) }
+    public var cursor: EventCursor { EventCursor(receivedAt: receivedAt, id: id, user: user) }
 }
 
-/// A position in the export of tracked events: the (receivedAt, id) of the last event read.
+/// A position in the export of tracked events: the (receivedAt, id, user) of the last event read.
+/// The user too, because ids are unique per user only: two users' events may share a receipt
+/// time and an id, and a page may end between them.
 public struct EventCursor: Sendable, Hashable {
     public var receivedAt: Double
     public var id: String
+    public var user: String
 
-    public init(receivedAt: Double, id: String) {
+    public init(receivedAt: Double, id: String, user: String) {
         self.receivedAt = receivedAt
         self.id = id
+        self.user = user
     }
 }
 

@@ -3,7 +3,7 @@
 /// with the same sums.
 ///
 /// Tables (each store's migration creates them): `tracked_event (id, user_id, name, value, at,
-/// received_at)` and `exposure (kind, key, user_id, variant, first_at, platform, app_version,
+/// received_at)`, primary key (user_id, id), its staging (``EventStore/merge()``) and `exposure (kind, key, user_id, variant, first_at, platform, app_version,
 /// country, source)`, primary key (kind, key, user_id, variant).
 struct EventSQL {
     enum Dialect {
@@ -171,16 +171,16 @@ struct EventSQL {
     static func events(after cursor: EventCursor?, limit: Int, _ dialect: Dialect) -> EventSQL {
         guard let cursor else {
             return EventSQL(
-                sql: "SELECT \(eventColumns) FROM tracked_event ORDER BY received_at, id LIMIT \(dialect.placeholder(1))",
+                sql: "SELECT \(eventColumns) FROM tracked_event ORDER BY received_at, id, user_id LIMIT \(dialect.placeholder(1))",
                 parameters: [.int(limit)])
         }
         return EventSQL(
             sql: """
                 SELECT \(eventColumns) FROM tracked_event
-                WHERE (received_at, id) > (\(dialect.placeholder(1)), \(dialect.placeholder(2)))
-                ORDER BY received_at, id LIMIT \(dialect.placeholder(3))
+                WHERE (received_at, id, user_id) > (\(dialect.placeholder(1)), \(dialect.placeholder(2)), \(dialect.placeholder(3)))
+                ORDER BY received_at, id, user_id LIMIT \(dialect.placeholder(4))
                 """,
-            parameters: [.double(cursor.receivedAt), .text(cursor.id), .int(limit)])
+            parameters: [.double(cursor.receivedAt), .text(cursor.id), .text(cursor.user), .int(limit)])
     }
 
     /// ``EventStore/exposures(of:after:limit:)``.

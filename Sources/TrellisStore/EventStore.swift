@@ -11,19 +11,38 @@
 /// Every call may be made from any thread. Writes are serialized: each store has one writing
 /// connection, and ``append(_:)`` waits for the one before it. Ingest is therefore meant to be
 /// group-committed — many requests' events in one batch — rather than one append per request.
+///
+/// Tracked events are a log-structured merge. ``append(_:)`` writes them to a *staging* table
+/// with no index but its own order of arrival (a sequential b-tree or heap: a commit touches
+/// only its last pages), and ``merge()`` moves staged rows into the indexed table sorted by user,
+/// many at once, so that each page of the user-ordered indexes is written once per merge rather
+/// than once per commit. A store merges by itself when staging grows past a bound, and before
+/// every read: what was appended before a read began is in what it reads.
 public protocol EventStore: Sendable {
     /// Writes `batch` in one transaction, durably (the SQLite WAL fsynced, the PostgreSQL
     /// transaction committed) before returning, or nothing of it.
     ///
-    /// - An event whose id is stored already, or came earlier in the batch, is skipped: events are
-    ///   deduplicated by the client's id for as long as the event is kept (``pruneEvents(before:)``).
+    /// - Events are deduplicated by (user, client's id) for as long as the event is kept
+    ///   (``pruneEvents(before:)``): an event whose user and id came earlier in the batch is
+    ///   dropped here; one stored already is skipped when it is merged (``merge()``), the first
+    ///   appended kept. So the report cannot say which events were new (``AppendReport``).
     /// - An exposure of a (subject, user, variant) stored already keeps the earlier of the two
     ///   times, with the dimensions and source that came with that time; within a batch likewise.
+    /// - When staging holds more than the store's bound, the append merges after its commit: the
+    ///   batch is durable either way, and a merge that fails leaves staging for the next.
     /// - Throws: ``StoreError/failure(_:)`` for a batch with a time or value that is not finite
     ///   (nothing of it written), or when the store cannot write; ``StoreError/unavailable(_:)``
     ///   when PostgreSQL cannot be reached.
     @discardableResult
     func append(_ batch: EventBatch) throws(StoreError) -> AppendReport
+
+    /// Moves every staged event into the indexed table, in one transaction: sorted by (user, id),
+    /// an event whose (user, id) is stored already (or came earlier in staging) skipped. Staged
+    /// rows are deleted in the transaction that stores them, so an interrupted merge leaves
+    /// staging as it was and a second merge moves nothing twice. For a timer (the store merges by
+    /// itself past its bound and before reads); safe beside other replicas' appends and merges.
+    @discardableResult
+    func merge() throws(StoreError) -> MergeReport
 
     /// The per-variant sufficient statistics of one metric over one subject's exposed users,
     /// read from one consistent snapshot (see ``MetricQuery`` and ``MetricStatistics``).
@@ -36,13 +55,13 @@ public protocol EventStore: Sendable {
     /// variant's count is its `users` in ``statistics(_:)`` with the same `asOf`.
     func exposuresPerDay(_ subject: ExposureSubject, asOf: Double) throws(StoreError) -> [ExposureDay]
 
-    /// Deletes tracked events whose ``TrackedEvent/at`` is before `cutoff`, in one transaction;
-    /// exposures are kept. A deleted event's id is forgotten: the same id appended again is stored.
+    /// Deletes tracked events whose ``TrackedEvent/at`` is before `cutoff`, staged ones too (it
+    /// merges first), in one transaction; exposures are kept. A deleted event's id is forgotten: the same id appended again is stored.
     /// - Returns: how many events were deleted.
     @discardableResult
     func pruneEvents(before cutoff: Double) throws(StoreError) -> Int
 
-    /// Tracked events in (``TrackedEvent/receivedAt``, ``TrackedEvent/id``) order after `cursor`
+    /// Tracked events in (``TrackedEvent/receivedAt``, ``TrackedEvent/id``, ``TrackedEvent/user``) order after `cursor`
     /// (from the first when nil), at most `limit`: the export a warehouse reads. Reading on with
     /// the last event's ``TrackedEvent/cursor`` visits every stored event once, provided events are
     /// appended with `receivedAt` not before those already read.
@@ -54,22 +73,33 @@ public protocol EventStore: Sendable {
     func exposures(of subject: ExposureSubject, after cursor: ExposureCursor?, limit: Int) throws(StoreError) -> [Exposure]
 }
 
-/// What one ``EventStore/append(_:)`` did.
+/// What one ``EventStore/append(_:)`` did. Events are staged, not yet compared with those stored:
+/// whether each is new is known only when it is merged (``MergeReport``).
 public struct AppendReport: Sendable, Equatable {
-    /// Events stored.
-    public var eventsWritten: Int
-    /// Events not stored because their id was stored already or came earlier in the batch.
-    public var eventsSkipped: Int
+    /// Events staged: the batch's, but those whose (user, id) came earlier in it.
+    public var eventsStaged: Int
     /// Exposures of a (subject, user, variant) not stored before.
     public var exposuresNew: Int
     /// Exposures stored before whose time moved earlier (with their dimensions and source).
     public var exposuresMovedEarlier: Int
 
-    public init(eventsWritten: Int = 0, eventsSkipped: Int = 0, exposuresNew: Int = 0, exposuresMovedEarlier: Int = 0) {
-        self.eventsWritten = eventsWritten
-        self.eventsSkipped = eventsSkipped
+    public init(eventsStaged: Int = 0, exposuresNew: Int = 0, exposuresMovedEarlier: Int = 0) {
+        self.eventsStaged = eventsStaged
         self.exposuresNew = exposuresNew
         self.exposuresMovedEarlier = exposuresMovedEarlier
+    }
+}
+
+/// What one ``EventStore/merge()`` did: every staged row it took is counted once, here or there.
+public struct MergeReport: Sendable, Equatable {
+    /// Staged events stored.
+    public var eventsStored: Int
+    /// Staged events not stored because their (user, id) was stored already or came earlier.
+    public var eventsSkipped: Int
+
+    public init(eventsStored: Int = 0, eventsSkipped: Int = 0) {
+        self.eventsStored = eventsStored
+        self.eventsSkipped = eventsSkipped
     }
 }
 
@@ -88,19 +118,19 @@ public struct ExposureDay: Sendable, Equatable {
 }
 
 extension EventBatch {
-    /// The batch as it is written: events without a duplicate id (the first kept), exposures one
+    /// The batch as it is written: events without a duplicate (user, id) (the first kept), exposures one
     /// per (subject, user, variant) (the earliest kept, the first of equal times) — both stores
     /// write this, so that they report the same. Throws for a value that is not finite: SQLite
     /// would store NaN as NULL and PostgreSQL as NaN, and either poisons every sum it enters.
     func prepared() throws(StoreError) -> (events: [TrackedEvent], exposures: [Exposure]) {
-        var ids = Set<String>(minimumCapacity: events.count)
+        var keys = Set<EventKey>(minimumCapacity: events.count)
         var unique: [TrackedEvent] = []
         unique.reserveCapacity(events.count)
         for event in events {
             guard event.at.isFinite, event.receivedAt.isFinite, event.value?.isFinite ?? true else {
                 throw StoreError.failure("event \(event.id) has a time or value that is not a finite number")
             }
-            if ids.insert(event.id).inserted { unique.append(event) }
+            if keys.insert(EventKey(user: event.user, id: event.id)).inserted { unique.append(event) }
         }
         var earliest: [ExposureKey: Int] = [:]
         var kept: [Exposure] = []
@@ -117,6 +147,11 @@ extension EventBatch {
             }
         }
         return (unique, kept)
+    }
+
+    private struct EventKey: Hashable {
+        var user: String
+        var id: String
     }
 
     private struct ExposureKey: Hashable {

@@ -10,6 +10,10 @@ import Synchronization
 ///   dropped and the call throws ``StoreError/unavailable(_:)``; the next call connects again.
 /// - ``append(_:)`` is one transaction of at most two statements, one per table, whatever the
 ///   batch's size: each column goes as one array parameter that `unnest` turns back into rows.
+/// - Tracked events are appended to `tracked_event_staged`, a heap with no index, and moved into
+///   `tracked_event` by ``merge()``: past ``mergeThreshold`` events this replica staged, and before
+///   every read of events. Replicas over one database append and merge concurrently; a merge moves
+///   exactly the rows it deletes, in one statement, so no event is lost or moved twice.
 public final class PostgresEventStore: EventStore {
     /// `application_name` of the store's connections (`pg_stat_activity`), unless the URL names one.
     public static let applicationName = "trellis-events"
@@ -19,6 +23,13 @@ public final class PostgresEventStore: EventStore {
     let reader: PostgresConnectionSlot
     /// Whether this process has checked (and if needed migrated) the schema, as ``PostgresStore`` does.
     private let migrated = Mutex(false)
+    /// Events this store staged since its last merge: its share of staging (other replicas'
+    /// are theirs to count), kept without a scan of the heap after every append.
+    private let staged = Mutex(0)
+    /// Events staged by this store past which an append merges after its commit.
+    let mergeThreshold: Int
+    /// As ``SQLiteEventStore/defaultMergeThreshold``.
+    public static let defaultMergeThreshold = 200_000
 
     /// The server and database, without credentials.
     public var location: String { settings.location }
@@ -26,7 +37,8 @@ public final class PostgresEventStore: EventStore {
     /// Connects to the database at `url` (as ``PostgresStore/init(url:)`` takes it) and migrates it.
     /// - Throws: ``StoreError/unavailable(_:)`` when the server cannot be reached,
     ///   ``StoreError/failure(_:)`` for a malformed URL or a database a newer Trellis migrated.
-    public init(url: String) throws(StoreError) {
+    public init(url: String, mergeThreshold: Int = defaultMergeThreshold) throws(StoreError) {
+        self.mergeThreshold = mergeThreshold
         settings = try PostgresSettings(url: url, applicationName: Self.applicationName, extra: Self.connectionBounds)
         writer = PostgresConnectionSlot(settings)
         reader = PostgresConnectionSlot(settings)
@@ -37,7 +49,8 @@ public final class PostgresEventStore: EventStore {
     /// every call throws ``StoreError/unavailable(_:)`` until the database is reachable, and the
     /// first that reaches it migrates first.
     /// - Throws: ``StoreError/failure(_:)`` for a malformed URL only.
-    public init(connectingLater url: String) throws(StoreError) {
+    public init(connectingLater url: String, mergeThreshold: Int = defaultMergeThreshold) throws(StoreError) {
+        self.mergeThreshold = mergeThreshold
         settings = try PostgresSettings(url: url, applicationName: Self.applicationName, extra: Self.connectionBounds)
         writer = PostgresConnectionSlot(settings)
         reader = PostgresConnectionSlot(settings)
@@ -55,6 +68,8 @@ public final class PostgresEventStore: EventStore {
 
     /// The key of the advisory lock the event migrations run under: "trlevent" in ASCII.
     static let migrationLock: Int64 = 0x74_726c_6576_656e_74
+    /// The key of the advisory lock merges run under: "trlmerge" in ASCII.
+    static let mergeLock: Int64 = 0x74_726c_6d65_7267_65
 
     /// The schema, one migration per version; a migration, once shipped, never changes. The
     /// logical schema of ``SQLiteEventStore``'s; keys and user ids in the "C" collation (compared
@@ -86,6 +101,24 @@ public final class PostgresEventStore: EventStore {
                     PRIMARY KEY (kind, key, user_id, variant)
                 );
                 """),
+        // v1 ids were unique alone, so unique per user. The export's index gains the user, its
+        // order's last tie-breaker (``EventCursor``).
+        PostgresStore.Migration(
+            identifier: "v2: staged events, deduplicated by user and id",
+            sql: """
+                CREATE TABLE tracked_event_staged (
+                    seq bigint GENERATED ALWAYS AS IDENTITY,
+                    id text COLLATE "C" NOT NULL,
+                    user_id text COLLATE "C" NOT NULL,
+                    name text COLLATE "C" NOT NULL,
+                    value double precision,
+                    at double precision NOT NULL,
+                    received_at double precision NOT NULL
+                );
+                ALTER TABLE tracked_event DROP CONSTRAINT tracked_event_pkey, ADD PRIMARY KEY (user_id, id);
+                DROP INDEX tracked_event_by_receipt;
+                CREATE INDEX tracked_event_by_receipt ON tracked_event (received_at, id, user_id);
+                """),
     ]
 
     /// Migrates once per process, before any statement of this store.
@@ -102,15 +135,14 @@ public final class PostgresEventStore: EventStore {
         let (events, exposures) = try batch.prepared()
         guard !events.isEmpty || !exposures.isEmpty else { return AppendReport() }
         try ensureMigrated()
-        return try writer.run { connection throws(StoreError) in
+        let report = try writer.run { connection throws(StoreError) in
             try connection.transaction { () throws(StoreError) -> AppendReport in
                 var report = AppendReport()
                 if !events.isEmpty {
-                    report.eventsWritten = try connection.execute(
+                    report.eventsStaged = try connection.execute(
                         """
-                        INSERT INTO tracked_event (\(EventSQL.eventColumns))
+                        INSERT INTO tracked_event_staged (\(EventSQL.eventColumns))
                         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::float8[], $5::float8[], $6::float8[])
-                        ON CONFLICT (id) DO NOTHING
                         """,
                         [
                             .array(events.map { Optional($0.id) }), .array(events.map { Optional($0.user) }),
@@ -119,7 +151,6 @@ public final class PostgresEventStore: EventStore {
                         ]
                     ).affectedRows
                 }
-                report.eventsSkipped = batch.events.count - report.eventsWritten
                 if !exposures.isEmpty {
                     // ON CONFLICT DO UPDATE locks the stored row and compares with its latest
                     // committed time, so two replicas appending the same exposure keep the earlier.
@@ -152,6 +183,50 @@ public final class PostgresEventStore: EventStore {
                 return report
             }
         }
+        // After the commit: the batch is durable whatever becomes of the merge, and one that fails
+        // leaves staging whole for the next (a read's, the timer's) to report.
+        let due = staged.withLock { staged in
+            staged += report.eventsStaged
+            return staged > mergeThreshold
+        }
+        if due { _ = try? merge() }
+        return report
+    }
+
+    @discardableResult
+    public func merge() throws(StoreError) -> MergeReport {
+        try ensureMigrated()
+        let report = try writer.run { connection throws(StoreError) in
+            try connection.transaction { () throws(StoreError) -> MergeReport in try Self.merge(connection) }
+        }
+        staged.withLock { $0 = 0 }
+        return report
+    }
+
+    /// Moves every staged row this transaction sees into `tracked_event`, sorted by its key, the
+    /// first appended of a (user, id) kept: one statement, so the rows inserted are those deleted
+    /// and no others — a row another replica commits meanwhile is not seen, so neither deleted
+    /// nor moved, and stays for the next merge. Under an advisory lock held to the transaction's
+    /// end, so that merges run one at a time (each DELETE's snapshot is taken after the one before
+    /// committed) and never wait on each other's rows or keys.
+    static func merge(_ connection: PostgresConnection) throws(StoreError) -> MergeReport {
+        try connection.execute("SELECT pg_advisory_xact_lock($1)", [.int(mergeLock)])
+        let counts = try connection.execute(
+            """
+            WITH moved AS (
+                DELETE FROM tracked_event_staged RETURNING seq, \(EventSQL.eventColumns)
+            ), stored AS (
+                INSERT INTO tracked_event (\(EventSQL.eventColumns))
+                SELECT \(EventSQL.eventColumns) FROM moved ORDER BY user_id, id, seq
+                ON CONFLICT DO NOTHING
+                RETURNING 1
+            )
+            SELECT (SELECT count(*) FROM moved) AS moved, (SELECT count(*) FROM stored) AS stored
+            """
+        ).rows.first
+        let moved = try counts?.int("moved") ?? 0
+        let stored = try counts?.int("stored") ?? 0
+        return MergeReport(eventsStored: stored, eventsSkipped: moved - stored)
     }
 
     public func statistics(_ query: MetricQuery) throws(StoreError) -> MetricStatistics {
@@ -160,6 +235,7 @@ public final class PostgresEventStore: EventStore {
         let statement = EventSQL.statistics(query, .postgres)
         let covariate = query.covariateLookback != nil
         let ratio = if case .ratio = query.measure { true } else { false }
+        try merge()
         return try readSnapshot { connection throws(StoreError) in
             for setting in Self.statisticsPlan { try connection.execute("SET LOCAL \(setting)") }
             var rows: [VariantStatistics] = []
@@ -209,14 +285,20 @@ public final class PostgresEventStore: EventStore {
     @discardableResult
     public func pruneEvents(before cutoff: Double) throws(StoreError) -> Int {
         try ensureMigrated()
-        return try writer.run { connection throws(StoreError) in
-            try connection.execute("DELETE FROM tracked_event WHERE at < $1", [.double(cutoff)]).affectedRows
+        let pruned = try writer.run { connection throws(StoreError) in
+            try connection.transaction { () throws(StoreError) -> Int in
+                _ = try Self.merge(connection)
+                return try connection.execute("DELETE FROM tracked_event WHERE at < $1", [.double(cutoff)]).affectedRows
+            }
         }
+        staged.withLock { $0 = 0 }
+        return pruned
     }
 
     public func events(after cursor: EventCursor?, limit: Int) throws(StoreError) -> [TrackedEvent] {
         try ensureMigrated()
         let statement = EventSQL.events(after: cursor, limit: limit, .postgres)
+        try merge()
         return try reader.run { connection throws(StoreError) in
             var events: [TrackedEvent] = []
             for row in try connection.execute(statement.sql, Self.values(statement)).rows {

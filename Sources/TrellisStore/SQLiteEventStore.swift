@@ -15,19 +15,28 @@ public final class SQLiteEventStore: EventStore {
     /// The page cache of each reading connection, in KiB (SQLite's default is 2,000): a
     /// statistics query walks the user index, far more than 2 MB of pages.
     static let cacheKiB = 65_536
-    /// The writer's: an append inserts into two b-trees at random places (the id and user
-    /// indexes), whose inner pages and recently written leaves it keeps from one batch to the next.
+    /// The writer's: a merge walks the user-ordered b-trees from end to end, and the sorter that
+    /// puts staged rows in user order works in this memory.
     static let writerCacheKiB = 262_144
+
+    /// Staged events past which an append merges (``merge()``) after its commit. Larger bounds
+    /// write each index page for more events at once, and make the merge an append or a read
+    /// waits for longer.
+    public static let defaultMergeThreshold = 200_000
 
     private let pool: DatabasePool
     public let path: String
+    let mergeThreshold: Int
 
     /// Opens (creating if needed, mode 0600) and migrates the event database at `path`.
     /// - Parameter busyTimeoutSeconds: how long a write waits for another connection holding the
     ///   write lock (an operator's `sqlite3` shell) before failing. The default is 5.
+    /// - Parameter mergeThreshold: staged events past which an append merges
+    ///   (``defaultMergeThreshold``).
     /// - Throws: ``StoreError/failure(_:)`` when the file cannot be opened or a newer Trellis wrote it.
-    public init(path: String, busyTimeoutSeconds: Double = 5) throws(StoreError) {
+    public init(path: String, busyTimeoutSeconds: Double = 5, mergeThreshold: Int = defaultMergeThreshold) throws(StoreError) {
         self.path = path
+        self.mergeThreshold = mergeThreshold
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeoutSeconds)
         configuration.prepareDatabase { db in
@@ -56,9 +65,14 @@ public final class SQLiteEventStore: EventStore {
 
     /// The schema, one migration per version; a migration, once shipped, never changes.
     ///
-    /// - `tracked_event`: a rowid table, so that rows are appended at its end; `id` is unique (the
-    ///   deduplication), `tracked_event_by_user` is what statistics read (covering: the value is in
-    ///   it, the table is never visited), `tracked_event_by_receipt` the export's order.
+    /// - `tracked_event_staged` (v2): where appends write, a rowid table with no other index, so
+    ///   that a commit writes only its last pages; `seq` is the order of arrival (rowids grow by
+    ///   one, and a merge deletes a prefix, so the staged rows are always `min(seq)...max(seq)`).
+    /// - `tracked_event` (v2): WITHOUT ROWID, the table ordered by its key `(user_id, id)` — the
+    ///   deduplication — so that it and `tracked_event_by_user`, what statistics read (covering:
+    ///   the value is in it, the table is never visited), are both in user order and a merge
+    ///   sorted by user writes each of their pages once. `tracked_event_by_receipt` is the
+    ///   export's order; receipt times grow, so it is written at its end.
     /// - `exposure`: WITHOUT ROWID, the table itself ordered by its key, so that a subject's
     ///   exposures are one range read in user order.
     static let migrator: DatabaseMigrator = {
@@ -90,6 +104,36 @@ public final class SQLiteEventStore: EventStore {
                     ) STRICT, WITHOUT ROWID;
                     """)
         }
+        migrator.registerMigration("v2: staged events, deduplicated by user and id") { db in
+            // v1 ids were unique alone, so unique per user: every row moves.
+            try db.execute(
+                sql: """
+                    CREATE TABLE tracked_event_staged (
+                        seq INTEGER PRIMARY KEY,
+                        id TEXT NOT NULL,
+                        user_id TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        value REAL,
+                        at REAL NOT NULL,
+                        received_at REAL NOT NULL
+                    ) STRICT;
+                    CREATE TABLE tracked_event_v2 (
+                        id TEXT NOT NULL,
+                        user_id TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        value REAL,
+                        at REAL NOT NULL,
+                        received_at REAL NOT NULL,
+                        PRIMARY KEY (user_id, id)
+                    ) STRICT, WITHOUT ROWID;
+                    INSERT INTO tracked_event_v2 (id, user_id, name, value, at, received_at)
+                    SELECT id, user_id, name, value, at, received_at FROM tracked_event ORDER BY user_id, id;
+                    DROP TABLE tracked_event;
+                    ALTER TABLE tracked_event_v2 RENAME TO tracked_event;
+                    CREATE INDEX tracked_event_by_user ON tracked_event (user_id, name, at, value);
+                    CREATE INDEX tracked_event_by_receipt ON tracked_event (received_at, id, user_id);
+                    """)
+        }
         return migrator
     }()
 
@@ -97,17 +141,17 @@ public final class SQLiteEventStore: EventStore {
     /// resetting it than SQLite spends inserting the row.
     static let eventsPerStatement = 100
 
-    /// `INSERT` of `rows` events, each one that is stored already skipped.
+    /// `INSERT` of `rows` events into staging.
     static func insertEvents(_ rows: Int) -> String {
         let values = Array(repeating: "(?, ?, ?, ?, ?, ?)", count: rows).joined(separator: ", ")
-        return "INSERT INTO tracked_event (\(EventSQL.eventColumns)) VALUES \(values) ON CONFLICT (id) DO NOTHING"
+        return "INSERT INTO tracked_event_staged (\(EventSQL.eventColumns)) VALUES \(values)"
     }
 
     @discardableResult
     public func append(_ batch: EventBatch) throws(StoreError) -> AppendReport {
         let (events, exposures) = try batch.prepared()
         guard !events.isEmpty || !exposures.isEmpty else { return AppendReport() }
-        return try run("append events") {
+        let (report, staged) = try run("append events") {
             try pool.write { db in
                 var report = AppendReport()
                 // ``eventsPerStatement`` rows to a statement, prepared once per connection and kept
@@ -128,9 +172,8 @@ public final class SQLiteEventStore: EventStore {
                     }
                     statement.setUncheckedArguments(StatementArguments(values))
                     try statement.execute()
-                    report.eventsWritten += db.changesCount
                 }
-                report.eventsSkipped = batch.events.count - report.eventsWritten
+                report.eventsStaged = events.count
                 // Inserted, or else moved earlier when earlier: two statements rather than one
                 // upsert, because an upsert's change count does not tell a new row from a moved one.
                 let insertExposure = try db.cachedStatement(
@@ -155,15 +198,57 @@ public final class SQLiteEventStore: EventStore {
                     try moveExposure.execute()
                     report.exposuresMovedEarlier += db.changesCount
                 }
-                return report
+                return (report, try Self.stagedCount(db))
             }
         }
+        // A separate transaction: the batch is durable whatever becomes of the merge, and one that
+        // fails leaves staging whole for the next (a read's, the timer's) to report.
+        if staged > mergeThreshold { _ = try? merge() }
+        return report
+    }
+
+    /// Staged events: a merge deletes a prefix of `seq`, appends add after its end.
+    static func stagedCount(_ db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT max(seq) - min(seq) + 1 FROM tracked_event_staged") ?? 0
+    }
+
+    @discardableResult
+    public func merge() throws(StoreError) -> MergeReport {
+        try run("merge staged events") { try pool.write(Self.merge) }
+    }
+
+    /// Moves staged events up to the last now staged into `tracked_event` sorted by its key, the
+    /// first appended of a (user, id) kept, and deletes exactly those from staging, in the caller's
+    /// transaction. The writer is SQLite's only one, so nothing is appended meanwhile; the bound
+    /// still says which rows the two statements mean.
+    static func merge(_ db: Database) throws -> MergeReport {
+        guard let last = try Int.fetchOne(db, sql: "SELECT max(seq) FROM tracked_event_staged") else { return MergeReport() }
+        try db.execute(
+            sql: """
+                INSERT INTO tracked_event (\(EventSQL.eventColumns))
+                SELECT \(EventSQL.eventColumns) FROM tracked_event_staged WHERE seq <= ?
+                ORDER BY user_id, id, seq
+                ON CONFLICT DO NOTHING
+                """, arguments: [last])
+        let stored = db.changesCount
+        try db.execute(sql: "DELETE FROM tracked_event_staged WHERE seq <= ?", arguments: [last])
+        return MergeReport(eventsStored: stored, eventsSkipped: db.changesCount - stored)
+    }
+
+    /// Merges when anything is staged, before a read of tracked events: whatever was appended
+    /// before the read began is committed, so seen by this check, and merged before the read.
+    private func mergeStaged() throws(StoreError) {
+        let staged = try run("read staged events") {
+            try pool.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM tracked_event_staged)") ?? false }
+        }
+        if staged { try merge() }
     }
 
     public func statistics(_ query: MetricQuery) throws(StoreError) -> MetricStatistics {
         try query.validate()
         let statement = EventSQL.statistics(query, .sqlite)
         let covariate = query.covariateLookback != nil
+        try mergeStaged()
         return try run("compute statistics") {
             try pool.read { db in
                 var rows: [VariantStatistics] = []
@@ -202,6 +287,7 @@ public final class SQLiteEventStore: EventStore {
     public func pruneEvents(before cutoff: Double) throws(StoreError) -> Int {
         try run("prune events") {
             try pool.write { db in
+                try Self.merge(db)
                 try db.execute(sql: "DELETE FROM tracked_event WHERE at < ?", arguments: [cutoff])
                 return db.changesCount
             }
@@ -210,6 +296,7 @@ public final class SQLiteEventStore: EventStore {
 
     public func events(after cursor: EventCursor?, limit: Int) throws(StoreError) -> [TrackedEvent] {
         let statement = EventSQL.events(after: cursor, limit: limit, .sqlite)
+        try mergeStaged()
         return try run("read events") {
             try pool.read { db in
                 try Row.fetchAll(db, sql: statement.sql, arguments: Self.arguments(statement)).map { row in

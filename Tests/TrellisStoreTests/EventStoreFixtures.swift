@@ -56,6 +56,56 @@ final class EventStoreUnderTest {
         }
     }
 
+    /// Rows in the staging table, read past the store.
+    func stagedRows() throws -> Int {
+        switch kind {
+        case .sqlite: try DatabaseQueue(path: location).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM tracked_event_staged") ?? -1 }
+        case .postgres: Int(try SharedPostgres.current().query("SELECT count(*) FROM tracked_event_staged", url: location)) ?? -1
+        }
+    }
+
+    /// Rows of `tracked_event` and how many distinct (user_id, id) among them, read past the store.
+    func storedRows() throws -> (rows: Int, keys: Int) {
+        let sql = "SELECT count(*), count(DISTINCT user_id || '/' || id) FROM tracked_event"
+        switch kind {
+        case .sqlite:
+            let row = try DatabaseQueue(path: location).read { try Row.fetchOne($0, sql: sql)! }
+            return (row[0], row[1])
+        case .postgres:
+            let parts = try SharedPostgres.current().query(sql, url: location).split(separator: "|").compactMap { Int($0) }
+            return (parts[0], parts[1])
+        }
+    }
+
+    /// Makes every insert into `tracked_event` of an event of `user` fail: a merge interrupted
+    /// part way. ``removePlantedMergeFailure()`` takes it away.
+    func plantFailure(onMergeOf user: String) throws {
+        switch kind {
+        case .sqlite:
+            try DatabaseQueue(path: location).write { db in
+                try db.execute(
+                    sql: """
+                        CREATE TRIGGER planted_merge_failure BEFORE INSERT ON tracked_event WHEN NEW.user_id = '\(user)'
+                        BEGIN SELECT RAISE(ABORT, 'planted failure'); END
+                        """)
+            }
+        case .postgres:
+            try SharedPostgres.current().query(
+                """
+                CREATE FUNCTION planted_merge_failure() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN IF NEW.user_id = '\(user)' THEN RAISE EXCEPTION 'planted failure'; END IF; RETURN NEW; END $$;
+                CREATE TRIGGER planted_merge_failure BEFORE INSERT ON tracked_event FOR EACH ROW EXECUTE FUNCTION planted_merge_failure();
+                """, url: location)
+        }
+    }
+
+    func removePlantedMergeFailure() throws {
+        switch kind {
+        case .sqlite: try DatabaseQueue(path: location).write { try $0.execute(sql: "DROP TRIGGER planted_merge_failure") }
+        case .postgres: try SharedPostgres.current().query("DROP TRIGGER planted_merge_failure ON tracked_event", url: location)
+        }
+    }
+
     /// Every stored event, read through the export in pages of `page`.
     func allEvents(page: Int = 1_000) throws -> [TrackedEvent] {
         var events: [TrackedEvent] = []

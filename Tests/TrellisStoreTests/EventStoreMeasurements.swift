@@ -6,15 +6,17 @@ import TrellisTesting
 @testable import TrellisStore
 
 /// The event stores' goals, measured (docs/operations.md, "Events"): `append` of 10,000-event
-/// batches, and `statistics` over 1,000,000 exposed users and 5,000,000 events. Prints figures and
-/// asserts nothing on time; runs only when asked:
+/// batches, `merge` of every 200,000 staged (`TRELLIS_MEASURE_MERGE_EVERY`), each timed apart,
+/// and `statistics` over 1,000,000 exposed users and 5,000,000 events. Prints figures and asserts
+/// nothing on time; runs only when asked:
 ///
-///     TRELLIS_MEASURE_EVENTS=1 swift test --build-path .build-events --filter EventStoreMeasurements
+///     TRELLIS_MEASURE_EVENTS=1 swift test --build-path .build-ingest --filter EventStoreMeasurements
 @Suite(.serialized, .postgresCluster, .enabled(if: ProcessInfo.processInfo.environment["TRELLIS_MEASURE_EVENTS"] == "1"))
 struct EventStoreMeasurements {
     static let users = Int(ProcessInfo.processInfo.environment["TRELLIS_MEASURE_USERS"] ?? "") ?? 1_000_000
     static let events = users * 5
     static let batch = 10_000
+    static let mergeEvery = Int(ProcessInfo.processInfo.environment["TRELLIS_MEASURE_MERGE_EVERY"] ?? "") ?? 200_000
     static let subject = ExposureSubject.experiment("bench")
     static let t0 = randomStart
     static let day = 86_400.0
@@ -38,6 +40,12 @@ struct EventStoreMeasurements {
             try cluster.start()
         }
         let t = try EventStoreUnderTest(kind)
+        // Merged by the harness, not inside append, so that each is timed apart.
+        let store: any EventStore =
+            switch kind {
+            case .sqlite: try SQLiteEventStore(path: t.location, mergeThreshold: .max)
+            case .postgres: try PostgresEventStore(url: t.location, mergeThreshold: .max)
+            }
         var random = SplitMix64(seed: 1)
         print("== \(kind): \(Self.users) users, \(Self.events) events, \(environment["TRELLIS_MEASURE_PG_SETTINGS"].map { "server settings \($0)" } ?? "default server settings")")
 
@@ -51,12 +59,13 @@ struct EventStoreMeasurements {
                 guard n % 200 == 7 else { return [one] }
                 return [one, Exposure(subject: Self.subject, user: "user-\(n)", variant: "control", at: Self.firstExposure(n) + 60)]
             }
-            try t.store.append(EventBatch(exposures: exposures))
+            try store.append(EventBatch(exposures: exposures))
         }
         print("exposures: \(Self.users) in \(seconds(since: clock)) s")
 
         let names = ["session", "session", "view", "purchase", "session", "view", "purchase", "view", "session", "session"]
         var timings: [Double] = []
+        var merges: [Double] = []
         for start in stride(from: 0, to: Self.events, by: Self.batch) {
             let events = (start..<start + Self.batch).map { n -> TrackedEvent in
                 let user = random.below(Self.users)
@@ -66,11 +75,22 @@ struct EventStoreMeasurements {
                     value: n % 3 == 0 ? nil : Double(random.below(10_000)) / 100, at: at, receivedAt: Self.t0 + Double(n) / 1_000)
             }
             clock = ContinuousClock.now
-            try t.store.append(EventBatch(events: events))
+            try store.append(EventBatch(events: events))
             timings.append(seconds(since: clock))
+            if (start + Self.batch) % Self.mergeEvery == 0 || start + Self.batch >= Self.events {
+                clock = ContinuousClock.now
+                try store.merge()
+                merges.append(seconds(since: clock))
+            }
         }
         func rate(_ slice: ArraySlice<Double>) -> Int { Int(Double(slice.count * Self.batch) / slice.reduce(0, +)) }
         print("append, batches of \(Self.batch): \(rate(timings[...])) events/s overall; first 10 batches \(rate(timings.prefix(10))), last 10 \(rate(timings.suffix(10))); slowest batch \(timings.max()!) s")
+        let perMerge = Double(Self.mergeEvery)
+        print(
+            "merge of \(Self.mergeEvery): \(merges.count) merges, \(merges.reduce(0, +)) s; first \(merges.first!) s (\(merges.first! / perMerge * 1e6) µs/event), last full \(merges.dropLast().last ?? 0) s (\((merges.dropLast().last ?? 0) / perMerge * 1e6) µs/event)")
+        let lastWindow = timings.suffix(Self.mergeEvery / Self.batch).reduce(0, +) + (merges.dropLast().last ?? 0)
+        print(
+            "append and merge together: \(Int(Double(Self.events) / (timings.reduce(0, +) + merges.reduce(0, +)))) events/s overall; the last \(Self.mergeEvery) (appends and their merge, ~5M stored) \(Int(perMerge / lastWindow)) events/s")
 
         let asOf = Self.t0 + 30 * Self.day
         let queries: [(String, MetricQuery)] = [
@@ -84,12 +104,12 @@ struct EventStoreMeasurements {
             if pass == "after ANALYZE" { try analyze(t) }
             for (name, query) in queries {
                 clock = ContinuousClock.now
-                let statistics = try t.store.statistics(query)
+                let statistics = try store.statistics(query)
                 print("statistics \(pass), \(name): \(seconds(since: clock)) s (\(statistics.rows.map(\.users).reduce(0, +)) users, \(statistics.multipleExposures) multiple)")
             }
         }
         clock = ContinuousClock.now
-        let days = try t.store.exposuresPerDay(Self.subject, asOf: asOf)
+        let days = try store.exposuresPerDay(Self.subject, asOf: asOf)
         print("exposuresPerDay: \(seconds(since: clock)) s (\(days.count) rows)")
         if ProcessInfo.processInfo.environment["TRELLIS_MEASURE_PLANS"] == "1" { try printPlan(t, queries[3].1) }
     }

@@ -117,19 +117,24 @@ extension AdminEndpoints {
         }
         var headers: HTTPHeaders = ["Content-Type": "application/x-ndjson", "Cache-Control": "no-store"]
         if events.count == limit, let last = events.last {
-            headers.add(name: "Next-After", value: cursorText(EventCursor(receivedAt: last.receivedAt, id: last.id)))
+            headers.add(name: "Next-After", value: cursorText(last.cursor))
         }
         return HTTPResponse(headers: headers, body: body)
     }
 
-    /// `<receivedAt seconds>~<id>`, percent-free (ids have no control characters; `~` splits at its first).
-    static func cursorText(_ cursor: EventCursor) -> String { "\(cursor.receivedAt)~\(cursor.id)" }
+    /// `<receivedAt seconds>~<id's UTF-8 bytes>~<id><user>`, percent-free (ids and users have no
+    /// control characters, and may have `~`: the id's length says where it ends).
+    static func cursorText(_ cursor: EventCursor) -> String { "\(cursor.receivedAt)~\(cursor.id.utf8.count)~\(cursor.id)\(cursor.user)" }
 
     private static func cursor(_ text: String) throws(Problem) -> EventCursor {
-        guard let split = text.firstIndex(of: "~"), let at = Double(text[..<split]), at.isFinite else {
-            throw Problem(.badRequest, "after: expected the Next-After of the previous page, found \"\(text.prefix(80))\"")
-        }
-        return EventCursor(receivedAt: at, id: String(text[text.index(after: split)...]))
+        let problem = Problem(.badRequest, "after: expected the Next-After of the previous page, found \"\(text.prefix(80))\"")
+        let parts = text.split(separator: "~", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, let at = Double(parts[0]), at.isFinite, let length = Int(parts[1]), length >= 0 else { throw problem }
+        let rest = Array(parts[2].utf8)
+        guard length <= rest.count, let id = String(validating: rest[..<length], as: UTF8.self),
+            let user = String(validating: rest[length...], as: UTF8.self)
+        else { throw problem }
+        return EventCursor(receivedAt: at, id: id, user: user)
     }
 
     private static func dimension(_ text: String?) throws(Problem) -> MetricQuery.Dimension? {
