@@ -67,7 +67,7 @@ import TrellisCrypto
         let config = try Self.config()
         let application = try ControlPlaneLiveTests.application(config)
         defer { application.shutdown(); application.waitUntilStopped() }
-        let tracking = try #require(application.tracking)
+        let tracking = application.tracking
         // The first batch's transaction waits for a lock another connection holds.
         let holder = try DatabaseQueue(path: config.url.appendingPathComponent("data/\(SQLiteEventStore.fileName)").path)
         let locked = DispatchSemaphore(value: 0)
@@ -145,7 +145,7 @@ import TrellisCrypto
             #expect(try client.exchange("GET", "/v1/screens/home?user=\(user)&platform=android", token: nil).status == 200)
         }
         #expect(try client.exchange("POST", "/ofrep/v1/evaluate/flags/hero", token: nil, body: #"{"context": {"targetingKey": "u3"}}"#).status == 200)
-        let tracking = try #require(application.tracking)
+        let tracking = application.tracking
         tracking.serverExposures.flush()
         let exposures = try Self.events(config).exposures(of: .experiment("hero"), after: nil, limit: 10)
         #expect(exposures.map(\.user) == ["u1", "u2", "u3"])
@@ -245,7 +245,7 @@ import TrellisCrypto
             #expect(try client.exchange("GET", "/v1/screens/home?user=\(user)", token: nil).status == 200)
             served[user] = snapshot.entry("home", for: UserContext(userID: user))?.revision
         }
-        try #require(application.tracking).serverExposures.flush()
+        application.tracking.serverExposures.flush()
         let failing = served.filter { $0.value == stagedRevision }.keys.sorted().prefix(5) + served.filter { $0.value == currentRevision }.keys.sorted().prefix(1)
         let beacons = failing.enumerated().map { i, user in
             #"{"id": "r\#(i)", "context": {"targetingKey": "\#(user)"}, "render": {"screen": "home", "revision": \#(served[user]!), "component": "root/hero", "reason": "unknown_type"}}"#
@@ -290,7 +290,7 @@ import TrellisCrypto
                 beacons.append(#"{"id": "b\#(i)", "context": {"targetingKey": "\#(user)"}, "render": {"screen": "home", "revision": \#(revision), "reason": "decode_failure"}}"#)
             }
         }
-        try #require(application.tracking).serverExposures.flush()
+        application.tracking.serverExposures.flush()
         #expect(try Self.post(client, "[" + beacons.joined(separator: ",") + "]").status == 202)
         #expect(application.guardRunner.runOnce() == [.screen("home")])
         #expect(application.state.published.snapshot.staged["home"] == nil)

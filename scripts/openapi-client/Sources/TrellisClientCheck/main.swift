@@ -225,6 +225,27 @@ await check.json("listWebhookDeliveries") {
     (try await client.listWebhookDeliveries(query: .init(failed: false, limit: 10)).ok.body.json, nil)
 }
 
+// Experiments: metrics, results, exports, a revision's health, guards.
+await check.json("listMetrics") { (try await client.listMetrics().ok.body.json, nil) }
+await check.json("getMetric") { (try await client.getMetric(path: .init(name: "purchase-rate")).ok.body.json, nil) }
+await check.json("getExperimentResults") {
+    (try await client.getExperimentResults(path: .init(key: "home-hero"), query: .init(dimension: .platform)).ok.body.json, nil)
+}
+await check.raw("exportEvents", contentType: "application/x-ndjson") {
+    _ = try await client.exportEvents(query: .init(limit: 100)).ok.body
+    return nil
+}
+await check.raw("exportExposures", contentType: "application/x-ndjson") {
+    _ = try await client.exportExposures(path: .init(key: "home-hero"), query: .init(limit: 100)).ok.body
+    return nil
+}
+await check.json("getScreenRevisionHealth") {
+    (try await client.getScreenRevisionHealth(path: .init(id: "home", revision: 1)).ok.body.json, nil)
+}
+await check.json("listGuards") { (try await client.listGuards().ok.body.json, nil) }
+await check.json("getRolloutGuard") { (try await client.getRolloutGuard(path: .init(key: "gold-banner")).ok.body.json, nil) }
+await check.json("getScreenGuard") { (try await client.getScreenGuard(path: .init(id: "home")).ok.body.json, nil) }
+
 var ruleNames: [String] = []
 await check.json("listRules") {
     let body = try await client.listRules().ok.body.json
