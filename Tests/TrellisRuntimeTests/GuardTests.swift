@@ -127,4 +127,31 @@ import TrellisTargeting
         }) else { Issue.record("a bad guard was read"); return }
         #expect(more.map { "\($0.path) \($0.location.line)" } == ["$.checks[0].metric 1", "$.action 2"])
     }
+
+    @Test func aGuardedRampTakesItsNextStepOnlyAfterALookThatFoundNoRegression() throws {
+        let fleet = try Fleet()
+        let harness = fleet.harness
+        let errors = try CommandBody.metric(Array(#"{"type": "proportion", "event": "client_error", "higherIsBetter": false}"#.utf8), name: "errors")
+        _ = try harness.runtime.execute(.metric(.define(errors)), as: .person("ops")).get()
+        try fleet.guarding(.rollout("banner"), #"{"checks": [{"metric": "errors"}], "minimumUsers": 1000, "action": "hold"}"#)
+        let step = ScheduledStep(at: harness.clock.read() + 60, percentage: try #require(RolloutPercentage(basisPoints: 5_000)))
+        _ = try harness.runtime.execute(.rollout(.update(key: "banner", RolloutPatch(schedule: [step]))), as: .person("ops")).get()
+        harness.clock.advance(by: 120)
+        // Due, but no look yet: it waits.
+        harness.runtime.runScheduledWork()
+        #expect(harness.percentage("banner") == 10)
+        // A look with too few users: still waits.
+        try fleet.arm(.rollout("banner"), "off", users: 500, failing: 10, event: "client_error", prefix: "c")
+        try fleet.arm(.rollout("banner"), "on", users: 500, failing: 10, event: "client_error", prefix: "t")
+        #expect(fleet.runner.runOnce().isEmpty)
+        harness.runtime.runScheduledWork()
+        #expect(harness.percentage("banner") == 10)
+        // Enough users and no regression: the step goes.
+        try fleet.arm(.rollout("banner"), "off", users: 3_000, failing: 60, event: "client_error", prefix: "c2-")
+        try fleet.arm(.rollout("banner"), "on", users: 3_000, failing: 60, event: "client_error", prefix: "t2-")
+        fleet.runner.runOnce()
+        #expect(fleet.runner.lastEvaluation(of: .rollout("banner"))?.verdict == .noRegression)
+        harness.runtime.runScheduledWork()
+        #expect(harness.percentage("banner") == 50)
+    }
 }

@@ -200,7 +200,10 @@ extension Runtime {
     package func runDueWork() {
         dispatchPrecondition(condition: .onQueue(control.writeQueue))
         let now = state.clock()
-        for key in Self.dueRollouts(in: state.published.snapshot, now: now) {
+        let snapshot = state.published.snapshot
+        // A guarded ramp's step waits for a fresh look of its guard that found no regression.
+        for key in Self.dueRollouts(in: snapshot, now: now)
+        where snapshot.runtime.operations.guards[.rollout(key)] == nil || guardVerdicts.mayAdvance(.rollout(key), now: now) {
             if case .failure(let refusal) = make(.rollout(.advanceSchedule(key: key)), as: .scheduler, ifMatch: nil) {
                 noteSchedulerRefusal(refusal, "rollout \(key)")
             }

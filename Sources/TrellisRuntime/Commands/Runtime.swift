@@ -12,6 +12,8 @@ package final class Runtime: Sendable {
     package let control: ControlPlane
     package let state: any RuntimeHost
     package let settings: Settings
+    /// What guards saw last; a guarded ramp's step waits for a fresh look that found no regression.
+    package let guardVerdicts = GuardVerdicts()
 
     /// What the configuration says about writes.
     package struct Settings: Sendable {

@@ -144,6 +144,11 @@ package struct ScheduledStep: Sendable, Equatable {
     /// Most steps one schedule holds.
     package static let maximumSteps = 100
 
+    package init(at: Double, percentage: RolloutPercentage) {
+        self.at = at
+        self.percentage = percentage
+    }
+
     package var jsonValue: JSONValue {
         .object([("at", .string(RFC3339.string(fromSeconds: at))), ("percentage", percentage.jsonValue)])
     }

@@ -5,7 +5,8 @@ import TrellisJSON
 import TrellisStats
 import TrellisStore
 
-/// Looks at every guard every ``interval`` and halts what regressed: on one replica at a time (the
+/// Looks at every guard every ``interval`` and halts what regressed (and lets a guarded ramp's
+/// next step go only after a look that found no regression, ``GuardVerdicts``): on one replica at a time (the
 /// `guards` lease in the runtime store, as webhook delivery holds its own), each halt a command
 /// made as `guard` against the version of what it guards when it looked — so a person's change in
 /// between, or another replica's halt, refuses it instead of applying it twice.
@@ -20,8 +21,6 @@ package final class GuardRunner: Sendable {
     private let logger: Logger
     private let queue = DispatchQueue(label: "trellis.guards", qos: .utility)
     private let stopped = Atomic(false)
-    /// What each guard saw when this replica last looked (for `GET /admin/guards`).
-    private let seen = Mutex<[Guard.Subject: GuardEvaluation]>([:])
 
     package init(runtime: Runtime, events: any EventStore, holder: String, interval: Double = 10, logger: Logger) {
         self.runtime = runtime
@@ -46,7 +45,7 @@ package final class GuardRunner: Sendable {
         }
     }
 
-    package func lastEvaluation(of subject: Guard.Subject) -> GuardEvaluation? { seen.withLock { $0[subject] } }
+    package func lastEvaluation(of subject: Guard.Subject) -> GuardEvaluation? { runtime.guardVerdicts.last(of: subject) }
 
     /// One look at every guard, if this replica holds the lease; the halts it made.
     @discardableResult
@@ -66,7 +65,7 @@ package final class GuardRunner: Sendable {
                 logger.warning("guards: \(guarded.subject) could not be evaluated", metadata: ["error": "\(error)"])
                 continue
             }
-            seen.withLock { $0[guarded.subject] = evaluation }
+            runtime.guardVerdicts.record(evaluation, of: guarded.subject, validUntil: now + 3 * interval)
             guard let evaluation, evaluation.verdict == .regression, guarded.action == .halt else { continue }
             let version = ResourceView.version(of: guarded.subject.target, in: snapshot)
             switch runtime.execute(.guardrail(.halt(guarded.subject, evidence: evaluation.jsonValue)), as: .guardian, ifMatch: .version(version)) {
