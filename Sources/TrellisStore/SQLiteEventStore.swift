@@ -54,6 +54,19 @@ public final class SQLiteEventStore: EventStore {
         }
     }
 
+    /// The journal mode and `synchronous` level of the writer's connection and of a reader's, read
+    /// from the connections themselves (a test's check that appends are synced at commit).
+    func durabilitySettings() throws(StoreError) -> (writer: DurabilitySettings, reader: DurabilitySettings) {
+        try run("read the event store's pragmas") {
+            let read = { (db: Database) throws -> DurabilitySettings in
+                DurabilitySettings(
+                    journalMode: try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "",
+                    synchronous: try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1)
+            }
+            return (try pool.writeWithoutTransaction(read), try pool.read(read))
+        }
+    }
+
     /// The schema, one migration per version; a migration, once shipped, never changes.
     ///
     /// - `tracked_event`: a rowid table, so that rows are appended at its end; `id` is unique (the
