@@ -300,4 +300,34 @@ import TrellisCrypto
         #expect(audit.text.contains("guard.halt"), "\(audit.text)")
         #expect(try client.exchange("DELETE", "/admin/screens/home/guard", token: Self.token).status == 204)
     }
+
+    @Test func trellisResultsPrintsWhatTheResultsEndpointAnswers() throws {
+        let config = try Self.config()
+        let served = try ServedBinary(config: config)
+        try served.start()
+        #expect(try served.request("PUT", "/admin/metrics/purchase-rate", body: #"{"type": "proportion", "event": "purchase"}"#).status == 201)
+        #expect(try served.request("PUT", "/admin/experiments/hero", body: #"{"goals": ["purchase-rate"]}"#).status == 200)
+        var lines: [String] = []
+        for i in 0..<40 {
+            lines.append(Self.exposure("x\(i)", user: "u\(i)", variant: i.isMultiple(of: 2) ? "control" : "big"))
+            if i % 3 == 0 { lines.append(Self.purchase("p\(i)", user: "u\(i)")) }
+        }
+        #expect(try Self.post(TestClient(port: served.port), "[" + lines.joined(separator: ",") + "]").status == 202)
+        let answer = try JSONParser.parse(try served.request("GET", "/admin/experiments/hero/results").text)
+        served.stop()
+        let arguments = ["results", "hero", "--config", config.url.path, "--data-dir", served.dataDirectory.path]
+        let json = try CommandLineTests.run(arguments + ["--json"])
+        #expect(json.status == 0, "\(json.output)")
+        let printed = try JSONParser.parse(json.output)
+        #expect(printed["metrics"] == answer["metrics"])
+        #expect(printed["variants"] == answer["variants"])
+        let table = try CommandLineTests.run(arguments)
+        #expect(table.status == 0)
+        #expect(table.output.contains("hero as of"))
+        #expect(table.output.contains("control 20, big 20 users"))
+        #expect(table.output.contains("purchase-rate (goal, proportion)"))
+        let unknown = try CommandLineTests.run(["results", "nope", "--config", config.url.path, "--data-dir", served.dataDirectory.path])
+        #expect(unknown.status == 1)
+        #expect(unknown.output.contains("no experiment \"nope\""))
+    }
 }
