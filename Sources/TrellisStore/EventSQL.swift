@@ -55,7 +55,8 @@ struct EventSQL {
         }
     }
 
-    /// The per-variant sums of `query` (which ``MetricQuery/validate()`` accepted): one row per
+    /// The per-variant sums of `queries` (which ``validate(_:)`` accepted), every one in one scan of
+    /// the subject's users and their events, each query's columns under ``columnPrefix(_:)``: one row per
     /// (dimension, variant), and one with a NULL variant for the users exposed to more than one
     /// variant, whose count is ``MetricStatistics/multipleExposures`` (and whose sums mean nothing).
     ///
@@ -67,8 +68,9 @@ struct EventSQL {
     ///    with the value beside it), and the CASEs sort them into periods. Grouped by user alone,
     ///    so that rows arriving in user order (a merge join) are aggregated without a sort.
     /// 3. The sums over each variant's users.
-    static func statistics(_ query: MetricQuery, _ dialect: Dialect) -> EventSQL {
-        var parameters: [Parameter] = [.text(query.subject.kind), .text(query.subject.key), .double(query.asOf)]
+    static func statistics(_ queries: [MetricQuery], _ dialect: Dialect) -> EventSQL {
+        let first = queries[0]
+        var parameters: [Parameter] = [.text(first.subject.kind), .text(first.subject.key), .double(first.asOf)]
         func bind(_ parameter: Parameter) -> String {
             if let index = parameters.firstIndex(of: parameter) { return dialect.placeholder(index + 1) }
             parameters.append(parameter)
@@ -87,45 +89,54 @@ struct EventSQL {
             case .ratio: preconditionFailure("validate() refuses a ratio of ratios")
             }
         }
-        let main: MetricQuery.Measure
-        var denominator: MetricQuery.Measure?
-        if case .ratio(let numerator, let divisor) = query.measure {
-            main = numerator
-            denominator = divisor
-        } else {
-            main = query.measure
-        }
         var names: [String] = []
-        for measure in [main, denominator].compactMap({ $0 }) {
-            switch measure {
-            case .proportion(let event), .sum(let event), .count(let event): if !names.contains(event) { names.append(event) }
-            case .ratio: break
+        var perUser: [String] = []
+        var sums: [String] = []
+        for (index, query) in queries.enumerated() {
+            let p = columnPrefix(index)
+            let main: MetricQuery.Measure
+            var denominator: MetricQuery.Measure?
+            if case .ratio(let numerator, let divisor) = query.measure {
+                main = numerator
+                denominator = divisor
+            } else {
+                main = query.measure
+            }
+            for measure in [main, denominator].compactMap({ $0 }) {
+                switch measure {
+                case .proportion(let event), .sum(let event), .count(let event): if !names.contains(event) { names.append(event) }
+                case .ratio: break
+                }
+            }
+            // Each query's own periods: [first exposure, + window) for the metric, [- lookback,
+            // first exposure) for its covariate; the join's range below only narrows what is read.
+            let after = "e.at >= x.first_at" + (query.window.map { " AND e.at < x.first_at + \(bind(.double($0)))" } ?? "")
+            perUser.append("\(value(main, after)) AS \(p)m")
+            sums += ["SUM(\(p)m) AS \(p)m_sum", "SUM(\(p)m * \(p)m) AS \(p)m_squares"]
+            if let denominator {
+                perUser.append("\(value(denominator, after)) AS \(p)d")
+                sums += ["SUM(\(p)d) AS \(p)d_sum", "SUM(\(p)d * \(p)d) AS \(p)d_squares", "SUM(\(p)m * \(p)d) AS \(p)d_products"]
+            }
+            if let lookback = query.covariateLookback {
+                let before = "e.at < x.first_at AND e.at >= x.first_at - \(bind(.double(lookback)))"
+                perUser.append("\(value(main, before)) AS \(p)c")
+                sums += ["SUM(\(p)c) AS \(p)c_sum", "SUM(\(p)c * \(p)c) AS \(p)c_squares", "SUM(\(p)m * \(p)c) AS \(p)c_products"]
             }
         }
 
-        // The join's time range: [first exposure - lookback or first exposure, + window), ≤ asOf.
+        // The join's time range, the union of every query's: from the longest lookback (or first
+        // exposure) to the longest window (unbounded when any query has none), never after asOf.
         var range = ["e.at <= \(asOf)"]
-        if let lookback = query.covariateLookback {
+        if let lookback = queries.compactMap(\.covariateLookback).max() {
             range.append("e.at >= x.first_at - \(bind(.double(lookback)))")
         } else {
             range.append("e.at >= x.first_at")
         }
-        if let window = query.window { range.append("e.at < x.first_at + \(bind(.double(window)))") }
-        let after = "e.at >= x.first_at"  // the metric's period; the range bounds its end
-        let before = "e.at < x.first_at"  // the covariate's; the range bounds its start
+        let windows = queries.compactMap(\.window)
+        if windows.count == queries.count, let window = windows.max() { range.append("e.at < x.first_at + \(bind(.double(window)))") }
 
-        var perUser = ["\(value(main, after)) AS m"]
-        var sums = ["SUM(m) AS m_sum", "SUM(m * m) AS m_squares"]
-        if let denominator {
-            perUser.append("\(value(denominator, after)) AS d")
-            sums += ["SUM(d) AS d_sum", "SUM(d * d) AS d_squares", "SUM(m * d) AS d_products"]
-        }
-        if query.covariateLookback != nil {
-            perUser.append("\(value(main, before)) AS c")
-            sums += ["SUM(c) AS c_sum", "SUM(c * c) AS c_squares", "SUM(m * c) AS c_products"]
-        }
         let nameList = names.map { bind(.text($0)) }.joined(separator: ", ")
-        let dimension = query.dimension.map { "MIN(\(column($0)))" } ?? "NULL"
+        let dimension = first.dimension.map { "MIN(\(column($0)))" } ?? "NULL"
         let sql = """
             WITH exposed AS (
                 SELECT user_id, MIN(variant) AS variant, MIN(first_at) AS first_at, COUNT(*) AS variants, \(dimension) AS dimension
@@ -144,6 +155,21 @@ struct EventSQL {
             GROUP BY dimension, variant
             """
         return EventSQL(sql: sql, parameters: parameters)
+    }
+
+    /// The prefix of query `index`'s columns in ``statistics(_:_:)``' rows: `q0_m_sum`, `q1_c_squares`.
+    static func columnPrefix(_ index: Int) -> String { "q\(index)_" }
+
+    /// Refuses a batch of queries that do not share their subject, time and breakdown (one scan
+    /// of one subject's users answers them all), or any query ``MetricQuery/validate()`` refuses.
+    static func validate(_ queries: [MetricQuery]) throws(StoreError) {
+        guard let first = queries.first else { throw StoreError.failure("no query to answer") }
+        for query in queries {
+            try query.validate()
+            guard query.subject == first.subject, query.asOf == first.asOf, query.dimension == first.dimension else {
+                throw StoreError.failure("queries answered together share their subject, asOf and dimension")
+            }
+        }
     }
 
     /// ``EventStore/exposuresPerDay(_:asOf:)``: the users `statistics` counts, by day of first exposure.

@@ -30,6 +30,12 @@ public protocol EventStore: Sendable {
     /// - Throws: ``StoreError/failure(_:)`` for a query ``MetricQuery/validate()`` refuses.
     func statistics(_ query: MetricQuery) throws(StoreError) -> MetricStatistics
 
+    /// ``statistics(_:)`` of several queries of one subject, `asOf` and dimension (several metrics
+    /// of one experiment), in one scan of its users and their events, in the order given.
+    /// - Throws: ``StoreError/failure(_:)`` for an empty list, queries that differ in subject, asOf
+    ///   or dimension, or one ``MetricQuery/validate()`` refuses.
+    func statistics(_ queries: [MetricQuery]) throws(StoreError) -> [MetricStatistics]
+
     /// Users first exposed per day (UTC) and variant, at or before `asOf`, for the users-over-time
     /// chart: the users ``statistics(_:)`` counts (those exposed to one variant only), each on the
     /// day of their first exposure, ordered by day then variant. Summed over the days, each

@@ -155,14 +155,16 @@ public final class PostgresEventStore: EventStore {
     }
 
     public func statistics(_ query: MetricQuery) throws(StoreError) -> MetricStatistics {
-        try query.validate()
+        try statistics([query])[0]
+    }
+
+    public func statistics(_ queries: [MetricQuery]) throws(StoreError) -> [MetricStatistics] {
+        try EventSQL.validate(queries)
         try ensureMigrated()
-        let statement = EventSQL.statistics(query, .postgres)
-        let covariate = query.covariateLookback != nil
-        let ratio = if case .ratio = query.measure { true } else { false }
+        let statement = EventSQL.statistics(queries, .postgres)
         return try readSnapshot { connection throws(StoreError) in
             for setting in Self.statisticsPlan { try connection.execute("SET LOCAL \(setting)") }
-            var rows: [VariantStatistics] = []
+            var rows = [[VariantStatistics]](repeating: [], count: queries.count)
             var multiple = 0
             for row in try connection.execute(statement.sql, Self.values(statement)).rows {
                 // No variant: the users exposed to more than one.
@@ -170,18 +172,22 @@ public final class PostgresEventStore: EventStore {
                     multiple += try row.int("users")
                     continue
                 }
-                rows.append(
-                    VariantStatistics(
-                        dimension: try row.optionalText("dimension"), variant: variant, users: try row.int("users"),
-                        sum: try row.double("m_sum"), sumSquares: try row.double("m_squares"),
-                        denominator: ratio
-                            ? Moments(sum: try row.double("d_sum"), sumSquares: try row.double("d_squares"), sumProducts: try row.double("d_products"))
-                            : nil,
-                        covariate: covariate
-                            ? Moments(sum: try row.double("c_sum"), sumSquares: try row.double("c_squares"), sumProducts: try row.double("c_products"))
-                            : nil))
+                for (index, query) in queries.enumerated() {
+                    let p = EventSQL.columnPrefix(index)
+                    let ratio = if case .ratio = query.measure { true } else { false }
+                    rows[index].append(
+                        VariantStatistics(
+                            dimension: try row.optionalText("dimension"), variant: variant, users: try row.int("users"),
+                            sum: try row.double(p + "m_sum"), sumSquares: try row.double(p + "m_squares"),
+                            denominator: ratio
+                                ? Moments(sum: try row.double(p + "d_sum"), sumSquares: try row.double(p + "d_squares"), sumProducts: try row.double(p + "d_products"))
+                                : nil,
+                            covariate: query.covariateLookback != nil
+                                ? Moments(sum: try row.double(p + "c_sum"), sumSquares: try row.double(p + "c_squares"), sumProducts: try row.double(p + "c_products"))
+                                : nil))
+                }
             }
-            return MetricStatistics(rows: EventSQL.sorted(rows), multipleExposures: multiple)
+            return rows.map { MetricStatistics(rows: EventSQL.sorted($0), multipleExposures: multiple) }
         }
     }
 

@@ -174,12 +174,15 @@ public final class SQLiteEventStore: EventStore {
     }
 
     public func statistics(_ query: MetricQuery) throws(StoreError) -> MetricStatistics {
-        try query.validate()
-        let statement = EventSQL.statistics(query, .sqlite)
-        let covariate = query.covariateLookback != nil
+        try statistics([query])[0]
+    }
+
+    public func statistics(_ queries: [MetricQuery]) throws(StoreError) -> [MetricStatistics] {
+        try EventSQL.validate(queries)
+        let statement = EventSQL.statistics(queries, .sqlite)
         return try run("compute statistics") {
             try pool.read { db in
-                var rows: [VariantStatistics] = []
+                var rows = [[VariantStatistics]](repeating: [], count: queries.count)
                 var multiple = 0
                 for row in try Row.fetchAll(db, sql: statement.sql, arguments: Self.arguments(statement)) {
                     // No variant: the users exposed to more than one.
@@ -187,15 +190,20 @@ public final class SQLiteEventStore: EventStore {
                         multiple += row["users"] as Int
                         continue
                     }
-                    rows.append(
-                        VariantStatistics(
-                            dimension: row["dimension"], variant: variant, users: row["users"], sum: row["m_sum"], sumSquares: row["m_squares"],
-                            denominator: row.hasColumn("d_sum")
-                                ? Moments(sum: row["d_sum"], sumSquares: row["d_squares"], sumProducts: row["d_products"]) : nil,
-                            covariate: covariate
-                                ? Moments(sum: row["c_sum"], sumSquares: row["c_squares"], sumProducts: row["c_products"]) : nil))
+                    for (index, query) in queries.enumerated() {
+                        let p = EventSQL.columnPrefix(index)
+                        let ratio = if case .ratio = query.measure { true } else { false }
+                        rows[index].append(
+                            VariantStatistics(
+                                dimension: row["dimension"], variant: variant, users: row["users"], sum: row[p + "m_sum"],
+                                sumSquares: row[p + "m_squares"],
+                                denominator: ratio
+                                    ? Moments(sum: row[p + "d_sum"], sumSquares: row[p + "d_squares"], sumProducts: row[p + "d_products"]) : nil,
+                                covariate: query.covariateLookback != nil
+                                    ? Moments(sum: row[p + "c_sum"], sumSquares: row[p + "c_squares"], sumProducts: row[p + "c_products"]) : nil))
+                    }
                 }
-                return MetricStatistics(rows: EventSQL.sorted(rows), multipleExposures: multiple)
+                return rows.map { MetricStatistics(rows: EventSQL.sorted($0), multipleExposures: multiple) }
             }
         }
     }

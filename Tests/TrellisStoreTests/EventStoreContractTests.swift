@@ -170,6 +170,31 @@ import TrellisTesting
         }
     }
 
+    /// Several metrics answered in one scan each get their own window and lookback: the scan reads
+    /// the union of their periods, and every query's sums are still its own.
+    @Test(arguments: StoreKind.allCases) func queriesAnsweredTogetherEqualEachAnsweredAlone(_ kind: StoreKind) throws {
+        let t = try EventStoreUnderTest(kind)
+        let batches = randomBatches(seed: 14)
+        for batch in batches { try t.store.append(batch) }
+        let reference = ReferenceStatistics(batches)
+        let asOf = t0 + 30 * day
+        let queries = Self.measures.enumerated().map { index, measure in
+            MetricQuery(
+                subject: hero, measure: measure, window: [nil, 2 * day, 1_234.5][index % 3],
+                covariateLookback: [nil, day, 3_600.25][(index + 1) % 3], asOf: asOf)
+        }
+        let together = try t.store.statistics(queries)
+        #expect(together.count == queries.count)
+        for (query, answer) in zip(queries, together) {
+            #expect(answer == reference.statistics(query), "\(query)")
+        }
+        // Queries of different subjects, times or breakdowns are not answered together.
+        var other = queries[0]
+        other.asOf = asOf - 1
+        #expect(throws: StoreError.self) { try t.store.statistics([queries[0], other]) }
+        #expect(throws: StoreError.self) { try t.store.statistics([MetricQuery]()) }
+    }
+
     @Test(arguments: StoreKind.allCases) func dimensionBreakdownRowsAddUpToTheUndividedRows(_ kind: StoreKind) throws {
         let t = try EventStoreUnderTest(kind)
         let batches = randomBatches(seed: 13)

@@ -110,14 +110,14 @@ struct EventStoreMeasurements {
     func printPlan(_ t: EventStoreUnderTest, _ query: MetricQuery) throws {
         switch t.kind {
         case .sqlite:
-            let statement = EventSQL.statistics(query, .sqlite)
+            let statement = EventSQL.statistics([query], .sqlite)
             let arguments = SQLiteEventStore.arguments(statement)
             let plan = try DatabaseQueue(path: t.location).read { db in
                 try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + statement.sql, arguments: arguments).map { "\($0["id"] as Int) \($0["parent"] as Int) \($0["detail"] as String)" }
             }
             print(plan.joined(separator: "\n"))
         case .postgres:
-            let statement = EventSQL.statistics(query, .postgres)
+            let statement = EventSQL.statistics([query], .postgres)
             let types = statement.parameters.map { parameter in
                 switch parameter {
                 case .text: "text"

@@ -39,16 +39,21 @@ package enum ExperimentResults {
         var metricRows: [(name: String, role: String, metric: MetricDefinition?, statistics: MetricStatistics?)] = []
         var multipleExposures = 0
         do throws(StoreError) {
+            // Every metric's statistics in one scan of the experiment's users.
+            let defined = roles.compactMap { name, _ in snapshot.runtime.operations.metrics[name] }
+            let answers = defined.isEmpty ? [] : try store.statistics(defined.map { metric in
+                MetricQuery(
+                    subject: .experiment(key), measure: metric.storeMeasure, window: metric.windowHours.map { $0 * 3600 },
+                    covariateLookback: metric.cupedLookbackHours.map { $0 * 3600 }, dimension: dimension, asOf: asOf)
+            })
+            var next = answers.makeIterator()
             for (name, role) in roles {
                 guard let metric = snapshot.runtime.operations.metrics[name] else {
                     metricRows.append((name, role, nil, nil))
                     continue
                 }
-                let statistics = try store.statistics(
-                    MetricQuery(
-                        subject: .experiment(key), measure: metric.storeMeasure, window: metric.windowHours.map { $0 * 3600 },
-                        covariateLookback: metric.cupedLookbackHours.map { $0 * 3600 }, dimension: dimension, asOf: asOf))
-                multipleExposures = statistics.multipleExposures
+                let statistics = next.next()
+                multipleExposures = statistics?.multipleExposures ?? multipleExposures
                 metricRows.append((name, role, metric, statistics))
             }
             let days = try store.exposuresPerDay(.experiment(key), asOf: asOf)
