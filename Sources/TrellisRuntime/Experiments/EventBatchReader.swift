@@ -282,16 +282,9 @@ package struct EventBatchReader: Sendable {
         let kind = named[0] == "flag" ? (targeting.rollouts[key] != nil ? "rollout" : "experiment") : named[0]
         switch kind {
         case "screen":
-            guard let revision = object.integer("revision", in: 1...Int(Int32.max), required: true) else { return nil }
-            guard let served = snapshot.screens[key] else {
-                object.report("no screen \"\(key)\"", atMember: "screen")
-                return nil
-            }
-            let newest = max(served.revision, snapshot.staged[key]?.entry.revision ?? 0)
-            guard revision <= newest else {
-                object.report("screen \"\(key)\" has no revision \(revision) yet; its newest is \(newest)", atMember: "revision")
-                return nil
-            }
+            guard let revision = object.integer("revision", in: 1...Int(Int32.max), required: true),
+                Self.checkRevision(revision, of: key, in: snapshot, object)
+            else { return nil }
             return (.screen(key), String(revision))
         case "rollout":
             guard targeting.rollouts[key] != nil else {
@@ -341,17 +334,22 @@ package struct EventBatchReader: Sendable {
                     "unknown reason \"\(raw)\"; expected \(RenderFailure.Reason.allCases.map(\.rawValue).joined(separator: ", "))", atMember: "reason")
             }
         }
-        guard let screen, let revision, let reason else { return nil }
-        guard let served = snapshot.screens[screen] else {
-            object.report(Self.unknown("screen", screen, known: snapshot.screens.keys), atMember: "screen")
-            return nil
-        }
-        let newest = max(served.revision, snapshot.staged[screen]?.entry.revision ?? 0)
-        guard revision <= newest else {
-            object.report("screen \"\(screen)\" has no revision \(revision) yet; its newest is \(newest)", atMember: "revision")
-            return nil
-        }
+        guard let screen, let revision, let reason, Self.checkRevision(revision, of: screen, in: snapshot, object) else { return nil }
         return RenderFailure(screen: screen, revision: revision, component: component, reason: reason)
+    }
+
+    /// Whether screen `id` is served and has revision `revision` (reported at `screen` or
+    /// `revision` of `object` when not): an exposure's and a render beacon's screen.
+    private static func checkRevision(_ revision: Int, of id: String, in snapshot: Snapshot, _ object: JSONObjectReader) -> Bool {
+        guard let newest = snapshot.newestRevision(of: id) else {
+            object.report(unknown("screen", id, known: snapshot.screens.keys), atMember: "screen")
+            return false
+        }
+        guard revision <= newest else {
+            object.report("screen \"\(id)\" has no revision \(revision) yet; its newest is \(newest)", atMember: "revision")
+            return false
+        }
+        return true
     }
 
     private static func unknown(_ kind: String, _ key: String, known: some Sequence<String>) -> String {

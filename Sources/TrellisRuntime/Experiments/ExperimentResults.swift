@@ -91,10 +91,7 @@ package enum ExperimentResults {
             members.append(("usersOverTime", usersOverTime(days, arms: arms)))
             return .object(members)
         } catch {
-            switch error {
-            case .unavailable(let detail): throw .storeUnreachable("the event store cannot be reached: \(detail)")
-            case .failure(let detail), .conflict(let detail): throw .storeUnreadable("the event store could not be read: \(detail)")
-            }
+            throw Refusal(readingEvents: error)
         }
     }
 

@@ -10,9 +10,10 @@ import TrellisTargeting
 /// exposures; a user served both revisions is counted in neither.
 package enum ScreenHealth {
     package static func compute(screen id: String, revision: Int, in snapshot: Snapshot, store: any EventStore, now: Double) throws(Refusal) -> JSONValue {
-        guard let current = snapshot.screens[id] else { throw Runtime.notFound("screen", id, known: snapshot.screens.keys) }
+        guard let current = snapshot.screens[id], let newest = snapshot.newestRevision(of: id) else {
+            throw Runtime.notFound("screen", id, known: snapshot.screens.keys)
+        }
         let staged = snapshot.staged[id]
-        let newest = max(current.revision, staged?.entry.revision ?? 0)
         guard (1...newest).contains(revision) else { throw .notFound("screen \"\(id)\" has no revision \(revision); its newest is \(newest)") }
         let statistics: MetricStatistics
         do {
@@ -21,10 +22,7 @@ package enum ScreenHealth {
                     subject: .screen(id), measure: .proportion(event: RenderFailure.eventName(screen: id)), window: nil, covariateLookback: nil,
                     dimension: nil, asOf: now))
         } catch {
-            switch error {
-            case .unavailable(let detail): throw .storeUnreachable("the event store cannot be reached: \(detail)")
-            case .failure(let detail), .conflict(let detail): throw .storeUnreadable("the event store could not be read: \(detail)")
-            }
+            throw Refusal(readingEvents: error)
         }
         let counts = { (revision: Int) -> (users: Int, failing: Int) in
             let row = statistics.rows.first { $0.variant == String(revision) }

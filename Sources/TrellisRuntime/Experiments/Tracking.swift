@@ -59,3 +59,13 @@ package final class Tracking: Sendable {
         ExposureDimensions(platform: context.platform, appVersion: context.appVersion?.description, country: context.country)
     }
 }
+
+extension Refusal {
+    /// Why a read of the event store (results, a revision's health) was not answered.
+    package init(readingEvents error: StoreError) {
+        switch error {
+        case .unavailable(let detail): self = .storeUnreachable("the event store cannot be reached: \(detail)")
+        case .failure(let detail), .conflict(let detail): self = .storeUnreadable("the event store could not be read: \(detail)")
+        }
+    }
+}

@@ -157,6 +157,12 @@ public final class Snapshot: Sendable, AtomicReference {
     /// targeting. OpenFeature answers carry it, and the change stream's `targeting` events.
     public let targetingRevision: String
 
+    /// The newest revision of screen `id` served to anyone (its staged one, or the current); nil
+    /// for a screen not served.
+    package func newestRevision(of id: String) -> Int? {
+        screens[id].map { max($0.revision, staged[id]?.entry.revision ?? 0) }
+    }
+
     /// The revision of screen `id` this user gets: the staged one if it admits them, else the current one.
     public func entry(_ id: String, for context: UserContext) -> ScreenEntry? {
         if let staged = staged[id], staged.admits(context) { return staged.entry }

@@ -193,11 +193,16 @@ struct AdminEndpoints: Sendable {
     /// `text/plain`. Anything else (a form upload, XML) is refused with 415.
     static func checkMediaType(_ request: HTTPRequest) throws(Problem) {
         guard let type = request.headers["Content-Type"] else { return }
-        let essence = String(type.prefix { $0 != ";" }).lowercased().filter { $0 != " " && $0 != "\t" }
+        let essence = mediaTypeEssence(type)
         let accepted = ["application/json", "application/x-www-form-urlencoded", "text/plain"]
         guard accepted.contains(essence) || essence.hasSuffix("+json") else {
             throw Problem(.unsupportedMediaType, "send the body as application/json, not \(type)")
         }
+    }
+
+    /// `Application/JSON; charset=utf-8` → `application/json`: the type and subtype, lowercased.
+    static func mediaTypeEssence(_ contentType: String) -> String {
+        String(contentType.prefix { $0 != ";" }).lowercased().filter { $0 != " " && $0 != "\t" }
     }
 
     /// 404 naming what exists.

@@ -83,8 +83,7 @@ extension AdminEndpoints {
 
     /// One subject's exposures as NDJSON, in (user, variant) order; `Next-After` on a full page.
     private static func exportExposures(_ exposures: [Exposure], limit: Int) -> HTTPResponse {
-        var body: [UInt8] = []
-        for exposure in exposures {
+        let lines = exposures.map { exposure in
             let dimensions = exposure.dimensions
             var members: [(String, JSONValue)] = [
                 ("user", .string(exposure.user)), ("variant", .string(exposure.variant)),
@@ -93,11 +92,21 @@ extension AdminEndpoints {
             for (name, value) in [("platform", dimensions.platform), ("appVersion", dimensions.appVersion), ("country", dimensions.country)] {
                 if let value { members.append((name, .string(value))) }
             }
-            body += JSONWriter.encode(.object(members))
+            return JSONValue.object(members)
+        }
+        let next = exposures.count == limit ? exposures.last.map { "\($0.variant)~\($0.user)" } : nil
+        return page(lines, next: next)
+    }
+
+    /// NDJSON, one value a line; `Next-After: next` when more may follow.
+    private static func page(_ lines: [JSONValue], next: String?) -> HTTPResponse {
+        var body: [UInt8] = []
+        for line in lines {
+            body += JSONWriter.encode(line)
             body.append(0x0A)
         }
         var headers: HTTPHeaders = ["Content-Type": "application/x-ndjson", "Cache-Control": "no-store"]
-        if exposures.count == limit, let last = exposures.last { headers.add(name: "Next-After", value: "\(last.variant)~\(last.user)") }
+        if let next { headers.add(name: "Next-After", value: next) }
         return HTTPResponse(headers: headers, body: body)
     }
 
@@ -120,21 +129,16 @@ extension AdminEndpoints {
 
     /// NDJSON, one event a line; `Next-After` names where the next page starts when this one is full.
     private static func export(_ events: [TrackedEvent], limit: Int) -> HTTPResponse {
-        var body: [UInt8] = []
-        for event in events {
+        let lines = events.map { event in
             var members: [(String, JSONValue)] = [
                 ("id", .string(event.id)), ("user", .string(event.user)), ("name", .string(event.name)),
                 ("timestamp", .string(RFC3339.string(fromSeconds: event.at))), ("received", .string(RFC3339.string(fromSeconds: event.receivedAt))),
             ]
             if let value = event.value { members.insert(("value", .number(value)), at: 3) }
-            body += JSONWriter.encode(.object(members))
-            body.append(0x0A)
+            return JSONValue.object(members)
         }
-        var headers: HTTPHeaders = ["Content-Type": "application/x-ndjson", "Cache-Control": "no-store"]
-        if events.count == limit, let last = events.last {
-            headers.add(name: "Next-After", value: cursorText(EventCursor(receivedAt: last.receivedAt, id: last.id)))
-        }
-        return HTTPResponse(headers: headers, body: body)
+        let next = events.count == limit ? events.last.map { cursorText(EventCursor(receivedAt: $0.receivedAt, id: $0.id)) } : nil
+        return page(lines, next: next)
     }
 
     /// `<receivedAt seconds>~<id>`, percent-free (ids have no control characters; `~` splits at its first).

@@ -55,8 +55,7 @@ extension Endpoints {
     /// `application/json` (an array) or `application/x-ndjson` (one event a line; also `application/jsonl`).
     private static func eventsFormat(_ request: HTTPRequest) throws(Problem) -> EventBatchReader.Format {
         guard let type = request.headers["Content-Type"] else { return .jsonArray }
-        let essence = String(type.prefix { $0 != ";" }).lowercased().filter { $0 != " " && $0 != "\t" }
-        switch essence {
+        switch AdminEndpoints.mediaTypeEssence(type) {
         case "application/json": return .jsonArray
         case "application/x-ndjson", "application/jsonl", "application/json-seq": return .ndjson
         default: throw Problem(.unsupportedMediaType, "send events as application/json (an array) or application/x-ndjson (one a line), not \(type)")
