@@ -59,7 +59,10 @@ let package = Package(
         // libpq. Knows nothing of HTTP or screens. zlib deflates the documents it keeps in memory.
         .target(
             name: "TrellisStore",
-            dependencies: ["CLibPQ", "CZlib", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Atomics", package: "swift-atomics")],
+            dependencies: [
+                "CLibPQ", "CZlib", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Atomics", package: "swift-atomics"),
+            ],
             swiftSettings: strict),
         .target(
             name: "TrellisHTTP",

@@ -24,6 +24,8 @@ public struct JSONParser {
     /// The members of the objects and the elements of the arrays being parsed, innermost last.
     private var members: PendingElements<JSONMember>
     private var elements: PendingElements<JSONValue>
+    /// The byte length of each element of the outermost array, when asked for.
+    private var elementBytes: [Int]?
 
     /// Parses one JSON text (a value with optional surrounding whitespace).
     /// - Throws: `JSONSyntaxError` naming the line and column of the first error.
@@ -40,6 +42,25 @@ public struct JSONParser {
 
     public static func parse(_ text: String, maximumDepth: Int = defaultMaximumDepth) throws(JSONSyntaxError) -> JSONValue {
         try parse(Array(text.utf8), maximumDepth: maximumDepth)
+    }
+
+    /// Parses one JSON text as ``parse(_:maximumDepth:)`` does and, when it is an array, also
+    /// gives the length in bytes of each element's text, from its first byte to its last (a batch
+    /// whose parts have a size limit: the size as sent, whitespace inside an element included).
+    /// `elementBytes` is empty for any other document.
+    public static func parseMeasuringElements(
+        _ bytes: [UInt8], maximumDepth: Int = defaultMaximumDepth
+    ) throws(JSONSyntaxError) -> (document: JSONValue, elementBytes: [Int]) {
+        try bytes.withUnsafeBufferPointer { bytes throws(JSONSyntaxError) in
+            var parser = JSONParser(bytes: bytes, maximumDepth: maximumDepth)
+            parser.elementBytes = []
+            defer {
+                parser.members.release()
+                parser.elements.release()
+            }
+            let document = try parser.parseDocument()
+            return (document, parser.elementBytes ?? [])
+        }
     }
 
     private init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
@@ -157,8 +178,11 @@ public struct JSONParser {
         defer { depth -= 1 }
         if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return [] }
         let first = elements.count
+        let measured = depth == 1 && elementBytes != nil
         while true {
+            let start = index
             let element = try parseValue()
+            if measured { elementBytes!.append(index - start) }
             elements.append(element)
             skipWhitespace()
             guard index < bytes.count else { throw fail("unterminated array: expected ',' or ']'") }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// The embedded event store: its own SQLite file (``fileName`` in the data directory) through a
 /// GRDB pool, opened as ``SQLiteStore`` opens its file — WAL with `synchronous=FULL` (an append
@@ -15,9 +16,12 @@ public final class SQLiteEventStore: EventStore {
     /// The page cache of each reading connection, in KiB (SQLite's default is 2,000): a
     /// statistics query walks the user index, far more than 2 MB of pages.
     static let cacheKiB = 65_536
-    /// The writer's: an append inserts into two b-trees at random places (the id and user
-    /// indexes), whose inner pages and recently written leaves it keeps from one batch to the next.
-    static let writerCacheKiB = 262_144
+    /// The writer's: small on purpose. SQLite 3.40 swaps page numbers through the pending-byte page
+    /// (page 262,145 of 4 KiB) when it splits a b-tree page, so that until the file passes 1 GiB
+    /// every commit walks the writer's whole page-cache hash table to drop that page again — a walk
+    /// as long as the cache is large. With 256 MiB, a 100-event commit cost the writer three times
+    /// what it does with 16 MiB, once the cache had filled (docs/benchmarks.md).
+    static let writerCacheKiB = 16_384
 
     private let pool: DatabasePool
     public let path: String
@@ -129,18 +133,16 @@ public final class SQLiteEventStore: EventStore {
                 for start in stride(from: 0, to: events.count, by: Self.eventsPerStatement) {
                     let slice = events[start..<min(start + Self.eventsPerStatement, events.count)]
                     let statement = slice.count == Self.eventsPerStatement ? full : try db.makeStatement(sql: Self.insertEvents(slice.count))
-                    var values: [(any DatabaseValueConvertible)?] = []
-                    values.reserveCapacity(slice.count * 6)
-                    for event in slice {
-                        values.append(event.id)
-                        values.append(event.user)
-                        values.append(event.name)
-                        values.append(event.value)
-                        values.append(event.at)
-                        values.append(event.receivedAt)
+                    try Self.execute(statement, in: db) { parameters in
+                        for event in slice {
+                            parameters.text(event.id)
+                            parameters.text(event.user)
+                            parameters.text(event.name)
+                            parameters.real(event.value)
+                            parameters.real(event.at)
+                            parameters.real(event.receivedAt)
+                        }
                     }
-                    statement.setUncheckedArguments(StatementArguments(values))
-                    try statement.execute()
                     report.eventsWritten += db.changesCount
                 }
                 report.eventsSkipped = batch.events.count - report.eventsWritten
@@ -154,22 +156,76 @@ public final class SQLiteEventStore: EventStore {
                         WHERE kind = ?1 AND key = ?2 AND user_id = ?3 AND variant = ?4 AND first_at > ?5
                         """)
                 for exposure in exposures {
-                    let arguments: StatementArguments = [
-                        exposure.subject.kind, exposure.subject.key, exposure.user, exposure.variant, exposure.at,
-                        exposure.dimensions.platform, exposure.dimensions.appVersion, exposure.dimensions.country, exposure.source.rawValue,
-                    ]
-                    insertExposure.setUncheckedArguments(arguments)
-                    try insertExposure.execute()
+                    let bind = { (parameters: inout Parameters) in
+                        parameters.text(exposure.subject.kind)
+                        parameters.text(exposure.subject.key)
+                        parameters.text(exposure.user)
+                        parameters.text(exposure.variant)
+                        parameters.real(exposure.at)
+                        parameters.text(exposure.dimensions.platform)
+                        parameters.text(exposure.dimensions.appVersion)
+                        parameters.text(exposure.dimensions.country)
+                        parameters.text(exposure.source.rawValue)
+                    }
+                    try Self.execute(insertExposure, in: db, bind)
                     if db.changesCount == 1 {
                         report.exposuresNew += 1
                         continue
                     }
-                    moveExposure.setUncheckedArguments(arguments)
-                    try moveExposure.execute()
+                    try Self.execute(moveExposure, in: db, bind)
                     report.exposuresMovedEarlier += db.changesCount
                 }
                 return report
             }
+        }
+    }
+
+    /// Runs an `INSERT` or `UPDATE` whose parameters `bind` sets straight through SQLite's C API:
+    /// GRDB's arguments box each value (600 to a statement of 100 events), which cost the writer
+    /// more than a tenth of its time.
+    private static func execute(_ statement: Statement, in db: Database, _ bind: (inout Parameters) -> Void) throws {
+        let handle = statement.sqliteStatement
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        var parameters = Parameters(handle: handle)
+        bind(&parameters)
+        var code = parameters.code
+        if code == SQLITE_OK { code = sqlite3_step(handle) }
+        let failure = code == SQLITE_DONE ? nil : DatabaseError(resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage, sql: statement.sql)
+        sqlite3_reset(handle)
+        if let failure { throw failure }
+    }
+
+    /// The parameters of one statement, bound in order; the first failure is kept.
+    struct Parameters {
+        let handle: SQLiteStatement
+        var index: Int32 = 0
+        var code = SQLITE_OK
+
+        /// SQLite copies the text (`SQLITE_TRANSIENT`): a small Swift string has no bytes of its own to point at.
+        static let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+
+        mutating func text(_ value: String?) {
+            index += 1
+            guard code == SQLITE_OK else { return }
+            guard var value else {
+                code = sqlite3_bind_null(handle, index)
+                return
+            }
+            let index = index
+            code = value.withUTF8 { bytes in
+                // An empty buffer may have no address, which SQLite would bind as NULL.
+                guard let start = bytes.baseAddress, !bytes.isEmpty else { return sqlite3_bind_text(handle, index, "", 0, nil) }
+                return start.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                    sqlite3_bind_text(handle, index, $0, Int32(bytes.count), Self.transient)
+                }
+            }
+        }
+
+        mutating func real(_ value: Double?) {
+            index += 1
+            guard code == SQLITE_OK else { return }
+            code = value.map { sqlite3_bind_double(handle, index, $0) } ?? sqlite3_bind_null(handle, index)
         }
     }
 

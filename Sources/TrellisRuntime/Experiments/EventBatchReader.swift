@@ -53,12 +53,23 @@ package struct EventBatchReader: Sendable {
 
     /// The batch `bytes` holds, received at `now` (seconds since 1970).
     /// A batch as the store keeps it, and its render beacons as they were sent (for counting by reason).
-    package struct Read: Sendable {
+    package struct Read: Sendable, Equatable {
         package var batch: EventBatch
         package var renderFailures: [RenderFailure]
     }
 
     package func read(
+        _ bytes: [UInt8], format: Format, identity: Identity, now: Double, snapshot: Snapshot
+    ) -> Result<Read, Failure> {
+        if let read = EventBatchScanner(reader: self).read(bytes, format: format, identity: identity, now: now, snapshot: snapshot) {
+            return .success(read)
+        }
+        return readReference(bytes, format: format, identity: identity, now: now, snapshot: snapshot)
+    }
+
+    /// The reading of every form and every mistake, without the scanner: what ``read(_:format:identity:now:snapshot:)``
+    /// falls back to, and what the scanner is tested against.
+    package func readReference(
         _ bytes: [UInt8], format: Format, identity: Identity, now: Double, snapshot: Snapshot
     ) -> Result<Read, Failure> {
         let items: [(value: JSONValue, bytes: Int)]
@@ -93,16 +104,15 @@ package struct EventBatchReader: Sendable {
     // MARK: - Framing
 
     private func parseArray(_ bytes: [UInt8]) -> Result<[(value: JSONValue, bytes: Int)], Failure> {
-        let document: JSONValue
-        do { document = try JSONParser.parse(bytes) } catch {
+        let parsed: (document: JSONValue, elementBytes: [Int])
+        do { parsed = try JSONParser.parseMeasuringElements(bytes) } catch {
             return .failure(.malformed(Diagnostic(path: .root, location: error.location, message: error.reason)))
         }
-        guard let array = document.arrayValue else {
+        guard let array = parsed.document.arrayValue else {
+            let document = parsed.document
             return .failure(.invalid([Diagnostic(path: .root, location: document.location, message: "expected an array of events, found \(document.typeName)")]))
         }
-        // The size of an event as it was sent is not kept by the parser; its compact encoding is
-        // no longer than the text, so the limit holds for what the store would keep.
-        return .success(array.map { ($0, JSONWriter.encode($0).count) })
+        return .success(zip(array, parsed.elementBytes).map { (value: $0, bytes: $1) })
     }
 
     /// One JSON value a line; blank lines are skipped; a line's errors carry its number.
@@ -145,7 +155,7 @@ package struct EventBatchReader: Sendable {
         guard let object = collector.object(value, at: path, allowedKeys: Self.eventKeys) else { return }
         let before = collector.diagnostics.count
         let id = object.string("id", required: true).flatMap { id -> String? in
-            if id.isEmpty || id.utf8.count > Self.maximumIDBytes || id.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+            if !Self.isEventID(id) {
                 object.report("an event id is 1 to \(Self.maximumIDBytes) bytes without control characters", atMember: "id")
                 return nil
             }
@@ -184,7 +194,7 @@ package struct EventBatchReader: Sendable {
             var amount: Double?
             if let raw = object.value("value"), !raw.isNull {
                 amount = object.number("value")
-                if let number = amount, !number.isFinite || abs(number) > 1e15 {
+                if let number = amount, !Self.isEventValue(number) {
                     object.report("a value is a number of magnitude at most 1e15", atMember: "value")
                 }
             }
@@ -201,18 +211,45 @@ package struct EventBatchReader: Sendable {
             object.report("expected a time such as 2026-12-02T15:00:00Z (RFC 3339), found \"\(text)\"", atMember: "timestamp")
             return nil
         }
-        if at > now + limits.maxFutureSeconds {
+        switch timeProblem(at, now: now) {
+        case nil: return at
+        case .ahead:
             object.report(
                 "the event's time is \(Int(at - now)) s ahead of the server's clock; at most \(Int(limits.maxFutureSeconds)) s is taken (is the device's clock right?)",
                 atMember: "timestamp")
             return nil
-        }
-        if at < now - limits.maxAgeSeconds {
+        case .tooOld:
             object.report("the event is older than \(Int(limits.maxAgeSeconds / 86_400)) days; older events are not taken", atMember: "timestamp")
             return nil
         }
-        return at
     }
+
+    // MARK: - What an event may hold (the scanner's checks too)
+
+    enum TimeProblem { case ahead, tooOld }
+
+    /// Whether an event's time is taken, received at `now`.
+    func timeProblem(_ at: Double, now: Double) -> TimeProblem? {
+        if at > now + limits.maxFutureSeconds { return .ahead }
+        if at < now - limits.maxAgeSeconds { return .tooOld }
+        return nil
+    }
+
+    /// 1 to ``maximumIDBytes`` bytes without control characters.
+    static func isEventID(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.count <= maximumIDBytes && !id.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F })
+    }
+
+    /// A context field kept (the user, a breakdown): 1 to 256 bytes without control characters.
+    static func isContextText(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.count <= 256 && !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F })
+    }
+
+    /// A tracked event's value: finite, of magnitude at most 1e15.
+    static func isEventValue(_ value: Double) -> Bool { value.isFinite && abs(value) <= 1e15 }
+
+    /// The context fields kept; the others an SDK sends are accepted and dropped.
+    static let contextFields: Set<String> = ["targetingKey", "platform", "appVersion", "country"]
 
     private struct EventContext {
         var user: String
@@ -229,10 +266,8 @@ package struct EventBatchReader: Sendable {
                 collector.report("expected an object (the evaluation context), found \(value.typeName)", at: path, value)
                 return nil
             }
-            for member in members where ["targetingKey", "platform", "appVersion", "country"].contains(member.key) {
-                guard let text = member.value.stringValue, !text.isEmpty, text.utf8.count <= 256,
-                    !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F })
-                else {
+            for member in members where Self.contextFields.contains(member.key) {
+                guard let text = member.value.stringValue, Self.isContextText(text) else {
                     collector.report("expected a string of 1 to 256 bytes without control characters", at: path.appending(member.key), member.value)
                     return nil
                 }
