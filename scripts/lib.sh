@@ -133,7 +133,7 @@ wait_ready() {
 # installed when missing): initdb in DIR/pg (DIR must be searchable by others), trust
 # authentication for the user `trellis`, loopback only on a free port, the database `trellis`;
 # stopped when the script ends. As root it runs as the `postgres` user (initdb refuses root).
-# Sets PG_URL (what TRELLIS_STORAGE_URL takes).
+# Sets PG_URL (what TRELLIS_STORAGE_URL takes) and PG_PID (the postmaster's).
 start_postgres() {
     local dir=$1/pg candidate port
     PG_BIN=
@@ -153,6 +153,7 @@ start_postgres() {
     pg_program pg_ctl -D "$dir/data" -l "$dir/server.log" -w -t 60 start >/dev/null \
         || { tail -20 "$dir/server.log" >&2; die "PostgreSQL did not start (log: $dir/server.log)"; }
     on_exit stop_postgres "$dir/data"
+    PG_PID=$(head -1 "$dir/data/postmaster.pid")
     "$PG_BIN/createdb" -h 127.0.0.1 -p "$port" -U trellis trellis
     PG_URL="postgres://trellis@127.0.0.1:$port/trellis"
 }
@@ -198,6 +199,30 @@ stop_nginx() { [ -f "$WORK/nginx.pid" ] && kill "$(cat "$WORK/nginx.pid")" 2>/de
 
 # cpu_ticks PID: clock ticks of user + system time the process has used.
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
+# tree_ticks PID: clock ticks of user + system time the process and all its descendants have used,
+# the ones that ended included (a PostgreSQL cluster from its postmaster: every backend).
+tree_ticks() {
+    python3 - "$1" <<'PY'
+import os, sys
+stats = {}
+for name in os.listdir("/proc"):
+    if name.isdigit():
+        try:
+            fields = open(f"/proc/{name}/stat").read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # it ended meanwhile: its time is in its parent's children's time
+        stats[int(name)] = (int(fields[1]), sum(int(f) for f in fields[11:15]))
+tree, grown = {int(sys.argv[1])}, True
+while grown:
+    grown = False
+    for pid, (parent, _) in stats.items():
+        if parent in tree and pid not in tree:
+            tree.add(pid)
+            grown = True
+print(sum(stats[pid][1] for pid in tree if pid in stats))
+PY
+}
 
 # keepalive_gets PORT: each request target on standard input (one a line) sent as a GET over one
 # keep-alive connection, each answer read whole before the next; fails on any status but 200.

@@ -3,7 +3,8 @@ a minimal HTTP/1.1 client: the standard library's would cost more than the serve
 
   events-load.py paced URL EVENTS_PER_SECOND SECONDS [--connections 16] [--ready FILE]
       batches of 100 (unique ids) at a steady rate, every one built before the first is sent
-      (then FILE is made); prints "sent EVENTS_PER_S refused N".
+      (then FILE is made); prints "sent EVENTS_PER_S refused N cpu_us_per_event C" (its own CPU while
+      it sent).
   events-load.py experiment URL USERS EVENTS [--connections 32] [--experiment home-hero]
       USERS users, each exposed once to control or big (their first exposure 1 to 100 hours ago),
       and EVENTS `purchase` events among them with a value (some up to 40 hours before the user's
@@ -95,6 +96,7 @@ async def paced(url, rate, seconds, connections, ready):
     if ready:
         open(ready, "w").close()
     start = time.monotonic()
+    cpu_start = time.process_time()
 
     async def worker():
         nonlocal sent, refused, next_index
@@ -116,7 +118,8 @@ async def paced(url, rate, seconds, connections, ready):
 
     await asyncio.gather(*(worker() for _ in range(connections)))
     elapsed = time.monotonic() - start
-    print(f"sent {sent / elapsed:.0f} refused {refused}")
+    cpu = time.process_time() - cpu_start
+    print(f"sent {sent / elapsed:.0f} refused {refused} cpu_us_per_event {cpu / max(sent, 1) * 1e6:.2f}")
 
 
 async def experiment(url, users, events, connections, key):
