@@ -17,7 +17,6 @@ Modes:
                                   replica's results identical, and equal to gbstats'.
 """
 import argparse
-import http.client
 import json
 import math
 import os
@@ -29,7 +28,7 @@ import threading
 import time
 import urllib.parse
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timezone
+from datetime import datetime
 
 import numpy as np
 import pandas as pd
@@ -43,93 +42,12 @@ from gbstats.models.statistics import (
 )
 from gbstats.utils import check_srm
 
+import harness
+from harness import Client, check, put_document, rfc3339, say
+
 HOUR = 3600.0
 REL_TOL = 1e-9
 ABS_TOL = 1e-12
-
-# ---- checks ----------------------------------------------------------------------------------
-
-CHECKS_FILE = None
-FAILED = 0
-
-
-def check(name, passed, detail=""):
-    global FAILED
-    line = f"{'ok  ' if passed else 'FAIL'} {name}{': ' + detail if detail else ''}"
-    print(line, flush=True)
-    if CHECKS_FILE:
-        with open(CHECKS_FILE, "a") as f:
-            f.write(("PASS " if passed else "FAIL ") + name + "\n")
-    if not passed:
-        FAILED += 1
-    return passed
-
-
-def say(message):
-    print(f"     {message}", flush=True)
-
-
-# ---- HTTP ------------------------------------------------------------------------------------
-
-class Client:
-    """One keep-alive connection; reconnects when the server closed it."""
-
-    def __init__(self, url, token=None):
-        parsed = urllib.parse.urlparse(url)
-        self.host, self.port = parsed.hostname, parsed.port
-        self.token = token
-        self.conn = None
-
-    def request(self, method, path, body=None, headers=None, timeout=120):
-        all_headers = {"Host": "check"}
-        if self.token:
-            all_headers["Authorization"] = f"Bearer {self.token}"
-        if isinstance(body, (dict, list)):
-            body = json.dumps(body).encode()
-            all_headers["Content-Type"] = "application/json"
-        elif isinstance(body, str):
-            body = body.encode()
-        all_headers.update(headers or {})
-        for attempt in range(3):
-            try:
-                if self.conn is None:
-                    self.conn = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
-                self.conn.request(method, path, body=body, headers=all_headers)
-                response = self.conn.getresponse()
-                data = response.read()
-                if response.getheader("Connection", "").lower() == "close":
-                    self.close()
-                return response.status, {k.lower(): v for k, v in response.getheaders()}, data
-            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError, http.client.CannotSendRequest):
-                # A kept-alive connection the server closed between requests: once more on a new one.
-                self.close()
-                if attempt == 2:
-                    raise
-
-    def json(self, method, path, body=None, headers=None):
-        status, head, data = self.request(method, path, body, headers)
-        try:
-            parsed = json.loads(data) if data else None
-        except ValueError:
-            parsed = data.decode(errors="replace")
-        return status, head, parsed
-
-    def close(self):
-        if self.conn is not None:
-            self.conn.close()
-            self.conn = None
-
-
-def put_document(client, path, body):
-    """PUT with If-Match when the document exists (GET its ETag first), as the admin API asks."""
-    status, head, _ = client.json("GET", path)
-    headers = {"If-Match": head["etag"]} if status == 200 and "etag" in head else {}
-    return client.json("PUT", path, body, headers)
-
-
-def rfc3339(ms):
-    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
-
 
 # ---- the metrics and the experiment's goals --------------------------------------------------
 
@@ -840,7 +758,6 @@ def replicas_mode(args):
 
 
 def main():
-    global CHECKS_FILE
     parser = argparse.ArgumentParser()
     parser.add_argument("mode", choices=["main", "crash", "replicas"])
     parser.add_argument("rest", nargs="*")
@@ -851,7 +768,7 @@ def main():
     parser.add_argument("--port", type=int)
     parser.add_argument("--seconds", type=float, default=4)
     args = parser.parse_args()
-    CHECKS_FILE = args.checks
+    harness.record_checks(args.checks)
     try:
         if args.mode == "main":
             args.url, args.token = args.rest
@@ -866,7 +783,7 @@ def main():
         import traceback
         traceback.print_exc()
         check(f"{args.mode}: ran to the end", False, f"{type(error).__name__}: {error}")
-    sys.exit(1 if FAILED else 0)
+    sys.exit(1 if harness.failed() else 0)
 
 
 if __name__ == "__main__":
