@@ -149,6 +149,8 @@ let package = Package(
         // in, frequentist, sequential and Bayesian results out, checked against gbstats itself
         // (scripts/stats-oracle, docs/statistics.md). Imports no Trellis module; libm only.
         .target(name: "TrellisStats", swiftSettings: strict),
+        // String tables: CLDR's plural rules, ICU messages, locale fallback — imports nothing.
+        .target(name: "TrellisStrings", swiftSettings: strict),
 
         // Helpers for tests that talk to a real socket.
         .target(name: "TrellisTesting", swiftSettings: strict),
@@ -164,6 +166,7 @@ let package = Package(
         .testTarget(name: "TrellisJSONTests", dependencies: ["TrellisJSON"], swiftSettings: strict),
         .testTarget(name: "TrellisCryptoTests", dependencies: ["TrellisCrypto"], swiftSettings: strict),
         .testTarget(name: "TrellisStatsTests", dependencies: ["TrellisStats"], swiftSettings: strict),
+        .testTarget(name: "TrellisStringsTests", dependencies: ["TrellisStrings"], swiftSettings: strict),
         .testTarget(name: "TrellisStoreTests", dependencies: ["TrellisStore", "TrellisJSON", "TrellisTesting", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
         .testTarget(
             name: "TrellisHTTPTests",
