@@ -4,7 +4,8 @@
 Starts the trellis binary given on a temporary copy of Config/ with tokens made by `trellis token
 new` and a temporary data directory, and drives /console in headless Chromium (selenium and
 chromedriver) or headless Firefox (WebDriver BiDi, scripts/bidi.py): every step checks what the page
-shows and, with urllib, what the server then serves. The steps are the same for both browsers; each
+shows and, with urllib, what the server then serves (a screen revision's health and a guard's last
+look included, guards looking every second here). The steps are the same for both browsers; each
 browser object gives them selenium's WebDriver operations and five more (errors, messages, press,
 select, unnamed_controls). Screenshots of each page go to the artifacts directory. Any failure, or
 anything the browser logs as an error (a Content-Security-Policy violation included), fails the run;
@@ -126,7 +127,9 @@ class Server:
         self.url = f"http://127.0.0.1:{port}"
         self.process = subprocess.Popen(
             [self.binary, "serve", "--config", str(self.config), "--data-dir", str(self.data), "--host", "127.0.0.1",
-             "--port", str(port), "--set", "accessLog=false"],
+             "--port", str(port), "--set", "accessLog=false",
+             # Guards look every second (10 by default), so a guard's last look is there within the steps' waits.
+             "--set", "events.guardIntervalSeconds=1"],
             stdout=open(self.log, "ab"), stderr=subprocess.STDOUT)
         wait_for("the server to be ready", lambda: self.ready(), timeout=60)
 
@@ -486,6 +489,220 @@ class Check:
         if removed != ['  "title": "Home",'] or added != ['  "title": "New Home",']:
             fail(f"the diff of revisions {before['revision']} and {staged}: removed {removed}, added {added}")
         self.shot("screens-diff")
+
+    # ---- health and guards ----------------------------------------------------------------------
+
+    def screen_health_and_guard(self):
+        """The screens page's health and guard. A revision of home staged to 50 % in the page (and
+        left staged, so that the later page loads, read-only and keyboard checks see both revisions'
+        health); a guard set in the form (a 422 first, at its path), shown, and as GET …/guard has it;
+        users served each revision (GET /v1/screens/home?user=…, which records them while a revision
+        is staged) and render beacons from some (POST /v1/events): the health table equal to GET
+        …/revisions/{n}/health and the guard's last look equal to GET …/guard's; the guard removed."""
+        ops = self.tokens["ops"]
+        if self.find("#screen-picker").get_attribute("value") != "home":
+            fail("the screens page does not show home after the screens step")
+        editor = self.find("#screen-editor")
+        text = wait_for("the served revision in the editor", lambda: editor.get_attribute("value"))
+        if '"title": "Home"' not in text:
+            fail("home's served revision is not titled Home")
+        _, _, before = self.http("GET", "/admin/screens/home", ops)
+        current, staged = before["revision"], before["latestRevision"] + 1
+        self.set_value(editor, text.replace('"title": "Home"', '"title": "Guarded Home"', 1))
+        self.set_value(self.find("#publish-stage"), "50")
+        self.driver.find_element(By.XPATH, "//button[text()='Publish']").click()
+        self.notice("Publishing staged to 50%: done")
+        wait_for(f"revision {staged} staged", lambda: f"Revision {staged} is staged to 50%" in self.text_of("#screen-head"))
+        self.find(f'#health-table tr[data-revision="{staged}"][data-served="staged"]')
+        # The guard: a tolerance the server refuses, then one it takes.
+        guard = '[data-guard="screens/home"]'
+        wait_for("no guard yet", lambda: "No guard" in self.text_of(guard))
+        self.driver.select(self.find("#screen-guard-check-0-metric"), "render-failures")
+        tolerance = self.find("#screen-guard-check-0-tolerance")
+        self.set_value(tolerance, "20")
+        self.set_value(self.find("#screen-guard-minimum-users"), "1000")
+        self.driver.select(self.find("#screen-guard-action"), "hold")  # nothing is abandoned, whatever it sees
+        self.set_value(self.find("#screen-guard-alpha"), "0.05")
+        self.find("#screen-guard-save").click()
+        self.notice("Setting the guard of home failed (422 from PUT /admin/screens/home/guard)")
+        problems = self.problems_listed("#screen-guard-errors")
+        if not any("$.checks[0].tolerance" in p for p in problems):
+            fail(f"the 422's problems beside the form: {problems}")
+        if tolerance.get_attribute("aria-invalid") != "true":
+            fail("the tolerance the 422 names is not marked invalid")
+        self.set_value(tolerance, "0.1")
+        self.find("#screen-guard-save").click()
+        self.notice("Setting the guard of home: done")
+        self.same_guard("/admin/screens/home/guard",
+                        {"checks": [{"metric": "render-failures", "tolerance": 0.1}], "minimumUsers": 1000, "action": "hold", "alpha": 0.05})
+        wait_for("the guard shown", lambda: "render-failures" in (t := self.text_of(f"{guard} table.guard-checks")) and "10% worse" in t
+                 and "hold" in self.text_of(f"{guard} .guard-settings"))
+        # Users of each revision, and render beacons from three of the staged one's and one of the current's.
+        served = {}
+        for i in range(40):
+            status, _, screen = self.http("GET", f"/v1/screens/home?user=guard-user-{i}")
+            if status != 200:
+                fail(f"GET /v1/screens/home for guard-user-{i}: {status}")
+            served[f"guard-user-{i}"] = screen["revision"]
+        arms = {revision: [user for user, got in served.items() if got == revision] for revision in (staged, current)}
+        if len(arms[staged]) < 3 or len(arms[current]) < 1 or len(served) != len(arms[staged]) + len(arms[current]):
+            fail(f"the revisions 40 users were served at 50 %: {served}")
+        failing = {staged: arms[staged][:3], current: arms[current][:1]}
+        self.post_events([{"id": f"{user}-render", "context": {"targetingKey": user},
+                           "render": {"screen": "home", "revision": revision, "component": "root", "reason": "image_failed"}}
+                          for revision, users in failing.items() for user in users])
+
+        def counted():
+            answer = self.health("home", staged)
+            return answer["users"] >= len(arms[staged]) and answer["usersWithRenderFailures"] == len(failing[staged]) and \
+                answer["against"]["users"] >= len(arms[current]) and answer["against"]["usersWithRenderFailures"] == len(failing[current]) and answer
+        answer = wait_for("the exposures and beacons counted", counted)
+        wait_for("the health table to equal GET …/health", lambda: self.health_shown_as_answered("home", staged))
+        self.shot("screens-health")
+        # What the guard saw (it looks every second here): the arms' users are the health's.
+        wait_for("the guard's look at both revisions", lambda: (seen := self.http("GET", "/admin/screens/home/guard", ops)[2]["lastEvaluation"])
+                 and seen["checks"][0].get("treatmentUsers") == answer["users"] and seen["checks"][0].get("controlUsers") == answer["against"]["users"])
+        wait_for("the guard's last look to equal GET …/guard's", lambda: self.evaluation_shown_as_answered(guard, "/admin/screens/home/guard"))
+        self.shot("screens-guard")
+        self.find("#screen-guard-remove").click()
+        self.confirm()
+        self.notice("Removing the guard of home: done")
+        wait_for("no guard shown", lambda: "No guard" in self.text_of(guard))
+        self.no_guard("screens/home")
+
+    def rollout_guard(self):
+        """A rollout's guard, under its row: a metric defined over HTTP, checks added and removed,
+        the guard set as GET …/guard then has it; changed over HTTP meanwhile, so Save is refused
+        (412) and Reload shows theirs; replaced; its last look equal to GET …/guard's; removed."""
+        ops = self.tokens["ops"]
+        status, _, answer = self.http("PUT", "/admin/metrics/console-guard-errors", ops,
+                                      {"type": "proportion", "event": "client_error", "higherIsBetter": False})
+        if status not in (200, 201):
+            fail(f"PUT /admin/metrics/console-guard-errors: {status} {answer}")
+        self.go("rollouts")
+        toggle = self.row("console-made").find_element(By.CSS_SELECTOR, 'button[aria-label="Guard of console-made"]')
+        if self.text_of('tr[data-key="console-made"] .guard-summary') != "none":
+            fail(f"console-made's guard before one was set: {self.text_of('tr[data-key=console-made] .guard-summary')!r}")
+        toggle.click()
+        if toggle.get_attribute("aria-expanded") != "true":
+            fail("the guard's button does not say it is expanded")
+        guard = '[data-guard="rollouts/console-made"]'
+        prefix = "#guard-console-made"
+        wait_for("no guard yet", lambda: "No guard" in self.text_of(guard))
+        self.find(f"{prefix}-add-check").click()
+        self.find(f'{guard} [data-check="1"]').find_element(By.XPATH, ".//button[text()='Remove check 2']").click()
+        wait_for("the second check gone", lambda: not self.driver.find_elements(By.CSS_SELECTOR, f"{prefix}-check-1-metric"))
+        self.driver.select(self.find(f"{prefix}-check-0-metric"), "console-guard-errors")
+        self.set_value(self.find(f"{prefix}-check-0-tolerance"), "0.05")
+        self.driver.select(self.find(f"{prefix}-check-0-bad"), "rise")
+        self.set_value(self.find(f"{prefix}-minimum-users"), "500")
+        self.driver.select(self.find(f"{prefix}-action"), "hold")
+        self.set_value(self.find(f"{prefix}-alpha"), "0.02")
+        self.find(f"{prefix}-save").click()
+        self.notice("Setting the guard of console-made: done")
+        sent = {"checks": [{"metric": "console-guard-errors", "tolerance": 0.05, "bad": "rise"}], "minimumUsers": 500, "action": "hold", "alpha": 0.02}
+        self.same_guard("/admin/rollouts/console-made/guard", sent)
+        wait_for("the guard in its row", lambda: self.text_of('tr[data-key="console-made"] .guard-summary') == "hold: console-guard-errors")
+        wait_for("the guard shown", lambda: "console-guard-errors" in (t := self.text_of(f"{guard} table.guard-checks")) and "5% worse" in t and "a rise" in t)
+        # Someone else changes it first: Save is refused, Reload shows theirs.
+        status, headers, _ = self.http("GET", "/admin/rollouts/console-made/guard", ops)
+        theirs = {**sent, "alpha": 0.03}
+        status, _, answer = self.http("PUT", "/admin/rollouts/console-made/guard", ops, theirs, {"If-Match": headers["ETag"]})
+        if status != 200:
+            fail(f"the concurrent PUT of the guard: {status} {answer}")
+        self.set_value(self.find(f"{prefix}-check-0-tolerance"), "0.2")
+        self.find(f"{prefix}-save").click()
+        self.notice("Replacing the guard of console-made failed", "412", "someone else changed it")
+        self.find(guard).find_element(By.XPATH, ".//button[text()='Reload the guard of console-made']").click()
+        wait_for("their α after the reload", lambda: self.find(f"{prefix}-alpha").get_attribute("value") == "0.03")
+        self.set_value(self.find(f"{prefix}-check-0-tolerance"), "0.2")
+        self.find(f"{prefix}-save").click()
+        self.notice("Replacing the guard of console-made: done")
+        self.same_guard("/admin/rollouts/console-made/guard", {**theirs, "checks": [{**sent["checks"][0], "tolerance": 0.2}]})
+        # console-made is on at 33 %: the guard looks at its admitted users and the rest.
+        wait_for("the guard's look", lambda: self.http("GET", "/admin/rollouts/console-made/guard", ops)[2]["lastEvaluation"])
+        wait_for("the guard's last look to equal GET …/guard's", lambda: self.evaluation_shown_as_answered(guard, "/admin/rollouts/console-made/guard"))
+        self.shot("rollouts-guard")
+        self.find(f"{prefix}-remove").click()
+        self.confirm()
+        self.notice("Removing the guard of console-made: done")
+        wait_for("no guard shown", lambda: "No guard" in self.text_of(guard))
+        wait_for("no guard in its row", lambda: self.text_of('tr[data-key="console-made"] .guard-summary') == "none")
+        self.no_guard("rollouts/console-made")
+
+    def health(self, screen, revision):
+        status, _, answer = self.http("GET", f"/admin/screens/{screen}/revisions/{revision}/health", self.tokens["ops"])
+        if status != 200:
+            fail(f"GET /admin/screens/{screen}/revisions/{revision}/health: {status} {answer}")
+        return answer
+
+    def health_shown_as_answered(self, screen, revision):
+        """Refreshes the health section; True when it shows what GET …/health answers next."""
+        self.find("#health-refresh").click()
+        wait_for("the health loaded", lambda: not self.driver.execute_script("return document.getElementById('health-body').hasAttribute('aria-busy')"))
+        shown = self.driver.execute_script("""
+            const cell = (row, name) => row.querySelector('td.' + name).textContent;
+            return {rows: [...document.querySelectorAll('#health-table tbody tr')].map(r => ({revision: Number(r.dataset.revision),
+                      served: r.dataset.served, users: cell(r, 'users'), failing: cell(r, 'failing'), rate: cell(r, 'rate')})),
+                    multiple: document.getElementById('health-multiple').textContent,
+                    asOf: document.getElementById('health-as-of').dataset.asOf};""")
+        answer = self.health(screen, revision)
+        expected = [answer] + ([answer["against"]] if answer.get("against") else [])
+        if len(shown["rows"]) != len(expected):
+            fail(f"the health table has {shown['rows']}, the answer {expected}")
+        for row, figures in zip(shown["rows"], expected):
+            what = f"the health of revision {figures['revision']}"
+            if (row["revision"], row["served"], row["users"], row["failing"]) != \
+                    (figures["revision"], figures["served"], f"{figures['users']:,}", f"{figures['usersWithRenderFailures']:,}"):
+                fail(f"{what}: the page shows {row}, the answer has {figures}")
+            self.same_figure(f"{what}, its rate", row["rate"], figures["renderFailureRate"], 0.00005)
+        if shown["multiple"].split(" ")[0].replace(",", "") != str(answer["multipleExposures"]):
+            fail(f"the page says {shown['multiple']!r}; the answer has {answer['multipleExposures']} multiple exposures")
+        if not shown["asOf"] or shown["asOf"] > answer["asOf"]:
+            fail(f"the health shown is as of {shown['asOf']!r}, the answer after it as of {answer['asOf']!r}")
+        return True
+
+    def evaluation_shown_as_answered(self, guard, path):
+        """Refreshes the guard's view; True when its last look shows what GET `path` answers next
+        (the figures, not the time: the guard looks again every second)."""
+        self.find(guard).find_element(By.CSS_SELECTOR, "button[id$='-refresh']").click()
+        time.sleep(0.3)
+        # `:scope > …`: under a rollout's row the page's own table is an ancestor, so a bare
+        # `tbody tr` would match the look's header row too.
+        shown = self.driver.execute_script("""
+            const panel = document.querySelector(arguments[0]);
+            const look = panel.querySelector('.guard-evaluation');
+            if (!look) return null;
+            const cell = (row, name) => row.querySelector('td.' + name).textContent;
+            return {verdict: look.dataset.verdict, rows: [...look.querySelectorAll(':scope > table > tbody > tr')].map(r => ({metric: r.dataset.metric,
+                users: cell(r, 'users'), means: cell(r, 'means'), lift: cell(r, 'lift'), bound: cell(r, 'bound'), threshold: cell(r, 'threshold')}))};""", guard)
+        seen = self.http("GET", path, self.tokens["ops"])[2]["lastEvaluation"]
+        if not shown or not seen:
+            fail(f"the page shows the last look {shown}, GET {path} has {seen}")
+        if shown["verdict"] != seen["verdict"] or [r["metric"] for r in shown["rows"]] != [c["metric"] for c in seen["checks"]]:
+            fail(f"the last look shown: {shown}; GET {path}: {seen}")
+        for row, check in zip(shown["rows"], seen["checks"]):
+            what = f"{path}, {check['metric']}"
+            if row["users"] != f"{check['treatmentUsers']:,} · {check['controlUsers']:,}":
+                fail(f"{what}: users {row['users']!r}, the answer has {check['treatmentUsers']} and {check['controlUsers']}")
+            for shown_mean, mean in zip(row["means"].split(" · "), (check["treatmentMean"], check["controlMean"])):
+                self.same_figure(f"{what}, a mean", shown_mean, mean, 0.0005)
+            for name in ("lift", "bound", "threshold"):
+                self.same_figure(f"{what}, the {name}", row[name], check[name], 0.00005)
+        return True
+
+    def same_guard(self, path, sent):
+        """GET `path` has the guard the form sent."""
+        status, _, view = self.http("GET", path, self.tokens["ops"])
+        if status != 200 or {member: view.get(member) for member in sent} != sent:
+            fail(f"GET {path}: {status} {view}, not what the form sent: {sent}")
+
+    def no_guard(self, resource):
+        """The server has no guard of `resource` any more."""
+        status, _, _ = self.http("GET", f"/admin/{resource}/guard", self.tokens["ops"])
+        _, _, listed = self.http("GET", "/admin/guards", self.tokens["ops"])
+        if status != 404 or any(view["guards"] == resource for view in listed["guards"]):
+            fail(f"the removed guard of {resource}: GET …/guard {status}, GET /admin/guards {listed}")
 
     def experiments(self):
         self.go("experiments")
@@ -1068,8 +1285,11 @@ class Check:
             fail(f"a read token is offered {ADMIN_PAGES}")
 
     def is_harmless(self, control):
-        """Controls that only look: the preview's, the comparison's, explain's and the audit log's, the status filter."""
-        return (control.get_attribute("id") or "").startswith(("preview-", "explain-", "audit-", "compare-", "stale-", "results-")) or \
+        """Controls that only look: the preview's, the comparison's, explain's and the audit log's, the
+        status filter, the refreshes (results, health, a guard) and disclosures (a rollout's guard)."""
+        identifier = control.get_attribute("id") or ""
+        return identifier.startswith(("preview-", "explain-", "audit-", "compare-", "stale-", "results-", "health-")) or \
+            identifier.endswith("-refresh") or control.get_attribute("aria-expanded") is not None or \
             control.text in ("Show preview", "Explain", "Filter", "Compare", "Find stale entries") or \
             control.get_attribute("data-status") is not None
 
@@ -1107,7 +1327,7 @@ class Check:
 
     def keyboard(self):
         """Every control is reachable by Tab and has a name in the accessibility tree (as an admin
-        token, which is offered every page)."""
+        token, which is offered every page; a rollout's guard opened)."""
         self.sign_in("root")
         for page in PAGES + LINKED_PAGES + ADMIN_PAGES:
             self.go(page)
@@ -1115,6 +1335,12 @@ class Check:
             self.driver.refresh()
             wait_for(f"the {page} page", lambda: self.driver.find_element(By.CSS_SELECTOR, "#page h2"))
             time.sleep(0.5)
+            if page == "rollouts":
+                # A rollout's guard, view and form, opened under its row; by a script's click, which
+                # leaves the focus at the top.
+                self.driver.execute_script("arguments[0].click()", self.row("console-made").find_element(
+                    By.CSS_SELECTOR, 'button[aria-label="Guard of console-made"]'))
+                self.find("#guard-console-made-save")
             self.check_names(page)
             self.check_tab_order(page)
         self.unnamed_button_found()
@@ -1161,6 +1387,9 @@ class Check:
             self.step("a change made with urllib appears through the change stream, with the banner", self.live_update)
             self.step("a concurrent change: 412 explained, reload shows theirs", self.precondition_failed)
             self.step("screens: 422 at its lines, publish staged, stage, promote, roll back", self.screens)
+            self.step("screens: health equal to GET …/health after render beacons; a guard set (a 422 first), its last look, removed",
+                      self.screen_health_and_guard)
+            self.step("rollouts: a guard set under its row as GET …/guard has it, a 412, replaced, its last look, removed", self.rollout_guard)
             self.step("experiments: weights with their shares, an override for a QA user", self.experiments)
             self.step("metrics: define, redefine, a 422 at its line, a 409 for one in use, delete", self.metrics)
             self.step("results: events posted, the page's figures equal GET …/results, the interval drawn", self.results)

@@ -1,12 +1,14 @@
 // Rollouts: each percentage as a slider and a number field, where it comes from, who changed it
-// last, its schedule; create, apply, kill and revive. Every change sends the If-Match of the
-// version shown, so a change someone else made first is refused (412), never overwritten.
+// last, its schedule, its guard (shown under its row on demand); create, apply, kill and revive.
+// Every change sends the If-Match of the version shown, so a change someone else made first is
+// refused (412), never overwritten.
 import { call, get, describeWrite, explain } from "./api.js";
 import { h, when, confirmDialog } from "./dom.js";
+import { guardPanel, guardJSON } from "./guards.js";
 
 let context;
 let body;
-// Each rollout shown, by key: { value, etag, dirty, row, fields }.
+// Each rollout shown, by key: { value, etag, dirty, row, fields, guardRow, guard, guardJSON }.
 const rows = new Map();
 
 export async function render(container, ctx) {
@@ -19,7 +21,7 @@ export async function render(container, ctx) {
       h("caption", { id: "rollouts-caption" },
         "Move a slider or type a percentage, then Apply. A change made elsewhere shows here within seconds."),
       h("thead", {}, h("tr", {},
-        ["Rollout", "State", "Percentage", "Source", "Last changed", "Schedule", "Actions"].map((name) => h("th", { scope: "col" }, name)))),
+        ["Rollout", "State", "Percentage", "Source", "Last changed", "Schedule", "Guard", "Actions"].map((name) => h("th", { scope: "col" }, name)))),
       body),
     createForm());
   await load();
@@ -27,12 +29,21 @@ export async function render(container, ctx) {
 
 // True when something shown changed (the shell's banner for a change event).
 export async function poll() {
-  const list = (await get("/admin/rollouts")).body.rollouts;
+  const [listed, guards] = await Promise.all([get("/admin/rollouts"), guardsByKey()]);
+  const list = listed.body.rollouts;
   if (list.length !== rows.size || list.some((value) => !rows.has(value.key))) {
     await load();
     return true;
   }
   let changed = false;
+  for (const [key, shown] of rows) {
+    const guard = guards.get(key) ?? null;
+    if (guardJSON(guard) === shown.guardJSON) continue;
+    changed = true;
+    showGuard(shown, guard);
+    if (!shown.guardRow.hidden) await shown.guard.refresh();
+    context.notify(`The guard of rollout ${key} was changed by someone else.`, "info");
+  }
   for (const value of list) {
     const shown = rows.get(value.key);
     if (JSON.stringify(value) === JSON.stringify(shown.value)) continue;
@@ -53,15 +64,29 @@ export async function poll() {
 }
 
 async function load() {
-  const list = (await get("/admin/rollouts")).body.rollouts;
+  const [listed, guards] = await Promise.all([get("/admin/rollouts"), guardsByKey()]);
+  const list = listed.body.rollouts;
   const answers = await Promise.all(list.map((value) => get(`/admin/rollouts/${encodeURIComponent(value.key)}`)));
   rows.clear();
-  body.replaceChildren(...answers.map((answer) => {
+  body.replaceChildren(...answers.flatMap((answer) => {
     const shown = makeRow(answer.body.key);
     rows.set(answer.body.key, shown);
     update(shown, answer);
-    return shown.row;
+    showGuard(shown, guards.get(answer.body.key) ?? null);
+    return [shown.row, shown.guardRow];
   }));
+}
+
+// Each rollout's guard (GET /admin/guards), by key.
+async function guardsByKey() {
+  const guards = (await get("/admin/guards")).body.guards;
+  return new Map(guards.filter((view) => view.guards.startsWith("rollouts/")).map((view) => [view.guards.slice("rollouts/".length), view]));
+}
+
+// A rollout's guard in its row, in brief: the action and the metrics, or none.
+function showGuard(shown, view) {
+  shown.guardJSON = guardJSON(view);
+  shown.fields.guardSummary.textContent = view ? `${view.action}: ${view.checks.map((check) => check.metric).join(", ")}` : "none";
 }
 
 const describe = (value) => `${value.percentage}%, ${value.enabled ? "on" : "killed"}`;
@@ -81,6 +106,8 @@ function makeRow(key) {
     changed: h("td"),
     schedule: h("td"),
     toggle: h("button", { type: "button", disabled }),
+    guardSummary: h("span", { class: "guard-summary" }),
+    guardButton: h("button", { type: "button", "aria-expanded": "false", "aria-controls": `guard-row-${key}`, "aria-label": `Guard of ${key}` }, "Guard"),
   };
   const edited = (value) => {
     fields.slider.value = value;
@@ -101,7 +128,20 @@ function makeRow(key) {
     fields.state,
     h("td", {}, h("div", { class: "percent" }, fields.slider, fields.number, h("span", { "aria-hidden": "true" }, "%"), fields.apply, fields.revert), fields.note),
     fields.source, fields.changed, fields.schedule,
+    h("td", { class: "guard-cell" }, fields.guardSummary, fields.guardButton),
     h("td", {}, fields.toggle));
+  // The guard, under the row while its button is pressed (loaded each time it opens).
+  shown.guard = guardPanel({ kind: "rollouts", key }, context, {
+    prefix: `guard-${key}`, arm: (variant) => (variant === "on" ? "admitted users" : "users not admitted"), guarded: `rollout ${key}`,
+    onLoad: (view) => showGuard(shown, view) });
+  shown.guardRow = h("tr", { id: `guard-row-${key}`, class: "guard-row", "data-guard-row": key, hidden: true },
+    h("td", { colspan: 8 }, h("h3", {}, `Guard of ${key}`), shown.guard.element));
+  fields.guardButton.addEventListener("click", async () => {
+    const opening = shown.guardRow.hidden;
+    shown.guardRow.hidden = !opening;
+    fields.guardButton.setAttribute("aria-expanded", String(opening));
+    if (opening) await shown.guard.load();
+  });
   return shown;
 }
 

@@ -1,8 +1,10 @@
 // Screens: the revisions of one screen with author and time; publish (a 422's problems at their
-// lines); stage to a percentage, promote, abandon, roll back; the preview as a chosen user sees it.
-// Every change sends the If-Match of the screen's head as shown.
+// lines); stage to a percentage, promote, abandon, roll back; how the served and the staged
+// revision fare (render beacons) and the guard that may abandon a staged one; the preview as a
+// chosen user sees it. Every change sends the If-Match of the screen's head as shown.
 import { call, get, getText, describeWrite, explain } from "./api.js";
 import { h, when, confirmDialog } from "./dom.js";
+import { guardPanel, count, percent } from "./guards.js";
 import { viewportFields, previewFrame } from "./preview.js";
 import { diffTable } from "./diff.js";
 import { jsonEditor } from "./editor.js";
@@ -41,12 +43,18 @@ async function open(id, { keepEditor = false } = {}) {
   const editorText = keepEditor ? view.querySelector("#screen-editor")?.value : null;
   shown = { id, head: head.body, etag: head.etag };
   const document = editorText ?? await revisionText(id, head.body.revision);
+  const health = healthSection(id, head.body);
+  const guard = guardPanel({ kind: "screens", key: id }, context, {
+    prefix: "screen-guard", arm: (revision) => `revision ${revision}`, guarded: `a staged revision of ${id}` });
   view.replaceChildren(
     headSection(head.body),
+    health.element,
+    h("section", { id: "screen-guard", "aria-labelledby": "screen-guard-title" }, h("h3", { id: "screen-guard-title" }, "Guard"), guard.element),
     revisionsSection(history, head.body),
     compareSection(id, history),
     editorSection(document),
     previewSection(id, head.body));
+  await Promise.all([health.load(), guard.load()]);
 }
 
 const revisionText = (id, revision) => getText(`/admin/screens/${encodeURIComponent(id)}/revisions/${revision}`);
@@ -93,6 +101,54 @@ function headSection(head) {
     parts.push(form);
   }
   return h("section", { "aria-label": "Served revision" }, parts);
+}
+
+// How the revision staged, or else the one served, fares with the apps it reached
+// (GET …/revisions/{n}/health): its users and those of them who sent a render beacon, beside the
+// revision it is compared with. { element, load() }.
+function healthSection(id, head) {
+  const revision = head.staged?.revision ?? head.revision;
+  const body = h("div", { id: "health-body" });
+  const load = async () => {
+    body.setAttribute("aria-busy", "true");
+    try {
+      body.replaceChildren(...healthFigures((await get(`/admin/screens/${encodeURIComponent(id)}/revisions/${revision}/health`)).body));
+    } catch (error) {
+      // 503 while the event store cannot be read: the rest of the page still works.
+      body.replaceChildren(h("p", { class: "error" }, explain(error, `Loading the health of revision ${revision}`)));
+    } finally {
+      body.removeAttribute("aria-busy");
+    }
+  };
+  const element = h("section", { id: "screen-health", "aria-labelledby": "health-title" },
+    h("h3", { id: "health-title" }, "Health"),
+    h("p", { class: "hint" },
+      "The users each revision was served to (recorded while a revision is staged, or sent by apps as exposures), and how many of them sent a render beacon for the screen (POST /v1/events, \"render\")."),
+    body,
+    h("button", { type: "button", id: "health-refresh", onclick: load }, "Refresh health"));
+  return { element, load };
+}
+
+function healthFigures(answer) {
+  const rows = [answer, answer.against].filter(Boolean);
+  const multiple = answer.multipleExposures;
+  return [
+    h("table", { class: "grid compact", id: "health-table" },
+      h("caption", {}, answer.against
+        ? `Revision ${answer.revision} (${answer.served}) compared with revision ${answer.against.revision} (${answer.against.served})`
+        : `Revision ${answer.revision} (${answer.served}); nothing is staged to compare it with`),
+      h("thead", {}, h("tr", {}, ["Revision", "State", "Users", "Users with render failures", "Render-failure rate"]
+        .map((name) => h("th", { scope: "col" }, name)))),
+      h("tbody", {}, rows.map((figures) => h("tr", { "data-revision": figures.revision, "data-served": figures.served },
+        h("th", { scope: "row" }, String(figures.revision)),
+        h("td", { class: "served" }, figures.served),
+        h("td", { class: "figure users" }, count(figures.users)),
+        h("td", { class: "figure failing" }, count(figures.usersWithRenderFailures)),
+        h("td", { class: "figure rate" }, percent(figures.renderFailureRate)))))),
+    h("p", { id: "health-multiple" },
+      `${count(multiple)} ${multiple === 1 ? "user was" : "users were"} served both revisions and ${multiple === 1 ? "is" : "are"} counted in neither.`),
+    h("p", { id: "health-as-of", class: "hint", "data-as-of": answer.asOf }, `As of ${when(answer.asOf)}.`),
+  ];
 }
 
 function revisionsSection(history, head) {

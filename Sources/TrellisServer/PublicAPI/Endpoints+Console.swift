@@ -38,6 +38,7 @@ public struct ConsoleAssets: Sendable {
         ("diff.js", PackageResources.diff_js),
         ("preview.js", PackageResources.preview_js),
         ("editor.js", PackageResources.editor_js),
+        ("guards.js", PackageResources.guards_js),
         ("revisions.js", PackageResources.revisions_js),
         ("rollouts.js", PackageResources.rollouts_js),
         ("screens.js", PackageResources.screens_js),
