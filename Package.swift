@@ -151,6 +151,8 @@ let package = Package(
         .target(name: "TrellisStats", swiftSettings: strict),
         // String tables: CLDR's plural rules, ICU messages, locale fallback — imports nothing.
         .target(name: "TrellisStrings", swiftSettings: strict),
+        // String tables read from JSON (Config/strings/, the admin API), their mistakes with paths and lines.
+        .target(name: "TrellisStringsJSON", dependencies: ["TrellisStrings", "TrellisJSON"], swiftSettings: strict),
 
         // Helpers for tests that talk to a real socket.
         .target(name: "TrellisTesting", swiftSettings: strict),
@@ -166,7 +168,7 @@ let package = Package(
         .testTarget(name: "TrellisJSONTests", dependencies: ["TrellisJSON"], swiftSettings: strict),
         .testTarget(name: "TrellisCryptoTests", dependencies: ["TrellisCrypto"], swiftSettings: strict),
         .testTarget(name: "TrellisStatsTests", dependencies: ["TrellisStats"], swiftSettings: strict),
-        .testTarget(name: "TrellisStringsTests", dependencies: ["TrellisStrings"], swiftSettings: strict),
+        .testTarget(name: "TrellisStringsTests", dependencies: ["TrellisStrings", "TrellisStringsJSON", "TrellisJSON"], swiftSettings: strict),
         .testTarget(name: "TrellisStoreTests", dependencies: ["TrellisStore", "TrellisJSON", "TrellisTesting", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
         .testTarget(
             name: "TrellisHTTPTests",
