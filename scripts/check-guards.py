@@ -217,6 +217,7 @@ def screen_halt(urls, admin, receiver, stream, rng):
                 failing[revision] = failing.get(revision, 0) + 1
                 beacons.append({"id": f"r-{user}", "timestamp": rfc3339(int(time.time() * 1000)), "context": {"targetingKey": user},
                                 "render": {"screen": SCREEN, "revision": revision, "component": "root", "reason": "decode_failure"}})
+        # Apps served the staged revision moments before a halt still report on it (accepted).
         post_events(urls[wave % len(urls)], beacons)
         if admin.json("GET", f"/admin/screens/{SCREEN}")[2].get("staged") is None:
             halted_at_users = sum(seen.values())

@@ -294,6 +294,10 @@ import TrellisCrypto
         #expect(try Self.post(client, "[" + beacons.joined(separator: ",") + "]").status == 202)
         #expect(application.guardRunner.runOnce() == [.screen("home")])
         #expect(application.state.published.snapshot.staged["home"] == nil)
+        // An app served the abandoned revision just before the halt still reports on it.
+        let late = #"[{"id": "late", "context": {"targetingKey": "g0"}, "render": {"screen": "home", "revision": \#(staged), "reason": "decode_failure"}}]"#
+        #expect(try Self.post(client, late).status == 202)
+        #expect(try client.exchange("GET", "/admin/screens/home/revisions/\(staged)/health", token: Self.token).json["served"]?.string == "earlier")
         let view = try client.exchange("GET", "/admin/guards", token: Self.token)
         #expect(view.json["guards"]?[0]?["lastEvaluation"]?["verdict"]?.string == "regression")
         let audit = try client.exchange("GET", "/admin/audit?resource=screens/home&limit=2", token: Self.token)

@@ -5,6 +5,7 @@ import TrellisJSON
 import TrellisRendering
 import TrellisRoutes
 import TrellisScreens
+import TrellisStore
 import TrellisTargeting
 import TrellisText
 
@@ -157,10 +158,11 @@ public final class Snapshot: Sendable, AtomicReference {
     /// targeting. OpenFeature answers carry it, and the change stream's `targeting` events.
     public let targetingRevision: String
 
-    /// The newest revision of screen `id` served to anyone (its staged one, or the current); nil
-    /// for a screen not served.
+    /// The newest revision screen `id` has had: served now (its staged one, or the current) or
+    /// before (a staged one abandoned, a current one rolled back), so apps that got it moments
+    /// before a halt may still report on it; nil for a screen not served.
     package func newestRevision(of id: String) -> Int? {
-        screens[id].map { max($0.revision, staged[id]?.entry.revision ?? 0) }
+        screens[id].map { max($0.revision, staged[id]?.entry.revision ?? 0, runtime.screens[id]?.latestRevision ?? 0) }
     }
 
     /// The revision of screen `id` this user gets: the staged one if it admits them, else the current one.
