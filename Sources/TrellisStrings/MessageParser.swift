@@ -176,12 +176,7 @@ private struct MessageParser {
         var exact: [Message.ExactCase] = []
         var keywords: [Message.KeywordCase] = []
         var other: Message?
-        while true {
-            skipSpaces()
-            if current == "}" {
-                position += 1
-                break
-            }
+        while !endOfCases() {
             let selectorAt = position
             if current == "=" {
                 position += 1
@@ -208,12 +203,7 @@ private struct MessageParser {
     mutating func select(_ name: String, open: Int) throws(MessageError) -> Message.Part {
         var cases: [Message.SelectCase] = []
         var other: Message?
-        while true {
-            skipSpaces()
-            if current == "}" {
-                position += 1
-                break
-            }
+        while !endOfCases() {
             let keyAt = position
             let key = word()
             guard !key.isEmpty else { throw error(current == nil ? "the message ends: the select is not closed" : "expected a case's key", at: keyAt) }
@@ -223,6 +213,14 @@ private struct MessageParser {
         }
         guard let other else { throw error("a select needs an `other` case", at: open) }
         return .select(name, cases: cases, other: other)
+    }
+
+    /// Whether a plural's or select's cases end here, after any spaces (their `}` then taken).
+    mutating func endOfCases() -> Bool {
+        skipSpaces()
+        guard current == "}" else { return false }
+        position += 1
+        return true
     }
 
     /// `{…}` after a case's selector.

@@ -32,11 +32,7 @@ import Testing
         }
     }
 
-    static func fixture() throws -> Fixture {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../Fixtures/strings/messages.json").standardizedFileURL
-        return try JSONDecoder().decode(Fixture.self, from: Data(contentsOf: url))
-    }
+    static func fixture() throws -> Fixture { try stringsFixture("messages.json", as: Fixture.self) }
 
     @Test func everyMessageIsWrittenAsICUWritesIt() throws {
         let fixture = try Self.fixture()

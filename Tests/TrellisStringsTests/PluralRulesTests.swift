@@ -18,11 +18,7 @@ import Testing
         }
     }
 
-    static func fixture() throws -> Fixture {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../Fixtures/strings/plurals.json").standardizedFileURL
-        return try JSONDecoder().decode(Fixture.self, from: Data(contentsOf: url))
-    }
+    static func fixture() throws -> Fixture { try stringsFixture("plurals.json", as: Fixture.self) }
 
     @Test func everyCategoryEqualsBabelsOnTheSameCLDRRules() throws {
         let fixture = try Self.fixture()
