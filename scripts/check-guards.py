@@ -286,11 +286,15 @@ def make_rollout(admin, key, minimum_users, steps):
 
 
 def evaluate(keys):
+    """Each user's OFREP answers for keys: whether each rollout admitted them."""
     def work(client, user):
+        admitted = {}
         for key in keys:
             status, _, answer = client.json("POST", f"/ofrep/v1/evaluate/flags/{key}", {"context": {"targetingKey": user}})
             if status != 200:
                 raise RuntimeError(f"OFREP {key} for {user}: {status} {answer}")
+            admitted[key] = answer.get("value") is True
+        return admitted
     return work
 
 
@@ -302,19 +306,30 @@ def guarded_ramps(urls, admin, rng):
     steps = [{"at": rfc3339(int((start + seconds) * 1000)), "percentage": percentage} for seconds, percentage in ((6, 50), (10, 100))]
     make_rollout(admin, "ramp-healthy", 200, steps)
     make_rollout(admin, "ramp-short", 100000, steps)
-    say("the fleet evaluates both through OFREP on every replica; 5 % of users, in either arm, send client_error")
+    make_rollout(admin, "ramp-failing", 200, steps)
+    say("the fleet evaluates the three through OFREP on every replica; 5 % of users send client_error, "
+        "15 % of those ramp-failing admits")
 
-    def percentage(key):
-        return admin.json("GET", f"/admin/rollouts/{key}")[2]["percentage"]
+    def rollout(key):
+        return admin.json("GET", f"/admin/rollouts/{key}")[2]
 
     wave = 0
-    while time.time() < start + 45 and percentage("ramp-healthy") < 100:
+    keys = ["ramp-healthy", "ramp-short", "ramp-failing"]
+    while time.time() < start + 45 and (rollout("ramp-healthy")["percentage"] < 100 or rollout("ramp-failing")["enabled"]):
         users = [f"f{wave}-{i}" for i in range(WAVE)]
-        fleet(urls, evaluate(["ramp-healthy", "ramp-short"]), users)
+        admitted = fleet(urls, evaluate(keys), users)
         errors = [{"id": f"e-{user}", "context": {"targetingKey": user}, "name": "client_error"}
-                  for user in users if rng.random() < 0.05]
+                  for user, its in zip(users, admitted) if rng.random() < (0.15 if its["ramp-failing"] else 0.05)]
         post_events(urls[wave % len(urls)], errors)
         wave += 1
+    failing = rollout("ramp-failing")
+    kills = audit(admin, "rollouts/ramp-failing", "rollout.kill")
+    halts = audit(admin, "rollouts/ramp-failing", "guard.halt")
+    check("a guarded ramp whose admitted users fail three times as often is killed by guard, its schedule with it",
+          not failing["enabled"] and not failing.get("schedule") and [e["actor"] for e in kills] == ["guard"] and len(halts) == 1,
+          f"enabled {failing['enabled']}, {len(failing.get('schedule') or [])} steps to come, kills by {[e['actor'] for e in kills]}")
+    check("… before any of its steps", failing["percentage"] == 20 and not audit(admin, "rollouts/ramp-failing", "rollout.schedule"),
+          f"at {failing['percentage']} %")
     steps_taken = audit(admin, "rollouts/ramp-healthy", "rollout.schedule")
     healthy = admin.json("GET", "/admin/rollouts/ramp-healthy")[2]
     check("a guarded ramp whose users fare alike takes every step", healthy["percentage"] == 100 and not healthy.get("schedule"),
