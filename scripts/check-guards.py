@@ -129,6 +129,12 @@ def wait_until(what, predicate, timeout):
     return None
 
 
+def last_looks(urls, token, guarded):
+    """The last look of the guard of `guarded` on each replica that has one (the guards lease's holder)."""
+    return [view["lastEvaluation"] for url in urls for view in Client(url, token).json("GET", "/admin/guards")[2]["guards"]
+            if view["guards"] == guarded and view["lastEvaluation"]]
+
+
 def audit(admin, resource, action):
     status, _, answer = admin.json("GET", f"/admin/audit?resource={urllib.parse.quote(resource)}&limit=50")
     return [e for e in (answer or {}).get("entries", []) if e["action"] == action] if status == 200 else []
@@ -267,8 +273,7 @@ def screen_halt(urls, admin, receiver, stream, rng):
     check("the webhook gets guard.halt, signed, with the figures", bool(delivered) and delivered[0]["signed"] and
           entry.get("actor") == "guard" and entry.get("after", {}).get("verdict") == "regression",
           json.dumps(delivered[0]["body"])[:300] if delivered else f"deliveries: {[d['event'] for d in receiver.deliveries]}")
-    views = [Client(url, admin.token).json("GET", "/admin/guards")[2] for url in urls]
-    looked = [v for v in views for g in v["guards"] if g["guards"] == f"screens/{SCREEN}" and g["lastEvaluation"]]
+    looked = last_looks(urls, admin.token, f"screens/{SCREEN}")
     check("GET /admin/guards shows the last look (on the replica that holds the guards lease)", len(looked) >= 1,
           f"{len(looked)} of {len(urls)} replicas show one")
 
@@ -341,9 +346,7 @@ def guarded_ramps(urls, admin, rng):
     # The short one's steps are past due by now; a few more looks change nothing.
     time.sleep(max(0.0, start + 13 - time.time()))
     short = admin.json("GET", "/admin/rollouts/ramp-short")[2]
-    views = [Client(url, admin.token).json("GET", "/admin/guards")[2] for url in urls]
-    verdicts = [g["lastEvaluation"]["verdict"] for v in views for g in v["guards"]
-                if g["guards"] == "rollouts/ramp-short" and g["lastEvaluation"]]
+    verdicts = [look["verdict"] for look in last_looks(urls, admin.token, "rollouts/ramp-short")]
     check("a guarded ramp without its minimum users holds at its percentage, its steps waiting",
           short["percentage"] == 20 and len(short.get("schedule") or []) == 2 and verdicts == ["insufficient"],
           f"at {short['percentage']} %, {len(short.get('schedule') or [])} steps to come, verdicts {verdicts}")

@@ -19,8 +19,7 @@ public final class SQLiteEventStore: EventStore {
     /// The writer's: small on purpose. SQLite 3.40 swaps page numbers through the pending-byte page
     /// (page 262,145 of 4 KiB) when it splits a b-tree page, so that until the file passes 1 GiB
     /// every commit walks the writer's whole page-cache hash table to drop that page again — a walk
-    /// as long as the cache is large. With 256 MiB, a 100-event commit cost the writer three times
-    /// what it does with 16 MiB, once the cache had filled (docs/benchmarks.md).
+    /// as long as the cache is large (docs/benchmarks.md has what 256 MiB cost).
     static let writerCacheKiB = 16_384
 
     private let pool: DatabasePool

@@ -21,7 +21,7 @@ package struct EventBatchScanner {
         _ bytes: [UInt8], format: EventBatchReader.Format, identity: EventBatchReader.Identity, now: Double, snapshot: Snapshot
     ) -> EventBatchReader.Read? {
         bytes.withUnsafeBufferPointer { buffer in
-            var events = Events(reader: reader, identity: identity, now: now, targeting: snapshot.targeting, snapshot: snapshot)
+            var events = Events(reader: reader, identity: identity, now: now, snapshot: snapshot)
             // Room for as many events as the bytes could hold (an event is rarely under 64), so
             // that appending never reallocates: the arrays are freed on the store's thread, and
             // every allocation made here is one that thread frees against this one's malloc arena.
@@ -42,7 +42,6 @@ private struct Events {
     let reader: EventBatchReader
     let identity: EventBatchReader.Identity
     let now: Double
-    let targeting: TargetingConfiguration
     let snapshot: Snapshot
     var batch = EventBatch()
     var count = 0
@@ -101,19 +100,14 @@ private struct Events {
         var platform: String?
         var appVersion: String?
         var country: String?
-        var hasContext = false
         var name: String?
         var value: Double?
         var exposure: (kind: ExposureKind, key: String, variant: String?, revision: Int?)?
 
-        mutating func mark(_ member: Int) -> Bool {
-            guard seen & (1 << member) == 0 else { return false }
-            seen |= 1 << member
-            return true
-        }
+        mutating func mark(_ member: Member) -> Bool { Events.once(&seen, member.rawValue) }
     }
 
-    private enum ExposureKind: Int { case experiment = 6, flag, rollout, screen }
+    private enum ExposureKind { case experiment, flag, rollout, screen }
 
     mutating func readEvent(_ cursor: inout Cursor) -> Bool {
         guard let fields = readMembers(&cursor) else { return false }
@@ -163,10 +157,10 @@ private struct Events {
             return (.screen(key), String(revision))
         case .experiment, .flag, .rollout:
             guard let variant = exposure.variant, exposure.revision == nil else { return nil }
-            if exposure.kind != .experiment, targeting.rollouts[key] != nil {
+            if exposure.kind != .experiment, snapshot.targeting.rollouts[key] != nil {
                 return variant == "on" || variant == "off" ? (.rollout(key), variant) : nil
             }
-            guard exposure.kind != .rollout, let experiment = targeting.experiments[key],
+            guard exposure.kind != .rollout, let experiment = snapshot.targeting.experiments[key],
                 experiment.variants.contains(where: { $0.name == variant })
             else { return nil }
             return (.experiment(key), variant)
@@ -179,20 +173,19 @@ private struct Events {
         var fields = Fields()
         let complete = cursor.readObject { cursor, key in
             switch key {
-            case "id": return fields.mark(Member.id.rawValue) && cursor.readString(into: &fields.id)
-            case "timestamp": return fields.mark(Member.timestamp.rawValue) && cursor.readString(into: &fields.timestamp)
-            case "name": return fields.mark(Member.name.rawValue) && cursor.readString(into: &fields.name)
+            case "id": return fields.mark(.id) && cursor.readString(into: &fields.id)
+            case "timestamp": return fields.mark(.timestamp) && cursor.readString(into: &fields.timestamp)
+            case "name": return fields.mark(.name) && cursor.readString(into: &fields.name)
             case "value":
-                guard fields.mark(Member.value.rawValue) else { return false }
+                guard fields.mark(.value) else { return false }
                 if cursor.takeLiteral("null") { return true }
                 fields.value = cursor.readNumber()
                 return fields.value != nil
             case "context":
-                guard fields.mark(Member.context.rawValue) else { return false }
-                fields.hasContext = true
+                guard fields.mark(.context) else { return false }
                 return readContext(&cursor, into: &fields)
             case "exposure":
-                guard fields.mark(Member.exposure.rawValue) else { return false }
+                guard fields.mark(.exposure) else { return false }
                 return readExposure(&cursor, into: &fields)
             default: return false
             }
@@ -243,7 +236,8 @@ private struct Events {
         return true
     }
 
-    private static func once(_ seen: inout Int, _ bit: Int) -> Bool {
+    /// Whether `bit` of `seen` was clear (a key not read before), setting it.
+    static func once(_ seen: inout Int, _ bit: Int) -> Bool {
         guard seen & (1 << bit) == 0 else { return false }
         seen |= 1 << bit
         return true
