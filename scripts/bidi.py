@@ -399,18 +399,29 @@ class Element:
 
     def click(self):
         """A mouse click at the element's centre, as a person clicks: scrolled into view first, and
-        refused when something else (a dialog, an overlay) is on top there."""
-        on_top = self.call("""e => {
-            e.scrollIntoView({block: 'center', inline: 'center'});
-            const box = e.getBoundingClientRect();
-            const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
-            return !hit || e.contains(hit) ? null : hit.outerHTML.slice(0, 120); }""")
-        if on_top:
-            raise BiDiError(f"the click would land on {on_top}")
-        self.firefox.command("input.performActions", context=self.context, actions=[{
-            "type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"}, "actions": [
-                {"type": "pointerMove", "x": 0, "y": 0, "origin": {"type": "element", "element": {"sharedId": self.id}}},
-                {"type": "pointerDown", "button": 0}, {"type": "pointerUp", "button": 0}]}])
+        refused when something else (a dialog, an overlay) is on top there.
+
+        The page may scroll between the two steps (Firefox restores a reloaded page's scroll
+        position after its load event), which moves the element out of the viewport; then it is
+        scrolled into view again, as a person would, a few times at most."""
+        for attempt in range(3):
+            on_top = self.call("""e => {
+                e.scrollIntoView({block: 'center', inline: 'center'});
+                const box = e.getBoundingClientRect();
+                const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+                return !hit || e.contains(hit) ? null : hit.outerHTML.slice(0, 120); }""")
+            if on_top:
+                raise BiDiError(f"the click would land on {on_top}")
+            try:
+                self.firefox.command("input.performActions", context=self.context, actions=[{
+                    "type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"}, "actions": [
+                        {"type": "pointerMove", "x": 0, "y": 0, "origin": {"type": "element", "element": {"sharedId": self.id}}},
+                        {"type": "pointerDown", "button": 0}, {"type": "pointerUp", "button": 0}]}])
+                return
+            except BiDiError as error:
+                if "move target out of bounds" not in str(error) or attempt == 2:
+                    raise
+                time.sleep(0.1)
 
     def send_keys(self, *keys):
         """Types into the element after focusing it (the caret at the end of its text), as
