@@ -77,7 +77,7 @@ let package = Package(
         .target(name: "TrellisTargeting", dependencies: ["TrellisJSON"], swiftSettings: strict),
         .target(
             name: "TrellisScreens",
-            dependencies: ["TrellisJSON", "TrellisTargeting", "TrellisLayout", "TrellisLayoutJSON"],
+            dependencies: ["TrellisJSON", "TrellisTargeting", "TrellisLayout", "TrellisLayoutJSON", "TrellisStrings"],
             swiftSettings: strict),
         // The in-app route table (Config/routes.json): URL patterns, matching, redirects and guards.
         .target(name: "TrellisRoutes", dependencies: ["TrellisJSON", "TrellisTargeting"], swiftSettings: strict),
@@ -109,7 +109,8 @@ let package = Package(
             name: "TrellisRuntime",
             dependencies: [
                 "TrellisAnswers", "TrellisScreens", "TrellisRendering", "TrellisRoutes", "TrellisTargeting", "TrellisJSON", "CTrellisLinux",
-                "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisCrypto", "TrellisStore", "TrellisStats",
+                "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisCrypto", "TrellisStore", "TrellisStats", "TrellisStrings",
+                "TrellisStringsJSON",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Atomics", package: "swift-atomics"),
@@ -123,7 +124,7 @@ let package = Package(
             name: "TrellisServer",
             dependencies: [
                 "TrellisHTTP", "TrellisRuntime", "TrellisAnswers", "TrellisScreens", "TrellisRendering", "TrellisRoutes", "TrellisTargeting", "TrellisJSON", "CTrellisLinux",
-                "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisCrypto", "TrellisStore", "TrellisStats",
+                "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisCrypto", "TrellisStore", "TrellisStats", "TrellisStrings",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -137,7 +138,7 @@ let package = Package(
             name: "trellis",
             dependencies: [
                 "TrellisServer", "TrellisRuntime", "TrellisAnswers", "TrellisRendering", "TrellisJSON", "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisCrypto",
-                "TrellisTargeting", "TrellisStore", "TrellisRoutes", "TrellisScreens", "TrellisStats",
+                "TrellisTargeting", "TrellisStore", "TrellisRoutes", "TrellisScreens", "TrellisStats", "TrellisStrings",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -181,10 +182,10 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "TrellisTextTests", dependencies: ["TrellisText", "TrellisTesting"], swiftSettings: strict),
         .testTarget(
-            name: "TrellisScreensTests", dependencies: ["TrellisScreens", "TrellisJSON", "TrellisTargeting", "TrellisTesting"],
+            name: "TrellisScreensTests", dependencies: ["TrellisScreens", "TrellisJSON", "TrellisTargeting", "TrellisTesting", "TrellisStrings"],
             swiftSettings: strict),
         .testTarget(
-            name: "TrellisAnswersTests", dependencies: ["TrellisAnswers", "TrellisScreens", "TrellisJSON", "TrellisTargeting", "TrellisTesting"],
+            name: "TrellisAnswersTests", dependencies: ["TrellisAnswers", "TrellisScreens", "TrellisJSON", "TrellisTargeting", "TrellisTesting", "TrellisStrings", "TrellisStringsJSON"],
             swiftSettings: strict),
         .testTarget(
             name: "TrellisTargetingTests", dependencies: ["TrellisTargeting", "TrellisJSON", "TrellisTesting"],
@@ -194,7 +195,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "TrellisRenderingTests",
-            dependencies: ["TrellisRendering", "TrellisScreens", "TrellisJSON", "TrellisTargeting", "TrellisText", "TrellisLayout"],
+            dependencies: ["TrellisRendering", "TrellisScreens", "TrellisJSON", "TrellisTargeting", "TrellisText", "TrellisLayout", "TrellisStrings", "TrellisStringsJSON"],
             swiftSettings: strict),
         .testTarget(
             name: "TrellisRuntimeTests",
@@ -207,7 +208,7 @@ let package = Package(
             name: "TrellisServerTests",
             dependencies: [
                 "TrellisServer", "TrellisRuntime", "TrellisAnswers", "TrellisRendering", "TrellisHTTP", "TrellisJSON", "TrellisTargeting", "TrellisText", "TrellisScreens",
-                "TrellisTesting", "TrellisCrypto", "TrellisStore", "TrellisRoutes", "TrellisStats",
+                "TrellisTesting", "TrellisCrypto", "TrellisStore", "TrellisRoutes", "TrellisStats", "TrellisStrings",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),

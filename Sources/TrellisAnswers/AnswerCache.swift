@@ -19,8 +19,10 @@ public struct AnswerKey: Hashable, Sendable {
     }
     private var packedOutcomes: PackedOutcomes
     public var pretty: Bool
-    /// The values of the parameters the screen uses (`$param`), canonically; empty for a screen without.
-    public var parameters: String
+    /// What the request puts into the screen, canonically: the values of the parameters it uses
+    /// (`$param`) and, when it shows strings (`$string`), the locale they are written in; empty
+    /// for a screen with neither.
+    public var inputs: String
     /// What the key of anything but a screen's own answer adds; nil for that answer, whose key —
     /// which a hit compares whole — is then 80 bytes, and its cache entry two lines, not three.
     private var rest: Rest?
@@ -43,14 +45,14 @@ public struct AnswerKey: Hashable, Sendable {
 
     public init(
         screen: String, revision: Int, schemaVersion: Int, outcomes: Outcomes, pretty: Bool, format: AnswerFormat = .screen,
-        viewport: LayoutViewport? = nil, parameters: String = "", linkQuery: String = ""
+        viewport: LayoutViewport? = nil, inputs: String = "", linkQuery: String = ""
     ) {
         self.screen = screen
         self.revision = revision
         self.schemaVersion = schemaVersion
         packedOutcomes = PackedOutcomes(outcomes)
         self.pretty = pretty
-        self.parameters = parameters
+        self.inputs = inputs
         rest = Rest.make(format, viewport, linkQuery)
     }
 
@@ -139,7 +141,7 @@ extension AnswerKey {
     /// The bytes the key's strings and arrays hold, by their lengths (a short string is stored in
     /// the key itself, so this errs high): part of what an answer costs the cache.
     var heapBytes: Int {
-        var total = screen.utf8.count + packedOutcomes.heapBytes + parameters.utf8.count + linkQuery.utf8.count
+        var total = screen.utf8.count + packedOutcomes.heapBytes + inputs.utf8.count + linkQuery.utf8.count
         if case .route(let resolution, _) = format { total += resolution.count }
         return total
     }

@@ -1,6 +1,7 @@
 import Atomics
 import TrellisJSON
 import TrellisScreens
+import TrellisStrings
 
 /// The ``ScreenEncodingPlan``s of one screen's content, one per client schema version, each made
 /// once: by the first answer-cache miss that needs it, or, for the screen's own version, when
@@ -15,9 +16,10 @@ public final class EncodingPlans: Sendable {
         /// arrays, lines from memory for a screen a miss meets for the first time in a while.
         /// Nil when there is no plan.
         func encode(
-            _ outcomes: Outcomes, revision: Int, parameters: [String: JSONValue], compression: EncodedBody.Compression
+            _ outcomes: Outcomes, revision: Int, parameters: [String: JSONValue], strings: LocalizedStrings?,
+            compression: EncodedBody.Compression
         ) throws(ParameterError) -> EncodedBody? {
-            try plan?.encode(outcomes, revision: revision, parameters: parameters) { count, write in
+            try plan?.encode(outcomes, revision: revision, parameters: parameters, strings: strings) { count, write in
                 EncodedBody(count: count, compression: compression, writing: write)
             }
         }

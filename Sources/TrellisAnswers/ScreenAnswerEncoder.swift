@@ -1,9 +1,10 @@
 import TrellisJSON
 import TrellisScreens
+import TrellisStrings
 import TrellisTargeting
 
 /// How a screen's own answer (`GET /v1/screens/{id}`, JSON) is written: two encoders of the same
-/// bytes, and ``answer(pretty:plan:outcomes:revision:parameters:compression:resolved:parameterFailure:)``,
+/// bytes, and ``answer(pretty:plan:outcomes:revision:parameters:strings:compression:resolved:parameterFailure:)``,
 /// the one place that picks between them.
 ///
 /// - The reference (``reference(_:revision:style:)``) is the resolver's own encoding: the screen
@@ -23,15 +24,15 @@ public enum ScreenAnswerEncoder {
     }
 
     /// The reference encoding the whole way: `screen` resolved by `resolver` for `outcomes` and a
-    /// client of `clientSchemaVersion`, `parameters` substituted, encoded.
+    /// client of `clientSchemaVersion`, `parameters` and `strings` substituted, encoded.
     /// - Throws: what ``ResolvedScreen/substituting(_:registry:)`` throws for these parameters
     ///   (the plan throws the same).
     public static func reference(
         _ screen: Screen, outcomes: Outcomes, clientSchemaVersion: Int, revision: Int, parameters: [String: JSONValue],
-        resolver: ScreenResolver, style: JSONWriter.Style = .compact
+        strings: LocalizedStrings? = nil, resolver: ScreenResolver, style: JSONWriter.Style = .compact
     ) throws(ParameterError) -> [UInt8] {
         let resolved = resolver.resolve(screen, outcomes: outcomes, clientSchemaVersion: clientSchemaVersion)
-        return reference(try resolved.substituting(parameters), revision: revision, style: style)
+        return reference(try resolved.substituting(parameters, strings: strings), revision: revision, style: style)
     }
 
     /// A screen's answer for `outcomes`, by the encoder chosen here and nowhere else: a compact
@@ -43,13 +44,13 @@ public enum ScreenAnswerEncoder {
     ///   - parameterFailure: what a parameter the plan cannot fill in throws, as `resolved` throws it.
     public static func answer<Failure: Error>(
         pretty: Bool, plan: () -> EncodingPlans.Made, outcomes: Outcomes, revision: Int, parameters: [String: JSONValue],
-        compression: EncodedBody.Compression, resolved: () throws(Failure) -> ResolvedScreen,
+        strings: LocalizedStrings? = nil, compression: EncodedBody.Compression, resolved: () throws(Failure) -> ResolvedScreen,
         parameterFailure: (ParameterError) -> Failure
     ) throws(Failure) -> EncodedBody {
         if !pretty {
             let planned: EncodedBody?
             do {
-                planned = try plan().encode(outcomes, revision: revision, parameters: parameters, compression: compression)
+                planned = try plan().encode(outcomes, revision: revision, parameters: parameters, strings: strings, compression: compression)
             } catch {
                 throw parameterFailure(error)
             }

@@ -1,5 +1,6 @@
 import TrellisJSON
 import TrellisScreens
+import TrellisStrings
 import TrellisTargeting
 
 /// A screen's compact answer for one client schema version, encoded ahead of any request, with a
@@ -61,7 +62,7 @@ public struct ScreenEncodingPlan: Sendable {
         _ screen: Screen, decisions: ScreenDecisions, clientSchemaVersion: Int, resolver: ScreenResolver
     ) -> ScreenEncodingPlan? {
         var builder = Builder(
-            registry: resolver.registry, schemaVersion: clientSchemaVersion, usesParameters: screen.usesParameters,
+            registry: resolver.registry, schemaVersion: clientSchemaVersion, needsSubstitution: screen.needsSubstitution,
             rolloutOffsets: Dictionary(uniqueKeysWithValues: decisions.rollouts.enumerated().map { ($1, decisions.points.count + $0) }))
         guard let root = builder.part(screen.root, at: JSONPath.root.appending("root")) else { return nil }
         let envelope = ResolvedScreen.envelope(
@@ -94,8 +95,10 @@ public struct ScreenEncodingPlan: Sendable {
     /// after the assignments cost a miss a second buffer of the answer's size — fresh memory,
     /// every line of it a write the cache did not hold.
     /// - Throws: what ``ResolvedScreen/substituting(_:registry:)`` throws for these parameters.
-    public func encode(_ outcomes: Outcomes, revision: Int, parameters: [String: JSONValue] = [:]) throws(ParameterError) -> [UInt8] {
-        try encode(outcomes, revision: revision, parameters: parameters) { count, write in
+    public func encode(
+        _ outcomes: Outcomes, revision: Int, parameters: [String: JSONValue] = [:], strings: LocalizedStrings? = nil
+    ) throws(ParameterError) -> [UInt8] {
+        try encode(outcomes, revision: revision, parameters: parameters, strings: strings) { count, write in
             [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
                 write(buffer)
                 initialized = count
@@ -107,11 +110,11 @@ public struct ScreenEncodingPlan: Sendable {
     /// function that writes exactly that many bytes into the buffer it is passed (a cached answer's
     /// own storage, so that the answer is written once, where it stays).
     public func encode<Kept>(
-        _ outcomes: Outcomes, revision: Int, parameters: [String: JSONValue] = [:],
+        _ outcomes: Outcomes, revision: Int, parameters: [String: JSONValue] = [:], strings: LocalizedStrings? = nil,
         into make: (_ count: Int, _ write: (UnsafeMutableBufferPointer<UInt8>) -> Void) -> Kept
     ) throws(ParameterError) -> Kept {
         program?.prefetchNodes()
-        var choices = Choices(outcomes: outcomes.bytes, parameters: parameters, registry: registry, program: program)
+        var choices = Choices(outcomes: outcomes.bytes, parameters: parameters, strings: strings, registry: registry, program: program)
         choices.replaced = rootReplaced
         let rootCount = try program.flatMap { program throws(ParameterError) in try choices.read(program) }
         // The envelope is counted here and written straight into the answer: its assignments'
@@ -165,8 +168,8 @@ extension ScreenEncodingPlan {
     struct Builder {
         let registry: ComponentRegistry
         let schemaVersion: Int
-        /// Whether the screen takes parameters anywhere (most do not: no component is looked into).
-        let usesParameters: Bool
+        /// Whether the screen takes parameters or strings anywhere (most do not: no component is looked into).
+        let needsSubstitution: Bool
         let rolloutOffsets: [String: Int]
         /// The index of the next decision point.
         var point = 0
@@ -215,15 +218,21 @@ extension ScreenEncodingPlan {
             // down to a decision would walk each subtree once per ancestor.
             var subviewPoints: Int { component.subviews.reduce(0) { $0 + ResolveWalk.pointCount($1) } }
             let fallbackPoints = component.fallback.map(ResolveWalk.pointCount) ?? 0
-            // A fallback is shown only to a client too old for the type; then what it decides or
-            // takes would decide what the replacement is, which a plan does not follow.
-            if fallbackPoints > 0 || component.fallback.map(takesParameters) ?? false,
-                let type = registry[component.kind], type.introduced > schemaVersion
-            {
-                return nil
+            // A fallback is shown only to a client too old for the type; then what it decides
+            // would decide what the replacement is, which a plan does not follow. One that only
+            // takes parameters or strings is shown whole: a single component is filled in per
+            // answer as any other; a tree of them is left to the resolver.
+            if let fallback = component.fallback, let type = registry[component.kind], type.introduced > schemaVersion {
+                if fallbackPoints > 0 { return nil }
+                if takesParameters(fallback) {
+                    let (resolved, replaced) = resolveAlone(component, at: path)
+                    point += subviewPoints
+                    guard let resolved else { return .fixed(nil, replaced: replaced) }
+                    return resolved.subviews.isEmpty ? .parametrized(resolved, replaced: replaced, subviews: []) : nil
+                }
             }
             defer { point += fallbackPoints }
-            let ownParameters = usesParameters && Self.takesParameters(component.properties + component.values)
+            let ownParameters = needsSubstitution && Self.takesParameters(component.properties + component.values)
             guard ownParameters || component.subviews.contains(where: Self.decides) || component.subviews.contains(where: takesParameters) else {
                 let (resolved, replaced) = resolveAlone(component, at: path)
                 return .fixed(resolved.map { $0.encodedJSON() }, replaced: replaced)
@@ -262,7 +271,7 @@ extension ScreenEncodingPlan {
 
         /// Whether `node` or anything under it takes parameters.
         private func takesParameters(_ node: Node) -> Bool {
-            guard usesParameters else { return false }
+            guard needsSubstitution else { return false }
             switch node {
             case .component(let component):
                 return Self.takesParameters(component.properties + component.values) || component.subviews.contains(where: takesParameters)
@@ -308,6 +317,7 @@ extension ScreenEncodingPlan {
     struct Choices {
         let outcomes: [UInt8]
         let parameters: [String: JSONValue]
+        let strings: LocalizedStrings?
         let registry: ComponentRegistry
         /// The index in the answer of each subview being read, root first: the answer's path to
         /// the component being filled in, for a parameter's error.
@@ -328,9 +338,10 @@ extension ScreenEncodingPlan {
             let hole: Range<Int>?
         }
 
-        init(outcomes: [UInt8], parameters: [String: JSONValue], registry: ComponentRegistry, program: Program?) {
+        init(outcomes: [UInt8], parameters: [String: JSONValue], strings: LocalizedStrings?, registry: ComponentRegistry, program: Program?) {
             self.outcomes = outcomes
             self.parameters = parameters
+            self.strings = strings
             self.registry = registry
             // Room for every assignment the program can make: no array grows while it is read.
             if let program {
@@ -377,7 +388,7 @@ extension ScreenEncodingPlan {
                 note(made, of: program)
                 let bytes: [UInt8]
                 switch program.parametrized[Int(component)] {
-                case .template(let template): bytes = try template.filled(with: parameters) { answerPath }
+                case .template(let template): bytes = try template.filled(with: parameters, strings: strings) { answerPath }
                 case .component(let component): bytes = try filledIn(component).encodedJSON()
                 }
                 let hole = subviews.isEmpty ? nil : bytes.onlyRange(of: Builder.standInSubviews)
@@ -425,9 +436,9 @@ extension ScreenEncodingPlan {
         /// error: a substitution that fails runs again with it.
         private func filledIn(_ component: ResolvedComponent) throws(ParameterError) -> ResolvedComponent {
             do {
-                return try component.substitutingMembers(parameters, registry: registry, at: .root)
+                return try component.substitutingMembers(parameters, strings: strings, registry: registry, at: .root)
             } catch {
-                return try component.substitutingMembers(parameters, registry: registry, at: answerPath)
+                return try component.substitutingMembers(parameters, strings: strings, registry: registry, at: answerPath)
             }
         }
 

@@ -1,4 +1,5 @@
 import TrellisJSON
+import TrellisStrings
 
 extension AuthoringSchema {
     /// Regular expressions of the schema, in the subset that ECMA-262 (editors) and Python's `re`
@@ -76,7 +77,27 @@ extension AuthoringSchema {
             (
                 "format.anyURL", format("An absolute URL with {name} placeholders; its scheme:// is written out.", [Pattern.format, Pattern.formatWritesScheme])
             ),
+            ("string", stringReference()),
         ]
+    }
+
+    /// `{"$string": key, "args"?: {…}}`: a message of the string tables, written in the request's locale.
+    static func stringReference() -> JSONValue {
+        let key = object([
+            ("type", .string("string")), ("maxLength", .number(Double(StringKey.maximumLength))),
+            ("pattern", .string("^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*$")),
+        ])
+        let argument = object([
+            ("anyOf", .array([object([("type", strings(["number", "string"]))]), ref("param"), ref("format.text")]))
+        ])
+        return described(
+            "A message of the string tables (Config/strings/<locale>.json), written in the request's locale.",
+            closedObject(
+                required: ["$string"],
+                [
+                    ("$string", described("The message's key, such as cart.items.", key)),
+                    ("args", described("The message's arguments: numbers, strings, or {\"$param\": …} and {\"$format\": …}.", object([("type", .string("object")), ("additionalProperties", argument)]))),
+                ]))
     }
 
     /// The definitions of every value slot the vocabulary uses (`value.string`, `value.number.0-1`…),
@@ -142,7 +163,8 @@ extension AuthoringSchema {
         guard let expects = slot.expects else { return base }
         var alternatives = [base, object([("$ref", .string("#/$defs/param")), ("properties", object([("default", base)]))])]
         switch expects {
-        case .text, .value: alternatives.append(ref("format.text"))
+        case .text: alternatives += [ref("format.text"), ref("string")]
+        case .value: alternatives.append(ref("format.text"))
         case .url:
             if case .anyURL = slot { alternatives.append(ref("format.anyURL")) } else { alternatives.append(ref("format.url")) }
         case .number, .integer, .bool: break
@@ -186,7 +208,8 @@ extension AuthoringSchema {
             case .action: "an action: what a tap does"
             }
         switch ParameterSlot.property(type).expects {
-        case .text?, .url?: return text + "; or {\"$param\": …} or {\"$format\": …}"
+        case .text?: return text + "; or {\"$param\": …}, {\"$format\": …} or {\"$string\": …}"
+        case .url?: return text + "; or {\"$param\": …} or {\"$format\": …}"
         case .number?, .integer?, .bool?, .value?: return text + "; or {\"$param\": …}"
         case nil: return text
         }

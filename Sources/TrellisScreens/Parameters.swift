@@ -1,4 +1,5 @@
 import TrellisJSON
+import TrellisStrings
 import TrellisTargeting
 
 /// One place a screen takes a value from the parameters of the route that opened it:
@@ -23,6 +24,30 @@ public struct ParameterUse: Sendable, Equatable {
         self.path = path
         self.expects = expects
         self.hasDefault = hasDefault
+    }
+}
+
+/// One place a screen shows a string of the locale's table: `{"$string": "cart.items", "args": {…}}`,
+/// where text is expected. Publishing checks every use against the tables: the key is in the
+/// default locale's, and every argument a message of the key names is given.
+public struct StringUse: Sendable, Equatable {
+    /// What the screen gives an argument: a value written in it, or one a request gives
+    /// (`{"$param": …}` or `{"$format": …}`, checked when the request comes).
+    public enum Argument: Sendable, Equatable {
+        case number(Double)
+        case text(String)
+        case parameter
+    }
+
+    public var key: String
+    /// Where the `$string` object is in the authored screen.
+    public var path: JSONPath
+    public var arguments: [String: Argument]
+
+    public init(key: String, path: JSONPath, arguments: [String: Argument]) {
+        self.key = key
+        self.path = path
+        self.arguments = arguments
     }
 }
 
@@ -70,10 +95,13 @@ extension JSONValue {
     package var isWrittenAsParameter: Bool { ParameterReference.isWritten(self) }
 }
 
-/// A checked `$param` or `$format` object, read back from the tree.
+/// A checked `$param`, `$format` or `$string` object, read back from the tree.
 enum ParameterReference: Sendable {
     case whole(name: String, default: JSONValue?)
     case format(FormatTemplate)
+    /// A string of the locale's table, with its arguments as written (each a scalar or a
+    /// `$param` or `$format`).
+    case string(key: String, arguments: [JSONMember])
 
     /// Whether `value` is written as a parameter: an object with a key that starts with `$`. Such an
     /// object is checked as one, so a typo (`$parm`) gets a "did you mean" instead of a type error.
@@ -88,6 +116,8 @@ enum ParameterReference: Sendable {
             self = .whole(name: name, default: value["default"])
         } else if let text = value["$format"]?.stringValue, let template = try? FormatTemplate(text) {
             self = .format(template)
+        } else if let key = value["$string"]?.stringValue {
+            self = .string(key: key, arguments: value["args"]?.objectValue ?? [])
         } else {
             return nil
         }

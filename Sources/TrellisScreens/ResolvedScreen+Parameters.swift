@@ -1,9 +1,11 @@
 import TrellisJSON
+import TrellisStrings
 import TrellisTargeting
 
 extension ResolvedScreen {
     /// The answer with every `{"$param": …}` and `{"$format": …}` left in its tree replaced by the
-    /// request's parameters; `self`, untouched, when the screen uses none.
+    /// request's parameters, and every `{"$string": …}` by its message written in `strings`' locale
+    /// with its arguments; `self`, untouched, when the screen uses none.
     ///
     /// Values come typed from a route (`app://product/:id(int)` gives a number) or as strings from a
     /// query (`?param.id=42`). A string is read as a number, integer or bool where one is expected
@@ -11,19 +13,21 @@ extension ResolvedScreen {
     /// `$format` that makes a URL, each value is percent-encoded (RFC 3986 §2.1) but for the
     /// unreserved characters (§2.3), so it stays inside its path segment or query value. The result
     /// is checked as the authored value would have been (ranges, absolute URLs, non-empty text).
-    /// A missing parameter takes the `$param`'s `default`.
+    /// A missing parameter takes the `$param`'s `default`. A string's argument that its message
+    /// uses as a number is read as one when given as text (`"3"`).
     ///
     /// - Parameters:
     ///   - parameters: parameter name → value.
+    ///   - strings: the tables of the request's locale; nil when the screen has no `$string`.
     ///   - registry: the vocabulary the screen was resolved with, which says what each member expects.
     /// - Throws: the first parameter that is missing without a default or does not make a valid value.
     public func substituting(
-        _ parameters: [String: JSONValue], registry: ComponentRegistry = .standard
+        _ parameters: [String: JSONValue], strings: LocalizedStrings? = nil, registry: ComponentRegistry = .standard
     ) throws(ParameterError) -> ResolvedScreen {
-        guard usesParameters, let root else { return self }
+        guard needsSubstitution, let root else { return self }
         var answer = self
-        answer.root = try Substitution(parameters: parameters, registry: registry).component(root, at: JSONPath.root.appending("root"))
-        answer.usesParameters = false
+        answer.root = try Substitution(parameters: parameters, strings: strings, registry: registry).component(root, at: JSONPath.root.appending("root"))
+        answer.needsSubstitution = false
         return answer
     }
 }
@@ -33,15 +37,16 @@ extension ResolvedComponent {
     /// what an encoding plan fills in per request (``ScreenEncodingPlan``). `path` is the
     /// component's in the answer, for errors.
     package func substitutingMembers(
-        _ parameters: [String: JSONValue], registry: ComponentRegistry, at path: JSONPath
+        _ parameters: [String: JSONValue], strings: LocalizedStrings?, registry: ComponentRegistry, at path: JSONPath
     ) throws(ParameterError) -> ResolvedComponent {
-        try Substitution(parameters: parameters, registry: registry).members(of: self, at: path)
+        try Substitution(parameters: parameters, strings: strings, registry: registry).members(of: self, at: path)
     }
 }
 
-/// One request's parameters, put into one resolved tree. Paths are those of the answer.
+/// One request's parameters and strings, put into one resolved tree. Paths are those of the answer.
 private struct Substitution {
     let parameters: [String: JSONValue]
+    let strings: LocalizedStrings?
     let registry: ComponentRegistry
 
     func component(_ component: ResolvedComponent, at path: JSONPath) throws(ParameterError) -> ResolvedComponent {
@@ -55,20 +60,25 @@ private struct Substitution {
     /// `component` with its own properties and values filled in; its subviews as they are.
     func members(of component: ResolvedComponent, at path: JSONPath) throws(ParameterError) -> ResolvedComponent {
         let parameters = parameters
+        let strings = strings
         return try ParameterWalk(registry: registry) { (reference, expects, slot, path) throws(ParameterError) in
             guard let reference else {
                 throw ParameterError(name: "", path: path, reason: "not a parameter reference the decoder accepts")
             }
-            return try Self.value(of: reference, expects: expects, in: slot, parameters: parameters, at: path)
+            return try Self.value(of: reference, expects: expects, in: slot, parameters: parameters, strings: strings, at: path)
         }.members(of: component, at: path)
     }
 
     /// What the request gives for `reference`, standing where `slot` expects `expects`.
     static func value(
         of reference: ParameterReference, expects: ParameterUse.Expectation, in slot: ParameterSlot, parameters: [String: JSONValue],
-        at path: JSONPath
+        strings: LocalizedStrings?, at path: JSONPath
     ) throws(ParameterError) -> JSONValue {
         switch reference {
+        case .string(let key, let arguments):
+            let text = try string(key, arguments, parameters: parameters, strings: strings, at: path)
+            if let problem = slot.problem(with: .string(text)) { throw ParameterError(name: key, path: path, reason: problem) }
+            return .string(text)
         case .whole(let name, let fallback):
             guard let given = parameters[name] else {
                 if let fallback { return fallback }
@@ -93,6 +103,44 @@ private struct Substitution {
             }
             return .string(text)
         }
+    }
+
+    /// `key`'s message in the request's locale, with `arguments` (each put in from the request if
+    /// it is a parameter) as its message uses them.
+    private static func string(
+        _ key: String, _ arguments: [JSONMember], parameters: [String: JSONValue], strings: LocalizedStrings?, at path: JSONPath
+    ) throws(ParameterError) -> String {
+        guard let strings, let uses = strings.arguments(of: key) else {
+            throw ParameterError(name: key, path: path, reason: "no string \"\(key)\" in the tables of \(strings?.tag ?? "any locale")")
+        }
+        var given: [String: MessageArgument] = [:]
+        for argument in arguments {
+            var value = argument.value
+            if let reference = ParameterReference(value) {
+                value = try Self.value(
+                    of: reference, expects: .value, in: .scalar, parameters: parameters, strings: strings, at: path.appending("args").appending(argument.key))
+            }
+            given[argument.key] = try messageArgument(value, asNumber: uses[argument.key] == .number, name: argument.key, key: key, at: path)
+        }
+        return strings.string(key, given)!
+    }
+
+    /// A JSON scalar as a message's argument: a number as a number, and text read as one where the
+    /// message counts or formats it.
+    private static func messageArgument(
+        _ value: JSONValue, asNumber: Bool, name: String, key: String, at path: JSONPath
+    ) throws(ParameterError) -> MessageArgument {
+        if let number = value.numberValue { return .number(number) }
+        if asNumber {
+            let number = value.numberValue ?? value.stringValue.flatMap(Self.number)
+            guard let number else {
+                throw ParameterError(
+                    name: name, path: path.appending("args").appending(name),
+                    reason: "\"\(key)\" uses it as a number; found \(value.stringValue.map { JSONWriter.quoted($0) } ?? JSONWriter.string(value))")
+            }
+            return .number(number)
+        }
+        return .string(text(value) ?? JSONWriter.string(value))
     }
 
     /// A string as itself; a number in its shortest JSON form (`42`, `4.5`); a bool as `true` or `false`.
@@ -283,12 +331,16 @@ package struct ParameterTemplate: Sendable {
 
     /// The component's bytes with `parameters` put in.
     /// - Parameter path: the component's path in the answer, asked for only for an error.
-    package func filled(with parameters: [String: JSONValue], path: () -> JSONPath) throws(ParameterError) -> [UInt8] {
+    package func filled(
+        with parameters: [String: JSONValue], strings: LocalizedStrings?, path: () -> JSONPath
+    ) throws(ParameterError) -> [UInt8] {
         var values: [JSONValue] = []
         values.reserveCapacity(holes.count)
         for hole in holes {
             do {
-                values.append(try Substitution.value(of: hole.reference, expects: hole.expects, in: hole.slot, parameters: parameters, at: .root))
+                values.append(
+                    try Substitution.value(
+                        of: hole.reference, expects: hole.expects, in: hole.slot, parameters: parameters, strings: strings, at: .root))
             } catch {
                 let inComponent = paths[Int(hole.path.lowerBound)..<Int(hole.path.upperBound)]
                 throw ParameterError(name: error.name, path: JSONPath(path().components + inComponent), reason: error.reason)

@@ -16,9 +16,9 @@ public struct ResolvedScreen: Sendable {
     public var assignments: Assignments
     /// Components and actions replaced or dropped for the client's schema version, in tree order.
     public var replaced: [Replacement]
-    /// Whether the tree may still hold `$param` and `$format` objects (the screen uses parameters),
-    /// which ``substituting(_:registry:)`` fills in per request.
-    public var usesParameters: Bool
+    /// Whether the tree may still hold `$param`, `$format` and `$string` objects (the screen uses
+    /// parameters or strings), which ``substituting(_:strings:registry:)`` fills in per request.
+    public var needsSubstitution: Bool
 
     /// Experiment and rollout assignments made while resolving, each once, in the order first met.
     public struct Assignments: Sendable, Equatable {
@@ -187,6 +187,6 @@ extension ResolvedScreen {
     package static func envelope(id: String, schemaVersion: Int, title: String?, metadata: [JSONMember]) -> ResolvedScreen {
         ResolvedScreen(
             id: id, schemaVersion: schemaVersion, title: title, metadata: metadata, root: nil, assignments: .init(), replaced: [],
-            usesParameters: false)
+            needsSubstitution: false)
     }
 }

@@ -16,12 +16,14 @@ public struct Screen: Sendable {
     /// Where every navigate action leads, in the same order, including those under every Rule
     /// branch, variant, component fallback, sequence and action fallback, as the decoder found them.
     public var links: [ScreenLink]
+    /// Every `$string` in the tree, in the same order: what publishing checks against the tables.
+    public var strings: [StringUse]
     /// The templates the screen uses (expanded into `root` when it was decoded), first use first.
     public var templates: [String]
 
     public init(
         id: String, schemaVersion: Int, title: String? = nil, root: Node, metadata: [JSONMember] = [],
-        parameters: [ParameterUse] = [], links: [ScreenLink] = [], templates: [String] = []
+        parameters: [ParameterUse] = [], links: [ScreenLink] = [], strings: [StringUse] = [], templates: [String] = []
     ) {
         self.id = id
         self.schemaVersion = schemaVersion
@@ -30,11 +32,19 @@ public struct Screen: Sendable {
         self.metadata = metadata
         self.parameters = parameters
         self.links = links
+        self.strings = strings
         self.templates = templates
     }
 
-    /// Whether a request must give this screen parameters; when not, its answer needs no substitution.
+    /// Whether a request must give this screen parameters.
     public var usesParameters: Bool { !parameters.isEmpty }
+
+    /// Whether the answer depends on the request's locale.
+    public var usesStrings: Bool { !strings.isEmpty }
+
+    /// Whether a request fills anything in (parameters, or strings in its locale); when not, its
+    /// answer needs no substitution.
+    public var needsSubstitution: Bool { usesParameters || usesStrings }
 
     /// The names of the parameters the screen uses, each once, first use first.
     public var parameterNames: [String] {

@@ -72,7 +72,7 @@ private struct TreeWalk {
         guard let id, let version, let root else { return nil }
         return Screen(
             id: id, schemaVersion: version, title: title, root: root, metadata: metadata ?? [], parameters: check.parameters,
-            links: check.links, templates: used)
+            links: check.links, strings: check.strings, templates: used)
     }
 
     mutating func node(_ value: JSONValue, at path: JSONPath) -> Node? {

@@ -263,7 +263,7 @@ public struct ScreenResolver: Sendable {
             id: screen.id, schemaVersion: min(clientSchemaVersion, screen.schemaVersion), title: screen.title,
             metadata: screen.metadata, root: root,
             assignments: ResolvedScreen.Assignments(experiments: walk.experiments, rollouts: walk.rollouts),
-            replaced: walk.replaced, usesParameters: screen.usesParameters)
+            replaced: walk.replaced, needsSubstitution: screen.needsSubstitution)
     }
 }
 

@@ -1,4 +1,5 @@
 import TrellisJSON
+import TrellisStrings
 import TrellisTargeting
 
 /// Checks the values of one screen — properties, values and action fields — and records the
@@ -9,6 +10,7 @@ struct ValueCheck {
     var schemaVersion: Int
     private(set) var parameters: [ParameterUse] = []
     private(set) var links: [ScreenLink] = []
+    private(set) var strings: [StringUse] = []
 
     init(collector: DiagnosticsCollector, schemaVersion: Int) {
         self.collector = collector
@@ -41,19 +43,27 @@ struct ValueCheck {
         }
     }
 
-    /// `{"$param": name, "default"?: value}` or `{"$format": "…{name}…"}` where `slot` is expected.
+    /// `{"$param": name, "default"?: value}`, `{"$format": "…{name}…"}` or `{"$string": key, "args"?: {…}}`
+    /// where `slot` is expected.
     mutating func parameter(_ value: JSONValue, in slot: ParameterSlot, at path: JSONPath) {
+        let keys = Set(value.objectValue?.map(\.key) ?? [])
+        let written = ["$param", "$format", "$string"].filter(keys.contains)
+        guard written.count <= 1 else {
+            collector.report("a value is one of {\"$param\": …}, {\"$format\": …} and {\"$string\": …}, not \(written.joined(separator: " and "))", at: path, value)
+            return
+        }
+        if written == ["$string"] {
+            string(value, in: slot, at: path)
+            return
+        }
         guard let expects = slot.expects else {
             collector.report(
                 "a parameter cannot stand for \(slot.description); only strings, URLs, numbers, integers and bools can come from the route",
                 at: path, value)
             return
         }
-        let keys = Set(value.objectValue?.map(\.key) ?? [])
-        switch (keys.contains("$param"), keys.contains("$format")) {
-        case (true, true):
-            collector.report("a parameter is either {\"$param\": …} or {\"$format\": …}, not both", at: path, value)
-        case (true, false):
+        switch written.first {
+        case "$param":
             guard let object = collector.object(value, at: path, allowedKeys: ["$param", "default"]),
                 let name = parameterName(object.value("$param")!, at: path.appending("$param"))
             else { return }
@@ -62,11 +72,50 @@ struct ValueCheck {
                 collector.report(problem, at: path.appending("default"), fallback)
             }
             parameters.append(ParameterUse(name: name, path: path, expects: expects, hasDefault: fallback != nil))
-        case (false, true):
+        case "$format":
             guard let object = collector.object(value, at: path, allowedKeys: ["$format"]) else { return }
             format(object, expects, in: slot, at: path)
-        case (false, false):
-            _ = collector.object(value, at: path, allowedKeys: ["$param", "$format"])
+        default:
+            _ = collector.object(value, at: path, allowedKeys: ["$param", "$format", "$string"])
+        }
+    }
+
+    /// `{"$string": key, "args"?: {name: value…}}` where text is expected: each argument a number,
+    /// a string, or a `$param` or `$format` the request fills in.
+    private mutating func string(_ value: JSONValue, in slot: ParameterSlot, at path: JSONPath) {
+        guard slot.expects == .text else {
+            collector.report("\"$string\" makes text, and \(slot.description == "this value" ? "text is not expected here" : "\(slot.description) is expected here")", at: path, value)
+            return
+        }
+        guard let object = collector.object(value, at: path, allowedKeys: ["$string", "args"]), let key = object.string("$string") else { return }
+        if let problem = StringKey.problem(key) {
+            collector.report(problem, at: path.appending("$string"), object.value("$string")!)
+            return
+        }
+        var arguments: [String: StringUse.Argument] = [:]
+        if let args = object.value("args") {
+            guard let members = args.objectValue else {
+                collector.report("\"args\" is an object of the message's arguments, found \(args.typeName)", at: path.appending("args"), args)
+                return
+            }
+            for member in members {
+                arguments[member.key] = argument(member.value, at: path.appending("args").appending(member.key))
+            }
+        }
+        strings.append(StringUse(key: key, path: path, arguments: arguments))
+    }
+
+    /// One argument of a `$string`: nil (reported) when it is none.
+    private mutating func argument(_ value: JSONValue, at path: JSONPath) -> StringUse.Argument? {
+        switch value.kind {
+        case .number(let number): return .number(number)
+        case .string(let text): return .text(text)
+        case .object where ParameterReference.isWritten(value) && value["$string"] == nil:
+            parameter(value, in: .scalar, at: path)
+            return .parameter
+        default:
+            collector.report("an argument is a number, a string, {\"$param\": …} or {\"$format\": …}; found \(value.typeName)", at: path, value)
+            return nil
         }
     }
 
@@ -125,6 +174,9 @@ struct ValueCheck {
                 links.append(ScreenLink(path: path, target: .parameter(name, default: fallback?.stringValue)))
             case .format(let template):
                 links.append(ScreenLink(path: path, target: .template(template.text, placeholders: template.placeholders)))
+            case .string:
+                // Refused where a URL is expected (``string(_:in:at:)``), so never a link.
+                break
             }
         }
     }

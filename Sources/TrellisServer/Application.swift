@@ -57,7 +57,8 @@ public final class Application: Sendable {
         let webhookTLSContext = BackgroundResult { () throws(TLSError) in try TLSClientContext(extraAuthorities: webhookCAFile) }
         // A refused start must not exit while OpenSSL is still loading authorities on that thread.
         defer { webhookTLSContext.wait() }
-        loader = ConfigLoader(directory: configDirectory, cacheBudget: CacheBudget(configuration.cache))
+        loader = ConfigLoader(
+            directory: configDirectory, cacheBudget: CacheBudget(configuration.cache), defaultLocale: configuration.strings.defaultLocale)
         do { try Self.prepareDataDirectory(configuration.dataDirectory) } catch { throw .dataDirectory("\(error)") }
         let http = Self.httpConfiguration(configuration)
         if let url = configuration.storage.url {

@@ -10,8 +10,6 @@ import TrellisStrings
 /// This lives beside the engine, not in it, because TrellisStrings imports nothing and JSON is read
 /// by TrellisJSON, whose errors carry paths and lines.
 public enum StringTableFile {
-    /// The longest key, dots included.
-    public static let maximumKeyLength = 128
 
     /// The table in `bytes`; every mistake with its JSON path and line, and for a message that does
     /// not parse, the line and column inside the message.
@@ -72,12 +70,7 @@ public enum StringTableFile {
     }
 
     private static func keyProblem(_ part: String, whole: String) -> String? {
-        if part.isEmpty { return "an empty key" }
-        if whole.utf8.count > maximumKeyLength { return "a key is at most \(maximumKeyLength) bytes, dots included" }
-        let allowed = part.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-" || $0 == ".") }
-        if !allowed || part.hasPrefix(".") || part.hasSuffix(".") || part.contains("..") {
-            return "a key is letters, digits, `_`, `-` and single dots between them (\"cart.items\")"
-        }
-        return nil
+        if whole.utf8.count > StringKey.maximumLength { return "a key is at most \(StringKey.maximumLength) bytes, dots included" }
+        return StringKey.problem(part)
     }
 }

@@ -6,6 +6,7 @@ import TrellisRuntime
 import TrellisScreens
 import TrellisServer
 import TrellisStore
+import TrellisStrings
 import TrellisTargeting
 
 /// `trellis validate`: checks a configuration directory the way `serve` and a reload would.
@@ -44,7 +45,7 @@ struct ValidateCommand: ParsableCommand {
     func run() throws {
         guard paths.isEmpty else { return try ScreenFiles(paths: paths, config: options.directory).check() }
         let settings = try options.loadConfiguration()
-        let loader = ConfigLoader(directory: options.directory)
+        let loader = ConfigLoader(directory: options.directory, defaultLocale: settings.strings.defaultLocale)
         guard options.dataDir != nil else {
             switch loader.load(previous: nil) {
             case .success(let snapshot): report("ok: server.json, \(Self.summary(snapshot))", snapshot)
@@ -67,9 +68,11 @@ struct ValidateCommand: ParsableCommand {
         }
     }
 
-    /// Prints the summary line and, with --verbose, the names it counts, one kind a line.
+    /// Prints the summary line, a warning for each locale whose table lacks a translation, and,
+    /// with --verbose, the names it counts, one kind a line.
     private func report(_ line: String, _ snapshot: Snapshot) {
         print(line)
+        for warning in Self.translationWarnings(snapshot) { print(warning) }
         guard verbose else { return }
         for (kind, names) in Self.names(snapshot) where !names.isEmpty {
             print("\(kind): \(names.joined(separator: ", "))")
@@ -85,7 +88,29 @@ struct ValidateCommand: ParsableCommand {
             count(snapshot.targeting.experiments.count, "experiment"),
         ]
         if let routes = snapshot.routes { parts.append(count(routes.table.routes.count, "route")) }
+        if !snapshot.strings.tables.isEmpty { parts.append(count(snapshot.strings.tables.count, "string table")) }
         return parts.joined(separator: ", ")
+    }
+
+    /// "warning: strings/de: 2 of 14 keys not translated (86 %): cart.items, home.title" — a
+    /// translation not made yet is shown in the default locale's text, never refused — and keys
+    /// a table has that the default's does not, which can never be shown.
+    static func translationWarnings(_ snapshot: Snapshot) -> [String] {
+        snapshot.strings.coverage().flatMap { coverage -> [String] in
+            var lines: [String] = []
+            if !coverage.missing.isEmpty {
+                let share = Int((coverage.translated * 100).rounded(.down))
+                lines.append(
+                    "warning: strings/\(coverage.locale): \(coverage.missing.count) of \(coverage.keys) keys not translated (\(share) % translated): \(coverage.missing.joined(separator: ", "))")
+            }
+            if !coverage.unknown.isEmpty {
+                lines.append("warning: strings/\(coverage.locale): keys the default locale's table does not have: \(coverage.unknown.joined(separator: ", "))")
+            }
+            for (key, names) in coverage.extraArguments.sorted(by: { $0.key < $1.key }) {
+                lines.append("warning: strings/\(coverage.locale): \"\(key)\" names arguments the default's message does not: \(names.joined(separator: ", "))")
+            }
+            return lines
+        }
     }
 
     /// The ids `summary` counts, sorted, by kind.

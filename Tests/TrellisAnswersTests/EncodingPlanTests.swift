@@ -3,6 +3,7 @@ import Testing
 import TrellisAnswers
 import TrellisJSON
 import TrellisScreens
+import TrellisStrings
 import TrellisTesting
 
 /// ``ScreenEncodingPlan`` against the resolver it stands in for: for every screen, schema version
@@ -14,12 +15,21 @@ import TrellisTesting
     /// The long way, ``ScreenAnswerEncoder/reference(_:outcomes:clientSchemaVersion:revision:parameters:resolver:style:)``:
     /// resolve, substitute, then encode.
     func resolvedBytes(
-        _ screen: Screen, _ outcomes: Outcomes, revision: Int = 7, schemaVersion: Int, parameters: [String: JSONValue]
+        _ screen: Screen, _ outcomes: Outcomes, revision: Int = 7, schemaVersion: Int, parameters: [String: JSONValue],
+        strings: LocalizedStrings? = nil
     ) -> Result<[UInt8], ParameterError> {
         Result { () throws(ParameterError) in
             try ScreenAnswerEncoder.reference(
-                screen, outcomes: outcomes, clientSchemaVersion: schemaVersion, revision: revision, parameters: parameters, resolver: resolver)
+                screen, outcomes: outcomes, clientSchemaVersion: schemaVersion, revision: revision, parameters: parameters, strings: strings,
+                resolver: resolver)
         }
+    }
+
+    /// For a screen with strings, each shipped locale and the pseudo-locale in turn; else none.
+    func stringsFor(_ screen: Screen, _ index: Int) -> LocalizedStrings? {
+        guard screen.usesStrings else { return nil }
+        let locales = configStrings.locales
+        return configStrings.resolve(locales[index % locales.count])
     }
 
     /// Outcome vectors for `decisions`: all zeros, all ones, then `count` drawn at random (a Rule 0
@@ -67,11 +77,14 @@ import TrellisTesting
                 for parameters in parameterSets(screen) {
                     // One plan serves every revision with this content.
                     let revision = [1, 7, 1_000_000][compared % 3]
-                    let planned = Result { () throws(ParameterError) in try plan.encode(outcomes, revision: revision, parameters: parameters) }
-                    let expected = resolvedBytes(screen, outcomes, revision: revision, schemaVersion: version, parameters: parameters)
+                    let strings = stringsFor(screen, compared)
+                    let planned = Result { () throws(ParameterError) in
+                        try plan.encode(outcomes, revision: revision, parameters: parameters, strings: strings)
+                    }
+                    let expected = resolvedBytes(screen, outcomes, revision: revision, schemaVersion: version, parameters: parameters, strings: strings)
                     guard planned == expected else {
                         Issue.record(
-                            "\(screen.id) v\(version) outcomes \(outcomes) parameters \(parameters):\nplan     \(Self.text(planned))\nresolver \(Self.text(expected))",
+                            "\(screen.id) v\(version) outcomes \(outcomes) parameters \(parameters) locale \(strings?.tag ?? "-"):\nplan     \(Self.text(planned))\nresolver \(Self.text(expected))",
                             sourceLocation: sourceLocation)
                         return compared
                     }

@@ -1,6 +1,8 @@
 import Foundation
 import TrellisJSON
 import TrellisScreens
+import TrellisStrings
+import TrellisStringsJSON
 
 // The few helpers of TrellisScreensTests' Support.swift that these tests use (test targets share no files).
 
@@ -18,6 +20,18 @@ let configTemplates: TemplateLibrary = {
         let bytes = Array((try? Data(contentsOf: directory.appendingPathComponent(file))) ?? Data())
         return try? TemplateLibrary.decode(bytes, source: "templates/" + file, expectedID: id).get()
     })
+}()
+
+/// `Config/strings`, read: what the shipped screens' `$string`s are written from.
+let configStrings: StringCatalog = {
+    let directory = screensDirectory.deletingLastPathComponent().appendingPathComponent("strings")
+    let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+    var tables: [String: [String: Message]] = [:]
+    for file in files where file.hasSuffix(".json") {
+        let bytes = Array((try? Data(contentsOf: directory.appendingPathComponent(file))) ?? Data())
+        tables[String(file.dropLast(5))] = try? StringTableFile.decode(bytes, source: "strings/" + file).get()
+    }
+    return StringCatalog(defaultLocale: "en", tables: tables)
 }()
 
 /// Config/screens/NAME.json, decoded.

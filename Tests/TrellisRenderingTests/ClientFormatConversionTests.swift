@@ -19,7 +19,7 @@ func compact(_ value: JSONValue) -> String { JSONWriter.string(value) }
 func screen(root: ResolvedComponent?, replaced: [ResolvedScreen.Replacement] = [], id: String = "t") -> ResolvedScreen {
     ResolvedScreen(
         id: id, schemaVersion: 1, title: nil, metadata: [], root: root, assignments: .init(), replaced: replaced,
-        usesParameters: false)
+        needsSubstitution: false)
 }
 
 @Suite struct DrivenUIConversionTests {

@@ -9,6 +9,8 @@ import Foundation
 import TrellisJSON
 @testable import TrellisRendering
 import TrellisScreens
+import TrellisStrings
+import TrellisStringsJSON
 import TrellisTargeting
 import TrellisText
 
@@ -68,6 +70,8 @@ struct HarnessError: Error, CustomStringConvertible { var description: String }
 struct ScreenSet {
     let screens: [String: Screen]
     let evaluator: Evaluator
+    /// The string tables the screens' `$string`s are written from (Config/strings for the shipped ones).
+    var strings = StringCatalog(defaultLocale: "en", tables: [:])
     let resolver = ScreenResolver()
 
     /// Config/screens, expanded with Config/templates and targeted by Config/targeting.json.
@@ -84,6 +88,11 @@ struct ScreenSet {
             screens[file.id] = try ScreenDecoder().decode(file.bytes, source: file.source, expectedID: file.id, templates: library).get()
         }
         let targeting = try Data(contentsOf: ShippedConfig.url.appendingPathComponent("targeting.json"))
+        var tables: [String: [String: Message]] = [:]
+        for file in try ShippedConfig.jsonFiles(in: "strings") {
+            tables[file.id] = try StringTableFile.decode(file.bytes, source: file.source).get()
+        }
+        strings = StringCatalog(defaultLocale: "en", tables: tables)
         self.screens = screens
         evaluator = Evaluator(try TargetingConfiguration.decode([UInt8](targeting), source: "targeting.json").get())
     }
@@ -106,14 +115,17 @@ struct ScreenSet {
     }
 
     /// Screen `id` resolved for the user of `context`, at the client's schema version capped at the
-    /// screen's (the screen as written when the client gives none).
+    /// screen's (the screen as written when the client gives none), its strings written in the
+    /// context's locale (its parameters, if it has any, are left as they are).
     func resolve(_ id: String, for context: UserContext) throws -> ResolvedScreen {
         guard let screen = screens[id] else { throw HarnessError(description: "no screen \"\(id)\"") }
         let decisions = resolver.decisions(of: screen)
         let outcomes = resolver.outcomes(of: decisions, for: context, evaluator: evaluator)
-        return resolver.resolve(
+        let resolved = resolver.resolve(
             screen, decisions: decisions, outcomes: outcomes,
             clientSchemaVersion: min(context.schemaVersion ?? screen.schemaVersion, screen.schemaVersion))
+        guard screen.usesStrings else { return resolved }
+        return try resolved.substituting([:], strings: strings.resolve(context.locale))
     }
 }
 

@@ -31,7 +31,7 @@ import TrellisTargeting
     /// except the one under "Errors", whose description is quoted verbatim.
     @Test func jsonExamplesDecodeAsDocumented() throws {
         let examples = blocks(after: "```json\n")
-        #expect(examples.count == 10)
+        #expect(examples.count == 11)
         let quoted = blocks(after: "fails with exactly this description:\n\n```\n")
         #expect(quoted.count == 1)
         var templates: [Template] = []

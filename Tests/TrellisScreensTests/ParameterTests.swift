@@ -23,7 +23,7 @@ let invalidParameters: [Invalid] = [
         "$.root.values.text.fallback", "unknown key \"fallback\"; expected one of: $param, default"),
     Invalid(
         "both $param and $format", root: #"{"type": "Text", "values": {"text": {"$param": "id", "$format": "{id}"}}}"#, schemaVersion: 3,
-        "$.root.values.text", "a parameter is either {\"$param\": …} or {\"$format\": …}, not both"),
+        "$.root.values.text", "a value is one of {\"$param\": …}, {\"$format\": …} and {\"$string\": …}, not $param and $format"),
     Invalid(
         "default of the wrong type", root: #"{"type": "Text", "properties": {"fontSize": {"$param": "s", "default": "big"}}, "values": {"text": "t"}}"#,
         schemaVersion: 3, "$.root.properties.fontSize.default", "expected a number, found a string"),
@@ -141,7 +141,7 @@ let invalidParameters: [Invalid] = [
     @Test func resolutionKeepsParameters() throws {
         let screen = try inlineScreen(#"{"type": "Text", "values": {"text": {"$format": "Hi {name}"}}}"#, schemaVersion: 3)
         let answer = ScreenResolver().resolve(screen, outcomes: Outcomes([]), clientSchemaVersion: 2)
-        #expect(answer.usesParameters)
+        #expect(answer.needsSubstitution)
         #expect(answer.root.map { JSONWriter.string($0.jsonValue) } == #"{"type":"Text","values":{"text":{"$format":"Hi {name}"}}}"#)
     }
 }

@@ -70,8 +70,8 @@ import TrellisTargeting
         #expect(!old.ids.contains("live-shopping-section"))
         let new = resolved(home, try context([("user", "u1"), ("platform", "iOS"), ("appVersion", "5.2")]), configuration: configuration)
         #expect(new.ids.contains("live-shopping-section"))
-        #expect(new.components.contains { $0.values.contains { $0.value.stringValue?.contains("Apple Pay") == true } })
-        #expect(old.components.contains { $0.values.contains { $0.value.stringValue?.contains("Google Pay") == true } })
+        #expect(new.ids.contains("apple-pay-promo") && !new.ids.contains("google-pay-promo"))
+        #expect(old.ids.contains("google-pay-promo") && !old.ids.contains("apple-pay-promo"))
     }
 
     @Test func relatedProductsHoldout() throws {

@@ -13,7 +13,7 @@ import TrellisScreens
     /// The substituted root as JSON.
     func substituted(_ root: String, _ parameters: [String: JSONValue], outcomes: [UInt8] = [], schemaVersion: Int = 3) throws -> String {
         let result = try answer(root, outcomes: outcomes, schemaVersion: schemaVersion).substituting(parameters)
-        #expect(!result.usesParameters)
+        #expect(!result.needsSubstitution)
         return result.root.map { JSONWriter.string($0.jsonValue) } ?? "null"
     }
 
@@ -131,7 +131,7 @@ import TrellisScreens
     /// A screen without parameters is returned as it is, whatever the request gives.
     @Test func screensWithoutParametersAreUntouched() throws {
         let plain = try answer(#"{"type": "Text", "values": {"text": "Hi"}, "metadata": {"x": {"$param": "id"}}}"#)
-        #expect(!plain.usesParameters)
+        #expect(!plain.needsSubstitution)
         let same = try plain.substituting(["id": .array([])])
         #expect(JSONWriter.string(same.jsonValue(revision: 1)) == JSONWriter.string(plain.jsonValue(revision: 1)))
     }

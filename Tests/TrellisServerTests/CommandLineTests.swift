@@ -32,12 +32,12 @@ import TrellisTesting
             .deletingLastPathComponent().appendingPathComponent("Config")
         let (status, output) = try run(["validate", "--config", config.path])
         #expect(status == 0)
-        #expect(output == "ok: server.json, 4 screens, 1 template, 4 rules, 2 rollouts, 2 experiments, 22 routes\n")
+        #expect(output == "ok: server.json, 4 screens, 1 template, 4 rules, 2 rollouts, 2 experiments, 22 routes, 4 string tables\n")
 
         let verbose = try run(["validate", "--config", config.path, "--verbose"])
         #expect(verbose.status == 0)
         #expect(verbose.output.split(separator: "\n").map(String.init) == [
-            "ok: server.json, 4 screens, 1 template, 4 rules, 2 rollouts, 2 experiments, 22 routes",
+            "ok: server.json, 4 screens, 1 template, 4 rules, 2 rollouts, 2 experiments, 22 routes, 4 string tables",
             "screens: home, order, product, profile",
             "templates: product-card",
             "rules: is_gold_member, is_modern_client, is_staff, signed_in",

@@ -74,7 +74,7 @@ import TrellisTargeting
                 homeModel, document: DocumentBytes(about.bytes), decoder: loader.decoder, templates: first.templates, resolver: loader.resolver))
         let previous = ConfigBaseline(
             targeting: first.targeting, templates: first.templates, templatesFingerprint: first.templatesFingerprint, screens: doctored,
-            routes: first.routes, fonts: first.fonts, fontFiles: first.fontFiles)
+            routes: first.routes, fonts: first.fonts, fontFiles: first.fontFiles, strings: first.strings)
         try config.write(screen: "home", TemporaryConfig.screen(id: "home", text: "Hello"))
         guard case .success(let second) = loader.loadBaseline(previous: previous) else { Issue.record("the reload failed"); return }
         #expect(second.screens["about"]?.checked.id == "home", "unchanged bytes: the previous model, not decoded again")

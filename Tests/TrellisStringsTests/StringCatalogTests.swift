@@ -24,33 +24,33 @@ import Testing
         let austrian = catalog.resolve("de-AT")
         #expect(austrian.tag == "de-AT")
         #expect(austrian.chain == ["de-AT", "de", "en"])
-        #expect(catalog.string("cart.title", ["store": .string("Wien")], in: austrian) == "Einkaufswagen Wien")
-        #expect(catalog.string("cart.items", ["count": .number(1234)], in: austrian) == "1.234 Artikel")
-        #expect(catalog.string("greeting", ["name": .string("Anna")], in: austrian) == "Hello, Anna!")
+        #expect(austrian.string("cart.title", ["store": .string("Wien")]) == "Einkaufswagen Wien")
+        #expect(austrian.string("cart.items", ["count": .number(1234)]) == "1.234 Artikel")
+        #expect(austrian.string("greeting", ["name": .string("Anna")]) == "Hello, Anna!")
         #expect(catalog.resolve("de-CH").tag == "de")
         #expect(catalog.resolve("fr-FR").tag == "en")
         #expect(catalog.resolve(nil).tag == "en")
-        #expect(catalog.string("no.such.key", [:], in: austrian) == nil)
+        #expect(austrian.string("no.such.key", [:]) == nil)
     }
 
     @Test func pluralsFollowTheLocalesRules() throws {
         let catalog = try Self.catalog()
         let arabic = catalog.resolve("ar-EG")
-        let written = [0, 1, 2, 3, 11, 100].map { catalog.string("cart.items", ["count": .number(Double($0))], in: arabic)! }
+        let written = [0, 1, 2, 3, 11, 100].map { arabic.string("cart.items", ["count": .number(Double($0))])! }
         #expect(written == ["لا عناصر", "عنصر واحد", "عنصران", "٣ عناصر", "١١ عنصرًا", "١٠٠ عنصر"])
-        #expect(catalog.string("cart.items", ["count": .number(0)], in: catalog.resolve("en")) == "Your cart is empty")
+        #expect(catalog.resolve("en").string("cart.items", ["count": .number(0)]) == "Your cart is empty")
     }
 
     @Test func thePseudoLocaleAccentsBracketsAndLengthensTheDefaultsText() throws {
         let catalog = try Self.catalog()
         let pseudo = catalog.resolve("en-XA")
         #expect(pseudo.pseudo && pseudo.tag == "en-XA")
-        let written = try #require(catalog.string("greeting", ["name": .string("Anna")], in: pseudo))
+        let written = try #require(pseudo.string("greeting", ["name": .string("Anna")]))
         let plain = "Hello, Anna!"
         #expect(written.hasPrefix("[Ĥéļļö, Anna!"), "\(written): the argument is left as it is")
         #expect(written.hasSuffix("]"))
         #expect(Double(written.count) >= Double(plain.count) * 1.4, "\(written)")
-        #expect(catalog.string("cart.items", ["count": .number(2)], in: pseudo)?.hasPrefix("[2 îţéɱš") == true)
+        #expect(pseudo.string("cart.items", ["count": .number(2)])?.hasPrefix("[2 îţéɱš") == true)
     }
 
     @Test func coverageListsWhatEachTableLacksAndWhatTheDefaultDoesNotHave() throws {

@@ -5,6 +5,8 @@ import TrellisRendering
 import TrellisRoutes
 import TrellisScreens
 import TrellisStore
+import TrellisStrings
+import TrellisStringsJSON
 import TrellisTargeting
 import TrellisText
 
@@ -48,6 +50,8 @@ public struct ConfigBaseline: Sendable {
     public let fonts: FontCollection
     /// The font files the packs were built from, served to previews (`GET /fonts/{file}`).
     public let fontFiles: FontFiles
+    /// `strings/<locale>.json`: every locale's string table (none without the directory).
+    public let strings: StringCatalog
 }
 
 extension ConfigBaseline {
@@ -62,7 +66,7 @@ extension ConfigBaseline {
         }
         return ConfigBaseline(
             targeting: targeting, templates: templates, templatesFingerprint: templatesFingerprint, screens: screens, routes: routes,
-            fonts: fonts, fontFiles: fontFiles)
+            fonts: fonts, fontFiles: fontFiles, strings: strings)
     }
 }
 
@@ -77,20 +81,25 @@ public struct ConfigLoader: Sendable {
     /// The bytes the answer cache of each snapshot built from this directory may hold: fixed at
     /// start from `server.json`, and here so that whatever builds a snapshot reads it.
     public let cacheBudget: CacheBudget
+    /// The locale whose string table has every key, and answers a request whose locale has no
+    /// table (`strings.defaultLocale` in `server.json`).
+    public let defaultLocale: String
 
     public init(
         directory: URL, decoder: ScreenDecoder = ScreenDecoder(), resolver: ScreenResolver = ScreenResolver(),
-        cacheBudget: CacheBudget = .forThisMachine
+        cacheBudget: CacheBudget = .forThisMachine, defaultLocale: String = "en"
     ) {
         self.directory = directory
         self.decoder = decoder
         self.resolver = resolver
         self.cacheBudget = cacheBudget
+        self.defaultLocale = defaultLocale
     }
 
     public var screensDirectory: URL { directory.appendingPathComponent("screens", isDirectory: true) }
     public var fontsDirectory: URL { directory.appendingPathComponent("fonts", isDirectory: true) }
     public var templatesDirectory: URL { directory.appendingPathComponent("templates", isDirectory: true) }
+    public var stringsDirectory: URL { directory.appendingPathComponent("strings", isDirectory: true) }
 
     /// Loads `targeting.json` (optional: no file means no rules, rollouts or experiments) and every
     /// `screens/*.json`, and checks that every rule, rollout and experiment a screen names exists.
@@ -118,11 +127,16 @@ public struct ConfigLoader: Sendable {
                 screens: baseline.screens.values.map { NavigationCheck.ScreenSource(screen: $0.checked, source: "screens/\($0.checked.id).json", document: $0.checked.document) },
                 served: .init(contains: { baseline.screens[$0] != nil }, ids: { Array(baseline.screens.keys) }), targeting: baseline.targeting)
             guard navigation.isEmpty else { return .failure(ConfigLoadError(errors: navigation)) }
+            let strings = StringCheck.errors(
+                screens: baseline.screens.values.map { NavigationCheck.ScreenSource(screen: $0.checked, source: "screens/\($0.checked.id).json", document: $0.checked.document) },
+                catalog: baseline.strings)
+            guard strings.isEmpty else { return .failure(ConfigLoadError(errors: strings)) }
             return .success(
                 Snapshot(
                     screens: screens, targeting: baseline.targeting, resolver: resolver,
                     generation: (previous?.generation ?? 0) + 1, fonts: baseline.fonts, fontFiles: baseline.fontFiles,
-                    templates: baseline.templates, caches: SnapshotCaches(answers: AnswerCache(budget: cacheBudget)), routes: routes))
+                    templates: baseline.templates, strings: baseline.strings, caches: SnapshotCaches(answers: AnswerCache(budget: cacheBudget)),
+                    routes: routes))
         }
     }
 
@@ -142,6 +156,7 @@ public struct ConfigLoader: Sendable {
         var templateFiles: [UInt8] = []
         let templates = loadTemplates(&errors, files: &templateFiles)
         let templatesFingerprint = EncodedBody.fingerprint(templateFiles)
+        let strings = loadStrings(&errors)
         let unchangedTemplates = previous?.templatesFingerprint == templatesFingerprint
         var screens: [String: ConfigBaseline.ScreenFile] = [:]
         let names: [String]
@@ -182,7 +197,7 @@ public struct ConfigLoader: Sendable {
         return .success(
             ConfigBaseline(
                 targeting: targeting, templates: templates, templatesFingerprint: templatesFingerprint, screens: screens, routes: routes,
-                fonts: fonts, fontFiles: FontFiles(webFonts)))
+                fonts: fonts, fontFiles: FontFiles(webFonts), strings: strings))
     }
 
     /// Decodes and validates one screen document, then checks every rule, rollout and experiment it
@@ -295,6 +310,46 @@ public struct ConfigLoader: Sendable {
         let library = TemplateLibrary(templates)
         errors += library.cycles()
         return library
+    }
+
+    /// Every `strings/<locale>.json` (optional: no directory means no tables), each named by its
+    /// locale tag as BCP 47 writes it (`de-AT.json`, not `de_at.json`); when there are tables, the
+    /// default locale's must be among them.
+    private func loadStrings(_ errors: inout [DiagnosticsError]) -> StringCatalog {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: stringsDirectory.path, isDirectory: &isDirectory), isDirectory.boolValue
+        else { return StringCatalog(defaultLocale: defaultLocale, tables: [:]) }
+        let names: [String]
+        do {
+            names = try ConfigFiles.jsonFileNames(in: stringsDirectory.path)
+        } catch {
+            errors.append(Self.fileError("strings/", error))
+            return StringCatalog(defaultLocale: defaultLocale, tables: [:])
+        }
+        var tables: [String: [String: Message]] = [:]
+        for name in names {
+            let source = "strings/" + name
+            let tag = String(name.dropLast(".json".count))
+            guard StringTableFile.isLocaleTag(tag) else {
+                errors.append(Self.nameError(source, "a string table's file is named by its locale tag as BCP 47 writes it, such as de.json or pt-BR.json"))
+                continue
+            }
+            switch read(path: stringsDirectory.path + "/" + name, source: source).flatMap({ StringTableFile.decode($0, source: source) }) {
+            case .success(let table): tables[tag] = table
+            case .failure(let error): errors.append(error)
+            }
+        }
+        let catalog = StringCatalog(defaultLocale: defaultLocale, tables: tables)
+        if !tables.isEmpty, tables[catalog.defaultLocale] == nil {
+            errors.append(
+                Self.nameError(
+                    "strings/", "the default locale \(catalog.defaultLocale) has no table; tables: \(tables.keys.sorted().joined(separator: ", ")) (set strings.defaultLocale in server.json)"))
+        }
+        return catalog
+    }
+
+    private static func nameError(_ source: String, _ message: String) -> DiagnosticsError {
+        DiagnosticsError(source: source, diagnostics: [Diagnostic(path: .root, location: .unknown, message: message)])
     }
 
     private func loadTargeting(_ errors: inout [DiagnosticsError]) -> TargetingConfiguration? {

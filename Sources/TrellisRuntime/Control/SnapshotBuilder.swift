@@ -116,12 +116,13 @@ package struct SnapshotBuilder: Sendable {
             guard errors.isEmpty else { return .failure(ConfigLoadError(errors: errors)) }
         }
         errors = navigationErrors(.all, screens, staged, routes, baseline, runtime, targeting)
+        errors += StringCheck.errors(screens: screenSources(screens.keys, screens, staged, runtime), catalog: baseline.strings)
         guard errors.isEmpty else { return .failure(ConfigLoadError(errors: errors)) }
         let runtime = runtime.sharingDocuments(of: Array(runtime.screens.keys), served: screens, staged: staged)
         return .success(
             Snapshot(
                 screens: screens, targeting: targeting, resolver: loader.resolver, generation: (previous?.generation ?? 0) + 1,
-                fonts: baseline.fonts, fontFiles: baseline.fontFiles, templates: baseline.templates, staged: staged, runtime: runtime,
+                fonts: baseline.fonts, fontFiles: baseline.fontFiles, templates: baseline.templates, strings: baseline.strings, staged: staged, runtime: runtime,
                 baselineTargeting: baseline.targeting, caches: SnapshotCaches(answers: AnswerCache(budget: loader.cacheBudget)),
                 routes: routes?.entry))
     }
@@ -168,12 +169,14 @@ package struct SnapshotBuilder: Sendable {
         if touched.routes { routes = routeTable(baseline, runtime, targeting, reusing: previous.routes, checkedRoutes, &errors) }
         guard errors.isEmpty else { return .failure(ConfigLoadError(errors: errors)) }
         errors = navigationErrors(Self.linkCheck(touched), screens, staged, routes, baseline, runtime, targeting)
+        // A screen's strings concern it and the tables only, and the tables did not change.
+        errors += StringCheck.errors(screens: screenSources(touched.screens, screens, staged, runtime), catalog: previous.strings)
         guard errors.isEmpty else { return .failure(ConfigLoadError(errors: errors)) }
         let runtime = runtime.sharingDocuments(of: touched.screens, served: screens, staged: staged)
         return .success(
             Snapshot(
                 screens: screens, targeting: targeting, resolver: loader.resolver, generation: previous.generation + 1,
-                fonts: baseline.fonts, fontFiles: baseline.fontFiles, templates: baseline.templates, staged: staged, runtime: runtime,
+                fonts: baseline.fonts, fontFiles: baseline.fontFiles, templates: baseline.templates, strings: baseline.strings, staged: staged, runtime: runtime,
                 baselineTargeting: baseline.targeting, caches: previous.caches, routes: routes?.entry,
                 sharingScreenListOf: Self.listsTheSame(touched, screens, previous) ? previous : nil))
     }

@@ -36,6 +36,10 @@ public final class CheckedScreen: Sendable {
     public let parameters: [ParameterUse]
     /// The parameters' names, each once, sorted; empty for most screens.
     public let parameterNames: [String]
+    /// The screen's `$string`s (``Screen/strings``): checked against the string tables.
+    public let strings: [StringUse]
+    /// Whether its answers depend on the request's locale.
+    public var usesStrings: Bool { !strings.isEmpty }
     /// The templates the screen uses, by name: a reload with other templates decodes it again.
     public let templateNames: [String]
     /// What decoded it, with the templates it was expanded with: decoding the document again with
@@ -63,6 +67,7 @@ public final class CheckedScreen: Sendable {
         // Their paths outlive the model they were made in: each in one buffer, not a link per component.
         parameters = screen.parameters.map { ParameterUse(name: $0.name, path: $0.path.packed(), expects: $0.expects, hasDefault: $0.hasDefault) }
         parameterNames = screen.parameterNames.sorted()
+        strings = screen.strings.map { StringUse(key: $0.key, path: $0.path.packed(), arguments: $0.arguments) }
         templateNames = screen.templates
         self.decoder = decoder
         // A screen without templates keeps none alive.

@@ -6,6 +6,7 @@ import TrellisRendering
 import TrellisRoutes
 import TrellisScreens
 import TrellisStore
+import TrellisStrings
 import TrellisTargeting
 import TrellisText
 
@@ -124,6 +125,8 @@ public final class Snapshot: Sendable, AtomicReference {
     /// The templates the screens were expanded with (`templates/*.json`), for a revision read
     /// from the store (`?revision=N`) to be expanded as the served ones were.
     public let templates: TemplateLibrary
+    /// Every locale's string table (`strings/*.json`), which a screen's `$string`s are written from.
+    public let strings: StringCatalog
     /// `GET /v1/screens`, compact and pretty: encoded by the first request that asks after the
     /// screens changed, not by the change (at 10,000 screens a publish would encode the list twice),
     /// and shared by snapshots that serve the same screens.
@@ -176,7 +179,7 @@ public final class Snapshot: Sendable, AtomicReference {
     public init(
         screens: ScreenMap<ScreenEntry>, targeting: TargetingConfiguration, resolver: ScreenResolver, generation: Int,
         fonts: FontCollection = FontCollection(), fontFiles: FontFiles = FontFiles(), templates: TemplateLibrary = TemplateLibrary(),
-        staged: ScreenMap<StagedScreen> = [:], runtime: RuntimeState = RuntimeState(),
+        strings: StringCatalog = StringCatalog(defaultLocale: "en", tables: [:]), staged: ScreenMap<StagedScreen> = [:], runtime: RuntimeState = RuntimeState(),
         baselineTargeting: TargetingConfiguration? = nil, caches: SnapshotCaches = SnapshotCaches(), routes: RouteTableEntry? = nil,
         sharingScreenListOf sameScreens: Snapshot? = nil
     ) {
@@ -188,6 +191,7 @@ public final class Snapshot: Sendable, AtomicReference {
         self.fonts = fonts
         self.fontFiles = fontFiles
         self.templates = templates
+        self.strings = strings
         self.targeting = targeting
         self.evaluator = Evaluator(targeting)
         serverExposedExperiments = Set(targeting.experiments.filter { $0.value.exposures == .server }.keys)

@@ -39,6 +39,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var changes = Changes()
     /// Apps' events: batch and event sizes, clock skew (ServerConfiguration+Events.swift).
     public var events = Events()
+    /// String tables: `"strings": {"defaultLocale": "en"}`.
+    public var strings = Strings()
     /// Proxies whose `X-Forwarded-For` says who the client is (``ClientAddress``): the load
     /// balancer's addresses. Empty: the socket's peer is the client.
     var trustedProxies: [AddressRange] = []
@@ -65,6 +67,14 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// pruned: the revisions a screen serves (current and staged), the newest that came from its
     /// file, those a pending change request names, and audit entries a webhook has not been given.
     public typealias Retention = RetentionSettings
+
+    /// The string tables of `strings/<locale>.json`.
+    public struct Strings: Sendable, Equatable {
+        /// The locale whose table holds every key a screen uses, and answers a request whose
+        /// locale has no table.
+        public var defaultLocale = "en"
+        public init() {}
+    }
 
     /// How much the answer cache may hold (``CacheBudget``).
     public struct Cache: Sendable, Equatable {
@@ -191,6 +201,7 @@ struct Setting: Sendable {
         Setting(name: "events.maxAgeSeconds", kind: .seconds(\.events.maxAgeSeconds, 60...31_536_000)),
         Setting(name: "events.guardIntervalSeconds", kind: .seconds(\.events.guardIntervalSeconds, 0.05...3600)),
         Setting(name: "events.exposureFlushSeconds", kind: .seconds(\.events.exposureFlushSeconds, 0.05...60)),
+        Setting(name: "strings.defaultLocale", kind: .string(\.strings.defaultLocale, allowed: nil)),
         Setting(name: "context.maxLifetimeSeconds", kind: .seconds(\.context.maxLifetimeSeconds, 1...31_536_000)),
         Setting(name: "context.unsigned", kind: .string(\.context.unsignedPolicyName, allowed: ServerConfiguration.Context.UnsignedPolicy.allCases.map(\.rawValue))),
     ]

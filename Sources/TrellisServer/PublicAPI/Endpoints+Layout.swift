@@ -22,7 +22,7 @@ extension Endpoints {
         recordExposures(resolving)
         let viewport = try LayoutViewport.required(by: resolving.query, platform: resolving.context.platform)
         let body = try layoutAnswer(resolving, viewport: viewport, pretty: try resolving.query.flag("pretty"))
-        return Self.cached(body, request, cacheControl: state.screenCacheControl, vary: state.screenVary)
+        return Self.cached(body, request, cacheControl: state.screenCacheControl, vary: state.screenVary, language: resolving.language)
     }
 
     /// The query parameters of the layout endpoint beside the user context's.

@@ -60,7 +60,7 @@ extension Endpoints {
         }
         var response = Self.cached(
             body, request, cacheControl: state.screenCacheControl,
-            contentType: svg ? "image/svg+xml; charset=utf-8" : "text/html; charset=utf-8", vary: state.screenVary)
+            contentType: svg ? "image/svg+xml; charset=utf-8" : "text/html; charset=utf-8", vary: state.screenVary, language: resolving.language)
         // The picture needs nothing from the network; a browser must not fetch anything for it.
         response.headers.add(name: "Content-Security-Policy", value: check ? Self.checkedPreviewContentSecurityPolicy : Self.previewContentSecurityPolicy)
         return response

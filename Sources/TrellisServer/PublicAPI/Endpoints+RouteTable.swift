@@ -62,7 +62,7 @@ extension Endpoints {
                 if let viewport { try layoutAnswer(inner, viewport: viewport, pretty: pretty) } else { try screenAnswer(inner, pretty: pretty) }
             return Self.composed(resolution.jsonValue, content: content, pretty: pretty)
         }
-        return Self.cached(body, request, cacheControl: state.screenCacheControl, vary: state.screenVary)
+        return Self.cached(body, request, cacheControl: state.screenCacheControl, vary: state.screenVary, language: resolving.language)
     }
 
     /// The query of a resolve request. A `&` left unencoded in the URL splits it into a parameter of

@@ -43,10 +43,10 @@ extension Endpoints {
         guard case .trellis = format else {
             resolving = resolving.limited(toSchemaVersion: format.schemaVersionLimit)
             let body = try clientAnswer(resolving, format: format, viewport: viewport, pretty: pretty)
-            return .response(Self.cached(body, request, cacheControl: state.screenCacheControl, contentType: format.contentType, vary: state.screenVary))
+            return .response(Self.cached(body, request, cacheControl: state.screenCacheControl, contentType: format.contentType, vary: state.screenVary, language: resolving.language))
         }
         let body = try screenAnswer(resolving, pretty: pretty)
-        return .response(Self.cached(body, request, cacheControl: state.screenCacheControl, vary: state.screenVary))
+        return .response(Self.cached(body, request, cacheControl: state.screenCacheControl, vary: state.screenVary, language: resolving.language))
     }
 
     /// The query parameters `GET /v1/screens/{id}` takes besides the user context; made once, not per request.

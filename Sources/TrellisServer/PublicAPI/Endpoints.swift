@@ -36,11 +36,14 @@ struct Endpoints: Sendable {
 
     /// A cacheable answer: 304 when `If-None-Match` names the current ETag, else the bytes with
     /// their precomputed gzip form.
+    /// - Parameter language: the locale the answer's strings are written in (`Content-Language`);
+    ///   nil for an answer without strings.
     static func cached(
         _ body: EncodedBody, _ request: HTTPRequest, cacheControl: String, contentType: String = "application/json",
-        vary: String = "Accept-Encoding"
+        vary: String = "Accept-Encoding", language: String? = nil
     ) -> HTTPResponse {
         var headers: HTTPHeaders = ["ETag": body.etag, "Cache-Control": cacheControl, "Vary": vary]
+        if let language { headers.add(name: "Content-Language", value: language) }
         for header in body.headers { headers.add(name: header.name, value: header.value) }
         if request.headers.ifNoneMatchMatches(body.etag) {
             return HTTPResponse(status: .notModified, headers: headers)

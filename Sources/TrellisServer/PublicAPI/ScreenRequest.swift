@@ -4,6 +4,7 @@ import TrellisJSON
 import TrellisRendering
 import TrellisRuntime
 import TrellisScreens
+import TrellisStrings
 import TrellisTargeting
 
 /// The part every per-user screen answer shares (the screen, its layout, its previews): the user
@@ -19,6 +20,10 @@ struct ScreenRequest: Sendable {
     let outcomes: Outcomes
     /// Values for the screen's `$param`s: `param.NAME` from the query, or the route's parameters.
     let screenParameters: [String: JSONValue]
+    /// The string tables of the user's locale, for a screen that shows strings; nil for any other.
+    let strings: LocalizedStrings?
+    /// The locale the answer's strings are written in (`Content-Language`); nil without strings.
+    var language: String? { strings?.tag }
     let state: ServerState
     /// The headers of the request the answer is sent in reply to; nil for an answer that goes
     /// into another. A miss for a client that takes gzip, and does not have the answer already,
@@ -72,6 +77,7 @@ struct ScreenRequest: Sendable {
         self.id = entry.id
         self.state = state
         self.screenParameters = screenParameters
+        strings = entry.checked.usesStrings ? snapshot.strings.resolve(context.locale) : nil
         self.replyingTo = replyingTo
         // A client without a schema version is a person exploring: show the screen as written.
         schemaVersion = min(context.schemaVersion ?? entry.schemaVersion, entry.schemaVersion)
@@ -106,9 +112,9 @@ struct ScreenRequest: Sendable {
         let model: Screen
         do { model = try snapshot.screen(of: entry) } catch { throw Problem(.internalServerError, error.description) }
         let resolved = snapshot.resolver.resolve(model, decisions: entry.decisions, outcomes: outcomes, clientSchemaVersion: schemaVersion)
-        guard !entry.parameterNames.isEmpty else { return resolved }
+        guard resolved.needsSubstitution else { return resolved }
         do {
-            return try resolved.substituting(screenParameters)
+            return try resolved.substituting(screenParameters, strings: strings)
         } catch {
             throw parameterProblem(error)
         }
@@ -126,19 +132,19 @@ struct ScreenRequest: Sendable {
     func encodedScreen(pretty: Bool) throws(Problem) -> EncodedBody {
         try ScreenAnswerEncoder.answer(
             pretty: pretty, plan: { entry.encodingPlan(for: schemaVersion, in: snapshot) }, outcomes: outcomes, revision: entry.revision,
-            parameters: screenParameters, compression: EncodedBody.cachedCompression, resolved: { () throws(Problem) in try resolve() },
+            parameters: screenParameters, strings: strings, compression: EncodedBody.cachedCompression, resolved: { () throws(Problem) in try resolve() },
             parameterFailure: parameterProblem)
     }
 
-    /// The values of the parameters this screen uses, canonically: part of the answer's cache key.
-    /// The values only, each as JSON (`-` when not given; no JSON text is), joined by `&`, in the
-    /// order of the screen's sorted names — which the key's screen and revision fix, so naming
-    /// them again told nothing. A few short values then fit in the `String` itself: with the
-    /// names, a templated screen's key had a buffer of its own, a line from memory that a hit
-    /// compared and waited for.
-    var parameterKey: String {
-        guard !entry.parameterNames.isEmpty else { return "" }
-        var key = ""
+    /// What this request puts into the screen, canonically: part of the answer's cache key. The
+    /// locale its strings are written in (when it shows any), then the values of the parameters
+    /// it uses, each as JSON (`-` when not given; no JSON text is), joined by `&`, in the order of
+    /// the screen's sorted names — which the key's screen and revision fix, so naming them again
+    /// told nothing. A few short values then fit in the `String` itself: with the names, a
+    /// templated screen's key had a buffer of its own, a line from memory that a hit compared
+    /// and waited for.
+    var inputKey: String {
+        var key = strings.map { $0.tag + "|" } ?? ""
         for (index, name) in entry.parameterNames.enumerated() {
             if index > 0 { key += "&" }
             key += screenParameters[name].map { JSONWriter.string($0) } ?? "-"
@@ -156,7 +162,7 @@ struct ScreenRequest: Sendable {
     func resolvedForViewports() throws(Problem) -> ResolvedScreen {
         let key = AnswerKey(
             screen: id, revision: entry.revision, schemaVersion: schemaVersion, outcomes: outcomes, pretty: false,
-            parameters: parameterKey)
+            inputs: inputKey)
         return try snapshot.resolvedScreens.answer(for: key) { () throws(Problem) in try resolve() }.body
     }
 
@@ -165,7 +171,7 @@ struct ScreenRequest: Sendable {
     func layoutPlan(for viewport: LayoutViewport) throws(Problem) -> LayoutPlan {
         let key = AnswerKey(
             screen: id, revision: entry.revision, schemaVersion: schemaVersion, outcomes: outcomes, pretty: false,
-            format: .layout, viewport: LayoutPlan.kind(of: viewport), parameters: parameterKey)
+            format: .layout, viewport: LayoutPlan.kind(of: viewport), inputs: inputKey)
         return try snapshot.layoutPlans.answer(for: key) { () throws(Problem) in
             ScreenLayout(viewport: viewport, fonts: snapshot.fonts).plan(
                 try resolvedForViewports(), revision: entry.revision, concurrentLayouts: state.concurrentLayouts)
@@ -179,7 +185,7 @@ struct ScreenRequest: Sendable {
     ) throws(Problem) -> EncodedBody {
         let key = AnswerKey(
             screen: id, revision: entry.revision, schemaVersion: schemaVersion, outcomes: outcomes, pretty: pretty,
-            format: format, viewport: viewport, parameters: parameterKey, linkQuery: linkQuery)
+            format: format, viewport: viewport, inputs: inputKey, linkQuery: linkQuery)
         let (body, hit) = try snapshot.answers.answer(for: key) { () throws(Problem) in
             let made = try make()
             // The response would make the form next; made before the answer is stored, it is

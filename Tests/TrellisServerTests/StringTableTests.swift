@@ -1,0 +1,205 @@
+import Foundation
+import Testing
+import TrellisHTTP
+import TrellisJSON
+import TrellisRuntime
+import TrellisStrings
+import TrellisTesting
+@testable import TrellisServer
+
+extension TemporaryConfig {
+    func write(strings locale: String, _ text: String) throws {
+        try FileManager.default.createDirectory(at: url.appendingPathComponent("strings"), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: url.appendingPathComponent("strings/\(locale).json"))
+    }
+}
+
+/// The shipped screens in every language of `Config/strings`: resolved per request by the
+/// context's locale, in every answer form, with `Content-Language` and an answer cached per locale.
+@Suite struct ShippedStringTests {
+    static let repositoryConfig = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Config")
+    let app: InProcessApp
+
+    init() throws { app = try InProcessApp(directory: Self.repositoryConfig) }
+
+    func greeting(_ response: HTTPResponse) -> String? {
+        response.json?["root"]?["subviews"]?[0]?["subviews"]?[0]?["values"]?["text"]?.stringValue
+    }
+
+    @Test func homeIsWrittenInTheLocaleTheContextAsksFor() throws {
+        let cases: [(query: String, headers: HTTPHeaders, language: String, greeting: String)] = [
+            ("", [:], "en", "Good morning"),
+            ("&locale=de", [:], "de", "Guten Morgen"),
+            ("&locale=de-AT", [:], "de", "Guten Morgen"),
+            ("", ["Accept-Language": "ja-JP,ja;q=0.9,en;q=0.5"], "ja", "おはようございます"),
+            ("&locale=ar-EG", [:], "ar", "صباح الخير"),
+            ("&locale=fr-FR", [:], "en", "Good morning"),
+            ("&locale=en-XA", [:], "en-XA", "[Ĝööð ɱöŕñîñĝ one two]"),
+        ]
+        var etags: Set<String> = []
+        for (query, headers, language, greeting) in cases {
+            let response = app.request("/v1/screens/home?user=u1" + query, headers: headers)
+            #expect(response.status == .ok, "\(query) \(response.text)")
+            #expect(response.headers["Content-Language"] == language, "\(query)")
+            #expect(self.greeting(response) == greeting, "\(query): \(response.text.prefix(300))")
+            #expect(!response.text.contains("$string"))
+            etags.insert(response.headers["ETag"] ?? "")
+            let again = app.request("/v1/screens/home?user=u1" + query, headers: headers)
+            #expect(again.body == response.body, "the cached answer is this locale's")
+        }
+        #expect(etags.count == 5, "one answer per resolved locale: en, de, ja, ar, en-XA")
+    }
+
+    @Test func theEnglishAnswerIsTheOneTheLiteralTextGave() throws {
+        let response = app.request("/v1/screens/product?user=u1")
+        #expect(response.text.contains(#""text":"(1,203 reviews)""#))
+        let german = app.request("/v1/screens/product?user=u1&locale=de")
+        #expect(german.text.contains(#""text":"(1.203 Bewertungen)""#))
+        let arabic = app.request("/v1/screens/product?user=u1&locale=ar")
+        #expect(arabic.text.contains("١٬٢٠٣ مراجعات"), "1,203 is in Arabic's `few` category (n % 100 = 3)")
+    }
+
+    @Test func layoutsPreviewsAndClientFormatsAreWrittenInTheLocaleToo() throws {
+        let layout = app.request("/v1/screens/home/layout?user=u1&locale=de&width=390&height=844")
+        #expect(layout.status == .ok)
+        #expect(layout.headers["Content-Language"] == "de")
+        #expect(layout.text.contains("Guten Morgen") && !layout.text.contains("Good morning"))
+        let preview = app.request("/preview/home?user=u1&locale=ja&width=390&height=844")
+        #expect(preview.status == .ok)
+        #expect(preview.headers["Content-Language"] == "ja")
+        #expect(preview.text.contains("おはようございます"))
+        let drivenUI = app.request("/v1/screens/home?user=u1&locale=ar&format=drivenui")
+        #expect(drivenUI.status == .ok)
+        #expect(drivenUI.headers["Content-Language"] == "ar")
+        #expect(drivenUI.text.contains("صباح الخير"))
+    }
+
+    @Test func aScreenWithoutStringsSaysNoLanguage() throws {
+        let response = app.request("/v1/screens/order?user=u1&locale=de&param.order=42")
+        #expect(response.status == .ok)
+        #expect(response.headers["Content-Language"] == nil)
+    }
+}
+
+/// What publishing checks of the screens' strings, at load: refused with the screen's path and
+/// line, or, for a translation not made yet, loaded and reported.
+@Suite struct StringCheckTests {
+    static let english = #"{"cart": {"items": "{count, plural, =0 {Your cart is empty} one {# item} other {# items}}"}, "hello": "Hello, {name}!"}"#
+
+    static func screen(_ text: String) -> String {
+        """
+        {
+          "id": "cart", "schemaVersion": 1,
+          "root": {"type": "VStack", "subviews": [
+            {"type": "Text", "values": {"text": \(text)}}
+          ]}
+        }
+        """
+    }
+
+    func load(_ text: String, tables: [String: String] = ["en": english]) throws -> Result<Snapshot, ConfigLoadError> {
+        let config = try TemporaryConfig(screens: ["cart": Self.screen(text)])
+        for (locale, table) in tables { try config.write(strings: locale, table) }
+        return ConfigLoader(directory: config.url).load(previous: nil)
+    }
+
+    func refusal(_ text: String, tables: [String: String] = ["en": english]) throws -> Diagnostic? {
+        guard case .failure(let error) = try load(text, tables: tables) else {
+            Issue.record("loaded: \(text)")
+            return nil
+        }
+        return error.errors.first?.diagnostics.first
+    }
+
+    @Test func aKeyTheDefaultTableLacksIsRefusedAtItsPathAndLine() throws {
+        let problem = try #require(try refusal(#"{"$string": "cart.itemz", "args": {"count": 1}}"#))
+        #expect(problem.path.description == #"$.root.subviews[0].values.text["$string"]"#)
+        #expect(problem.location.line == 4)
+        #expect(problem.message.contains("no string \"cart.itemz\" in the default locale's table (en: 2 keys)"), "\(problem)")
+    }
+
+    @Test func anArgumentTheMessageNeedsMustBeGiven() throws {
+        let problem = try #require(try refusal(#"{"$string": "cart.items"}"#))
+        #expect(problem.path.description == "$.root.subviews[0].values.text")
+        #expect(problem.message.contains("needs the argument \"count\" (in en)"), "\(problem)")
+    }
+
+    @Test func anArgumentNoMessageUsesIsAMisspelling() throws {
+        guard case .failure(let error) = try load(#"{"$string": "hello", "args": {"nmae": "Anna"}}"#) else { Issue.record("loaded"); return }
+        let problems = error.errors.flatMap(\.diagnostics)
+        #expect(problems.contains { $0.path.description == "$.root.subviews[0].values.text.args.nmae" && $0.message.contains("uses the argument \"nmae\"") }, "\(problems)")
+        #expect(problems.contains { $0.message.contains("needs the argument \"name\"") }, "\(problems)")
+    }
+
+    @Test func aPluralsArgumentWrittenInTheScreenMustBeANumber() throws {
+        let problem = try #require(try refusal(#"{"$string": "cart.items", "args": {"count": "lots"}}"#))
+        #expect(problem.path.description == "$.root.subviews[0].values.text.args.count")
+        #expect(problem.message.contains("as a number (in en)"), "\(problem)")
+    }
+
+    @Test func anArgumentOnlyATranslationNamesMustBeGivenToo() throws {
+        let german = #"{"hello": "Hallo {name}, willkommen in {city}!"}"#
+        let problem = try #require(try refusal(#"{"$string": "hello", "args": {"name": "Anna"}}"#, tables: ["en": Self.english, "de": german]))
+        #expect(problem.message.contains("needs the argument \"city\" (in de)"), "\(problem)")
+    }
+
+    @Test func aMessageThatDoesNotParseIsRefusedWithItsLineAndColumn() throws {
+        guard case .failure(let error) = try load(#""x""#, tables: ["en": #"{"a": "{count, plural, one {#} }"}"#]) else {
+            Issue.record("loaded")
+            return
+        }
+        #expect(error.description.contains("strings/en.json"))
+        #expect(error.description.contains("line 1, column"), "\(error)")
+        #expect(error.description.contains("other"), "\(error)")
+    }
+
+    @Test func tablesAreNamedByTheirLocaleAndTheDefaultsIsThere() throws {
+        guard case .failure(let misnamed) = try load(#""x""#, tables: ["en": Self.english, "de_at": "{}"]) else { Issue.record("loaded"); return }
+        #expect(misnamed.description.contains("strings/de_at.json") && misnamed.description.contains("BCP 47"), "\(misnamed)")
+        guard case .failure(let noDefault) = try load(#""x""#, tables: ["de": "{}"]) else { Issue.record("loaded"); return }
+        #expect(noDefault.description.contains("the default locale en has no table"), "\(noDefault)")
+    }
+
+    @Test func aMissingTranslationIsReportedNotRefusedAndShowsTheDefaultsText() throws {
+        let config = try TemporaryConfig(screens: ["cart": Self.screen(#"{"$string": "hello", "args": {"name": "Anna"}}"#)])
+        try config.write(strings: "en", Self.english)
+        try config.write(strings: "de", #"{"cart.items": "{count} Artikel"}"#)
+        let app = try InProcessApp(config)
+        let german = try #require(app.state.published.snapshot.strings.coverage().first { $0.locale == "de" })
+        #expect(german.missing == ["hello"])
+        let response = app.request("/v1/screens/cart?locale=de")
+        #expect(response.headers["Content-Language"] == "de")
+        #expect(response.text.contains(#""text":"Hello, Anna!""#))
+    }
+}
+
+/// A screen published through the admin API is checked against the string tables as a file is.
+@Suite(.serialized) struct StringPublishTests {
+    @Test func aPublishedScreenWithAnUnknownKeyIsRefusedAtItsPathAndNothingChanges() throws {
+        let config = try TemporaryConfig(screens: ["cart": StringCheckTests.screen(#"{"$string": "hello", "args": {"name": "Anna"}}"#)])
+        try config.write(strings: "en", StringCheckTests.english)
+        try config.write(strings: "de", #"{"hello": "Hallo, {name}!"}"#)
+        let server = try ServedBinary(config: config, extra: #""strings": {"defaultLocale": "en"}"#)
+        try server.start()
+        let refused = try server.request(
+            "PUT", "/admin/screens/cart", body: StringCheckTests.screen(#"{"$string": "helo", "args": {"name": "Anna"}}"#))
+        #expect(refused.status == 422, "\(refused.text)")
+        #expect(refused.json["errors"]?[0]?["path"]?.string == #"$.root.subviews[0].values.text["$string"]"#)
+        #expect(refused.json["errors"]?[0]?["line"]?.number == 4)
+        #expect(refused.json["errors"]?[0]?["message"]?.string?.contains("no string \"helo\"") == true)
+        let unchanged = try server.request("GET", "/v1/screens/cart?locale=de", token: nil)
+        #expect(unchanged.text.contains(#""text":"Hallo, Anna!""#), "\(unchanged.text)")
+        #expect(unchanged.header("Content-Language") == "de")
+        let published = try server.request(
+            "PUT", "/admin/screens/cart", body: StringCheckTests.screen(#"{"$string": "cart.items", "args": {"count": {"$param": "n", "default": 0}}}"#))
+        #expect(published.status == 200, "\(published.text)")
+        let empty = try server.request("GET", "/v1/screens/cart?locale=de", token: nil)
+        #expect(empty.text.contains(#""text":"Your cart is empty""#), "de lacks cart.items: the default's text")
+        let three = try server.request("GET", "/v1/screens/cart?param.n=3", token: nil)
+        #expect(three.text.contains(#""text":"3 items""#), "\(three.text)")
+        let bad = try server.request("GET", "/v1/screens/cart?param.n=three", token: nil)
+        #expect(bad.status == 400)
+        #expect(bad.text.contains("uses it as a number"), "\(bad.text)")
+    }
+}
