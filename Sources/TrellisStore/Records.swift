@@ -32,18 +32,21 @@ public enum RevisionOrigin: String, Sendable, Equatable, CaseIterable {
     case rollback
 }
 
-/// What a revisioned document is: one screen, the route table, or the targeting history. Each is
-/// kept in immutable revisions with a head naming the one in force; the store files them under
-/// ``name``, a screen's id or a name no screen id can take.
+/// What a revisioned document is: one screen, the route table, the targeting history, or one
+/// locale's string table. Each is kept in immutable revisions with a head naming the one in force;
+/// the store files them under ``name``, a screen's id or a name no screen id can take.
 public enum RevisionedKey: Hashable, Sendable, CustomStringConvertible {
     case screen(String)
     case routeTable
     case targeting
+    /// The string table of a locale (`de-AT`).
+    case strings(String)
 
     public init(name: String) {
         switch name {
         case Self.routeTableName: self = .routeTable
         case Self.targetingName: self = .targeting
+        case _ where name.hasPrefix(Self.stringsPrefix): self = .strings(String(name.dropFirst(Self.stringsPrefix.count)))
         default: self = .screen(name)
         }
     }
@@ -54,6 +57,7 @@ public enum RevisionedKey: Hashable, Sendable, CustomStringConvertible {
         case .screen(let id): id
         case .routeTable: Self.routeTableName
         case .targeting: Self.targetingName
+        case .strings(let locale): Self.stringsPrefix + locale
         }
     }
 
@@ -62,6 +66,7 @@ public enum RevisionedKey: Hashable, Sendable, CustomStringConvertible {
     /// Screen ids are identifiers, which never start with `@`.
     private static let routeTableName = "@routes"
     private static let targetingName = "@targeting"
+    private static let stringsPrefix = "@strings/"
 }
 
 /// One immutable revision of a revisioned document (``RevisionedKey``): its JSON as published.

@@ -202,4 +202,55 @@ extension TemporaryConfig {
         #expect(bad.status == 400)
         #expect(bad.text.contains("uses it as a number"), "\(bad.text)")
     }
+
+    /// A locale's table published through the admin API: checked whole and with every screen,
+    /// served at once in that locale's answers, in revisions, audited, rolled back, and durable.
+    @Test func aTableIsPublishedCheckedRolledBackAndAudited() throws {
+        let config = try TemporaryConfig(screens: ["cart": StringCheckTests.screen(#"{"$string": "hello", "args": {"name": "Anna"}}"#)])
+        try config.write(strings: "en", StringCheckTests.english)
+        try config.write(strings: "de", #"{"hello": "Hallo, {name}!"}"#)
+        let server = try ServedBinary(config: config)
+        try server.start()
+        let listed = try server.request("GET", "/admin/strings", token: ServedBinary.readToken)
+        #expect(listed.json["defaultLocale"]?.string == "en")
+        #expect(listed.json["locales"]?.array.map { $0["locale"]?.string } == ["de", "en"])
+        #expect(listed.json["locales"]?[0]?["missing"]?.array.map { $0.string } == ["cart.items"])
+        #expect(listed.json["locales"]?[0]?["translated"]?.number == 0.5)
+        let first = try server.request("GET", "/admin/strings/de", token: ServedBinary.readToken)
+        #expect(first.json["revision"]?.number == 1 && first.json["source"]?.string == "config")
+        #expect(first.json["table"]?["hello"]?.string == "Hallo, {name}!")
+        let etag = try #require(first.header("ETag"))
+
+        let broken = try server.request("PUT", "/admin/strings/de", body: #"{"hello": "Hallo, {name"}"#)
+        #expect(broken.status == 422)
+        #expect(broken.json["errors"]?[0]?["path"]?.string == "$.hello")
+        #expect(broken.json["errors"]?[0]?["message"]?.string?.contains("line 1, column") == true, "\(broken.text)")
+        let breaksTheScreen = try server.request("PUT", "/admin/strings/de", body: #"{"hello": "Hallo, {name} aus {city}!"}"#)
+        #expect(breaksTheScreen.status == 422, "\(breaksTheScreen.text)")
+        #expect(breaksTheScreen.json["errors"]?[0]?["source"]?.string == "screens/cart revision 1")
+        #expect(breaksTheScreen.json["errors"]?[0]?["message"]?.string?.contains("needs the argument \"city\" (in de)") == true, "\(breaksTheScreen.text)")
+        #expect(try server.request("PUT", "/admin/strings/de_at", body: "{}").status == 400)
+        #expect(try server.request("GET", "/v1/screens/cart?locale=de", token: nil).text.contains(#""text":"Hallo, Anna!""#))
+
+        let published = try server.request("PUT", "/admin/strings/de", headers: ["If-Match": etag], body: #"{"hello": "Servus, {name}!"}"#)
+        #expect(published.status == 200, "\(published.text)")
+        #expect(published.json["revision"]?.number == 2 && published.json["source"]?.string == "runtime")
+        let served = try server.request("GET", "/v1/screens/cart?locale=de-AT", token: nil)
+        #expect(served.text.contains(#""text":"Servus, Anna!""#), "the cached answer of the old table is gone: \(served.text)")
+        #expect(try server.request("GET", "/v1/screens/cart?locale=en", token: nil).text.contains(#""text":"Hello, Anna!""#))
+        let french = try server.request("PUT", "/admin/strings/fr", body: #"{"hello": "Bonjour, {name} !"}"#)
+        #expect(french.status == 201, "\(french.text)")
+        #expect(try server.request("GET", "/v1/screens/cart?locale=fr-CA", token: nil).header("Content-Language") == "fr")
+
+        server.killNine()
+        try server.start()
+        #expect(try server.request("GET", "/v1/screens/cart?locale=de", token: nil).text.contains(#""text":"Servus, Anna!""#))
+        let rolledBack = try server.request("POST", "/admin/strings/de/rollback", body: #"{"revision": 1}"#)
+        #expect(rolledBack.status == 200 && rolledBack.json["revision"]?.number == 3, "\(rolledBack.text)")
+        #expect(try server.request("GET", "/v1/screens/cart?locale=de", token: nil).text.contains(#""text":"Hallo, Anna!""#))
+        let revisions = try server.request("GET", "/admin/strings/de/revisions", token: ServedBinary.readToken)
+        #expect(revisions.json["revisions"]?.array.map { $0["origin"]?.string } == ["config", "publish", "rollback"])
+        let audit = try server.request("GET", "/admin/audit?resource=strings/de", token: ServedBinary.readToken)
+        #expect(audit.json["entries"]?.array.map { $0["action"]?.string } == ["strings.import", "strings.publish", "strings.rollback"], "\(audit.text)")
+    }
 }

@@ -11,6 +11,7 @@ package indirect enum Command: Sendable {
     case targeting(TargetingCommand)
     case screen(ScreenCommand)
     case routeTable(RouteTableCommand)
+    case strings(StringsCommand)
     case token(TokenCommand)
     case webhook(WebhookCommand)
     case metric(MetricCommand)
@@ -65,6 +66,18 @@ package enum ScreenCommand: Sendable {
 package enum RouteTableCommand: Sendable {
     case publish(document: [UInt8])
     case rollback(revision: Int)
+}
+
+/// A locale's string table, published in revisions as the route table is.
+package enum StringsCommand: Sendable {
+    case publish(locale: String, document: [UInt8])
+    case rollback(locale: String, revision: Int)
+
+    package var locale: String {
+        switch self {
+        case .publish(let locale, _), .rollback(let locale, _): locale
+        }
+    }
 }
 
 package enum TokenCommand: Sendable {
@@ -129,6 +142,7 @@ extension Command {
         case .targeting: "targeting"
         case .screen(let command): "screens/" + command.id
         case .routeTable: "routes"
+        case .strings(let command): "strings/" + command.locale
         case .token(let command): "tokens/" + command.name
         case .webhook(let command): "webhooks/" + command.name
         case .metric(let command): "metrics/" + command.name
@@ -146,6 +160,7 @@ extension Command {
         case .targeting: .targeting
         case .screen(let command): .screen(command.id)
         case .routeTable: .routeTable
+        case .strings(let command): .strings(command.locale)
         case .token(let command): .token(command.name)
         case .webhook(let command): .webhook(command.name)
         case .metric(let command): .metric(command.name)
@@ -258,6 +273,7 @@ package enum Target: Sendable, Equatable {
     case targeting
     case screen(String)
     case routeTable
+    case strings(String)
     case token(String)
     case webhook(String)
     case metric(String)

@@ -68,6 +68,8 @@ extension Command {
         case "screen.abandon": self = .screen(.abandon(id: try form.argument("id")))
         case "routes.publish": self = .routeTable(.publish(document: body))
         case "routes.rollback": self = .routeTable(.rollback(revision: try CommandBody.revision(body)))
+        case "strings.publish": self = .strings(.publish(locale: try form.argument("locale"), document: body))
+        case "strings.rollback": self = .strings(.rollback(locale: try form.argument("locale"), revision: try CommandBody.revision(body)))
         case "metric.define": self = .metric(.define(try CommandBody.metric(body, name: try form.argument("name"))))
         case "metric.delete": self = .metric(.delete(name: try form.argument("name")))
         case "rollout.guard.set": self = .guardrail(.set(try CommandBody.guarding(.rollout(try form.argument("key")), body)))
@@ -104,6 +106,9 @@ extension Command {
         case .screen(let command): command.form
         case .routeTable(.publish(let document)): CommandForm(name: "routes.publish", body: document)
         case .routeTable(.rollback(let revision)): CommandForm(name: "routes.rollback", json: .object([("revision", .number(revision))]))
+        case .strings(.publish(let locale, let document)): CommandForm(name: "strings.publish", arguments: ["locale": locale], body: document)
+        case .strings(.rollback(let locale, let revision)):
+            CommandForm(name: "strings.rollback", arguments: ["locale": locale], json: .object([("revision", .number(revision))]))
         case .metric(.define(let metric)): CommandForm(name: "metric.define", arguments: ["name": metric.name], json: metric.jsonValue)
         case .metric(.delete(let name)): CommandForm(name: "metric.delete", arguments: ["name": name])
         case .guardrail(.set(let guarded)): CommandForm(name: Self.guardForm(guarded.subject, "set"), arguments: guarded.subject.argument, json: guarded.jsonValue)

@@ -1,5 +1,6 @@
 import TrellisAnswers
 import TrellisJSON
+import TrellisStrings
 import TrellisRoutes
 import TrellisStore
 import TrellisTargeting
@@ -18,6 +19,7 @@ package enum ResourceView {
         case .targeting: version(of: snapshot.targeting.jsonValue)
         case .screen(let id): snapshot.runtime.screens[id].map { Revisioned.screen(id).version($0.head) }
         case .routeTable: snapshot.runtime.routes.map { Revisioned.routeTable.version($0.head) }
+        case .strings(let locale): snapshot.runtime.strings[locale].map { Revisioned.strings(locale).version($0.head) }
         case .changeRequest(let id):
             snapshot.runtime.changeRequests[ChangeRequest.key(id)].map { "\"change-\(id)-v\($0.document.revision)\"" }
         case .metric(let name): snapshot.runtime.operations.metrics[name].map { version(of: metric($0, in: snapshot)) }
@@ -160,6 +162,46 @@ package enum ResourceView {
     }
 }
 
+extension ResourceView {
+    /// A locale's string table as ops see it: the revision in force, where it came from, who changed
+    /// it, and how much of the default locale's table it translates.
+    package static func stringsHeadMembers(_ locale: String, in snapshot: Snapshot) -> [(String, JSONValue)]? {
+        guard let stored = snapshot.runtime.strings[locale] else { return nil }
+        let head = stored.head
+        return [
+            ("locale", .string(locale)), ("revision", .number(head.current)),
+            ("source", .string(stored.current.origin == .config ? "config" : "runtime")), ("origin", .string(stored.current.origin.rawValue)),
+            ("served", .bool(snapshot.strings.tables[locale] != nil)), ("default", .bool(snapshot.strings.defaultLocale == locale)),
+            ("keys", .number(snapshot.strings.tables[locale]?.count ?? 0)), ("latestRevision", .number(stored.latestRevision)),
+            ("updatedAt", .string(RFC3339.string(fromSeconds: head.updatedAt))), ("updatedBy", .string(head.updatedBy)),
+        ]
+    }
+
+    /// Every locale's table with what it lacks of the default locale's (shown in the default's
+    /// text) and has beyond it (never shown): the translators' to-do list.
+    package static func stringCoverage(in snapshot: Snapshot) -> JSONValue {
+        let catalog = snapshot.strings
+        let coverage = Dictionary(uniqueKeysWithValues: catalog.coverage().map { ($0.locale, $0) })
+        let locales: [JSONValue] = catalog.tables.keys.sorted().map { locale in
+            var members: [(String, JSONValue)] = [
+                ("locale", .string(locale)), ("default", .bool(locale == catalog.defaultLocale)),
+                ("keys", .number(catalog.tables[locale]?.count ?? 0)),
+            ]
+            if let covered = coverage[locale] {
+                members += [
+                    ("translated", .number((covered.translated * 1000).rounded() / 1000)),
+                    ("missing", .array(covered.missing.map(JSONValue.string))), ("unknown", .array(covered.unknown.map(JSONValue.string))),
+                ]
+            }
+            if let stored = snapshot.runtime.strings[locale] {
+                members += [("revision", .number(stored.head.current)), ("source", .string(stored.current.origin == .config ? "config" : "runtime"))]
+            }
+            return .object(members)
+        }
+        return .object([("defaultLocale", .string(catalog.defaultLocale)), ("locales", .array(locales))])
+    }
+}
+
 /// A document ops publish in immutable revisions with a head naming the one served: a screen, the
 /// route table, the targeting history. The store keeps them alike, by ``key``.
 package struct Revisioned: Sendable {
@@ -176,6 +218,12 @@ package struct Revisioned: Sendable {
 
     package static func screen(_ id: String) -> Revisioned {
         Revisioned(key: .screen(id), auditResource: "screens/\(id)", label: "screen \(id)", actionPrefix: "screen", versionPrefix: "screen-\(id)")
+    }
+
+    package static func strings(_ locale: String) -> Revisioned {
+        Revisioned(
+            key: .strings(locale), auditResource: "strings/\(locale)", label: "the string table of \(locale)", actionPrefix: "strings",
+            versionPrefix: "strings-\(locale)")
     }
 
     package static let routeTable = Revisioned(

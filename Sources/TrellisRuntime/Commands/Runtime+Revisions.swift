@@ -1,6 +1,8 @@
+import TrellisAnswers
 import TrellisJSON
 import TrellisRoutes
 import TrellisStore
+import TrellisStringsJSON
 import TrellisTargeting
 
 /// Screen and route table commands: documents published in immutable revisions, with a head naming
@@ -57,6 +59,35 @@ extension Runtime {
         case .rollback(let number):
             guard let existing = snapshot.runtime.routes else { throw Self.noRouteTable }
             return try planRollback(.routeTable, existing, to: number, actor: actor, ifMatch: ifMatch)
+        }
+    }
+
+    /// A locale's string table: published whole (checked as a file is, then with every screen by
+    /// the snapshot it leads to), or rolled back to an earlier revision.
+    package func planStrings(_ command: StringsCommand, in snapshot: Snapshot, actor: String, ifMatch: VersionCondition?) throws(Refusal) -> PlannedChange {
+        let locale = command.locale
+        let existing = snapshot.runtime.strings[locale]
+        switch command {
+        case .publish(_, let document):
+            guard StringTableFile.isLocaleTag(locale) else {
+                throw .malformed(
+                    "\"\(locale)\" is not a locale tag as BCP 47 writes it, such as de, de-AT or pt-BR", [], source: nil)
+            }
+            try checkVersion(ifMatch, current: existing.map { Revisioned.strings(locale).version($0.head) })
+            if case .failure(let error) = StringTableFile.decode(document, source: "body") {
+                throw .invalid("the string table does not validate; nothing was published", error.diagnostics, source: "body")
+            }
+            let now = state.clock()
+            let number = (existing?.latestRevision ?? 0) + 1
+            let revision = DocumentRevision(
+                key: .strings(locale), number: number, document: document, fingerprint: EncodedBody.fingerprint(document), origin: .publish,
+                createdAt: now, createdBy: actor)
+            var head = existing?.head ?? DocumentHead(key: .strings(locale), current: number, version: 0, updatedAt: now, updatedBy: actor)
+            head.current = number
+            return planHead(head, existing: existing, revisions: [revision], actor: actor, now: now, action: "strings.publish", resource: .strings(locale))
+        case .rollback(_, let number):
+            guard let existing else { throw Self.notFound("string table", locale, known: snapshot.runtime.strings.keys) }
+            return try planRollback(.strings(locale), existing, to: number, actor: actor, ifMatch: ifMatch)
         }
     }
 

@@ -86,6 +86,7 @@ package final class Runtime: Sendable {
             case .screen(let id): resources.insert("screens/" + id)
             case .routeTable: resources.insert("routes")
             case .targeting: resources.insert("targeting")
+            case .strings(let locale): resources.insert("strings/" + locale)
             }
         }
         return resources
@@ -140,6 +141,7 @@ package final class Runtime: Sendable {
         case .targeting(let command): return try planTargeting(command, in: snapshot, actor: actor, ifMatch: ifMatch)
         case .screen(let command): return try planScreen(command, in: snapshot, actor: actor, ifMatch: ifMatch)
         case .routeTable(let command): return try planRouteTable(command, in: snapshot, actor: actor, ifMatch: ifMatch)
+        case .strings(let command): return try planStrings(command, in: snapshot, actor: actor, ifMatch: ifMatch)
         case .token(let command): return try planToken(command, in: snapshot, actor: actor)
         case .webhook(let command): return try planWebhook(command, in: snapshot, actor: actor)
         case .metric(let command): return try planMetric(command, in: snapshot, actor: actor, ifMatch: ifMatch)

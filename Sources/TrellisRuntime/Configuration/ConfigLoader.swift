@@ -52,6 +52,8 @@ public struct ConfigBaseline: Sendable {
     public let fontFiles: FontFiles
     /// `strings/<locale>.json`: every locale's string table (none without the directory).
     public let strings: StringCatalog
+    /// The bytes of each of those files, by locale: what the runtime store records of them.
+    public var stringFiles: [String: [UInt8]] = [:]
 }
 
 extension ConfigBaseline {
@@ -66,7 +68,7 @@ extension ConfigBaseline {
         }
         return ConfigBaseline(
             targeting: targeting, templates: templates, templatesFingerprint: templatesFingerprint, screens: screens, routes: routes,
-            fonts: fonts, fontFiles: fontFiles, strings: strings)
+            fonts: fonts, fontFiles: fontFiles, strings: strings, stringFiles: stringFiles)
     }
 }
 
@@ -156,7 +158,7 @@ public struct ConfigLoader: Sendable {
         var templateFiles: [UInt8] = []
         let templates = loadTemplates(&errors, files: &templateFiles)
         let templatesFingerprint = EncodedBody.fingerprint(templateFiles)
-        let strings = loadStrings(&errors)
+        let (strings, stringFiles) = loadStrings(&errors)
         let unchangedTemplates = previous?.templatesFingerprint == templatesFingerprint
         var screens: [String: ConfigBaseline.ScreenFile] = [:]
         let names: [String]
@@ -197,7 +199,7 @@ public struct ConfigLoader: Sendable {
         return .success(
             ConfigBaseline(
                 targeting: targeting, templates: templates, templatesFingerprint: templatesFingerprint, screens: screens, routes: routes,
-                fonts: fonts, fontFiles: FontFiles(webFonts), strings: strings))
+                fonts: fonts, fontFiles: FontFiles(webFonts), strings: strings, stringFiles: stringFiles))
     }
 
     /// Decodes and validates one screen document, then checks every rule, rollout and experiment it
@@ -315,18 +317,19 @@ public struct ConfigLoader: Sendable {
     /// Every `strings/<locale>.json` (optional: no directory means no tables), each named by its
     /// locale tag as BCP 47 writes it (`de-AT.json`, not `de_at.json`); when there are tables, the
     /// default locale's must be among them.
-    private func loadStrings(_ errors: inout [DiagnosticsError]) -> StringCatalog {
+    private func loadStrings(_ errors: inout [DiagnosticsError]) -> (StringCatalog, files: [String: [UInt8]]) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: stringsDirectory.path, isDirectory: &isDirectory), isDirectory.boolValue
-        else { return StringCatalog(defaultLocale: defaultLocale, tables: [:]) }
+        else { return (StringCatalog(defaultLocale: defaultLocale, tables: [:]), [:]) }
         let names: [String]
         do {
             names = try ConfigFiles.jsonFileNames(in: stringsDirectory.path)
         } catch {
             errors.append(Self.fileError("strings/", error))
-            return StringCatalog(defaultLocale: defaultLocale, tables: [:])
+            return (StringCatalog(defaultLocale: defaultLocale, tables: [:]), [:])
         }
         var tables: [String: [String: Message]] = [:]
+        var files: [String: [UInt8]] = [:]
         for name in names {
             let source = "strings/" + name
             let tag = String(name.dropLast(".json".count))
@@ -334,8 +337,12 @@ public struct ConfigLoader: Sendable {
                 errors.append(Self.nameError(source, "a string table's file is named by its locale tag as BCP 47 writes it, such as de.json or pt-BR.json"))
                 continue
             }
-            switch read(path: stringsDirectory.path + "/" + name, source: source).flatMap({ StringTableFile.decode($0, source: source) }) {
-            case .success(let table): tables[tag] = table
+            switch read(path: stringsDirectory.path + "/" + name, source: source).flatMap({ bytes in
+                StringTableFile.decode(bytes, source: source).map { (bytes, $0) }
+            }) {
+            case .success(let (bytes, table)):
+                tables[tag] = table
+                files[tag] = bytes
             case .failure(let error): errors.append(error)
             }
         }
@@ -345,7 +352,7 @@ public struct ConfigLoader: Sendable {
                 Self.nameError(
                     "strings/", "the default locale \(catalog.defaultLocale) has no table; tables: \(tables.keys.sorted().joined(separator: ", ")) (set strings.defaultLocale in server.json)"))
         }
-        return catalog
+        return (catalog, files)
     }
 
     private static func nameError(_ source: String, _ message: String) -> DiagnosticsError {

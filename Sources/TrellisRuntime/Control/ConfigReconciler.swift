@@ -1,8 +1,9 @@
+import TrellisAnswers
 import TrellisJSON
 import TrellisStore
 
 /// What the store must record so that it agrees with the configuration directory: a screen file
-/// (or `routes.json`) the store has never seen becomes revision 1, a file whose content changed since the store last
+/// (`routes.json`, a string table) the store has never seen becomes revision 1, a file whose content changed since the store last
 /// recorded it becomes the next revision and is served. A file unchanged since leaves whatever
 /// ops published in force. Both are audited, by the actor `config`. A targeting in force that
 /// differs from the last one recorded (targeting.json changed) becomes the next revision of the
@@ -14,6 +15,9 @@ package enum ConfigReconciler {
         var change = StoreChange()
         for (id, file) in baseline.screens.sorted(by: { $0.key < $1.key }) {
             record(file.checked.document, fingerprint: file.fingerprint, as: .screen(id), resource: "screens/\(id)", action: "screen", runtime, now, &change)
+        }
+        for (locale, bytes) in baseline.stringFiles.sorted(by: { $0.key < $1.key }) {
+            record(DocumentBytes(bytes), fingerprint: EncodedBody.fingerprint(bytes), as: .strings(locale), resource: "strings/\(locale)", action: "strings", runtime, now, &change)
         }
         if let routes = baseline.routes {
             record(DocumentBytes(routes.bytes), fingerprint: routes.fingerprint, as: .routeTable, resource: "routes", action: "routes", runtime, now, &change)

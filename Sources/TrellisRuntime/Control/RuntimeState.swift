@@ -56,6 +56,8 @@ public struct RuntimeState: Sendable {
     /// The targeting in force, one revision per change of it (``RevisionedKey/targeting``): the
     /// history `/admin/targeting/revisions` lists and a rollback copies from.
     public var targetingHistory: RevisionedDocument?
+    /// Each locale's string table (``RevisionedKey/strings(_:)``), by locale.
+    public var strings: [String: RevisionedDocument] = [:]
     /// Admin tokens and webhooks made at run time (RuntimeState+Operations.swift).
     public var operations = OperationalState()
 
@@ -107,6 +109,7 @@ public struct RuntimeState: Sendable {
         case .screen(let id): screens[id]
         case .routeTable: routes
         case .targeting: targetingHistory
+        case .strings(let locale): strings[locale]
         }
     }
 
@@ -115,6 +118,7 @@ public struct RuntimeState: Sendable {
         case .screen(let id): screens[id] = stored
         case .routeTable: routes = stored
         case .targeting: targetingHistory = stored
+        case .strings(let locale): strings[locale] = stored
         }
     }
 

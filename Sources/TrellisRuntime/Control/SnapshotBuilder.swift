@@ -4,6 +4,8 @@ import TrellisJSON
 import TrellisRoutes
 import TrellisScreens
 import TrellisStore
+import TrellisStrings
+import TrellisStringsJSON
 import TrellisTargeting
 
 /// Builds the snapshot served from the configuration baseline and the runtime layer over it:
@@ -28,11 +30,14 @@ package struct SnapshotBuilder: Sendable {
         package var screens: Set<String> = []
         /// The route table's head.
         package var routes = false
+        /// A string table's head.
+        package var strings = false
 
-        package init(documents: Bool = false, screens: Set<String> = [], routes: Bool = false) {
+        package init(documents: Bool = false, screens: Set<String> = [], routes: Bool = false, strings: Bool = false) {
             self.documents = documents
             self.screens = screens
             self.routes = routes
+            self.strings = strings
         }
 
         package init(_ change: StoreChange) {
@@ -46,6 +51,7 @@ package struct SnapshotBuilder: Sendable {
             switch key {
             case .screen(let id): screens.insert(id)
             case .routeTable: routes = true
+            case .strings: strings = true
             case .targeting: break
             }
         }
@@ -108,6 +114,7 @@ package struct SnapshotBuilder: Sendable {
             }
         }
         let routes = routeTable(baseline, runtime, targeting, reusing: nil, checkedRoutes, &errors)
+        let strings = Self.stringCatalog(baseline, runtime, &errors)
         guard errors.isEmpty else { return .failure(ConfigLoadError(errors: errors.sorted { $0.source < $1.source })) }
         // The baseline's files were checked against its own names; runtime values may have
         // created or retired some since.
@@ -116,13 +123,13 @@ package struct SnapshotBuilder: Sendable {
             guard errors.isEmpty else { return .failure(ConfigLoadError(errors: errors)) }
         }
         errors = navigationErrors(.all, screens, staged, routes, baseline, runtime, targeting)
-        errors += StringCheck.errors(screens: screenSources(screens.keys, screens, staged, runtime), catalog: baseline.strings)
+        errors += StringCheck.errors(screens: screenSources(screens.keys, screens, staged, runtime), catalog: strings)
         guard errors.isEmpty else { return .failure(ConfigLoadError(errors: errors)) }
         let runtime = runtime.sharingDocuments(of: Array(runtime.screens.keys), served: screens, staged: staged)
         return .success(
             Snapshot(
                 screens: screens, targeting: targeting, resolver: loader.resolver, generation: (previous?.generation ?? 0) + 1,
-                fonts: baseline.fonts, fontFiles: baseline.fontFiles, templates: baseline.templates, strings: baseline.strings, staged: staged, runtime: runtime,
+                fonts: baseline.fonts, fontFiles: baseline.fontFiles, templates: baseline.templates, strings: strings, staged: staged, runtime: runtime,
                 baselineTargeting: baseline.targeting, caches: SnapshotCaches(answers: AnswerCache(budget: loader.cacheBudget)),
                 routes: routes?.entry))
     }
@@ -167,17 +174,21 @@ package struct SnapshotBuilder: Sendable {
         }
         var routes = previous.routes.map { (entry: $0, source: Self.routesSource($0, runtime)) }
         if touched.routes { routes = routeTable(baseline, runtime, targeting, reusing: previous.routes, checkedRoutes, &errors) }
+        let strings = touched.strings ? Self.stringCatalog(baseline, runtime, &errors) : previous.strings
         guard errors.isEmpty else { return .failure(ConfigLoadError(errors: errors)) }
         errors = navigationErrors(Self.linkCheck(touched), screens, staged, routes, baseline, runtime, targeting)
-        // A screen's strings concern it and the tables only, and the tables did not change.
-        errors += StringCheck.errors(screens: screenSources(touched.screens, screens, staged, runtime), catalog: previous.strings)
+        // A screen's strings concern it and the tables only: every screen when a table changed.
+        let stringsChecked = touched.strings ? Array(screens.keys) : Array(touched.screens)
+        errors += StringCheck.errors(screens: screenSources(stringsChecked, screens, staged, runtime), catalog: strings)
         guard errors.isEmpty else { return .failure(ConfigLoadError(errors: errors)) }
         let runtime = runtime.sharingDocuments(of: touched.screens, served: screens, staged: staged)
         return .success(
             Snapshot(
                 screens: screens, targeting: targeting, resolver: loader.resolver, generation: previous.generation + 1,
-                fonts: baseline.fonts, fontFiles: baseline.fontFiles, templates: baseline.templates, strings: baseline.strings, staged: staged, runtime: runtime,
-                baselineTargeting: baseline.targeting, caches: previous.caches, routes: routes?.entry,
+                fonts: baseline.fonts, fontFiles: baseline.fontFiles, templates: baseline.templates, strings: strings, staged: staged, runtime: runtime,
+                // Answers are cached by locale, not by table revision: a table changed starts new caches.
+                baselineTargeting: baseline.targeting, caches: touched.strings ? SnapshotCaches(answers: AnswerCache(budget: loader.cacheBudget)) : previous.caches,
+                routes: routes?.entry,
                 sharingScreenListOf: Self.listsTheSame(touched, screens, previous) ? previous : nil))
     }
 
@@ -296,6 +307,39 @@ package struct SnapshotBuilder: Sendable {
             errors.append(error)
             return nil
         }
+    }
+
+    // MARK: - Strings
+
+    /// The string tables in force: each locale's stored head (a file the store recorded, or one
+    /// published), or without a store the configuration's files; a table whose file was deleted
+    /// and that nobody published is gone. When there are tables, the default locale's must be one.
+    package static func stringCatalog(_ baseline: ConfigBaseline, _ runtime: RuntimeState, _ errors: inout [DiagnosticsError]) -> StringCatalog {
+        var tables = baseline.strings.tables
+        for (locale, stored) in runtime.strings {
+            guard baseline.strings.tables[locale] != nil || stored.current.origin != .config else {
+                tables[locale] = nil
+                continue
+            }
+            // A head at a revision from the configuration is at its file's (the reconciler records
+            // every change of a file), read when the directory was.
+            if stored.current.origin == .config { continue }
+            switch StringTableFile.decode(stored.current.document, source: "strings/\(locale) revision \(stored.current.number)") {
+            case .success(let table): tables[locale] = table
+            case .failure(let error): errors.append(error)
+            }
+        }
+        let catalog = StringCatalog(defaultLocale: baseline.strings.defaultLocale, tables: tables)
+        if !tables.isEmpty, tables[catalog.defaultLocale] == nil {
+            errors.append(
+                DiagnosticsError(
+                    source: "strings", diagnostics: [
+                        Diagnostic(
+                            path: .root, location: .unknown,
+                            message: "the default locale \(catalog.defaultLocale) has no table; tables: \(tables.keys.sorted().joined(separator: ", "))")
+                    ]))
+        }
+        return catalog
     }
 
     /// How error messages name the table in force.

@@ -73,6 +73,7 @@ struct AdminEndpoints: Sendable {
         registerExperiments(in: &routes)
         registerScreens(in: &routes)
         registerRouteTable(in: &routes)
+        registerStrings(in: &routes)
         registerRules(in: &routes)
         registerTargeting(in: &routes)
         registerChanges(in: &routes)
@@ -157,6 +158,8 @@ struct AdminEndpoints: Sendable {
         case .targeting: (view, location) = (snapshot.targeting.jsonValue, nil)
         case .screen(let id): (view, location) = (ResourceView.screenHeadMembers(id, in: snapshot).map(JSONValue.object) ?? .null, "/admin/screens/\(id)")
         case .routeTable: (view, location) = (ResourceView.routeTableHeadMembers(in: snapshot).map(JSONValue.object) ?? .null, "/admin/routes")
+        case .strings(let locale):
+            (view, location) = (ResourceView.stringsHeadMembers(locale, in: snapshot).map(JSONValue.object) ?? .null, "/admin/strings/\(locale)")
         case .metric(let name):
             (view, location) = (snapshot.runtime.operations.metrics[name].map { ResourceView.metric($0, in: snapshot) } ?? .null, "/admin/metrics/\(name)")
         case .guardrail(let subject):

@@ -34,6 +34,8 @@ struct AdminWrites: Sendable {
         AdminWrites(method: .post, pattern: "/admin/screens/{id}/abandon", command: "screen.abandon"),
         AdminWrites(method: .put, pattern: "/admin/routes", command: "routes.publish"),
         AdminWrites(method: .post, pattern: "/admin/routes/rollback", command: "routes.rollback"),
+        AdminWrites(method: .put, pattern: "/admin/strings/{locale}", command: "strings.publish"),
+        AdminWrites(method: .post, pattern: "/admin/strings/{locale}/rollback", command: "strings.rollback"),
         AdminWrites(method: .put, pattern: "/admin/metrics/{name}", command: "metric.define"),
         AdminWrites(method: .delete, pattern: "/admin/metrics/{name}", command: "metric.delete"),
         AdminWrites(method: .put, pattern: "/admin/rollouts/{key}/guard", command: "rollout.guard.set"),
