@@ -34,7 +34,7 @@ from bidi import By, Keys
 ROOT = Path(__file__).resolve().parent.parent
 WAIT = 15  # seconds any expectation may take (the console polls every 3 while the change stream is down)
 LIVE = 1.5  # seconds a change made elsewhere may take to appear through the change stream
-PAGES = ["rollouts", "screens", "experiments", "rules", "targeting", "routes", "changes", "explain", "audit"]
+PAGES = ["rollouts", "screens", "experiments", "rules", "targeting", "routes", "strings", "changes", "explain", "audit"]
 # Pages reached from another (an experiment's results, from its card), not from the navigation.
 LINKED_PAGES = ["results/console-results"]
 # The pages only an admin token is offered (the API refuses the others there).
@@ -1221,6 +1221,47 @@ class Check:
         wait_for("the rollback served", lambda: f"Serving revision {first + 2} (rollback)" in self.text_of("#routes-head"))
         self.shot("routes")
 
+    def strings(self):
+        """The shipped translations' coverage; de's table: a message that does not parse is a 422 at
+        its line, a new greeting is published and served in German, then rolled back."""
+        self.go("strings")
+        rows = wait_for("the coverage of every locale", lambda: [r.get_attribute("data-locale")
+                                                                 for r in self.driver.find_elements(By.CSS_SELECTOR, "#strings-table tbody tr")] or None)
+        if rows != ["ar", "de", "en", "ja"]:
+            fail(f"the locales listed: {rows}")
+        german = self.text_of('#strings-table tr[data-locale="de"]')
+        if "100 %" not in german:
+            fail(f"de's coverage: {german}")
+        self.driver.find_element(By.CSS_SELECTOR, 'button[aria-label="Show the de table"]').click()
+        wait_for("de's table", lambda: self.text_of("#strings-head").startswith("de: serving revision"))
+        editor = self.find("#strings-editor")
+        text = wait_for("de's table in the editor", lambda: editor.get_attribute("value"))
+        _, _, table = self.http("GET", "/admin/strings/de", self.tokens["ops"])
+        first = table["revision"]
+        bad = text.replace('"Guten Morgen"', '"Guten {Morgen"', 1)
+        if bad == text:
+            fail("de's table has no greeting 'Guten Morgen'")
+        self.set_value(editor, bad)
+        self.driver.find_element(By.XPATH, "//button[text()='Publish the table']").click()
+        self.notice("Publishing the de table failed (422 from PUT /admin/strings/de)")
+        problems = self.problems_listed("#strings-errors")
+        if not any(p.startswith("Line ") and "column" in p for p in problems):
+            fail(f"the 422's problems: {problems}")
+        self.set_value(editor, text.replace('"Guten Morgen"', '"Guten Tag"', 1))
+        self.driver.find_element(By.XPATH, "//button[text()='Publish the table']").click()
+        self.notice("Publishing the de table: done")
+        _, _, screen = self.http("GET", "/v1/screens/home?user=u1&locale=de", None)
+        if "Guten Tag" not in json.dumps(screen, ensure_ascii=False):
+            fail("the published greeting is not served in German")
+        wait_for("the new revision served", lambda: f"serving revision {first + 1} (publish)" in self.text_of("#strings-head"))
+        self.driver.find_element(By.XPATH, f"//button[text()='Roll back to revision {first}']").click()
+        self.confirm()
+        self.notice(f"Rolling the de table back to revision {first}: done")
+        _, _, screen = self.http("GET", "/v1/screens/home?user=u1&locale=de", None)
+        if "Guten Morgen" not in json.dumps(screen, ensure_ascii=False):
+            fail("the rollback is not served in German")
+        self.shot("strings")
+
     def admin_tokens(self):
         self.sign_in("root")
         self.go("tokens")
@@ -1285,10 +1326,10 @@ class Check:
             fail(f"a read token is offered {ADMIN_PAGES}")
 
     def is_harmless(self, control):
-        """Controls that only look: the preview's, the comparison's, explain's and the audit log's, the
+        """Controls that only look: the preview's, the comparison's, explain's and the audit log's, which locale's table is shown, the
         status filter, the refreshes (results, health, a guard) and disclosures (a rollout's guard)."""
         identifier = control.get_attribute("id") or ""
-        return identifier.startswith(("preview-", "explain-", "audit-", "compare-", "stale-", "results-", "health-")) or \
+        return identifier.startswith(("preview-", "explain-", "audit-", "compare-", "stale-", "results-", "health-", "locale-")) or \
             identifier.endswith("-refresh") or control.get_attribute("aria-expanded") is not None or \
             control.text in ("Show preview", "Explain", "Filter", "Compare", "Find stale entries") or \
             control.get_attribute("data-status") is not None
@@ -1400,6 +1441,7 @@ class Check:
             self.step("rules: a 422 at its line, redefine, a 409 for one in use, reset, define and retire", self.rules)
             self.step("targeting: replace the whole document, roll it back", self.targeting)
             self.step("routes: a 422 at its line, publish, roll back", self.routes)
+            self.step("strings: every locale's coverage, a 422 at its line, publish in German, roll back", self.strings)
             self.step("tokens (admin): make one, which works, and delete it", self.admin_tokens)
             self.step("webhooks (admin): make one and delete it", self.admin_webhooks)
             self.step("each token's role shown; tokens and webhooks for an admin token only", self.roles_shown)

@@ -10,6 +10,7 @@ import * as experiments from "./experiments.js";
 import * as rules from "./rules.js";
 import * as targeting from "./targeting.js";
 import * as routes from "./routes.js";
+import * as strings from "./strings.js";
 import * as changes from "./changes.js";
 import * as explainPage from "./explain.js";
 import * as audit from "./audit.js";
@@ -18,7 +19,7 @@ import * as webhooks from "./webhooks.js";
 
 // A page may take an argument after a slash (#results/home-hero: the results of home-hero) and
 // name the page of the navigation it belongs to (`navigation`).
-const pages = { rollouts, screens, experiments, results: experiments.results, rules, targeting, routes, changes, explain: explainPage, audit, tokens, webhooks };
+const pages = { rollouts, screens, experiments, results: experiments.results, rules, targeting, routes, strings, changes, explain: explainPage, audit, tokens, webhooks };
 // Pages for an admin token only: the API refuses the others (403), so they are not offered.
 const adminPages = new Set(["tokens", "webhooks"]);
 const pollMilliseconds = 3000;

@@ -46,6 +46,7 @@ public struct ConsoleAssets: Sendable {
         ("rules.js", PackageResources.rules_js),
         ("targeting.js", PackageResources.targeting_js),
         ("routes.js", PackageResources.routes_js),
+        ("strings.js", PackageResources.strings_js),
         ("changes.js", PackageResources.changes_js),
         ("explain.js", PackageResources.explain_js),
         ("audit.js", PackageResources.audit_js),

@@ -217,6 +217,17 @@ await check.json("listRouteRevisions") {
     return (body, nil)
 }
 await check.json("getRouteRevision") { (try await client.getRouteRevision(path: .init(revision: routeRevision)).ok.body.json, nil) }
+await check.json("listStringTables") { (try await client.listStringTables().ok.body.json, nil) }
+await check.json("getStringTable") { (try await client.getStringTable(path: .init(locale: "de")).ok.body.json, nil) }
+var stringsRevision = 1
+await check.json("listStringTableRevisions") {
+    let body = try await client.listStringTableRevisions(path: .init(locale: "de")).ok.body.json
+    stringsRevision = body.value2.revisions.map(\.revision).max() ?? 1
+    return (body, nil)
+}
+await check.json("getStringTableRevision") {
+    (try await client.getStringTableRevision(path: .init(locale: "de", revision: stringsRevision)).ok.body.json, nil)
+}
 await check.json("getAudit") { (try await client.getAudit(query: .init(limit: 50)).ok.body.json, nil) }
 await check.json("whoAmI") { (try await client.whoAmI().ok.body.json, nil) }
 await check.json("listTokens") { (try await client.listTokens().ok.body.json, nil) }
