@@ -254,3 +254,50 @@ extension TemporaryConfig {
         #expect(audit.json["entries"]?.array.map { $0["action"]?.string } == ["strings.import", "strings.publish", "strings.rollback"], "\(audit.text)")
     }
 }
+
+/// An experiment variant's value may be a string of the tables: OFREP answers it written in the
+/// user's locale, and publishing checks it as a screen's string.
+@Suite(.serialized) struct LocalizedFlagTests {
+    static let targeting = """
+        {"experiments": {"headline": {"variants": {
+          "short": {"weight": 1, "value": {"$string": "hello", "args": {"name": "Anna"}}},
+          "long": {"weight": 1, "value": {"$string": "cart.items", "args": {"count": 3}}}},
+          "overrides": {"u-short": "short", "u-long": "long"}}}}
+        """
+
+    static func config(targeting: String = targeting) throws -> TemporaryConfig {
+        let config = try TemporaryConfig(screens: ["cart": StringCheckTests.screen(#""plain""#)])
+        try config.write(strings: "en", StringCheckTests.english)
+        try config.write(strings: "de", #"{"hello": "Hallo, {name}!", "cart": {"items": "{count, plural, one {# Artikel} other {# Artikel}}"}}"#)
+        try config.write(targeting: targeting)
+        return config
+    }
+
+    @Test func aVariantsValueIsWrittenInTheUsersLocale() throws {
+        let server = try ServedBinary(config: try Self.config())
+        try server.start()
+        let german = try server.request(
+            "POST", "/ofrep/v1/evaluate/flags/headline", token: nil, body: #"{"context": {"targetingKey": "u-short", "locale": "de-AT"}}"#)
+        #expect(german.status == 200, "\(german.text)")
+        #expect(german.json["value"]?.string == "Hallo, Anna!")
+        #expect(german.header("Content-Language") == "de")
+        let english = try server.request("POST", "/ofrep/v1/evaluate/flags/headline", token: nil, body: #"{"context": {"targetingKey": "u-long"}}"#)
+        #expect(english.json["value"]?.string == "3 items")
+        let all = try server.request("POST", "/ofrep/v1/evaluate/flags", token: nil, body: #"{"context": {"targetingKey": "u-long", "locale": "de"}}"#)
+        #expect(all.json["flags"]?[0]?["value"]?.string == "3 Artikel", "\(all.text)")
+        #expect(all.header("Content-Language") == "de")
+    }
+
+    @Test func aVariantsStringIsCheckedAsAScreensIs() throws {
+        let unknown = Self.targeting.replacingOccurrences(of: #""$string": "hello""#, with: #""$string": "helo""#)
+        let config = try Self.config(targeting: unknown)
+        guard case .failure(let error) = ConfigLoader(directory: config.url).load(previous: nil) else {
+            Issue.record("loaded")
+            return
+        }
+        let problem = try #require(error.errors.first?.diagnostics.first)
+        #expect(error.errors.first?.source == "targeting.json")
+        #expect(problem.path.description == #"$.experiments.headline.variants.short.value["$string"]"#)
+        #expect(problem.message.contains("no string \"helo\""), "\(problem)")
+    }
+}

@@ -132,6 +132,7 @@ public struct ConfigLoader: Sendable {
             let strings = StringCheck.errors(
                 screens: baseline.screens.values.map { NavigationCheck.ScreenSource(screen: $0.checked, source: "screens/\($0.checked.id).json", document: $0.checked.document) },
                 catalog: baseline.strings)
+                + StringCheck.errors(targeting: baseline.targeting, source: "targeting.json", catalog: baseline.strings)
             guard strings.isEmpty else { return .failure(ConfigLoadError(errors: strings)) }
             return .success(
                 Snapshot(

@@ -124,6 +124,7 @@ package struct SnapshotBuilder: Sendable {
         }
         errors = navigationErrors(.all, screens, staged, routes, baseline, runtime, targeting)
         errors += StringCheck.errors(screens: screenSources(screens.keys, screens, staged, runtime), catalog: strings)
+        errors += StringCheck.errors(targeting: targeting, source: Self.targetingSource(runtime), catalog: strings)
         guard errors.isEmpty else { return .failure(ConfigLoadError(errors: errors)) }
         let runtime = runtime.sharingDocuments(of: Array(runtime.screens.keys), served: screens, staged: staged)
         return .success(
@@ -180,6 +181,9 @@ package struct SnapshotBuilder: Sendable {
         // A screen's strings concern it and the tables only: every screen when a table changed.
         let stringsChecked = touched.strings ? Array(screens.keys) : Array(touched.screens)
         errors += StringCheck.errors(screens: screenSources(stringsChecked, screens, staged, runtime), catalog: strings)
+        if touched.documents || touched.strings {
+            errors += StringCheck.errors(targeting: targeting, source: Self.targetingSource(runtime), catalog: strings)
+        }
         guard errors.isEmpty else { return .failure(ConfigLoadError(errors: errors)) }
         let runtime = runtime.sharingDocuments(of: touched.screens, served: screens, staged: staged)
         return .success(
@@ -310,6 +314,11 @@ package struct SnapshotBuilder: Sendable {
     }
 
     // MARK: - Strings
+
+    /// How error messages name the targeting in force.
+    private static func targetingSource(_ runtime: RuntimeState) -> String {
+        runtime.documentCount == 0 ? "targeting.json" : "runtime targeting (targeting.json with runtime values)"
+    }
 
     /// The string tables in force: each locale's stored head (a file the store recorded, or one
     /// published), or without a store the configuration's files; a table whose file was deleted

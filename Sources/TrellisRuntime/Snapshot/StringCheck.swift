@@ -2,6 +2,7 @@ import TrellisJSON
 import TrellisScreens
 import TrellisStore
 import TrellisStrings
+import TrellisTargeting
 
 /// Checks the screens' `$string`s against the string tables, so that no answer ever shows a key or
 /// an argument's `{name}`:
@@ -21,6 +22,37 @@ package enum StringCheck {
             return diagnostics.isEmpty ? nil : DiagnosticsError(source: source.source, diagnostics: diagnostics).locating(inDocument: source.document.bytes)
         }
         return found.compactMap { $0 }
+    }
+
+    /// Every experiment variant whose value is a string of the tables (`{"$string": key, "args": {…}}`,
+    /// what OFREP answers in the user's locale), checked as a screen's: the key in the default
+    /// locale's table, every argument a message names given as a number or text.
+    package static func errors(targeting: TargetingConfiguration, source: String, catalog: StringCatalog) -> [DiagnosticsError] {
+        var diagnostics: [Diagnostic] = []
+        for (key, experiment) in targeting.experiments.sorted(by: { $0.key < $1.key }) {
+            for variant in experiment.variants {
+                guard let value = variant.value, let use = use(of: value) else { continue }
+                let path = JSONPath.root.appending("experiments").appending(key).appending("variants").appending(variant.name).appending("value")
+                diagnostics += problems(of: StringUse(key: use.key, path: path, arguments: use.arguments), catalog)
+            }
+        }
+        return diagnostics.isEmpty ? [] : [DiagnosticsError(source: source, diagnostics: diagnostics)]
+    }
+
+    /// A variant value written as a string of the tables, with its arguments; nil for any other value.
+    package static func use(of value: JSONValue) -> (key: String, arguments: [String: StringUse.Argument])? {
+        guard let members = value.objectValue, let key = value["$string"]?.stringValue,
+            members.allSatisfy({ $0.key == "$string" || $0.key == "args" })
+        else { return nil }
+        var arguments: [String: StringUse.Argument] = [:]
+        for argument in value["args"]?.objectValue ?? [] {
+            switch argument.value.kind {
+            case .number(let number): arguments[argument.key] = .number(number)
+            case .string(let text): arguments[argument.key] = .text(text)
+            default: arguments[argument.key] = .text(JSONWriter.string(argument.value))
+            }
+        }
+        return (key, arguments)
     }
 
     /// What is wrong with one `$string`.

@@ -1,5 +1,7 @@
 import TrellisJSON
 import TrellisRuntime
+import TrellisScreens
+import TrellisStrings
 import TrellisTargeting
 
 /// One flag evaluated for one user, as OFREP 0.3 answers it (open-feature/protocol,
@@ -75,6 +77,27 @@ struct FlagEvaluation: Sendable, Equatable {
         return FlagEvaluation(
             key: key, kind: .experiment, reason: reason, variant: decision.variant, value: value, needsUserID: decision.reason == .noUserID)
     }
+
+    /// The flag with a value written as a string of the tables (`{"$string": key, "args": {…}}`)
+    /// written in `strings`' locale; itself for any other value. Publishing checked the key and
+    /// its arguments.
+    func written(in strings: LocalizedStrings) -> FlagEvaluation {
+        guard let use = StringCheck.use(of: value), let uses = strings.arguments(of: use.key) else { return self }
+        var arguments: [String: MessageArgument] = [:]
+        for (name, argument) in use.arguments {
+            switch argument {
+            case .number(let number): arguments[name] = .number(number)
+            case .text(let text): arguments[name] = uses[name] == .number ? Double(text).map(MessageArgument.number) ?? .string(text) : .string(text)
+            case .parameter: break
+            }
+        }
+        var flag = self
+        flag.value = .string(strings.string(use.key, arguments) ?? use.key)
+        return flag
+    }
+
+    /// Whether the flag's value is a string of the tables, written per locale.
+    var isLocalized: Bool { StringCheck.use(of: value) != nil }
 
     /// `{key, reason, variant, value, metadata}`; `metadata` says the kind of flag and the
     /// revision of the targeting that decided (``Snapshot/targetingRevision``).

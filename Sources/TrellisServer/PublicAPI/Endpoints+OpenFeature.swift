@@ -2,6 +2,7 @@ import TrellisAnswers
 import TrellisHTTP
 import TrellisJSON
 import TrellisRuntime
+import TrellisStrings
 import TrellisTargeting
 
 /// OpenFeature's remote evaluation protocol, OFREP 0.3 (docs/openfeature.md): any OpenFeature SDK
@@ -32,7 +33,14 @@ extension Endpoints {
             }
             if flag.needsUserID && !identified { throw Self.targetingKeyMissing(flag) }
             recordExposures(of: CollectionOfOne(key), for: user, in: snapshot)
-            return Self.json(JSONWriter.encode(flag.jsonValue(targetingRevision: snapshot.targetingRevision)), cacheControl: "no-store")
+            guard flag.isLocalized else {
+                return Self.json(JSONWriter.encode(flag.jsonValue(targetingRevision: snapshot.targetingRevision)), cacheControl: "no-store")
+            }
+            let strings = snapshot.strings.resolve(user.locale)
+            var response = Self.json(
+                JSONWriter.encode(flag.written(in: strings).jsonValue(targetingRevision: snapshot.targetingRevision)), cacheControl: "no-store")
+            response.headers.add(name: "Content-Language", value: strings.tag)
+            return response
         } catch {
             return error.response(key: key)
         }
@@ -49,11 +57,15 @@ extension Endpoints {
             if !(snapshot.serverExposedExperiments.isEmpty && snapshot.guardedRollouts.isEmpty) {
                 recordExposures(of: snapshot.serverExposedExperiments.union(snapshot.guardedRollouts), for: user, in: snapshot)
             }
+            // Resolved only when a flag's value is a string of the tables.
+            var strings: LocalizedStrings?
             let flags: [JSONValue] = FlagEvaluation.keys(of: snapshot.targeting).compactMap { key in
                 guard let flag = FlagEvaluation.evaluate(key, for: user, with: snapshot.evaluator) else { return nil }
                 // OFREP's partial success: a flag that needs the missing key is a failure item.
                 if flag.needsUserID && !identified { return Self.targetingKeyMissing(flag).jsonValue(key: key) }
-                return flag.jsonValue(targetingRevision: snapshot.targetingRevision)
+                guard flag.isLocalized else { return flag.jsonValue(targetingRevision: snapshot.targetingRevision) }
+                strings = strings ?? snapshot.strings.resolve(user.locale)
+                return flag.written(in: strings!).jsonValue(targetingRevision: snapshot.targetingRevision)
             }
             let body = JSONWriter.encode(.object([
                 ("flags", .array(flags)),
@@ -61,7 +73,8 @@ extension Endpoints {
                 ("eventStreams", Self.openFeatureEventStreams),
             ]))
             return Self.cached(
-                EncodedBody(bytes: body, compressionLevel: 1), request, cacheControl: "private, no-cache", vary: state.screenVary)
+                EncodedBody(bytes: body, compressionLevel: 1), request, cacheControl: "private, no-cache", vary: state.screenVary,
+                language: strings?.tag)
         } catch {
             return error.response(key: nil)
         }
