@@ -88,6 +88,13 @@ let package = Package(
             dependencies: ["TrellisScreens", "TrellisRoutes", "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisJSON"],
             swiftSettings: strict),
 
+        // A screen checked the way users meet it, from its layout: text cut, small tap targets, low
+        // contrast, unnamed images and buttons, content off the screen (docs/lint.md).
+        .target(
+            name: "TrellisLint",
+            dependencies: ["TrellisRendering", "TrellisScreens", "TrellisLayout", "TrellisText", "TrellisJSON"],
+            swiftSettings: strict),
+
         // The answer path's performance machinery: the answer cache, its budget, the encoded body it
         // keeps, and the screens' encoding plans beside the reference encoder they must equal
         // (docs/answer-path.md). The only importer of CPrefetch; knows nothing of HTTP. Compiled
@@ -137,7 +144,7 @@ let package = Package(
             name: "trellis",
             dependencies: [
                 "TrellisServer", "TrellisRuntime", "TrellisAnswers", "TrellisRendering", "TrellisJSON", "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisCrypto",
-                "TrellisTargeting", "TrellisStore", "TrellisRoutes", "TrellisScreens", "TrellisStats",
+                "TrellisTargeting", "TrellisStore", "TrellisRoutes", "TrellisScreens", "TrellisStats", "TrellisLint",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -195,6 +202,10 @@ let package = Package(
         .testTarget(
             name: "TrellisRenderingTests",
             dependencies: ["TrellisRendering", "TrellisScreens", "TrellisJSON", "TrellisTargeting", "TrellisText", "TrellisLayout"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "TrellisLintTests",
+            dependencies: ["TrellisLint", "TrellisRendering", "TrellisScreens", "TrellisJSON", "TrellisTargeting", "TrellisText"],
             swiftSettings: strict),
         .testTarget(
             name: "TrellisRuntimeTests",
