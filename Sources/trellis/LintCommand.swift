@@ -101,12 +101,14 @@ struct LintCommand: ParsableCommand {
 
     static func jsonValue(_ finding: LintFinding) -> JSONValue {
         let c = finding.configuration
+        // The shortest decimal that reads back as the Float (1.3, not 1.2999999523162842).
+        func number(_ value: Float) -> JSONValue { .number(Double(value.description) ?? Double(value)) }
         return .object([
             ("screen", .string(finding.screenId)), ("path", .string(finding.path)), ("layoutId", .string(finding.layoutId)),
             ("rule", .string(finding.rule.rawValue)), ("locale", .string(finding.locale)), ("device", .string(c.device.name)),
-            ("platform", .string(c.device.platform.rawValue)), ("width", .number(Double(c.device.width))),
-            ("height", .number(Double(c.device.height))), ("scale", .number(Double(c.device.scale))),
-            ("fontScale", .number(Double(c.fontScale))), ("value", .string(finding.value)),
+            ("platform", .string(c.device.platform.rawValue)), ("width", number(c.device.width)),
+            ("height", number(c.device.height)), ("scale", number(c.device.scale)), ("fontScale", number(c.fontScale)),
+            ("value", .string(finding.value)),
         ])
     }
 }
