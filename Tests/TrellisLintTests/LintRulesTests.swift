@@ -44,6 +44,14 @@ import TrellisScreens
         #expect(found.lines == [
             "$.root.subviews[0].subviews[0] tap-target 16×16 pt (needs 24×24)", "$.root.subviews[0].subviews[1] tap-target 16×16 pt (needs 24×24)",
         ])
+        // Slivers 4 wide, 10 apart: neither circle meets the other sliver, but the circles meet
+        // each other (centres 14 apart); 20 apart, they are clear.
+        let sliver = ##"{"type": "Rectangle", "properties": {"width": 4, "height": 16, "action": {"type": "track", "event": "e"}}}"##
+        func slivers(_ spacing: Int) throws -> [LintFinding] {
+            try findings(screen(root: ##"{"type": "HStack", "properties": {"spacing": \##(spacing)}, "subviews": [\##(sliver), \##(sliver)]}"##), options: .wcagTargetSize)
+        }
+        #expect(try slivers(10).count == 2)
+        #expect(try slivers(20).isEmpty)
     }
 
     @Test func contrastUnderWCAGIsReportedAgainstWhatIsBehindTheText() throws {
@@ -51,6 +59,7 @@ import TrellisScreens
             + ##"{"type": "Text", "properties": {"foregroundColor": "#9CA3AF"}, "values": {"text": "grey on white"}},"##
             + ##"{"type": "Text", "properties": {"foregroundColor": "#949494"}, "values": {"text": "mid grey, body"}},"##
             + ##"{"type": "Text", "properties": {"foregroundColor": "#949494", "fontSize": 26}, "values": {"text": "mid grey, large"}},"##
+            + ##"{"type": "Text", "properties": {"foregroundColor": "#949494", "fontSize": 20, "weight": "bold"}, "values": {"text": "mid grey, bold"}},"##
             + ##"{"type": "VStack", "properties": {"backgroundColor": "#1F2937"}, "subviews": ["##
             + ##"  {"type": "Text", "properties": {"foregroundColor": "#FFFFFF"}, "values": {"text": "white on dark"}},"##
             + ##"  {"type": "Text", "properties": {"foregroundColor": "#4B5563"}, "values": {"text": "grey on dark"}}]},"##
@@ -60,9 +69,9 @@ import TrellisScreens
         #expect(found.filter { $0.rule == .contrast }.lines == [
             "$.root.subviews[0] contrast contrast 2.54:1 (needs 4.5:1)",
             "$.root.subviews[1] contrast contrast 3.03:1 (needs 4.5:1)",
-            "$.root.subviews[3].subviews[1] contrast contrast 1.94:1 (needs 4.5:1)",
-            "$.root.subviews[4].subviews[0] contrast contrast 2.54:1 (needs 4.5:1)",
-        ], "large text needs 3:1; white on dark passes; what is over a picture is not judged")
+            "$.root.subviews[4].subviews[1] contrast contrast 1.94:1 (needs 4.5:1)",
+            "$.root.subviews[5].subviews[0] contrast contrast 2.54:1 (needs 4.5:1)",
+        ], "large text (24 points, or 18.67 bold) needs 3:1; white on dark passes; what is over a picture is not judged")
     }
 
     @Test func imagesAndButtonsWithoutANameAreReported() throws {
