@@ -74,6 +74,13 @@ import TrellisScreens
         ], "large text (24 points, or 18.67 bold) needs 3:1; white on dark passes; what is over a picture is not judged")
     }
 
+    @Test func contrastIsAThresholdNotARounding() throws {
+        let found = try findings(screen(root: ##"{"type": "VStack", "subviews": ["##
+            + ##"{"type": "Text", "properties": {"foregroundColor": "#777777"}, "values": {"text": "just under"}},"##
+            + ##"{"type": "Text", "properties": {"foregroundColor": "#767676"}, "values": {"text": "just over"}}]}"##))
+        #expect(found.lines == ["$.root.subviews[0] contrast contrast 4.48:1 (needs 4.5:1)"])
+    }
+
     @Test func imagesAndButtonsWithoutANameAreReported() throws {
         let found = try findings(screen(root: ##"{"type": "VStack", "subviews": ["##
             + ##"{"type": "Image", "values": {"imageUrl": "https://cdn.example.com/a.jpg"}},"##
