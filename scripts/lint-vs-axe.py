@@ -8,8 +8,9 @@ Rules compared (axe-core's id → the lint's):
   image-alt      → label (Image)   button-name → label (Button)
 
 A finding is (screen, configuration, component), the component named by the preview's data-id,
-which is the lint finding's layoutId. The preview shows one resolution of a screen (for user u1),
-the lint every reachable variant: only the components the page draws are compared.
+which is the lint finding's layoutId. Each screen is drawn once for every distinct resolution that
+a few users get (USERS: the variants of the shipped targeting), the lint lints every reachable
+variant: the components each page draws are compared.
 
 Inherent differences, each named and counted, never silently dropped:
   off-screen      the lint judges every component, also those a user scrolls to or that lie past
@@ -20,7 +21,7 @@ Inherent differences, each named and counted, never silently dropped:
                   layout what axe could not from the pixels, and its message is printed.
 Anything else is a disagreement, printed, and the exit status is 1.
 """
-import argparse, json, os, subprocess, sys, urllib.parse
+import argparse, json, os, re, subprocess, sys, urllib.parse, urllib.request
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
@@ -95,13 +96,8 @@ def main():
         for device in devices:
             for scale in scales:
                 counts["configurations"] += 1
-                for screen in screens:
-                    query = {k: device[k] for k in ("platform", "width", "height", "scale", "safeTop", "safeBottom")}
-                    query.update(user="u1", fontScale=scale)
-                    # The lint lays a screen that takes parameters out with samples (Screen.sampleParameters):
-                    # a text's or a value's is its own name.
-                    query.update({f"param.{name}": name for name in parameters(args.config, screen)})
-                    driver.get(f"{args.url}/preview/{urllib.parse.quote(screen)}?{urllib.parse.urlencode(query)}")
+                for screen, page in pages(args, screens, device, scale):
+                    driver.get(page)
                     driver.execute_async_script("const done = arguments[0]; document.fonts.ready.then(() => done(true));")
                     axe.inject()
                     result = axe.run(options={"runOnly": {"type": "rule", "values": list(RULES)},
@@ -164,6 +160,30 @@ def main():
     for line in unexplained:
         print(f"  {line}")
     sys.exit(1 if unexplained else 0)
+
+
+# Users whose outcomes differ on the shipped targeting (rollouts, experiments, the gold rule), so
+# that the pages show the variants of each screen the lint lints.
+USERS = [{"user": u} for u in ("u1", "u2", "u3", "u7", "u42")] + [{"user": u, "attr.membership": "gold"} for u in ("u1", "u2", "u3")]
+
+
+def pages(args, screens, device, scale):
+    """(screen, preview URL) for each distinct resolution of each screen among USERS' (by the set of
+    components the page draws): a variant is drawn once per configuration."""
+    for screen in screens:
+        seen = set()
+        for user in USERS:
+            query = {k: device[k] for k in ("platform", "width", "height", "scale", "safeTop", "safeBottom")}
+            query.update(user, fontScale=scale)
+            # The lint lays a screen that takes parameters out with samples (Screen.sampleParameters):
+            # a text's or a value's is its own name.
+            query.update({f"param.{name}": name for name in parameters(args.config, screen)})
+            url = f"{args.url}/preview/{urllib.parse.quote(screen)}?{urllib.parse.urlencode(query)}"
+            html = urllib.request.urlopen(url).read().decode()
+            drawn = frozenset(re.findall(r'data-id="([^"]*)"', html))
+            if drawn not in seen:
+                seen.add(drawn)
+                yield screen, url
 
 
 def parameters(config, screen):
