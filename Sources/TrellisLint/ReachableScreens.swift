@@ -36,7 +36,7 @@ extension Screen {
     /// client of the screen's own schema version: a Rule shows its `child` or its `else`, an
     /// Experiment each of its variants; a decision inside a branch not shown is not varied. At most
     /// `limit` combinations, the first in tree order (a screen of a dozen independent decisions has
-    /// thousands; the shipped screens have at most 6).
+    /// thousands; the shipped home screen has 16).
     public func reachableScreens(resolver: ScreenResolver = ScreenResolver(), limit: Int = 256) -> [ReachableScreen] {
         let decisions = resolver.decisions(of: self)
         let points = decisions.points
