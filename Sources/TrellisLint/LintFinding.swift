@@ -64,3 +64,32 @@ public struct LintFinding: Hashable, Sendable, Comparable, CustomStringConvertib
         return a.value < b.value
     }
 }
+
+extension LintRule {
+    /// The rules a list names, separated by commas (`contrast, label`): which rules are errors, as
+    /// `trellis lint --errors` and a server setting read it. Empty names are skipped.
+    /// - Throws: ``UnknownLintRules`` with every name that is no rule.
+    public static func rules(named list: String) throws(UnknownLintRules) -> Set<LintRule> {
+        var rules: Set<LintRule> = []
+        var unknown: [String] = []
+        for name in list.split(separator: ",").map({ String($0.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed()) }) where !name.isEmpty {
+            if let rule = LintRule(rawValue: name) { rules.insert(rule) } else { unknown.append(name) }
+        }
+        guard unknown.isEmpty else { throw UnknownLintRules(names: unknown) }
+        return rules
+    }
+}
+
+/// Names given as lint rules that are none.
+public struct UnknownLintRules: Error, Equatable, CustomStringConvertible {
+    public var names: [String]
+    public init(names: [String]) { self.names = names }
+    public var description: String {
+        "no rule \(names.map { "\"\($0)\"" }.joined(separator: ", ")); the rules are \(LintRule.allCases.map(\.rawValue).joined(separator: ", "))"
+    }
+}
+
+extension Sequence<LintFinding> {
+    /// The findings of the rules that are errors: a run with any fails.
+    public func errors(_ rules: Set<LintRule>) -> [LintFinding] { filter { rules.contains($0.rule) } }
+}

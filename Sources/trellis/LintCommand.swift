@@ -46,14 +46,7 @@ struct LintCommand: ParsableCommand {
 
     var errorRules: Set<LintRule> {
         get throws {
-            var rules: Set<LintRule> = []
-            for name in errors.flatMap({ $0.split(separator: ",") }).map({ $0.trimmingCharacters(in: .whitespaces) }) where !name.isEmpty {
-                guard let rule = LintRule(rawValue: name) else {
-                    throw ValidationError("--errors: no rule \"\(name)\"; the rules are \(LintRule.allCases.map(\.rawValue).joined(separator: ", "))")
-                }
-                rules.insert(rule)
-            }
-            return rules
+            do { return try LintRule.rules(named: errors.joined(separator: ",")) } catch { throw ValidationError("--errors: \(error)") }
         }
     }
 
@@ -95,8 +88,7 @@ struct LintCommand: ParsableCommand {
             for finding in findings { print(finding) }
             FileHandle.standardError.write(Data("\(findings.count) finding\(findings.count == 1 ? "" : "s") in \(snapshot.screens.count) screens × \(configurations.count) configurations\n".utf8))
         }
-        let failing = try errorRules
-        if findings.contains(where: { failing.contains($0.rule) }) { throw ExitCode(1) }
+        if !findings.errors(try errorRules).isEmpty { throw ExitCode(1) }
     }
 
     static func jsonValue(_ finding: LintFinding) -> JSONValue {

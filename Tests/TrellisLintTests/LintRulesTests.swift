@@ -113,3 +113,19 @@ import TrellisScreens
         #expect(found.first?.description == "s $.root contrast de-AT android-large@1 contrast 2.54:1 (needs 4.5:1)")
     }
 }
+
+/// Which rules are errors is the caller's: a list of rule names, every unknown one refused.
+@Suite struct ErrorRulesTests {
+    @Test func aListNamesRulesAndRefusesEveryUnknownName() throws {
+        #expect(try LintRule.rules(named: "contrast, label,,tap-target") == [.contrast, .label, .tapTarget])
+        #expect(try LintRule.rules(named: "").isEmpty)
+        #expect(throws: UnknownLintRules(names: ["contrats", "size"])) { try LintRule.rules(named: "contrats,label,size") }
+    }
+
+    @Test func onlyTheFindingsOfErrorRulesAreErrors() throws {
+        let found = try findings(screen(root: ##"{"type": "VStack", "subviews": [{"type": "Text", "properties": {"foregroundColor": "#9CA3AF"}, "values": {"text": "grey"}}, {"type": "Image", "values": {"systemIconName": "star"}}]}"##))
+        #expect(Set(found.map(\.rule)) == [.contrast, .label])
+        #expect(found.errors([.label]).map(\.rule) == [.label])
+        #expect(found.errors([.overflow]).isEmpty)
+    }
+}

@@ -7,7 +7,9 @@ import TrellisText
 /// `GET /preview/{id}`: the layout as an HTML page of absolutely positioned boxes, one per
 /// component, each with `data-id` = its layout id. Text is drawn line by line as TrellisText broke
 /// it, in the face it was measured with (served by `GET /fonts/{file}`, declared by `fontFaces`),
-/// with ligatures off as TrellisText measures.
+/// with ligatures off as TrellisText measures. Buttons are `<button>`s and pictures `<img>`s with no
+/// source, named as a screen reader names them (``Semantics``), so an accessibility checker judges
+/// the page as TrellisLint judges the screen (docs/lint.md).
 public enum PreviewHTML {
     /// - Parameters:
     ///   - linkQuery: the query a link to another preview carries on (who is looking, at what size);
