@@ -74,11 +74,13 @@ struct LintCommand: ParsableCommand {
         for id in snapshot.screens.keys.sorted() where wanted?.contains(id) ?? true {
             guard let entry = snapshot.screens[id] else { continue }
             let screen = try snapshot.screen(of: entry)
-            // The locale loop comes with string tables: the screens' literal text is English.
-            do {
-                findings += try lint.findings(screen: screen, locale: "en", configurations: configurations)
-            } catch {
-                throw CommandFailure("screens/\(id): its sample parameters do not fit it: \(error)")
+            // The screens' literal text is English; with string tables, each locale a screen is served in.
+            for locale in ["en"] {
+                do {
+                    findings += try lint.findings(screen: screen, locale: locale, configurations: configurations)
+                } catch {
+                    throw CommandFailure("screens/\(id): its sample parameters do not fit it: \(error)")
+                }
             }
         }
         findings.sort()
