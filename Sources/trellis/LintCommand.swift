@@ -71,8 +71,10 @@ struct LintCommand: ParsableCommand {
         }
         let wanted = screens.map { Set($0.split(separator: ",").map(String.init)) }
         var findings: [LintFinding] = []
+        var linted = 0
         for id in snapshot.screens.keys.sorted() where wanted?.contains(id) ?? true {
             guard let entry = snapshot.screens[id] else { continue }
+            linted += 1
             let screen = try snapshot.screen(of: entry)
             // The screens' literal text is English; with string tables, each locale a screen is served in.
             for locale in ["en"] {
@@ -88,7 +90,7 @@ struct LintCommand: ParsableCommand {
             print(JSONWriter.string(.array(findings.map(Self.jsonValue)), style: .pretty), terminator: "")
         } else {
             for finding in findings { print(finding) }
-            FileHandle.standardError.write(Data("\(findings.count) finding\(findings.count == 1 ? "" : "s") in \(snapshot.screens.count) screens × \(configurations.count) configurations\n".utf8))
+            FileHandle.standardError.write(Data("\(findings.count) finding\(findings.count == 1 ? "" : "s") in \(linted) screen\(linted == 1 ? "" : "s") × \(configurations.count) configuration\(configurations.count == 1 ? "" : "s")\n".utf8))
         }
         if !findings.errors(try errorRules).isEmpty { throw ExitCode(1) }
     }
