@@ -68,17 +68,19 @@ public struct ScreenLint: Sendable {
 
     /// The findings of every screen a user can be shown of `screen` (``Screen/reachableScreens(resolver:limit:)``):
     /// each variant's components at their authored paths, a finding met in several variants once.
-    /// - Parameter parameters: the route's parameters, for a screen that takes some (by default
-    ///   ``Screen/sampleParameters``).
+    /// - Parameter filling: what fills each resolved screen's placeholders in, as a request would;
+    ///   by default the sample parameters (``Screen/sampleParameters``). A caller with string tables
+    ///   passes one that puts in `locale`'s strings too.
     public func findings(
         screen: Screen, locale: String, configurations: [LintConfiguration] = LintConfiguration.matrix,
-        parameters: [String: JSONValue]? = nil, resolver: ScreenResolver = ScreenResolver()
-    ) throws(ParameterError) -> [LintFinding] {
+        resolver: ScreenResolver = ScreenResolver(), filling: ((ResolvedScreen) throws -> ResolvedScreen)? = nil
+    ) throws -> [LintFinding] {
+        let samples = screen.sampleParameters
+        let fill = filling ?? { resolved in try resolved.substituting(samples, registry: resolver.registry) }
         var seen: Set<LintFinding.Key> = []
         var found: [LintFinding] = []
         for reachable in screen.reachableScreens(resolver: resolver) {
-            let resolved = try reachable.screen.substituting(parameters ?? screen.sampleParameters, registry: resolver.registry)
-            for finding in findings(screen: resolved, locale: locale, configurations: configurations, paths: reachable.paths)
+            for finding in findings(screen: try fill(reachable.screen), locale: locale, configurations: configurations, paths: reachable.paths)
             where seen.insert(finding.key).inserted {
                 found.append(finding)
             }
