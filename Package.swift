@@ -88,6 +88,13 @@ let package = Package(
             dependencies: ["TrellisScreens", "TrellisRoutes", "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisJSON"],
             swiftSettings: strict),
 
+        // A screen checked the way users meet it, from its layout: text cut, small tap targets, low
+        // contrast, unnamed images and buttons, content off the screen (docs/lint.md).
+        .target(
+            name: "TrellisLint",
+            dependencies: ["TrellisRendering", "TrellisScreens", "TrellisLayout", "TrellisText", "TrellisJSON"],
+            swiftSettings: strict),
+
         // The answer path's performance machinery: the answer cache, its budget, the encoded body it
         // keeps, and the screens' encoding plans beside the reference encoder they must equal
         // (docs/answer-path.md). The only importer of CPrefetch; knows nothing of HTTP. Compiled
@@ -138,7 +145,7 @@ let package = Package(
             name: "trellis",
             dependencies: [
                 "TrellisServer", "TrellisRuntime", "TrellisAnswers", "TrellisRendering", "TrellisJSON", "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisCrypto",
-                "TrellisTargeting", "TrellisStore", "TrellisRoutes", "TrellisScreens", "TrellisStats", "TrellisStrings",
+                "TrellisTargeting", "TrellisStore", "TrellisRoutes", "TrellisScreens", "TrellisStats", "TrellisStrings", "TrellisLint",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -196,6 +203,10 @@ let package = Package(
         .testTarget(
             name: "TrellisRenderingTests",
             dependencies: ["TrellisRendering", "TrellisScreens", "TrellisJSON", "TrellisTargeting", "TrellisText", "TrellisLayout", "TrellisStrings", "TrellisStringsJSON"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "TrellisLintTests",
+            dependencies: ["TrellisLint", "TrellisRendering", "TrellisScreens", "TrellisJSON", "TrellisTargeting", "TrellisText", "TrellisLayout", "TrellisStrings", "TrellisStringsJSON"],
             swiftSettings: strict),
         .testTarget(
             name: "TrellisRuntimeTests",

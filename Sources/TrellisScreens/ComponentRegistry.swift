@@ -155,7 +155,12 @@ public struct ComponentRegistry: Sendable {
         case .image:
             type(
                 kind,
-                properties: ["contentMode": PropertySpec(.oneOf(["fit", "fill"])), "aspectRatio": PropertySpec(.number(0.01...100))],
+                properties: [
+                    "contentMode": PropertySpec(.oneOf(["fit", "fill"])), "aspectRatio": PropertySpec(.number(0.01...100)),
+                    // Ornament only: screen readers skip it, so it needs no accessibilityLabel (TrellisLint's
+                    // `label` rule). Schema version 3: an older client ignores it as an unknown property.
+                    "decorative": PropertySpec(.bool, since: 3),
+                ],
                 values: [
                     "imageUrl": PropertySpec(.url), "systemIconName": PropertySpec(.nonEmptyString),
                     "localImageName": PropertySpec(.nonEmptyString),

@@ -60,6 +60,19 @@ public struct PluralRules: Sendable {
 public enum LocaleTag {
     /// The tag and its truncations, most specific first, `_` read as `-` and case as BCP 47 writes
     /// it (`zh-Hant-TW`, `zh-Hant`, `zh`). Private-use and extension parts (`-u-…`, `-x-…`) end it.
+    /// Whether text of `tag` is written right to left: its script's (`ks-Arab`, `az-Arab`), else its
+    /// language's usual script (CLDR's likely subtags: ar, fa, he, ur, ps, sd, ug, yi, dv, ckb, …).
+    public static func isRightToLeft(_ tag: String) -> Bool {
+        let parts = fallbacks(of: tag).first?.split(separator: "-") ?? []
+        if let script = parts.dropFirst().first(where: { $0.count == 4 }) { return rightToLeftScripts.contains(String(script)) }
+        return parts.first.map { rightToLeftLanguages.contains(String($0)) } ?? false
+    }
+
+    private static let rightToLeftScripts: Set<String> = ["Arab", "Hebr", "Thaa", "Syrc", "Nkoo", "Adlm", "Rohg", "Mand", "Samr"]
+    private static let rightToLeftLanguages: Set<String> = [
+        "ar", "arc", "ckb", "dv", "fa", "he", "iw", "ks", "lrc", "mzn", "ps", "sd", "syr", "ug", "ur", "yi",
+    ]
+
     public static func fallbacks(of tag: String) -> [String] {
         var parts: [String] = []
         for (index, part) in tag.split(whereSeparator: { $0 == "-" || $0 == "_" }).enumerated() {

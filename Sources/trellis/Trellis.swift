@@ -8,6 +8,6 @@ struct Trellis: ParsableCommand {
         abstract: "A server-driven UI backend: screens, targeting and layout over HTTP.",
         subcommands: [
             ServeCommand.self, ValidateCommand.self, LayoutCommand.self, FontsCommand.self, TokenCommand.self, ContextCommand.self,
-            BucketCommand.self, BackupCommand.self, SchemaCommand.self, BenchCommand.self, TLSCommand.self, ResultsCommand.self,
+            BucketCommand.self, BackupCommand.self, SchemaCommand.self, BenchCommand.self, TLSCommand.self, ResultsCommand.self, LintCommand.self,
         ])
 }

@@ -242,7 +242,7 @@ import TrellisTargeting
         ]
         let expected: [String: (properties: Set<String>, values: Set<String>, required: Set<String>)] = [
             "Text": (["font", "fontSize", "weight", "alignment", "lineLimit", "lineHeight"], ["text"], ["text"]),
-            "Image": (["contentMode", "aspectRatio"], ["imageUrl", "systemIconName", "localImageName"], []),
+            "Image": (["contentMode", "aspectRatio", "decorative"], ["imageUrl", "systemIconName", "localImageName"], []),
             "HStack": (["spacing", "verticalAlignment"], [], []),
             "VStack": (["spacing", "horizontalAlignment"], [], []),
             "ZStack": (["alignment"], [], []),
@@ -265,7 +265,8 @@ import TrellisTargeting
             #expect(Set(type.values.keys) == spec.values, "\(name)")
             #expect(Set(type.values.filter(\.value.required).keys) == spec.required, "\(name)")
             #expect(type.properties.values.allSatisfy { !$0.required }, "\(name)")
-            #expect(type.properties.filter { $0.value.introduced > 1 }.keys.sorted() == ["action", "ignoresSafeArea"], "\(name)")
+            let newer = name == "Image" ? ["action", "decorative", "ignoresSafeArea"] : ["action", "ignoresSafeArea"]
+            #expect(type.properties.filter { $0.value.introduced > 1 }.keys.sorted() == newer, "\(name)")
             #expect(type.values.values.allSatisfy { $0.introduced == 1 }, "\(name)")
         }
         #expect(registry["Image"]?.oneValueOf == ["imageUrl", "systemIconName", "localImageName"])

@@ -7,7 +7,9 @@ import TrellisText
 /// `GET /preview/{id}`: the layout as an HTML page of absolutely positioned boxes, one per
 /// component, each with `data-id` = its layout id. Text is drawn line by line as TrellisText broke
 /// it, in the face it was measured with (served by `GET /fonts/{file}`, declared by `fontFaces`),
-/// with ligatures off as TrellisText measures.
+/// with ligatures off as TrellisText measures. Buttons are `<button>`s and pictures `<img>`s with no
+/// source, named as a screen reader names them (``Semantics``), so an accessibility checker judges
+/// the page as TrellisLint judges the screen (docs/lint.md).
 public enum PreviewHTML {
     /// - Parameters:
     ///   - linkQuery: the query a link to another preview carries on (who is looking, at what size);
@@ -26,6 +28,10 @@ public enum PreviewHTML {
             #screen div{position:absolute;box-sizing:border-box;margin:0;padding:0}
             .line{position:absolute;white-space:pre;overflow:hidden;text-overflow:clip;font-variant-ligatures:none;font-kerning:normal}
             .ph{position:absolute;display:flex;align-items:center;justify-content:center;overflow:hidden;font:11px/13px system-ui,sans-serif;color:#6B7280;text-align:center;word-break:break-all}
+            .ph::after{content:attr(data-label)}
+            img.image{position:absolute;left:0;top:0;width:100%;height:100%;opacity:0}
+            #screen button{position:absolute;box-sizing:border-box;margin:0;padding:0;border:0;background:transparent;font:inherit;color:inherit;text-align:inherit;cursor:pointer}
+            .target{position:absolute;left:0;top:0;right:0;bottom:0;z-index:1;cursor:pointer}
             .bar-title{position:absolute;white-space:pre;overflow:hidden}
             a.link{position:absolute;left:0;top:0;right:0;bottom:0;z-index:1;cursor:pointer}
             a.link:hover{outline:2px solid rgba(37,99,235,.6);outline-offset:-2px}
@@ -76,15 +82,23 @@ public enum PreviewHTML {
         }
         if let opacity = paint.opacity { css += ";opacity:\(Markup.number(opacity))" }
         if paint.clipsContent { css += ";overflow:hidden" }
-        out += "<div data-id=\"\(Markup.escape(node.layoutId))\" data-type=\"\(Markup.escape(node.component.type))\" style=\"\(css)\">"
+        // A button is a <button>, named by its accessibilityLabel or its title as an app's is, so
+        // that a checker (axe-core, scripts/lint-vs-axe) judges what a screen reader would say.
+        let element = node.component.kind == .button ? "button" : "div"
+        let semantics = Semantics(node)
+        out += "<\(element) data-id=\"\(Markup.escape(node.layoutId))\" data-type=\"\(Markup.escape(node.component.type))\"\(element == "button" ? " type=\"button\"" + semantics.ariaLabel : "") style=\"\(css)\">"
         if let label = paint.placeholderLabel {
             let i = node.insets
             var ph = "top:\(Markup.number(i.top))px;left:\(Markup.number(i.left))px;bottom:\(Markup.number(i.bottom))px;right:\(Markup.number(i.right))px"
             if let fill = paint.fill { ph += ";background:\(fill)" }
             if paint.cornerRadius > 0 { ph += ";border-radius:\(Markup.number(paint.cornerRadius))px" }
-            // Too small for a legible label (an icon): the box alone, the name as a tooltip.
+            // Too small for a legible label (an icon): the box alone, the name as a tooltip. The
+            // label is the preview's, not the app's: drawn by CSS, it is no text of the page.
             let legible = node.frame.width >= 40 && node.frame.height >= 20
-            out += "<span class=\"ph\" title=\"\(Markup.escape(label))\" style=\"\(ph)\">\(legible ? Markup.escape(label) : "")</span>"
+            out += "<span class=\"ph\" title=\"\(Markup.escape(label))\"\(legible ? " data-label=\"\(Markup.escape(label))\"" : "") style=\"\(ph)\">"
+            // The picture as the app shows it to a screen reader: its label, nothing when
+            // decorative, and no alt at all when it has neither. No source: nothing is fetched.
+            out += "<img class=\"image\"\(semantics.alt)></span>"
         }
         if let text = node.text { drawText(text, node, paint, frames, check: check, into: &out) }
         if let bar = node.bar { drawBar(bar, node, frames, into: &out) }
@@ -95,9 +109,12 @@ public enum PreviewHTML {
         if let url = navigation(node.component.properties.first { $0.key == "action" }?.value) {
             // Last, so it lies over the component's own drawing; a child's link lies over its parent's.
             let href = "/preview?url=" + PercentEncoding.encode(url) + (linkQuery.isEmpty ? "" : "&" + linkQuery)
-            out += "<a class=\"link\" href=\"\(Markup.escape(href))\" title=\"\(Markup.escape(url))\"></a>"
+            out += "<a class=\"link\" href=\"\(Markup.escape(href))\" title=\"\(Markup.escape(url))\"\(semantics.ariaLabel)></a>"
+        } else if semantics.isTappable && node.component.kind != .button {
+            // Another action (track, share, …): a control all the same, the size a finger meets.
+            out += "<span class=\"target\" role=\"button\" tabindex=\"0\"\(semantics.ariaLabel)></span>"
         }
-        out += "</div>\n"
+        out += "</\(element)>\n"
     }
 
     /// The in-app URL an action navigates to: a `navigate`'s, or the first in a `sequence`.
@@ -154,6 +171,27 @@ public enum PreviewHTML {
 }
 
 extension PreviewHTML {
+    /// What a screen reader is told of a component, as HTML attributes.
+    struct Semantics {
+        /// ` aria-label="…"` from a non-blank `accessibilityLabel`, else nothing: a control's name
+        /// (a button's, a link's); a div without a role takes none.
+        var ariaLabel = ""
+        /// An image's ` alt="…"`: its label, empty when decorative, absent with neither.
+        var alt = ""
+        /// Whether the component has an action (a control).
+        var isTappable: Bool
+
+        init(_ node: LaidOutComponent) {
+            let properties = ComponentProperties(members: node.component.properties)
+            let label = properties.string("accessibilityLabel").flatMap { $0.allSatisfy(\.isWhitespace) ? nil : $0 }
+            isTappable = properties["action"] != nil
+            if let label { ariaLabel = " aria-label=\"\(Markup.escape(label))\"" }
+            if node.component.kind == .image {
+                if let label { alt = " alt=\"\(Markup.escape(label))\"" } else if properties.bool("decorative") == true { alt = " alt=\"\"" }
+            }
+        }
+    }
+
     /// The page a preview link leads to when the app handles the URL itself: which handler, with
     /// what parameters, and how it would be presented.
     public static func nativeTarget(_ resolution: RouteResolution, handler: String) -> String {
