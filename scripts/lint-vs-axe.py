@@ -7,10 +7,12 @@ Rules compared (axe-core's id → the lint's):
   color-contrast → contrast        target-size → tap-target (the lint run with --min-target 24)
   image-alt      → label (Image)   button-name → label (Button)
 
-A finding is (screen, configuration, component), the component named by the preview's data-id,
+A finding is (screen, locale, configuration, component), the component named by the preview's data-id,
 which is the lint finding's layoutId. Each screen is drawn once for every distinct resolution that
 a few users get (USERS: the variants of the shipped targeting), the lint lints every reachable
-variant: the components each page draws are compared.
+variant: the components each page draws are compared. A screen with strings is drawn in every
+locale of Config/strings and the pseudo-locale, right to left where the locale writes so, as the
+lint lints it.
 
 Inherent differences, each named and counted, never silently dropped:
   off-screen      the lint judges every component, also those a user scrolls to or that lie past
@@ -77,7 +79,7 @@ def main():
     lint_findings = {}
     for f in lint:
         if f["rule"] in ("contrast", "tap-target", "label"):
-            key = (f["screen"], f["device"], float(f["fontScale"]), f["layoutId"], f["rule"])
+            key = (f["screen"], f["locale"], f["device"], float(f["fontScale"]), f["layoutId"], f["rule"])
             lint_findings[key] = f
 
     options = Options()
@@ -96,7 +98,7 @@ def main():
         for device in devices:
             for scale in scales:
                 counts["configurations"] += 1
-                for screen, page in pages(args, screens, device, scale):
+                for screen, locale, page in pages(args, screens, device, scale):
                     driver.get(page)
                     driver.execute_async_script("const done = arguments[0]; document.fonts.ready.then(() => done(true));")
                     axe.inject()
@@ -110,7 +112,7 @@ def main():
                             for node in rule["nodes"]:
                                 owner = driver.execute_script(OWNER, node["target"][0])
                                 if owner is None:
-                                    unexplained.append(f"{screen} {device['name']}@{scale}: axe {rule['id']} on {node['target']} outside every component")
+                                    unexplained.append(f"{screen} {locale} {device['name']}@{scale}: axe {rule['id']} on {node['target']} outside every component")
                                     continue
                                 key = (owner, rule["id"])
                                 judged.add(key)
@@ -120,19 +122,19 @@ def main():
                                     messages = [c["message"] for c in node.get("any", []) + node.get("all", []) + node.get("none", [])]
                                     undecided[key] = "; ".join(m for m in messages if m) or "no message"
                     counts["elements"] += len(judged)
-                    config = f"{device['name']}@{scale}"
+                    config = f"{locale} {device['name']}@{scale}"
                     # axe's violations, each a lint finding?
                     for owner, axe_rule in sorted(failed):
                         violations[axe_rule] += 1
-                        lint_key = (screen, device["name"], float(scale), owner, RULES[axe_rule])
+                        lint_key = (screen, locale, device["name"], float(scale), owner, RULES[axe_rule])
                         if lint_key in lint_findings and kind_matches(driver, owner, axe_rule):
                             agreements[axe_rule] += 1
                         else:
                             unexplained.append(f"{screen} {config} {owner}: axe {axe_rule} fails it, the lint has no {RULES[axe_rule]} finding")
                     # The lint's findings on this page, each an axe violation?
                     for key, finding in lint_findings.items():
-                        s, d, fs, owner, rule = key
-                        if (s, d, fs) != (screen, device["name"], float(scale)) or owner not in visible:
+                        s, loc, d, fs, owner, rule = key
+                        if (s, loc, d, fs) != (screen, locale, device["name"], float(scale)) or owner not in visible:
                             continue
                         axe_rule = axe_rule_of(driver, owner, rule)
                         if axe_rule is None or (owner, axe_rule) in failed:
@@ -167,23 +169,40 @@ def main():
 USERS = [{"user": u} for u in ("u1", "u2", "u3", "u7", "u42")] + [{"user": u, "attr.membership": "gold"} for u in ("u1", "u2", "u3")]
 
 
+# Sources/TrellisStrings: LocaleTag.isRightToLeft, for the locales the shipped tables have.
+RIGHT_TO_LEFT = {"ar", "fa", "he", "ur"}
+
+
+def locales(config, screen):
+    """The locales the lint lints `screen` in: every table's and the pseudo-locale for a screen with
+    strings, the default locale for the others."""
+    directory = os.path.join(config, "strings")
+    uses_strings = "\"$string\"" in open(os.path.join(config, "screens", screen + ".json")).read()
+    if not uses_strings or not os.path.isdir(directory):
+        return ["en"]
+    return sorted(f[:-5] for f in os.listdir(directory) if f.endswith(".json")) + ["en-XA"]
+
+
 def pages(args, screens, device, scale):
-    """(screen, preview URL) for each distinct resolution of each screen among USERS' (by the set of
-    components the page draws): a variant is drawn once per configuration."""
+    """(screen, locale, preview URL) for each distinct resolution of each screen among USERS' (by
+    the set of components the page draws): a variant is drawn once per configuration and locale."""
     for screen in screens:
-        seen = set()
-        for user in USERS:
-            query = {k: device[k] for k in ("platform", "width", "height", "scale", "safeTop", "safeBottom")}
-            query.update(user, fontScale=scale)
-            # The lint lays a screen that takes parameters out with samples (Screen.sampleParameters):
-            # a text's or a value's is its own name.
-            query.update({f"param.{name}": name for name in parameters(args.config, screen)})
-            url = f"{args.url}/preview/{urllib.parse.quote(screen)}?{urllib.parse.urlencode(query)}"
-            html = urllib.request.urlopen(url).read().decode()
-            drawn = frozenset(re.findall(r'data-id="([^"]*)"', html))
-            if drawn not in seen:
-                seen.add(drawn)
-                yield screen, url
+        for locale in locales(args.config, screen):
+            seen = set()
+            for user in USERS:
+                query = {k: device[k] for k in ("platform", "width", "height", "scale", "safeTop", "safeBottom")}
+                query.update(user, fontScale=scale, locale=locale)
+                if locale.split("-")[0] in RIGHT_TO_LEFT:
+                    query["direction"] = "rtl"
+                # The lint lays a screen that takes parameters out with samples (Screen.sampleParameters):
+                # a text's or a value's is its own name.
+                query.update({f"param.{name}": name for name in parameters(args.config, screen)})
+                url = f"{args.url}/preview/{urllib.parse.quote(screen)}?{urllib.parse.urlencode(query)}"
+                html = urllib.request.urlopen(url).read().decode()
+                drawn = frozenset(re.findall(r'data-id="([^"]*)"', html))
+                if drawn not in seen:
+                    seen.add(drawn)
+                    yield screen, locale, url
 
 
 def parameters(config, screen):

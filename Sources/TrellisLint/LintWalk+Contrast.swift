@@ -45,7 +45,13 @@ extension LintWalk {
             if node.component.kind == .zStack, let index = node.subviews.firstIndex(where: { $0.layoutId == next.layoutId }) {
                 for layer in node.subviews[..<index] where !layer.isHidden && overlaps(layer, frameOrigin, rect) {
                     let layerPaint = layer.paint
-                    if layerPaint.isImage { return nil }
+                    // A picture under all of the text leaves its contrast unknown; under a part of
+                    // it (a longer translation running past a banner), the rest lies over what is
+                    // beneath the picture, which is judged.
+                    if layerPaint.isImage {
+                        if contains(layer, frameOrigin, rect) { return nil }
+                        continue
+                    }
                     if let fill = layerPaint.fill { inside = Contrast.over(fill, inside, opacity: layerPaint.opacity) }
                 }
             }
@@ -53,6 +59,11 @@ extension LintWalk {
             inside = shown
         }
         return Contrast.over(inside, under, opacity: paint.opacity)
+    }
+
+    private func contains(_ layer: LaidOutComponent, _ origin: (x: Float, y: Float), _ rect: ScreenRect) -> Bool {
+        let x = origin.x + layer.frame.left, y = origin.y + layer.frame.top
+        return x <= rect.x && x + layer.frame.width >= rect.maxX && y <= rect.y && y + layer.frame.height >= rect.maxY
     }
 
     private func overlaps(_ layer: LaidOutComponent, _ origin: (x: Float, y: Float), _ rect: ScreenRect) -> Bool {

@@ -53,7 +53,13 @@ struct LintWalk {
         if overflows { checkOverflow(node, rect, at: path, ancestors: ancestors) }
         if let text = node.text, !text.text.isEmpty {
             checkTruncation(node, text, at: path)
-            checkContrast(node, text, rect, at: path, ancestors: ancestors)
+            // Where the glyphs are: inside the text's padding, which a longer translation may push
+            // past a picture under it while the glyphs stay on it.
+            let insets = node.insets
+            let glyphs = ScreenRect(
+                x: rect.x + insets.left, y: rect.y + insets.top, width: max(rect.width - insets.left - insets.right, 0),
+                height: max(rect.height - insets.top - insets.bottom, 0))
+            checkContrast(node, text, glyphs, at: path, ancestors: ancestors)
         }
         checkLabel(node, at: path)
         if node.component.kind == .button || properties["action"] != nil { targets.append((node, path, rect)) }

@@ -64,7 +64,7 @@ import TrellisScreens
             + ##"  {"type": "Text", "properties": {"foregroundColor": "#FFFFFF"}, "values": {"text": "white on dark"}},"##
             + ##"  {"type": "Text", "properties": {"foregroundColor": "#4B5563"}, "values": {"text": "grey on dark"}}]},"##
             + ##"{"type": "VStack", "properties": {"opacity": 0.4}, "subviews": [{"type": "Text", "properties": {"foregroundColor": "#111827"}, "values": {"text": "faded"}}]},"##
-            + ##"{"type": "ZStack", "subviews": [{"type": "Image", "properties": {"width": 100, "height": 40}, "values": {"localImageName": "photo"}},"##
+            + ##"{"type": "ZStack", "subviews": [{"type": "Image", "properties": {"width": 300, "height": 40}, "values": {"localImageName": "photo"}},"##
             + ##"  {"type": "Text", "properties": {"foregroundColor": "#FFFFFF"}, "values": {"text": "over a picture"}}]}]}"##))
         #expect(found.filter { $0.rule == .contrast }.lines == [
             "$.root.subviews[0] contrast contrast 2.54:1 (needs 4.5:1)",
@@ -72,6 +72,21 @@ import TrellisScreens
             "$.root.subviews[4].subviews[1] contrast contrast 1.94:1 (needs 4.5:1)",
             "$.root.subviews[5].subviews[0] contrast contrast 2.54:1 (needs 4.5:1)",
         ], "large text (24 points, or 18.67 bold) needs 3:1; white on dark passes; what is over a picture is not judged")
+    }
+
+    /// A picture under only a part of a text (a longer translation running past a banner's image)
+    /// leaves the rest of it over what is beneath the picture, which is judged; the text's own
+    /// padding does not count, only where its glyphs are.
+    @Test func textRunningPastAPictureIsJudgedWhereItRunsPast() throws {
+        let banner = { (text: String) in
+            ##"{"type": "ZStack", "properties": {"width": 200, "height": 60, "alignment": "bottomLeading"}, "subviews": ["##
+                + ##"{"type": "Image", "properties": {"width": "fill", "height": "fill"}, "values": {"localImageName": "photo"}},"##
+                + ##"{"type": "Text", "properties": {"foregroundColor": "#FDE68A", "padding": 8}, "values": {"text": "\##(text)"}}]}"##
+        }
+        let fits = try findings(screen(root: banner("Gold week")))
+        #expect(fits.filter { $0.rule == .contrast }.isEmpty, "over the picture, with its padding past it: \(fits)")
+        let runsPast = try findings(screen(root: banner("Gold week: twenty per cent off everything in the shop, today and tomorrow only")))
+        #expect(runsPast.filter { $0.rule == .contrast }.lines == ["$.root.subviews[1] contrast contrast 1.25:1 (needs 4.5:1)"], "\(runsPast)")
     }
 
     @Test func contrastIsAThresholdNotARounding() throws {
