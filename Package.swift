@@ -117,7 +117,7 @@ let package = Package(
             dependencies: [
                 "TrellisAnswers", "TrellisScreens", "TrellisRendering", "TrellisRoutes", "TrellisTargeting", "TrellisJSON", "CTrellisLinux",
                 "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisCrypto", "TrellisStore", "TrellisStats", "TrellisStrings",
-                "TrellisStringsJSON",
+                "TrellisStringsJSON", "TrellisLint",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Atomics", package: "swift-atomics"),
@@ -131,7 +131,7 @@ let package = Package(
             name: "TrellisServer",
             dependencies: [
                 "TrellisHTTP", "TrellisRuntime", "TrellisAnswers", "TrellisScreens", "TrellisRendering", "TrellisRoutes", "TrellisTargeting", "TrellisJSON", "CTrellisLinux",
-                "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisCrypto", "TrellisStore", "TrellisStats", "TrellisStrings",
+                "TrellisLayout", "TrellisLayoutJSON", "TrellisText", "TrellisCrypto", "TrellisStore", "TrellisStats", "TrellisStrings", "TrellisLint",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -206,7 +206,10 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "TrellisLintTests",
-            dependencies: ["TrellisLint", "TrellisRendering", "TrellisScreens", "TrellisJSON", "TrellisTargeting", "TrellisText", "TrellisLayout", "TrellisStrings", "TrellisStringsJSON"],
+            dependencies: [
+                "TrellisLint", "TrellisRendering", "TrellisScreens", "TrellisJSON", "TrellisTargeting", "TrellisText", "TrellisLayout", "TrellisStrings",
+                "TrellisStringsJSON", "TrellisRuntime",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "TrellisRuntimeTests",

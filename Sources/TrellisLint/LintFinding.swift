@@ -1,3 +1,5 @@
+import TrellisJSON
+
 /// What the lint checks: each rule has an id that reports, options (`--errors`) and the
 /// server's `lint.errors` name.
 public enum LintRule: String, CaseIterable, Hashable, Sendable, Comparable {
@@ -19,7 +21,9 @@ public enum LintRule: String, CaseIterable, Hashable, Sendable, Comparable {
 public struct LintFinding: Hashable, Sendable, Comparable, CustomStringConvertible {
     public var screenId: String
     /// The component's JSON path in the screen document as authored (`$.root.subviews[2]`).
-    public var path: String
+    public var path: String { authoredPath.description }
+    /// The same path, as diagnostics locate lines by it.
+    public var authoredPath: JSONPath
     /// The component's `id`, else its path in the resolved screen: the `layoutId` of the layout
     /// answer and the `data-id` of the preview.
     public var layoutId: String
@@ -30,10 +34,10 @@ public struct LintFinding: Hashable, Sendable, Comparable, CustomStringConvertib
     public var value: String
 
     public init(
-        screenId: String, path: String, layoutId: String, rule: LintRule, locale: String, configuration: LintConfiguration, value: String
+        screenId: String, path: JSONPath, layoutId: String, rule: LintRule, locale: String, configuration: LintConfiguration, value: String
     ) {
         self.screenId = screenId
-        self.path = path
+        authoredPath = path
         self.layoutId = layoutId
         self.rule = rule
         self.locale = locale

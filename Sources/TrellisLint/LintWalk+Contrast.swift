@@ -1,3 +1,4 @@
+import TrellisJSON
 import TrellisLayout
 import TrellisRendering
 import TrellisScreens
@@ -6,7 +7,7 @@ extension LintWalk {
     /// A text's colour against what is painted under it, as the preview paints both: the screen's
     /// background, each ancestor's `backgroundColor`, the layers of a ZStack under the text's
     /// branch that overlap it, each `opacity` applied to all inside it (WCAG 1.4.3).
-    mutating func checkContrast(_ node: LaidOutComponent, _ text: LaidOutText, _ rect: ScreenRect, at path: String, ancestors: [LaidOutComponent]) {
+    mutating func checkContrast(_ node: LaidOutComponent, _ text: LaidOutText, _ rect: ScreenRect, at path: JSONPath, ancestors: [LaidOutComponent]) {
         guard let colors = colors(of: node, rect, ancestors: ancestors) else { return }
         let ratio = Contrast.ratio(colors.text, colors.background)
         let minimum = Contrast.minimum(size: text.size, weight: text.weight)

@@ -19,7 +19,7 @@ struct LintWalk {
     let options: LintOptions
     var findings: [LintFinding] = []
     /// Every tap target met, judged together at the end (the spacing exception compares them).
-    var targets: [(node: LaidOutComponent, path: String, rect: ScreenRect)] = []
+    var targets: [(node: LaidOutComponent, path: JSONPath, rect: ScreenRect)] = []
 
     /// Frames are rounded to the pixel grid: a size may be a pixel off what was asked.
     var pixel: Float { 1 / configuration.device.scale }
@@ -32,7 +32,7 @@ struct LintWalk {
         self.options = options
     }
 
-    mutating func report(_ rule: LintRule, _ node: LaidOutComponent, at path: String, _ value: String) {
+    mutating func report(_ rule: LintRule, _ node: LaidOutComponent, at path: JSONPath, _ value: String) {
         findings.append(LintFinding(
             screenId: screenId, path: path, layoutId: node.layoutId, rule: rule, locale: locale, configuration: configuration, value: value))
     }
@@ -46,7 +46,7 @@ struct LintWalk {
         ancestors: [LaidOutComponent], scrollsHorizontally: Bool
     ) {
         guard !node.isHidden else { return }
-        let path = (paths?.path ?? resolvedPath).description
+        let path = paths?.path ?? resolvedPath
         let rect = ScreenRect(x: origin.x + node.frame.left, y: origin.y + node.frame.top, width: node.frame.width, height: node.frame.height)
         let properties = Members(node.component.properties)
         let overflows = !scrollsHorizontally && (rect.x < -pixel || rect.maxX > Float(configuration.device.width) + pixel)
@@ -78,7 +78,7 @@ struct LintWalk {
     // MARK: overflow
 
     /// Reported at the outermost component past the edge: what is inside it goes with it.
-    private mutating func checkOverflow(_ node: LaidOutComponent, _ rect: ScreenRect, at path: String, ancestors: [LaidOutComponent]) {
+    private mutating func checkOverflow(_ node: LaidOutComponent, _ rect: ScreenRect, at path: JSONPath, ancestors: [LaidOutComponent]) {
         var x: Float = 0
         for ancestor in ancestors {
             x += ancestor.frame.left
@@ -90,7 +90,7 @@ struct LintWalk {
 
     // MARK: text-truncated
 
-    private mutating func checkTruncation(_ node: LaidOutComponent, _ text: LaidOutText, at path: String) {
+    private mutating func checkTruncation(_ node: LaidOutComponent, _ text: LaidOutText, at path: JSONPath) {
         if text.isTruncated {
             let limit = Members(node.component.properties).number("lineLimit").map { Int($0) } ?? text.lineCount
             return report(.textTruncated, node, at: path, "cut at lineLimit \(limit): needs more than \(limit) line\(limit == 1 ? "" : "s")")
@@ -104,7 +104,7 @@ struct LintWalk {
 
     // MARK: label
 
-    private mutating func checkLabel(_ node: LaidOutComponent, at path: String) {
+    private mutating func checkLabel(_ node: LaidOutComponent, at path: JSONPath) {
         let properties = Members(node.component.properties)
         let label = properties.string("accessibilityLabel").map(Self.trimmed) ?? ""
         switch node.component.kind {

@@ -124,7 +124,9 @@ public final class Application: Sendable {
             store: control.store, events: events, published: state.published, retention: configuration.storage.retention,
             configuredWebhooks: configuration.admin.webhooks, clock: clock,
             metricsFactory: state.metricsFactory, logger: logger) : nil
-        let runtime = Runtime(control: control, settings: Runtime.Settings(configuration.admin))
+        var settings = Runtime.Settings(configuration.admin)
+        settings.lintErrors = configuration.lint.errors
+        let runtime = Runtime(control: control, settings: settings)
         self.runtime = runtime
         guardRunner = GuardRunner(
             runtime: runtime, events: events, holder: Self.holder(configuration), interval: configuration.events.guardIntervalSeconds, logger: logger)

@@ -1,11 +1,8 @@
 import ArgumentParser
 import Foundation
 import TrellisJSON
-import TrellisLayout
 import TrellisLint
 import TrellisRuntime
-import TrellisScreens
-import TrellisStrings
 import TrellisText
 
 /// `trellis lint`: every screen of a configuration laid out on the lint's phones and text sizes,
@@ -79,20 +76,10 @@ struct LintCommand: ParsableCommand {
             guard let entry = snapshot.screens[id] else { continue }
             linted += 1
             let screen = try snapshot.screen(of: entry)
-            // A screen without strings is linted once, in the default locale; one with strings in
-            // every locale it is served in (the pseudo-locale's 40 % longer text among them), right
-            // to left where the locale writes so.
-            for locale in screen.usesStrings ? snapshot.strings.locales : [snapshot.strings.defaultLocale] {
-                let strings = snapshot.strings.resolve(locale)
-                let direction: Direction = LocaleTag.isRightToLeft(locale) ? .rtl : .ltr
-                let samples = screen.sampleParameters
-                do {
-                    findings += try lint.findings(
-                        screen: screen, locale: locale, configurations: configurations.map { LintConfiguration(device: $0.device, fontScale: $0.fontScale, direction: direction) },
-                        filling: { try $0.substituting(samples, strings: strings) })
-                } catch {
-                    throw CommandFailure("screens/\(id): its sample parameters do not fit it: \(error)")
-                }
+            do {
+                findings += try lint.findings(of: screen, strings: snapshot.strings, configurations: configurations)
+            } catch {
+                throw CommandFailure("screens/\(id): its sample parameters do not fit it: \(error)")
             }
         }
         findings.sort()

@@ -301,3 +301,58 @@ extension TemporaryConfig {
         #expect(problem.message.contains("no string \"helo\""), "\(problem)")
     }
 }
+
+/// A screen's publish runs the lint (every variant, every locale, four phones, three text sizes):
+/// its findings and the translations it lacks are the answer's warnings, and `lint.errors` makes
+/// the findings of chosen rules refusals at the component's path.
+@Suite(.serialized) struct PublishLintTests {
+    static func config() throws -> TemporaryConfig {
+        let config = try TemporaryConfig(screens: ["cart": StringCheckTests.screen(#""plain""#)])
+        try config.write(strings: "en", StringCheckTests.english)
+        try config.write(strings: "de", #"{"cart.items": "{count, plural, one {# Artikel} other {# Artikel}}"}"#)
+        let fonts = config.url.appendingPathComponent("fonts")
+        try FileManager.default.createDirectory(at: fonts, withIntermediateDirectories: true)
+        let shipped = ShippedStringTests.repositoryConfig.appendingPathComponent("fonts")
+        for name in try FileManager.default.contentsOfDirectory(atPath: shipped.path) where name.hasSuffix(".trfm") {
+            try FileManager.default.copyItem(at: shipped.appendingPathComponent(name), to: fonts.appendingPathComponent(name))
+        }
+        return config
+    }
+
+    static let unlabelled = """
+        {"id": "cart", "schemaVersion": 3, "root": {"type": "VStack", "subviews": [
+          {"type": "Text", "values": {"text": {"$string": "hello", "args": {"name": "Anna"}}}},
+          {"type": "Image", "properties": {"width": 64, "height": 64}, "values": {"imageUrl": "https://cdn.example.com/a.jpg"}}
+        ]}}
+        """
+
+    @Test func findingsAndMissingTranslationsAreWarningsOfThePublish() throws {
+        let server = try ServedBinary(config: try Self.config())
+        try server.start()
+        let published = try server.request("PUT", "/admin/screens/cart", body: Self.unlabelled)
+        #expect(published.status == 200, "\(published.text)")
+        let warnings = published.json["warnings"]?.array ?? []
+        let labels = warnings.filter { $0["source"]?.string == "lint" && $0["rule"]?.string == "label" }
+        #expect(labels.count == 12 * 3, "the unlabelled image on 12 configurations in de, en and en-XA: \(labels.count)")
+        #expect(labels.first?["path"]?.string == "$.root.subviews[1]")
+        #expect(labels.first?["value"]?.string == "image without accessibilityLabel (not marked decorative)")
+        let untranslated = warnings.filter { $0["source"]?.string == "strings" }
+        #expect(untranslated.count == 1 && untranslated[0]["locale"]?.string == "de")
+        #expect(untranslated.first?["missing"]?.array.map { $0.string } == ["hello"])
+    }
+
+    @Test func lintErrorsRefuseAPublishAtTheComponentsPath() throws {
+        let server = try ServedBinary(config: try Self.config(), extra: #""lint": {"errors": ["label"]}"#)
+        try server.start()
+        let refused = try server.request("PUT", "/admin/screens/cart", body: Self.unlabelled)
+        #expect(refused.status == 422, "\(refused.text)")
+        #expect(refused.json["errors"]?[0]?["path"]?.string == "$.root.subviews[1]")
+        #expect(refused.json["errors"]?[0]?["line"]?.number == 3)
+        #expect(refused.json["errors"]?[0]?["message"]?.string?.hasPrefix("label in de on android-large@1:") == true, "\(refused.text)")
+        #expect(try server.request("GET", "/v1/screens/cart", token: nil).text.contains(#""text":"plain""#), "nothing was published")
+        let labelled = Self.unlabelled.replacingOccurrences(of: #""width": 64"#, with: #""accessibilityLabel": "A kettle", "width": 64"#)
+        #expect(try server.request("PUT", "/admin/screens/cart", body: labelled).status == 200)
+        let misnamed = try ServedBinary(config: try Self.config(), extra: #""lint": {"errors": ["contrats"]}"#)
+        #expect(throws: (any Error).self) { try misnamed.start() }
+    }
+}

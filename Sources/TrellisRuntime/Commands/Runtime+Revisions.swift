@@ -119,10 +119,12 @@ extension Runtime {
         } else {
             head.current = number
         }
+        let warnings = try publishWarnings(screen, in: snapshot)
         var plan = planHead(
             head, existing: existing, revisions: [revision], actor: actor, now: now, action: stage == nil ? "screen.publish" : "screen.stage",
             resource: .screen(id))
         plan.checked = [revision.fingerprint: screen]
+        plan.warnings = warnings
         return plan
     }
 

@@ -1,5 +1,7 @@
 import CoreMetrics
 import Dispatch
+import TrellisJSON
+import TrellisLint
 import TrellisRoutes
 import TrellisStore
 
@@ -29,6 +31,9 @@ package final class Runtime: Sendable {
         package var configuredWebhooks: [WebhookSubscription] = []
         /// Whether a webhook may be aimed at an internal address (``InternalAddress``).
         package var webhookAllowPrivate = false
+        /// The lint's rules whose findings refuse a screen's publish (`lint.errors`); the others'
+        /// are the publish answer's warnings.
+        package var lintErrors: Set<LintRule> = []
 
         package func needsApproval(_ resource: String) -> Bool {
             requireApproval || approvalRequiredFor.contains { resource == $0 || resource.hasPrefix($0 + "/") }
@@ -213,6 +218,9 @@ package struct Outcome: Sendable {
     package let snapshot: Snapshot
     /// The change request a change-request command, or a held write, left.
     package var changeRequest: ChangeRequest?
+    /// What the writer should know and nothing refused: a published screen's lint findings, the
+    /// translations its strings lack.
+    package var warnings: [JSONValue] = []
 }
 
 /// What a command plans from the snapshot in force: the change to store and what it will have done.
@@ -231,8 +239,10 @@ package struct PlannedChange {
     /// What it writes to, when not the command's own target (a held write's change request).
     package var target: Target?
     package var changeRequest: ChangeRequest?
+    /// ``Outcome/warnings``.
+    package var warnings: [JSONValue] = []
 
     package func outcome(_ snapshot: Snapshot, target: Target) -> Outcome {
-        Outcome(effect: effect, target: self.target ?? target, snapshot: snapshot, changeRequest: changeRequest)
+        Outcome(effect: effect, target: self.target ?? target, snapshot: snapshot, changeRequest: changeRequest, warnings: warnings)
     }
 }

@@ -5,9 +5,11 @@ import Dispatch
 package enum ParallelMap {
     /// `transform` of each item, in order. Items are handed out in chunks, so a slow item holds up
     /// its chunk only and the cores stay busy to the end.
-    package static func map<Item: Sendable, Result: Sendable>(_ items: [Item], _ transform: @Sendable (Item) -> Result) -> [Result] {
+    /// - Parameter chunk: items a core takes at a time: many for cheap items, one for a few slow ones.
+    package static func map<Item: Sendable, Result: Sendable>(
+        _ items: [Item], chunk: Int = 16, _ transform: @Sendable (Item) -> Result
+    ) -> [Result] {
         guard items.count > 1 else { return items.map(transform) }
-        let chunk = 16
         let chunks = (items.count + chunk - 1) / chunk
         var results = [Result?](repeating: nil, count: items.count)
         results.withUnsafeMutableBufferPointer { slots in

@@ -149,7 +149,7 @@ struct AdminEndpoints: Sendable {
             return HTTPResponse(status: .noContent, headers: ["Cache-Control": "no-store"], body: [])
         default: break
         }
-        let view: JSONValue
+        var view: JSONValue
         let location: String?
         switch target {
         case .rollout(let key): (view, location) = (ResourceView.rollout(key, in: snapshot), "/admin/rollouts/\(key)")
@@ -166,6 +166,7 @@ struct AdminEndpoints: Sendable {
             (view, location) = (snapshot.runtime.operations.guards[subject].map { Self.guardView($0) } ?? .null, "/admin/\(subject.resource)/guard")
         case .token, .webhook, .changeRequest, .changeRequests: (view, location) = (.null, nil)
         }
+        if !outcome.warnings.isEmpty, let members = view.objectValue { view = JSONValue(.object(members + [JSONMember(key: "warnings", value: .array(outcome.warnings))])) }
         let created = outcome.effect == .created
         var response = resource(view, etag: ResourceView.version(of: target, in: snapshot), status: created ? .created : .ok)
         if created, let location { response.headers.add(name: "Location", value: location) }

@@ -1,4 +1,5 @@
 import TrellisJSON
+import TrellisLint
 import TrellisRuntime
 
 /// A setting given outside the file, and where it came from (for error messages).
@@ -160,6 +161,7 @@ enum FileOnlySetting: String, CaseIterable {
     case adminWebhooks = "admin.webhooks"
     case ofrepKeys = "ofrep.keys"
     case trustedProxies = "trustedProxies"
+    case lintErrors = "lint.errors"
 
     func apply(
         _ value: JSONValue, to config: inout ServerConfiguration, at path: JSONPath, environment: [String: String],
@@ -171,6 +173,13 @@ enum FileOnlySetting: String, CaseIterable {
             config.admin.approvalRequiredFor = ServerConfiguration.ApprovalResourcesDecoder.decode(value, at: path, collector)
         case .adminWebhooks: config.admin.webhooks = AdminWebhooksDecoder.decode(value, at: path, environment: environment, collector)
         case .ofrepKeys: config.ofrep.keys = APIKeysDecoder.decode(value, at: path, collector)
+        case .lintErrors:
+            guard let names = value.arrayValue?.map(\.stringValue), !names.contains(nil) else {
+                return collector.report("expected an array of the lint's rules such as [\"contrast\", \"label\"], found \(value.typeName)", at: path, value)
+            }
+            do { config.lint.errors = try LintRule.rules(named: names.compactMap { $0 }.joined(separator: ",")) } catch {
+                collector.report("\(error)", at: path, value)
+            }
         case .trustedProxies:
             guard let elements = value.arrayValue else {
                 return collector.report("expected an array of addresses or ranges such as \"10.0.0.0/8\", found \(value.typeName)", at: path, value)

@@ -2,6 +2,7 @@ import TrellisAnswers
 import TrellisHTTP
 import TrellisRuntime
 import TrellisJSON
+import TrellisLint
 
 /// Everything `Config/server.json` can say, with the defaults a deployment gets when it says nothing.
 ///
@@ -41,6 +42,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var events = Events()
     /// String tables: `"strings": {"defaultLocale": "en"}`.
     public var strings = Strings()
+    /// The lint at publish: `"lint": {"errors": ["contrast", "label"]}`.
+    public var lint = Lint()
     /// Proxies whose `X-Forwarded-For` says who the client is (``ClientAddress``): the load
     /// balancer's addresses. Empty: the socket's peer is the client.
     var trustedProxies: [AddressRange] = []
@@ -67,6 +70,14 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// pruned: the revisions a screen serves (current and staged), the newest that came from its
     /// file, those a pending change request names, and audit entries a webhook has not been given.
     public typealias Retention = RetentionSettings
+
+    /// What the lint a screen's publish runs refuses (docs/lint.md).
+    public struct Lint: Sendable, Equatable {
+        /// The rules whose findings refuse a publish (422 at the component's path); the others'
+        /// findings are the publish answer's warnings.
+        public var errors: Set<LintRule> = []
+        public init() {}
+    }
 
     /// The string tables of `strings/<locale>.json`.
     public struct Strings: Sendable, Equatable {
