@@ -3,6 +3,7 @@ import Foundation
 import TrellisJSON
 import TrellisLint
 import TrellisRuntime
+import TrellisServer
 import TrellisText
 
 /// `trellis lint`: every screen of a configuration laid out on the lint's phones and text sizes,
@@ -58,8 +59,14 @@ struct LintCommand: ParsableCommand {
     }
 
     func run() throws {
+        let directory = URL(fileURLWithPath: config, isDirectory: true)
+        // server.json names the default locale: the one a screen without strings is linted in.
+        let serverFile = FileManager.default.contents(atPath: directory.appendingPathComponent("server.json").path).map { [UInt8]($0) }
+        let settings = try ServerConfiguration.load(
+            fileBytes: serverFile, source: "server.json", environment: ProcessInfo.processInfo.environment, overrides: []
+        ).mapError { CommandFailure($0.description) }.get()
         let snapshot: Snapshot
-        switch ConfigLoader(directory: URL(fileURLWithPath: config, isDirectory: true)).load(previous: nil) {
+        switch ConfigLoader(directory: directory, defaultLocale: settings.strings.defaultLocale).load(previous: nil) {
         case .success(let loaded): snapshot = loaded
         case .failure(let error): throw ValidateCommand.failure(error)
         }

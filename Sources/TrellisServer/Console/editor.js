@@ -2,7 +2,28 @@
 // document, the route table, a rule): paste or load a file; a refused document's problems listed
 // under it, each with its line and column (the button selects that line) and its line number marked.
 import { h } from "./dom.js";
-import { problemText } from "./api.js";
+import { call, describeWrite, explain, problemText } from "./api.js";
+
+// A write of a document shown in `editor` (If-Match: its head as shown, `ifMatch`); then `load`
+// shows the outcome. A refusal's problems mark the editor's lines; a 412 offers, in the element
+// `note`, to load what someone else changed first (`changedFirst`, the button's `reloadLabel`).
+export function writeDocument(context, { method, path, body, what, ifMatch, editor, load, note, changedFirst, reloadLabel }) {
+  return context.writing(async () => {
+    editor.clearProblems();
+    try {
+      const result = await call(method, path, { body, ifMatch });
+      await load();
+      context.notify(describeWrite(result, what), result.status === 202 ? "info" : "ok");
+    } catch (error) {
+      context.notify(explain(error, what), "error");
+      editor.showProblems(error);
+      if (error.status === 412) {
+        document.getElementById(note).replaceChildren(changedFirst,
+          h("button", { type: "button", onclick: () => load().then(() => context.notify("")) }, reloadLabel));
+      }
+    }
+  });
+}
 
 // Fields named `${prefix}-editor`, `${prefix}-file`, `${prefix}-errors`. `elements` go in a form;
 // `showProblems(error)` lists an ApiError's `errors` (a 422's or 409's) and marks their lines.

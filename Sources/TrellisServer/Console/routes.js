@@ -1,9 +1,9 @@
 // Routes: the in-app route table served — its routes at a glance, the whole table to publish as
 // the next revision (a 422's problems at their lines), its revisions rolled back to and compared.
 // Every change sends the If-Match of the table's head as shown.
-import { ApiError, call, get, getText, describeWrite, explain } from "./api.js";
+import { ApiError, get, getText } from "./api.js";
 import { h, when } from "./dom.js";
-import { jsonEditor } from "./editor.js";
+import { jsonEditor, writeDocument } from "./editor.js";
 import { revisionsSection } from "./revisions.js";
 
 let context;
@@ -90,20 +90,9 @@ function routeList(routes) {
 
 // A write of the table (If-Match: its head as shown); then the page shows the outcome.
 function write(method, path, body, what) {
-  return context.writing(async () => {
-    editor.clearProblems();
-    try {
-      const result = await call(method, path, { body, ifMatch: shown.etag ?? undefined });
-      await load();
-      context.notify(describeWrite(result, what), result.status === 202 ? "info" : "ok");
-    } catch (error) {
-      context.notify(explain(error, what), "error");
-      editor.showProblems(error);
-      if (error.status === 412) {
-        document.getElementById("routes-note").replaceChildren("Someone else changed the route table first. ",
-          h("button", { type: "button", onclick: () => load().then(() => context.notify("")) }, "Reload the route table"));
-      }
-    }
+  return writeDocument(context, {
+    method, path, body, what, ifMatch: shown.etag ?? undefined, editor, load, note: "routes-note",
+    changedFirst: "Someone else changed the route table first. ", reloadLabel: "Reload the route table",
   });
 }
 

@@ -2,9 +2,9 @@
 // text there), one locale's table to publish as the next revision (a 422's problems at their
 // lines, in the table or in the screens it would break), its revisions rolled back to and
 // compared. Every change sends the If-Match of the table's head as shown.
-import { ApiError, call, get, getText, describeWrite, explain } from "./api.js";
+import { ApiError, get, getText } from "./api.js";
 import { h, when } from "./dom.js";
-import { jsonEditor } from "./editor.js";
+import { jsonEditor, writeDocument } from "./editor.js";
 import { revisionsSection } from "./revisions.js";
 
 // The change stream says nothing of string tables: the page is polled.
@@ -109,20 +109,9 @@ function coverageTable(coverage) {
 
 // A write of the locale's table (If-Match: its head as shown); then the page shows the outcome.
 function write(method, path, body, what) {
-  return context.writing(async () => {
-    editor.clearProblems();
-    try {
-      const result = await call(method, path, { body, ifMatch: shown.etag ?? undefined });
-      await load();
-      context.notify(describeWrite(result, what), result.status === 202 ? "info" : "ok");
-    } catch (error) {
-      context.notify(explain(error, what), "error");
-      editor.showProblems(error);
-      if (error.status === 412) {
-        document.getElementById("strings-note").replaceChildren(`Someone else changed the ${locale} table first. `,
-          h("button", { type: "button", onclick: () => load().then(() => context.notify("")) }, "Reload the table"));
-      }
-    }
+  return writeDocument(context, {
+    method, path, body, what, ifMatch: shown.etag ?? undefined, editor, load, note: "strings-note",
+    changedFirst: `Someone else changed the ${locale} table first. `, reloadLabel: "Reload the table",
   });
 }
 

@@ -2,9 +2,9 @@
 // replace it, roll it back to a revision, compare two revisions — and what is ready to be cleaned
 // up. Every change sends the If-Match of the document as shown, so one made elsewhere first is
 // refused (412), never overwritten.
-import { call, get, getText, describeWrite, explain } from "./api.js";
+import { get, getText, explain } from "./api.js";
 import { h, when, confirmDialog } from "./dom.js";
-import { jsonEditor } from "./editor.js";
+import { jsonEditor, writeDocument } from "./editor.js";
 import { revisionsSection } from "./revisions.js";
 
 let context;
@@ -58,23 +58,10 @@ function headSection(head) {
 
 // A write of the whole document (If-Match: the version shown); then the page shows the outcome.
 function write(method, path, body, what) {
-  return context.writing(async () => {
-    editor.clearProblems();
-    try {
-      const result = await call(method, path, { body, ifMatch: shown.etag });
-      await load();
-      context.notify(describeWrite(result, what), result.status === 202 ? "info" : "ok");
-    } catch (error) {
-      context.notify(explain(error, what), "error");
-      editor.showProblems(error);
-      if (error.status === 412) offerReload();
-    }
+  return writeDocument(context, {
+    method, path, body, what, ifMatch: shown.etag, editor, load, note: "targeting-note",
+    changedFirst: "Someone else changed the targeting document first. ", reloadLabel: "Reload the targeting document",
   });
-}
-
-function offerReload() {
-  document.getElementById("targeting-note").replaceChildren("Someone else changed the targeting document first. ",
-    h("button", { type: "button", onclick: () => load().then(() => context.notify("")) }, "Reload the targeting document"));
 }
 
 function editorSection(text, edited) {
