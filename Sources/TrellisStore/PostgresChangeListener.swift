@@ -49,11 +49,16 @@ public final class PostgresChangeListener: Sendable {
     ///     quickly (hand the work to a queue), since no notification is read while it runs.
     /// - Throws: ``StoreError/failure(_:)`` for a malformed URL (nothing connects before ``start()``).
     public init(url: String, handler: @escaping @Sendable (ListenerEvent) -> Void) throws(StoreError) {
-        // TCP keepalives: a connection that only waits would otherwise never notice a server that
-        // vanished without closing it (a partition, a host gone); with these it does within ~30 s.
+        // A connection that only waits would otherwise never notice a server that vanished without
+        // closing it (a partition, a host gone): keepalives probe it after 5 s of silence, and
+        // the probes (or a LISTEN) left unacknowledged for 10 s end it — within about 11 s, the
+        // store's own bound (``PostgresStore/connectionBounds``). A URL's own values win.
         settings = try PostgresSettings(
             url: url, applicationName: Self.applicationName,
-            extra: [("keepalives", "1"), ("keepalives_idle", "15"), ("keepalives_interval", "5"), ("keepalives_count", "3")])
+            extra: [
+                ("keepalives", "1"), ("keepalives_idle", "5"), ("keepalives_interval", "2"), ("keepalives_count", "3"),
+                ("tcp_user_timeout", "10000"),
+            ])
         self.handler = handler
     }
 
