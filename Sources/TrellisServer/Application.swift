@@ -47,9 +47,13 @@ public final class Application: Sendable {
     /// - Throws: ``StartError`` listing every problem of every file.
     public init(
         configDirectory: URL, configuration: ServerConfiguration, logger: Logger, metrics: PrometheusCollectorRegistry,
-        clock: @escaping @Sendable () -> Double = ServerState.wallClock
+        clock localClock: @escaping @Sendable () -> Double = ServerState.wallClock
     ) throws(StartError) {
         self.configuration = configuration
+        // Replicas of a shared store decide what is due by the database's clock, not their own.
+        let databaseClock = configuration.storage.url == nil ? nil : DatabaseClock(local: localClock)
+        let clock: @Sendable () -> Double
+        if let databaseClock { clock = { databaseClock.now() } } else { clock = localClock }
         self.logger = logger
         // OpenSSL reads the system's certificate authorities, tens of milliseconds a start would
         // otherwise wait for, while the runtime store is read on one core.
@@ -70,6 +74,8 @@ public final class Application: Sendable {
             } catch {
                 throw .store(error)
             }
+            // The first reading of the database's clock; while it is down, the follower's polls take it.
+            _ = try? databaseClock?.latestSequence(of: store)
             let started = try ControlPlane.startReplica(loader: loader, store: store, localCopy: localCopy, now: clock(), logger: logger)
             state = ServerState(
                 published: PublishedSnapshot(started.snapshot), configuration: configuration, metrics: metrics,
@@ -77,11 +83,12 @@ public final class Application: Sendable {
             state.storeHealth.update { report in
                 report.origin = started.origin
                 report.reachable = started.origin == .store
+                report.clockAheadSeconds = databaseClock?.localAheadSeconds
                 if started.origin != .store { report.upToDateAt = 0 }
             }
             control = ControlPlane(
                 store: store, state: state, loader: loader, baseline: started.baseline, logger: logger, localCopy: localCopy,
-                appliedSequence: started.sequence)
+                databaseClock: databaseClock, appliedSequence: started.sequence)
             do {
                 follower = try StoreFollower(control: control, url: url, pollSeconds: configuration.storage.pollSeconds, logger: logger)
             } catch {

@@ -119,17 +119,24 @@ final class PostgresConnection: @unchecked Sendable {
         _ = try checked(PQexec(handle, sql))
     }
 
-    /// `body` in one transaction opened with `begin`: committed when it returns, rolled back when it throws.
+    /// `body` in one transaction opened with `begin`: committed when it returns, rolled back when it
+    /// throws. A connection lost during COMMIT is ``StoreError/unknownOutcome(_:)``.
     func transaction<T>(_ begin: String = "BEGIN", _ body: () throws(StoreError) -> T) throws(StoreError) -> T {
         try execute(begin)
+        let value: T
         do {
-            let value = try body()
-            try execute("COMMIT")
-            return value
+            value = try body()
         } catch {
             if PQstatus(handle) == CONNECTION_OK && PQtransactionStatus(handle) != PQTRANS_IDLE { _ = try? execute("ROLLBACK") }
             throw error
         }
+        do {
+            try execute("COMMIT")
+        } catch .unavailable(let detail) {
+            // COMMIT was sent: the server may have committed before the connection went.
+            throw .unknownOutcome(detail)
+        }
+        return value
     }
 
     /// Runs `sql` through a cursor, `batchSize` rows at a time, giving each row to `body`: a large

@@ -86,6 +86,18 @@ public final class PostgresStore: RuntimeStore {
         return try reader.run { connection throws(StoreError) in try Self.latestSequence(connection) }
     }
 
+    /// The clock is `clock_timestamp()`, the time the statement read it, not the transaction's start.
+    public func latestSequenceAndTime() throws(StoreError) -> (sequence: Int64, databaseTime: Double?) {
+        try ensureMigrated()
+        return try reader.run { connection throws(StoreError) in
+            let sql = "SELECT value, extract(epoch FROM clock_timestamp())::float8 AS now FROM change_sequence"
+            guard let row = try connection.execute(sql).rows.first else {
+                throw StoreError.failure("\(connection.location) has no change_sequence row")
+            }
+            return (try row.int64("value"), try row.double("now"))
+        }
+    }
+
     /// Writes `change` in one transaction, with its audit entries and its notification.
     ///
     /// The transaction is READ COMMITTED, and its first statement bumps the one-row counter

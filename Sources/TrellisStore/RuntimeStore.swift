@@ -5,7 +5,8 @@
 /// A store knows nothing of what documents mean, nor of HTTP: they are JSON bytes the runtime
 /// encodes and validates before they get here. What a store promises:
 /// - ``commit(_:)`` is atomic and durable: when it returns, the change survives a crash or power
-///   loss; when it throws, nothing of it was written.
+///   loss; when it throws, nothing of it was written — except ``StoreError/unknownOutcome(_:)``,
+///   which says the answer to the commit itself was lost.
 /// - Revisions are compare-and-set: a write names the revision it replaces, and a store that finds
 ///   another one refuses the whole change with ``StoreError/conflict(_:)``.
 /// - Revisions and audit entries are immutable once committed.
@@ -35,6 +36,11 @@ public protocol RuntimeStore: Sendable {
 
     /// The sequence of the newest committed change (0 for a store that never had one).
     func latestSequence() throws(StoreError) -> Int64
+
+    /// ``latestSequence()``, and the database's own clock as it answered (seconds since 1970) —
+    /// the clock every replica of a shared store agrees on; nil for a store in this process, whose
+    /// clock is this machine's.
+    func latestSequenceAndTime() throws(StoreError) -> (sequence: Int64, databaseTime: Double?)
 
     /// One revision of a revisioned document, or nil when there is no such revision.
     func revision(of key: RevisionedKey, number: Int) throws(StoreError) -> DocumentRevision?
@@ -88,16 +94,34 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case conflict(String)
     /// The store could not be opened, read or written (disk full, permissions, corruption).
     case failure(String)
-    /// The store cannot be reached: connection refused or lost, or a timeout. A write that gets this
-    /// is not acknowledged — and, when the connection was lost while committing, may or may not have
-    /// been committed (the next read tells; compare-and-set keeps a blind retry from applying twice).
+    /// The store cannot be reached: connection refused or lost, or a timeout, before anything was
+    /// committed. A write that gets this was not made.
     case unavailable(String)
+    /// The connection was lost (or timed out) after the commit was sent and before its answer came:
+    /// the change may or may not be in the store. The next read tells; compare-and-set keeps a
+    /// retry from applying it twice.
+    case unknownOutcome(String)
 
     public var description: String {
         switch self {
         case .conflict(let detail): "conflicting change: \(detail)"
         case .failure(let detail): detail
         case .unavailable(let detail): "store unavailable: \(detail)"
+        case .unknownOutcome(let detail): "the store's answer to a commit was lost: \(detail)"
         }
+    }
+
+    /// Whether the store could not be reached (the change made or not): what readiness reports.
+    public var isUnreachable: Bool {
+        switch self {
+        case .unavailable, .unknownOutcome: true
+        case .conflict, .failure: false
+        }
+    }
+}
+
+extension RuntimeStore {
+    public func latestSequenceAndTime() throws(StoreError) -> (sequence: Int64, databaseTime: Double?) {
+        (try latestSequence(), nil)
     }
 }

@@ -82,19 +82,49 @@ import TrellisTesting
     /// Every replica runs the scheduler; the store's compare-and-set lets one make each step.
     @Test func aScheduleStepIsMadeOnceWhateverTheNumberOfReplicas() throws {
         let url = try Self.postgres.get().makeDatabase()
-        let clock = ScheduledRampTests.Clock()
-        let t0 = clock.read()
-        let replicas = try (0..<3).map { _ in try Self.replica(url, clock: clock.read) }
+        let replicas = try (0..<3).map { _ in try Self.replica(url) }
         defer { for (application, _) in replicas { application.shutdown(); application.waitUntilStopped() } }
         let clients = try replicas.map { try TestClient(port: $0.0.port) }
-        let body = #"{"schedule": [{"at": "\#(RFC3339.string(fromSeconds: t0 + 60))", "percentage": 64}]}"#
+        let at = ServerState.wallClock() + 1.5
+        let body = #"{"schedule": [{"at": "\#(RFC3339.string(fromSeconds: at))", "percentage": 64}]}"#
         #expect(try clients[0].exchange("PUT", "/admin/rollouts/banner", token: Self.token, body: body).status == 200)
         for client in clients { #expect(try Self.eventually { try client.exchange("GET", "/admin/rollouts/banner", token: Self.token).json["schedule"]?.array.count == 1 }) }
-        clock.advance(to: t0 + 61)
+        usleep(UInt32(max(0, at + 0.05 - ServerState.wallClock()) * 1e6))
         let applications = replicas.map(\.0)
         DispatchQueue.concurrentPerform(iterations: applications.count) { applications[$0].runScheduledWork() }
         for client in clients { #expect(try Self.eventually { try Self.percentage(client) == 64 }) }
         let audit = try clients[1].exchange("GET", "/admin/audit?resource=rollouts/banner", token: Self.token).json["entries"]?.array ?? []
+        #expect(audit.filter { $0["action"]?.string == "rollout.schedule" }.count == 1)
+    }
+
+    /// Replicas whose clocks are ten minutes fast and slow go by the database's: a schedule step is
+    /// made once, at its time by that clock (this machine's, the database's too), and each replica
+    /// says in /readyz and /metrics how far off its own clock is.
+    @Test func aScheduleStepIsMadeAtTheDatabasesTimeWhateverTheReplicasClocks() throws {
+        let url = try Self.postgres.get().makeDatabase()
+        let skews: [Double] = [600, -600, 0]
+        let replicas = try skews.map { skew in try Self.replica(url, clock: { ServerState.wallClock() + skew }) }
+        defer { for (application, _) in replicas { application.shutdown(); application.waitUntilStopped() } }
+        let clients = try replicas.map { try TestClient(port: $0.0.port) }
+        for (client, skew) in zip(clients, skews) {
+            let ahead = try client.exchange("GET", "/readyz", token: nil).json["store"]?["clockAheadSeconds"]?.number
+            #expect(ahead.map { abs($0 - skew) < 0.5 } == true, "skew \(skew): /readyz says \(String(describing: ahead))")
+            let metrics = String(decoding: try client.exchange("GET", "/metrics", token: nil).body, as: UTF8.self)
+            #expect(metrics.contains("trellis_clock_ahead_of_database_seconds"), "skew \(skew)")
+        }
+        let at = (ServerState.wallClock() + 3).rounded(.up)
+        let body = #"{"schedule": [{"at": "\#(RFC3339.string(fromSeconds: at))", "percentage": 64}]}"#
+        #expect(try clients[1].exchange("PUT", "/admin/rollouts/banner", token: Self.token, body: body).status == 200)
+        var seen: Double?
+        _ = try Self.eventually(within: 8) {
+            guard try Self.percentage(clients[2]) == 64 else { return false }
+            seen = ServerState.wallClock()
+            return true
+        }
+        let made = try #require(seen, "the step was made")
+        // The scheduler looks every second; the change reaches the third replica within milliseconds.
+        #expect(made >= at && made < at + 2, "made \(made - at) s after its time")
+        let audit = try clients[2].exchange("GET", "/admin/audit?resource=rollouts/banner", token: Self.token).json["entries"]?.array ?? []
         #expect(audit.filter { $0["action"]?.string == "rollout.schedule" }.count == 1)
     }
 

@@ -186,4 +186,37 @@ import TrellisTesting
         #expect(seen.count == 1, "one .lost per outage, not per attempt: \(seen)")
         if case .lost(let reason)? = seen.first { #expect(reason.contains("cannot connect")) } else { Issue.record("expected .lost: \(seen)") }
     }
+
+    /// A commit whose answer is lost — the connection ended while the server waits to confirm it —
+    /// is of unknown outcome, not failed: here it did commit. (A synchronous standby that never
+    /// comes makes COMMIT wait after writing locally; ending the backend then is the lost answer.)
+    @Test func aCommitWhoseAnswerIsLostIsOfUnknownOutcomeNotFailed() throws {
+        let cluster = try TemporaryPostgres()
+        defer { cluster.shutdown() }
+        let url = try cluster.makeDatabase()
+        let store = try PostgresStore(url: url)
+        try store.commit(StoreChange(documents: [document("k", "1")]))
+        try cluster.query("ALTER SYSTEM SET synchronous_standby_names = 'nobody'")
+        try cluster.query("SELECT pg_reload_conf()")
+        let outcome = Mutex<Result<Int64, StoreError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            let result = Result { () throws(StoreError) in try store.commit(StoreChange(documents: [document("k", "2", revision: 2)])) }
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while try cluster.query("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'") != "1", ContinuousClock.now < deadline {
+            usleep(20_000)
+        }
+        #expect(try cluster.terminateBackends(applicationName: PostgresStore.applicationName) >= 1)
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        switch outcome.withLock({ $0 }) {
+        case .failure(.unknownOutcome)?: break
+        case let other: Issue.record("expected unknownOutcome, got \(String(describing: other))")
+        }
+        try cluster.query("ALTER SYSTEM RESET synchronous_standby_names")
+        try cluster.query("SELECT pg_reload_conf()")
+        #expect(try store.load().documents.map(\.revision) == [2], "the commit was made before its answer was lost")
+    }
 }

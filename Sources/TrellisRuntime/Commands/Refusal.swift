@@ -28,8 +28,11 @@ package enum Refusal: Error, Sendable {
     case lostRace(String)
     /// The store did not take the change; nothing was written.
     case notStored(String)
-    /// The store is unreachable; the change may not have been made: read before retrying.
+    /// The store is unreachable; the change was not made.
     case storeUnreachable(String)
+    /// The store's answer to the commit was lost: the change may or may not have been made. Read
+    /// before retrying; a retry with the same If-Match cannot make it twice.
+    case outcomeUnknown(String)
     /// The store could not be read to plan the change.
     case storeUnreadable(String)
 
@@ -37,7 +40,7 @@ package enum Refusal: Error, Sendable {
     package var summary: String {
         switch self {
         case .notFound(let detail), .conflict(let detail), .forbidden(let detail), .lostRace(let detail), .notStored(let detail),
-            .storeUnreachable(let detail), .storeUnreadable(let detail):
+            .storeUnreachable(let detail), .outcomeUnknown(let detail), .storeUnreadable(let detail):
             detail
         case .versionMismatch(let current): "its target is at another version (\(current ?? "none"))"
         case .versionRequired(let reason): reason

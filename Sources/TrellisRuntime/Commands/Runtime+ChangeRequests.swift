@@ -199,6 +199,8 @@ extension Runtime {
     /// document's compare-and-set lets one replica make it, the others find it made.
     package func runDueWork() {
         dispatchPrecondition(condition: .onQueue(control.writeQueue))
+        // A replica that has not read the database's clock yet would go by its own, maybe minutes off.
+        guard control.knowsTheTime else { return }
         let now = state.clock()
         let snapshot = state.published.snapshot
         // A guarded ramp's step waits for a fresh look of its guard that found no regression.

@@ -133,6 +133,7 @@ package final class Runtime: Sendable {
         case .failure(.store(.conflict(let detail))): return .failure(.lostRace(detail))
         case .failure(.store(.failure(let detail))): return .failure(.notStored(detail))
         case .failure(.store(.unavailable(let detail))): return .failure(.storeUnreachable(detail))
+        case .failure(.store(.unknownOutcome(let detail))): return .failure(.outcomeUnknown(detail))
         }
     }
 

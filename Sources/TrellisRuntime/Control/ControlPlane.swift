@@ -31,6 +31,11 @@ public final class ControlPlane: Sendable {
     package let copiedSequence: Atomic<Int64>
     /// Whether several replicas share the store, so that changes can come from elsewhere.
     package var isReplicated: Bool { localCopy != nil }
+    /// The shared store's clock, read with its newest sequence; nil with an embedded store (whose
+    /// clock is this machine's).
+    package let databaseClock: DatabaseClock?
+    /// Whether timed work (schedules, `applyAt`) may run: the clock it is decided by is known.
+    package var knowsTheTime: Bool { databaseClock?.hasReading ?? true }
     private let committed: Counter
     /// Changes refused before the store: invalid, stale `If-Match`, nothing to promote, …
     package let refused: Counter
@@ -92,10 +97,11 @@ public final class ControlPlane: Sendable {
     /// - Parameter appliedSequence: the store change the first snapshot includes.
     package init(
         store: any RuntimeStore, state: any RuntimeHost, loader: ConfigLoader, baseline: ConfigBaseline, logger: Logger,
-        localCopy: SQLiteStore? = nil, appliedSequence: Int64 = 0
+        localCopy: SQLiteStore? = nil, databaseClock: DatabaseClock? = nil, appliedSequence: Int64 = 0
     ) {
         self.store = store
         self.localCopy = localCopy
+        self.databaseClock = databaseClock
         copiedSequence = Atomic((try? localCopy?.latestSequence()) ?? 0)
         state.storeHealth.update { $0.appliedSequence = appliedSequence }
         self.state = state

@@ -64,7 +64,7 @@ extension Refusal {
     /// Why a read of the event store (results, a revision's health) was not answered.
     package init(readingEvents error: StoreError) {
         switch error {
-        case .unavailable(let detail): self = .storeUnreachable("the event store cannot be reached: \(detail)")
+        case .unavailable(let detail), .unknownOutcome(let detail): self = .storeUnreachable("the event store cannot be reached: \(detail)")
         case .failure(let detail), .conflict(let detail): self = .storeUnreadable("the event store could not be read: \(detail)")
         }
     }

@@ -71,6 +71,7 @@ extension ControlPlane {
             report.reachable = true
             report.problem = nil
             report.upToDateAt = time
+            report.clockAheadSeconds = databaseClock?.localAheadSeconds
         }
     }
 
@@ -97,7 +98,7 @@ extension ControlPlane {
         dispatchPrecondition(condition: .onQueue(writeQueue))
         let asked = state.clock()
         do {
-            let latest = try store.latestSequence()
+            let latest = if let databaseClock { try databaseClock.latestSequence(of: store) } else { try store.latestSequence() }
             if latest != state.storeHealth.current.appliedSequence { return follow() }
             noteUpToDate(at: asked, sequence: latest)
         } catch {
@@ -107,7 +108,7 @@ extension ControlPlane {
 
     /// Records that the store did not answer (or refused), for readiness and the next attempt.
     package func noteStoreFailure(_ error: StoreError) {
-        guard case .unavailable = error else { return }
+        guard error.isUnreachable else { return }
         state.storeHealth.update { report in
             if report.reachable { logger.warning("runtime store unreachable; serving the last snapshot", metadata: ["error": "\(error)"]) }
             report.reachable = false
@@ -167,8 +168,9 @@ extension ControlPlane {
             } catch .conflict(let detail) where attempts < 5 {
                 logger.info("another replica recorded the configuration first; reading again", metadata: ["detail": "\(detail)"])
                 reading = Result { () throws(StoreError) in try store.load() }
-            } catch .unavailable(let detail) {
-                logger.warning("runtime store unreachable at start", metadata: ["error": "\(detail)"])
+            } catch let error where error.isUnreachable {
+                // Made or not, the configuration's files are recorded by the next start or reload.
+                logger.warning("runtime store unreachable at start", metadata: ["error": "\(error)"])
                 break recording
             } catch {
                 throw .store(error)

@@ -28,6 +28,9 @@ public final class StoreHealth: Sendable {
         public var upToDateAt: Double
         /// Why the last attempt to reach or follow the store failed; nil once it works again.
         public var problem: String?
+        /// How far this machine's clock is ahead of the shared database's, in seconds (negative:
+        /// behind), as last read; nil for an embedded store, or before the first reading.
+        public var clockAheadSeconds: Double?
     }
 
     private let report: Mutex<Report>

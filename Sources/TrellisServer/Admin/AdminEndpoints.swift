@@ -237,12 +237,16 @@ extension Problem {
         case .notStored(let detail):
             self.init(.serviceUnavailable, "the change was not stored: \(detail); nothing changed", headers: ["Retry-After": "1"])
         case .storeUnreachable(let detail):
-            // A connection lost while committing may have committed: the client must read before
-            // it retries (If-Match keeps a blind retry from applying twice).
             self.init(
                 .serviceUnavailable,
-                "the runtime store is unreachable (\(detail)); the change was not acknowledged — public endpoints keep serving the last state; read the resource again before retrying",
-                headers: ["Retry-After": "5"])
+                "the runtime store is unreachable (\(detail)); the change was not made — public endpoints keep serving the last state; send it again",
+                extensions: [("outcome", .string("not-made"))], headers: ["Retry-After": "5"])
+        case .outcomeUnknown(let detail):
+            // The commit was sent and its answer lost: only a read tells whether it was made.
+            self.init(
+                .serviceUnavailable,
+                "the runtime store's answer to the commit was lost (\(detail)); the change may or may not have been made — read the resource before retrying (a retry with the same If-Match cannot make it twice)",
+                extensions: [("outcome", .string("unknown"))], headers: ["Retry-After": "5"])
         case .storeUnreadable(let detail): self.init(.serviceUnavailable, detail)
         }
     }

@@ -138,10 +138,15 @@ extension Endpoints {
         switch failure {
         case .overloaded(let pending):
             Problem(.serviceUnavailable, "\(pending) events are waiting to be stored; send this batch again shortly", headers: ["Retry-After": "1"])
+        case .store(.unknownOutcome(let detail)):
+            Problem(
+                .serviceUnavailable,
+                "the store's answer was lost (\(detail)): the events may or may not be stored; send the batch again — event ids keep a repeat from counting twice",
+                extensions: [("outcome", .string("unknown"))], headers: ["Retry-After": "5"])
         case .store(let error):
             Problem(
                 .serviceUnavailable, "the events were not stored (\(error)); send the batch again — event ids keep a repeat from counting twice",
-                headers: ["Retry-After": "5"])
+                extensions: [("outcome", .string("not-made"))], headers: ["Retry-After": "5"])
         }
     }
 }

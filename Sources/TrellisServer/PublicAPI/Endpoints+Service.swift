@@ -55,6 +55,8 @@ extension Endpoints {
             ("kind", .string(store.kind)), ("reachable", .bool(store.reachable)), ("sequence", .number(Double(store.appliedSequence))),
             ("stalenessSeconds", .number((staleness * 1000).rounded() / 1000)), ("startedFrom", .string(store.origin.rawValue)),
         ]
+        // Schedules go by the database's clock; how far this one is from it, for whoever wonders why a log's times are off.
+        if let ahead = store.clockAheadSeconds { storeMembers.append(("clockAheadSeconds", .number((ahead * 1000).rounded() / 1000))) }
         // Anyone may ask: what is wrong, never the database's address or its driver's words (the
         // server log has them).
         if store.problem != nil {

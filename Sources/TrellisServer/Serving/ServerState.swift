@@ -41,6 +41,7 @@ public final class ServerState: Sendable {
     let maxStalenessSeconds: Double?
     private let storeStaleness: CoreMetrics.Gauge
     private let storeReachable: CoreMetrics.Gauge
+    private let clockAhead: CoreMetrics.Gauge
     /// The change stream's hub: the control plane tells it of each published snapshot.
     public let changes: ChangeHub
     /// Who may evaluate flags through OFREP (`ofrep.keys`).
@@ -68,6 +69,7 @@ public final class ServerState: Sendable {
         maxStalenessSeconds = configuration.storage.maxStalenessSeconds.map(Double.init)
         storeStaleness = CoreMetrics.Gauge(label: "trellis_store_staleness_seconds", factory: metricsFactory)
         storeReachable = CoreMetrics.Gauge(label: "trellis_store_reachable", factory: metricsFactory)
+        clockAhead = CoreMetrics.Gauge(label: "trellis_clock_ahead_of_database_seconds", factory: metricsFactory)
         contextReader = ContextReader(configuration: configuration.context)
         changes = ChangeHub(
             snapshot: published.snapshot, sequence: changeSequence, limits: configuration.changes, metricsFactory: metricsFactory)
@@ -112,7 +114,9 @@ public final class ServerState: Sendable {
     /// Sets the store's gauges: called by `/metrics` before it writes the registry.
     func recordStoreHealth() {
         storeStaleness.record(storeHealth.stalenessSeconds)
-        storeReachable.record(storeHealth.current.reachable ? 1 : 0)
+        let current = storeHealth.current
+        storeReachable.record(current.reachable ? 1 : 0)
+        if let ahead = current.clockAheadSeconds { clockAhead.record(ahead) }
     }
 
     /// From now on `/readyz` answers 503, so load balancers stop sending new work.
