@@ -9,14 +9,18 @@ import TrellisTargeting
 
 /// The part every per-user screen answer shares (the screen, its layout, its previews): the user
 /// context from the query, the snapshot, the outcomes, the screen's parameters, and the answer cache.
-struct ScreenRequest: Sendable {
+///
+/// A class, immutable: a request's handlers pass it along and capture it in closures, and each copy
+/// of a struct this size retained and released every member (a fifth of a cached answer's
+/// instructions went to copying it).
+final class ScreenRequest: Sendable {
     let query: QueryParameters
     let context: UserContext
     let snapshot: Snapshot
     let entry: ScreenEntry
     let id: String
     /// The client's schema version capped at the screen's (and at its format's, ``limited(toSchemaVersion:)``).
-    private(set) var schemaVersion: Int
+    let schemaVersion: Int
     let outcomes: Outcomes
     /// Values for the screen's `$param`s: `param.NAME` from the query, or the route's parameters.
     let screenParameters: [String: JSONValue]
@@ -28,7 +32,7 @@ struct ScreenRequest: Sendable {
     /// The headers of the request the answer is sent in reply to; nil for an answer that goes
     /// into another. A miss for a client that takes gzip, and does not have the answer already,
     /// makes the answer's gzip form before it is stored (``cached(format:pretty:viewport:linkQuery:make:)``).
-    private(set) var replyingTo: HTTPHeaders?
+    let replyingTo: HTTPHeaders?
 
     /// Query parameters with this prefix give the screen's parameters (`?param.id=42`).
     static let parameterPrefix = "param."
@@ -36,7 +40,7 @@ struct ScreenRequest: Sendable {
     /// Reads the context (and checks that `parameters` are the only others given), finds the
     /// screen and decides its outcomes for this user.
     /// - Parameter reader: how the context is read; the server's unless a caller trusts more (explain).
-    init(
+    convenience init(
         _ request: HTTPRequest, id: String, state: ServerState, parameters: Set<String>, reader: ContextReader? = nil
     ) throws(Problem) {
         let query = try QueryParameters(
@@ -53,7 +57,7 @@ struct ScreenRequest: Sendable {
     }
 
     /// The screen `id` for a user already known (a route resolved for them, with its parameters).
-    init(
+    convenience init(
         query: QueryParameters, context: UserContext, snapshot: Snapshot, id: String, state: ServerState,
         screenParameters: [String: JSONValue], replyingTo: HTTPHeaders?
     ) throws(Problem) {
@@ -66,9 +70,21 @@ struct ScreenRequest: Sendable {
             replyingTo: replyingTo)
     }
 
-    private init(
+    private convenience init(
         query: QueryParameters, context: UserContext, snapshot: Snapshot, entry: ScreenEntry, state: ServerState,
         screenParameters: [String: JSONValue], replyingTo: HTTPHeaders?
+    ) {
+        // A client without a schema version is a person exploring: show the screen as written.
+        self.init(
+            query: query, context: context, snapshot: snapshot, entry: entry, state: state, screenParameters: screenParameters,
+            strings: entry.checked.usesStrings ? snapshot.strings.resolve(context.locale) : nil, replyingTo: replyingTo,
+            schemaVersion: min(context.schemaVersion ?? entry.schemaVersion, entry.schemaVersion),
+            outcomes: entry.outcomes(for: context, in: snapshot))
+    }
+
+    private init(
+        query: QueryParameters, context: UserContext, snapshot: Snapshot, entry: ScreenEntry, state: ServerState,
+        screenParameters: [String: JSONValue], strings: LocalizedStrings?, replyingTo: HTTPHeaders?, schemaVersion: Int, outcomes: Outcomes
     ) {
         self.query = query
         self.context = context
@@ -77,19 +93,23 @@ struct ScreenRequest: Sendable {
         self.id = entry.id
         self.state = state
         self.screenParameters = screenParameters
-        strings = entry.checked.usesStrings ? snapshot.strings.resolve(context.locale) : nil
+        self.strings = strings
         self.replyingTo = replyingTo
-        // A client without a schema version is a person exploring: show the screen as written.
-        schemaVersion = min(context.schemaVersion ?? entry.schemaVersion, entry.schemaVersion)
-        outcomes = entry.outcomes(for: context, in: snapshot)
+        self.schemaVersion = schemaVersion
+        self.outcomes = outcomes
+    }
+
+    /// This request with another schema version or reply: the rest as it is.
+    private func with(schemaVersion: Int? = nil, replyingTo: HTTPHeaders?) -> ScreenRequest {
+        ScreenRequest(
+            query: query, context: context, snapshot: snapshot, entry: entry, state: state, screenParameters: screenParameters,
+            strings: strings, replyingTo: replyingTo, schemaVersion: schemaVersion ?? self.schemaVersion, outcomes: outcomes)
     }
 
     /// The same request for a client that renders at most `limit` (nil: no limit).
     func limited(toSchemaVersion limit: Int?) -> ScreenRequest {
         guard let limit, limit < schemaVersion else { return self }
-        var copy = self
-        copy.schemaVersion = limit
-        return copy
+        return with(schemaVersion: limit, replyingTo: replyingTo)
     }
 
     /// The same request for another revision of the screen.
@@ -101,11 +121,7 @@ struct ScreenRequest: Sendable {
 
     /// The same request for an answer that goes into another (a route's resolution with the
     /// screen in it), whose own gzip form nobody sends.
-    var composedIntoAnother: ScreenRequest {
-        var copy = self
-        copy.replyingTo = nil
-        return copy
-    }
+    var composedIntoAnother: ScreenRequest { with(replyingTo: nil) }
 
     /// The screen resolved for this user, parameters substituted, without the answer cache.
     func resolve() throws(Problem) -> ResolvedScreen {
