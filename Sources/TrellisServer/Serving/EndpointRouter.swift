@@ -14,7 +14,9 @@ public typealias EndpointHandler = @Sendable (HTTPRequest, PathParameters, HTTPR
 /// An immutable table of routes, built once at start. `HEAD` is served by `GET` routes (the HTTP
 /// layer drops the body); a path that exists under another method gets 405 with `Allow`.
 public struct EndpointRouter: Sendable {
-    struct Route: Sendable {
+    /// A class: a request walks the routes of its path's length, and a struct's members (pattern,
+    /// segments, handler) were each retained and released at every step.
+    final class Route: Sendable {
         enum Segment: Sendable, Equatable {
             case literal([UInt8])
             case parameter(String)
@@ -23,9 +25,19 @@ public struct EndpointRouter: Sendable {
         let pattern: String
         let segments: [Segment]
         let handler: EndpointHandler
+
+        init(method: HTTPMethod, pattern: String, segments: [Segment], handler: @escaping EndpointHandler) {
+            self.method = method
+            self.pattern = pattern
+            self.segments = segments
+            self.handler = handler
+        }
     }
 
+    /// In the order added.
     private var routes: [Route] = []
+    /// The same routes by their number of segments: only those can match a path with that many.
+    private var routesBySegmentCount: [[Route]] = []
 
     public init() {}
 
@@ -45,7 +57,10 @@ public struct EndpointRouter: Sendable {
             part.hasPrefix("{") && part.hasSuffix("}") ? .parameter(String(part.dropFirst().dropLast())) : .literal(Array(part.utf8))
         }
         precondition(!routes.contains { $0.method == method && $0.segments == segments }, "route \(method) \(pattern) added twice")
-        routes.append(Route(method: method, pattern: pattern, segments: segments, handler: handler))
+        let route = Route(method: method, pattern: pattern, segments: segments, handler: handler)
+        routes.append(route)
+        while routesBySegmentCount.count <= segments.count { routesBySegmentCount.append([]) }
+        routesBySegmentCount[segments.count].append(route)
     }
 
     /// Every route as (method, pattern), in the order added; the OpenAPI test compares against it.
@@ -69,6 +84,7 @@ public struct EndpointRouter: Sendable {
         let slash = UInt8(ascii: "/")
         guard path.first == slash else { return .notFound }
         var parts: [Range<Int>] = []
+        parts.reserveCapacity(8)
         if path.count > 1 {
             var start = 1
             for i in 1...path.count where i == path.count || path[i] == slash {
@@ -80,7 +96,8 @@ public struct EndpointRouter: Sendable {
         let lookup = method == .head ? HTTPMethod.get : method
         var allowed: [HTTPMethod] = []
         var allowedPattern = ""
-        for route in routes where Self.literalsMatch(route.segments, parts, path) {
+        guard parts.count < routesBySegmentCount.count else { return .notFound }
+        for route in routesBySegmentCount[parts.count] where Self.literalsMatch(route.segments, parts, path) {
             if route.method == lookup { return .found(pattern: route.pattern, Self.bind(route.segments, parts, path), route.handler) }
             allowed.append(route.method)
             allowedPattern = route.pattern
@@ -91,7 +108,6 @@ public struct EndpointRouter: Sendable {
     }
 
     private static func literalsMatch(_ segments: [Route.Segment], _ parts: [Range<Int>], _ path: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard segments.count == parts.count else { return false }
         for (segment, part) in zip(segments, parts) {
             guard case .literal(let literal) = segment else { continue }
             guard literal.count == part.count else { return false }
