@@ -56,6 +56,8 @@ public struct EncodedBody: @unchecked Sendable {
         let etag: String
         let headers: [(name: String, value: String)]
         let compressed: Compressed?
+        /// What the server made of the body once and keeps with it (``kept(_:)``).
+        let kept: ManagedAtomicLazyReference<AnyObject>
     }
 
     /// The fields, then the bytes. A `ManagedBuffer`'s elements stay where they are for the
@@ -72,7 +74,7 @@ public struct EncodedBody: @unchecked Sendable {
             write: (UnsafeMutableBufferPointer<UInt8>) -> Void
         ) -> Storage {
             let made = create(minimumCapacity: count) { _ in
-                Fields(count: 0, room: 0, etag: "", headers: [], compressed: nil)
+                Fields(count: 0, room: 0, etag: "", headers: [], compressed: nil, kept: ManagedAtomicLazyReference())
             }
             let storage = unsafeDowncast(made, to: Storage.self)
             storage.withUnsafeMutablePointerToElements { write(UnsafeMutableBufferPointer(start: $0, count: count)) }
@@ -80,7 +82,8 @@ public struct EncodedBody: @unchecked Sendable {
                 ?? storage.withUnsafeMutablePointerToElements { EncodedBody.entityTag(hash: XXH64.hash(UnsafeRawBufferPointer(start: $0, count: count))) }
             storage.header = Fields(
                 count: count, room: storage.capacity, etag: tag, headers: headers,
-                compressed: count >= compression.minimumBytes ? Compressed(level: compression.level) : nil)
+                compressed: count >= compression.minimumBytes ? Compressed(level: compression.level) : nil,
+                kept: storage.header.kept)
             return storage
         }
     }
@@ -140,6 +143,17 @@ public struct EncodedBody: @unchecked Sendable {
     /// both return it.
     public func gzip(compressingWith compress: (UnsafeRawBufferPointer, _ level: Int) -> [UInt8]) -> [UInt8]? {
         compressed.map { $0.bytes(of: storage.bytes, compress) }
+    }
+
+    /// What the server makes once of this body and sends with it every time — the fields of its
+    /// response head — made by `make` on first use and kept as long as the body: `make`'s again
+    /// when another kind of object was kept. Its bytes are covered by the entry overhead the
+    /// answer cache charges (``SnapshotCacheLimits/answerEntryOverheadBytes``). Lock-free: two first
+    /// uses racing may both make one, and both return the one kept.
+    public func kept<Kept: AnyObject & Sendable>(_ make: () -> Kept) -> Kept {
+        let slot = storage.header.kept
+        if let made = slot.load() as? Kept { return made }
+        return slot.storeIfNilThenLoad(make()) as? Kept ?? make()
     }
 
     /// The body's gzip form, once made.

@@ -4,6 +4,8 @@ extension HTTPHeaders {
     /// weak comparison, or `*` (RFC 9110 §13.1.2, §8.8.3.2). Percent-encoded fields count too
     /// (see `entityTags(_:)`).
     public func ifNoneMatchMatches(_ etag: String) -> Bool {
+        // Most requests have none: no list of values made, no tag taken apart.
+        guard contains("If-None-Match") else { return false }
         let current = Self.opaqueTag(Substring(etag))
         for tag in Self.entityTags(values(for: "If-None-Match")) {
             if tag == "*" || Self.opaqueTag(tag) == current { return true }

@@ -19,11 +19,11 @@ enum ContentCoding: Equatable {
     static func choose(for response: HTTPResponse, accept: AcceptEncoding, options: ResponseWriter.Options) -> ContentCoding {
         let status = response.status.code
         // Bodiless answers and bodies a responder already encoded are never touched.
-        if response.content.count == 0 || status == 204 || status == 304 || response.headers.contains("Content-Encoding") {
+        if response.content.count == 0 || status == 204 || status == 304 || response.hasContentEncoding {
             return .identity(varies: false)
         }
         let precomputed = response.gzipBody != nil
-        let canGzip = precomputed || (response.compressible && isTextual(response.headers["Content-Type"]))
+        let canGzip = precomputed || (response.compressible && response.isTextual)
         let identityAllowed = accept.identity > 0
         if canGzip && accept.gzip > 0 {
             let bigEnough = precomputed || response.content.count >= options.gzipMinimumBytes

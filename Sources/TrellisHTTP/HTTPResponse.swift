@@ -3,6 +3,8 @@
 public struct HTTPResponse: Sendable {
     public var status: HTTPStatus
     public var headers: HTTPHeaders
+    /// Fields checked and encoded once (a cached answer's), sent before ``headers``.
+    public var encodedFields: EncodedFields?
     /// The identity-coded body. Arrays are copy-on-write, so precomputed bytes are shared, not
     /// copied. A body given as ``SharedBytes`` reads here as a copy of them; the server sends them
     /// from where they lie.
@@ -70,6 +72,22 @@ public struct HTTPResponse: Sendable {
         self.init(status: status, headers: headers, gzipBody: gzipBody, compressible: compressible, route: route)
         // The object's bytes never change (``SharedBytes``), so sending it to another thread is safe.
         content = .shared(UncheckedShared(object: shared))
+    }
+
+    /// A response with fields encoded once and bytes `shared` keeps: what a cached answer is.
+    public init(encodedFields: EncodedFields, sharing shared: any SharedBytes, gzipBody: [UInt8]? = nil) {
+        self.init(sharing: shared, gzipBody: gzipBody)
+        self.encodedFields = encodedFields
+    }
+
+    /// Whether a field says the body is encoded already (`Content-Encoding`): the server leaves it so.
+    var hasContentEncoding: Bool {
+        (encodedFields?.facts.hasContentEncoding ?? false) || headers.contains("Content-Encoding")
+    }
+
+    /// Whether the body's type is one worth compressing (``ContentCoding/isTextual(_:)``).
+    var isTextual: Bool {
+        (encodedFields?.facts.isTextual ?? false) || ContentCoding.isTextual(headers["Content-Type"])
     }
 
     struct UncheckedShared: @unchecked Sendable {

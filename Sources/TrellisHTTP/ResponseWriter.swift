@@ -61,29 +61,24 @@ enum ResponseWriter {
         let sent = bodyAllowed && !facts.isHead ? body.count : 0
         out.reserveCapacity(out.count + 512 + (sent < OutboundQueue.referenceThreshold ? sent : 0))
         appendStatusLine(status, to: &out)
-        var sawRequestID = false, sawVary = false
+        var fields = FieldFacts()
         if coding != .notAcceptable {
-            for field in response.headers {
-                switch classify(field.name) {
-                case .owned: continue
-                case .connection: if listContains(field.value, "close") { keepAlive = false }; continue
-                case .requestID: sawRequestID = true
-                case .vary: sawVary = sawVary || listContains(field.value, "accept-encoding") || listContains(field.value, "*")
-                case .other: break
-                }
-                guard isValidField(field.name, field.value) else { continue }
-                appendField(field.name, field.value, to: &out)
+            if let encoded = response.encodedFields {
+                out.append(contentsOf: encoded.bytes)
+                fields = encoded.facts
             }
+            fields.add(appendFields(response.headers, to: &out))
         }
+        if fields.closes { keepAlive = false }
         if bodyAllowed {
             out.append(literal: "Content-Length: ")
             appendDecimal(body.count, to: &out)
             out.append(literal: "\r\n")
         }
         out.append(contentsOf: date)
-        if !sawRequestID { appendField("X-Request-Id", requestID, to: &out) }
+        if !fields.hasRequestID { appendField("X-Request-Id", requestID, to: &out) }
         if case .gzip = coding { out.append(literal: "Content-Encoding: gzip\r\n") }
-        if coding.variesOnAcceptEncoding && !sawVary { out.append(literal: "Vary: Accept-Encoding\r\n") }
+        if coding.variesOnAcceptEncoding && !fields.variesOnAcceptEncoding { out.append(literal: "Vary: Accept-Encoding\r\n") }
         if !keepAlive {
             out.append(literal: "Connection: close\r\n")
         } else if facts.isHTTP10 {
@@ -101,19 +96,10 @@ enum ResponseWriter {
         _ head: HTTPResponse, chunked: Bool, requestID: String, date: [UInt8], into out: inout [UInt8]
     ) -> Outcome {
         appendStatusLine(head.status, to: &out)
-        var sawRequestID = false
-        for field in head.headers {
-            switch classify(field.name) {
-            case .owned, .connection: continue
-            case .requestID: sawRequestID = true
-            case .vary, .other: break
-            }
-            guard isValidField(field.name, field.value) else { continue }
-            appendField(field.name, field.value, to: &out)
-        }
+        let facts = appendFields(head.headers, to: &out)
         out.append(literal: chunked ? "Transfer-Encoding: chunked\r\n" : "Connection: close\r\n")
         out.append(contentsOf: date)
-        if !sawRequestID { appendField("X-Request-Id", requestID, to: &out) }
+        if !facts.hasRequestID { appendField("X-Request-Id", requestID, to: &out) }
         out.append(literal: "\r\n")
         return Outcome(status: head.status.code, bodyBytes: 0, keepAlive: false)
     }
@@ -154,7 +140,50 @@ enum ResponseWriter {
         out.append(UInt8(48 + n % 10))
     }
 
-    private enum FieldKind { case owned, connection, requestID, vary, other }
+    /// What the writer reads of a responder's fields besides sending them.
+    struct FieldFacts: Sendable {
+        /// A `Connection` field that lists `close`.
+        var closes = false
+        var hasRequestID = false
+        /// A `Vary` that lists `accept-encoding` or `*`.
+        var variesOnAcceptEncoding = false
+        var hasContentEncoding = false
+        /// A `Content-Type` worth compressing (``ContentCoding/isTextual(_:)``).
+        var isTextual = false
+
+        mutating func add(_ other: FieldFacts) {
+            closes = closes || other.closes
+            hasRequestID = hasRequestID || other.hasRequestID
+            variesOnAcceptEncoding = variesOnAcceptEncoding || other.variesOnAcceptEncoding
+            hasContentEncoding = hasContentEncoding || other.hasContentEncoding
+            isTextual = isTextual || other.isTextual
+        }
+    }
+
+    /// Appends each of a responder's fields that may go out — not the framing fields the server
+    /// owns, not one whose name is no token or whose value holds a control character — and says
+    /// what the writer needs of them.
+    static func appendFields(_ headers: HTTPHeaders, to out: inout [UInt8]) -> FieldFacts {
+        var facts = FieldFacts()
+        for field in headers {
+            switch classify(field.name) {
+            case .owned: continue
+            case .connection: facts.closes = facts.closes || listContains(field.value, "close"); continue
+            case .requestID: facts.hasRequestID = true
+            case .vary:
+                facts.variesOnAcceptEncoding =
+                    facts.variesOnAcceptEncoding || listContains(field.value, "accept-encoding") || listContains(field.value, "*")
+            case .contentEncoding: facts.hasContentEncoding = true
+            case .contentType: facts.isTextual = facts.isTextual || ContentCoding.isTextual(field.value)
+            case .other: break
+            }
+            guard isValidField(field.name, field.value) else { continue }
+            appendField(field.name, field.value, to: &out)
+        }
+        return facts
+    }
+
+    private enum FieldKind { case owned, connection, requestID, vary, contentEncoding, contentType, other }
 
     private static func classify(_ name: String) -> FieldKind {
         switch name.utf8.count {
@@ -163,7 +192,9 @@ enum ResponseWriter {
         case 10 where HTTPHeaders.equalNames(name, "Connection"): return .connection
         case 10 where HTTPHeaders.equalNames(name, "Keep-Alive"): return .owned
         case 12 where HTTPHeaders.equalNames(name, "X-Request-Id"): return .requestID
+        case 12 where HTTPHeaders.equalNames(name, "Content-Type"): return .contentType
         case 14 where HTTPHeaders.equalNames(name, "Content-Length"): return .owned
+        case 16 where HTTPHeaders.equalNames(name, "Content-Encoding"): return .contentEncoding
         case 17 where HTTPHeaders.equalNames(name, "Transfer-Encoding"): return .owned
         default: return .other
         }
