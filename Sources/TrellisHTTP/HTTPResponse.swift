@@ -76,8 +76,14 @@ public struct HTTPResponse: Sendable {
 
     /// A response with fields encoded once and bytes `shared` keeps: what a cached answer is.
     public init(encodedFields: EncodedFields, sharing shared: any SharedBytes, gzipBody: [UInt8]? = nil) {
-        self.init(sharing: shared, gzipBody: gzipBody)
+        // Each member set once: initializers calling initializers copied the whole response.
+        status = .ok
+        headers = HTTPHeaders()
         self.encodedFields = encodedFields
+        content = .shared(UncheckedShared(object: shared))
+        self.gzipBody = gzipBody
+        compressible = true
+        route = nil
     }
 
     /// Whether a field says the body is encoded already (`Content-Encoding`): the server leaves it so.
