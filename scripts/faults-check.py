@@ -6,17 +6,23 @@ then the recorded history checked against the audit log.
 Each write sets the rollout `gold-banner` to a percentage no other write uses, after reading the
 rollout (its value and ETag) from the same replica, so every audit entry names the write that
 made it and the state it was made over. The history is checked:
-  - every acknowledged write (2xx) is in the audit log once;
+  - every acknowledged write (2xx) is in the audit log once (those acknowledged before the fault
+    are counted apart: after a failover they must be on the new primary);
   - no write answered as failed (4xx but 412, 5xx before the server could have committed) is in it;
   - the audit log is a chain (each entry's `before` is the previous entry's `after`), and each
     write's entry was made over the state that write read: a write applied over another it did not
     read is a lost update;
-  - a 412 names a version another write produced;
   - once healed, every replica serves the last entry's value within 5 s.
 Writes whose outcome the client cannot know (a timeout, a connection cut after the request was
 sent, a 503 naming an unknown outcome) may be in the log or not; they are counted.
+
+What it measured: the writes' outcomes (all, and those made during the fault), how long the
+acknowledged ones took, the longest time without one; when something first noticed the fault (a
+replica's /readyz saying the store is unreachable or not answering, HAProxy marking a replica
+down: both watched every 0.2 s); and how long after healing began everything was well again: every
+replica reaching the store, in HAProxy's rotation and acknowledging a write.
 """
-import argparse, json, random, sys, threading, time, urllib.error, urllib.request
+import argparse, json, random, shlex, socket, subprocess, sys, threading, time, urllib.error, urllib.request
 
 REPLICAS = {"r1": "http://10.77.0.11:8080", "r2": "http://10.77.0.12:8080", "r3": "http://10.77.0.13:8080"}
 BALANCER = "http://10.77.0.20:8080"
@@ -89,34 +95,57 @@ def reader(history, stop):
         time.sleep(0.02)
 
 
-def watch(since, seconds, condition, every=False):
-    """Seconds after `since` until `condition` holds of a replica's /readyz store (of every
-    replica with `every`), or None within `seconds`."""
-    while time.monotonic() - since < seconds:
-        stores = [(request("GET", f"{url}/readyz", timeout=1)[2] or {}) for url in REPLICAS.values()]
-        stores = [s.get("store", {}) if isinstance(s, dict) else {} for s in stores]
-        if (all if every else any)(condition(store) for store in stores):
-            return time.monotonic() - since
-        time.sleep(0.2)
-    return None
+def haproxy_states(path):
+    """HAProxy's state of each replica ("UP", "DOWN", "UP 1/2", …), from its stats socket."""
+    try:
+        with socket.socket(socket.AF_UNIX) as connection:
+            connection.settimeout(1)
+            connection.connect(path)
+            connection.sendall(b"show stat\n")
+            data = b""
+            while chunk := connection.recv(65536):
+                data += chunk
+    except OSError:
+        return {"lb": "not answering"}
+    lines = data.decode().splitlines()
+    fields = lines[0].lstrip("# ").split(",")
+    rows = [dict(zip(fields, line.split(","))) for line in lines[1:] if line]
+    return {row["svname"]: row["status"] for row in rows if row["pxname"] == "replicas" and row["svname"] in REPLICAS}
 
 
-def audit_end(token, replica="r2"):
-    """The id of the newest audit entry of the rollout: where this run's history starts."""
-    status, _, body = request("GET", f"{REPLICAS[replica]}/admin/audit?resource=rollouts/{ROLLOUT}&limit=1", token, timeout=10)
-    if status != 200:
-        raise SystemExit(f"the audit log did not answer: {status} {body}")
-    return body["next"]
+def watch(stop, samples, haproxy_socket):
+    """Every 0.2 s, what is wrong: a replica not answering /readyz or saying its store is
+    unreachable, HAProxy holding a replica down."""
+    while not stop.is_set():
+        now, wrong = time.monotonic(), set()
+        for name, url in REPLICAS.items():
+            status, _, body = request("GET", f"{url}/readyz", timeout=1)
+            store = body.get("store", {}) if isinstance(body, dict) else {}
+            if status is None:
+                wrong.add(f"{name} not answering")
+            elif store.get("reachable") is False:
+                wrong.add(f"{name}'s store unreachable")
+        for name, state in haproxy_states(haproxy_socket).items():
+            if state.startswith(("DOWN", "MAINT", "not")):
+                wrong.add(f"HAProxy: {name} {state}")
+        samples.append((now, frozenset(wrong)))
+        time.sleep(max(0, 0.2 - (time.monotonic() - now)))
 
 
-def audit(token, since, replica="r2"):
+def audit_request(token, query):
+    """An audit page from whichever replica answers first."""
+    for url in REPLICAS.values():
+        status, _, body = request("GET", f"{url}/admin/audit?resource=rollouts/{ROLLOUT}&{query}", token, timeout=10)
+        if status == 200:
+            return body
+    raise SystemExit(f"the audit log did not answer on any replica: {status} {body}")
+
+
+def audit(token, since):
     # Without `after` the newest page comes; with it, the entries after an id, oldest first.
     entries, cursor = [], since
     while True:
-        url = f"{REPLICAS[replica]}/admin/audit?resource=rollouts/{ROLLOUT}&limit=500&after={cursor}"
-        status, _, body = request("GET", url, token, timeout=10)
-        if status != 200:
-            raise SystemExit(f"the audit log did not answer: {status} {body}")
+        body = audit_request(token, f"limit=500&after={cursor}")
         entries += body["entries"]
         # `next` is always there: the last id, the `after` of a poll for newer ones.
         if len(body["entries"]) < 500:
@@ -124,11 +153,21 @@ def audit(token, since, replica="r2"):
         cursor = body["next"]
 
 
+def run(command, faults):
+    if command:
+        subprocess.run([faults] + shlex.split(command), check=True)
+
+
+def seconds(value, suffix=" s"):
+    return "—" if value is None else f"{value:.1f}{suffix}"
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--token", required=True)
     parser.add_argument("--faults", required=True, help="scripts/faults")
-    parser.add_argument("--fault", required=True, help="what to break, as scripts/faults's arguments")
+    parser.add_argument("--state", required=True, help="scripts/faults's state directory (HAProxy's stats socket)")
+    parser.add_argument("--fault", required=True, help="what to break, as scripts/faults's arguments ('' for nothing)")
     parser.add_argument("--heal", required=True, help="how to heal it, as scripts/faults's arguments")
     parser.add_argument("--writers", type=int, default=6)
     parser.add_argument("--before", type=float, default=5)
@@ -137,41 +176,55 @@ def main():
     parser.add_argument("--plant-lost-update", action="store_true",
                         help="writers send no If-Match: writes land over others they did not read, which the check must find")
     args = parser.parse_args()
-    import shlex, subprocess
 
-    history, stop = History(), threading.Event()
-    since = audit_end(args.token)
+    history, stop, samples = History(), threading.Event(), []
+    since = audit_request(args.token, "limit=1")["next"]
     threads = [threading.Thread(target=writer, args=(history, args.token, stop, f"w{i}", not args.plant_lost_update))
                for i in range(args.writers)]
     threads += [threading.Thread(target=reader, args=(history, stop)) for _ in range(2)]
+    threads += [threading.Thread(target=watch, args=(stop, samples, f"{args.state}/lb.sock"))]
     for thread in threads:
         thread.start()
     time.sleep(args.before)
     broken = time.monotonic()
-    subprocess.run([args.faults] + shlex.split(args.fault), check=True)
-    detected = watch(broken, args.during, lambda store: not store.get("reachable", True))
+    run(args.fault, args.faults)
     time.sleep(max(0, args.during - (time.monotonic() - broken)))
-    subprocess.run([args.faults] + shlex.split(args.heal), check=True)
+    healing = time.monotonic()
+    run(args.heal, args.faults)
     healed = time.monotonic()
-    reconnected = watch(healed, args.after, lambda store: store.get("reachable") is True, every=True)
-    time.sleep(max(0, args.after - (time.monotonic() - healed)))
+    time.sleep(args.after)
     stop.set()
     for thread in threads:
         thread.join()
+    ended = time.monotonic()
 
-    problems = []
-    entries = [e for e in audit(args.token, since) if e["action"] == "rollout.update" and e["actor"] == "faults"]
+    # Every replica serves the audit log's last value within 5 s of the workload's end (a write
+    # that waited for a lock may commit after its client gave up: the log is read again until the
+    # replicas and the log agree, or 5 s have passed).
+    problems, converged = [], None
+    while True:
+        entries = [e for e in audit(args.token, since) if e["action"] == "rollout.update" and e["actor"] == "faults"]
+        final = entries[-1]["after"]["percentage"] if entries else None
+        values = {name: (request("GET", f"{url}/admin/rollouts/{ROLLOUT}", args.token)[2] or {}).get("percentage") for name, url in REPLICAS.items()}
+        if all(v == final for v in values.values()):
+            converged = time.monotonic() - ended
+            break
+        if time.monotonic() - ended > 5:
+            problems.append(f"5 s after the workload, the replicas serve {values}, not the audit log's last value {final}")
+            break
+        time.sleep(0.1)
+
     by_value = {}
     for entry in entries:
         by_value.setdefault(entry["after"]["percentage"], []).append(entry)
     writes = {w["value"]: w for w in history.writes}
-    counts = {outcome: sum(1 for w in history.writes if w["outcome"] == outcome) for outcome in ("ok", "conflict", "failed", "unknown")}
     for value, write in sorted(writes.items()):
         applied = by_value.get(value, [])
         if len(applied) > 1:
             problems.append(f"write {value} applied {len(applied)} times")
         if write["outcome"] == "ok" and not applied:
-            problems.append(f"write {value} acknowledged by {write['replica']} ({write['status']}) is not in the audit log: lost")
+            problems.append(f"write {value} acknowledged by {write['replica']} ({write['status']}) "
+                            f"{write['ended'] - broken:+.1f} s from the fault is not in the audit log: lost")
         if write["outcome"] in ("failed", "conflict") and applied:
             problems.append(f"write {value} answered {write['status']} by {write['replica']} was applied: {write['detail']}")
         for entry in applied:
@@ -185,26 +238,48 @@ def main():
     if foreign:
         problems.append(f"the audit log has values no write sent: {foreign[:5]}")
 
-    # Every replica serves the last value, within 5 s of the workload's end.
-    final = entries[-1]["after"]["percentage"] if entries else None
-    ended, converged = time.monotonic(), None
-    while time.monotonic() - ended < 5:
-        values = {name: (request("GET", f"{url}/admin/rollouts/{ROLLOUT}", args.token)[2] or {}).get("percentage") for name, url in REPLICAS.items()}
-        if all(v == final for v in values.values()):
-            converged = time.monotonic() - ended
-            break
-        time.sleep(0.1)
-    if converged is None:
-        problems.append(f"5 s after the workload, the replicas serve {values}, not the last value {final}")
-
+    # What it measured.
+    def counts(ws):
+        return {o: sum(1 for w in ws if w["outcome"] == o) for o in ("ok", "conflict", "failed", "unknown")}
+    everything, during = counts(history.writes), counts([w for w in history.writes if broken <= w["started"] < healing])
+    acked = sorted((w for w in history.writes if w["outcome"] == "ok"), key=lambda w: w["ended"])
+    before = [w for w in acked if w["ended"] < broken]
+    lost_before = sum(1 for w in before if not by_value.get(w["value"]))
+    took = sorted(w["ended"] - w["started"] for w in acked if broken <= w["started"] < healing)
+    marks = [broken] + [w["ended"] for w in acked if w["ended"] >= broken] + [ended]
+    gap, gap_from = max((b - a, a) for a, b in zip(marks, marks[1:]))
+    noticed = next(((t - broken, wrong) for t, wrong in samples if t >= broken and wrong), None)
+    # Well again: the first sample after healing began from which on nothing was wrong, and each
+    # replica's first acknowledged write after it.
+    well = None
+    for t, wrong in samples:
+        if t >= healing and not wrong and well is None:
+            well = t
+        elif wrong:
+            well = None
+    firsts = {name: next((w["ended"] - healing for w in acked if w["replica"] == name and w["started"] >= healing), None) for name in REPLICAS}
+    if well is None or None in firsts.values():
+        settled = None
+    else:
+        settled = max([well - healing] + list(firsts.values()))
     failed_reads = [(t - broken, s) for t, s in history.reads if s != 200]
-    print(f"fault: {args.fault}; healed by: {args.heal}")
-    print(f"writes: {len(history.writes)}: acknowledged {counts['ok']}, conflicts (412) {counts['conflict']}, failed {counts['failed']}, "
-          f"unknown {counts['unknown']} ({unknown_applied} of them applied); audit entries {len(entries)}")
+    stuck = [name for name, t in firsts.items() if t is None]
+    if args.heal and stuck:
+        problems.append(f"{', '.join(stuck)} acknowledged no write in the {ended - healing:.0f} s after healing began")
+
+    print(f"fault: {args.fault or 'none'}; healed by: {args.heal or 'nothing'} (took {healed - healing:.1f} s)")
+    print(f"writes: {len(history.writes)}: acknowledged {everything['ok']}, conflicts (412) {everything['conflict']}, failed {everything['failed']}, "
+          f"unknown {everything['unknown']} ({unknown_applied} of them applied); audit entries {len(entries)}")
+    print(f"  during the fault: acknowledged {during['ok']}, conflicts {during['conflict']}, failed {during['failed']}, unknown {during['unknown']}; "
+          f"acknowledged ones took median {seconds(took[len(took) // 2] if took else None)}, longest {seconds(took[-1] if took else None)}")
+    print(f"  acknowledged before the fault: {len(before)}, missing from the audit log after it: {lost_before}")
+    print(f"  longest time without an acknowledged write: {gap:.1f} s (from {gap_from - broken:.1f} s after the fault)")
     print(f"reads through the balancer: {len(history.reads)}, failed {len(failed_reads)}"
           + (f" (from {min(t for t, _ in failed_reads):.1f} s to {max(t for t, _ in failed_reads):.1f} s after the fault)" if failed_reads else ""))
-    print(f"a replica reported the store unreachable: {'%.1f s after the fault' % detected if detected is not None else 'never, during the fault'}")
-    print(f"every replica reached the store again: {'%.1f s after healing' % reconnected if reconnected is not None else 'not within %.0f s' % args.after}")
+    print(f"detected: {'%.1f s after the fault (%s)' % (noticed[0], ', '.join(sorted(noticed[1]))) if noticed else 'nothing noticed it'}")
+    print(f"converged: {seconds(settled, ' s after healing began') if settled is not None else 'no'} "
+          f"(nothing wrong from {seconds(well - healing if well else None)}; first write acknowledged by "
+          + ", ".join(f"{n} at {seconds(t)}" for n, t in firsts.items()) + ")")
     print(f"every replica served the last value: {'%.2f s after the workload' % converged if converged is not None else 'no'}")
     for outcome in ("failed", "unknown"):
         for write in [w for w in history.writes if w["outcome"] == outcome][:3]:
