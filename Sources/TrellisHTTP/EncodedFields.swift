@@ -9,10 +9,13 @@ public final class EncodedFields: Sendable {
     let bytes: [UInt8]
     /// What the writer reads of them.
     let facts: ResponseWriter.FieldFacts
+    /// The fields as given, for whoever reads a response's ``HTTPResponse/headers``.
+    let headers: HTTPHeaders
 
     public init(_ headers: HTTPHeaders) {
         var bytes: [UInt8] = []
         facts = ResponseWriter.appendFields(headers, to: &bytes)
         self.bytes = bytes
+        self.headers = headers
     }
 }

@@ -2,9 +2,19 @@
 /// and, when it chooses the gzip form, `Content-Encoding` and `Vary`; a responder sets the rest.
 public struct HTTPResponse: Sendable {
     public var status: HTTPStatus
-    public var headers: HTTPHeaders
-    /// Fields checked and encoded once (a cached answer's), sent before ``headers``.
-    public var encodedFields: EncodedFields?
+    /// Every header field: the encoded ones (``encodedFields``) and the others. Setting them makes
+    /// the response a plain one again, every field in ``headers``.
+    public var headers: HTTPHeaders {
+        get { encodedFields.map { HTTPHeaders(Array($0.headers) + Array(otherHeaders)) } ?? otherHeaders }
+        set {
+            otherHeaders = newValue
+            encodedFields = nil
+        }
+    }
+    /// Fields checked and encoded once (a cached answer's), sent before ``otherHeaders``.
+    public private(set) var encodedFields: EncodedFields?
+    /// The fields besides the encoded ones: what the writer checks and sends after them.
+    private(set) var otherHeaders: HTTPHeaders
     /// The identity-coded body. Arrays are copy-on-write, so precomputed bytes are shared, not
     /// copied. A body given as ``SharedBytes`` reads here as a copy of them; the server sends them
     /// from where they lie.
@@ -56,7 +66,7 @@ public struct HTTPResponse: Sendable {
         gzipBody: [UInt8]? = nil, compressible: Bool = true, route: String? = nil
     ) {
         self.status = status
-        self.headers = headers
+        otherHeaders = headers
         content = .bytes(body)
         self.gzipBody = gzipBody
         self.compressible = compressible
@@ -78,7 +88,7 @@ public struct HTTPResponse: Sendable {
     public init(encodedFields: EncodedFields, sharing shared: any SharedBytes, gzipBody: [UInt8]? = nil) {
         // Each member set once: initializers calling initializers copied the whole response.
         status = .ok
-        headers = HTTPHeaders()
+        otherHeaders = HTTPHeaders()
         self.encodedFields = encodedFields
         content = .shared(UncheckedShared(object: shared))
         self.gzipBody = gzipBody
@@ -88,12 +98,12 @@ public struct HTTPResponse: Sendable {
 
     /// Whether a field says the body is encoded already (`Content-Encoding`): the server leaves it so.
     var hasContentEncoding: Bool {
-        (encodedFields?.facts.hasContentEncoding ?? false) || headers.contains("Content-Encoding")
+        (encodedFields?.facts.hasContentEncoding ?? false) || otherHeaders.contains("Content-Encoding")
     }
 
     /// Whether the body's type is one worth compressing (``ContentCoding/isTextual(_:)``).
     var isTextual: Bool {
-        (encodedFields?.facts.isTextual ?? false) || ContentCoding.isTextual(headers["Content-Type"])
+        (encodedFields?.facts.isTextual ?? false) || ContentCoding.isTextual(otherHeaders["Content-Type"])
     }
 
     struct UncheckedShared: @unchecked Sendable {

@@ -67,7 +67,7 @@ enum ResponseWriter {
                 out.append(contentsOf: encoded.bytes)
                 fields = encoded.facts
             }
-            fields.add(appendFields(response.headers, to: &out))
+            fields.add(appendFields(response.otherHeaders, to: &out))
         }
         if fields.closes { keepAlive = false }
         if bodyAllowed {
@@ -96,7 +96,8 @@ enum ResponseWriter {
         _ head: HTTPResponse, chunked: Bool, requestID: String, date: [UInt8], into out: inout [UInt8]
     ) -> Outcome {
         appendStatusLine(head.status, to: &out)
-        let facts = appendFields(head.headers, to: &out)
+        if let encoded = head.encodedFields { out.append(contentsOf: encoded.bytes) }
+        let facts = (head.encodedFields?.facts ?? FieldFacts()).adding(appendFields(head.otherHeaders, to: &out))
         out.append(literal: chunked ? "Transfer-Encoding: chunked\r\n" : "Connection: close\r\n")
         out.append(contentsOf: date)
         if !facts.hasRequestID { appendField("X-Request-Id", requestID, to: &out) }
@@ -150,6 +151,12 @@ enum ResponseWriter {
         var hasContentEncoding = false
         /// A `Content-Type` worth compressing (``ContentCoding/isTextual(_:)``).
         var isTextual = false
+
+        func adding(_ other: FieldFacts) -> FieldFacts {
+            var sum = self
+            sum.add(other)
+            return sum
+        }
 
         mutating func add(_ other: FieldFacts) {
             closes = closes || other.closes
