@@ -13,8 +13,9 @@ made it and the state it was made over. The history is checked:
     write's entry was made over the state that write read: a write applied over another it did not
     read is a lost update;
   - once healed, every replica serves the last entry's value within 5 s.
-Writes whose outcome the client cannot know (a timeout, a connection cut after the request was
-sent, a 503 naming an unknown outcome) may be in the log or not; they are counted.
+Writes whose outcome the client cannot know (no answer in 20 s, a connection cut after the request
+was sent, a 503 whose problem says `"outcome": "unknown"`) may be in the log or not; they are
+counted. A 503 that says `"outcome": "not-made"` is a failed write: it must not be in the log.
 
 What it measured: the writes' outcomes (all, and those made during the fault), how long the
 acknowledged ones took, the longest time without one; when something first noticed the fault (a
@@ -52,6 +53,22 @@ def request(method, url, token=None, body=None, headers=None, timeout=5):
         return None, None, f"{type(error).__name__}: {error}"
 
 
+WRITE_TIMEOUT = 20
+
+
+def classify(status, body):
+    """A write's outcome as its answer says: a 503 whose problem says `"outcome": "not-made"`
+    failed (and must not be applied); one that says `unknown`, any other 503 or 504, and no answer
+    at all are unknown."""
+    if status and 200 <= status < 300:
+        return "ok"
+    if status == 412:
+        return "conflict"
+    if status == 503 and isinstance(body, dict) and body.get("outcome") == "not-made":
+        return "failed"
+    return "unknown" if status is None or status in (503, 504) else "failed"
+
+
 class History:
     def __init__(self):
         self.lock = threading.Lock()
@@ -75,11 +92,12 @@ def writer(history, token, stop, name, if_match=True):
             continue
         value = history.value()
         started = time.monotonic()
+        # Longer than a replica takes to give up on a silent database (its 10 s tcp_user_timeout,
+        # then a 3 s connect), so that its own answer, not the client's patience, is recorded.
         status, answer_headers, body = request(
             "PUT", f"{REPLICAS[replica]}/admin/rollouts/{ROLLOUT}", token, {"percentage": value},
-            {"If-Match": headers["ETag"]} if if_match else {})
-        outcome = ("ok" if status and 200 <= status < 300 else "conflict" if status == 412
-                   else "unknown" if status is None or status in (503, 504) else "failed")
+            {"If-Match": headers["ETag"]} if if_match else {}, timeout=WRITE_TIMEOUT)
+        outcome = classify(status, body)
         with history.lock:
             history.writes.append(dict(replica=replica, value=value, read=current["percentage"], etag=headers["ETag"],
                                        status=status, outcome=outcome, started=started, ended=time.monotonic(),

@@ -5,11 +5,15 @@ the database's clock (±2 s), whichever replica holds the lease."
 
 r2 runs 10 minutes ahead and r3 10 minutes behind (faketime: the replica's process alone; this
 checker and the database read the machine's clock). Two runs, one for each skewed replica:
-  1. it is made the holder of the scheduling lease: the two others are stopped (SIGTERM: they
-     drain and give their leases up) until the store's lease table names it, then started again
-     with their clocks; the lease table is printed;
+  1. it is made the one that applies the step: the two others are stopped (SIGTERM: they drain
+     and give their leases up) until the store's lease table names it holder of a lease whose name
+     says schedule, then started again with their clocks. Where the server has no such lease —
+     every replica runs the scheduler and the store's compare-and-set lets one make each step —
+     the others stay stopped until the step has been seen, so the skewed replica alone can make
+     it; the lease table is printed;
   2. a step of the rollout gold-banner from 0 % to 100 % is scheduled 20 s ahead by the database's
-     clock, through r1 (whose clock is right: a skewed replica judges "in the future" by its own);
+     clock, through r1 (or through the skewed replica while the others are stopped: it must judge
+     "in the future" by the database's clock too);
   3. the public state is read through the balancer every 100 ms (OFREP: the flag gold-banner for
      one user, false before the step and true after it), by the machine's clock;
   4. checked: the audit log has exactly one `rollout.schedule` entry, and the balancer first
@@ -60,9 +64,9 @@ def scheduling_holder(held):
 
 def take_lease(args, holder):
     """Stops the other replicas until `holder` holds the scheduling lease (or 3 s show there is no
-    such lease, or 40 s pass), then starts them again."""
-    others = [r for r in SKEWS if r != holder]
-    for other in others:
+    such lease, or 40 s pass), then starts them again — unless there is no such lease: then they
+    stay stopped (start_others starts them). Returns the leases."""
+    for other in others_of(holder):
         faults(args, "stop", other)
     started, held = time.monotonic(), {}
     while time.monotonic() - started < 40:
@@ -70,9 +74,18 @@ def take_lease(args, holder):
         if scheduling_holder(held) == holder or (scheduling_holder(held) is None and time.monotonic() - started > 3):
             break
         time.sleep(0.5)
-    for other in others:
-        faults(args, "start", other, *(["--skew", str(SKEWS[other])] if SKEWS[other] else []))
+    if scheduling_holder(held) is not None:
+        start_others(args, holder)
     return held
+
+
+def others_of(holder):
+    return [r for r in SKEWS if r != holder]
+
+
+def start_others(args, holder):
+    for other in others_of(holder):
+        faults(args, "start", other, *(["--skew", str(SKEWS[other])] if SKEWS[other] else []))
 
 
 def rfc3339(seconds):
@@ -97,21 +110,25 @@ def flag(user):
 def one_run(args, holder):
     print(f"run: {holder} (clock {SKEWS[holder]:+d} s) to hold the scheduling lease")
     held = take_lease(args, holder)
-    others = " and ".join(r for r in SKEWS if r != holder)
-    if scheduling_holder(held) is None:
-        print(f"  {others} stopped (SIGTERM) and started again; leases: {describe(held)}; none is the scheduler's: "
-              "every replica applies due steps by its own clock")
+    others = " and ".join(others_of(holder))
+    alone = scheduling_holder(held) is None
+    if alone:
+        print(f"  {others} stopped (SIGTERM) until the step has been seen; leases: {describe(held)}; none is the "
+              f"scheduler's: every replica runs it and the store lets one make each step, so {holder} alone makes this one")
     else:
         print(f"  {others} stopped (SIGTERM) and started again; leases: {describe(held)}")
+    writer = check.REPLICAS[holder] if alone else check.REPLICAS["r1"]
 
     since = check.audit_request(args.token, "limit=1")["next"]
     database = float(sql(args, "SELECT extract(epoch FROM clock_timestamp())")[0][0])
     offset = time.time() - database
     at = math.ceil(database + args.ahead)
-    status, _, body = check.request("PUT", f"{check.REPLICAS['r1']}/admin/rollouts/{check.ROLLOUT}", args.token,
+    status, _, body = check.request("PUT", f"{writer}/admin/rollouts/{check.ROLLOUT}", args.token,
                                     {"percentage": 0, "schedule": [{"at": rfc3339(at), "percentage": 100}]})
     if status != 200:
         print(f"  the schedule was refused: {status} {body}")
+        if alone:
+            start_others(args, holder)
         return False
     print(f"  step to 100 % at {rfc3339(at)}: {at - time.time():.1f} s ahead by the database's clock "
           f"(this machine's clock is {offset:+.3f} s from it); read through the balancer every 100 ms")
@@ -126,7 +143,9 @@ def one_run(args, holder):
         if now > at + args.window or (first is not None and now > max(at + 3, first + 1)):
             break
         time.sleep(max(0, 0.1 - (time.time() - now)))
-    check.request("PUT", f"{check.REPLICAS['r1']}/admin/rollouts/{check.ROLLOUT}", args.token, {"schedule": []})
+    check.request("PUT", f"{writer}/admin/rollouts/{check.ROLLOUT}", args.token, {"schedule": []})
+    if alone:
+        start_others(args, holder)
 
     applied = [e for e in check.audit(args.token, since) if e["action"] == "rollout.schedule"]
     first = next((t for t, value in seen if value is True), None)
@@ -163,16 +182,13 @@ def main():
         faults(args, "start", replica, "--skew", str(SKEWS[replica]))
     try:
         results = [one_run(args, holder) for holder in ("r2", "r3")]
-        lease = scheduling_holder(leases(args))
     finally:
         for replica in ("r2", "r3"):
             faults(args, "start", replica)
     failed = results.count(False)
     print(f"skew: {'FAIL' if failed else 'ok'}: {len(results) - failed} of {len(results)} runs ok")
     if failed:
-        print("  A step must be applied once, at its time by the database's clock (±2 s), whichever replica holds the lease."
-              + ("" if lease else " This server has no scheduling lease and each replica applies a due step by its own"
-                 " clock, so the one 10 minutes ahead applies it as soon as it is scheduled: the fix is the server's."))
+        print("  A step must be applied once, at its time by the database's clock (±2 s), whichever replica makes it.")
     sys.exit(1 if failed else 0)
 
 

@@ -55,12 +55,16 @@ public final class PostgresStore: RuntimeStore {
     /// unavailable or failed instead of holding the control plane's write queue: TCP keepalives
     /// and a 10 s bound on unacknowledged sends notice a vanished server; on the server, no
     /// statement runs longer than 60 s (a backup's reads stream well within it) and no lock is
-    /// waited for longer than 10 s (commits hold the sequence row for milliseconds).
+    /// waited for longer than 10 s (commits hold the sequence row for milliseconds), and no
+    /// transaction left idle longer than 10 s: a replica cut from the database in the middle of a
+    /// commit leaves its session holding the sequence row, and every other replica's writes wait
+    /// behind it until the database ends that session (scripts/faults-check saw 28 s without it).
     /// And no JIT compilation: loading 10,000 screens is costly enough on paper to trigger it, and
     /// compiling took longer than the queries it compiled.
     static let connectionBounds: [(keyword: String, value: String)] = [
         ("keepalives", "1"), ("keepalives_idle", "15"), ("keepalives_interval", "5"), ("keepalives_count", "3"),
-        ("tcp_user_timeout", "10000"), ("options", "-c statement_timeout=60000 -c lock_timeout=10000 -c jit=off"),
+        ("tcp_user_timeout", "10000"),
+        ("options", "-c statement_timeout=60000 -c lock_timeout=10000 -c idle_in_transaction_session_timeout=10000 -c jit=off"),
     ]
 
     /// Migrates once per process, before any statement of this store.
