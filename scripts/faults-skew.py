@@ -3,7 +3,7 @@
 skewed by ±10 minutes on one of three replicas: a schedule step is applied once, at its time by
 the database's clock (±2 s), whichever replica holds the lease."
 
-r2 runs 10 minutes ahead and r3 10 minutes behind (faketime: the replica's process alone; this
+r2 runs 10 minutes ahead and r3 10 minutes behind (scripts/faults-clock.c: the replica's wall clock alone; this
 checker and the database read the machine's clock). Two runs, one for each skewed replica:
   1. it is made the one that applies the step: the two others are stopped (SIGTERM: they drain
      and give their leases up) until the store's lease table names it holder of a lease whose name
@@ -92,13 +92,8 @@ def rfc3339(seconds):
     return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def applier(entry, seen):
-    """Which replica made an audit entry, from how far its stamp is from when it was seen."""
-    if seen is None:
-        return "?"
-    stamp = datetime.datetime.fromisoformat(entry["at"].replace("Z", "+00:00")).timestamp()
-    replica = min(SKEWS, key=lambda r: abs(stamp - seen - SKEWS[r]))
-    return f"{replica} ({SKEWS[replica]:+d} s)"
+def stamp(entry):
+    return datetime.datetime.fromisoformat(entry["at"].replace("Z", "+00:00")).timestamp()
 
 
 def flag(user):
@@ -161,7 +156,7 @@ def one_run(args, holder):
         problems.append("seen applied, then not")
     print(f"  leases at the step's time: {holder_at_step or 'not read'}")
     print(f"  audit: {len(applied)} rollout.schedule entr{'y' if len(applied) == 1 else 'ies'}"
-          + "".join(f"; stamped {e['at']} by the clock of the replica that made it: {applier(e, first)}" for e in applied))
+          + "".join(f"; stamped {e['at']}, {stamp(e) - at:+.1f} s from the step's time" for e in applied))
     print(f"  first seen through the balancer: "
           + (f"{first - at:+.1f} s from its time ({len(seen)} reads)" if first is not None else f"never ({len(seen)} reads)"))
     print(f"  {'FAIL: ' + '; '.join(problems) if problems else 'ok'}")
@@ -177,7 +172,7 @@ def main():
     parser.add_argument("--window", type=float, default=8, help="seconds to watch for it after its time")
     args = parser.parse_args()
 
-    print("skew: r2 10 minutes ahead, r3 10 minutes behind (faketime), r1 right")
+    print("skew: r2 10 minutes ahead, r3 10 minutes behind (their wall clocks), r1 right")
     for replica in ("r2", "r3"):
         faults(args, "start", replica, "--skew", str(SKEWS[replica]))
     try:
