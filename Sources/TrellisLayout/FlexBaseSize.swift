@@ -275,18 +275,14 @@ extension FlexLayoutEngine {
                 childHeightMode = .stretchFit
             }
         }
-        // An item is measured stretched to the row's height only where that height is definite,
-        // and to a height that is only a flex basis only once the row's width is known: a row
-        // sized by its content counts the item by its content (as Chromium), so an item with a
-        // ratio, or one holding such an item, takes no width from that height.
-        let stretchedHeightIsDefinite = switch container.heightDefiniteness {
-        case .definite: true
-        case .byFlexBasis: container.mainMode == .stretchFit
-        case .indefinite: false
-        }
+        // An item is measured stretched to the row's height only where that height is definite
+        // (also where it is only a flex basis: the row is laid out at that height). A column
+        // measured for its width finds its row items' widths before flexing them
+        // (`findsWidthBeforeFlexing`), so there a row sized by its content counts the item by its
+        // content (as Chromium), and an item with a ratio takes no width from a flexed height.
         if isMainAxisRow && !isColumnDefinite && !height.isNaN && container.crossMode == .stretchFit
             && childHeightMode != .stretchFit && stretches()
-            && (stretchedHeightIsDefinite || !config.cssAspectRatio && (child.styleStorage.aspectRatio ?? 0) > 0) {
+            && (container.heightIsDefinite || !config.cssAspectRatio && (child.styleStorage.aspectRatio ?? 0) > 0) {
             childHeight = height
             childHeightMode = .stretchFit
             if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {

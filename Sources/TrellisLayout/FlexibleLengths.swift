@@ -205,6 +205,19 @@ extension FlexLayoutEngine {
             && !config.errata.contains(.multiLineStretchIsMaxContent)
     }
 
+    /// Whether an item is a row without a definite height of its own in a column whose width is
+    /// not known yet (measured for its content's width). The column's intrinsic width comes from
+    /// its items' contributions ([§9.9.2](https://www.w3.org/TR/css-flexbox-1/#intrinsic-cross-sizes)),
+    /// found before they are flexed, so the row's height is not definite there: an item with an
+    /// aspect ratio stretched across it counts by its content, not by the height the row is
+    /// flexed (or clamped) to, as Chromium measures it ([§9.8](https://www.w3.org/TR/css-flexbox-1/#definite-sizes)).
+    @inline(__always)
+    private func findsWidthBeforeFlexing(_ child: LayoutNode, _ container: FlexContainer) -> Bool {
+        !container.isMainAxisRow && container.crossMode != .stretchFit && config.cssAspectRatio
+            && child.styleStorage.flexDirection.isRow && !child.children.isEmpty && !child.hasMeasureFunction
+            && child.pinLayoutStorage == nil && !child.hasDefiniteLength(.column, container.percentInnerHeight)
+    }
+
     /// Lays an item out with its resolved main size and the cross size it gets before line
     /// cross sizes are known ([§9.4 step 7, hypothetical cross size](https://www.w3.org/TR/css-flexbox-1/#algo-cross-item)).
     private func layOutItemAtMainSize(_ child: LayoutNode, _ container: inout FlexContainer, mainSize: Float) {
@@ -270,9 +283,11 @@ extension FlexLayoutEngine {
         applySizingKeyword(child.styleStorage.dimension(crossAxis), available: innerCross, &childCrossSize, &childCrossMode)
         constrainMaxSizeForMode(child, direction, crossAxis, percentCross, innerWidth, &childCrossMode, &childCrossSize)
 
-        if childCrossMode != .stretchFit && countsAsOneLine(child, container) {
+        if childCrossMode != .stretchFit
+            && (countsAsOneLine(child, container) || findsWidthBeforeFlexing(child, container)) {
             // Its intrinsic width is found without the height it was flexed to, so its lines do not
-            // break there; laid out at that width and its height, the lines overflow it.
+            // break there (and its items take no width from it through a ratio); laid out at that
+            // width and its height, the lines overflow it.
             layoutNode(child, availableWidth: childCrossSize, availableHeight: .nan, ownerDirection: node.layout.direction,
                        widthMode: childCrossMode, heightMode: .maxContent, ownerWidth: innerWidth,
                        ownerHeight: container.percentInnerHeight, performLayout: false, depth: container.depth)
