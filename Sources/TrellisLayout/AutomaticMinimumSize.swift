@@ -101,7 +101,18 @@ extension FlexLayoutEngine {
             for child in node.layoutChildren {
                 let childStyle = child.styleStorage
                 if childStyle.display == .none || childStyle.positionType == .absolute { continue }
-                var contribution = minContentWidth(child, child.resolveDirection(direction), .nan, percentHeight: innerHeight)
+                // A row stretched to that height has it as a definite height too (§9.8), so the
+                // items with a ratio it stretches take their width from it.
+                var childFixedHeight = Float.nan
+                if !stretchedHeight.isNaN && childStyle.flexDirection.isRow && childStyle.flexWrap == .noWrap
+                    && childStyle.aspectRatio == nil && (childStyle.height.isAuto || !childStyle.height.isDefined)
+                    && resolveChildAlignment(node, child) == .stretch
+                    && !child.marginIsAuto(flexStart: .column, direction) && !child.marginIsAuto(flexEnd: .column, direction) {
+                    childFixedHeight = child.boundAxis(.column, direction, stretchedHeight - child.marginForAxis(.column, direction, .nan),
+                                                       .nan, .nan) - child.paddingAndBorder(.column, direction, .nan)
+                }
+                var contribution = minContentWidth(child, child.resolveDirection(direction), .nan, percentHeight: innerHeight,
+                                                   fixedInnerHeight: childFixedHeight)
                     + child.marginForAxis(.row, direction, .nan)
                 if !stretchedHeight.isNaN, let ratio = childStyle.aspectRatio, ratio > 0, ratio.isFinite,
                    childStyle.width.isAuto || !childStyle.width.isDefined,

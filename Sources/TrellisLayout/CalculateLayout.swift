@@ -240,8 +240,14 @@ struct FlexLayoutEngine {
         guard widthMode == .fitContent else { return maxContent }
         let offered = availableWidth - node.marginForAxis(.row, node.layout.direction, ownerWidth)
         if maxContent <= offered { return maxContent }
-        // Fit-content: the offered width, but at least the min-content width (§5.1).
-        return max(offered, minContentWidth(node, node.layout.direction, ownerWidth))
+        // Fit-content: the offered width, but at least the min-content width (§5.1). A height
+        // fixed inside a definite one is definite (§9.8): items with a ratio stretched to it
+        // count the width it transfers.
+        let fixedInnerHeight = heightMode == .stretchFit && !ownerHeight.isNaN && node.styleStorage.positionType != .absolute
+            ? availableHeight - node.marginForAxis(.column, node.layout.direction, ownerWidth)
+                - node.paddingAndBorder(.column, node.layout.direction, ownerWidth)
+            : .nan
+        return max(offered, minContentWidth(node, node.layout.direction, ownerWidth, fixedInnerHeight: fixedInnerHeight))
     }
 
     /// Whether an in-flow child of a column stretches across it: an auto width, `stretch`
