@@ -203,6 +203,8 @@ extension FlexLayoutEngine {
         return !container.isMainAxisRow && container.crossMode != .stretchFit && style.flexWrap != .noWrap
             && style.flexDirection.isColumn && !child.hasDefiniteLength(.column, container.availableInnerHeight)
             && !config.errata.contains(.multiLineStretchIsMaxContent)
+            // (An item with a ratio takes its width from its content and its min/max heights below.)
+            && (style.aspectRatio == nil || !config.cssAspectRatio)
     }
 
     /// Whether an item is a row without a definite height of its own in a column whose width is
