@@ -191,13 +191,16 @@ extension FlexLayoutEngine {
             child.layout.computedFlexBasis = maxOrDefined(
                 child.resolvedDimension(direction, .column, ownerHeight, ownerWidth), paddingAndBorderMain)
         } else {
-            measureContentFlexBasis(of: child, in: container, contentBasis: contentBasis)
+            let transferred = measureContentFlexBasis(of: child, in: container, contentBasis: contentBasis)
             // CSS takes the content's size unclamped (min/max apply to the hypothetical size);
             // Yoga takes the measured, clamped size (`flexBasisClampedByMinMax`).
             var contentSize = child.measured(mainAxis)
             if config.useWebDefaults || !config.errata.contains(.flexBasisClampedByMinMax) {
                 let unclamped = mainAxis.isRow ? child.layout.contentWidth : child.layout.contentHeight
                 if !unclamped.isNaN { contentSize = unclamped }
+                // §9.2 step 3 B: with a ratio and a definite cross size, the flex base size is that
+                // cross size through the ratio, before the item's own main-axis min/max clamp.
+                if !transferred.isNaN { contentSize = transferred }
             }
             child.layout.computedFlexBasis = maxOrDefined(contentSize, paddingAndBorderMain)
         }
@@ -207,7 +210,11 @@ extension FlexLayoutEngine {
 
     /// Lays the item out under max-content (or the container's size as fit-content) in the main
     /// axis to find its content-based flex base size.
-    private func measureContentFlexBasis(of child: LayoutNode, in container: FlexContainer, contentBasis: Bool) {
+    /// - Returns: the main size (border box) an aspect ratio transfers from a definite cross size,
+    ///   before the item's main-axis min/max clamp; NaN when no ratio gives it.
+    @discardableResult
+    private func measureContentFlexBasis(of child: LayoutNode, in container: FlexContainer, contentBasis: Bool) -> Float {
+        var transferred = Float.nan
         let node = container.node
         let isMainAxisRow = container.isMainAxisRow
         let direction = container.direction
@@ -304,10 +311,12 @@ extension FlexLayoutEngine {
                 let height = child.boundAxis(.column, direction, childHeight - marginColumn, ownerHeight, ownerWidth)
                 childWidth = marginRow + height * ratio
                 childWidthMode = .stretchFit
+                transferred = height * ratio
                 constrainMaxSizeForMode(child, direction, .row, ownerWidth, ownerWidth, &childWidthMode, &childWidth)
             } else if !isMainAxisRow && childWidthMode == .stretchFit {
                 childHeight = marginColumn + child.boundAxis(.row, direction, childWidth - marginRow, ownerWidth, ownerWidth) / ratio
                 childHeightMode = .stretchFit
+                transferred = childHeight - marginColumn
                 constrainMaxSizeForMode(child, direction, .column, ownerHeight, ownerWidth, &childHeightMode, &childHeight)
             }
         }
@@ -319,6 +328,7 @@ extension FlexLayoutEngine {
         layoutNode(child, availableWidth: childWidth, availableHeight: childHeight, ownerDirection: direction,
                    widthMode: childWidthMode, heightMode: childHeightMode, ownerWidth: ownerWidth,
                    ownerHeight: ownerHeight, performLayout: false, depth: container.depth)
+        return transferred
     }
 
     /// A box with an aspect ratio and no definite size (in a row, an unstretched item; in a
@@ -340,7 +350,11 @@ extension FlexLayoutEngine {
         var innerWidth = max(child.layout.measuredWidth, child.paddingAndBorder(.column, direction, ownerWidth) * ratio)
         let maxHeight = child.resolvedMax(.column, direction, ownerHeight, ownerWidth)
         let minHeight = child.resolvedMin(.column, direction, ownerHeight, ownerWidth)
-        if !maxHeight.isNaN, innerWidth > maxHeight * ratio { innerWidth = maxHeight * ratio }
+        // (A max height below the padding and border leaves the box that tall: CSS Box Sizing §3.)
+        let paddingAndBorderHeight = child.paddingAndBorder(.column, direction, ownerWidth)
+        if !maxHeight.isNaN, innerWidth > max(maxHeight, paddingAndBorderHeight) * ratio {
+            innerWidth = max(maxHeight, paddingAndBorderHeight) * ratio
+        }
         if !minHeight.isNaN, innerWidth < minHeight * ratio { innerWidth = minHeight * ratio }
         innerWidth = child.boundAxis(.row, direction, innerWidth, ownerWidth, ownerWidth)
         childWidth = innerWidth + margins.row
