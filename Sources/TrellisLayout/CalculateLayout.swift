@@ -243,7 +243,9 @@ struct FlexLayoutEngine {
         // Fit-content: the offered width, but at least the min-content width (§5.1). A height
         // fixed inside a definite one is definite (§9.8): items with a ratio stretched to it
         // count the width it transfers.
-        let fixedInnerHeight = heightMode == .stretchFit && !ownerHeight.isNaN && node.styleStorage.positionType != .absolute
+        let fixedInnerHeight = heightMode == .stretchFit && !ownerHeight.isNaN && (node.styleStorage.positionType != .absolute
+            || node.hasDefiniteLength(.column, ownerHeight)
+            || node.hasInset(.top, node.layout.direction) && node.hasInset(.bottom, node.layout.direction))
             ? availableHeight - node.marginForAxis(.column, node.layout.direction, ownerWidth)
                 - node.paddingAndBorder(.column, node.layout.direction, ownerWidth)
             : .nan
