@@ -1,7 +1,7 @@
 /// [§9.2 step 3, Determine the flex base size and hypothetical main size of each item](https://www.w3.org/TR/css-flexbox-1/#algo-main-item).
 extension FlexLayoutEngine {
-    /// Computes every item's flex base size and sums the outer sizes and gaps into
-    /// `totalMainDim`; also sets each item's initial position.
+    /// Computes every item's flex base size and sums the outer hypothetical main sizes and gaps
+    /// into `totalMainDim`; also sets each item's initial position.
     func determineFlexBaseSizes(_ container: inout FlexContainer) {
         // The shortcut assumes one line: a wrapping container breaks its lines by flex bases.
         let singleFlexChild = container.mainMode == .stretchFit
@@ -27,7 +27,14 @@ extension FlexLayoutEngine {
             } else {
                 if determineFlexBaseSize(of: child, in: container) { hasDefiniteBasis = true }
             }
-            total += child.layout.computedFlexBasis + child.marginForAxis(container.mainAxis, container.direction, container.availableInnerWidth)
+            // (The outer hypothetical main size: whether the items overflow the space offered is
+            // a question about their max-content contributions, within their min and max sizes,
+            // §9.9.3; `hypotheticalMainSize` without the automatic minimum, found later.)
+            let hypothetical = maxOrDefined(
+                child.boundAxisWithinMinAndMax(container.direction, container.mainAxis, child.layout.computedFlexBasis,
+                                               container.percentInnerMainDim, container.availableInnerWidth),
+                child.paddingAndBorder(container.mainAxis, container.direction, container.availableInnerWidth))
+            total += hypothetical + child.marginForAxis(container.mainAxis, container.direction, container.availableInnerWidth)
         }
         if container.children.count > 1 {
             total += container.node.gap(container.mainAxis, container.availableInnerMainDim)
