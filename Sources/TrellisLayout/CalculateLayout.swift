@@ -71,15 +71,17 @@ struct FlexLayoutEngine {
         // width changes: a box sized by its content measures its items with them cyclic first.
         // So is a node with a percentage height when its containing block's height changes: a
         // measurement made while that height was not definite does not answer for a layout
-        // where it is.)
+        // where it is. The same for a node whose items have percentage heights, when whether its
+        // containing block's height is known changes: its own height may be definite only then.)
         let needToVisitNode = (node.isDirty && node.layout.generationCount != generation)
             || node.layout.lastConfig != config || node.layout.lastOwnerDirection != ownerDirection
             || node.hasWidthPercentage && !inexactEquals(node.lastOwnerWidth, ownerWidth)
             || node.hasHeightPercentage && !inexactEquals(node.lastOwnerHeight, ownerHeight)
+            || node.hasHeightPercentageChildren && node.lastOwnerHeight.isNaN != ownerHeight.isNaN
         if needToVisitNode {
             node.layout.invalidateCache()
             if node.hasWidthPercentage { node.lastOwnerWidth = ownerWidth }
-            if node.hasHeightPercentage { node.lastOwnerHeight = ownerHeight }
+            if node.hasHeightPercentage || node.hasHeightPercentageChildren { node.lastOwnerHeight = ownerHeight }
         }
 
         let request = CachedMeasurement(availableWidth: availableWidth, availableHeight: availableHeight,
