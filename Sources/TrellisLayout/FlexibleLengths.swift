@@ -207,16 +207,17 @@ extension FlexLayoutEngine {
             && (style.aspectRatio == nil || !config.cssAspectRatio)
     }
 
-    /// Whether an item is a row without a definite height of its own in a column whose width is
-    /// not known yet (measured for its content's width). The column's intrinsic width comes from
-    /// its items' contributions ([§9.9.2](https://www.w3.org/TR/css-flexbox-1/#intrinsic-cross-sizes)),
-    /// found before they are flexed, so the row's height is not definite there: an item with an
-    /// aspect ratio stretched across it counts by its content, not by the height the row is
-    /// flexed (or clamped) to, as Chromium measures it ([§9.8](https://www.w3.org/TR/css-flexbox-1/#definite-sizes)).
+    /// Whether an item is a container without a definite height of its own in a column whose
+    /// width is not known yet (measured for its content's width). The column's intrinsic width
+    /// comes from its items' contributions ([§9.9.2](https://www.w3.org/TR/css-flexbox-1/#intrinsic-cross-sizes)),
+    /// found before they are flexed, so the item's height is not definite there, as Chromium
+    /// measures it ([§9.8](https://www.w3.org/TR/css-flexbox-1/#definite-sizes)): in a row, an
+    /// item with an aspect ratio stretched across it counts by its content, not by the height the
+    /// row is flexed (or clamped) to; in a column, its items' percentage heights behave as `auto`.
     @inline(__always)
     private func findsWidthBeforeFlexing(_ child: LayoutNode, _ container: FlexContainer) -> Bool {
         !container.isMainAxisRow && container.crossMode != .stretchFit && config.cssAspectRatio
-            && child.styleStorage.flexDirection.isRow && !child.children.isEmpty && !child.hasMeasureFunction
+            && !child.children.isEmpty && !child.hasMeasureFunction
             && child.pinLayoutStorage == nil && !child.hasDefiniteLength(.column, container.percentInnerHeight)
     }
 
