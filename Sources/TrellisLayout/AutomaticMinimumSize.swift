@@ -146,9 +146,11 @@ extension FlexLayoutEngine {
         }
         var borderBox = content + paddingAndBorder
         if config.cssAspectRatio, let ratio = style.aspectRatio, ratio > 0, ratio.isFinite {
-            // A min height transfers through the ratio as a min width (below the box's own).
+            // A min height transfers through the ratio as a min width (below the box's own), and
+            // so does the padding and border of its height, which it is never less than.
             let minHeight = node.resolvedMin(.column, direction, .nan, ownerWidth)
             if !minHeight.isNaN { borderBox = max(borderBox, minHeight * ratio) }
+            borderBox = max(borderBox, node.paddingAndBorder(.column, direction, ownerWidth) * ratio)
         }
         return node.boundAxis(.row, direction, borderBox, ownerWidth, ownerWidth)
     }
