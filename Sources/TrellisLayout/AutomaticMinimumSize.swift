@@ -114,8 +114,9 @@ extension FlexLayoutEngine {
                 var contribution = minContentWidth(child, child.resolveDirection(direction), .nan, percentHeight: innerHeight,
                                                    fixedInnerHeight: childFixedHeight)
                     + child.marginForAxis(.row, direction, .nan)
+                // (A percentage width is cyclic here, as `auto`: CSS Sizing 3 §5.2.1.)
                 if !stretchedHeight.isNaN, let ratio = childStyle.aspectRatio, ratio > 0, ratio.isFinite,
-                   childStyle.width.isAuto || !childStyle.width.isDefined,
+                   childStyle.width.isAuto || !childStyle.width.isDefined || childStyle.width.isPercent,
                    childStyle.height.isAuto || !childStyle.height.isDefined, resolveChildAlignment(node, child) == .stretch,
                    !child.marginIsAuto(flexStart: .column, direction), !child.marginIsAuto(flexEnd: .column, direction) {
                     // (The transferred width replaces the content's, as for a definite height.)
