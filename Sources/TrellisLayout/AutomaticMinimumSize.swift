@@ -111,7 +111,9 @@ extension FlexLayoutEngine {
                     childFixedHeight = child.boundAxis(.column, direction, stretchedHeight - child.marginForAxis(.column, direction, .nan),
                                                        .nan, .nan) - child.paddingAndBorder(.column, direction, .nan)
                 }
-                var contribution = minContentWidth(child, child.resolveDirection(direction), .nan, percentHeight: innerHeight,
+                // (A height the container fixes as definite is what their percentages resolve against too.)
+                var contribution = minContentWidth(child, child.resolveDirection(direction), .nan,
+                                                   percentHeight: innerHeight.isNaN ? fixedInnerHeight : innerHeight,
                                                    fixedInnerHeight: childFixedHeight)
                     + child.marginForAxis(.row, direction, .nan)
                 // (A percentage width is cyclic here, as `auto`: CSS Sizing 3 §5.2.1.)
@@ -149,7 +151,7 @@ extension FlexLayoutEngine {
         if config.cssAspectRatio, let ratio = style.aspectRatio, ratio > 0, ratio.isFinite {
             // A min height transfers through the ratio as a min width (below the box's own), and
             // so does the padding and border of its height, which it is never less than.
-            let minHeight = node.resolvedMin(.column, direction, .nan, ownerWidth)
+            let minHeight = node.resolvedMin(.column, direction, percentHeight, ownerWidth)
             if !minHeight.isNaN { borderBox = max(borderBox, minHeight * ratio) }
             borderBox = max(borderBox, node.paddingAndBorder(.column, direction, ownerWidth) * ratio)
         }
