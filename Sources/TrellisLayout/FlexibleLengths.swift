@@ -286,6 +286,9 @@ extension FlexLayoutEngine {
         applySizingKeyword(child.styleStorage.dimension(crossAxis), available: innerCross, &childCrossSize, &childCrossMode)
         constrainMaxSizeForMode(child, direction, crossAxis, percentCross, innerWidth, &childCrossMode, &childCrossSize)
 
+        // (A ratio's width from content is limited by the min and max heights below, also when
+        // it was found before flexing.)
+        let limitsRatioWidth = ratioWidthFromContent && childCrossMode != .stretchFit
         if childCrossMode != .stretchFit
             && (countsAsOneLine(child, container) || findsWidthBeforeFlexing(child, container)) {
             // Its intrinsic width is found without the height it was flexed to, so its lines do not
@@ -307,7 +310,7 @@ extension FlexLayoutEngine {
                    widthMode: isRow ? childMainMode : childCrossMode, heightMode: isRow ? childCrossMode : childMainMode,
                    ownerWidth: innerWidth, ownerHeight: container.percentInnerHeight,
                    performLayout: performLayout, depth: container.depth)
-        if ratioWidthFromContent && childCrossMode != .stretchFit, let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
+        if limitsRatioWidth, let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
             // The min and max heights (and padding and border) limit the content's width.
             let width = child.layout.measuredWidth
             let height = width / ratio
