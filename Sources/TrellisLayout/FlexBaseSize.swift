@@ -29,11 +29,16 @@ extension FlexLayoutEngine {
             }
             // (The outer hypothetical main size: whether the items overflow the space offered is
             // a question about their max-content contributions, within their min and max sizes,
-            // §9.9.3; `hypotheticalMainSize` without the automatic minimum, found later.)
-            let hypothetical = maxOrDefined(
-                child.boundAxisWithinMinAndMax(container.direction, container.mainAxis, child.layout.computedFlexBasis,
-                                               container.percentInnerMainDim, container.availableInnerWidth),
-                child.paddingAndBorder(container.mainAxis, container.direction, container.availableInnerWidth))
+            // §9.9.3; `hypotheticalMainSize` without the automatic minimum, found later. A flex
+            // base size is never below the padding and border already.)
+            var hypothetical = child.layout.computedFlexBasis
+            let style = child.styleStorage
+            if style.minDimension(container.mainAxis).isDefined || style.maxDimension(container.mainAxis).isDefined {
+                hypothetical = maxOrDefined(
+                    child.boundAxisWithinMinAndMax(container.direction, container.mainAxis, hypothetical,
+                                                   container.percentInnerMainDim, container.availableInnerWidth),
+                    child.paddingAndBorder(container.mainAxis, container.direction, container.availableInnerWidth))
+            }
             total += hypothetical + child.marginForAxis(container.mainAxis, container.direction, container.availableInnerWidth)
         }
         if container.children.count > 1 {
