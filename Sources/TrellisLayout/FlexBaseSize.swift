@@ -297,7 +297,7 @@ extension FlexLayoutEngine {
         // An item is measured stretched to the row's height only where that height is definite
         // (also where it is only a flex basis: the row is laid out at that height). A column
         // measured for its width finds its row items' widths before flexing them
-        // (`findsWidthBeforeFlexing`), so there a row sized by its content counts the item by its
+        // (`heightBeforeFlexing`), so there a row sized by its content counts the item by its
         // content (as Chromium), and an item with a ratio takes no width from a flexed height.
         if isMainAxisRow && !isColumnDefinite && !height.isNaN && container.crossMode == .stretchFit
             && childHeightMode != .stretchFit && stretches()

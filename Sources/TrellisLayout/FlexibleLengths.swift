@@ -207,18 +207,24 @@ extension FlexLayoutEngine {
             && (style.aspectRatio == nil || !config.cssAspectRatio)
     }
 
-    /// Whether an item is a container without a definite height of its own in a column whose
-    /// width is not known yet (measured for its content's width). The column's intrinsic width
-    /// comes from its items' contributions ([§9.9.2](https://www.w3.org/TR/css-flexbox-1/#intrinsic-cross-sizes)),
-    /// found before they are flexed, so the item's height is not definite there, as Chromium
-    /// measures it ([§9.8](https://www.w3.org/TR/css-flexbox-1/#definite-sizes)): in a row, an
-    /// item with an aspect ratio stretched across it counts by its content, not by the height the
-    /// row is flexed (or clamped) to; in a column, its items' percentage heights behave as `auto`.
+    /// The height (outer) at which an item with children of a column whose width is not known yet
+    /// (measured for its content's width) finds its width, when that is not the height it was
+    /// flexed to (`mainSize`, outer): its own definite height, else none (NaN); nil when the
+    /// flexed height serves. The column's intrinsic width comes from its items' contributions
+    /// ([§9.9.2](https://www.w3.org/TR/css-flexbox-1/#intrinsic-cross-sizes)), found before they
+    /// are flexed, with only their own heights definite, as Chromium measures them
+    /// ([§9.8](https://www.w3.org/TR/css-flexbox-1/#definite-sizes)): in a row, an item with an
+    /// aspect ratio stretched across it counts by its content, not by the height the row is
+    /// flexed (or clamped) to; in a column, its items' percentage heights behave as `auto`, and
+    /// a multi-line one breaks its lines at its own height.
     @inline(__always)
-    private func findsWidthBeforeFlexing(_ child: LayoutNode, _ container: FlexContainer) -> Bool {
-        !container.isMainAxisRow && container.crossMode != .stretchFit && config.cssAspectRatio
-            && !child.children.isEmpty && !child.hasMeasureFunction
-            && child.pinLayoutStorage == nil && !child.hasDefiniteLength(.column, container.percentInnerHeight)
+    private func heightBeforeFlexing(_ child: LayoutNode, _ container: FlexContainer, mainSize: Float) -> Float? {
+        guard !container.isMainAxisRow && container.crossMode != .stretchFit && config.cssAspectRatio
+            && !child.children.isEmpty && !child.hasMeasureFunction && child.pinLayoutStorage == nil else { return nil }
+        guard child.hasDefiniteLength(.column, container.percentInnerHeight) else { return .nan }
+        let own = child.resolvedDimension(container.direction, .column, container.percentInnerHeight, container.availableInnerWidth)
+            + child.marginForAxis(.column, container.direction, container.availableInnerWidth)
+        return inexactEquals(own, mainSize) ? nil : own
     }
 
     /// Lays an item out with its resolved main size and the cross size it gets before line
@@ -289,13 +295,13 @@ extension FlexLayoutEngine {
         // (A ratio's width from content is limited by the min and max heights below, also when
         // it was found before flexing.)
         let limitsRatioWidth = ratioWidthFromContent && childCrossMode != .stretchFit
-        if childCrossMode != .stretchFit
-            && (countsAsOneLine(child, container) || findsWidthBeforeFlexing(child, container)) {
+        if childCrossMode != .stretchFit,
+           let height = countsAsOneLine(child, container) ? .nan : heightBeforeFlexing(child, container, mainSize: childMainSize) {
             // Its intrinsic width is found without the height it was flexed to, so its lines do not
             // break there (and its items take no width from it through a ratio); laid out at that
             // width and its height, the lines overflow it.
-            layoutNode(child, availableWidth: childCrossSize, availableHeight: .nan, ownerDirection: node.layout.direction,
-                       widthMode: childCrossMode, heightMode: .maxContent, ownerWidth: innerWidth,
+            layoutNode(child, availableWidth: childCrossSize, availableHeight: height, ownerDirection: node.layout.direction,
+                       widthMode: childCrossMode, heightMode: height.isNaN ? .maxContent : .stretchFit, ownerWidth: innerWidth,
                        ownerHeight: container.percentInnerHeight, performLayout: false, depth: container.depth)
             childCrossSize = child.layout.measuredWidth + marginCross
             childCrossMode = .stretchFit
