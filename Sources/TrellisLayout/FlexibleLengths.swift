@@ -220,7 +220,7 @@ extension FlexLayoutEngine {
     @inline(__always)
     private func heightBeforeFlexing(_ child: LayoutNode, _ container: FlexContainer, mainSize: Float) -> Float? {
         guard !container.isMainAxisRow && container.crossMode != .stretchFit && config.cssAspectRatio
-            && !child.children.isEmpty && !child.hasMeasureFunction && child.pinLayoutStorage == nil else { return nil }
+            && !container.isWrapping && !child.children.isEmpty && !child.hasMeasureFunction && child.pinLayoutStorage == nil else { return nil }
         guard child.hasDefiniteLength(.column, container.percentInnerHeight) else { return .nan }
         let own = child.resolvedDimension(container.direction, .column, container.percentInnerHeight, container.availableInnerWidth)
             + child.marginForAxis(.column, container.direction, container.availableInnerWidth)
