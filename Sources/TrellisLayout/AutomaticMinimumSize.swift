@@ -101,10 +101,11 @@ extension FlexLayoutEngine {
             for child in node.layoutChildren {
                 let childStyle = child.styleStorage
                 if childStyle.display == .none || childStyle.positionType == .absolute { continue }
-                // A row stretched to that height has it as a definite height too (§9.8), so the
-                // items with a ratio it stretches take their width from it.
+                // A box stretched to that height has it as a definite height too (§9.8), so the
+                // items with a ratio a row stretches take their width from it, and a column's
+                // items resolve their percentage heights against it.
                 var childFixedHeight = Float.nan
-                if !stretchedHeight.isNaN && childStyle.flexDirection.isRow && childStyle.flexWrap == .noWrap
+                if !stretchedHeight.isNaN && (childStyle.flexDirection.isColumn || childStyle.flexWrap == .noWrap)
                     && childStyle.aspectRatio == nil && (childStyle.height.isAuto || !childStyle.height.isDefined)
                     && resolveChildAlignment(node, child) == .stretch
                     && !child.marginIsAuto(flexStart: .column, direction) && !child.marginIsAuto(flexEnd: .column, direction) {

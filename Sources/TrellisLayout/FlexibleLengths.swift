@@ -209,8 +209,8 @@ extension FlexLayoutEngine {
 
     /// The height (outer) at which an item with children of a column whose width is not known yet
     /// (measured for its content's width) finds its width, when that is not the height it was
-    /// flexed to (`mainSize`, outer): its own definite height, else none (NaN); nil when the
-    /// flexed height serves. The column's intrinsic width comes from its items' contributions
+    /// flexed to (`mainSize`, outer): its own definite height, else none (NaN), or in a
+    /// multi-line column its hypothetical height; nil when the flexed height serves. The column's intrinsic width comes from its items' contributions
     /// ([§9.9.2](https://www.w3.org/TR/css-flexbox-1/#intrinsic-cross-sizes)), found before they
     /// are flexed, with only their own heights definite, as Chromium measures them
     /// ([§9.8](https://www.w3.org/TR/css-flexbox-1/#definite-sizes)): in a row, an item with an
@@ -220,7 +220,14 @@ extension FlexLayoutEngine {
     @inline(__always)
     private func heightBeforeFlexing(_ child: LayoutNode, _ container: FlexContainer, mainSize: Float) -> Float? {
         guard !container.isMainAxisRow && container.crossMode != .stretchFit && config.cssAspectRatio
-            && !container.isWrapping && !child.children.isEmpty && !child.hasMeasureFunction && child.pinLayoutStorage == nil else { return nil }
+            && !child.children.isEmpty && !child.hasMeasureFunction && child.pinLayoutStorage == nil else { return nil }
+        if container.isWrapping {
+            // Chromium lays a multi-line column's lines out to find its width (docs item 27), with
+            // its items at their hypothetical heights, not flexed.
+            let hypothetical = hypotheticalMainSize(child, container)
+                + child.marginForAxis(.column, container.direction, container.availableInnerWidth)
+            return inexactEquals(hypothetical, mainSize) ? nil : hypothetical
+        }
         guard child.hasDefiniteLength(.column, container.percentInnerHeight) else { return .nan }
         let own = child.resolvedDimension(container.direction, .column, container.percentInnerHeight, container.availableInnerWidth)
             + child.marginForAxis(.column, container.direction, container.availableInnerWidth)
@@ -261,9 +268,10 @@ extension FlexLayoutEngine {
         let ratioWidthFromContent = config.cssAspectRatio && !container.isMainAxisRow && container.crossMode != .stretchFit
             && !crossDefinite
         // A definite cross size wins over the ratio in CSS too. (Its percentages resolve only
-        // against a definite height: the height the column is laid out at may not be, and a
-        // height definite only as a flex basis is not while the width is found from content.)
-        let percentHeight = container.heightDefiniteness == .byFlexBasis ? .nan : container.percentInnerHeight
+        // against a definite height: the height the column is laid out at may not be. A height
+        // definite only as a flex basis is, once the column's parent lays it out; while the
+        // parent finds its own width the column is measured at no height, `heightBeforeFlexing`.)
+        let percentHeight = container.percentInnerHeight
         if ratioWidthFromContent, let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite,
            child.hasDefiniteLength(.column, percentHeight) {
             let height = child.boundAxis(.column, direction, child.resolvedDimension(direction, .column, percentHeight, innerWidth),
