@@ -235,14 +235,9 @@ struct FlexLayoutEngine {
     private func widthWithCyclicPercentages(_ node: LayoutNode, availableWidth: Float, availableHeight: Float,
                                             ownerDirection: Direction, widthMode: SizingMode, heightMode: SizingMode,
                                             ownerWidth: Float, ownerHeight: Float, depth: Int) -> Float? {
-        // A multi-line column without a height of its own has the intrinsic width of one line,
-        // whatever height it is flexed to (§9.9.2, docs item 27): its lines break at no height here.
-        let style = node.styleStorage
-        let oneLine = style.flexWrap != .noWrap && style.flexDirection.isColumn && heightMode == .stretchFit
-            && !node.hasDefiniteLength(.column, ownerHeight) && !config.errata.contains(.multiLineStretchIsMaxContent)
-        layoutNodeImpl(node, availableWidth: .nan, availableHeight: oneLine ? .nan : availableHeight, ownerDirection: ownerDirection,
-                       widthMode: .maxContent, heightMode: oneLine ? .maxContent : heightMode, ownerWidth: ownerWidth,
-                       ownerHeight: ownerHeight, performLayout: false, depth: depth, widthIsFinal: true)
+        layoutNodeImpl(node, availableWidth: .nan, availableHeight: availableHeight, ownerDirection: ownerDirection,
+                       widthMode: .maxContent, heightMode: heightMode, ownerWidth: ownerWidth, ownerHeight: ownerHeight,
+                       performLayout: false, depth: depth, widthIsFinal: true)
         let maxContent = node.layout.measuredWidth
         guard widthMode == .fitContent else { return maxContent }
         let offered = availableWidth - node.marginForAxis(.row, node.layout.direction, ownerWidth)
