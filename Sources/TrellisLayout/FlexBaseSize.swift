@@ -7,7 +7,7 @@ extension FlexLayoutEngine {
         let singleFlexChild = container.mainMode == .stretchFit
             && (!container.isWrapping || config.errata.contains(.singleFlexChildFillsContainer))
             ? findSingleFlexChild(container) : nil
-        var total: Float = 0
+        var total: Float = 0, inFlowCount = 0
         var hasDefiniteBasis = false
         let children = container.children
         children.forEachUnretained { index, child in
@@ -40,10 +40,11 @@ extension FlexLayoutEngine {
                     child.paddingAndBorder(container.mainAxis, container.direction, container.availableInnerWidth))
             }
             total += hypothetical + child.marginForAxis(container.mainAxis, container.direction, container.availableInnerWidth)
+            inFlowCount += 1
         }
-        if container.children.count > 1 {
-            total += container.node.gap(container.mainAxis, container.availableInnerMainDim)
-                * Float(container.children.count - 1)
+        // (Gaps only between the items in flow: not beside absolutely positioned or hidden children.)
+        if inFlowCount > 1 {
+            total += container.node.gap(container.mainAxis, container.availableInnerMainDim) * Float(inFlowCount - 1)
         }
         container.totalMainDim = total
         if hasDefiniteBasis && container.isMainAxisRow && container.mainMode != .stretchFit,
