@@ -14,11 +14,7 @@ extension FlexLayoutEngine {
         let mainAxis = container.mainAxis, crossAxis = container.crossAxis
         recordContentSize(&container)
         if container.mainMode == .maxContent || (!scrolls && container.mainMode == .fitContent) {
-            // (A multi-line container whose items exceed its max main size is that long, §9.2 step 4.)
-            let content = container.mainSizeIsClampedContent
-                ? max(container.maxLineMainDim, container.availableInnerMainDim + container.paddingAndBorderMain)
-                : container.maxLineMainDim
-            node.setMeasured(mainAxis, node.boundAxis(mainAxis, direction, content,
+            node.setMeasured(mainAxis, node.boundAxis(mainAxis, direction, container.maxLineMainDim,
                                                              container.mainAxisOwnerSize, container.ownerWidth))
         } else if container.mainMode == .fitContent && scrolls {
             let content = node.boundAxisWithinMinAndMax(direction, mainAxis, container.maxLineMainDim,

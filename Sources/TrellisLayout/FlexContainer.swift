@@ -50,9 +50,6 @@ struct FlexContainer {
     /// Whether a child is absolutely positioned or static (and so may hold absolute descendants).
     var hasOutOfFlowCandidates = false
     var mainAxisOverflows = false
-    /// Whether a multi-line container of auto main size is its max main size, which all its items
-    /// on one line exceed (see `determineRemainingFreeSpace`): its lines are that long.
-    var mainSizeIsClampedContent = false
 
     // Steps 5–8: totals over the flex lines.
     var lineCount = 0

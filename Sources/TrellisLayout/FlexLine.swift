@@ -90,11 +90,6 @@ extension FlexLayoutEngine {
             contentMain = maxOrDefined(contentMain, line.contentMainDim)
             container.lineCount += 1
         }
-        // (A multi-line container's content is all its items on one line, which its max size cut
-        // into lines: a container measuring it takes that before its min/max clamp, §9.2 step 3 E.)
-        if container.mainSizeIsClampedContent {
-            contentMain = maxOrDefined(contentMain, container.totalMainDim + container.paddingAndBorderMain)
-        }
         let node = container.node, cross = contentCross + container.paddingAndBorderCross
         node.layout.contentWidth = container.isMainAxisRow ? contentMain : cross
         node.layout.contentHeight = container.isMainAxisRow ? cross : contentMain
@@ -201,7 +196,6 @@ extension FlexLayoutEngine {
             } else if !maxInner.isNaN && consumed > maxInner {
                 container.availableInnerMainDim = maxInner
                 line.hasContainersMainSize = container.isWrapping
-                container.mainSizeIsClampedContent = container.isWrapping
             } else {
                 let legacyStretch = config.errata.contains(.stretchFlexBasis)
                 if !legacyStretch && (line.totalFlexGrowFactors == 0 || container.node.resolveFlexGrow() == 0) {
