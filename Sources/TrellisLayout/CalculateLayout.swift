@@ -89,14 +89,22 @@ struct FlexLayoutEngine {
         let cached = needToVisitNode ? nil : cachedResult(node, request, ownerDirection: ownerDirection, ownerWidth: ownerWidth,
                                                                performLayout: performLayout)
         if let cached {
+            // (Percentage margins and paddings resolve against this containing block's width,
+            // which a measurement since, with its percentages cyclic, may have resolved
+            // otherwise: a text's baseline and the node's position read them.)
+            if node.hasWidthPercentage { resolveBoxEdges(node, node.resolveDirection(ownerDirection), ownerWidth) }
             node.layout.measuredWidth = cached.computedWidth
             node.layout.measuredHeight = cached.computedHeight
             node.layout.contentWidth = cached.contentWidth
             node.layout.contentHeight = cached.contentHeight
         } else {
+            // (A measurement of such a node leaves its edges as its last layout resolved them.)
+            let edges = !performLayout && node.hasWidthPercentage
+                ? (node.layout.margin, node.layout.border, node.layout.padding) : nil
             layoutNodeImpl(node, availableWidth: availableWidth, availableHeight: availableHeight,
                            ownerDirection: ownerDirection, widthMode: widthMode, heightMode: heightMode,
                            ownerWidth: ownerWidth, ownerHeight: ownerHeight, performLayout: performLayout, depth: depth)
+            if let edges { (node.layout.margin, node.layout.border, node.layout.padding) = edges }
             node.layout.lastOwnerDirection = ownerDirection
             node.layout.lastConfig = config
             node.storeMeasurement(request, performLayout: performLayout)
