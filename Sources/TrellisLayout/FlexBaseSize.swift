@@ -335,12 +335,8 @@ extension FlexLayoutEngine {
         }
         if cssAspect && childWidthMode != .stretchFit && childHeightMode != .stretchFit,
            let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
-            let contentWidth = sizeFromContentWidth(child, ratio, container, margins: (marginRow, marginColumn), &childWidth,
-                                                    &childWidthMode, &childHeight, &childHeightMode)
-            // In a column the flex base size is the height the content's width gives through the
-            // ratio, before the min and max heights (§9.2 step 3 E; they clamp the hypothetical
-            // size, and Chromium does not let a min height transferred to the width raise it).
-            if !isMainAxisRow { transferred = contentWidth / ratio }
+            sizeFromContentWidth(child, ratio, container, margins: (marginRow, marginColumn), &childWidth, &childWidthMode,
+                                 &childHeight, &childHeightMode)
         }
         layoutNode(child, availableWidth: childWidth, availableHeight: childHeight, ownerDirection: direction,
                    widthMode: childWidthMode, heightMode: childHeightMode, ownerWidth: ownerWidth,
@@ -353,13 +349,10 @@ extension FlexLayoutEngine {
     /// ([CSS Sizing 4 §2](https://www.w3.org/TR/css-sizing-4/#aspect-ratio)); Yoga 3.2 measures
     /// the height and derives the width from it.
     @inline(never)
-    /// - Returns: the content's width (border box), at least what the padding and border of the
-    ///   height transfer, before the min and max heights limit it.
-    @discardableResult
     private func sizeFromContentWidth(_ child: LayoutNode, _ ratio: Float, _ container: FlexContainer,
                                       margins: (row: Float, column: Float), _ childWidth: inout Float,
                                       _ childWidthMode: inout SizingMode, _ childHeight: inout Float,
-                                      _ childHeightMode: inout SizingMode) -> Float {
+                                      _ childHeightMode: inout SizingMode) {
         let direction = container.direction
         let ownerWidth = container.availableInnerWidth, ownerHeight = container.percentInnerHeight
         layoutNode(child, availableWidth: childWidth, availableHeight: .nan, ownerDirection: direction,
@@ -368,7 +361,6 @@ extension FlexLayoutEngine {
         // (Its height is at least its padding and border, which the ratio transfers too, and its
         // min and max heights transfer as limits on the width, below its own min and max widths.)
         var innerWidth = max(child.layout.measuredWidth, child.paddingAndBorder(.column, direction, ownerWidth) * ratio)
-        let contentWidth = innerWidth
         let maxHeight = child.resolvedMax(.column, direction, ownerHeight, ownerWidth)
         let minHeight = child.resolvedMin(.column, direction, ownerHeight, ownerWidth)
         // (A max height below the padding and border leaves the box that tall: CSS Box Sizing §3.)
@@ -383,7 +375,6 @@ extension FlexLayoutEngine {
         childHeight = innerWidth / ratio + margins.column
         childHeightMode = .stretchFit
         constrainMaxSizeForMode(child, direction, .column, ownerHeight, ownerWidth, &childHeightMode, &childHeight)
-        return contentWidth
     }
 
     /// A `max-content`, `fit-content` or `stretch` preferred size replaces the rule the item would
