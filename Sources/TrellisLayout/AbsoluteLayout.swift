@@ -258,8 +258,13 @@ extension FlexLayoutEngine {
         @inline(__always) func transferredHeight(_ innerWidth: Float) -> Float {
             boundHeight(max(innerWidth, paddingAndBorderRow) / ratio)
         }
+        // (`align-self: stretch` between `top` and `bottom` sizes the height from the insets,
+        // which then wins over the ratio, as a definite height does; `auto`, `normal`, does not:
+        // CSS Align §6.1, as Chromium.)
+        let stretchedBetweenInsets = child.styleStorage.alignSelf == .stretch && !height.isNaN
+            && child.hasInset(.top, direction) && child.hasInset(.bottom, direction)
         if widthFromStyle {
-            if heightFromStyle { return (width, height) }
+            if heightFromStyle || stretchedBetweenInsets { return (width, height) }
             return (width, transferredHeight(boundWidth(width - margins.row)) + margins.column)
         }
         if heightFromStyle {

@@ -101,10 +101,25 @@ extension FlexLayoutEngine {
             for child in node.layoutChildren {
                 let childStyle = child.styleStorage
                 if childStyle.display == .none || childStyle.positionType == .absolute { continue }
-                var contribution = minContentWidth(child, child.resolveDirection(direction), .nan, percentHeight: innerHeight)
+                // A box stretched to that height has it as a definite height too (§9.8), so the
+                // items with a ratio a row stretches take their width from it, and a column's
+                // items resolve their percentage heights against it.
+                var childFixedHeight = Float.nan
+                if !stretchedHeight.isNaN && (childStyle.flexDirection.isColumn || childStyle.flexWrap == .noWrap)
+                    && childStyle.aspectRatio == nil && (childStyle.height.isAuto || !childStyle.height.isDefined)
+                    && resolveChildAlignment(node, child) == .stretch
+                    && !child.marginIsAuto(flexStart: .column, direction) && !child.marginIsAuto(flexEnd: .column, direction) {
+                    childFixedHeight = child.boundAxis(.column, direction, stretchedHeight - child.marginForAxis(.column, direction, .nan),
+                                                       .nan, .nan) - child.paddingAndBorder(.column, direction, .nan)
+                }
+                // (A height the container fixes as definite is what their percentages resolve against too.)
+                var contribution = minContentWidth(child, child.resolveDirection(direction), .nan,
+                                                   percentHeight: innerHeight.isNaN ? fixedInnerHeight : innerHeight,
+                                                   fixedInnerHeight: childFixedHeight)
                     + child.marginForAxis(.row, direction, .nan)
+                // (A percentage width is cyclic here, as `auto`: CSS Sizing 3 §5.2.1.)
                 if !stretchedHeight.isNaN, let ratio = childStyle.aspectRatio, ratio > 0, ratio.isFinite,
-                   childStyle.width.isAuto || !childStyle.width.isDefined,
+                   childStyle.width.isAuto || !childStyle.width.isDefined || childStyle.width.isPercent,
                    childStyle.height.isAuto || !childStyle.height.isDefined, resolveChildAlignment(node, child) == .stretch,
                    !child.marginIsAuto(flexStart: .column, direction), !child.marginIsAuto(flexEnd: .column, direction) {
                     // (The transferred width replaces the content's, as for a definite height.)
@@ -135,9 +150,11 @@ extension FlexLayoutEngine {
         }
         var borderBox = content + paddingAndBorder
         if config.cssAspectRatio, let ratio = style.aspectRatio, ratio > 0, ratio.isFinite {
-            // A min height transfers through the ratio as a min width (below the box's own).
-            let minHeight = node.resolvedMin(.column, direction, .nan, ownerWidth)
+            // A min height transfers through the ratio as a min width (below the box's own), and
+            // so does the padding and border of its height, which it is never less than.
+            let minHeight = node.resolvedMin(.column, direction, percentHeight, ownerWidth)
             if !minHeight.isNaN { borderBox = max(borderBox, minHeight * ratio) }
+            borderBox = max(borderBox, node.paddingAndBorder(.column, direction, ownerWidth) * ratio)
         }
         return node.boundAxis(.row, direction, borderBox, ownerWidth, ownerWidth)
     }

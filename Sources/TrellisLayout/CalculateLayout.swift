@@ -71,15 +71,17 @@ struct FlexLayoutEngine {
         // width changes: a box sized by its content measures its items with them cyclic first.
         // So is a node with a percentage height when its containing block's height changes: a
         // measurement made while that height was not definite does not answer for a layout
-        // where it is.)
+        // where it is. The same for a node whose items have percentage heights, when whether its
+        // containing block's height is known changes: its own height may be definite only then.)
         let needToVisitNode = (node.isDirty && node.layout.generationCount != generation)
             || node.layout.lastConfig != config || node.layout.lastOwnerDirection != ownerDirection
             || node.hasWidthPercentage && !inexactEquals(node.lastOwnerWidth, ownerWidth)
             || node.hasHeightPercentage && !inexactEquals(node.lastOwnerHeight, ownerHeight)
+            || node.hasHeightPercentageChildren && node.lastOwnerHeight.isNaN != ownerHeight.isNaN
         if needToVisitNode {
             node.layout.invalidateCache()
             if node.hasWidthPercentage { node.lastOwnerWidth = ownerWidth }
-            if node.hasHeightPercentage { node.lastOwnerHeight = ownerHeight }
+            if node.hasHeightPercentage || node.hasHeightPercentageChildren { node.lastOwnerHeight = ownerHeight }
         }
 
         let request = CachedMeasurement(availableWidth: availableWidth, availableHeight: availableHeight,
@@ -87,14 +89,22 @@ struct FlexLayoutEngine {
         let cached = needToVisitNode ? nil : cachedResult(node, request, ownerDirection: ownerDirection, ownerWidth: ownerWidth,
                                                                performLayout: performLayout)
         if let cached {
+            // (Percentage margins and paddings resolve against this containing block's width,
+            // which a measurement since, with its percentages cyclic, may have resolved
+            // otherwise: a text's baseline and the node's position read them.)
+            if node.hasWidthPercentage { resolveBoxEdges(node, node.resolveDirection(ownerDirection), ownerWidth) }
             node.layout.measuredWidth = cached.computedWidth
             node.layout.measuredHeight = cached.computedHeight
             node.layout.contentWidth = cached.contentWidth
             node.layout.contentHeight = cached.contentHeight
         } else {
+            // (A measurement of such a node leaves its edges as its last layout resolved them.)
+            let edges = !performLayout && node.hasWidthPercentage
+                ? (node.layout.margin, node.layout.border, node.layout.padding) : nil
             layoutNodeImpl(node, availableWidth: availableWidth, availableHeight: availableHeight,
                            ownerDirection: ownerDirection, widthMode: widthMode, heightMode: heightMode,
                            ownerWidth: ownerWidth, ownerHeight: ownerHeight, performLayout: performLayout, depth: depth)
+            if let edges { (node.layout.margin, node.layout.border, node.layout.padding) = edges }
             node.layout.lastOwnerDirection = ownerDirection
             node.layout.lastConfig = config
             node.storeMeasurement(request, performLayout: performLayout)
@@ -240,8 +250,16 @@ struct FlexLayoutEngine {
         guard widthMode == .fitContent else { return maxContent }
         let offered = availableWidth - node.marginForAxis(.row, node.layout.direction, ownerWidth)
         if maxContent <= offered { return maxContent }
-        // Fit-content: the offered width, but at least the min-content width (§5.1).
-        return max(offered, minContentWidth(node, node.layout.direction, ownerWidth))
+        // Fit-content: the offered width, but at least the min-content width (§5.1). A height
+        // fixed inside a definite one is definite (§9.8): items with a ratio stretched to it
+        // count the width it transfers.
+        let fixedInnerHeight = heightMode == .stretchFit && !ownerHeight.isNaN && (node.styleStorage.positionType != .absolute
+            || node.hasDefiniteLength(.column, ownerHeight)
+            || node.hasInset(.top, node.layout.direction) && node.hasInset(.bottom, node.layout.direction))
+            ? availableHeight - node.marginForAxis(.column, node.layout.direction, ownerWidth)
+                - node.paddingAndBorder(.column, node.layout.direction, ownerWidth)
+            : .nan
+        return max(offered, minContentWidth(node, node.layout.direction, ownerWidth, fixedInnerHeight: fixedInnerHeight))
     }
 
     /// Whether an in-flow child of a column stretches across it: an auto width, `stretch`

@@ -1,13 +1,13 @@
 /// [§9.2 step 3, Determine the flex base size and hypothetical main size of each item](https://www.w3.org/TR/css-flexbox-1/#algo-main-item).
 extension FlexLayoutEngine {
-    /// Computes every item's flex base size and sums the outer sizes and gaps into
-    /// `totalMainDim`; also sets each item's initial position.
+    /// Computes every item's flex base size and sums the outer hypothetical main sizes and gaps
+    /// into `totalMainDim`; also sets each item's initial position.
     func determineFlexBaseSizes(_ container: inout FlexContainer) {
         // The shortcut assumes one line: a wrapping container breaks its lines by flex bases.
         let singleFlexChild = container.mainMode == .stretchFit
             && (!container.isWrapping || config.errata.contains(.singleFlexChildFillsContainer))
             ? findSingleFlexChild(container) : nil
-        var total: Float = 0
+        var total: Float = 0, inFlowCount = 0
         var hasDefiniteBasis = false
         let children = container.children
         children.forEachUnretained { index, child in
@@ -27,11 +27,24 @@ extension FlexLayoutEngine {
             } else {
                 if determineFlexBaseSize(of: child, in: container) { hasDefiniteBasis = true }
             }
-            total += child.layout.computedFlexBasis + child.marginForAxis(container.mainAxis, container.direction, container.availableInnerWidth)
+            // (The outer hypothetical main size: whether the items overflow the space offered is
+            // a question about their max-content contributions, within their min and max sizes,
+            // §9.9.3; `hypotheticalMainSize` without the automatic minimum, found later. A flex
+            // base size is never below the padding and border already.)
+            var hypothetical = child.layout.computedFlexBasis
+            let style = child.styleStorage
+            if style.minDimension(container.mainAxis).isDefined || style.maxDimension(container.mainAxis).isDefined {
+                hypothetical = maxOrDefined(
+                    child.boundAxisWithinMinAndMax(container.direction, container.mainAxis, hypothetical,
+                                                   container.percentInnerMainDim, container.availableInnerWidth),
+                    child.paddingAndBorder(container.mainAxis, container.direction, container.availableInnerWidth))
+            }
+            total += hypothetical + child.marginForAxis(container.mainAxis, container.direction, container.availableInnerWidth)
+            inFlowCount += 1
         }
-        if container.children.count > 1 {
-            total += container.node.gap(container.mainAxis, container.availableInnerMainDim)
-                * Float(container.children.count - 1)
+        // (Gaps only between the items in flow: not beside absolutely positioned or hidden children.)
+        if inFlowCount > 1 {
+            total += container.node.gap(container.mainAxis, container.availableInnerMainDim) * Float(inFlowCount - 1)
         }
         container.totalMainDim = total
         if hasDefiniteBasis && container.isMainAxisRow && container.mainMode != .stretchFit,
@@ -191,13 +204,16 @@ extension FlexLayoutEngine {
             child.layout.computedFlexBasis = maxOrDefined(
                 child.resolvedDimension(direction, .column, ownerHeight, ownerWidth), paddingAndBorderMain)
         } else {
-            measureContentFlexBasis(of: child, in: container, contentBasis: contentBasis)
+            let transferred = measureContentFlexBasis(of: child, in: container, contentBasis: contentBasis)
             // CSS takes the content's size unclamped (min/max apply to the hypothetical size);
             // Yoga takes the measured, clamped size (`flexBasisClampedByMinMax`).
             var contentSize = child.measured(mainAxis)
             if config.useWebDefaults || !config.errata.contains(.flexBasisClampedByMinMax) {
                 let unclamped = mainAxis.isRow ? child.layout.contentWidth : child.layout.contentHeight
                 if !unclamped.isNaN { contentSize = unclamped }
+                // §9.2 step 3 B: with a ratio and a definite cross size, the flex base size is that
+                // cross size through the ratio, before the item's own main-axis min/max clamp.
+                if !transferred.isNaN { contentSize = transferred }
             }
             child.layout.computedFlexBasis = maxOrDefined(contentSize, paddingAndBorderMain)
         }
@@ -207,7 +223,11 @@ extension FlexLayoutEngine {
 
     /// Lays the item out under max-content (or the container's size as fit-content) in the main
     /// axis to find its content-based flex base size.
-    private func measureContentFlexBasis(of child: LayoutNode, in container: FlexContainer, contentBasis: Bool) {
+    /// - Returns: the main size (border box) an aspect ratio transfers from a definite cross size,
+    ///   before the item's main-axis min/max clamp; NaN when no ratio gives it.
+    @discardableResult
+    private func measureContentFlexBasis(of child: LayoutNode, in container: FlexContainer, contentBasis: Bool) -> Float {
+        var transferred = Float.nan
         let node = container.node
         let isMainAxisRow = container.isMainAxisRow
         let direction = container.direction
@@ -275,18 +295,14 @@ extension FlexLayoutEngine {
                 childHeightMode = .stretchFit
             }
         }
-        // An item is measured stretched to the row's height only where that height is definite,
-        // and to a height that is only a flex basis only once the row's width is known: a row
-        // sized by its content counts the item by its content (as Chromium), so an item with a
-        // ratio, or one holding such an item, takes no width from that height.
-        let stretchedHeightIsDefinite = switch container.heightDefiniteness {
-        case .definite: true
-        case .byFlexBasis: container.mainMode == .stretchFit
-        case .indefinite: false
-        }
+        // An item is measured stretched to the row's height only where that height is definite
+        // (also where it is only a flex basis: the row is laid out at that height). A column
+        // measured for its width finds its row items' widths before flexing them
+        // (`heightBeforeFlexing`), so there a row sized by its content counts the item by its
+        // content (as Chromium), and an item with a ratio takes no width from a flexed height.
         if isMainAxisRow && !isColumnDefinite && !height.isNaN && container.crossMode == .stretchFit
             && childHeightMode != .stretchFit && stretches()
-            && (stretchedHeightIsDefinite || !config.cssAspectRatio && (child.styleStorage.aspectRatio ?? 0) > 0) {
+            && (container.heightIsDefinite || !config.cssAspectRatio && (child.styleStorage.aspectRatio ?? 0) > 0) {
             childHeight = height
             childHeightMode = .stretchFit
             if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
@@ -308,10 +324,12 @@ extension FlexLayoutEngine {
                 let height = child.boundAxis(.column, direction, childHeight - marginColumn, ownerHeight, ownerWidth)
                 childWidth = marginRow + height * ratio
                 childWidthMode = .stretchFit
+                transferred = height * ratio
                 constrainMaxSizeForMode(child, direction, .row, ownerWidth, ownerWidth, &childWidthMode, &childWidth)
             } else if !isMainAxisRow && childWidthMode == .stretchFit {
                 childHeight = marginColumn + child.boundAxis(.row, direction, childWidth - marginRow, ownerWidth, ownerWidth) / ratio
                 childHeightMode = .stretchFit
+                transferred = childHeight - marginColumn
                 constrainMaxSizeForMode(child, direction, .column, ownerHeight, ownerWidth, &childHeightMode, &childHeight)
             }
         }
@@ -323,6 +341,7 @@ extension FlexLayoutEngine {
         layoutNode(child, availableWidth: childWidth, availableHeight: childHeight, ownerDirection: direction,
                    widthMode: childWidthMode, heightMode: childHeightMode, ownerWidth: ownerWidth,
                    ownerHeight: ownerHeight, performLayout: false, depth: container.depth)
+        return transferred
     }
 
     /// A box with an aspect ratio and no definite size (in a row, an unstretched item; in a
@@ -344,7 +363,11 @@ extension FlexLayoutEngine {
         var innerWidth = max(child.layout.measuredWidth, child.paddingAndBorder(.column, direction, ownerWidth) * ratio)
         let maxHeight = child.resolvedMax(.column, direction, ownerHeight, ownerWidth)
         let minHeight = child.resolvedMin(.column, direction, ownerHeight, ownerWidth)
-        if !maxHeight.isNaN, innerWidth > maxHeight * ratio { innerWidth = maxHeight * ratio }
+        // (A max height below the padding and border leaves the box that tall: CSS Box Sizing §3.)
+        let paddingAndBorderHeight = child.paddingAndBorder(.column, direction, ownerWidth)
+        if !maxHeight.isNaN, innerWidth > max(maxHeight, paddingAndBorderHeight) * ratio {
+            innerWidth = max(maxHeight, paddingAndBorderHeight) * ratio
+        }
         if !minHeight.isNaN, innerWidth < minHeight * ratio { innerWidth = minHeight * ratio }
         innerWidth = child.boundAxis(.row, direction, innerWidth, ownerWidth, ownerWidth)
         childWidth = innerWidth + margins.row

@@ -147,8 +147,14 @@ extension FlexLayoutEngine {
         guard let parent else { return .definite }
         if (style.aspectRatio ?? 0) > 0 { return .definite }
         if style.positionType == .absolute {
-            // Between a top and a bottom inset ([CSS Position §4.1](https://www.w3.org/TR/css-position-3/#resolving-insets)).
-            return node.hasInset(.top, container.direction) && node.hasInset(.bottom, container.direction) ? .definite : .indefinite
+            // Between a top and a bottom inset ([CSS Position §4.1](https://www.w3.org/TR/css-position-3/#resolving-insets)),
+            // unless an `align-self` other than `auto` or `stretch` sizes it to its content there
+            // ([CSS Align §6.1](https://www.w3.org/TR/css-align-3/#align-abspos)): its height is then
+            // its content's, not definite.
+            let fitsContent = style.alignSelf != .auto && style.alignSelf != .stretch
+                && !config.errata.contains(.absoluteSizedWithoutInsetsOrAlignment)
+            return node.hasInset(.top, container.direction) && node.hasInset(.bottom, container.direction) && !fitsContent
+                ? .definite : .indefinite
         }
         if parent.styleStorage.flexDirection.isRow || parent.pinLayoutStorage != nil { return .definite }
         // A column's item in a column whose height is not definite (`ownerHeight` is NaN).

@@ -54,6 +54,9 @@ struct FlexLine {
     var contentMainDim: Float = 0
     /// Cross size of the line.
     var crossDim: Float = 0
+    /// Whether the line is as long as its multi-line container's main size clamped by its max
+    /// size, not its own content's (see `determineRemainingFreeSpace`).
+    var hasContainersMainSize = false
 }
 
 extension FlexLayoutEngine {
@@ -183,10 +186,16 @@ extension FlexLayoutEngine {
                 - container.paddingAndBorderMain
             let maxInner = container.node.resolvedMax(axis, container.direction, container.mainAxisOwnerSize, container.ownerWidth)
                 - container.paddingAndBorderMain
+            // A multi-line container's main size is its content's, all its items on one line,
+            // clamped by its max size (where its lines then break), and every line is that long:
+            // a line of items shorter than the max has that free space too.
+            let consumed = container.isWrapping && !maxInner.isNaN ? max(line.sizeConsumed, container.totalMainDim)
+                : line.sizeConsumed
             if !minInner.isNaN && line.sizeConsumed < minInner {
                 container.availableInnerMainDim = minInner
-            } else if !maxInner.isNaN && line.sizeConsumed > maxInner {
+            } else if !maxInner.isNaN && consumed > maxInner {
                 container.availableInnerMainDim = maxInner
+                line.hasContainersMainSize = container.isWrapping
             } else {
                 let legacyStretch = config.errata.contains(.stretchFlexBasis)
                 if !legacyStretch && (line.totalFlexGrowFactors == 0 || container.node.resolveFlexGrow() == 0) {

@@ -203,6 +203,35 @@ extension FlexLayoutEngine {
         return !container.isMainAxisRow && container.crossMode != .stretchFit && style.flexWrap != .noWrap
             && style.flexDirection.isColumn && !child.hasDefiniteLength(.column, container.availableInnerHeight)
             && !config.errata.contains(.multiLineStretchIsMaxContent)
+            // (An item with a ratio takes its width from its content and its min/max heights below.)
+            && (style.aspectRatio == nil || !config.cssAspectRatio)
+    }
+
+    /// The height (outer) at which an item with children of a column whose width is not known yet
+    /// (measured for its content's width) finds its width, when that is not the height it was
+    /// flexed to (`mainSize`, outer): its own definite height, else none (NaN), or in a
+    /// multi-line column its hypothetical height; nil when the flexed height serves. The column's intrinsic width comes from its items' contributions
+    /// ([§9.9.2](https://www.w3.org/TR/css-flexbox-1/#intrinsic-cross-sizes)), found before they
+    /// are flexed, with only their own heights definite, as Chromium measures them
+    /// ([§9.8](https://www.w3.org/TR/css-flexbox-1/#definite-sizes)): in a row, an item with an
+    /// aspect ratio stretched across it counts by its content, not by the height the row is
+    /// flexed (or clamped) to; in a column, its items' percentage heights behave as `auto`, and
+    /// a multi-line one breaks its lines at its own height.
+    @inline(__always)
+    private func heightBeforeFlexing(_ child: LayoutNode, _ container: FlexContainer, mainSize: Float) -> Float? {
+        guard !container.isMainAxisRow && container.crossMode != .stretchFit && config.cssAspectRatio
+            && !child.children.isEmpty && !child.hasMeasureFunction && child.pinLayoutStorage == nil else { return nil }
+        if container.isWrapping {
+            // Chromium lays a multi-line column's lines out to find its width (docs item 27), with
+            // its items at their hypothetical heights, not flexed.
+            let hypothetical = hypotheticalMainSize(child, container)
+                + child.marginForAxis(.column, container.direction, container.availableInnerWidth)
+            return inexactEquals(hypothetical, mainSize) ? nil : hypothetical
+        }
+        guard child.hasDefiniteLength(.column, container.percentInnerHeight) else { return .nan }
+        let own = child.resolvedDimension(container.direction, .column, container.percentInnerHeight, container.availableInnerWidth)
+            + child.marginForAxis(.column, container.direction, container.availableInnerWidth)
+        return inexactEquals(own, mainSize) ? nil : own
     }
 
     /// Lays an item out with its resolved main size and the cross size it gets before line
@@ -239,9 +268,10 @@ extension FlexLayoutEngine {
         let ratioWidthFromContent = config.cssAspectRatio && !container.isMainAxisRow && container.crossMode != .stretchFit
             && !crossDefinite
         // A definite cross size wins over the ratio in CSS too. (Its percentages resolve only
-        // against a definite height: the height the column is laid out at may not be, and a
-        // height definite only as a flex basis is not while the width is found from content.)
-        let percentHeight = container.heightDefiniteness == .byFlexBasis ? .nan : container.percentInnerHeight
+        // against a definite height: the height the column is laid out at may not be. A height
+        // definite only as a flex basis is, once the column's parent lays it out; while the
+        // parent finds its own width the column is measured at no height, `heightBeforeFlexing`.)
+        let percentHeight = container.percentInnerHeight
         if ratioWidthFromContent, let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite,
            child.hasDefiniteLength(.column, percentHeight) {
             let height = child.boundAxis(.column, direction, child.resolvedDimension(direction, .column, percentHeight, innerWidth),
@@ -270,11 +300,16 @@ extension FlexLayoutEngine {
         applySizingKeyword(child.styleStorage.dimension(crossAxis), available: innerCross, &childCrossSize, &childCrossMode)
         constrainMaxSizeForMode(child, direction, crossAxis, percentCross, innerWidth, &childCrossMode, &childCrossSize)
 
-        if childCrossMode != .stretchFit && countsAsOneLine(child, container) {
+        // (A ratio's width from content is limited by the min and max heights below, also when
+        // it was found before flexing.)
+        let limitsRatioWidth = ratioWidthFromContent && childCrossMode != .stretchFit
+        if childCrossMode != .stretchFit,
+           let height = countsAsOneLine(child, container) ? .nan : heightBeforeFlexing(child, container, mainSize: childMainSize) {
             // Its intrinsic width is found without the height it was flexed to, so its lines do not
-            // break there; laid out at that width and its height, the lines overflow it.
-            layoutNode(child, availableWidth: childCrossSize, availableHeight: .nan, ownerDirection: node.layout.direction,
-                       widthMode: childCrossMode, heightMode: .maxContent, ownerWidth: innerWidth,
+            // break there (and its items take no width from it through a ratio); laid out at that
+            // width and its height, the lines overflow it.
+            layoutNode(child, availableWidth: childCrossSize, availableHeight: height, ownerDirection: node.layout.direction,
+                       widthMode: childCrossMode, heightMode: height.isNaN ? .maxContent : .stretchFit, ownerWidth: innerWidth,
                        ownerHeight: container.percentInnerHeight, performLayout: false, depth: container.depth)
             childCrossSize = child.layout.measuredWidth + marginCross
             childCrossMode = .stretchFit
@@ -289,7 +324,7 @@ extension FlexLayoutEngine {
                    widthMode: isRow ? childMainMode : childCrossMode, heightMode: isRow ? childCrossMode : childMainMode,
                    ownerWidth: innerWidth, ownerHeight: container.percentInnerHeight,
                    performLayout: performLayout, depth: container.depth)
-        if ratioWidthFromContent && childCrossMode != .stretchFit, let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
+        if limitsRatioWidth, let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
             // The min and max heights (and padding and border) limit the content's width.
             let width = child.layout.measuredWidth
             let height = width / ratio

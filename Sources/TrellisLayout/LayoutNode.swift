@@ -20,8 +20,9 @@ public final class LayoutNode {
     @exclusivity(unchecked) var hasParent = false
     /// Whether `measureFunction` is set (read by layout without touching the closure).
     @exclusivity(unchecked) var hasMeasureFunction = false
-    /// `hasWidthPercentage` (bit 0), `hasWidthPercentageChildren` (bit 1) and
-    /// `hasHeightPercentage` (bit 2), in the byte the flags above leave free.
+    /// `hasWidthPercentage` (bit 0), `hasWidthPercentageChildren` (bit 1),
+    /// `hasHeightPercentage` (bit 2) and `hasHeightPercentageChildren` (bit 3), in the byte the
+    /// flags above leave free.
     @exclusivity(unchecked) var percentageFlags: UInt8 = 0
     /// Whether the style sets a margin on any side: most boxes have none, and layout asks for an
     /// item's margins at every step.
@@ -185,7 +186,8 @@ public final class LayoutNode {
             for child in parent.children where child.styleStorage.display == .contents { count += 1 }
             parent.contentsChildrenCount = Int32(count)
         }
-        if oldValue.hasWidthPercentage != style.hasWidthPercentage || oldValue.display != style.display {
+        if oldValue.hasWidthPercentage != style.hasWidthPercentage || oldValue.display != style.display
+            || oldValue.hasHeightPercentage != style.hasHeightPercentage {
             parent?.updateWidthPercentageChildren()
         }
         markDirty()
@@ -216,16 +218,28 @@ public final class LayoutNode {
         set { percentageFlags = newValue ? percentageFlags | 2 : percentageFlags & ~2 }
     }
 
-    /// Recomputes `hasWidthPercentageChildren` here and, through `display: contents` nodes, above.
+    /// Whether a layout child has `hasHeightPercentage`: the child's size depends on whether this
+    /// node's height is definite, which a measurement made before its container's height was
+    /// known may not have found (so the node is measured again when that changes).
+    @inline(__always)
+    var hasHeightPercentageChildren: Bool {
+        get { percentageFlags & 8 != 0 }
+        set { percentageFlags = newValue ? percentageFlags | 8 : percentageFlags & ~8 }
+    }
+
+    /// Recomputes `hasWidthPercentageChildren` and `hasHeightPercentageChildren` here and,
+    /// through `display: contents` nodes, above.
     func updateWidthPercentageChildren() {
         var node: LayoutNode? = self
         while let current = node {
-            var found = false
-            for child in current.layoutChildren where child.hasWidthPercentage {
-                found = true
-                break
+            var found = false, foundHeight = false
+            for child in current.layoutChildren {
+                found = found || child.hasWidthPercentage
+                foundHeight = foundHeight || child.hasHeightPercentage
+                if found && foundHeight { break }
             }
             current.hasWidthPercentageChildren = found
+            current.hasHeightPercentageChildren = foundHeight
             guard current.styleStorage.display == .contents else { break }
             node = current.parent
         }

@@ -14,7 +14,7 @@ extension FlexLayoutEngine {
         let trailingPaddingAndBorder = node.paddingAndBorder(trailing: mainAxis, direction, container.ownerWidth)
         let gap = node.gap(mainAxis, container.availableInnerMainDim)
 
-        if container.mainMode == .fitContent && line.remainingFreeSpace > 0 {
+        if container.mainMode == .fitContent && line.remainingFreeSpace > 0 && !line.hasContainersMainSize {
             line.remainingFreeSpace = freeSpaceUnderFitContent(container, line, leadingPaddingAndBorder + trailingPaddingAndBorder)
         }
         let (leadingMainDim, betweenMainDim) = justifySpacing(container, line, gap: gap)

@@ -50,10 +50,14 @@ public struct Style: Equatable, Sendable {
     /// `gap` for both axes; `columnGap`/`rowGap` override it ([CSS Box Alignment §8](https://www.w3.org/TR/css-align-3/#gaps)).
 
     /// Whether a percentage here resolves against the containing block's width (CSS Box §5:
-    /// margins and paddings on every side; `width`, its min/max, a row's `flex-basis`, insets).
+    /// margins and paddings on every side; `width`, its min/max, a row's `flex-basis`, horizontal insets).
     var hasWidthPercentage: Bool {
         width.isPercent || minWidth.isPercent || maxWidth.isPercent || flexBasis.isPercent
-            || margin.hasPercent || padding.hasPercent || position.hasPercent
+            || margin.hasPercent || padding.hasPercent
+            // (Only the horizontal insets: `top` and `bottom` resolve against the height, CSS
+            // Position §3.4, so they make no percentage of a width cyclic.)
+            || position.left.isPercent || position.right.isPercent || position.start.isPercent
+            || position.end.isPercent || position.horizontal.isPercent || position.all.isPercent
     }
 
     /// Whether the box's own height, min height or max height is a percentage of its containing

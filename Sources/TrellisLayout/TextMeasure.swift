@@ -22,7 +22,10 @@ public enum AhemText {
             let lineWidth = keepsWidestWord ? max(usedWidth, minContent) : usedWidth
             // Text is never shorter than its lines: under an `atMost` height it reports its own
             // height and the engine decides the overflow, as a browser does (only `exactly` wins).
-            let lines = Float(words.lineCount(maxEms: Int(max(0, lineWidth / fontSize + 0.0001)))) * fontSize
+            // (A line may overflow its box by up to 1/64 px, Chromium's LayoutUnit, before the text
+            // breaks: a 100-wide text stays on one line in a box 33 % of 303 wide, 99.984375 in
+            // LayoutUnits, as a flex line does within a rounding error, CSS Flexbox §9.3 step 5.)
+            let lines = Float(words.lineCount(maxEms: Int(max(0, (lineWidth + 1.0 / 64) / fontSize + 0.0001)))) * fontSize
             return Size(width: usedWidth, height: heightMode == .exactly ? height : lines)
         }
     }
