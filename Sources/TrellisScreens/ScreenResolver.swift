@@ -213,8 +213,9 @@ public struct ScreenResolver: Sendable {
             let key = table.rules.name(at: Int(point.start))
             let variants = table.rules.names(in: Int(point.start) + 1..<Int(point.start) + 1 + Int(point.variants))
             let assigned = evaluator.variant(of: key, for: context)
-            let fallback = evaluator.configuration.experiments[key]?.defaultVariant
-            let found = assigned.flatMap { variants.firstIndex(of: $0) } ?? fallback.flatMap { variants.firstIndex(of: $0) }
+            // The default variant is looked up only when the assigned one is not in this screen.
+            let found = assigned.flatMap { variants.firstIndex(of: $0) }
+                ?? (evaluator.configuration.experiments[key]?.defaultVariant).flatMap { variants.firstIndex(of: $0) }
             let position = found.map { $0 - variants.startIndex }
             bytes.append(position.flatMap { $0 < Int(Outcomes.none) ? UInt8($0) : nil } ?? Outcomes.none)
         }

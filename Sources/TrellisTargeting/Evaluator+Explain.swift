@@ -23,7 +23,7 @@ extension Evaluator {
             let decision = variantDecision(of: key, for: context)
             return RuleExplanation(expression: expression, value: decision?.variant == variant, detail: .experiment(decision))
         case .condition(let condition):
-            let text = context.text(of: condition.attribute)
+            let text = context.text(of: condition.builtIn, named: condition.attribute)
             let readable = text.map { Self.reads($0, as: condition, context) } ?? false
             return RuleExplanation(
                 expression: expression, value: Self.holds(condition, for: context),
@@ -56,8 +56,8 @@ extension Evaluator {
         switch condition.op.operandKind {
         case .string, .stringSet: true
         case .number: number(text) != nil
-        case .date: date(of: condition.attribute, context) != nil
-        case .version: version(of: condition.attribute, context) != nil
+        case .date: date(of: condition, context) != nil
+        case .version: version(of: condition, context) != nil
         }
     }
 }

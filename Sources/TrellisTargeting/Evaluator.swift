@@ -14,8 +14,19 @@
 ///   configuration has none).
 public struct Evaluator: Sendable {
     public let configuration: TargetingConfiguration
+    /// The configuration's named rules laid flat, where flat rules that name one evaluate it
+    /// (a walk of its expression copied each condition it met).
+    let namedRules: FlatRules
+    let namedRuleStarts: [String: Int]
 
-    public init(_ configuration: TargetingConfiguration) { self.configuration = configuration }
+    public init(_ configuration: TargetingConfiguration) {
+        self.configuration = configuration
+        var flat = FlatRules()
+        var starts: [String: Int] = [:]
+        for (name, rule) in configuration.rules { starts[name] = flat.append(rule) }
+        namedRules = flat.exactlySized()
+        namedRuleStarts = starts
+    }
 
     /// Whether `expression` holds for `context`.
     public func evaluate(_ expression: RuleExpression, for context: UserContext) -> Bool {
@@ -53,14 +64,14 @@ public struct Evaluator: Sendable {
         switch condition.operand {
         case .date(let d):
             // Versions and dates are compared as the context holds them, not formatted and parsed again.
-            guard let seconds = date(of: condition.attribute, context) else { return false }
+            guard let seconds = date(of: condition, context) else { return false }
             switch condition.op {
             case .before: return seconds < d
             case .after: return seconds > d
             default: return false
             }
         case .version(let v):
-            guard let version = version(of: condition.attribute, context) else { return false }
+            guard let version = version(of: condition, context) else { return false }
             switch condition.op {
             case .versionBelow: return version < v
             case .versionAtLeast: return version >= v
@@ -68,7 +79,7 @@ public struct Evaluator: Sendable {
             default: return false
             }
         case .number(let n):
-            guard let text = context.text(of: condition.attribute), let number = number(text) else { return false }
+            guard let text = context.text(of: condition.builtIn, named: condition.attribute), let number = number(text) else { return false }
             switch condition.op {
             case .lessThan: return number < n
             case .lessThanOrEqual: return number <= n
@@ -77,7 +88,7 @@ public struct Evaluator: Sendable {
             default: return false
             }
         case .string(let s):
-            guard let text = context.text(of: condition.attribute) else { return false }
+            guard let text = context.text(of: condition.builtIn, named: condition.attribute) else { return false }
             switch condition.op {
             case .equals: return text.utf8.elementsEqual(s.utf8)
             case .notEquals: return !text.utf8.elementsEqual(s.utf8)
@@ -87,7 +98,7 @@ public struct Evaluator: Sendable {
             default: return false
             }
         case .stringSet(let set):
-            guard let text = context.text(of: condition.attribute) else { return false }
+            guard let text = context.text(of: condition.builtIn, named: condition.attribute) else { return false }
             switch condition.op {
             case .in: return set.contains { text.utf8.elementsEqual($0.utf8) }
             case .notIn: return !set.contains { text.utf8.elementsEqual($0.utf8) }
@@ -116,15 +127,15 @@ public struct Evaluator: Sendable {
         return n
     }
 
-    static func date(of attribute: String, _ context: UserContext) -> Double? {
-        attribute == "now" ? context.now : context.text(of: attribute).flatMap(RFC3339.seconds(from:))
+    static func date(of condition: AttributeCondition, _ context: UserContext) -> Double? {
+        condition.builtIn == .now ? context.now : context.text(of: condition.builtIn, named: condition.attribute).flatMap(RFC3339.seconds(from:))
     }
 
-    static func version(of attribute: String, _ context: UserContext) -> SemanticVersion? {
-        switch attribute {
-        case "appVersion": context.appVersion
-        case "osVersion": context.osVersion
-        default: context.text(of: attribute).flatMap(SemanticVersion.init)
+    static func version(of condition: AttributeCondition, _ context: UserContext) -> SemanticVersion? {
+        switch condition.builtIn {
+        case .appVersion: context.appVersion
+        case .osVersion: context.osVersion
+        default: context.text(of: condition.builtIn, named: condition.attribute).flatMap(SemanticVersion.init)
         }
     }
 }

@@ -185,9 +185,7 @@ extension Evaluator {
         case .not:
             return !evaluate(code, rules, at: index + 1, context, &memo)
         case .named:
-            return memo.holds(rule: Int(instruction.operand)) {
-                configuration.rules[rules.names[Int(instruction.operand)]].map { evaluate($0, for: context) } ?? false
-            }
+            return memo.holds(rule: Int(instruction.operand)) { holdsNamedRule(rules.names[Int(instruction.operand)], for: context) }
         case .rollout:
             return memo.isInRollout(named: Int(instruction.operand)) { isInRollout(rules.names[Int(instruction.operand)], for: context) }
         case .experiment:
@@ -197,5 +195,13 @@ extension Evaluator {
             // operand's storage — for a screen nobody asked for lately, lines from memory written.
             return rules.conditions.withUnsafeBufferPointer { Self.holds($0[Int(instruction.operand)], for: context) }
         }
+    }
+
+    /// Whether the configuration's rule `name` holds: false for a name it does not have.
+    func holdsNamedRule(_ name: String, for context: UserContext) -> Bool {
+        guard let start = namedRuleStarts[name] else { return false }
+        // Its own memo: its names are indexed in the named rules, not in the caller's.
+        var memo = EvaluationMemo()
+        return evaluate(namedRules, at: start, for: context, memo: &memo)
     }
 }

@@ -19,12 +19,15 @@ public indirect enum RuleExpression: Sendable, Equatable {
 
 /// A test of one attribute of the user context against a literal.
 public struct AttributeCondition: Sendable, Equatable {
-    public var attribute: String
+    public var attribute: String { didSet { builtIn = UserContext.BuiltInAttribute(rawValue: attribute) } }
     public var op: Operator
     public var operand: Operand
+    /// `attribute` when it names a built-in one, looked up once rather than at every evaluation.
+    public private(set) var builtIn: UserContext.BuiltInAttribute?
 
     public init(attribute: String, op: Operator, operand: Operand) {
         self.attribute = attribute
+        builtIn = UserContext.BuiltInAttribute(rawValue: attribute)
         self.op = op
         self.operand = operand
     }

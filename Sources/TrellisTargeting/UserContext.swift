@@ -46,18 +46,27 @@ public struct UserContext: Sendable, Equatable {
         "userId", "platform", "appVersion", "osVersion", "schemaVersion", "locale", "country", "now",
     ]
 
+    /// A built-in attribute, by the name conditions use.
+    public enum BuiltInAttribute: String, Sendable {
+        case userId, platform, appVersion, osVersion, schemaVersion, locale, country, now
+    }
+
     /// The attribute `name` as text, or nil when the context does not have it.
-    public func text(of name: String) -> String? {
-        switch name {
-        case "userId": userID
-        case "platform": platform
-        case "appVersion": appVersion?.description
-        case "osVersion": osVersion?.description
-        case "schemaVersion": schemaVersion.map(String.init)
-        case "locale": locale
-        case "country": country
-        case "now": now.map { RFC3339.string(fromSeconds: $0) }
-        default: attributes[name]
+    public func text(of name: String) -> String? { text(of: BuiltInAttribute(rawValue: name), named: name) }
+
+    /// The same, for a name already looked up among the built-in ones (`builtIn`, nil for a free
+    /// attribute): a condition looks its attribute up once, not at every evaluation.
+    public func text(of builtIn: BuiltInAttribute?, named name: String) -> String? {
+        switch builtIn {
+        case .userId: userID
+        case .platform: platform
+        case .appVersion: appVersion?.description
+        case .osVersion: osVersion?.description
+        case .schemaVersion: schemaVersion.map(String.init)
+        case .locale: locale
+        case .country: country
+        case .now: now.map { RFC3339.string(fromSeconds: $0) }
+        case nil: attributes[name]
         }
     }
 }
