@@ -81,18 +81,28 @@ public struct EndpointRouter: Sendable {
 
     /// On the path's bytes, every route compared without allocating: this runs for every request.
     private func match(_ method: HTTPMethod, _ path: UnsafeBufferPointer<UInt8>) -> Match {
-        let slash = UInt8(ascii: "/")
-        guard path.first == slash else { return .notFound }
-        var parts: [Range<Int>] = []
-        parts.reserveCapacity(8)
-        if path.count > 1 {
-            var start = 1
-            for i in 1...path.count where i == path.count || path[i] == slash {
-                guard i > start else { return .notFound }
-                parts.append(start..<i)
-                start = i + 1
-            }
+        guard path.first == UInt8(ascii: "/") else { return .notFound }
+        // A segment has a byte and its slash: at most half the path's bytes, on the stack.
+        return withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: path.count / 2 + 1) { space in
+            guard let count = Self.segments(of: path, into: space) else { return .notFound }
+            return match(method, path, UnsafeBufferPointer(rebasing: space[..<count]))
         }
+    }
+
+    /// The ranges of the path's segments, after its first `/`; nil when one is empty.
+    private static func segments(of path: UnsafeBufferPointer<UInt8>, into space: UnsafeMutableBufferPointer<Range<Int>>) -> Int? {
+        guard path.count > 1 else { return 0 }
+        var count = 0, start = 1
+        for i in 1...path.count where i == path.count || path[i] == UInt8(ascii: "/") {
+            guard i > start else { return nil }
+            space.initializeElement(at: count, to: start..<i)
+            count += 1
+            start = i + 1
+        }
+        return count
+    }
+
+    private func match(_ method: HTTPMethod, _ path: UnsafeBufferPointer<UInt8>, _ parts: UnsafeBufferPointer<Range<Int>>) -> Match {
         let lookup = method == .head ? HTTPMethod.get : method
         var allowed: [HTTPMethod] = []
         var allowedPattern = ""
@@ -107,7 +117,7 @@ public struct EndpointRouter: Sendable {
         return .methodNotAllowed(pattern: allowedPattern, allowed: allowed)
     }
 
-    private static func literalsMatch(_ segments: [Route.Segment], _ parts: [Range<Int>], _ path: UnsafeBufferPointer<UInt8>) -> Bool {
+    private static func literalsMatch(_ segments: [Route.Segment], _ parts: UnsafeBufferPointer<Range<Int>>, _ path: UnsafeBufferPointer<UInt8>) -> Bool {
         for (segment, part) in zip(segments, parts) {
             guard case .literal(let literal) = segment else { continue }
             guard literal.count == part.count else { return false }
@@ -117,7 +127,7 @@ public struct EndpointRouter: Sendable {
     }
 
     /// The parameters of a route whose literals match the path.
-    private static func bind(_ segments: [Route.Segment], _ parts: [Range<Int>], _ path: UnsafeBufferPointer<UInt8>) -> PathParameters {
+    private static func bind(_ segments: [Route.Segment], _ parts: UnsafeBufferPointer<Range<Int>>, _ path: UnsafeBufferPointer<UInt8>) -> PathParameters {
         var parameters = PathParameters()
         for (segment, part) in zip(segments, parts) {
             if case .parameter(let name) = segment {
