@@ -19,6 +19,7 @@ public enum AccessLogFormat: String, Sendable, CaseIterable {
 /// One finished request, as the access log and the metrics see it. The request's fields are nil
 /// when the server refused it before its head was complete (a parse error, a 408).
 struct RequestRecord {
+    /// A token (RFC 9110 §9.1, checked by the parser): written as it is, nothing in it to escape.
     var method: String?
     /// The request-target as sent (`/a%20b?x=1`).
     var target: String?
@@ -28,6 +29,8 @@ struct RequestRecord {
     var status: Int
     var bodyBytes: Int
     var durationNanos: Int64
+    /// Generated, or the client's when ``RequestIDGenerator/isSane(_:maxLength:)``: written as it
+    /// is, nothing in it to escape in any format.
     var requestID: String
     /// `127.0.0.1:53122` or `[::1]:53122`.
     var remote: String
@@ -140,159 +143,171 @@ enum AccessLog {
     }
 
     static func append(_ r: RequestRecord, format: AccessLogFormat, time: AccessLogTime, to out: inout [UInt8]) {
-        switch format {
-        case .text: appendText(r, time, &out)
-        case .combined: appendCombined(r, time, &out)
-        case .json: appendJSON(r, time, &out)
+        let target = format == .text ? nil : r.target.map(loggable)
+        out.appendWriting(atMost: maxLineBytes(r, target: target, time: time)) { line in
+            switch format {
+            case .text: appendText(r, time, &line)
+            case .combined: appendCombined(r, target, time, &line)
+            case .json: appendJSON(r, target, time, &line)
+            }
+            line.put(HTTPBytes.lf)
         }
-        out.append(HTTPBytes.lf)
+    }
+
+    /// More than any format writes of `r`: each byte of a value escaped takes at most six
+    /// (`\u00XX`), and the rest — names, numbers, time, punctuation — fits in 400.
+    private static func maxLineBytes(_ r: RequestRecord, target: String?, time: AccessLogTime) -> Int {
+        func count(_ value: String?) -> Int { value?.utf8.count ?? 0 }
+        let values = count(r.method) + count(target) + count(r.path) + count(r.route) + count(r.referer) + count(r.userAgent)
+            + r.requestID.utf8.count + r.remote.utf8.count
+        return 6 * values + time.iso8601.count + time.local.count + 400
     }
 
     /// `2026-11-22T10:04:11+00:00 GET /hello 200 bytes=5 duration_ms=0.412 request-id=req-42 remote=127.0.0.1:53122 route=/hello`
-    private static func appendText(_ r: RequestRecord, _ time: AccessLogTime, _ out: inout [UInt8]) {
-        out.append(contentsOf: time.iso8601)
-        out.append(HTTPBytes.sp)
-        appendEscaped(r.method ?? "-", space: true, &out)
-        out.append(HTTPBytes.sp)
+    private static func appendText(_ r: RequestRecord, _ time: AccessLogTime, _ out: inout ByteCursor) {
+        out.put(time.iso8601)
+        out.put(HTTPBytes.sp)
+        out.put(utf8: r.method ?? "-")
+        out.put(HTTPBytes.sp)
         appendEscaped(r.path ?? "-", space: true, &out)
-        out.append(HTTPBytes.sp)
-        ResponseWriter.appendDecimal(r.status, to: &out)
-        out.append(literal: " bytes=")
-        ResponseWriter.appendDecimal(r.bodyBytes, to: &out)
-        out.append(literal: " duration_ms=")
+        out.put(HTTPBytes.sp)
+        out.put(decimal: r.status)
+        out.put(literal: " bytes=")
+        out.put(decimal: r.bodyBytes)
+        out.put(literal: " duration_ms=")
         appendMillis(r.durationNanos, &out)
-        out.append(literal: " request-id=")
-        appendEscaped(r.requestID, space: true, &out)
-        out.append(literal: " remote=")
-        out.append(utf8: r.remote)
-        out.append(literal: " route=")
+        out.put(literal: " request-id=")
+        out.put(utf8: r.requestID)
+        out.put(literal: " remote=")
+        out.put(utf8: r.remote)
+        out.put(literal: " route=")
         appendEscaped(r.route ?? "unmatched", space: true, &out)
     }
 
     /// `127.0.0.1 - - [22/Nov/2026:10:04:11 +0000] "GET /hello?x=1 HTTP/1.1" 200 5 "-" "curl/8.5.0"`
-    private static func appendCombined(_ r: RequestRecord, _ time: AccessLogTime, _ out: inout [UInt8]) {
+    private static func appendCombined(_ r: RequestRecord, _ target: String?, _ time: AccessLogTime, _ out: inout ByteCursor) {
         appendAddress(of: r.remote, &out)
-        out.append(literal: " - - [")
-        out.append(contentsOf: time.local)
-        out.append(literal: "] \"")
-        if let method = r.method, let target = r.target {
-            appendEscaped(method, space: false, &out)
-            out.append(HTTPBytes.sp)
-            appendEscaped(loggable(target), space: false, &out)
+        out.put(literal: " - - [")
+        out.put(time.local)
+        out.put(literal: "] \"")
+        if let method = r.method, let target {
+            out.put(utf8: method)
+            out.put(HTTPBytes.sp)
+            appendEscaped(target, space: false, &out)
             if let version = r.version {
-                out.append(literal: " HTTP/")
-                ResponseWriter.appendDecimal(version.major, to: &out)
-                out.append(UInt8(ascii: "."))
-                ResponseWriter.appendDecimal(version.minor, to: &out)
+                out.put(literal: " HTTP/")
+                out.put(decimal: version.major)
+                out.put(UInt8(ascii: "."))
+                out.put(decimal: version.minor)
             }
         } else {
-            out.append(UInt8(ascii: "-"))
+            out.put(UInt8(ascii: "-"))
         }
-        out.append(literal: "\" ")
-        ResponseWriter.appendDecimal(r.status, to: &out)
-        out.append(HTTPBytes.sp)
-        ResponseWriter.appendDecimal(r.bodyBytes, to: &out)
+        out.put(literal: "\" ")
+        out.put(decimal: r.status)
+        out.put(HTTPBytes.sp)
+        out.put(decimal: r.bodyBytes)
         for field in [r.referer, r.userAgent] {
-            out.append(literal: " \"")
+            out.put(literal: " \"")
             appendEscaped(field ?? "-", space: false, &out)
-            out.append(UInt8(ascii: "\""))
+            out.put(UInt8(ascii: "\""))
         }
     }
 
     /// `{"time":"…","remote":"127.0.0.1:53122","method":"GET","target":"/hello?x=1","path":"/hello",`
     /// `"protocol":"HTTP/1.1","status":200,"bytes":5,"duration_ms":0.412,"request_id":"req-42",`
     /// `"route":"/hello","referer":null,"user_agent":"curl/8.5.0"}`
-    private static func appendJSON(_ r: RequestRecord, _ time: AccessLogTime, _ out: inout [UInt8]) {
-        func key(_ name: StaticString) {
-            out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-        }
+    private static func appendJSON(_ r: RequestRecord, _ target: String?, _ time: AccessLogTime, _ out: inout ByteCursor) {
         func string(_ name: StaticString, _ value: String?) {
-            key(name)
+            out.put(literal: name)
             appendJSONString(value, &out)
         }
-        key(#"{"time":""#)
-        out.append(contentsOf: time.iso8601)
+        out.put(literal: #"{"time":""#)
+        out.put(time.iso8601)
         string(#"","remote":"#, r.remote)
         string(#","method":"#, r.method)
-        string(#","target":"#, r.target.map(loggable))
+        string(#","target":"#, target)
         string(#","path":"#, r.path)
         string(#","protocol":"#, r.version?.description)
-        key(#","status":"#)
-        ResponseWriter.appendDecimal(r.status, to: &out)
-        key(#","bytes":"#)
-        ResponseWriter.appendDecimal(r.bodyBytes, to: &out)
-        key(#","duration_ms":"#)
+        out.put(literal: #","status":"#)
+        out.put(decimal: r.status)
+        out.put(literal: #","bytes":"#)
+        out.put(decimal: r.bodyBytes)
+        out.put(literal: #","duration_ms":"#)
         appendMillis(r.durationNanos, &out)
         string(#","request_id":"#, r.requestID)
         string(#","route":"#, r.route)
         string(#","referer":"#, r.referer)
         string(#","user_agent":"#, r.userAgent)
-        out.append(UInt8(ascii: "}"))
+        out.put(UInt8(ascii: "}"))
     }
 
     /// Milliseconds with three decimals: `0.412`.
-    static func appendMillis(_ nanos: Int64, _ out: inout [UInt8]) {
+    static func appendMillis(_ nanos: Int64, _ out: inout ByteCursor) {
         let micros = Int(max(0, nanos) / 1000)
-        ResponseWriter.appendDecimal(micros / 1000, to: &out)
-        out.append(UInt8(ascii: "."))
+        out.put(decimal: micros / 1000)
+        out.put(UInt8(ascii: "."))
         let fraction = micros % 1000
-        out.append(UInt8(48 + fraction / 100))
-        out.append(UInt8(48 + fraction / 10 % 10))
-        out.append(UInt8(48 + fraction % 10))
+        out.put(UInt8(48 + fraction / 100))
+        out.put(UInt8(48 + fraction / 10 % 10))
+        out.put(UInt8(48 + fraction % 10))
     }
 
     /// The address part of `127.0.0.1:53122` / `[::1]:53122`: nginx's `$remote_addr`.
-    static func appendAddress(of remote: String, _ out: inout [UInt8]) {
-        let utf8 = remote.utf8
-        guard let colon = utf8.lastIndex(of: HTTPBytes.colon) else { return out.append(contentsOf: utf8) }
-        var host = utf8[..<colon]
-        if host.first == UInt8(ascii: "["), host.last == UInt8(ascii: "]") { host = host.dropFirst().dropLast() }
-        out.append(contentsOf: host)
+    static func appendAddress(of remote: String, _ out: inout ByteCursor) {
+        var remote = remote
+        remote.withUTF8 { utf8 in
+            guard let colon = utf8.lastIndex(of: HTTPBytes.colon) else { return out.put(utf8) }
+            var host = utf8[..<colon]
+            if host.first == UInt8(ascii: "["), host.last == UInt8(ascii: "]") { host = host.dropFirst().dropLast() }
+            out.put(UnsafeBufferPointer(rebasing: host))
+        }
     }
 
     /// nginx's escaping of logged values: `"`, `\`, control bytes, DEL and non-ASCII bytes as `\xHH`;
     /// with `space`, a space too (for unquoted fields).
-    static func appendEscaped(_ value: String, space: Bool, _ out: inout [UInt8]) {
+    static func appendEscaped(_ value: String, space: Bool, _ out: inout ByteCursor) {
         HTTPBytes.withBytes(value) { bytes in
             func escaped(_ b: UInt8) -> Bool {
                 b < 0x20 || b >= 0x7F || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") || (space && b == HTTPBytes.sp)
             }
-            guard bytes.contains(where: escaped) else { return out.append(contentsOf: bytes) }
+            guard bytes.contains(where: escaped) else { return out.put(bytes) }
             for b in bytes {
                 if escaped(b) {
-                    out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "x"), hexDigit(b >> 4), hexDigit(b & 0xF)])
+                    out.put(UInt8(ascii: "\\"))
+                    out.put(UInt8(ascii: "x"))
+                    out.put(hexDigit(b >> 4))
+                    out.put(hexDigit(b & 0xF))
                 } else {
-                    out.append(b)
+                    out.put(b)
                 }
             }
         }
     }
 
     /// A JSON string (RFC 8259 §7), or `null`.
-    static func appendJSONString(_ value: String?, _ out: inout [UInt8]) {
-        guard let value else { return out.append(literal: "null") }
-        out.append(UInt8(ascii: "\""))
-        let utf8 = value.utf8
-        func escaped(_ b: UInt8) -> Bool { b < 0x20 || b == 0x7F || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") }
-        if !utf8.contains(where: escaped) {
-            out.append(contentsOf: utf8)
-        } else {
-            for b in utf8 {
+    static func appendJSONString(_ value: String?, _ out: inout ByteCursor) {
+        guard let value else { return out.put(literal: "null") }
+        out.put(UInt8(ascii: "\""))
+        HTTPBytes.withBytes(value) { bytes in
+            func escaped(_ b: UInt8) -> Bool { b < 0x20 || b == 0x7F || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") }
+            guard bytes.contains(where: escaped) else { return out.put(bytes) }
+            for b in bytes {
                 switch b {
-                case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
-                case UInt8(ascii: "\\"): out.append(contentsOf: #"\\"#.utf8)
-                case 0x0A: out.append(contentsOf: #"\n"#.utf8)
-                case 0x0D: out.append(contentsOf: #"\r"#.utf8)
-                case 0x09: out.append(contentsOf: #"\t"#.utf8)
+                case UInt8(ascii: "\""): out.put(literal: #"\""#)
+                case UInt8(ascii: "\\"): out.put(literal: #"\\"#)
+                case 0x0A: out.put(literal: #"\n"#)
+                case 0x0D: out.put(literal: #"\r"#)
+                case 0x09: out.put(literal: #"\t"#)
                 case _ where b < 0x20 || b == 0x7F:
-                    out.append(contentsOf: #"\u00"#.utf8)
-                    out.append(hexDigit(b >> 4))
-                    out.append(hexDigit(b & 0xF))
-                default: out.append(b)
+                    out.put(literal: #"\u00"#)
+                    out.put(hexDigit(b >> 4))
+                    out.put(hexDigit(b & 0xF))
+                default: out.put(b)
                 }
             }
         }
-        out.append(UInt8(ascii: "\""))
+        out.put(UInt8(ascii: "\""))
     }
 
     private static func hexDigit(_ n: UInt8) -> UInt8 { n < 10 ? 48 + n : 55 + n }

@@ -25,7 +25,7 @@ final class AccessLogWriter {
     private var buffer: [UInt8] = []
     private var time = AccessLogTime()
     /// When the oldest buffered line must be written at the latest.
-    private var flushDue: ContinuousClock.Instant?
+    private var flushDue: LoopClock.Instant?
 
     /// Opens the destination (`O_WRONLY|O_APPEND|O_CREAT|O_CLOEXEC`, mode 0644).
     /// - Throws: `HTTPServerError` naming the file, e.g. "open access log /var/log/x.log: Permission denied".
@@ -43,7 +43,7 @@ final class AccessLogWriter {
     }
 
     /// Formats one line; writes the buffer when it is full.
-    func append(_ record: RequestRecord, epochSeconds: Int, now: ContinuousClock.Instant) {
+    func append(_ record: RequestRecord, epochSeconds: Int, now: LoopClock.Instant) {
         time.update(epochSeconds: epochSeconds)
         AccessLog.append(record, format: format, time: time, to: &buffer)
         if buffer.count >= flushBytes {
@@ -54,7 +54,7 @@ final class AccessLogWriter {
     }
 
     /// Writes the buffer if its oldest line has waited `accessLogFlushInterval`.
-    func flushIfDue(now: ContinuousClock.Instant) {
+    func flushIfDue(now: LoopClock.Instant) {
         if let flushDue, now >= flushDue { flush() }
     }
 

@@ -47,7 +47,7 @@ final class EventLoop: @unchecked Sendable {
     /// The serial of the last connection adopted (see `Connection.serial`).
     @exclusivity(unchecked) private var lastSerial: UInt64 = 0
     @exclusivity(unchecked) private(set) var liveConnections = 0
-    @exclusivity(unchecked) private(set) var now = ContinuousClock.now
+    @exclusivity(unchecked) private(set) var now = LoopClock.Instant.now
     /// `time(2)` when the loop last woke: the second the `Date` header and the access log show.
     @exclusivity(unchecked) private(set) var epochSeconds = 0
     @exclusivity(unchecked) var date = HTTPDateCache()
@@ -75,7 +75,7 @@ final class EventLoop: @unchecked Sendable {
     @exclusivity(unchecked) var tlsContext: TLSContext?
     @exclusivity(unchecked) private var listening = false
     @exclusivity(unchecked) private var draining = false
-    @exclusivity(unchecked) private var acceptPausedUntil: ContinuousClock.Instant?
+    @exclusivity(unchecked) private var acceptPausedUntil: LoopClock.Instant?
     private static let tick = Duration.milliseconds(50)
     /// Connections accepted per wake-up of a listener. A burst of new connections (10,000 clients
     /// reconnecting) must leave the listen queue faster than it fills, or the kernel drops SYNs

@@ -202,7 +202,7 @@ struct StreamState {
 struct LoopStreams {
     let channel: HTTPEventChannel
     var descriptors: Set<Int32> = []
-    var nextHeartbeat: ContinuousClock.Instant
+    var nextHeartbeat: LoopClock.Instant
     var resets: [[UInt8]] = []
 }
 

@@ -27,9 +27,19 @@ final class HTTPMetrics {
 
     init(factory: any MetricsFactory) { self.factory = factory }
 
+    /// The handles of the request before: a loop's requests mostly repeat their route and status,
+    /// and the route's text is the registered one, so equal in one comparison of its storage.
+    private var last: (key: Key, handles: Handles)?
+
     func record(route: String?, status: Int, durationNanos: Int64) {
         let key = Key(route: route, status: status)
-        let found = handles[key] ?? makeHandles(key)
+        let found: Handles
+        if let last, last.key == key {
+            found = last.handles
+        } else {
+            found = handles[key] ?? makeHandles(key)
+            last = (key, found)
+        }
         found.requests.increment()
         found.duration.recordNanoseconds(durationNanos)
     }
@@ -59,14 +69,26 @@ struct RequestIDGenerator {
         return String(n & 0xFFFF_FFFF_FFFF, radix: 36)
     }()
 
-    private let prefix: String
+    private let prefix: [UInt8]
     private var counter: UInt64 = 0
 
-    init(loop: Int) { prefix = Self.processPrefix + "-" + String(loop, radix: 36) + "-" }
+    init(loop: Int) { prefix = Array((Self.processPrefix + "-" + String(loop, radix: 36) + "-").utf8) }
 
+    /// `prefix` and the counter in base 36, written into the string's own storage: one a request.
     mutating func next() -> String {
         counter &+= 1
-        return prefix + String(counter, radix: 36)
+        var digits = counter, length = 1
+        while digits >= 36 { digits /= 36; length += 1 }
+        return String(unsafeUninitializedCapacity: prefix.count + length) { out in
+            _ = out.initialize(from: prefix)
+            var n = counter
+            for i in stride(from: prefix.count + length - 1, through: prefix.count, by: -1) {
+                let digit = UInt8(n % 36)
+                out[i] = digit < 10 ? 48 + digit : 87 + digit
+                n /= 36
+            }
+            return prefix.count + length
+        }
     }
 
     /// 1…`maxLength` characters from `A-Z a-z 0-9 - _ . : / + =`.

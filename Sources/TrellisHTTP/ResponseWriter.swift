@@ -25,6 +25,7 @@ enum ResponseWriter {
     }
 
     static let continueLine: [UInt8] = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+    static let okLine: [UInt8] = Array("HTTP/1.1 200 OK\r\n".utf8)
 
     /// Appends `response` to `out` (a large body by reference).
     /// - Parameter keepAlive: whether the server intends to keep the connection; a responder's
@@ -121,6 +122,7 @@ enum ResponseWriter {
 
     /// `HTTP/1.1 SP status-code SP reason-phrase CRLF` (RFC 9112 §4). We always speak 1.1.
     static func appendStatusLine(_ status: HTTPStatus, to out: inout [UInt8]) {
+        if status == .ok { return out.append(contentsOf: okLine) }  // most answers: one copy
         out.append(literal: "HTTP/1.1 ")
         appendDecimal(status.code, to: &out)
         out.append(HTTPBytes.sp)

@@ -227,7 +227,7 @@ final class ServerCore: Sendable {
     let tlsListeners: [Int32]
     let loops: [EventLoop]
     let parserLimits: HTTPParserLimits
-    let timeouts: ConnectionStateMachine<ContinuousClock>.Timeouts
+    let timeouts: ConnectionStateMachine<LoopClock>.Timeouts
     let writerOptions: ResponseWriter.Options
     private let stopped: DispatchGroup
     private let openConnections = Atomic<Int>(0)

@@ -216,6 +216,15 @@ import Testing
     @Test func requestIDs() {
         var g = RequestIDGenerator(loop: 1)
         #expect(g.next() != g.next())
+        // Written digit by digit; each equals the counter in base 36, across every change of length.
+        var h = RequestIDGenerator(loop: 37)
+        for counter in 1...50_000 {
+            let id = h.next()
+            if id != RequestIDGenerator.processPrefix + "-11-" + String(counter, radix: 36) {
+                Issue.record("request \(counter): \(id)")
+                break
+            }
+        }
         #expect(RequestIDGenerator.isSane("abc-123_x.y:z", maxLength: 128))
         #expect(!RequestIDGenerator.isSane("", maxLength: 128))
         #expect(!RequestIDGenerator.isSane("a b", maxLength: 128))
