@@ -21,7 +21,9 @@ struct HTTPTarget: Sendable {
         let afterAuthority = Bytes(rebasing: b[pathStart...])
         let q = afterAuthority.firstIndex(of: HTTPBytes.question) ?? afterAuthority.count
         let pathBytes = Bytes(rebasing: afterAuthority[..<q])
-        guard let path = decodePath(pathBytes) else { return .failure(.bad("invalid percent-encoding in path")) }
+        // A target that is all path, without escapes, is one string, not two.
+        let isItsPath = pathStart == 0 && q == b.count && !pathBytes.contains(HTTPBytes.percent)
+        guard let path = isItsPath ? raw : decodePath(pathBytes) else { return .failure(.bad("invalid percent-encoding in path")) }
         guard q < afterAuthority.count else { return .success(HTTPTarget(raw: raw, path: path, query: HTTPQuery())) }
         guard let query = decodeQuery(Bytes(rebasing: afterAuthority[(q + 1)...])) else {
             return .failure(.bad("invalid percent-encoding in query"))

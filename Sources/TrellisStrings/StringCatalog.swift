@@ -13,20 +13,23 @@ public struct StringCatalog: Sendable {
         for (tag, table) in tables { canonical[LocaleTag.fallbacks(of: tag).first ?? tag] = table }
         self.tables = canonical
         localized = Self.localize(canonical, defaultLocale: self.defaultLocale)
+        defaultStrings = localized[self.defaultLocale] ?? LocalizedStrings(tag: self.defaultLocale, chain: [], tables: [:], pseudo: false)
     }
 
     /// Each table's locale, and the pseudo-locale, with its chain merged and its plural rules and
     /// number symbols looked up: built once, so a request only picks one (``resolve(_:)``).
     private let localized: [String: LocalizedStrings]
+    /// What a request without a locale is answered with, found once.
+    private let defaultStrings: LocalizedStrings
 
     /// The strings a request is answered with: those of the first table along its locale's fallback
     /// chain (its tag is what `Content-Language` says and what an answer is cached under), or the
     /// pseudo-locale's. Nil asks for the default.
     public func resolve(_ requested: String?) -> LocalizedStrings {
+        guard let requested else { return defaultStrings }
         // A request names a table's own tag most of the time: no fallback chain is made for it.
-        if let requested, let strings = localized[requested] { return strings }
-        let candidates = requested.map(LocaleTag.fallbacks(of:)) ?? []
-        let tag = candidates.first { $0 == PseudoLocale.tag || tables[$0] != nil } ?? defaultLocale
+        if let strings = localized[requested] { return strings }
+        let tag = LocaleTag.fallbacks(of: requested).first { $0 == PseudoLocale.tag || tables[$0] != nil } ?? defaultLocale
         return localized[tag] ?? LocalizedStrings(tag: tag, chain: [], tables: [:], pseudo: false)
     }
 

@@ -29,13 +29,14 @@ extension UserContext {
 
     /// The parameter names ``parse(_:)`` reads; plus any `attr.NAME`. The HTTP layer passes these
     /// (and no others) from the query string and headers.
-    public static let parameterNames: Set<String> = [
-        "user", "platform", "appVersion", "osVersion", "schemaVersion", "locale", "country",
-    ]
+    public static let parameterNames = Set(parameterList)
+    private static let parameterList = ["user", "platform", "appVersion", "osVersion", "schemaVersion", "locale", "country"]
 
     /// Whether `name` is a context parameter: one of ``parameterNames`` or starts with `attr.`.
+    /// Looked for in a list: seven short names compare in less time than one is hashed, and every
+    /// request's query is read here.
     public static func isParameter(_ name: String) -> Bool {
-        parameterNames.contains(name) || name.hasPrefix("attr.")
+        parameterList.contains(name) || name.hasPrefix("attr.")
     }
 
     /// Reads a context from name/value pairs such as a query string's items:

@@ -170,7 +170,8 @@ public final class Snapshot: Sendable, AtomicReference {
 
     /// The revision of screen `id` this user gets: the staged one if it admits them, else the current one.
     public func entry(_ id: String, for context: UserContext) -> ScreenEntry? {
-        if let staged = staged[id], staged.admits(context) { return staged.entry }
+        // Most snapshots stage nothing: no lookup (a hash of the id) for them.
+        if !staged.isEmpty, let staged = staged[id], staged.admits(context) { return staged.entry }
         return screens[id]
     }
 
