@@ -77,7 +77,7 @@ extension Endpoints {
             throw Problem(.badRequest, "query parameter \"url\" is required: the in-app URL to follow, such as url=app://product/42")
         }
         let context = try state.contextReader.context(
-            of: request, queryItems: query.items.filter { UserContext.isParameter($0.name) }, now: state.clock())
+            of: request, queryItems: query.contextItems, now: state.clock())
         let snapshot = state.published.snapshot
         let resolution = try Self.resolve(url, in: try Self.routeTable(snapshot), for: context, snapshot)
         let carried = query.items.filter { $0.name != "url" }.map { ($0.name, $0.value) }

@@ -39,7 +39,7 @@ extension Endpoints {
         }
         let include = try Self.inclusion(query)
         let context = try state.contextReader.context(
-            of: request, queryItems: query.items.filter { UserContext.isParameter($0.name) }, now: state.clock())
+            of: request, queryItems: query.contextItems, now: state.clock())
         let snapshot = state.published.snapshot
         let resolution = try Self.resolve(url, in: try Self.routeTable(snapshot), for: context, snapshot)
         let pretty = try query.flag("pretty")

@@ -45,8 +45,7 @@ final class ScreenRequest: Sendable {
     ) throws(Problem) {
         let query = try QueryParameters(
             request.query, allowed: UserContext.parameterNames, alsoAllowed: parameters, allowedPrefixes: ["attr.", Self.parameterPrefix])
-        let context = try (reader ?? state.contextReader).context(
-            of: request, queryItems: query.items.filter { UserContext.isParameter($0.name) }, now: state.clock())
+        let context = try (reader ?? state.contextReader).context(of: request, queryItems: query.contextItems, now: state.clock())
         var given: [String: JSONValue] = [:]
         for item in query.items where item.name.hasPrefix(Self.parameterPrefix) {
             given[String(item.name.dropFirst(Self.parameterPrefix.count))] = .string(item.value)

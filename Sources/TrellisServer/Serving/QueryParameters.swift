@@ -1,6 +1,7 @@
 import TrellisHTTP
 import TrellisJSON
 import TrellisRuntime
+import TrellisTargeting
 
 /// Reads a request's query string against the parameters an endpoint knows. An unknown or
 /// repeated parameter is an error, so a typo (`?prety=1`) is reported instead of ignored.
@@ -38,6 +39,12 @@ struct QueryParameters: Sendable {
     }
 
     subscript(name: String) -> String? { items.first { $0.name == name }?.value }
+
+    /// The items that are user-context parameters (``UserContext/isParameter(_:)``): the items
+    /// themselves, not a copy, when the query is all context, as most are.
+    var contextItems: [HTTPQuery.Item] {
+        items.allSatisfy { UserContext.isParameter($0.name) } ? items : items.filter { UserContext.isParameter($0.name) }
+    }
 
     /// A yes/no flag: `1`, `true`, `0`, `false`, or empty (present means yes).
     func flag(_ name: String) throws(Problem) -> Bool {
