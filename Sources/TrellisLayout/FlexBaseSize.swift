@@ -315,8 +315,16 @@ extension FlexLayoutEngine {
         if child.styleStorage.flexBasis == .maxContent || contentBasis {
             if isMainAxisRow { (childWidth, childWidthMode) = (.nan, .maxContent) } else { (childHeight, childHeightMode) = (.nan, .maxContent) }
         }
-        constrainMaxSizeForMode(child, direction, .row, ownerWidth, ownerWidth, &childWidthMode, &childWidth)
-        constrainMaxSizeForMode(child, direction, .column, ownerHeight, ownerWidth, &childHeightMode, &childHeight)
+        // §9.2 step 3 E: the content's max-content main size, not limited by the item's max main
+        // size (that clamps the hypothetical main size); Yoga measures it under its max
+        // (`flexBasisClampedByMinMax`). The cross axis is offered at most the max cross size.
+        let mainMaxClamps = !config.useWebDefaults && config.errata.contains(.flexBasisClampedByMinMax)
+        if !isMainAxisRow || mainMaxClamps || childWidthMode != .maxContent {
+            constrainMaxSizeForMode(child, direction, .row, ownerWidth, ownerWidth, &childWidthMode, &childWidth)
+        }
+        if isMainAxisRow || mainMaxClamps || childHeightMode != .maxContent {
+            constrainMaxSizeForMode(child, direction, .column, ownerHeight, ownerWidth, &childHeightMode, &childHeight)
+        }
         if config.cssAspectRatio, let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
             // CSS transfers the definite cross size *after* its min/max clamp through the ratio.
             // (The min size counts too: `width: 0; min-width: 5` transfers 5.)
