@@ -82,7 +82,7 @@ extension FlexLayoutEngine {
             // A definite height gives the width through the ratio.
             // (Clamped by its min and max heights first.)
             let borderBoxHeight = node.boundAxis(.column, direction, height, percentHeight, ownerWidth)
-            return node.boundAxis(.row, direction, borderBoxHeight * ratio, ownerWidth, ownerWidth)
+            return node.boundAxis(.row, direction, widthThroughRatio(borderBoxHeight, ratio), ownerWidth, ownerWidth)
         }
         var content: Float = 0
         if node.hasMeasureFunction {
@@ -125,7 +125,7 @@ extension FlexLayoutEngine {
                     // (The transferred width replaces the content's, as for a definite height.)
                     let height = child.boundAxis(.column, direction, stretchedHeight - child.marginForAxis(.column, direction, .nan),
                                                  .nan, .nan)
-                    contribution = child.boundAxis(.row, direction, height * ratio, .nan, .nan)
+                    contribution = child.boundAxis(.row, direction, widthThroughRatio(height, ratio), .nan, .nan)
                         + child.marginForAxis(.row, direction, .nan)
                 }
                 if isRow && childStyle.overflow != .visible {
@@ -153,8 +153,8 @@ extension FlexLayoutEngine {
             // A min height transfers through the ratio as a min width (below the box's own), and
             // so does the padding and border of its height, which it is never less than.
             let minHeight = node.resolvedMin(.column, direction, percentHeight, ownerWidth)
-            if !minHeight.isNaN { borderBox = max(borderBox, minHeight * ratio) }
-            borderBox = max(borderBox, node.paddingAndBorder(.column, direction, ownerWidth) * ratio)
+            if !minHeight.isNaN { borderBox = max(borderBox, widthThroughRatio(minHeight, ratio)) }
+            borderBox = max(borderBox, widthThroughRatio(node.paddingAndBorder(.column, direction, ownerWidth), ratio))
         }
         return node.boundAxis(.row, direction, borderBox, ownerWidth, ownerWidth)
     }
