@@ -92,12 +92,13 @@ extension FlexLayoutEngine {
             let sums = isRow && style.flexWrap == .noWrap
             var count = 0
             // What the items' percentage heights resolve against: the definite height within
-            // the node's min and max heights.
-            let innerHeight = height.isNaN ? height
+            // the node's min and max heights, or the one its container fixed, which wins over a
+            // `height` of its own (a column's item flexed from `height: 0` to 5 is 5 high, §9.8).
+            let innerHeight = !fixedInnerHeight.isNaN || height.isNaN ? fixedInnerHeight
                 : node.boundAxis(.column, direction, height, percentHeight, ownerWidth) - node.paddingAndBorder(.column, direction, ownerWidth)
             // A single-line row of definite height stretches an item with a ratio to that height,
             // which gives its width.
-            let stretchedHeight = sums && config.cssAspectRatio ? (innerHeight.isNaN ? fixedInnerHeight : innerHeight) : .nan
+            let stretchedHeight = sums && config.cssAspectRatio ? innerHeight : .nan
             for child in node.layoutChildren {
                 let childStyle = child.styleStorage
                 if childStyle.display == .none || childStyle.positionType == .absolute { continue }
@@ -114,7 +115,7 @@ extension FlexLayoutEngine {
                 }
                 // (A height the container fixes as definite is what their percentages resolve against too.)
                 var contribution = minContentWidth(child, child.resolveDirection(direction), .nan,
-                                                   percentHeight: innerHeight.isNaN ? fixedInnerHeight : innerHeight,
+                                                   percentHeight: innerHeight,
                                                    fixedInnerHeight: childFixedHeight)
                     + child.marginForAxis(.row, direction, .nan)
                 // (A percentage width is cyclic here, as `auto`: CSS Sizing 3 §5.2.1.)
