@@ -95,8 +95,11 @@ struct FlexLayoutEngine {
             if node.hasWidthPercentage { resolveBoxEdges(node, node.resolveDirection(ownerDirection), ownerWidth) }
             node.layout.measuredWidth = cached.computedWidth
             node.layout.measuredHeight = cached.computedHeight
-            node.layout.contentWidth = cached.contentWidth
-            node.layout.contentHeight = cached.contentHeight
+            // (A size asked for exactly is the content's size too, as a fresh layout finds: an
+            // entry made under another constraint that came out at that size answers the size,
+            // not what the content asked for then.)
+            node.layout.contentWidth = widthMode == .stretchFit ? cached.computedWidth : cached.contentWidth
+            node.layout.contentHeight = heightMode == .stretchFit ? cached.computedHeight : cached.contentHeight
         } else {
             // (A measurement of such a node leaves its edges as its last layout resolved them.)
             let edges = !performLayout && node.hasWidthPercentage
