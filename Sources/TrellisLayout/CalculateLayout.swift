@@ -173,6 +173,10 @@ struct FlexLayoutEngine {
             // auto); they resolve against the width the box then takes.
             availableWidth = width + margins.row
             widthMode = .stretchFit
+            // The width its content asks for so found, before the box's own min/max clamp: a row
+            // measuring the box for its flex basis takes that (§9.2 step 3 E), not the clamped
+            // width nor the content laid out in it.
+            contentWidthBeforeMinMax = node.layout.contentWidth
         }
         if widthMode != .stretchFit && !widthIsFinal && !config.errata.contains(.columnStretchesToIndefiniteWidth)
             && node.styleStorage.flexDirection.isColumn && hasStretchedItem(node, children) {
