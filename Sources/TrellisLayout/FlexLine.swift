@@ -108,6 +108,17 @@ extension FlexLayoutEngine {
             && !config.errata.contains(.columnWrapsAtOfferedHeight) {
             let maxHeight = container.node.resolvedMax(.column, container.direction, container.ownerHeight, container.ownerWidth)
             limit = maxHeight.isNaN ? .infinity : maxHeight - container.paddingAndBorderMain
+            // A `height` of its own that a `content` flex basis replaced as its main size in its
+            // container (§7.2.3, a percentage basis of a column whose height is not definite)
+            // still breaks its lines, as in Chromium: measured for that basis, `height: 0` puts
+            // each item on a line of its own.
+            let node = container.node
+            if node.hasDefiniteLength(.column, container.ownerHeight) {
+                let height = node.boundAxis(.column, container.direction,
+                                            node.resolvedDimension(container.direction, .column, container.ownerHeight, container.ownerWidth),
+                                            container.ownerHeight, container.ownerWidth)
+                limit = min(limit, height - container.paddingAndBorderMain)
+            }
         }
         var firstIndex = start
         var itemCount = 0
