@@ -94,8 +94,12 @@ extension FlexLayoutEngine {
             // What the items' percentage heights resolve against: the definite height within
             // the node's min and max heights, or the one its container fixed, which wins over a
             // `height` of its own (a column's item flexed from `height: 0` to 5 is 5 high, §9.8).
-            let innerHeight = !fixedInnerHeight.isNaN || height.isNaN ? fixedInnerHeight
-                : node.boundAxis(.column, direction, height, percentHeight, ownerWidth) - node.paddingAndBorder(.column, direction, ownerWidth)
+            // (Either within its min and max heights: an absolutely positioned row with `height: 0`
+            // and `minHeight: 5` is 5 high.)
+            let paddingAndBorderHeight = node.paddingAndBorder(.column, direction, ownerWidth)
+            let ownHeight = fixedInnerHeight.isNaN ? height : fixedInnerHeight + paddingAndBorderHeight
+            let innerHeight = ownHeight.isNaN ? ownHeight
+                : node.boundAxis(.column, direction, ownHeight, percentHeight, ownerWidth) - paddingAndBorderHeight
             // A single-line row of definite height stretches an item with a ratio to that height,
             // which gives its width.
             let stretchedHeight = sums && config.cssAspectRatio ? innerHeight : .nan
