@@ -82,9 +82,9 @@ extension FlexLayoutEngine {
         // With one size known, the aspect ratio gives the other.
         if childWidth.isNaN != childHeight.isNaN, let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
             if childWidth.isNaN {
-                childWidth = marginRow + (childHeight - marginColumn) * ratio
+                childWidth = marginRow + widthThroughRatio(childHeight - marginColumn, ratio)
             } else {
-                childHeight = marginColumn + (childWidth - marginRow) / ratio
+                childHeight = marginColumn + heightThroughRatio(childWidth - marginRow, ratio)
             }
         }
         if childWidth.isNaN || childHeight.isNaN {
@@ -256,7 +256,7 @@ extension FlexLayoutEngine {
             child.boundAxis(.column, direction, value, block.height, block.width)
         }
         @inline(__always) func transferredHeight(_ innerWidth: Float) -> Float {
-            boundHeight(max(innerWidth, paddingAndBorderRow) / ratio)
+            boundHeight(heightThroughRatio(max(innerWidth, paddingAndBorderRow), ratio))
         }
         // (`align-self: stretch` between `top` and `bottom` sizes the height from the insets,
         // which then wins over the ratio, as a definite height does; `auto`, `normal`, does not:
@@ -269,13 +269,13 @@ extension FlexLayoutEngine {
         }
         if heightFromStyle {
             let innerHeight = boundHeight(height - margins.column)
-            return (boundWidth(max(innerHeight, paddingAndBorderColumn) * ratio) + margins.row, height)
+            return (boundWidth(widthThroughRatio(max(innerHeight, paddingAndBorderColumn), ratio)) + margins.row, height)
         }
         if width.isNaN && !height.isNaN {
             // Stretched between `top` and `bottom` (already within its min and max), the height
             // is known before the content is laid out, so it gives the width, as in Chromium;
             // the width, once within its own min and max, gives the height back.
-            let innerWidth = boundWidth(max(height - margins.column, paddingAndBorderColumn) * ratio)
+            let innerWidth = boundWidth(widthThroughRatio(max(height - margins.column, paddingAndBorderColumn), ratio))
             return (innerWidth + margins.row, transferredHeight(innerWidth) + margins.column)
         }
         var innerWidth: Float
@@ -287,14 +287,14 @@ extension FlexLayoutEngine {
                        ownerDirection: direction, widthMode: available.isNaN ? .maxContent : .fitContent,
                        heightMode: .maxContent, ownerWidth: block.width, ownerHeight: block.height, performLayout: false,
                        depth: depth)
-            innerWidth = max(child.layout.measuredWidth, paddingAndBorderColumn * ratio)
+            innerWidth = max(child.layout.measuredWidth, widthThroughRatio(paddingAndBorderColumn, ratio))
         }
         // The min and max heights limit the width through the ratio; its own min and max win.
-        var innerHeight = innerWidth / ratio
+        var innerHeight = heightThroughRatio(innerWidth, ratio)
         let boundedHeight = boundHeight(innerHeight)
         if boundedHeight != innerHeight {
             innerHeight = boundedHeight
-            innerWidth = boundWidth(innerHeight * ratio)
+            innerWidth = boundWidth(widthThroughRatio(innerHeight, ratio))
         }
         return (innerWidth + margins.row, innerHeight + margins.column)
     }

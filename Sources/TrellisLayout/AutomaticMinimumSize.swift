@@ -82,7 +82,7 @@ extension FlexLayoutEngine {
             // A definite height gives the width through the ratio.
             // (Clamped by its min and max heights first.)
             let borderBoxHeight = node.boundAxis(.column, direction, height, percentHeight, ownerWidth)
-            return node.boundAxis(.row, direction, borderBoxHeight * ratio, ownerWidth, ownerWidth)
+            return node.boundAxis(.row, direction, widthThroughRatio(borderBoxHeight, ratio), ownerWidth, ownerWidth)
         }
         var content: Float = 0
         if node.hasMeasureFunction {
@@ -92,12 +92,17 @@ extension FlexLayoutEngine {
             let sums = isRow && style.flexWrap == .noWrap
             var count = 0
             // What the items' percentage heights resolve against: the definite height within
-            // the node's min and max heights.
-            let innerHeight = height.isNaN ? height
-                : node.boundAxis(.column, direction, height, percentHeight, ownerWidth) - node.paddingAndBorder(.column, direction, ownerWidth)
+            // the node's min and max heights, or the one its container fixed, which wins over a
+            // `height` of its own (a column's item flexed from `height: 0` to 5 is 5 high, §9.8).
+            // (Either within its min and max heights: an absolutely positioned row with `height: 0`
+            // and `minHeight: 5` is 5 high.)
+            let paddingAndBorderHeight = node.paddingAndBorder(.column, direction, ownerWidth)
+            let ownHeight = fixedInnerHeight.isNaN ? height : fixedInnerHeight + paddingAndBorderHeight
+            let innerHeight = ownHeight.isNaN ? ownHeight
+                : node.boundAxis(.column, direction, ownHeight, percentHeight, ownerWidth) - paddingAndBorderHeight
             // A single-line row of definite height stretches an item with a ratio to that height,
             // which gives its width.
-            let stretchedHeight = sums && config.cssAspectRatio ? (innerHeight.isNaN ? fixedInnerHeight : innerHeight) : .nan
+            let stretchedHeight = sums && config.cssAspectRatio ? innerHeight : .nan
             for child in node.layoutChildren {
                 let childStyle = child.styleStorage
                 if childStyle.display == .none || childStyle.positionType == .absolute { continue }
@@ -114,7 +119,7 @@ extension FlexLayoutEngine {
                 }
                 // (A height the container fixes as definite is what their percentages resolve against too.)
                 var contribution = minContentWidth(child, child.resolveDirection(direction), .nan,
-                                                   percentHeight: innerHeight.isNaN ? fixedInnerHeight : innerHeight,
+                                                   percentHeight: innerHeight,
                                                    fixedInnerHeight: childFixedHeight)
                     + child.marginForAxis(.row, direction, .nan)
                 // (A percentage width is cyclic here, as `auto`: CSS Sizing 3 §5.2.1.)
@@ -125,7 +130,7 @@ extension FlexLayoutEngine {
                     // (The transferred width replaces the content's, as for a definite height.)
                     let height = child.boundAxis(.column, direction, stretchedHeight - child.marginForAxis(.column, direction, .nan),
                                                  .nan, .nan)
-                    contribution = child.boundAxis(.row, direction, height * ratio, .nan, .nan)
+                    contribution = child.boundAxis(.row, direction, widthThroughRatio(height, ratio), .nan, .nan)
                         + child.marginForAxis(.row, direction, .nan)
                 }
                 if isRow && childStyle.overflow != .visible {
@@ -153,8 +158,8 @@ extension FlexLayoutEngine {
             // A min height transfers through the ratio as a min width (below the box's own), and
             // so does the padding and border of its height, which it is never less than.
             let minHeight = node.resolvedMin(.column, direction, percentHeight, ownerWidth)
-            if !minHeight.isNaN { borderBox = max(borderBox, minHeight * ratio) }
-            borderBox = max(borderBox, node.paddingAndBorder(.column, direction, ownerWidth) * ratio)
+            if !minHeight.isNaN { borderBox = max(borderBox, widthThroughRatio(minHeight, ratio)) }
+            borderBox = max(borderBox, widthThroughRatio(node.paddingAndBorder(.column, direction, ownerWidth), ratio))
         }
         return node.boundAxis(.row, direction, borderBox, ownerWidth, ownerWidth)
     }

@@ -95,8 +95,11 @@ struct FlexLayoutEngine {
             if node.hasWidthPercentage { resolveBoxEdges(node, node.resolveDirection(ownerDirection), ownerWidth) }
             node.layout.measuredWidth = cached.computedWidth
             node.layout.measuredHeight = cached.computedHeight
-            node.layout.contentWidth = cached.contentWidth
-            node.layout.contentHeight = cached.contentHeight
+            // (A size asked for exactly is the content's size too, as a fresh layout finds: an
+            // entry made under another constraint that came out at that size answers the size,
+            // not what the content asked for then.)
+            node.layout.contentWidth = widthMode == .stretchFit ? cached.computedWidth : cached.contentWidth
+            node.layout.contentHeight = heightMode == .stretchFit ? cached.computedHeight : cached.contentHeight
         } else {
             // (A measurement of such a node leaves its edges as its last layout resolved them.)
             let edges = !performLayout && node.hasWidthPercentage
@@ -170,6 +173,10 @@ struct FlexLayoutEngine {
             // auto); they resolve against the width the box then takes.
             availableWidth = width + margins.row
             widthMode = .stretchFit
+            // The width its content asks for so found, before the box's own min/max clamp: a row
+            // measuring the box for its flex basis takes that (§9.2 step 3 E), not the clamped
+            // width nor the content laid out in it.
+            contentWidthBeforeMinMax = node.layout.contentWidth
         }
         if widthMode != .stretchFit && !widthIsFinal && !config.errata.contains(.columnStretchesToIndefiniteWidth)
             && node.styleStorage.flexDirection.isColumn && hasStretchedItem(node, children) {

@@ -74,7 +74,7 @@ extension FlexLayoutEngine {
         var childMainSize = child.measured(mainAxis)
         var childCrossSize: Float
         if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite, !config.cssAspectRatio {
-            childCrossSize = child.marginForAxis(crossAxis, direction, innerWidth) + (isRow ? childMainSize / ratio : childMainSize * ratio)
+            childCrossSize = child.marginForAxis(crossAxis, direction, innerWidth) + (isRow ? heightThroughRatio(childMainSize, ratio) : widthThroughRatio(childMainSize, ratio))
         } else {
             childCrossSize = lineCrossDim
         }

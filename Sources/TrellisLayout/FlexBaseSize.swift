@@ -268,10 +268,10 @@ extension FlexLayoutEngine {
         }
         if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
             if !isMainAxisRow && childWidthMode == .stretchFit {
-                childHeight = marginColumn + borderBox(childWidth - marginRow, .row) / ratio
+                childHeight = marginColumn + heightThroughRatio(borderBox(childWidth - marginRow, .row), ratio)
                 childHeightMode = .stretchFit
             } else if isMainAxisRow && childHeightMode == .stretchFit {
-                childWidth = marginRow + borderBox(childHeight - marginColumn, .column) * ratio
+                childWidth = marginRow + widthThroughRatio(borderBox(childHeight - marginColumn, .column), ratio)
                 childWidthMode = .stretchFit
             }
         }
@@ -291,7 +291,7 @@ extension FlexLayoutEngine {
             childWidthMode = .stretchFit
             if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
                 // (Yoga 3.2 leaves the margins out of this outer height.)
-                childHeight = borderBox(childWidth - marginRow, .row) / ratio + (cssAspect ? marginColumn : 0)
+                childHeight = heightThroughRatio(borderBox(childWidth - marginRow, .row), ratio) + (cssAspect ? marginColumn : 0)
                 childHeightMode = .stretchFit
             }
         }
@@ -306,7 +306,7 @@ extension FlexLayoutEngine {
             childHeight = height
             childHeightMode = .stretchFit
             if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
-                childWidth = borderBox(childHeight - marginColumn, .column) * ratio + (cssAspect ? marginRow : 0)
+                childWidth = widthThroughRatio(borderBox(childHeight - marginColumn, .column), ratio) + (cssAspect ? marginRow : 0)
                 childWidthMode = .stretchFit
             }
         }
@@ -315,19 +315,27 @@ extension FlexLayoutEngine {
         if child.styleStorage.flexBasis == .maxContent || contentBasis {
             if isMainAxisRow { (childWidth, childWidthMode) = (.nan, .maxContent) } else { (childHeight, childHeightMode) = (.nan, .maxContent) }
         }
-        constrainMaxSizeForMode(child, direction, .row, ownerWidth, ownerWidth, &childWidthMode, &childWidth)
-        constrainMaxSizeForMode(child, direction, .column, ownerHeight, ownerWidth, &childHeightMode, &childHeight)
+        // §9.2 step 3 E: the content's max-content main size, not limited by the item's max main
+        // size (that clamps the hypothetical main size); Yoga measures it under its max
+        // (`flexBasisClampedByMinMax`). The cross axis is offered at most the max cross size.
+        let mainMaxClamps = !config.useWebDefaults && config.errata.contains(.flexBasisClampedByMinMax)
+        if !isMainAxisRow || mainMaxClamps || childWidthMode != .maxContent {
+            constrainMaxSizeForMode(child, direction, .row, ownerWidth, ownerWidth, &childWidthMode, &childWidth)
+        }
+        if isMainAxisRow || mainMaxClamps || childHeightMode != .maxContent {
+            constrainMaxSizeForMode(child, direction, .column, ownerHeight, ownerWidth, &childHeightMode, &childHeight)
+        }
         if config.cssAspectRatio, let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
             // CSS transfers the definite cross size *after* its min/max clamp through the ratio.
             // (The min size counts too: `width: 0; min-width: 5` transfers 5.)
             if isMainAxisRow && childHeightMode == .stretchFit {
                 let height = child.boundAxis(.column, direction, childHeight - marginColumn, ownerHeight, ownerWidth)
-                childWidth = marginRow + height * ratio
+                childWidth = marginRow + widthThroughRatio(height, ratio)
                 childWidthMode = .stretchFit
-                transferred = height * ratio
+                transferred = widthThroughRatio(height, ratio)
                 constrainMaxSizeForMode(child, direction, .row, ownerWidth, ownerWidth, &childWidthMode, &childWidth)
             } else if !isMainAxisRow && childWidthMode == .stretchFit {
-                childHeight = marginColumn + child.boundAxis(.row, direction, childWidth - marginRow, ownerWidth, ownerWidth) / ratio
+                childHeight = marginColumn + heightThroughRatio(child.boundAxis(.row, direction, childWidth - marginRow, ownerWidth, ownerWidth), ratio)
                 childHeightMode = .stretchFit
                 transferred = childHeight - marginColumn
                 constrainMaxSizeForMode(child, direction, .column, ownerHeight, ownerWidth, &childHeightMode, &childHeight)
@@ -360,19 +368,19 @@ extension FlexLayoutEngine {
                    ownerHeight: ownerHeight, performLayout: false, depth: container.depth)
         // (Its height is at least its padding and border, which the ratio transfers too, and its
         // min and max heights transfer as limits on the width, below its own min and max widths.)
-        var innerWidth = max(child.layout.measuredWidth, child.paddingAndBorder(.column, direction, ownerWidth) * ratio)
+        var innerWidth = max(child.layout.measuredWidth, widthThroughRatio(child.paddingAndBorder(.column, direction, ownerWidth), ratio))
         let maxHeight = child.resolvedMax(.column, direction, ownerHeight, ownerWidth)
         let minHeight = child.resolvedMin(.column, direction, ownerHeight, ownerWidth)
         // (A max height below the padding and border leaves the box that tall: CSS Box Sizing §3.)
         let paddingAndBorderHeight = child.paddingAndBorder(.column, direction, ownerWidth)
-        if !maxHeight.isNaN, innerWidth > max(maxHeight, paddingAndBorderHeight) * ratio {
-            innerWidth = max(maxHeight, paddingAndBorderHeight) * ratio
+        if !maxHeight.isNaN, innerWidth > widthThroughRatio(max(maxHeight, paddingAndBorderHeight), ratio) {
+            innerWidth = widthThroughRatio(max(maxHeight, paddingAndBorderHeight), ratio)
         }
-        if !minHeight.isNaN, innerWidth < minHeight * ratio { innerWidth = minHeight * ratio }
+        if !minHeight.isNaN, innerWidth < widthThroughRatio(minHeight, ratio) { innerWidth = widthThroughRatio(minHeight, ratio) }
         innerWidth = child.boundAxis(.row, direction, innerWidth, ownerWidth, ownerWidth)
         childWidth = innerWidth + margins.row
         childWidthMode = .stretchFit
-        childHeight = innerWidth / ratio + margins.column
+        childHeight = heightThroughRatio(innerWidth, ratio) + margins.column
         childHeightMode = .stretchFit
         constrainMaxSizeForMode(child, direction, .column, ownerHeight, ownerWidth, &childHeightMode, &childHeight)
     }

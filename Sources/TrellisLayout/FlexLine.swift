@@ -108,6 +108,17 @@ extension FlexLayoutEngine {
             && !config.errata.contains(.columnWrapsAtOfferedHeight) {
             let maxHeight = container.node.resolvedMax(.column, container.direction, container.ownerHeight, container.ownerWidth)
             limit = maxHeight.isNaN ? .infinity : maxHeight - container.paddingAndBorderMain
+            // A `height` of its own that a `content` flex basis replaced as its main size in its
+            // container (§7.2.3, a percentage basis of a column whose height is not definite)
+            // still breaks its lines, as in Chromium: measured for that basis, `height: 0` puts
+            // each item on a line of its own.
+            let node = container.node
+            if node.hasDefiniteLength(.column, container.ownerHeight) {
+                let height = node.boundAxis(.column, container.direction,
+                                            node.resolvedDimension(container.direction, .column, container.ownerHeight, container.ownerWidth),
+                                            container.ownerHeight, container.ownerWidth)
+                limit = min(limit, height - container.paddingAndBorderMain)
+            }
         }
         var firstIndex = start
         var itemCount = 0
@@ -176,6 +187,19 @@ extension FlexLayoutEngine {
         }
     }
 
+    /// The outer hypothetical main size of the container's longest line (§9.3 step 5).
+    @inline(never)
+    private func longestLine(_ container: FlexContainer) -> Float {
+        var longest: Float = 0, start = 0, index = 0
+        while start < container.children.count {
+            let line = collectFlexLine(container, startingAt: start, lineIndex: index)
+            longest = max(longest, line.sizeConsumed)
+            start = line.endIndex
+            index += 1
+        }
+        return longest
+    }
+
     /// [§9.2 step 4, Determine the main size of the flex container](https://www.w3.org/TR/css-flexbox-1/#algo-main-container)
     /// for this line, and from it the line's free space ([§9.7 step 1](https://www.w3.org/TR/css-flexbox-1/#resolve-flexible-lengths)).
     func determineRemainingFreeSpace(_ container: inout FlexContainer, _ line: inout FlexLine) {
@@ -186,16 +210,18 @@ extension FlexLayoutEngine {
                 - container.paddingAndBorderMain
             let maxInner = container.node.resolvedMax(axis, container.direction, container.mainAxisOwnerSize, container.ownerWidth)
                 - container.paddingAndBorderMain
-            // A multi-line container's main size is its content's, all its items on one line,
-            // clamped by its max size (where its lines then break), and every line is that long:
-            // a line of items shorter than the max has that free space too.
-            let consumed = container.isWrapping && !maxInner.isNaN ? max(line.sizeConsumed, container.totalMainDim)
-                : line.sizeConsumed
-            if !minInner.isNaN && line.sizeConsumed < minInner {
+            // A multi-line container whose items break into lines at its max size is as long as
+            // its longest line (at most that max, at least its min), as in Chromium, and every
+            // line is that long: a shorter line has that free space too.
+            if container.isWrapping && !maxInner.isNaN && container.totalMainDim > maxInner {
+                var length = min(longestLine(container), maxInner)
+                if !minInner.isNaN { length = max(length, minInner) }
+                container.availableInnerMainDim = length
+                line.hasContainersMainSize = true
+            } else if !minInner.isNaN && line.sizeConsumed < minInner {
                 container.availableInnerMainDim = minInner
-            } else if !maxInner.isNaN && consumed > maxInner {
+            } else if !maxInner.isNaN && line.sizeConsumed > maxInner {
                 container.availableInnerMainDim = maxInner
-                line.hasContainersMainSize = container.isWrapping
             } else {
                 let legacyStretch = config.errata.contains(.stretchFlexBasis)
                 if !legacyStretch && (line.totalFlexGrowFactors == 0 || container.node.resolveFlexGrow() == 0) {

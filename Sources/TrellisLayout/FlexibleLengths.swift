@@ -276,12 +276,12 @@ extension FlexLayoutEngine {
            child.hasDefiniteLength(.column, percentHeight) {
             let height = child.boundAxis(.column, direction, child.resolvedDimension(direction, .column, percentHeight, innerWidth),
                                          percentHeight, innerWidth)
-            childCrossSize = child.boundAxis(.row, direction, height * ratio, innerWidth, innerWidth) + marginCross
+            childCrossSize = child.boundAxis(.row, direction, widthThroughRatio(height, ratio), innerWidth, innerWidth) + marginCross
             childCrossMode = .stretchFit
         } else if let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite, !stretchBeatsRatio,
            !(crossDefinite && config.cssAspectRatio), !ratioWidthFromContent {
-            childCrossSize = (container.isMainAxisRow ? (childMainSize - marginMain) / ratio
-                              : (childMainSize - marginMain) * ratio) + marginCross
+            childCrossSize = (container.isMainAxisRow ? heightThroughRatio(childMainSize - marginMain, ratio)
+                              : widthThroughRatio(childMainSize - marginMain, ratio)) + marginCross
             childCrossMode = .stretchFit
         } else if !innerCross.isNaN && !crossDefinite && container.crossMode == .stretchFit
                     && !container.isWrapping && stretches {
@@ -327,10 +327,10 @@ extension FlexLayoutEngine {
         if limitsRatioWidth, let ratio = child.styleStorage.aspectRatio, ratio > 0, ratio.isFinite {
             // The min and max heights (and padding and border) limit the content's width.
             let width = child.layout.measuredWidth
-            let height = width / ratio
+            let height = heightThroughRatio(width, ratio)
             let bounded = child.boundAxis(.column, direction, height, percentHeight, innerWidth)
             if bounded != height {
-                let limited = child.boundAxis(.row, direction, bounded * ratio, innerWidth, innerWidth)
+                let limited = child.boundAxis(.row, direction, widthThroughRatio(bounded, ratio), innerWidth, innerWidth)
                 layoutNode(child, availableWidth: limited + marginCross, availableHeight: childMainSize,
                            ownerDirection: node.layout.direction, widthMode: .stretchFit, heightMode: childMainMode,
                            ownerWidth: innerWidth, ownerHeight: percentHeight,

@@ -49,7 +49,11 @@ extension FlexLayoutEngine {
             } else {
                 let outer = child.dimensionWithMargin(mainAxis, direction, innerWidth)
                 line.mainDim += outer
-                line.contentMainDim += outer
+                // A main size the container takes from its content asks for the items'
+                // hypothetical main sizes (§9.9.1), not the sizes they flexed to once the
+                // container's min or max main size clamped it.
+                line.contentMainDim += container.mainMode == .stretchFit ? outer
+                    : child.marginForAxis(mainAxis, direction, innerWidth) + hypotheticalMainSize(child, container)
                 // Across a single-line column, baselines place the items but do not size the line
                 // (Chromium's intrinsic width of such a column ignores them); a multi-line
                 // column's lines count them, for its width too, as Chromium's do.
