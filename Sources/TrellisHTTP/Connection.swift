@@ -13,6 +13,8 @@ import CTrellisLinux
 /// reading until the output drains (backpressure). A deferred reply parks the connection: no
 /// further request is parsed and nothing is read until the loop hands it the response
 /// (`replyArrived`); requests already received wait in `inbound` and are answered after it.
+/// A connection whose first octets are the HTTP/2 preface speaks HTTP/2 from then on
+/// (Connection+HTTP2.swift).
 final class Connection {
     let fd: Int32
     /// Tells this connection apart from earlier and later ones on the same descriptor number: a
@@ -22,14 +24,14 @@ final class Connection {
     // Only the loop's thread touches a connection, so Swift's dynamic exclusivity checks on its
     // stored properties (about 4.6 K instructions of a cached answer's 52 K) guard nothing.
     @exclusivity(unchecked) private var parser: HTTPParser
-    @exclusivity(unchecked) private var machine: ConnectionStateMachine<ContinuousClock>
-    @exclusivity(unchecked) private var inbound: [UInt8] = []
-    @exclusivity(unchecked) private var outbound = OutboundQueue()
+    @exclusivity(unchecked) var machine: ConnectionStateMachine<ContinuousClock>
+    @exclusivity(unchecked) var inbound: [UInt8] = []
+    @exclusivity(unchecked) var outbound = OutboundQueue()
     @exclusivity(unchecked) private var head: HTTPRequestHead?
     @exclusivity(unchecked) private var body: [UInt8] = []
-    @exclusivity(unchecked) private var requests = 0
+    @exclusivity(unchecked) var requests = 0
     @exclusivity(unchecked) private var headStarted: ContinuousClock.Instant
-    @exclusivity(unchecked) private var shutWriteAfterFlush = false
+    @exclusivity(unchecked) var shutWriteAfterFlush = false
     /// The epoll events the descriptor is registered for (see `updateInterest`).
     @exclusivity(unchecked) private var interest = TRELLIS_EPOLLIN
     /// The request whose reply is being worked on on another queue, while one is.
@@ -45,6 +47,8 @@ final class Connection {
     /// The TLS session of a connection accepted on a TLS listener (Connection+TLS.swift); nil for
     /// plain HTTP, which never looks further than this test.
     @exclusivity(unchecked) var tls: TLSSession?
+    /// The HTTP/2 side of a connection that speaks it (Connection+HTTP2.swift); nil for HTTP/1.1.
+    @exclusivity(unchecked) var http2: HTTP2State?
     /// OpenSSL must write before it can go on (a handshake flight met a full socket buffer).
     @exclusivity(unchecked) var tlsWaitsForWritable = false
 
@@ -76,6 +80,12 @@ final class Connection {
             n = readDecrypted(loop)
             if n <= 0 { return }  // handshaking, waiting, answered or closed
         }
+        let fresh = UnsafeBufferPointer(start: loop.scratch.baseAddress!.assumingMemoryBound(to: UInt8.self), count: n)
+        if http2 != nil { return receiveHTTP2(fresh, loop) }
+        if opensHTTP2(fresh, loop) {
+            startHTTP2(loop)
+            return receiveHTTP2(fresh, loop)
+        }
         // Discarding input: until EOF while lingering; a stream's client has nothing more to say.
         if machine.phase == .lingering || machine.phase == .streaming { return }
         if case .idle = machine.phase {
@@ -83,7 +93,6 @@ final class Connection {
             headStarted = loop.now
             loop.unlinkIdle(self)  // busy now: never reclaimed in the middle of a request
         }
-        let fresh = UnsafeBufferPointer(start: loop.scratch.baseAddress!.assumingMemoryBound(to: UInt8.self), count: n)
         if inbound.isEmpty {
             let consumed = process(fresh, loop)
             if consumed < n { inbound.append(contentsOf: fresh[consumed...]) }
@@ -210,7 +219,7 @@ final class Connection {
         }
     }
 
-    private func record(of request: RequestInFlight, _ outcome: ResponseWriter.Outcome, route: String?) -> RequestRecord {
+    func record(of request: RequestInFlight, _ outcome: ResponseWriter.Outcome, route: String?) -> RequestRecord {
         RequestRecord(
             method: request.method, target: request.target, path: request.path, version: request.version,
             status: outcome.status, bodyBytes: outcome.bodyBytes, durationNanos: 0, requestID: request.requestID,
@@ -304,7 +313,7 @@ final class Connection {
     }
 
     /// Counts the request and hands its line to the loop's access log; `record` gets its duration here.
-    private func finish(
+    func finish(
         _ outcome: ResponseWriter.Outcome, _ record: RequestRecord, started: ContinuousClock.Instant, _ loop: EventLoop
     ) {
         let nanos = (ContinuousClock.now - started).nanoseconds
@@ -318,7 +327,7 @@ final class Connection {
 
     /// Borrows one of the loop's output buffers when this connection has none: an idle connection
     /// holds no buffer (see `flush`), as nginx frees a keep-alive connection's buffers.
-    private func takeOutputBuffer(_ loop: EventLoop) {
+    func takeOutputBuffer(_ loop: EventLoop) {
         if outbound.buffer.capacity == 0 { outbound.buffer = loop.takeOutputBuffer() }
     }
 
@@ -347,6 +356,7 @@ final class Connection {
         case .failed: return close(loop)
         }
         loop.recycleOutputBuffer(&outbound.buffer)
+        http2?.machine.outputDrained()
         machine.writeCompleted()
         updateInterest(loop)
         if shutWriteAfterFlush {
@@ -372,6 +382,8 @@ final class Connection {
     // MARK: - Timers and lifecycle
 
     func tick(_ loop: EventLoop) {
+        if http2 != nil { tickHTTP2(loop) }
+        if isClosed { return }
         switch machine.tick(now: loop.now) {
         case .none, .lingerClose: break
         case .close: close(loop)
@@ -383,6 +395,10 @@ final class Connection {
 
     func beginDrain(_ loop: EventLoop) {
         if stream != nil { return endStream(loop) }
+        if http2 != nil {
+            _ = machine.beginDrain(now: loop.now)  // the drain deadline holds for HTTP/2 too
+            return beginHTTP2Drain(loop)
+        }
         if machine.beginDrain(now: loop.now) == .close { close(loop) }
     }
 

@@ -433,7 +433,11 @@ final class EventLoop: @unchecked Sendable {
         guard slot < connections.count, let connection = connections[slot], connection.serial == ticket.serial else {
             return core.replyDropped(ticket, because: "the connection has closed")
         }
-        connection.replyArrived(response, self)
+        if ticket.stream != 0 {
+            connection.replyArrived(response, stream: ticket.stream, self)
+        } else {
+            connection.replyArrived(response, self)
+        }
     }
 
     // MARK: - Streams
@@ -527,6 +531,8 @@ struct ReplyTicket: Sendable {
     var serial: UInt64
     /// For the log line when the reply is dropped.
     var requestID: String
+    /// The HTTP/2 stream the reply answers; 0 on HTTP/1.1.
+    var stream: UInt32 = 0
 }
 
 /// A doubly linked list of connections threaded through their `IdleLink`s, by descriptor.

@@ -1,4 +1,5 @@
 import Testing
+import TrellisTesting
 @testable import TrellisHTTP
 
 /// Malformed and hostile header blocks: each ends in its own named error, never a crash, and the
@@ -213,18 +214,5 @@ import Testing
         encoder.encode([HPACKField("x-big", String(repeating: "v", count: 40))], into: &block)
         #expect(block.first == 0x00)
         #expect(encoder.table.count == 0)
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so random inputs are the same on every run.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+import TrellisTesting
 @testable import TrellisHTTP
 
 /// The HTTP/2 connection driven with bytes: the preface and settings, requests as the HTTP/1.1

@@ -1,4 +1,5 @@
 import Testing
+import TrellisTesting
 @testable import TrellisHTTP
 
 /// Frames (RFC 9113 §4, §6): every type written and read back, whole and byte by byte; every

@@ -36,6 +36,12 @@ extension HTTP2Connection {
         return true
     }
 
+    /// A reply worked on for a stream the client has since reset has arrived: dropped, and the
+    /// stream no longer counts against the concurrency limit.
+    mutating func dropReply(to id: UInt32) {
+        if streams[id]?.resetByPeer == true { streams[id] = nil }
+    }
+
     /// Response octets on stream `id` still waiting for the client's windows: a stream of events
     /// is ended when they pass its bound (a slow reader).
     func pendingBytes(on id: UInt32) -> Int { streams[id]?.pendingBytes ?? 0 }
