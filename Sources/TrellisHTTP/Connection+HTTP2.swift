@@ -16,6 +16,8 @@ extension Connection {
     struct HTTP2State {
         var machine: HTTP2Connection
         var inFlight: [UInt32: RequestInFlight] = [:]
+        /// The streams that are streams of events (Connection+HTTP2Events.swift), by stream.
+        var eventStreams: [UInt32: StreamState] = [:]
         /// Since when no stream is open (the idle timer), or answers wait on a shut window.
         var idleSince: ContinuousClock.Instant?
         var blockedSince: ContinuousClock.Instant?
@@ -60,6 +62,7 @@ extension Connection {
                  on: stream, answering: inFlight, loop)
         case .streamReset(let stream, _):
             http2?.inFlight[stream] = nil  // a reply still worked on finds no stream and is dropped
+            leaveHTTP2EventStream(stream, dropped: false, loop)
         case .streamError(let error), .connectionError(let error):
             loop.core.logger.debug("HTTP/2 \(error)", metadata: ["remote": .string(remote)])
         }
@@ -85,10 +88,12 @@ extension Connection {
             http2!.inFlight[stream] = inFlight
             loop.startPending(start, replyTo: ticket)
         case .stream(let events):
-            // Streams of events over HTTP/2 are not served yet: the head and first bytes, as a
-            // stream asked for while the server drains gets them.
-            events.channel.streamClosed(dropped: false, client: events.client)
-            send(events.head, on: stream, answering: inFlight, loop)
+            guard !inFlight.facts.isHead && !core.isDraining else {
+                // The head and first bytes alone, as over HTTP/1.1.
+                events.channel.streamClosed(dropped: false, client: events.client)
+                return send(events.head, on: stream, answering: inFlight, loop)
+            }
+            startHTTP2EventStream(events, on: stream, answering: inFlight, loop)
         }
     }
 
@@ -141,8 +146,9 @@ extension Connection {
         }
     }
 
-    /// A graceful shutdown: GOAWAY, then the streams it names are answered.
+    /// A graceful shutdown: streams of events end, GOAWAY goes out, and the streams it names are answered.
     func beginHTTP2Drain(_ loop: EventLoop) {
+        endHTTP2EventStreams(loop)
         http2?.machine.goAway()
         sendHTTP2Output(loop)
     }

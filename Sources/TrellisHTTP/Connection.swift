@@ -39,7 +39,7 @@ final class Connection {
     /// The stream this connection serves, while it serves one (HTTPEventChannel.swift).
     @exclusivity(unchecked) private var stream: StreamState?
     /// Who holds the stream this connection serves; nil when it serves none.
-    var streamClient: String? { stream?.client }
+    var streamClient: String? { stream?.client ?? http2?.eventStreams.values.first?.client }
     /// Pause parsing pipelined requests while this much output waits.
     private static let outputHighWater = 256 * 1024
     /// Links in the loop's lists of idle connections (see `EventLoop.reclaimIdleConnection`).
@@ -252,14 +252,16 @@ final class Connection {
 
     /// An event for the stream: written unless the stream has it already (through the history);
     /// the event's reset frame is what the stream gets instead if it reads too slowly.
-    func deliver(_ event: HTTPEventChannel.Event, _ loop: EventLoop) {
+    func deliver(_ event: HTTPEventChannel.Event, of channel: HTTPEventChannel, _ loop: EventLoop) {
+        if http2 != nil { return deliverHTTP2(event, of: channel, loop) }
         guard let current = stream, event.position > current.position else { return }
         stream!.position = event.position
         write(toStream: event.renditions[current.rendition], resets: event.resets, loop)
     }
 
     /// The heartbeat comment, on the same terms as an event.
-    func heartbeat(_ frame: [UInt8], resets: [[UInt8]], _ loop: EventLoop) {
+    func heartbeat(_ frame: [UInt8], resets: [[UInt8]], of channel: HTTPEventChannel, _ loop: EventLoop) {
+        if http2 != nil { return heartbeatHTTP2(frame, resets: resets, of: channel, loop) }
         write(toStream: frame, resets: resets, loop)
     }
 
@@ -417,6 +419,7 @@ final class Connection {
         isClosed = true
         awaiting = nil  // a reply still being worked on finds no connection and is dropped
         leaveStream(loop, dropped: false)
+        leaveHTTP2EventStreams(loop)
         if tls != nil { closeTLS() }
         _ = machine.close()
         loop.remove(self, releasingSlot: releasingSlot)

@@ -466,14 +466,16 @@ final class EventLoop: @unchecked Sendable {
         let key = ObjectIdentifier(channel)
         guard streams[key] != nil else { return }
         streams[key]!.resets = event.resets
-        for fd in streams[key]!.descriptors { connections[Int(fd)]?.deliver(event, self) }
+        for fd in streams[key]!.descriptors { connections[Int(fd)]?.deliver(event, of: channel, self) }
     }
 
     /// The heartbeat of every channel whose time has come, to each of its streams on this loop.
     private func sendHeartbeats() {
         for (key, entry) in streams where now >= entry.nextHeartbeat {
             streams[key]!.nextHeartbeat = now.advanced(by: entry.channel.limits.heartbeat)
-            for fd in entry.descriptors { connections[Int(fd)]?.heartbeat(entry.channel.heartbeatFrame, resets: entry.resets, self) }
+            for fd in entry.descriptors {
+                connections[Int(fd)]?.heartbeat(entry.channel.heartbeatFrame, resets: entry.resets, of: entry.channel, self)
+            }
         }
     }
 

@@ -152,6 +152,55 @@ import TrellisTesting
         #expect(body == Array("slept 400 deferred".utf8))
     }
 
+    /// Twenty streams of events on one connection: each gets its head, its first bytes and every
+    /// event; one the client resets leaves the channel; a drain ends the rest before its GOAWAY.
+    @Test func streamsOfEventsShareOneConnection() throws {
+        let channel = EventStreamTests.channel()
+        let server = try startServer(responder: EventStreamTests.StreamResponder(channel: channel))
+        var client = HTTP2TestClient()
+        var bytes = HTTP2Bounds.clientPreface
+        HTTP2FrameWriter.appendSettings([], ack: false, to: &bytes)
+        let ids = (0..<20).map { UInt32(2 * $0 + 1) }
+        for id in ids {
+            HTTP2FrameWriter.appendFieldBlock(
+                client.block("/stream", [HPACKField("x-client", "c\(id)")]), stream: id, endStream: true, maxFrameSize: 16384, to: &bytes)
+        }
+        let socket = try RawSocket(port: server.port)
+        socket.send(bytes)
+        var received: [UInt32: String] = [:]
+        func read(until done: ([UInt32: String]) -> Bool) -> [HTTP2Frame] {
+            var frames: [HTTP2Frame] = []
+            while !done(received), let frame = socket.readFrame() {
+                frames.append(frame)
+                if case .data(let data, _, _) = frame.payload { received[frame.stream, default: ""] += String(decoding: data, as: UTF8.self) }
+            }
+            return frames
+        }
+        _ = read { r in ids.allSatisfy { r[$0] == ": hello\n\n" } }
+        #expect(channel.openStreams == 20)
+        for n in 1...2 { channel.publish(EventStreamTests.event(UInt64(n))) }
+        let events = ": hello\n\nid: 1\ndata: 1\n\nid: 2\ndata: 2\n\n"
+        _ = read { r in ids.allSatisfy { r[$0] == events } }
+        #expect(ids.allSatisfy { received[$0] == events })
+        var reset: [UInt8] = []
+        HTTP2FrameWriter.appendRstStream(.cancel, stream: 1, to: &reset)
+        socket.send(reset)
+        let deadline = Date().addingTimeInterval(5)
+        while channel.openStreams != 19 && Date() < deadline { usleep(10_000) }
+        #expect(channel.openStreams == 19)
+        server.shutdown()
+        var ended: Set<UInt32> = []
+        var goAwayAfterEnds = false
+        while let frame = socket.readFrame() {
+            if case .data(_, true, _) = frame.payload { ended.insert(frame.stream) }
+            if case .goAway = frame.payload { goAwayAfterEnds = ended.count == 19 }
+        }
+        server.waitUntilStopped()
+        #expect(ended == Set(ids.dropFirst()))
+        #expect(goAwayAfterEnds)
+        #expect(channel.openStreams == 0)
+    }
+
     /// HTTP/2 and HTTP/1.1 clients on one port at once, and the server drains cleanly after both.
     @Test(.enabled(if: curlAvailable)) func bothVersionsShareThePort() throws {
         let server = try startServer()
