@@ -56,6 +56,8 @@ extension Connection {
             answer(request, on: stream, loop)
         case .refused(let stream, let status, let reason):
             loop.core.logger.debug("refused HTTP/2 request: \(reason)", metadata: ["remote": .string(remote)])
+            if status == .requestHeaderFieldsTooLarge { loop.metrics.recordHTTP2Limit("header_list") }
+            if status == .contentTooLarge { loop.metrics.recordHTTP2Limit("body") }
             let body = Array("\(status.code) \(status.reasonPhrase)\n".utf8)
             let inFlight = RequestInFlight(http2Request: nil, requestID: loop.requestIDs.next(), started: loop.now)
             send(HTTPResponse(status: status, headers: ["Content-Type": "text/plain; charset=utf-8"], body: body),
@@ -65,6 +67,7 @@ extension Connection {
             leaveHTTP2EventStream(stream, dropped: false, loop)
         case .streamError(let error), .connectionError(let error):
             loop.core.logger.debug("HTTP/2 \(error)", metadata: ["remote": .string(remote)])
+            loop.metrics.recordHTTP2(error)
         }
     }
 
@@ -138,6 +141,7 @@ extension Connection {
         state.blockedSince = state.machine.isBlockedOnFlowControl ? (state.blockedSince ?? loop.now) : nil
         http2 = state
         if let since = state.blockedSince, loop.now - since >= timeouts.send {
+            loop.metrics.recordHTTP2Limit("window_stall")
             return close(loop)  // a client that never opens its window
         }
         if let since = state.idleSince, loop.now - since >= timeouts.keepAlive {

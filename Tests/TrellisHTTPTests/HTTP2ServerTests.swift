@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import MetricsTestKit
 import Testing
 import TrellisTesting
 @testable import TrellisHTTP
@@ -199,6 +200,44 @@ import TrellisTesting
         #expect(ended == Set(ids.dropFirst()))
         #expect(goAwayAfterEnds)
         #expect(channel.openStreams == 0)
+    }
+
+    /// What reaches a limit is counted in the metrics: by the limit, and as the error sent.
+    @Test func limitsReachedAreCounted() throws {
+        let metrics = TestMetrics()
+        let server = try startServer(metrics: metrics) { $0.http2MaxConcurrentStreams = 2 }
+        defer { stop(server) }
+        var client = HTTP2TestClient()
+        var bytes = HTTP2Bounds.clientPreface
+        HTTP2FrameWriter.appendSettings([], ack: false, to: &bytes)
+        // 40,000 octets decoded (past the header list limit), 35,000 sent: Huffman codes 'v' in 7 bits.
+        let big = [HPACKField("x-big", String(repeating: "v", count: 40_000), indexing: .withoutIndexing)]
+        HTTP2FrameWriter.appendFieldBlock(client.block("/hello", big), stream: 1, endStream: true, maxFrameSize: 16384, to: &bytes)
+        for id: UInt32 in [3, 5, 7] {  // left open: past the limit of two
+            HTTP2FrameWriter.appendFieldBlock(client.block("/echo", method: "POST"), stream: id, endStream: false, maxFrameSize: 16384, to: &bytes)
+        }
+        let socket = try RawSocket(port: server.port)
+        socket.send(bytes)
+        var status: String?
+        var reset: (UInt32, HTTP2ErrorCode)?
+        var decoder = HPACKDecoder()
+        while status == nil || reset == nil, let frame = socket.readFrame() {
+            if case .rstStream(let code) = frame.payload { reset = (frame.stream, code) }
+            if case .headers(let fragment, _, _, _) = frame.payload, frame.stream == 1 { status = try decoder.decode(fragment).first?.value }
+        }
+        #expect(status == "431")
+        #expect(reset?.0 == 7 && reset?.1 == .refusedStream)
+        // Stream 1 counts until its 431 is written, after all four were read: 5 and 7 are refused.
+        #expect(try metrics.expectCounter("http2_limit_refusals_total", [("limit", "header_list")]).totalValue == 1)
+        #expect(try metrics.expectCounter("http2_limit_refusals_total", [("limit", "concurrent_streams")]).totalValue == 2)
+        #expect(try metrics.expectCounter("http2_errors_total", [("scope", "stream"), ("code", "REFUSED_STREAM")]).totalValue == 2)
+        var flood: [UInt8] = []
+        HTTP2FrameWriter.append(HTTP2Frame(stream: 9, .headers(fragment: [0x82], endStream: true, endHeaders: false, priority: nil)), to: &flood)
+        for _ in 0..<40 { HTTP2FrameWriter.append(HTTP2Frame(stream: 9, .continuation(fragment: [], endHeaders: false)), to: &flood) }
+        socket.send(flood)
+        while let frame = socket.readFrame() { if case .goAway = frame.payload { break } }
+        #expect(try metrics.expectCounter("http2_limit_refusals_total", [("limit", "continuation_frames")]).totalValue == 1)
+        #expect(try metrics.expectCounter("http2_errors_total", [("scope", "connection"), ("code", "ENHANCE_YOUR_CALM")]).totalValue == 1)
     }
 
     /// HTTP/2 and HTTP/1.1 clients on one port at once, and the server drains cleanly after both.

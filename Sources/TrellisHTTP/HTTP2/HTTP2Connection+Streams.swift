@@ -26,7 +26,7 @@ extension HTTP2Connection {
         opened(id)
         if id > goAwayLastStream || peerWentAway { return .ignored }
         if streams.count >= limits.maxConcurrentStreams {
-            return .reset(.stream(id, .refusedStream, "more than \(limits.maxConcurrentStreams) concurrent streams"))
+            return .reset(.stream(id, .refusedStream, "more than \(limits.maxConcurrentStreams) concurrent streams").reaching("concurrent_streams"))
         }
         streams[id] = HTTP2Stream(receiveWindow: limits.streamWindow, sendWindow: peerInitialWindow)
         idleFrames = 0
@@ -38,7 +38,8 @@ extension HTTP2Connection {
         fieldBlock!.fragments += fragment
         fieldBlock!.frames += 1
         guard fieldBlock!.frames <= 1 + limits.maxContinuationFrames else {
-            throw .connection(.enhanceYourCalm, "a field block of more than \(limits.maxContinuationFrames) CONTINUATION frames")
+            throw HTTP2Error.connection(.enhanceYourCalm, "a field block of more than \(limits.maxContinuationFrames) CONTINUATION frames")
+                .reaching("continuation_frames")
         }
         try checkFieldBlockSize()
         if endHeaders { try finishFieldBlock() }
@@ -47,7 +48,7 @@ extension HTTP2Connection {
     /// A field block no larger than the header list it may decode to: more is a flood (CVE-2024-27316).
     private func checkFieldBlockSize() throws(HTTP2Error) {
         guard let block = fieldBlock, block.fragments.count > limits.maxHeaderListSize else { return }
-        throw .connection(.enhanceYourCalm, "a field block of more than \(limits.maxHeaderListSize) octets")
+        throw HTTP2Error.connection(.enhanceYourCalm, "a field block of more than \(limits.maxHeaderListSize) octets").reaching("field_block_octets")
     }
 
     /// Decodes the finished block — always, so HPACK stays in step (§4.3) — and acts on it.
@@ -134,7 +135,8 @@ extension HTTP2Connection {
             throw .stream(id, .protocolError, "DATA past content-length \(length)")
         }
         guard bufferedBodyBytes + bytes.count <= limits.connectionWindow else {
-            throw .stream(id, .refusedStream, "request bodies on this connection over \(limits.connectionWindow) octets")
+            throw HTTP2Error.stream(id, .refusedStream, "request bodies on this connection over \(limits.connectionWindow) octets")
+                .reaching("buffered_bodies")
         }
         streams[id]!.body += bytes
         bufferedBodyBytes += bytes.count
@@ -196,7 +198,8 @@ extension HTTP2Connection {
         // In `streams`, so its answer has not ended.
         netResets += 1
         guard netResets <= limits.maxNetResets else {
-            throw .connection(.enhanceYourCalm, "more than \(limits.maxNetResets) streams reset before their answer")
+            throw HTTP2Error.connection(.enhanceYourCalm, "more than \(limits.maxNetResets) streams reset before their answer")
+                .reaching("rapid_reset")
         }
         abandon(id)
         events.append(.streamReset(stream: id, code: code))

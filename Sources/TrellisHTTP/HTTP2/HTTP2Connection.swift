@@ -269,14 +269,15 @@ struct HTTP2Connection: Sendable {
     mutating func countIdleFrame() throws(HTTP2Error) {
         idleFrames += 1
         guard idleFrames <= limits.maxIdleFrames else {
-            throw .connection(.enhanceYourCalm, "\(idleFrames) frames in a row with nothing to act on")
+            throw HTTP2Error.connection(.enhanceYourCalm, "\(idleFrames) frames in a row with nothing to act on").reaching("idle_frames")
         }
     }
 
     private mutating func countAcknowledgement() throws(HTTP2Error) {
         unsentAcknowledgements += 1
         guard unsentAcknowledgements <= limits.maxUnsentAcknowledgements else {
-            throw .connection(.enhanceYourCalm, "\(unsentAcknowledgements) SETTINGS and PING acknowledgements not read")
+            throw HTTP2Error.connection(.enhanceYourCalm, "\(unsentAcknowledgements) SETTINGS and PING acknowledgements not read")
+                .reaching("unsent_acknowledgements")
         }
     }
 

@@ -40,6 +40,16 @@ struct HTTP2Error: Error, Sendable, Equatable, CustomStringConvertible {
     var code: HTTP2ErrorCode
     /// For the log and GOAWAY's debug data: which rule the peer broke.
     var reason: String
+    /// The limit of ``HTTP2Limits`` the peer reached, when that is what the error is: the label
+    /// `http2_limit_refusals_total` counts it under.
+    var limit: String? = nil
+
+    /// The same error, counted as reaching `limit`.
+    func reaching(_ limit: String) -> Self {
+        var tagged = self
+        tagged.limit = limit
+        return tagged
+    }
 
     static func connection(_ code: HTTP2ErrorCode, _ reason: String) -> Self { Self(scope: .connection, code: code, reason: reason) }
     static func stream(_ id: UInt32, _ code: HTTP2ErrorCode, _ reason: String) -> Self { Self(scope: .stream(id), code: code, reason: reason) }
