@@ -26,10 +26,14 @@ extension Connection {
     /// Whether `bytes`, the first a connection received (decrypted, on TLS), open HTTP/2: the
     /// preface's request line, which no HTTP/1.1 request can begin with. On TLS the client sends it
     /// after ALPN chose `h2`; on a plain listener it is prior knowledge.
+    /// Four octets ("PRI ") already tell it from every method a server answers (POST, PUT, PATCH
+    /// share "P"); the rest of the preface is the machine's to check, so a first read cut short
+    /// does not make an HTTP/2 client an HTTP/1.1 one.
     func opensHTTP2(_ bytes: UnsafeBufferPointer<UInt8>, _ loop: EventLoop) -> Bool {
-        guard loop.core.configuration.http2, isSilent, inbound.isEmpty else { return false }
+        guard isSilent, inbound.isEmpty, bytes.count >= 4, loop.core.configuration.http2 else { return false }
         let line = HTTP2Bounds.clientPreface.prefix(16)  // "PRI * HTTP/2.0\r\n"
-        return bytes.count >= line.count && bytes.prefix(line.count).elementsEqual(line)
+        let n = min(bytes.count, line.count)
+        return bytes.prefix(n).elementsEqual(line.prefix(n))
     }
 
     /// Turns this connection into an HTTP/2 one: the server's preface goes out at once.

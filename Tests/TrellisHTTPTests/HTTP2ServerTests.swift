@@ -240,6 +240,43 @@ import TrellisTesting
         #expect(try metrics.expectCounter("http2_errors_total", [("scope", "connection"), ("code", "ENHANCE_YOUR_CALM")]).totalValue == 1)
     }
 
+    /// A client that leaves its window shut while an answer waits is closed after `sendTimeout`,
+    /// and counted.
+    @Test func clientThatNeverOpensItsWindowIsClosed() throws {
+        let metrics = TestMetrics()
+        let server = try startServer(metrics: metrics) { $0.sendTimeout = .milliseconds(300) }
+        defer { stop(server) }
+        var client = HTTP2TestClient()
+        var bytes = HTTP2Bounds.clientPreface
+        HTTP2FrameWriter.appendSettings([HTTP2Setting(HTTP2Setting.initialWindowSize, 0)], ack: false, to: &bytes)
+        HTTP2FrameWriter.appendFieldBlock(client.block("/big"), stream: 1, endStream: true, maxFrameSize: 16384, to: &bytes)
+        let socket = try RawSocket(port: server.port)
+        socket.send(bytes)
+        let started = Date()
+        var data = 0
+        while let frame = socket.readFrame() {  // until the server closes
+            if case .data(let bytes, _, _) = frame.payload { data += bytes.count }
+        }
+        #expect(data == 0)
+        #expect(Date().timeIntervalSince(started) < 4)
+        #expect(try metrics.expectCounter("http2_limit_refusals_total", [("limit", "window_stall")]).totalValue == 1)
+    }
+
+    /// A preface whose first read is cut short still opens HTTP/2.
+    @Test func prefaceArrivingInPiecesStillOpensHTTP2() throws {
+        let server = try startServer()
+        defer { stop(server) }
+        var client = HTTP2TestClient()
+        var bytes = HTTP2Bounds.clientPreface
+        HTTP2FrameWriter.appendSettings([], ack: false, to: &bytes)
+        HTTP2FrameWriter.appendFieldBlock(client.block("/hello"), stream: 1, endStream: true, maxFrameSize: 16384, to: &bytes)
+        let socket = try RawSocket(port: server.port)
+        socket.send(Array(bytes[..<5]))
+        usleep(50_000)
+        socket.send(Array(bytes[5...]))
+        #expect(try socket.readAnswers(streams: [1])[1] == Array("hello".utf8))
+    }
+
     /// HTTP/2 and HTTP/1.1 clients on one port at once, and the server drains cleanly after both.
     @Test(.enabled(if: curlAvailable)) func bothVersionsShareThePort() throws {
         let server = try startServer()
