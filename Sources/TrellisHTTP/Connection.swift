@@ -407,9 +407,13 @@ final class Connection {
     /// A new connection that has sent nothing yet.
     var isSilent: Bool { machine.phase == .idle(fresh: true) && !hasPendingOutput }
 
-    /// A kept-alive connection between two requests: nothing received, nothing to send, nothing pending.
+    /// A kept-alive connection between two requests: nothing received, nothing to send, nothing
+    /// pending. An HTTP/2 connection is one while no stream is open.
     var isIdleBetweenRequests: Bool {
-        machine.phase == .idle(fresh: false) && !hasPendingOutput && inbound.isEmpty && awaiting == nil && !isClosed
+        if let openStreams = http2?.machine.openStreams {
+            return openStreams == 0 && machine.phase != .lingering && !hasPendingOutput && !isClosed
+        }
+        return machine.phase == .idle(fresh: false) && !hasPendingOutput && inbound.isEmpty && awaiting == nil && !isClosed
     }
 
     /// Closes the socket and leaves the loop; safe to call more than once.
