@@ -45,22 +45,28 @@ static inline long trellis_ssl_ctx_set_session_cache(SSL_CTX *ctx, long size, lo
 
 static inline long trellis_ssl_ctx_session_hits(SSL_CTX *ctx) { return SSL_CTX_sess_hits(ctx); }
 
-/// ALPN (RFC 7301): the server speaks HTTP/1.1 only. A client that offers ALPN without
-/// "http/1.1" gets no_application_protocol, as nginx answers; one that offers none is served.
+/// ALPN (RFC 7301): "h2" when the server speaks HTTP/2 (`arg` non-NULL) and the client offers
+/// it, else "http/1.1". A client that offers ALPN with neither gets no_application_protocol, as
+/// nginx answers; one that offers none is served HTTP/1.1.
 static int trellis_alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outlen,
                                const unsigned char *in, unsigned int inlen, void *arg) {
-    (void)ssl; (void)arg;
+    (void)ssl;
+    static const unsigned char both[] = "\x02h2\x08http/1.1";
     static const unsigned char http11[] = "\x08http/1.1";
+    const unsigned char *ours = arg ? both : http11;
+    unsigned int oursLength = arg ? sizeof(both) - 1 : sizeof(http11) - 1;
     unsigned char *selected = NULL;
-    if (SSL_select_next_proto(&selected, outlen, http11, sizeof(http11) - 1, in, inlen) != OPENSSL_NPN_NEGOTIATED) {
+    // The server's order: the first of ours the client offers.
+    if (SSL_select_next_proto(&selected, outlen, ours, oursLength, in, inlen) != OPENSSL_NPN_NEGOTIATED) {
         return SSL_TLSEXT_ERR_ALERT_FATAL;
     }
     *out = selected;
     return SSL_TLSEXT_ERR_OK;
 }
 
-static inline void trellis_ssl_ctx_set_alpn_http11(SSL_CTX *ctx) {
-    SSL_CTX_set_alpn_select_cb(ctx, trellis_alpn_select, NULL);
+/// Offers "http/1.1", and "h2" first when `http2` is non-zero.
+static inline void trellis_ssl_ctx_set_alpn(SSL_CTX *ctx, int http2) {
+    SSL_CTX_set_alpn_select_cb(ctx, trellis_alpn_select, http2 ? (void *)1 : NULL);
 }
 
 /// SNI for a client handshake (RFC 6066 §3): a macro in OpenSSL.

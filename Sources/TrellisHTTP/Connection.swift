@@ -13,6 +13,8 @@ import CTrellisLinux
 /// reading until the output drains (backpressure). A deferred reply parks the connection: no
 /// further request is parsed and nothing is read until the loop hands it the response
 /// (`replyArrived`); requests already received wait in `inbound` and are answered after it.
+/// A connection whose first octets are the HTTP/2 preface speaks HTTP/2 from then on
+/// (Connection+HTTP2.swift).
 final class Connection {
     let fd: Int32
     /// Tells this connection apart from earlier and later ones on the same descriptor number: a
@@ -22,14 +24,14 @@ final class Connection {
     // Only the loop's thread touches a connection, so Swift's dynamic exclusivity checks on its
     // stored properties (about 4.6 K instructions of a cached answer's 52 K) guard nothing.
     @exclusivity(unchecked) private var parser: HTTPParser
-    @exclusivity(unchecked) private var machine: ConnectionStateMachine<LoopClock>
-    @exclusivity(unchecked) private var inbound: [UInt8] = []
-    @exclusivity(unchecked) private var outbound = OutboundQueue()
+    @exclusivity(unchecked) var machine: ConnectionStateMachine<LoopClock>
+    @exclusivity(unchecked) var inbound: [UInt8] = []
+    @exclusivity(unchecked) var outbound = OutboundQueue()
     @exclusivity(unchecked) private var head: HTTPRequestHead?
     @exclusivity(unchecked) private var body: [UInt8] = []
-    @exclusivity(unchecked) private var requests = 0
+    @exclusivity(unchecked) var requests = 0
     @exclusivity(unchecked) private var headStarted: LoopClock.Instant
-    @exclusivity(unchecked) private var shutWriteAfterFlush = false
+    @exclusivity(unchecked) var shutWriteAfterFlush = false
     /// The epoll events the descriptor is registered for (see `updateInterest`).
     @exclusivity(unchecked) private var interest = TRELLIS_EPOLLIN
     /// The request whose reply is being worked on on another queue, while one is.
@@ -37,7 +39,7 @@ final class Connection {
     /// The stream this connection serves, while it serves one (HTTPEventChannel.swift).
     @exclusivity(unchecked) private var stream: StreamState?
     /// Who holds the stream this connection serves; nil when it serves none.
-    var streamClient: String? { stream?.client }
+    var streamClient: String? { stream?.client ?? http2?.eventStreams.values.first?.client }
     /// Pause parsing pipelined requests while this much output waits.
     private static let outputHighWater = 256 * 1024
     /// Links in the loop's lists of idle connections (see `EventLoop.reclaimIdleConnection`).
@@ -45,6 +47,8 @@ final class Connection {
     /// The TLS session of a connection accepted on a TLS listener (Connection+TLS.swift); nil for
     /// plain HTTP, which never looks further than this test.
     @exclusivity(unchecked) var tls: TLSSession?
+    /// The HTTP/2 side of a connection that speaks it (Connection+HTTP2.swift); nil for HTTP/1.1.
+    @exclusivity(unchecked) var http2: HTTP2State?
     /// OpenSSL must write before it can go on (a handshake flight met a full socket buffer).
     @exclusivity(unchecked) var tlsWaitsForWritable = false
 
@@ -76,6 +80,12 @@ final class Connection {
             n = readDecrypted(loop)
             if n <= 0 { return }  // handshaking, waiting, answered or closed
         }
+        let fresh = UnsafeBufferPointer(start: loop.scratch.baseAddress!.assumingMemoryBound(to: UInt8.self), count: n)
+        if http2 != nil { return receiveHTTP2(fresh, loop) }
+        if opensHTTP2(fresh, loop) {
+            startHTTP2(loop)
+            return receiveHTTP2(fresh, loop)
+        }
         // Discarding input: until EOF while lingering; a stream's client has nothing more to say.
         if machine.phase == .lingering || machine.phase == .streaming { return }
         if case .idle = machine.phase {
@@ -83,7 +93,6 @@ final class Connection {
             headStarted = loop.now
             loop.unlinkIdle(self)  // busy now: never reclaimed in the middle of a request
         }
-        let fresh = UnsafeBufferPointer(start: loop.scratch.baseAddress!.assumingMemoryBound(to: UInt8.self), count: n)
         if inbound.isEmpty {
             let consumed = process(fresh, loop)
             if consumed < n { inbound.append(contentsOf: fresh[consumed...]) }
@@ -210,7 +219,7 @@ final class Connection {
         }
     }
 
-    private func record(of request: RequestInFlight, _ outcome: ResponseWriter.Outcome, route: String?) -> RequestRecord {
+    func record(of request: RequestInFlight, _ outcome: ResponseWriter.Outcome, route: String?) -> RequestRecord {
         RequestRecord(
             method: request.method, target: request.target, path: request.path, version: request.version,
             status: outcome.status, bodyBytes: outcome.bodyBytes, durationNanos: 0, requestID: request.requestID,
@@ -243,14 +252,16 @@ final class Connection {
 
     /// An event for the stream: written unless the stream has it already (through the history);
     /// the event's reset frame is what the stream gets instead if it reads too slowly.
-    func deliver(_ event: HTTPEventChannel.Event, _ loop: EventLoop) {
+    func deliver(_ event: HTTPEventChannel.Event, of channel: HTTPEventChannel, _ loop: EventLoop) {
+        if http2 != nil { return deliverHTTP2(event, of: channel, loop) }
         guard let current = stream, event.position > current.position else { return }
         stream!.position = event.position
         write(toStream: event.renditions[current.rendition], resets: event.resets, loop)
     }
 
     /// The heartbeat comment, on the same terms as an event.
-    func heartbeat(_ frame: [UInt8], resets: [[UInt8]], _ loop: EventLoop) {
+    func heartbeat(_ frame: [UInt8], resets: [[UInt8]], of channel: HTTPEventChannel, _ loop: EventLoop) {
+        if http2 != nil { return heartbeatHTTP2(frame, resets: resets, of: channel, loop) }
         write(toStream: frame, resets: resets, loop)
     }
 
@@ -304,7 +315,7 @@ final class Connection {
     }
 
     /// Counts the request and hands its line to the loop's access log; `record` gets its duration here.
-    private func finish(
+    func finish(
         _ outcome: ResponseWriter.Outcome, _ record: RequestRecord, started: LoopClock.Instant, _ loop: EventLoop
     ) {
         let nanos = LoopClock.Instant.now.nanoseconds - started.nanoseconds
@@ -318,7 +329,7 @@ final class Connection {
 
     /// Borrows one of the loop's output buffers when this connection has none: an idle connection
     /// holds no buffer (see `flush`), as nginx frees a keep-alive connection's buffers.
-    private func takeOutputBuffer(_ loop: EventLoop) {
+    func takeOutputBuffer(_ loop: EventLoop) {
         if outbound.buffer.capacity == 0 { outbound.buffer = loop.takeOutputBuffer() }
     }
 
@@ -347,6 +358,7 @@ final class Connection {
         case .failed: return close(loop)
         }
         loop.recycleOutputBuffer(&outbound.buffer)
+        http2?.machine.outputDrained()
         machine.writeCompleted()
         updateInterest(loop)
         if shutWriteAfterFlush {
@@ -372,6 +384,8 @@ final class Connection {
     // MARK: - Timers and lifecycle
 
     func tick(_ loop: EventLoop) {
+        if http2 != nil { tickHTTP2(loop) }
+        if isClosed { return }
         switch machine.tick(now: loop.now) {
         case .none, .lingerClose: break
         case .close: close(loop)
@@ -383,15 +397,23 @@ final class Connection {
 
     func beginDrain(_ loop: EventLoop) {
         if stream != nil { return endStream(loop) }
+        if http2 != nil {
+            _ = machine.beginDrain(now: loop.now)  // the drain deadline holds for HTTP/2 too
+            return beginHTTP2Drain(loop)
+        }
         if machine.beginDrain(now: loop.now) == .close { close(loop) }
     }
 
     /// A new connection that has sent nothing yet.
     var isSilent: Bool { machine.phase == .idle(fresh: true) && !hasPendingOutput }
 
-    /// A kept-alive connection between two requests: nothing received, nothing to send, nothing pending.
+    /// A kept-alive connection between two requests: nothing received, nothing to send, nothing
+    /// pending. An HTTP/2 connection is one while no stream is open.
     var isIdleBetweenRequests: Bool {
-        machine.phase == .idle(fresh: false) && !hasPendingOutput && inbound.isEmpty && awaiting == nil && !isClosed
+        if let openStreams = http2?.machine.openStreams {
+            return openStreams == 0 && machine.phase != .lingering && !hasPendingOutput && !isClosed
+        }
+        return machine.phase == .idle(fresh: false) && !hasPendingOutput && inbound.isEmpty && awaiting == nil && !isClosed
     }
 
     /// Closes the socket and leaves the loop; safe to call more than once.
@@ -401,6 +423,7 @@ final class Connection {
         isClosed = true
         awaiting = nil  // a reply still being worked on finds no connection and is dropped
         leaveStream(loop, dropped: false)
+        leaveHTTP2EventStreams(loop)
         if tls != nil { closeTLS() }
         _ = machine.close()
         loop.remove(self, releasingSlot: releasingSlot)

@@ -433,7 +433,11 @@ final class EventLoop: @unchecked Sendable {
         guard slot < connections.count, let connection = connections[slot], connection.serial == ticket.serial else {
             return core.replyDropped(ticket, because: "the connection has closed")
         }
-        connection.replyArrived(response, self)
+        if ticket.stream != 0 {
+            connection.replyArrived(response, stream: ticket.stream, self)
+        } else {
+            connection.replyArrived(response, self)
+        }
     }
 
     // MARK: - Streams
@@ -462,14 +466,16 @@ final class EventLoop: @unchecked Sendable {
         let key = ObjectIdentifier(channel)
         guard streams[key] != nil else { return }
         streams[key]!.resets = event.resets
-        for fd in streams[key]!.descriptors { connections[Int(fd)]?.deliver(event, self) }
+        for fd in streams[key]!.descriptors { connections[Int(fd)]?.deliver(event, of: channel, self) }
     }
 
     /// The heartbeat of every channel whose time has come, to each of its streams on this loop.
     private func sendHeartbeats() {
         for (key, entry) in streams where now >= entry.nextHeartbeat {
             streams[key]!.nextHeartbeat = now.advanced(by: entry.channel.limits.heartbeat)
-            for fd in entry.descriptors { connections[Int(fd)]?.heartbeat(entry.channel.heartbeatFrame, resets: entry.resets, self) }
+            for fd in entry.descriptors {
+                connections[Int(fd)]?.heartbeat(entry.channel.heartbeatFrame, resets: entry.resets, of: entry.channel, self)
+            }
         }
     }
 
@@ -527,6 +533,8 @@ struct ReplyTicket: Sendable {
     var serial: UInt64
     /// For the log line when the reply is dropped.
     var requestID: String
+    /// The HTTP/2 stream the reply answers; 0 on HTTP/1.1.
+    var stream: UInt32 = 0
 }
 
 /// A doubly linked list of connections threaded through their `IdleLink`s, by descriptor.

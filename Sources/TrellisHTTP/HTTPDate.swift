@@ -8,6 +8,8 @@ struct HTTPDateCache {
     private var second = -1
     /// `Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n`
     private(set) var line: [UInt8] = []
+    /// The same date as a field value alone (`Sun, 06 Nov 1994 08:49:37 GMT`), for HTTP/2.
+    private(set) var value = ""
 
     private static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
@@ -37,6 +39,7 @@ struct HTTPDateCache {
         Self.twoDigits(Int(tm.tm_sec), &out)
         out.append(contentsOf: " GMT\r\n".utf8)
         line = out
+        value = String(decoding: out[6..<(out.count - 2)], as: UTF8.self)
     }
 
     private static func twoDigits(_ n: Int, _ out: inout [UInt8]) {

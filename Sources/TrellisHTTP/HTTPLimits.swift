@@ -112,6 +112,26 @@ extension HTTPServer {
         /// characters outside `A-Z a-z 0-9 - _ . : /`) is replaced by a generated id. Default 128.
         public var maxRequestIDLength: Int = 128
 
+        // MARK: HTTP/2
+
+        /// HTTP/2 (RFC 9113) beside HTTP/1.1: with prior knowledge (h2c) on plain listeners, and
+        /// through ALPN `h2` on TLS ones. Default on; false serves HTTP/1.1 only.
+        public var http2: Bool = true
+        /// Most streams a client may have open at once on one connection
+        /// (SETTINGS_MAX_CONCURRENT_STREAMS). Default 100 (nginx `http2_max_concurrent_streams`).
+        /// Beyond → that stream is refused (RST_STREAM REFUSED_STREAM; the client may retry it).
+        public var http2MaxConcurrentStreams: Int = 100
+        /// How many octets of a request body a client may send on one stream before the server
+        /// asks for more (SETTINGS_INITIAL_WINDOW_SIZE), bytes. Default 65535 (RFC 9113's initial
+        /// window); at least that, at most 2³¹ − 1. Beyond → the stream is reset (FLOW_CONTROL_ERROR).
+        public var http2StreamWindowBytes: Int = 65535
+        /// How many octets of request bodies a client may send ahead on one connection, over all
+        /// its streams (the connection's window), and the most its unfinished request bodies may
+        /// hold in memory together, bytes. Default 1 MiB; at least 65535, at most 2³¹ − 1. A stream
+        /// whose body would pass it is refused (RST_STREAM REFUSED_STREAM, the client may retry);
+        /// DATA past the window itself closes the connection (GOAWAY FLOW_CONTROL_ERROR).
+        public var http2ConnectionWindowBytes: Int = 1 << 20
+
         // MARK: TLS
 
         /// TLS on the server's own sockets (through OpenSSL); nil (the default): plain HTTP only.
@@ -176,6 +196,9 @@ extension HTTPServer {
             check(gzipMinimumBytes >= 0, "gzipMinimumBytes must not be negative")
             check((1...9).contains(gzipLevel), "gzipLevel must be in 1…9")
             check(maxRequestIDLength >= 8, "maxRequestIDLength must be at least 8")
+            check((1...Int(Int32.max)).contains(http2MaxConcurrentStreams), "http2MaxConcurrentStreams must be in 1…2147483647")
+            check((65535...Int(Int32.max)).contains(http2StreamWindowBytes), "http2StreamWindowBytes must be in 65535…2147483647")
+            check((65535...Int(Int32.max)).contains(http2ConnectionWindowBytes), "http2ConnectionWindowBytes must be in 65535…2147483647")
             if let tls {
                 check(!tls.certificatePath.isEmpty, "tls.certificatePath must not be empty")
                 check(!tls.privateKeyPath.isEmpty, "tls.privateKeyPath must not be empty")
@@ -200,7 +223,23 @@ extension HTTPServer {
                 maxHeaderCount: maxHeaderCount, maxBodyBytes: maxBodyBytes, maxChunkLineBytes: maxChunkLineBytes)
         }
     }
+}
 
+extension HTTPServer.Configuration {
+    /// The limits an HTTP/2 connection enforces (``HTTP2Limits``), from this configuration.
+    var http2Limits: HTTP2Limits {
+        var limits = HTTP2Limits()
+        limits.maxConcurrentStreams = http2MaxConcurrentStreams
+        limits.streamWindow = http2StreamWindowBytes
+        limits.connectionWindow = http2ConnectionWindowBytes
+        limits.maxHeaderListSize = maxHeaderBytes + HPACKDynamicTable.entryOverhead * maxHeaderCount
+        limits.maxHeaderCount = maxHeaderCount
+        limits.maxBodyBytes = maxBodyBytes
+        return limits
+    }
+}
+
+extension HTTPServer {
     /// Every problem `Configuration.validate()` found.
     public struct ConfigurationError: Error, CustomStringConvertible {
         public var problems: [String]

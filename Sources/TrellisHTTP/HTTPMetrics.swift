@@ -4,7 +4,11 @@ import Metrics
 /// the bootstrapped backend):
 /// - `http_requests_total{route,status}` counter,
 /// - `http_request_duration_seconds{route}` timer,
-/// - `http_open_connections` gauge (counted by the server, not here).
+/// - `http_open_connections` gauge (counted by the server, not here),
+/// - `http2_errors_total{scope,code}` counter: HTTP/2 stream and connection errors the server sent,
+/// - `http2_limit_refusals_total{limit}` counter: what reached one of the HTTP/2 limits
+///   (`concurrent_streams`, `header_list`, `body`, `continuation_frames`, `field_block_octets`,
+///   `buffered_bodies`, `rapid_reset`, `unsent_acknowledgements`, `idle_frames`, `window_stall`).
 ///
 /// Each event loop owns one `HTTPMetrics`, so the handle caches are read and filled by one
 /// thread only: no lock in the request path beyond what the metrics backend itself takes.
@@ -25,11 +29,34 @@ final class HTTPMetrics {
     /// One timer a route, shared by its statuses.
     private var timers: [String: Metrics.Timer] = [:]
 
+    /// HTTP/2's counters by their labels, made when first needed.
+    private var http2Counters: [String: Counter] = [:]
+
     init(factory: any MetricsFactory) { self.factory = factory }
 
     /// The handles of the request before: a loop's requests mostly repeat their route and status,
     /// and the route's text is the registered one, so equal in one comparison of its storage.
     private var last: (key: Key, handles: Handles)?
+
+    /// Counts an HTTP/2 error the server sent, and the limit it reached if any.
+    func recordHTTP2(_ error: HTTP2Error) {
+        let scope = error.scope == .connection ? "connection" : "stream"
+        counter("http2_errors_total", [("scope", scope), ("code", error.code.description)]).increment()
+        if let limit = error.limit { recordHTTP2Limit(limit) }
+    }
+
+    /// Counts one refusal for an HTTP/2 limit.
+    func recordHTTP2Limit(_ limit: String) {
+        counter("http2_limit_refusals_total", [("limit", limit)]).increment()
+    }
+
+    private func counter(_ label: String, _ dimensions: [(String, String)]) -> Counter {
+        let key = label + dimensions.map { "|\($0.1)" }.joined()
+        if let found = http2Counters[key] { return found }
+        let made = Counter(label: label, dimensions: dimensions, factory: factory)
+        http2Counters[key] = made
+        return made
+    }
 
     func record(route: String?, status: Int, durationNanos: Int64) {
         let key = Key(route: route, status: status)

@@ -12,7 +12,8 @@ extension HTTPServer {
     ///   nothing happens without TLS or before `start()`.
     public func reloadTLS() throws(TLSError) {
         guard let tls = configuration.tls else { return }
-        let context = try TLSContext(certificatePath: tls.certificatePath, privateKeyPath: tls.privateKeyPath, settings: tls)
+        let context = try TLSContext(
+            certificatePath: tls.certificatePath, privateKeyPath: tls.privateKeyPath, settings: tls, http2: configuration.http2)
         guard let core = state.withLock({ s -> ServerCore? in
             guard s.core != nil else { return nil }
             s.tlsContext = context

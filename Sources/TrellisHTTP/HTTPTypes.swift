@@ -22,6 +22,8 @@ public struct HTTPVersion: Hashable, Sendable, CustomStringConvertible {
 
     public static let http1_0 = HTTPVersion(major: 1, minor: 0)
     public static let http1_1 = HTTPVersion(major: 1, minor: 1)
+    /// HTTP/2 (RFC 9113), which has no minor version; written `HTTP/2.0` in the access log.
+    public static let http2 = HTTPVersion(major: 2, minor: 0)
 
     public var description: String { "HTTP/\(major).\(minor)" }
 }

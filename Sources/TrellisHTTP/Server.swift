@@ -74,7 +74,7 @@ public final class HTTPServer: Sendable {
         signal(SIGPIPE, SIG_IGN)  // writes use MSG_NOSIGNAL too; this covers any other path
         // A bad certificate or key stops the start before any socket is bound.
         let tlsContext = try configuration.tls.map { tls throws(TLSError) in
-            try TLSContext(certificatePath: tls.certificatePath, privateKeyPath: tls.privateKeyPath, settings: tls)
+            try TLSContext(certificatePath: tls.certificatePath, privateKeyPath: tls.privateKeyPath, settings: tls, http2: configuration.http2)
         }
         let connectionLimit = sizeConnectionLimit()
         var loops: [EventLoop] = []

@@ -10,7 +10,7 @@ import CSSL
 /// Policy (nginx's defaults, tightened to Mozilla's "intermediate" profile): TLS 1.2 and 1.3 only;
 /// key exchange over X25519, P-256 or P-384;
 /// TLS 1.2 limited to ECDHE with AES-GCM or ChaCha20-Poly1305 (forward secrecy, AEAD); TLS 1.3
-/// with OpenSSL's suites; no renegotiation, no compression; ALPN `http/1.1`; sessions resumed from
+/// with OpenSSL's suites; no renegotiation, no compression; ALPN `h2` (with `http2`) then `http/1.1`; sessions resumed from
 /// a server-side cache (TLS 1.2 session ids) and from tickets (the ticket key is the context's own,
 /// random, and changes whenever the context is rebuilt: on every reload and every
 /// `ticketKeyLifetime`).
@@ -32,7 +32,10 @@ public final class TLSContext: @unchecked Sendable {
     ///   - certificatePath: the leaf certificate followed by any intermediates, PEM.
     ///   - privateKeyPath: its private key (EC or RSA), PEM, unencrypted.
     /// - Throws: `TLSError` naming the file and OpenSSL's reason ("key values mismatch").
-    public init(certificatePath: String, privateKeyPath: String, settings: HTTPServer.Configuration.TLS? = nil) throws(TLSError) {
+    /// - Parameter http2: offer `h2` through ALPN, before `http/1.1` (`Configuration.http2`).
+    public init(
+        certificatePath: String, privateKeyPath: String, settings: HTTPServer.Configuration.TLS? = nil, http2: Bool = false
+    ) throws(TLSError) {
         guard let ctx = SSL_CTX_new(TLS_server_method()) else { throw TLSError.openSSL("SSL_CTX_new") }
         pointer = ctx
         built = .now
@@ -46,7 +49,7 @@ public final class TLSContext: @unchecked Sendable {
         _ = SSL_CTX_set_num_tickets(ctx, 1)  // OpenSSL sends two by default; browsers use one
         let sessionIDContext: [UInt8] = Array("trellis".utf8)
         _ = SSL_CTX_set_session_id_context(ctx, sessionIDContext, UInt32(sessionIDContext.count))
-        trellis_ssl_ctx_set_alpn_http11(ctx)
+        trellis_ssl_ctx_set_alpn(ctx, http2 ? 1 : 0)
         guard SSL_CTX_use_certificate_chain_file(ctx, certificatePath) == 1 else {
             throw TLSError.openSSL("certificate \(certificatePath)")
         }

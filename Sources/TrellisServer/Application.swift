@@ -322,6 +322,7 @@ public final class Application: Sendable {
         http.accessLog = c.accessLog
         http.accessLogFormat = AccessLogFormat(rawValue: c.accessLogFormat) ?? .text
         http.accessLogPath = c.accessLogPath
+        http.http2 = c.http2
         http.maxRequestLineBytes = c.limits.maxRequestLineBytes
         http.maxHeaderBytes = c.limits.maxHeaderBytes
         http.maxHeaderCount = c.limits.maxHeaderCount

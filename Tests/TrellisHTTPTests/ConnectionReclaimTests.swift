@@ -47,6 +47,30 @@ import TrellisTesting
         eventually { (try? metrics.expectMeter("http_open_connections").lastValue) == Double(count) }
     }
 
+    /// An HTTP/2 connection with no stream open is idle as a kept-alive one is: it makes room for a
+    /// newcomer; one with a stream open (a deferred reply being worked on) does not.
+    @Test func idleHTTP2ConnectionsMakeRoomAndBusyOnesStay() throws {
+        let metrics = TestMetrics()
+        let server = try startServer(metrics: metrics) { $0.maxConnections = 2 }
+        defer { stop(server) }
+        var client = HTTP2TestClient()
+        var preface = HTTP2Bounds.clientPreface
+        HTTP2FrameWriter.appendSettings([], ack: false, to: &preface)
+        let idle = try RawSocket(port: server.port)
+        idle.send(preface)
+        _ = idle.readFrame()  // the server's SETTINGS: it speaks HTTP/2 now
+        let busy = try RawSocket(port: server.port)
+        var request = preface
+        HTTP2FrameWriter.appendFieldBlock(client.block("/slow-deferred?ms=1500"), stream: 1, endStream: true, maxFrameSize: 16384, to: &request)
+        busy.send(request)
+        _ = busy.readFrame()
+        #expect(Self.accepted(metrics, 2))
+        let newcomer = try Self.newcomer(server)
+        #expect(newcomer.response?.status == 200)
+        #expect(Self.reclaimed(metrics, "keepalive") == 1)
+        #expect(try busy.readAnswers(streams: [1])[1] == Array("slept 1500 deferred".utf8))
+    }
+
     /// Within their grace (a minute: no machine is that slow), silent connections are kept and
     /// kept-alive ones make room.
     @Test func withinTheirGraceSilentConnectionsStayAndKeptAliveOnesMakeRoom() throws {

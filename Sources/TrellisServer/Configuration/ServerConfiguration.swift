@@ -20,6 +20,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var accessLogFormat = "text"
     /// The file the access log is appended to; nil writes it to standard output.
     public var accessLogPath: String? = nil
+    /// HTTP/2 beside HTTP/1.1 (h2c with prior knowledge on plain listeners); false: HTTP/1.1 only.
+    public var http2 = true
     /// `Cache-Control` max-age of screen answers, in seconds; 0 means clients revalidate every time.
     public var screenMaxAgeSeconds = 0
     public var limits = Limits()
@@ -171,6 +173,7 @@ struct Setting: Sendable {
         Setting(name: "accessLog", kind: .bool(\.accessLog)),
         Setting(name: "accessLog.format", kind: .string(\.accessLogFormat, allowed: AccessLogFormat.allCases.map(\.rawValue))),
         Setting(name: "accessLog.path", kind: .optionalString(\.accessLogPath)),
+        Setting(name: "http2", kind: .bool(\.http2)),
         Setting(name: "screenMaxAgeSeconds", kind: .integer(\.screenMaxAgeSeconds, 0...31_536_000)),
         Setting(name: "limits.maxRequestLineBytes", kind: .integer(\.limits.maxRequestLineBytes, 256...1_048_576)),
         Setting(name: "limits.maxHeaderBytes", kind: .integer(\.limits.maxHeaderBytes, 1024...1_048_576)),
