@@ -38,7 +38,12 @@ struct QueryParameters: Sendable {
         self.items = items
     }
 
-    subscript(name: String) -> String? { items.first { $0.name == name }?.value }
+    /// The first value of `name`. Lengths are compared first: most items are not the one asked
+    /// for, a length is read without a call, and `==` on two short strings of different text is one.
+    subscript(name: String) -> String? {
+        let length = name.utf8.count
+        return items.first { $0.name.utf8.count == length && $0.name == name }?.value
+    }
 
     /// The items that are user-context parameters (``UserContext/isParameter(_:)``): the items
     /// themselves, not a copy, when the query is all context, as most are.
