@@ -63,7 +63,7 @@ extension Connection {
             if status == .requestHeaderFieldsTooLarge { loop.metrics.recordHTTP2Limit("header_list") }
             if status == .contentTooLarge { loop.metrics.recordHTTP2Limit("body") }
             let body = Array("\(status.code) \(status.reasonPhrase)\n".utf8)
-            let inFlight = RequestInFlight(http2Request: nil, requestID: loop.requestIDs.next(), started: loop.now)
+            let inFlight = RequestInFlight(http2Request: nil, requestID: loop.requestIDs.next(), started: loop.now, logsAgent: false)
             send(HTTPResponse(status: status, headers: ["Content-Type": "text/plain; charset=utf-8"], body: body),
                  on: stream, answering: inFlight, loop)
         case .streamReset(let stream, _):
@@ -82,7 +82,7 @@ extension Connection {
         let requestID = request.headers["x-request-id"].flatMap {
             RequestIDGenerator.isSane($0, maxLength: core.configuration.maxRequestIDLength) ? $0 : nil
         } ?? loop.requestIDs.next()
-        let inFlight = RequestInFlight(http2Request: request, requestID: requestID, started: loop.now)
+        let inFlight = RequestInFlight(http2Request: request, requestID: requestID, started: loop.now, logsAgent: loop.accessLog?.format.needsAgent == true)
         let context = HTTPRequestContext(requestID: requestID, remoteAddress: remote, logger: core.logger)
         let ticket = ReplyTicket(fd: fd, serial: serial, requestID: requestID, stream: stream)
         switch core.responder.respond(to: request, context: context) {
@@ -164,18 +164,15 @@ extension Connection {
 
 extension RequestInFlight {
     /// What an HTTP/2 request's answer needs (nil: a request refused before it was read whole).
-    init(http2Request request: HTTPRequest?, requestID: String, started: LoopClock.Instant) {
-        method = request?.method.rawValue ?? "-"
-        target = request?.target ?? "-"
-        path = request?.path ?? "-"
+    init(http2Request request: HTTPRequest?, requestID: String, started: LoopClock.Instant, logsAgent: Bool) {
+        self.request = request
         version = .http2
-        referer = request?.headers["referer"]
-        userAgent = request?.headers["user-agent"]
         keepAliveRequested = true
         facts = RequestFacts(
             isHead: request?.method == .head,
             acceptEncoding: request?.headers["accept-encoding"].map(AcceptEncoding.parse) ?? .absent)
         self.requestID = requestID
         self.started = started
+        self.logsAgent = logsAgent
     }
 }

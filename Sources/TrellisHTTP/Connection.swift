@@ -158,16 +158,16 @@ final class Connection {
     // MARK: - Responding
 
     private func respond(_ loop: EventLoop) {
-        guard let head else { return }
-        self.head = nil
+        guard let head = head.take() else { return }
         requests += 1
         let core = loop.core!
-        let inFlight = RequestInFlight(
-            head: head, requestID: requestID(for: head, loop), started: headStarted, withAgent: loop.accessLog?.format.needsAgent == true)
         let request = HTTPRequest(
             method: head.method, target: head.target, path: head.path, query: head.query,
             version: head.version, headers: head.headers, body: body)
         body = []
+        let inFlight = RequestInFlight(
+            request, keepAliveRequested: head.keepAlive, requestID: requestID(for: request, loop), started: headStarted,
+            logsAgent: loop.accessLog?.format.needsAgent == true)
         let context = HTTPRequestContext(requestID: inFlight.requestID, remoteAddress: remote, logger: core.logger)
         switch core.responder.respond(to: request, context: context) {
         case .response(let response):
@@ -185,8 +185,8 @@ final class Connection {
         }
     }
 
-    private func requestID(for head: HTTPRequestHead, _ loop: EventLoop) -> String {
-        head.headers["X-Request-Id"].flatMap {
+    private func requestID(for request: HTTPRequest, _ loop: EventLoop) -> String {
+        request.headers["X-Request-Id"].flatMap {
             RequestIDGenerator.isSane($0, maxLength: loop.core.configuration.maxRequestIDLength) ? $0 : nil
         } ?? loop.requestIDs.next()
     }
@@ -219,11 +219,14 @@ final class Connection {
         }
     }
 
-    func record(of request: RequestInFlight, _ outcome: ResponseWriter.Outcome, route: String?) -> RequestRecord {
-        RequestRecord(
-            method: request.method, target: request.target, path: request.path, version: request.version,
-            status: outcome.status, bodyBytes: outcome.bodyBytes, durationNanos: 0, requestID: request.requestID,
-            remote: remote, route: route, referer: request.referer, userAgent: request.userAgent)
+    func record(of inFlight: RequestInFlight, _ outcome: ResponseWriter.Outcome, route: String?) -> RequestRecord {
+        let request = inFlight.request
+        let headers = inFlight.logsAgent ? request?.headers : nil
+        return RequestRecord(
+            method: request?.method.rawValue ?? "-", target: request?.target ?? "-", path: request?.path ?? "-",
+            version: inFlight.version, status: outcome.status, bodyBytes: outcome.bodyBytes, durationNanos: 0,
+            requestID: inFlight.requestID, remote: remote, route: route,
+            referer: headers?["Referer"], userAgent: headers?["User-Agent"])
     }
 
     // MARK: - Streams
@@ -316,12 +319,11 @@ final class Connection {
 
     /// Counts the request and hands its line to the loop's access log; `record` gets its duration here.
     func finish(
-        _ outcome: ResponseWriter.Outcome, _ record: RequestRecord, started: LoopClock.Instant, _ loop: EventLoop
+        _ outcome: ResponseWriter.Outcome, _ record: consuming RequestRecord, started: LoopClock.Instant, _ loop: EventLoop
     ) {
         let nanos = LoopClock.Instant.now.nanoseconds - started.nanoseconds
         loop.metrics.record(route: record.route, status: outcome.status, durationNanos: nanos)
         if let log = loop.accessLog {
-            var record = record
             record.durationNanos = nanos
             log.append(record, epochSeconds: loop.epochSeconds, now: loop.now)
         }
@@ -443,35 +445,30 @@ struct IdleLink {
 /// A request between the call to its responder and its response being queued: what writing,
 /// logging and timing the response need, kept while a deferred reply is worked on.
 struct RequestInFlight {
-    var method: String
-    var target: String
-    var path: String
+    /// The request itself (its method, target and path are logged); nil for an HTTP/2 request
+    /// refused before it was read whole.
+    var request: HTTPRequest?
     var version: HTTPVersion
-    /// For the access log's `combined` and `json` formats; not looked up for `text`.
-    var referer: String?
-    var userAgent: String?
     /// What the request asked for (RFC 9112 §9.3); the server may still close.
     var keepAliveRequested: Bool
     var facts: RequestFacts
     var requestID: String
     /// When the head began to arrive: durations include the responder and any deferred work.
     var started: LoopClock.Instant
+    /// The access log's format writes `Referer` and `User-Agent` (`combined`, `json`), so they
+    /// are looked up; `text` does not.
+    var logsAgent: Bool
 
-    init(head: HTTPRequestHead, requestID: String, started: LoopClock.Instant, withAgent: Bool) {
-        method = head.method.rawValue
-        target = head.target
-        path = head.path
-        version = head.version
-        if withAgent {
-            referer = head.headers["Referer"]
-            userAgent = head.headers["User-Agent"]
-        }
-        keepAliveRequested = head.keepAlive
+    init(_ request: HTTPRequest, keepAliveRequested: Bool, requestID: String, started: LoopClock.Instant, logsAgent: Bool) {
+        self.request = request
+        version = request.version
+        self.keepAliveRequested = keepAliveRequested
         facts = RequestFacts(
-            isHead: head.method == .head,
-            acceptEncoding: head.headers["Accept-Encoding"].map(AcceptEncoding.parse) ?? .absent,
-            isHTTP10: head.version.minor == 0)
+            isHead: request.method == .head,
+            acceptEncoding: request.headers["Accept-Encoding"].map(AcceptEncoding.parse) ?? .absent,
+            isHTTP10: request.version.minor == 0)
         self.requestID = requestID
         self.started = started
+        self.logsAgent = logsAgent
     }
 }

@@ -11,18 +11,22 @@ public struct HTTPQuery: Sendable, Sequence {
 }
 
 /// One complete request: head and body, as the parser produced it.
-public struct HTTPRequest: Sendable {
-    public var method: HTTPMethod
+///
+/// A class, immutable: a request is handed from the connection to the responder, its endpoint and
+/// the closures they make, and each copy of a struct of seven members retained and released every
+/// one of them (docs/benchmarks.md, "Where a cached answer's instructions go").
+public final class HTTPRequest: Sendable {
+    public let method: HTTPMethod
     /// The request-target exactly as received (RFC 9112 §3.2), e.g. `/v1/screens/home?user=u%201`.
-    public var target: String
+    public let target: String
     /// The path of the target, percent-decoded (`/v1/screens/home`).
-    public var path: String
+    public let path: String
     /// The query of the target, decoded.
-    public var query: HTTPQuery
-    public var version: HTTPVersion
-    public var headers: HTTPHeaders
+    public let query: HTTPQuery
+    public let version: HTTPVersion
+    public let headers: HTTPHeaders
     /// The body, de-chunked; empty when the request had none.
-    public var body: [UInt8]
+    public let body: [UInt8]
 
     public init(
         method: HTTPMethod, target: String, path: String, query: HTTPQuery = HTTPQuery(),
