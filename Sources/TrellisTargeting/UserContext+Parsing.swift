@@ -33,10 +33,11 @@ extension UserContext {
     private static let parameterList = ["user", "platform", "appVersion", "osVersion", "schemaVersion", "locale", "country"]
 
     /// Whether `name` is a context parameter: one of ``parameterNames`` or starts with `attr.`.
-    /// Looked for in a list: seven short names compare in less time than one is hashed, and every
-    /// request's query is read here.
+    /// Looked for in a list, lengths first: seven short names compare in less time than one is
+    /// hashed, and every request's query is read here.
     public static func isParameter(_ name: String) -> Bool {
-        parameterList.contains(name) || name.hasPrefix("attr.")
+        let length = name.utf8.count
+        return parameterList.contains { $0.utf8.count == length && $0 == name } || name.hasPrefix("attr.")
     }
 
     /// Reads a context from name/value pairs such as a query string's items:

@@ -42,7 +42,16 @@ public struct LayoutViewport: Hashable, Sendable {
     public static let fontScales: ClosedRange<Float> = 0.5...4
 
     /// The names a viewport is given by (a layout's or preview's query parameters).
-    public static let parameterNames: Set<String> = ["width", "height", "scale", "fontScale", "safeTop", "safeBottom", "direction", "web"]
+    public static let parameterNames = Set(parameterList)
+    private static let parameterList = ["width", "height", "scale", "fontScale", "safeTop", "safeBottom", "direction", "web"]
+
+    /// Whether `name` is one of ``parameterNames``. Looked for in a list, lengths first: eight
+    /// short names compare in less time than one is hashed, and every screen query's names are
+    /// read here.
+    public static func isParameter(_ name: String) -> Bool {
+        let length = name.utf8.count
+        return parameterList.contains { $0.utf8.count == length && $0 == name }
+    }
 
     /// A viewport parameter that is missing or wrong, and why.
     public struct ParameterProblem: Sendable, Equatable {

@@ -72,7 +72,7 @@ extension Endpoints {
     /// implements itself, a page saying which and with what.
     func previewLink(_ request: HTTPRequest) throws(Problem) -> HTTPResponse {
         let query = try QueryParameters(
-            request.query, allowed: UserContext.parameterNames.union(LayoutViewport.parameterNames).union(["url"]), allowedPrefixes: ["attr."])
+            request.query, allowed: LayoutViewport.parameterNames.union(["url"]), takesContext: true)
         guard let url = query["url"], !url.isEmpty else {
             throw Problem(.badRequest, "query parameter \"url\" is required: the in-app URL to follow, such as url=app://product/42")
         }

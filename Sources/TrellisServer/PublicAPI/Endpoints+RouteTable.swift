@@ -65,12 +65,14 @@ extension Endpoints {
         return Self.cached(body, request, cacheControl: state.screenCacheControl, vary: state.screenVary, language: resolving.language)
     }
 
+    /// The parameters of a resolve request beside the user context's; made once, not per request.
+    private static let resolveQueryNames = LayoutViewport.parameterNames.union(["url", "include", "pretty"])
+
     /// The query of a resolve request. A `&` left unencoded in the URL splits it into a parameter of
     /// its own, which is the likeliest way to get an unknown one here: say so.
     private static func resolveQuery(_ request: HTTPRequest) throws(Problem) -> QueryParameters {
-        let allowed = UserContext.parameterNames.union(["url", "include", "pretty"]).union(LayoutViewport.parameterNames)
         do {
-            return try QueryParameters(request.query, allowed: allowed, allowedPrefixes: ["attr."])
+            return try QueryParameters(request.query, allowed: resolveQueryNames, takesContext: true)
         } catch {
             guard request.query["url"] != nil, error.status == .badRequest, error.detail.hasPrefix("unknown") else { throw error }
             throw Problem(.badRequest, error.detail + ". If it belongs to the url, percent-encode the url's & as %26 (curl: --data-urlencode with -G)")
@@ -84,7 +86,7 @@ extension Endpoints {
             }
             return include
         }
-        if include != .layout, let name = query.items.first(where: { LayoutViewport.parameterNames.contains($0.name) })?.name {
+        if include != .layout, let name = query.items.first(where: { LayoutViewport.isParameter($0.name) })?.name {
             throw Problem(.badRequest, "query parameter \"\(name)\" describes a layout viewport: use it with include=layout")
         }
         return include

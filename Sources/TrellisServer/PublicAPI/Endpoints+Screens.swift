@@ -29,7 +29,7 @@ extension Endpoints {
         let viewport: LayoutViewport?
         if case .drivenui = format {
             viewport = try LayoutViewport.given(by: resolving.query, platform: resolving.context.platform)
-        } else if let name = resolving.query.items.first(where: { LayoutViewport.parameterNames.contains($0.name) })?.name {
+        } else if let name = resolving.query.items.first(where: { LayoutViewport.isParameter($0.name) })?.name {
             throw Problem(
                 .badRequest,
                 "query parameter \"\(name)\" describes a viewport: it sizes format=drivenui answers, or use /v1/screens/\(id)/layout")

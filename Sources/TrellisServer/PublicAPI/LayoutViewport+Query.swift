@@ -24,7 +24,7 @@ extension LayoutViewport {
 
     /// The viewport a screen query describes, or nil when it names none of its parameters.
     static func given(by query: QueryParameters, platform: String?) throws(Problem) -> LayoutViewport? {
-        guard query.items.contains(where: { parameterNames.contains($0.name) }) else { return nil }
+        guard query.items.contains(where: { isParameter($0.name) }) else { return nil }
         return try required(by: query, platform: platform)
     }
 }

@@ -44,7 +44,7 @@ final class ScreenRequest: Sendable {
         _ request: HTTPRequest, id: String, state: ServerState, parameters: Set<String>, reader: ContextReader? = nil
     ) throws(Problem) {
         let query = try QueryParameters(
-            request.query, allowed: UserContext.parameterNames, alsoAllowed: parameters, allowedPrefixes: ["attr.", Self.parameterPrefix])
+            request.query, allowed: parameters, takesContext: true, allowedPrefixes: [Self.parameterPrefix])
         let context = try (reader ?? state.contextReader).context(of: request, queryItems: query.contextItems, now: state.clock())
         var given: [String: JSONValue] = [:]
         for item in query.items where item.name.hasPrefix(Self.parameterPrefix) {

@@ -10,25 +10,22 @@ struct QueryParameters: Sendable {
 
     /// - Parameters:
     ///   - allowed: the parameter names the endpoint takes.
-    ///   - alsoAllowed: more names it takes (the user context's beside the endpoint's own, without
-    ///     building their union for every request).
-    ///   - allowedPrefixes: name prefixes it also takes (`attr.` for free user attributes).
+    ///   - takesContext: the endpoint also takes the user context's parameters
+    ///     (``UserContext/isParameter(_:)``: its names and `attr.NAME`). They are most of a
+    ///     screen query's names, and are looked for in a short list instead of hashed into `allowed`.
+    ///   - allowedPrefixes: name prefixes it also takes (`param.` for a screen's parameters).
     init(
-        _ query: HTTPQuery, allowed: Set<String>, alsoAllowed: Set<String> = [], allowedPrefixes: [String] = []
+        _ query: HTTPQuery, allowed: Set<String>, takesContext: Bool = false, allowedPrefixes: [String] = []
     ) throws(Problem) {
         let items = query.items
         // A query has a handful of items: comparing each with the earlier ones costs less than
         // hashing every name into a set. Only a long one (a crafted one may hold thousands) gets a set.
         var seen: Set<String>? = items.count > 16 ? Set(minimumCapacity: items.count) : nil
         for (index, item) in items.enumerated() {
-            guard allowed.contains(item.name) || alsoAllowed.contains(item.name)
+            guard (takesContext && UserContext.isParameter(item.name)) || allowed.contains(item.name)
                 || allowedPrefixes.contains(where: { item.name.hasPrefix($0) })
             else {
-                let known = (allowed.union(alsoAllowed).sorted() + allowedPrefixes.map { $0 + "NAME" }).joined(separator: ", ")
-                throw Problem(
-                    .badRequest,
-                    "unknown query parameter \"\(item.name)\"; "
-                        + (known.isEmpty ? "this endpoint takes no query parameters" : "known: " + known))
+                throw Self.unknown(item.name, allowed: allowed, takesContext: takesContext, allowedPrefixes: allowedPrefixes)
             }
             let repeated = seen != nil ? !seen!.insert(item.name).inserted : items[..<index].contains { $0.name == item.name }
             guard !repeated else {
@@ -36,6 +33,15 @@ struct QueryParameters: Sendable {
             }
         }
         self.items = items
+    }
+
+    private static func unknown(_ name: String, allowed: Set<String>, takesContext: Bool, allowedPrefixes: [String]) -> Problem {
+        let names = takesContext ? allowed.union(UserContext.parameterNames) : allowed
+        let prefixes = (takesContext ? ["attr."] : []) + allowedPrefixes
+        let known = (names.sorted() + prefixes.map { $0 + "NAME" }).joined(separator: ", ")
+        return Problem(
+            .badRequest,
+            "unknown query parameter \"\(name)\"; " + (known.isEmpty ? "this endpoint takes no query parameters" : "known: " + known))
     }
 
     /// The first value of `name`. Lengths are compared first: most items are not the one asked
