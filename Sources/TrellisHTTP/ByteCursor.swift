@@ -32,7 +32,7 @@ struct ByteCursor {
 
     mutating func put(_ bytes: [UInt8]) { bytes.withUnsafeBufferPointer { put($0) } }
 
-    mutating func put(literal: StaticString) {
+    @inline(__always) mutating func put(literal: StaticString) {
         put(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
     }
 
@@ -58,7 +58,12 @@ extension Array where Element == UInt8 {
     /// makes room for first (the cursor stops the process past them).
     mutating func appendWriting<R>(atMost maxCount: Int, _ write: (inout ByteCursor) -> R) -> R {
         let start = count, maxCount = Swift.max(maxCount, 1)  // room for one: never an empty buffer without an address
-        append(contentsOf: repeatElement(0, count: maxCount))
+        var left = maxCount
+        while left > 0 {
+            let n = Swift.min(left, zeroPage.count)
+            zeroPage.withUnsafeBufferPointer { append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<n])) }
+            left -= n
+        }
         let (result, written) = withUnsafeMutableBufferPointer { all in
             let room = UnsafeMutableBufferPointer(rebasing: all[start...])
             var cursor = ByteCursor(room)
@@ -69,3 +74,7 @@ extension Array where Element == UInt8 {
         return result
     }
 }
+
+/// What ``Swift/Array/appendWriting(atMost:_:)`` grows an array by, a page at a time: one copy,
+/// where `repeatElement(0, count:)` was stored a byte at a time.
+private let zeroPage = [UInt8](repeating: 0, count: 4096)

@@ -14,7 +14,7 @@ public final class EncodedFields: Sendable {
 
     public init(_ headers: HTTPHeaders) {
         var bytes: [UInt8] = []
-        facts = ResponseWriter.appendFields(headers, to: &bytes)
+        facts = bytes.appendWriting(atMost: ResponseWriter.fieldBytes(headers)) { ResponseWriter.appendFields(headers, to: &$0) }
         self.bytes = bytes
         self.headers = headers
     }

@@ -61,33 +61,39 @@ enum ResponseWriter {
         let bodyAllowed = status.code != 204 && status.code != 304
         let sent = bodyAllowed && !facts.isHead ? body.count : 0
         out.reserveCapacity(out.count + 512 + (sent < OutboundQueue.referenceThreshold ? sent : 0))
-        appendStatusLine(status, to: &out)
-        var fields = FieldFacts()
-        if coding != .notAcceptable {
-            if let encoded = response.encodedFields {
-                out.append(contentsOf: encoded.bytes)
-                fields = encoded.facts
+        let encoded = coding != .notAcceptable ? response.encodedFields : nil
+        let others = coding != .notAcceptable ? response.otherHeaders : HTTPHeaders()
+        let most = statusLineBytes(status) + (encoded?.bytes.count ?? 0) + fieldBytes(others) + date.count
+            + requestID.utf8.count + headBytesBesides
+        out.appendWriting(atMost: most) { head in
+            appendStatusLine(status, to: &head)
+            var fields = encoded?.facts ?? FieldFacts()
+            if let encoded { head.put(encoded.bytes) }
+            fields.add(appendFields(others, to: &head))
+            if fields.closes { keepAlive = false }
+            if bodyAllowed {
+                head.put(literal: "Content-Length: ")
+                head.put(decimal: body.count)
+                head.put(literal: "\r\n")
             }
-            fields.add(appendFields(response.otherHeaders, to: &out))
+            head.put(date)
+            if !fields.hasRequestID { appendField("X-Request-Id", requestID, to: &head) }
+            if case .gzip = coding { head.put(literal: "Content-Encoding: gzip\r\n") }
+            if coding.variesOnAcceptEncoding && !fields.variesOnAcceptEncoding { head.put(literal: "Vary: Accept-Encoding\r\n") }
+            if !keepAlive {
+                head.put(literal: "Connection: close\r\n")
+            } else if facts.isHTTP10 {
+                head.put(literal: "Connection: keep-alive\r\n")
+            }
+            head.put(literal: "\r\n")
         }
-        if fields.closes { keepAlive = false }
-        if bodyAllowed {
-            out.append(literal: "Content-Length: ")
-            appendDecimal(body.count, to: &out)
-            out.append(literal: "\r\n")
-        }
-        out.append(contentsOf: date)
-        if !fields.hasRequestID { appendField("X-Request-Id", requestID, to: &out) }
-        if case .gzip = coding { out.append(literal: "Content-Encoding: gzip\r\n") }
-        if coding.variesOnAcceptEncoding && !fields.variesOnAcceptEncoding { out.append(literal: "Vary: Accept-Encoding\r\n") }
-        if !keepAlive {
-            out.append(literal: "Connection: close\r\n")
-        } else if facts.isHTTP10 {
-            out.append(literal: "Connection: keep-alive\r\n")
-        }
-        out.append(literal: "\r\n")
         return (Outcome(status: status.code, bodyBytes: sent, keepAlive: keepAlive), body)
     }
+
+    /// More than a head writes besides its status line, fields, `Date` and request id: the
+    /// framing and coding fields the writer adds (`Content-Length` with 20 digits, `X-Request-Id: `,
+    /// `Content-Encoding`, `Vary`, `Connection`, the blank line) come to under 160.
+    private static let headBytesBesides = 160
 
     /// The head of a stream (``HTTPReply/stream(_:)``): the responder's fields (framing ones
     /// dropped, as always), then `Transfer-Encoding: chunked` for HTTP/1.1, or `Connection: close`
@@ -96,51 +102,65 @@ enum ResponseWriter {
     static func writeStreamHead(
         _ head: HTTPResponse, chunked: Bool, requestID: String, date: [UInt8], into out: inout [UInt8]
     ) -> Outcome {
-        appendStatusLine(head.status, to: &out)
-        if let encoded = head.encodedFields { out.append(contentsOf: encoded.bytes) }
-        let facts = (head.encodedFields?.facts ?? FieldFacts()).adding(appendFields(head.otherHeaders, to: &out))
-        out.append(literal: chunked ? "Transfer-Encoding: chunked\r\n" : "Connection: close\r\n")
-        out.append(contentsOf: date)
-        if !facts.hasRequestID { appendField("X-Request-Id", requestID, to: &out) }
-        out.append(literal: "\r\n")
+        let encoded = head.encodedFields
+        let most = statusLineBytes(head.status) + (encoded?.bytes.count ?? 0) + fieldBytes(head.otherHeaders) + date.count
+            + requestID.utf8.count + headBytesBesides
+        out.appendWriting(atMost: most) { out in
+            appendStatusLine(head.status, to: &out)
+            if let encoded { out.put(encoded.bytes) }
+            let facts = (encoded?.facts ?? FieldFacts()).adding(appendFields(head.otherHeaders, to: &out))
+            out.put(literal: chunked ? "Transfer-Encoding: chunked\r\n" : "Connection: close\r\n")
+            out.put(date)
+            if !facts.hasRequestID { appendField("X-Request-Id", requestID, to: &out) }
+            out.put(literal: "\r\n")
+        }
         return Outcome(status: head.status.code, bodyBytes: 0, keepAlive: false)
     }
 
     /// An error the server answers itself (parse errors, timeouts): a short text body, then close.
     static func writeError(_ status: HTTPStatus, requestID: String, date: [UInt8], into out: inout [UInt8]) -> Outcome {
         let body = Array("\(status.code) \(status.reasonPhrase)\n".utf8)
-        appendStatusLine(status, to: &out)
-        out.append(literal: "Content-Type: text/plain; charset=utf-8\r\nContent-Length: ")
-        appendDecimal(body.count, to: &out)
-        out.append(literal: "\r\n")
-        out.append(contentsOf: date)
-        appendField("X-Request-Id", requestID, to: &out)
-        out.append(literal: "Connection: close\r\n\r\n")
-        out.append(contentsOf: body)
+        out.appendWriting(atMost: statusLineBytes(status) + date.count + requestID.utf8.count + body.count + headBytesBesides) { out in
+            appendStatusLine(status, to: &out)
+            out.put(literal: "Content-Type: text/plain; charset=utf-8\r\nContent-Length: ")
+            out.put(decimal: body.count)
+            out.put(literal: "\r\n")
+            out.put(date)
+            appendField("X-Request-Id", requestID, to: &out)
+            out.put(literal: "Connection: close\r\n\r\n")
+            out.put(body)
+        }
         return Outcome(status: status.code, bodyBytes: body.count, keepAlive: false)
     }
 
     /// `HTTP/1.1 SP status-code SP reason-phrase CRLF` (RFC 9112 §4). We always speak 1.1.
-    static func appendStatusLine(_ status: HTTPStatus, to out: inout [UInt8]) {
-        if status == .ok { return out.append(contentsOf: okLine) }  // most answers: one copy
-        out.append(literal: "HTTP/1.1 ")
-        appendDecimal(status.code, to: &out)
-        out.append(HTTPBytes.sp)
-        for b in status.reasonPhrase.utf8 where HTTPBytes.isFieldByte(b) { out.append(b) }
-        out.append(literal: "\r\n")
+    static func appendStatusLine(_ status: HTTPStatus, to out: inout ByteCursor) {
+        if status == .ok { return out.put(okLine) }  // most answers: one copy
+        out.put(literal: "HTTP/1.1 ")
+        out.put(decimal: status.code)
+        out.put(HTTPBytes.sp)
+        for b in status.reasonPhrase.utf8 where HTTPBytes.isFieldByte(b) { out.put(b) }
+        out.put(literal: "\r\n")
     }
 
-    static func appendField(_ name: String, _ value: String, to out: inout [UInt8]) {
-        out.append(utf8: name)
-        out.append(literal: ": ")
-        out.append(utf8: value)
-        out.append(literal: "\r\n")
+    /// At most what ``appendStatusLine(_:to:)`` writes.
+    private static func statusLineBytes(_ status: HTTPStatus) -> Int { 32 + status.reasonPhrase.utf8.count }
+
+    static func appendField(_ name: String, _ value: String, to out: inout ByteCursor) {
+        out.put(utf8: name)
+        out.put(literal: ": ")
+        out.put(utf8: value)
+        out.put(literal: "\r\n")
     }
 
+    /// At most what ``appendFields(_:to:)`` writes of `headers`.
+    static func fieldBytes(_ headers: HTTPHeaders) -> Int {
+        headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
+    }
+
+    /// `n` in decimal, for the writers of dates that write into arrays.
     static func appendDecimal(_ n: Int, to out: inout [UInt8]) {
-        guard n >= 10 else { out.append(UInt8(48 + max(n, 0))); return }
-        appendDecimal(n / 10, to: &out)
-        out.append(UInt8(48 + n % 10))
+        out.appendWriting(atMost: 20) { $0.put(decimal: n) }
     }
 
     /// What the writer reads of a responder's fields besides sending them.
@@ -172,7 +192,7 @@ enum ResponseWriter {
     /// Appends each of a responder's fields that may go out — not the framing fields the server
     /// owns, not one whose name is no token or whose value holds a control character — and says
     /// what the writer needs of them.
-    static func appendFields(_ headers: HTTPHeaders, to out: inout [UInt8]) -> FieldFacts {
+    static func appendFields(_ headers: HTTPHeaders, to out: inout ByteCursor) -> FieldFacts {
         var facts = FieldFacts()
         for field in headers {
             switch classify(field.name) {

@@ -35,8 +35,9 @@ struct TestResponder: HTTPResponder {
                 return HTTPResponse(body: Array("slept \(ms) deferred".utf8), route: "/slow-deferred")
             }
         case let path where path.hasPrefix("/deferred/"):
-            var inner = request
-            inner.path = String(path.dropFirst("/deferred".count))
+            let inner = HTTPRequest(
+                method: request.method, target: request.target, path: String(path.dropFirst("/deferred".count)),
+                query: request.query, version: request.version, headers: request.headers, body: request.body)
             return .deferred(on: Self.replyQueue) { [inner] in answer(inner, context) }
         default:
             return .response(answer(request, context))
