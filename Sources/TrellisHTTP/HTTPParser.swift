@@ -111,6 +111,11 @@ struct HTTPParser: Sendable {
         var i = scanned
         defer { scanned = i }
         while i < input.count {
+            // Bytes that need no decision are passed over eight at a time, up to the first that
+            // does, or to where a size limit would be reached: that byte is decided below.
+            let lineLimit = lineCount == 0 ? lineStart + limits.maxRequestLineBytes : Int.max
+            i = HTTPBytes.skipPlain(input, from: i, to: min(input.count, limits.maxHeaderBytes, lineLimit), inRequestLine: lineCount == 0)
+            guard i < input.count else { break }
             let b = input[i]
             if b == HTTPBytes.lf {
                 guard i > lineStart, input[i - 1] == HTTPBytes.cr else { return .failed(.bad("bare LF")) }

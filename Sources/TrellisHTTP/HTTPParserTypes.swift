@@ -99,6 +99,32 @@ enum HTTPBytes {
         return true
     }
 
+    /// The index of the first byte from `start` (before `end`) that is not plain: in a request
+    /// line, plain is SP or VCHAR (0x20–0x7E); in a field line, a field byte (``isFieldByte(_:)``)
+    /// other than HTAB. CR and LF are never plain. `end` if every byte before it is.
+    static func skipPlain(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int, inRequestLine: Bool) -> Int {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highBits: UInt64 = 0x8080_8080_8080_8080
+        // A request line also stops at bytes of 0x80 and above.
+        let stopHigh = inRequestLine ? highBits : 0
+        var index = start
+        if let base = bytes.baseAddress {
+            while index + 8 <= end {
+                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                let delFree = word ^ (ones &* 0x7F)
+                // A high bit per byte below 0x20, equal to 0x7F, or (in a request line) 0x80 and above.
+                let stops = ((word &- ones &* 0x20) & ~word | (delFree &- ones) & ~delFree | word & stopHigh) & highBits
+                if stops != 0 { return index + (stops.trailingZeroBitCount >> 3) }
+                index += 8
+            }
+        }
+        while index < end {
+            let b = bytes[index]
+            guard b >= 0x20, b != 0x7F, !inRequestLine || b < 0x80 else { return index }
+            index += 1
+        }
+        return end
+    }
+
     static func hexValue(_ b: UInt8) -> Int? {
         switch b {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return Int(b - UInt8(ascii: "0"))

@@ -112,6 +112,40 @@ import Testing
     }
 }
 
+extension ByteClassTests {
+    /// The head scanner's word-at-a-time skip stops where the byte-at-a-time rule says, for
+    /// every byte at every place of a word and in the tail, in a request line and a field line,
+    /// and never past the end it is given (where a size limit is decided).
+    @Test func theScannerSkipsExactlyThePlainBytes() {
+        func plain(_ b: UInt8, requestLine: Bool) -> Bool { requestLine ? b >= 0x20 && b < 0x7F : b >= 0x20 && b != 0x7F }
+        func expected(_ bytes: [UInt8], _ start: Int, _ end: Int, _ requestLine: Bool) -> Int {
+            (start..<end).first { !plain(bytes[$0], requestLine: requestLine) } ?? end
+        }
+        for requestLine in [true, false] {
+            for length in [1, 7, 8, 9, 16, 17] {
+                for position in 0..<length {
+                    for b in 0...255 {
+                        var bytes = [UInt8](repeating: 0x61, count: length)
+                        bytes[position] = UInt8(b)
+                        let skipped = bytes.withUnsafeBufferPointer { HTTPBytes.skipPlain($0, from: 0, to: length, inRequestLine: requestLine) }
+                        #expect(skipped == expected(bytes, 0, length, requestLine), "byte \(b) at \(position) of \(length)")
+                    }
+                }
+            }
+            var generator = SystemRandomNumberGenerator()
+            for _ in 0..<2_000 {
+                let bytes = (0..<Int.random(in: 0...40, using: &generator)).map { _ in
+                    [UInt8(0x09), 0x0A, 0x0D, 0x1F, 0x20, 0x7E, 0x7F, 0x80, 0xFF, UInt8.random(in: 0...255, using: &generator)]
+                        .randomElement(using: &generator)!
+                }
+                let start = Int.random(in: 0...bytes.count, using: &generator), end = Int.random(in: start...bytes.count, using: &generator)
+                let skipped = bytes.withUnsafeBufferPointer { HTTPBytes.skipPlain($0, from: start, to: end, inRequestLine: requestLine) }
+                #expect(skipped == expected(bytes, start, end, requestLine), "\(bytes) from \(start) to \(end)")
+            }
+        }
+    }
+}
+
 @Suite struct ResponseWriterTests {
     static let date = Array("Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n".utf8)
     static let options = ResponseWriter.Options(gzipMinimumBytes: 256, gzipLevel: 6)
