@@ -268,10 +268,12 @@ enum AccessLog {
     /// with `space`, a space too (for unquoted fields).
     static func appendEscaped(_ value: String, space: Bool, _ out: inout ByteCursor) {
         HTTPBytes.withBytes(value) { bytes in
-            func escaped(_ b: UInt8) -> Bool {
-                b < 0x20 || b >= 0x7F || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") || (space && b == HTTPBytes.sp)
-            }
-            guard bytes.contains(where: escaped) else { return out.put(bytes) }
+            let lowest = space ? HTTPBytes.sp + 1 : HTTPBytes.sp
+            func escaped(_ b: UInt8) -> Bool { b < lowest || b >= 0x7F || b == UInt8(ascii: "\"") || b == UInt8(ascii: "\\") }
+            // A loop, not `contains(where:)`, which called the predicate once a byte.
+            var i = 0
+            while i < bytes.count, !escaped(bytes[i]) { i += 1 }
+            guard i < bytes.count else { return out.put(bytes) }
             for b in bytes {
                 if escaped(b) {
                     out.put(UInt8(ascii: "\\"))
