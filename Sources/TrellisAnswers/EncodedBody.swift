@@ -25,13 +25,13 @@ public struct EncodedBody: @unchecked Sendable {
     /// The bytes, as an array: a copy. The server sends them from where they lie (``storage``).
     public var bytes: [UInt8] { Array(storage.bytes) }
     /// The number of bytes.
-    public var count: Int { storage.header.count }
+    public var count: Int { storage.withUnsafeMutablePointerToHeader { $0.pointee.count } }
     /// A strong entity tag (RFC 9110 §8.8.3), quoted, derived from the bytes.
-    public var etag: String { storage.header.etag }
+    public var etag: String { storage.fields.etag }
     /// Headers that belong to these bytes (a client format's envelope facts), sent with them.
-    public var headers: [(name: String, value: String)] { storage.header.headers }
+    public var headers: [(name: String, value: String)] { storage.fields.headers }
     /// The gzip form, made the first time a client may take it and kept for every later one.
-    private var compressed: Compressed? { storage.header.compressed }
+    private var compressed: Compressed? { storage.fields.compressed }
 
     /// When a body has a gzip form, and at which zlib level: the HTTP server's policy, which it
     /// hands in (TrellisHTTP's `Gzip.Policy`).
@@ -64,8 +64,13 @@ public struct EncodedBody: @unchecked Sendable {
     /// object's life, so the pointer ``bytes`` gives holds as long as the storage is referenced.
     package final class Storage: ManagedBuffer<Fields, UInt8> {
         package var bytes: UnsafeRawBufferPointer {
-            withUnsafeMutablePointerToElements { UnsafeRawBufferPointer(start: $0, count: header.count) }
+            withUnsafeMutablePointers { fields, bytes in UnsafeRawBufferPointer(start: bytes, count: fields.pointee.count) }
         }
+
+        /// The fields, read through a pointer: `header`, a class's stored property, is checked for
+        /// exclusive access at each read (a call into the runtime, five a cached answer), and
+        /// these are written once, by `make`, before the storage is shared.
+        package var fields: Fields { withUnsafeMutablePointerToHeader { $0.pointee } }
 
         /// Storage for `count` bytes that `write` fills in whole; its ETag is `fingerprint`
         /// quoted, or else made from those bytes.
@@ -151,7 +156,7 @@ public struct EncodedBody: @unchecked Sendable {
     /// answer cache charges (``SnapshotCacheLimits/answerEntryOverheadBytes``). Lock-free: two first
     /// uses racing may both make one, and both return the one kept.
     public func kept<Kept: AnyObject & Sendable>(_ make: () -> Kept) -> Kept {
-        let slot = storage.header.kept
+        let slot = storage.fields.kept
         if let made = slot.load() as? Kept { return made }
         return slot.storeIfNilThenLoad(make()) as? Kept ?? make()
     }
@@ -215,7 +220,7 @@ extension EncodedBody: CacheCost {
     /// incompressible bytes, which the cache makes room for when it measures the answer again).
     /// What a miss in the answer cache charges, and what its eviction hand measures again.
     public var cacheBytes: Int {
-        var total = storage.header.room + etag.utf8.count
+        var total = storage.fields.room + etag.utf8.count
         for header in headers { total += header.name.utf8.count + header.value.utf8.count }
         if let compressed { total += compressed.made.load()?.bytes.capacity ?? Self.gzipBound(count) }
         return total

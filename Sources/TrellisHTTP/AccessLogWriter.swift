@@ -22,10 +22,12 @@ final class AccessLogWriter {
     /// Regular files take a whole buffer in one `write`; a pipe or terminal shared by several loops
     /// only keeps writes of up to `PIPE_BUF` bytes whole, so those are cut at line ends.
     private var atomicWriteBytes: Int
-    private var buffer: [UInt8] = []
-    private var time = AccessLogTime()
+    // Used on its loop's thread only, so Swift's dynamic exclusivity checks on what each line
+    // writes (two calls into the runtime a line) guard nothing.
+    @exclusivity(unchecked) private var buffer: [UInt8] = []
+    @exclusivity(unchecked) private var time = AccessLogTime()
     /// When the oldest buffered line must be written at the latest.
-    private var flushDue: LoopClock.Instant?
+    @exclusivity(unchecked) private var flushDue: LoopClock.Instant?
 
     /// Opens the destination (`O_WRONLY|O_APPEND|O_CREAT|O_CLOEXEC`, mode 0644).
     /// - Throws: `HTTPServerError` naming the file, e.g. "open access log /var/log/x.log: Permission denied".
